@@ -1,0 +1,135 @@
+#include "ir/builder.h"
+
+namespace tritonc::ir {
+
+Instruction* Builder::create(Opcode op, Type t, std::vector<Value*> ops) {
+  TRITONC_CHECK(block_, "builder has no insertion point");
+  auto inst = std::make_unique<Instruction>(op, std::move(t), std::move(ops), loc_);
+  if (pos_ == SIZE_MAX) return block_->append(std::move(inst));
+  return block_->insert(pos_++, std::move(inst));
+}
+
+Value* Builder::binary(Opcode op, Value* a, Value* b) { return create(op, a->type(), {a, b}); }
+Value* Builder::unary(Opcode op, Value* a) { return create(op, a->type(), {a}); }
+
+Value* Builder::cmp(CmpPred p, Value* a, Value* b) {
+  Instruction* i = create(Opcode::Cmp, Type::scalar(Scalar::I1).withShape(a->type().shape), {a, b});
+  i->sub = uint8_t(p);
+  return i;
+}
+
+Value* Builder::cast(Value* v, const Type& to) {
+  if (v->type() == to) return v;
+  return create(Opcode::Cast, to, {v});
+}
+
+Value* Builder::select(Value* c, Value* a, Value* b) { return create(Opcode::Select, a->type(), {c, a, b}); }
+Value* Builder::splat(Value* v, const Shape& s) { return create(Opcode::Splat, v->type().withShape(s), {v}); }
+Value* Builder::reshape(Value* v, const Shape& s) { return create(Opcode::Reshape, v->type().withShape(s), {v}); }
+Value* Builder::broadcast(Value* v, const Shape& s) { return create(Opcode::Broadcast, v->type().withShape(s), {v}); }
+
+Value* Builder::trans(Value* v) {
+  Shape s = v->type().shape;
+  std::swap(s[0], s[1]);
+  return create(Opcode::Trans, v->type().withShape(s), {v});
+}
+
+Value* Builder::range(int64_t start, int64_t n) {
+  Instruction* i = create(Opcode::Range, Type::scalar(Scalar::I32).withShape({n}), {});
+  i->imm = start;
+  return i;
+}
+
+Value* Builder::programId(int axis) {
+  Instruction* i = create(Opcode::ProgramId, Type::scalar(Scalar::I32), {});
+  i->imm = axis;
+  return i;
+}
+
+Value* Builder::numPrograms(int axis) {
+  Instruction* i = create(Opcode::NumPrograms, Type::scalar(Scalar::I32), {});
+  i->imm = axis;
+  return i;
+}
+
+Value* Builder::gep(Value* ptr, Value* offset) { return create(Opcode::Gep, ptr->type(), {ptr, offset}); }
+
+Value* Builder::load(Value* ptr, Value* mask, Value* other) {
+  std::vector<Value*> ops{ptr};
+  if (mask) ops.push_back(mask);
+  if (other) ops.push_back(other);
+  return create(Opcode::Load, ptr->type().pointeeType(), ops);
+}
+
+Instruction* Builder::store(Value* ptr, Value* v, Value* mask) {
+  std::vector<Value*> ops{ptr, v};
+  if (mask) ops.push_back(mask);
+  return create(Opcode::Store, Type::voidTy(), ops);
+}
+
+Value* Builder::dot(Value* a, Value* b, Value* acc) { return create(Opcode::Dot, acc->type(), {a, b, acc}); }
+
+Value* Builder::reduce(ReduceKind k, int axis, Value* v) {
+  Shape s = v->type().shape;
+  s.erase(s.begin() + axis);
+  Instruction* i = create(Opcode::Reduce, v->type().withShape(s), {v});
+  i->sub = uint8_t(k);
+  i->imm = axis;
+  return i;
+}
+
+Value* Builder::atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask) {
+  std::vector<Value*> ops{ptr, v};
+  if (mask) ops.push_back(mask);
+  Instruction* i = create(Opcode::AtomicRmw, v->type(), ops);
+  i->sub = uint8_t(k);
+  return i;
+}
+
+Value* Builder::atomicCas(Value* ptr, Value* c, Value* v, Value* mask) {
+  std::vector<Value*> ops{ptr, c, v};
+  if (mask) ops.push_back(mask);
+  return create(Opcode::AtomicCas, v->type(), ops);
+}
+
+Value* Builder::multipleOf(Value* v, int64_t n) {
+  Instruction* i = create(Opcode::MultipleOf, v->type(), {v});
+  i->imm = n;
+  return i;
+}
+
+Instruction* Builder::phi(const Type& t) {
+  // Phis go at the top of the block, after any phis already there.
+  TRITONC_CHECK(block_, "builder has no insertion point");
+  size_t pos = 0;
+  while (pos < block_->instructions().size() &&
+         block_->instructions()[pos]->opcode() == Opcode::Phi)
+    ++pos;
+  auto inst = std::make_unique<Instruction>(Opcode::Phi, t, std::vector<Value*>{}, loc_);
+  Instruction* raw = block_->insert(pos, std::move(inst));
+  if (pos_ != SIZE_MAX && pos <= pos_) ++pos_;
+  return raw;
+}
+
+Instruction* Builder::br(BasicBlock* dest) {
+  Instruction* i = create(Opcode::Br, Type::voidTy(), {});
+  i->blocks = {dest};
+  return i;
+}
+
+Instruction* Builder::condBr(Value* c, BasicBlock* t, BasicBlock* f) {
+  Instruction* i = create(Opcode::CondBr, Type::voidTy(), {c});
+  i->blocks = {t, f};
+  return i;
+}
+
+Instruction* Builder::ret() { return create(Opcode::Ret, Type::voidTy(), {}); }
+
+Value* Builder::constant(const Type& t, double v) {
+  Scalar k = t.kind;
+  Value* c = isFloatKind(k) ? static_cast<Value*>(module_.constFloat(k, v))
+                            : module_.constInt(k, int64_t(v));
+  return t.isTile() ? splat(c, t.shape) : c;
+}
+
+}  // namespace tritonc::ir

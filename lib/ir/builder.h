@@ -1,0 +1,61 @@
+// Builder: creates instructions at an insertion point, computing result types.
+// Callers (IR generation, passes) are responsible for passing operands whose
+// types fit; the verifier checks the result.
+#pragma once
+#include "ir/ir.h"
+
+namespace tritonc::ir {
+
+class Builder {
+ public:
+  explicit Builder(Module& m) : module_(m) {}
+
+  Module& module() { return module_; }
+  void setInsertPoint(BasicBlock* bb) { block_ = bb; pos_ = SIZE_MAX; }
+  void setInsertPoint(BasicBlock* bb, size_t pos) { block_ = bb; pos_ = pos; }
+  BasicBlock* block() const { return block_; }
+  void setLoc(SourceLoc l) { loc_ = l; }
+  SourceLoc loc() const { return loc_; }
+
+  // Inserts a fully specified instruction.
+  Instruction* create(Opcode op, Type t, std::vector<Value*> ops);
+
+  Value* binary(Opcode op, Value* a, Value* b);
+  Value* unary(Opcode op, Value* a);
+  Value* cmp(CmpPred p, Value* a, Value* b);
+  Value* cast(Value* v, const Type& to);
+  Value* select(Value* c, Value* a, Value* b);
+  Value* splat(Value* v, const Shape& s);
+  Value* reshape(Value* v, const Shape& s);
+  Value* broadcast(Value* v, const Shape& s);
+  Value* trans(Value* v);
+  Value* range(int64_t start, int64_t n);
+  Value* programId(int axis);
+  Value* numPrograms(int axis);
+  Value* gep(Value* ptr, Value* offset);
+  Value* load(Value* ptr, Value* mask = nullptr, Value* other = nullptr);
+  Instruction* store(Value* ptr, Value* v, Value* mask = nullptr);
+  Value* dot(Value* a, Value* b, Value* acc);
+  Value* reduce(ReduceKind k, int axis, Value* v);
+  Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
+  Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
+  Value* multipleOf(Value* v, int64_t n);
+  Instruction* phi(const Type& t);
+  Instruction* br(BasicBlock* dest);
+  Instruction* condBr(Value* c, BasicBlock* t, BasicBlock* f);
+  Instruction* ret();
+
+  Constant* i32(int64_t v) { return module_.constInt(Scalar::I32, v); }
+  Constant* i64(int64_t v) { return module_.constInt(Scalar::I64, v); }
+  Constant* boolean(bool v) { return module_.constBool(v); }
+  // A constant of `t`'s element kind, splatted to its shape if it is a tile.
+  Value* constant(const Type& t, double v);
+
+ private:
+  Module& module_;
+  BasicBlock* block_ = nullptr;
+  size_t pos_ = SIZE_MAX;
+  SourceLoc loc_;
+};
+
+}  // namespace tritonc::ir

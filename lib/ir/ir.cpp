@@ -1,0 +1,223 @@
+#include "ir/ir.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tritonc::ir {
+
+namespace {
+struct OpInfo {
+  const char* name;
+  OpCategory cat;
+};
+const OpInfo kOps[] = {
+#define OPCODE(e, text, cat) {text, OpCategory::cat},
+#include "ir/opcodes.def"
+#undef OPCODE
+};
+constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
+
+const char* const kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+const char* const kReduceNames[] = {"add", "max", "min"};
+const char* const kAtomicNames[] = {"add", "xchg", "max", "min", "and", "or"};
+
+template <typename E, size_t N>
+bool fromNames(const char* const (&names)[N], const std::string& s, E* out) {
+  for (size_t i = 0; i < N; ++i)
+    if (s == names[i]) { *out = E(i); return true; }
+  return false;
+}
+}  // namespace
+
+const char* opcodeName(Opcode op) { return kOps[size_t(op)].name; }
+OpCategory opcodeCategory(Opcode op) { return kOps[size_t(op)].cat; }
+bool opcodeFromName(const std::string& s, Opcode* out) {
+  for (size_t i = 0; i < kNumOps; ++i)
+    if (s == kOps[i].name) { *out = Opcode(i); return true; }
+  return false;
+}
+const char* cmpPredName(CmpPred p) { return kCmpNames[size_t(p)]; }
+const char* reduceKindName(ReduceKind k) { return kReduceNames[size_t(k)]; }
+const char* atomicKindName(AtomicKind k) { return kAtomicNames[size_t(k)]; }
+bool cmpPredFromName(const std::string& s, CmpPred* out) { return fromNames(kCmpNames, s, out); }
+bool reduceKindFromName(const std::string& s, ReduceKind* out) { return fromNames(kReduceNames, s, out); }
+bool atomicKindFromName(const std::string& s, AtomicKind* out) { return fromNames(kAtomicNames, s, out); }
+
+// ---- Value ----------------------------------------------------------------
+
+void Value::replaceAllUsesWith(Value* v) {
+  if (v == this) return;
+  std::vector<Instruction*> users = users_;
+  for (Instruction* u : users)
+    for (size_t i = 0; i < u->numOperands(); ++i)
+      if (u->operand(i) == this) u->setOperand(i, v);
+}
+
+// ---- Instruction ----------------------------------------------------------
+
+Instruction::Instruction(Opcode op, Type t, std::vector<Value*> operands, SourceLoc l)
+    : Value(ValueKind::Instruction, std::move(t)), loc(l), op_(op) {
+  for (Value* v : operands) addOperand(v);
+}
+
+Instruction::~Instruction() { dropAllOperands(); }
+
+void Value::dropUse(Instruction* user) {
+  auto it = std::find(users_.begin(), users_.end(), user);
+  if (it != users_.end()) users_.erase(it);
+}
+
+void Instruction::setOperand(size_t i, Value* v) {
+  TRITONC_CHECK(v, "null operand");
+  if (operands_[i]) operands_[i]->dropUse(this);
+  operands_[i] = v;
+  v->users_.push_back(this);
+}
+
+void Instruction::addOperand(Value* v) {
+  TRITONC_CHECK(v, "null operand");
+  operands_.push_back(v);
+  v->users_.push_back(this);
+}
+
+void Instruction::removeOperand(size_t i) {
+  operands_[i]->dropUse(this);
+  operands_.erase(operands_.begin() + i);
+}
+
+void Instruction::dropAllOperands() {
+  for (Value* v : operands_) v->dropUse(this);
+  operands_.clear();
+}
+
+Value* Instruction::mask() const {
+  switch (op_) {
+    case Opcode::Load: return operands_.size() >= 2 ? operands_[1] : nullptr;
+    case Opcode::Store:
+    case Opcode::AtomicRmw: return operands_.size() >= 3 ? operands_[2] : nullptr;
+    case Opcode::AtomicCas: return operands_.size() >= 4 ? operands_[3] : nullptr;
+    default: return nullptr;
+  }
+}
+
+// ---- BasicBlock -----------------------------------------------------------
+
+Instruction* BasicBlock::terminator() const {
+  if (insts_.empty() || !insts_.back()->isTerminator()) return nullptr;
+  return insts_.back().get();
+}
+
+std::vector<BasicBlock*> BasicBlock::successors() const {
+  Instruction* t = terminator();
+  return t ? t->blocks : std::vector<BasicBlock*>{};
+}
+
+Instruction* BasicBlock::insert(size_t pos, std::unique_ptr<Instruction> inst) {
+  inst->parent = this;
+  Instruction* raw = inst.get();
+  insts_.insert(insts_.begin() + std::min(pos, insts_.size()), std::move(inst));
+  return raw;
+}
+
+size_t BasicBlock::indexOf(const Instruction* inst) const {
+  for (size_t i = 0; i < insts_.size(); ++i)
+    if (insts_[i].get() == inst) return i;
+  TRITONC_CHECK(false, "instruction not in block");
+  return 0;
+}
+
+std::unique_ptr<Instruction> BasicBlock::detach(Instruction* inst) {
+  size_t i = indexOf(inst);
+  std::unique_ptr<Instruction> out = std::move(insts_[i]);
+  insts_.erase(insts_.begin() + i);
+  out->parent = nullptr;
+  return out;
+}
+
+void BasicBlock::erase(Instruction* inst) {
+  TRITONC_CHECK(inst->users().empty(), "erasing an instruction that still has users");
+  detach(inst);  // the unique_ptr dies here, dropping its operands
+}
+
+// ---- Function / Module ----------------------------------------------------
+
+Argument* Function::addArgument(Type t, std::string name) {
+  args_.push_back(std::make_unique<Argument>(std::move(t), unsigned(args_.size())));
+  args_.back()->setName(std::move(name));
+  return args_.back().get();
+}
+
+BasicBlock* Function::addBlock(std::string name) {
+  blocks_.push_back(std::make_unique<BasicBlock>(std::move(name), this));
+  return blocks_.back().get();
+}
+
+void Function::eraseBlock(BasicBlock* bb) {
+  // Drop operands first so values defined here lose their users in this block.
+  for (auto& i : bb->instructions()) i->dropAllOperands();
+  for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+    if (it->get() == bb) { blocks_.erase(it); return; }
+}
+
+void Function::moveBlockAfter(BasicBlock* bb, BasicBlock* after) {
+  std::unique_ptr<BasicBlock> owned;
+  for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+    if (it->get() == bb) { owned = std::move(*it); blocks_.erase(it); break; }
+  TRITONC_CHECK(owned, "block not in function");
+  for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+    if (it->get() == after) { blocks_.insert(it + 1, std::move(owned)); return; }
+  blocks_.push_back(std::move(owned));
+}
+
+std::vector<BasicBlock*> Function::predecessors(const BasicBlock* bb) const {
+  std::vector<BasicBlock*> preds;
+  for (auto& b : blocks_)
+    for (BasicBlock* s : b->successors())
+      if (s == bb && std::find(preds.begin(), preds.end(), b.get()) == preds.end())
+        preds.push_back(b.get());
+  return preds;
+}
+
+Module::~Module() {
+  for (auto& f : funcs_)
+    for (auto& bb : f->blocks())
+      for (auto& inst : bb->instructions()) inst->dropAllOperands();
+}
+
+Function* Module::addFunction(std::string name) {
+  funcs_.push_back(std::make_unique<Function>(std::move(name), this));
+  return funcs_.back().get();
+}
+
+Function* Module::function(const std::string& name) const {
+  for (auto& f : funcs_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+Constant* Module::constInt(Scalar kind, int64_t v) {
+  v = wrapInt(kind, v);
+  for (auto& c : consts_)
+    if (c->type().kind == kind && c->i == v && !isFloatKind(kind)) return c.get();
+  consts_.push_back(std::make_unique<Constant>(Type::scalar(kind), v));
+  return consts_.back().get();
+}
+
+Constant* Module::constFloat(Scalar kind, double v) {
+  for (auto& c : consts_)
+    if (c->type().kind == kind && std::memcmp(&c->f, &v, sizeof v) == 0) return c.get();
+  consts_.push_back(std::make_unique<Constant>(Type::scalar(kind), v));
+  return consts_.back().get();
+}
+
+int64_t wrapInt(Scalar kind, int64_t v) {
+  switch (kind) {
+    case Scalar::I1: return v & 1;
+    case Scalar::I8: return int8_t(uint8_t(v));
+    case Scalar::I16: return int16_t(uint16_t(v));
+    case Scalar::I32: return int32_t(uint32_t(v));
+    default: return v;
+  }
+}
+
+}  // namespace tritonc::ir

@@ -1,0 +1,223 @@
+// Triton-IR: modules, functions, basic blocks, instructions, in SSA form.
+//
+// Values have a Type (scalar or tile, see type.h). Every instruction keeps the
+// source location it came from, so the interpreter and later compile reports
+// can point back at the Triton-C line. Predication (paper 4.3) is represented
+// by mask operands on load/store/atomics and by `select` (the psi function).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+#include "support/diagnostic.h"
+
+namespace tritonc::ir {
+
+enum class Opcode : uint8_t {
+#define OPCODE(e, text, cat) e,
+#include "ir/opcodes.def"
+#undef OPCODE
+};
+enum class OpCategory : uint8_t { Binary, Unary, Other };
+
+const char* opcodeName(Opcode op);
+OpCategory opcodeCategory(Opcode op);
+bool opcodeFromName(const std::string& s, Opcode* out);
+
+// Sub-kinds carried by some opcodes (Instruction::sub).
+enum class CmpPred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+enum class ReduceKind : uint8_t { Add, Max, Min };
+enum class AtomicKind : uint8_t { Add, Xchg, Max, Min, And, Or };
+const char* cmpPredName(CmpPred p);
+const char* reduceKindName(ReduceKind k);
+const char* atomicKindName(AtomicKind k);
+bool cmpPredFromName(const std::string& s, CmpPred* out);
+bool reduceKindFromName(const std::string& s, ReduceKind* out);
+bool atomicKindFromName(const std::string& s, AtomicKind* out);
+
+class Instruction;
+class BasicBlock;
+class Function;
+class Module;
+
+enum class ValueKind : uint8_t { Argument, Constant, Instruction };
+
+class Value {
+ public:
+  Value(ValueKind k, Type t) : kind_(k), type_(std::move(t)) {}
+  virtual ~Value() = default;
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+
+  ValueKind valueKind() const { return kind_; }
+  const Type& type() const { return type_; }
+  void setType(Type t) { type_ = std::move(t); }
+  // A name hint (from the source variable); the printer makes names unique.
+  const std::string& name() const { return name_; }
+  void setName(std::string n) { name_ = std::move(n); }
+  // Instructions that use this value (one entry per operand slot).
+  const std::vector<Instruction*>& users() const { return users_; }
+  // Makes every user of this value use `v` instead.
+  void replaceAllUsesWith(Value* v);
+
+ private:
+  friend class Instruction;
+  void dropUse(Instruction* user);
+  ValueKind kind_;
+  Type type_;
+  std::string name_;
+  std::vector<Instruction*> users_;
+};
+
+// Kernel parameter attributes (from __multipleof, __aligned, __readonly, ...).
+struct ParamAttrs {
+  int64_t multipleOf = 0;     // integer divisible by this (0: unknown)
+  int64_t aligned = 0;        // pointer aligned to this many bytes (0: unknown)
+  bool readonly = false;
+  bool noalias = false;
+  int64_t constantTable = 0;  // > 0: a constant look-up table of this many elements
+};
+
+class Argument : public Value {
+ public:
+  Argument(Type t, unsigned index) : Value(ValueKind::Argument, std::move(t)), index_(index) {}
+  unsigned index() const { return index_; }
+  ParamAttrs attrs;
+
+ private:
+  unsigned index_;
+};
+
+// A scalar constant. Integers are kept sign-extended in `i`, floats in `f`.
+class Constant : public Value {
+ public:
+  Constant(Type t, int64_t i) : Value(ValueKind::Constant, std::move(t)), i(i), f(double(i)) {}
+  // `i` is 0 for a float outside the int64 range (inf, nan): converting those is UB.
+  Constant(Type t, double f)
+      : Value(ValueKind::Constant, std::move(t)),
+        i(f > -9.2e18 && f < 9.2e18 ? int64_t(f) : 0), f(f) {}
+  int64_t i;
+  double f;
+};
+
+class Instruction : public Value {
+ public:
+  Instruction(Opcode op, Type t, std::vector<Value*> operands, SourceLoc loc);
+  ~Instruction() override;
+
+  Opcode opcode() const { return op_; }
+  size_t numOperands() const { return operands_.size(); }
+  Value* operand(size_t i) const { return operands_[i]; }
+  const std::vector<Value*>& operands() const { return operands_; }
+  void setOperand(size_t i, Value* v);
+  void addOperand(Value* v);
+  void removeOperand(size_t i);
+  void dropAllOperands();
+
+  // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
+  std::vector<BasicBlock*> blocks;
+  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind
+  int64_t imm = 0;    // axis, range start, multiple_of divisor
+  SourceLoc loc;
+  BasicBlock* parent = nullptr;
+
+  bool isTerminator() const {
+    return op_ == Opcode::Br || op_ == Opcode::CondBr || op_ == Opcode::Ret;
+  }
+  bool hasSideEffects() const {
+    return op_ == Opcode::Store || op_ == Opcode::AtomicRmw || op_ == Opcode::AtomicCas ||
+           isTerminator();
+  }
+  // Load: operands (ptr [, mask, other]); Store: (ptr, value [, mask]);
+  // atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask]).
+  Value* mask() const;
+
+ private:
+  Opcode op_;
+  std::vector<Value*> operands_;
+};
+
+class BasicBlock {
+ public:
+  explicit BasicBlock(std::string name, Function* parent) : name_(std::move(name)), parent_(parent) {}
+  const std::string& name() const { return name_; }
+  void setName(std::string n) { name_ = std::move(n); }
+  Function* parent() const { return parent_; }
+
+  using InstList = std::vector<std::unique_ptr<Instruction>>;
+  const InstList& instructions() const { return insts_; }
+  bool empty() const { return insts_.empty(); }
+  Instruction* terminator() const;
+  std::vector<BasicBlock*> successors() const;
+  // Inserts before position `pos` (insts_.size() appends); returns the instruction.
+  Instruction* insert(size_t pos, std::unique_ptr<Instruction> inst);
+  Instruction* append(std::unique_ptr<Instruction> inst) { return insert(insts_.size(), std::move(inst)); }
+  // Removes and destroys `inst`; it must have no users left.
+  void erase(Instruction* inst);
+  // Removes `inst` without destroying it (for moving it elsewhere).
+  std::unique_ptr<Instruction> detach(Instruction* inst);
+  size_t indexOf(const Instruction* inst) const;
+
+ private:
+  std::string name_;
+  Function* parent_;
+  InstList insts_;
+};
+
+class Function {
+ public:
+  Function(std::string name, Module* parent) : name_(std::move(name)), parent_(parent) {}
+  const std::string& name() const { return name_; }
+  Module* parent() const { return parent_; }
+
+  Argument* addArgument(Type t, std::string name);
+  const std::vector<std::unique_ptr<Argument>>& arguments() const { return args_; }
+  Argument* argument(size_t i) const { return args_[i].get(); }
+
+  BasicBlock* addBlock(std::string name);
+  const std::vector<std::unique_ptr<BasicBlock>>& blocks() const { return blocks_; }
+  BasicBlock* entry() const { return blocks_.empty() ? nullptr : blocks_.front().get(); }
+  // Removes an (unreachable, instruction-free or use-free) block.
+  void eraseBlock(BasicBlock* bb);
+  // Moves `bb` to sit right after `after` in the block order (layout only).
+  void moveBlockAfter(BasicBlock* bb, BasicBlock* after);
+  std::vector<BasicBlock*> predecessors(const BasicBlock* bb) const;
+
+  SourceLoc loc;
+
+ private:
+  std::string name_;
+  Module* parent_;
+  std::vector<std::unique_ptr<Argument>> args_;
+  std::vector<std::unique_ptr<BasicBlock>> blocks_;
+};
+
+class Module {
+ public:
+  Module() = default;
+  // Drops every operand before anything is destroyed: instructions refer to
+  // values in other blocks and to the module's constants.
+  ~Module();
+  Function* addFunction(std::string name);
+  const std::vector<std::unique_ptr<Function>>& functions() const { return funcs_; }
+  Function* function(const std::string& name) const;
+
+  // Interned scalar constants.
+  Constant* constInt(Scalar kind, int64_t v);
+  Constant* constFloat(Scalar kind, double v);
+  Constant* constBool(bool v) { return constInt(Scalar::I1, v ? 1 : 0); }
+
+  std::string sourceFile;  // for diagnostics
+  std::string sourceText;  // the preprocessed source, for carets (may be empty)
+
+ private:
+  std::vector<std::unique_ptr<Function>> funcs_;
+  std::vector<std::unique_ptr<Constant>> consts_;
+};
+
+// Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).
+int64_t wrapInt(Scalar kind, int64_t v);
+
+}  // namespace tritonc::ir

@@ -1,0 +1,68 @@
+// Per-opcode shape of an instruction (operand counts, whether it has a
+// result), shared by the parser, which needs it to build an instruction, and
+// the verifier, which checks instructions that passes and the builder made.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace tritonc::ir {
+
+// Limits on tile types: the parser refuses larger ones, the verifier flags them.
+constexpr size_t kMaxTileRank = 8;
+constexpr int64_t kMaxTileElements = int64_t(1) << 24;
+
+// The valid operand counts of an opcode: `fewest` and `most` and nothing in
+// between (load takes 1 or 3 operands, never 2); phi takes any number.
+struct OperandCount {
+  size_t fewest, most;
+  bool any = false;
+  bool accepts(size_t n) const { return any || n == fewest || n == most; }
+};
+
+inline OperandCount operandCount(Opcode op) {
+  switch (opcodeCategory(op)) {
+    case OpCategory::Binary: return {2, 2};
+    case OpCategory::Unary: return {1, 1};
+    case OpCategory::Other: break;
+  }
+  switch (op) {
+    case Opcode::Cmp: case Opcode::Gep: return {2, 2};
+    case Opcode::Select: case Opcode::Dot: return {3, 3};
+    case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
+    case Opcode::Br: case Opcode::Ret: return {0, 0};
+    case Opcode::Load: return {1, 3};
+    case Opcode::Store: case Opcode::AtomicRmw: return {2, 3};
+    case Opcode::AtomicCas: return {3, 4};
+    case Opcode::Phi: return {0, 0, true};  // checked against the predecessors
+    default: return {1, 1};  // cast, splat, reshape, broadcast, trans, reduce, multiple_of, cond_br
+  }
+}
+
+// "2", "1 or 3", "2 or 3"
+inline std::string operandCountText(Opcode op) {
+  OperandCount c = operandCount(op);
+  if (c.any) return "any number of";
+  if (c.fewest == c.most) return std::to_string(c.fewest);
+  return std::to_string(c.fewest) + " or " + std::to_string(c.most);
+}
+
+// store, br, cond_br and ret have no result; every other opcode has one.
+inline bool producesValue(Opcode op) {
+  return op != Opcode::Store && op != Opcode::Br && op != Opcode::CondBr && op != Opcode::Ret;
+}
+
+// Number of block operands (Instruction::blocks) a non-phi opcode takes.
+inline size_t blockOperandCount(Opcode op) {
+  return op == Opcode::Br ? 1 : op == Opcode::CondBr ? 2 : 0;
+}
+
+// Type rules of one instruction, ignoring where its operands come from
+// (verifier_rules.cpp). Returns "" or the first problem found.
+std::string checkInstructionTypes(const Instruction& inst);
+// "" when `t` is a well-formed value type (pointee kind, dimensions, limits).
+std::string checkTypeWellFormed(const Type& t);
+
+}  // namespace tritonc::ir

@@ -1,0 +1,498 @@
+// A hand-written recursive-descent parser for the Triton-IR text form
+// (docs/IR.md). The grammar is flat (no nesting beyond a function body), so
+// the parser never recurses on its input. Instructions are not separated by
+// newlines: each starts with `%name =`, a void opcode, or `label:`.
+#include "ir/parser.h"
+
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "ir/ir_lexer.h"
+#include "ir/op_rules.h"
+
+namespace tritonc::ir {
+
+namespace {
+
+bool allDigits(const std::string& s) {
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return !s.empty();
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& text) : module_(std::make_unique<Module>()), lexer_(text) {}
+  std::unique_ptr<Module> run();
+
+ private:
+  // ---- tokens
+  const Token& peek(size_t ahead = 0);
+  Token take();
+  bool accept(char punct);
+  void expect(char punct, const std::string& context);
+  [[noreturn]] void failAt(SourceLoc loc, const std::string& message) { throw UserError(loc, message); }
+  // For "expected X" errors: when the token that is there starts a new line,
+  // the missing X belongs at the end of the previous line, so point there.
+  [[noreturn]] void failExpected(const std::string& message);
+  int64_t intValue(const Token& t);
+  int64_t expectInt(const std::string& what);
+  double floatValue(const Token& t);
+
+  // ---- grammar
+  void parseFunction();
+  void parseParam();
+  void parseParamAttr(ParamAttrs& attrs);
+  Type parseType();
+  void parseInstruction(BasicBlock* bb);
+  void parseOperands(Instruction* inst);
+  void parsePhiIncoming(Instruction* inst);
+  Value* parseOperand();
+  Value* parseConstant();
+  void parseLabelRef(Instruction* inst);
+  SourceLoc parseOptionalLoc();
+  template <typename Kind>
+  uint8_t parseSubKind(bool (*fromName)(const std::string&, Kind*), const char* what);
+
+  // ---- names of the function being parsed
+  Value* useValue(const Token& name);
+  void defineValue(const Token& name, Value* v);
+  void checkNotDefined(const Token& name);
+  BasicBlock* defineBlock(const Token& label);
+  void finishFunction();
+
+  struct ValueEntry {
+    Value* value;
+    bool defined;
+    SourceLoc firstUse;
+  };
+  // Uses of a label not defined yet: filled in when the label appears.
+  struct PendingBlock {
+    std::vector<std::pair<Instruction*, size_t>> slots;
+    SourceLoc firstUse;
+  };
+
+  // Stand-ins for values used before their definition (phi operands in
+  // loops); declared before module_ so that they outlive its instructions.
+  std::vector<std::unique_ptr<Value>> placeholders_;
+  std::unique_ptr<Module> module_;
+  Lexer lexer_;
+  std::deque<Token> lookahead_;
+  SourceLoc prevEnd_;
+  Function* func_ = nullptr;
+  std::unordered_map<std::string, ValueEntry> values_;
+  std::unordered_map<std::string, BasicBlock*> blocks_;
+  std::unordered_map<std::string, PendingBlock> pendingBlocks_;
+};
+
+// ---- tokens -----------------------------------------------------------------
+
+const Token& Parser::peek(size_t ahead) {
+  while (lookahead_.size() <= ahead) lookahead_.push_back(lexer_.next());
+  return lookahead_[ahead];
+}
+
+Token Parser::take() {
+  peek();
+  Token t = std::move(lookahead_.front());
+  lookahead_.pop_front();
+  prevEnd_ = t.end;
+  return t;
+}
+
+bool Parser::accept(char punct) {
+  if (!peek().is(punct)) return false;
+  take();
+  return true;
+}
+
+void Parser::expect(char punct, const std::string& context) {
+  if (!accept(punct)) failExpected(std::string("expected '") + punct + "' " + context);
+}
+
+void Parser::failExpected(const std::string& message) {
+  const Token& t = peek();
+  bool onLaterLine = t.kind == TokKind::Eof || t.loc.line > prevEnd_.line;
+  failAt(prevEnd_.known() && onLaterLine ? prevEnd_ : t.loc, message);
+}
+
+int64_t Parser::intValue(const Token& t) {
+  int64_t v = 0;
+  auto [end, err] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+  if (err != std::errc() || end != t.text.data() + t.text.size())
+    failAt(t.loc, "integer literal " + t.text + " out of range");
+  return v;
+}
+
+int64_t Parser::expectInt(const std::string& what) {
+  if (peek().kind != TokKind::Int) failExpected("expected " + what);
+  return intValue(take());
+}
+
+double Parser::floatValue(const Token& t) {
+  const std::string& s = t.text;
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "nan" || s == "-nan") return std::numeric_limits<double>::quiet_NaN();
+  double v = 0;
+  auto [end, err] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (err != std::errc() || end != s.data() + s.size())
+    failAt(t.loc, "float literal " + s + " out of range");
+  return v;
+}
+
+// ---- module and functions ---------------------------------------------------
+
+std::unique_ptr<Module> Parser::run() {
+  if (peek().isWord("source")) {
+    take();
+    if (peek().kind != TokKind::String) failExpected("expected a file name string after 'source'");
+    module_->sourceFile = take().text;
+  }
+  while (peek().kind != TokKind::Eof) {
+    if (peek().isWord("kernel")) {
+      parseFunction();
+    } else if (peek().isWord("source")) {
+      failAt(peek().loc, "'source' must come before the first kernel");
+    } else {
+      failAt(peek().loc, "expected 'kernel', found " + describe(peek()));
+    }
+  }
+  return std::move(module_);
+}
+
+void Parser::parseFunction() {
+  take();  // kernel
+  if (peek().kind != TokKind::Global) failExpected("expected a function name such as '@add' after 'kernel'");
+  Token name = take();
+  if (module_->function(name.text)) failAt(name.loc, "redefinition of function '@" + name.text + "'");
+  func_ = module_->addFunction(name.text);
+  values_.clear();
+  blocks_.clear();
+  pendingBlocks_.clear();
+
+  expect('(', "after the function name");
+  if (!peek().is(')')) {
+    do parseParam();
+    while (accept(','));
+  }
+  expect(')', "after the parameter list");
+  func_->loc = parseOptionalLoc();
+  expect('{', "to open the function body");
+
+  BasicBlock* bb = nullptr;
+  for (;;) {
+    const Token& t = peek();
+    if (t.is('}')) break;
+    if (t.kind == TokKind::Eof) failExpected("expected '}' at the end of '@" + name.text + "'");
+    if (t.kind == TokKind::Word && peek(1).is(':')) {
+      bb = defineBlock(take());
+      take();  // ':'
+      continue;
+    }
+    if (!bb) failAt(t.loc, "expected a block label (such as 'entry:') before the first instruction");
+    parseInstruction(bb);
+  }
+  take();  // '}'
+  finishFunction();
+}
+
+void Parser::parseParam() {
+  if (peek().kind != TokKind::Local) failExpected("expected a parameter such as '%x: i32'");
+  Token name = take();
+  checkNotDefined(name);
+  expect(':', "after the parameter name");
+  Type t = parseType();
+  Argument* arg = func_->addArgument(t, "");
+  while (peek().kind == TokKind::Word) parseParamAttr(arg->attrs);
+  defineValue(name, arg);
+}
+
+void Parser::parseParamAttr(ParamAttrs& attrs) {
+  Token attr = take();
+  auto positiveArg = [&]() {
+    expect('(', "after '" + attr.text + "'");
+    Token n = peek();
+    int64_t v = expectInt("a number in '" + attr.text + "(N)'");
+    if (v < 1) failAt(n.loc, "'" + attr.text + "' needs a positive number");
+    expect(')', "after the number of '" + attr.text + "'");
+    return v;
+  };
+  if (attr.text == "multipleof") attrs.multipleOf = positiveArg();
+  else if (attr.text == "aligned") attrs.aligned = positiveArg();
+  else if (attr.text == "constant") attrs.constantTable = positiveArg();
+  else if (attr.text == "readonly") attrs.readonly = true;
+  else if (attr.text == "noalias") attrs.noalias = true;
+  else failAt(attr.loc, "unknown parameter attribute '" + attr.text + "'");
+}
+
+void Parser::finishFunction() {
+  // Report the earliest dangling use, so the error does not depend on hashing.
+  const std::string* undefinedName = nullptr;
+  SourceLoc first;
+  auto earlier = [&](SourceLoc a) {
+    return !undefinedName || a.line < first.line || (a.line == first.line && a.col < first.col);
+  };
+  for (auto& [name, entry] : values_) {
+    if (entry.defined || !earlier(entry.firstUse)) continue;
+    undefinedName = &name;
+    first = entry.firstUse;
+  }
+  if (undefinedName) failAt(first, "use of undefined value '%" + *undefinedName + "'");
+  for (auto& [name, pending] : pendingBlocks_) {
+    if (!earlier(pending.firstUse)) continue;
+    undefinedName = &name;
+    first = pending.firstUse;
+  }
+  if (undefinedName) failAt(first, "use of undefined block '" + *undefinedName + "'");
+  func_ = nullptr;
+}
+
+// ---- names ------------------------------------------------------------------
+
+Value* Parser::useValue(const Token& name) {
+  auto it = values_.find(name.text);
+  if (it != values_.end()) return it->second.value;
+  placeholders_.push_back(std::make_unique<Value>(ValueKind::Argument, Type::voidTy()));
+  values_[name.text] = ValueEntry{placeholders_.back().get(), false, name.loc};
+  return placeholders_.back().get();
+}
+
+void Parser::checkNotDefined(const Token& name) {
+  auto it = values_.find(name.text);
+  if (it != values_.end() && it->second.defined)
+    failAt(name.loc, "redefinition of '%" + name.text + "'");
+}
+
+void Parser::defineValue(const Token& name, Value* v) {
+  // Numbers are what the printer gives unnamed values: keep no hint for them.
+  v->setName(allDigits(name.text) ? "" : name.text);
+  auto it = values_.find(name.text);
+  if (it == values_.end()) {
+    values_[name.text] = ValueEntry{v, true, name.loc};
+    return;
+  }
+  it->second.value->replaceAllUsesWith(v);
+  it->second = ValueEntry{v, true, name.loc};
+}
+
+BasicBlock* Parser::defineBlock(const Token& label) {
+  if (blocks_.count(label.text)) failAt(label.loc, "redefinition of block '" + label.text + "'");
+  BasicBlock* bb = func_->addBlock(label.text);
+  blocks_[label.text] = bb;
+  auto pending = pendingBlocks_.find(label.text);
+  if (pending != pendingBlocks_.end()) {
+    for (auto [inst, slot] : pending->second.slots) inst->blocks[slot] = bb;
+    pendingBlocks_.erase(pending);
+  }
+  return bb;
+}
+
+void Parser::parseLabelRef(Instruction* inst) {
+  if (peek().kind != TokKind::Word) failExpected("expected a block label");
+  Token label = take();
+  auto it = blocks_.find(label.text);
+  if (it != blocks_.end()) {
+    inst->blocks.push_back(it->second);
+    return;
+  }
+  auto [pending, isNew] = pendingBlocks_.try_emplace(label.text);
+  if (isNew) pending->second.firstUse = label.loc;
+  pending->second.slots.emplace_back(inst, inst->blocks.size());
+  inst->blocks.push_back(nullptr);
+}
+
+// ---- types and constants ----------------------------------------------------
+
+Type Parser::parseType() {
+  if (peek().kind != TokKind::Word) failExpected("expected a type");
+  Token name = take();
+  std::optional<Scalar> kind = scalarFromName(name.text);
+  if (!kind) failAt(name.loc, "unknown type '" + name.text + "'");
+  Type t = Type::scalar(*kind);
+  if (peek().is('*')) {
+    if (*kind == Scalar::Void) failAt(peek().loc, "'void*' is not a type");
+    take();
+    t = Type::pointer(*kind);
+    if (peek().is('*')) failAt(peek().loc, "pointers to pointers are not supported");
+  }
+  if (!peek().is('<')) return t;
+  if (*kind == Scalar::Void) failAt(peek().loc, "a tile of 'void' is not a type");
+  take();
+  int64_t elements = 1;
+  for (;;) {
+    if (peek().kind != TokKind::Int) failExpected("expected a tile dimension");
+    Token dim = take();
+    if (t.shape.size() == kMaxTileRank)
+      failAt(dim.loc, "tiles have at most " + std::to_string(kMaxTileRank) + " dimensions");
+    int64_t n = intValue(dim);
+    if (n < 1 || n > kMaxTileElements)
+      failAt(dim.loc, "tile dimension must be between 1 and " + std::to_string(kMaxTileElements));
+    elements *= n;  // both factors <= 2^24: no overflow
+    if (elements > kMaxTileElements)
+      failAt(dim.loc, "tile has more than " + std::to_string(kMaxTileElements) + " elements");
+    t.shape.push_back(n);
+    if (accept(',')) continue;
+    if (accept('>')) return t;
+    failExpected("expected ',' or '>' in the tile shape");
+  }
+}
+
+Value* Parser::parseOperand() {
+  const Token& t = peek();
+  if (t.kind == TokKind::Local) return useValue(take());
+  if (t.kind == TokKind::Word) {
+    const Token& after = peek(1);
+    bool looksLikeConstant = after.kind == TokKind::Int || after.kind == TokKind::Float ||
+                             after.isWord("inf") || after.isWord("nan");
+    if (scalarFromName(peek().text) || looksLikeConstant) return parseConstant();
+  }
+  failExpected("expected an operand ('%name' or a constant such as 'i32 4'), found " + describe(peek()));
+}
+
+Value* Parser::parseConstant() {
+  Token typeTok = peek();
+  Type t = parseType();
+  if (!t.isInt() && !t.isFloat())
+    failAt(typeTok.loc, "a constant must have a scalar integer or float type, not '" + typeToString(t) + "'");
+  if (t.isTile())
+    failAt(typeTok.loc, "a constant must be a scalar; use 'splat' to make a tile");
+  const Token& lit = peek();
+  if (t.isFloat()) {
+    if (lit.kind != TokKind::Int && lit.kind != TokKind::Float && !lit.isWord("inf") && !lit.isWord("nan"))
+      failExpected("expected a number after '" + typeToString(t) + "'");
+    return module_->constFloat(t.kind, floatValue(take()));
+  }
+  if (lit.kind != TokKind::Int) failExpected("expected an integer after '" + typeToString(t) + "'");
+  Token litTok = take();
+  int64_t v = intValue(litTok);
+  bool fits = t.kind == Scalar::I1 ? (v == 0 || v == 1) : wrapInt(t.kind, v) == v;
+  if (!fits) failAt(litTok.loc, "integer constant " + litTok.text + " does not fit in " + typeToString(t));
+  return module_->constInt(t.kind, v);
+}
+
+// ---- instructions -----------------------------------------------------------
+
+template <typename Kind>
+uint8_t Parser::parseSubKind(bool (*fromName)(const std::string&, Kind*), const char* what) {
+  if (peek().kind != TokKind::Word) failExpected(std::string("expected a ") + what);
+  Token name = take();
+  Kind k;
+  if (!fromName(name.text, &k)) failAt(name.loc, std::string("unknown ") + what + " '" + name.text + "'");
+  return uint8_t(k);
+}
+
+void Parser::parseInstruction(BasicBlock* bb) {
+  std::optional<Token> result;
+  if (peek().kind == TokKind::Local) {
+    result = take();
+    checkNotDefined(*result);
+    expect('=', "after the result name");
+  }
+  if (peek().kind != TokKind::Word)
+    failAt(peek().loc, result ? "expected an opcode after '='"
+                              : "expected an instruction, a block label or '}', found " + describe(peek()));
+  Token opTok = take();
+  Opcode op;
+  if (!opcodeFromName(opTok.text, &op)) failAt(opTok.loc, "unknown opcode '" + opTok.text + "'");
+  if (result && !producesValue(op)) failAt(opTok.loc, "'" + opTok.text + "' does not produce a value");
+  if (!result && producesValue(op))
+    failAt(opTok.loc, "'" + opTok.text + "' produces a value: expected '%name = " + opTok.text + " ...'");
+
+  auto owned = std::make_unique<Instruction>(op, Type::voidTy(), std::vector<Value*>{}, SourceLoc{});
+  Instruction* inst = owned.get();
+  switch (op) {
+    case Opcode::Cmp: inst->sub = parseSubKind(cmpPredFromName, "comparison predicate"); break;
+    case Opcode::AtomicRmw: inst->sub = parseSubKind(atomicKindFromName, "atomic kind"); break;
+    case Opcode::Reduce:
+      inst->sub = parseSubKind(reduceKindFromName, "reduction kind");
+      inst->imm = expectInt("a reduction axis");
+      break;
+    case Opcode::MultipleOf: inst->imm = expectInt("a divisor after 'multiple_of'"); break;
+    case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
+    case Opcode::ProgramId:
+    case Opcode::NumPrograms: inst->imm = expectInt("an axis after '" + opTok.text + "'"); break;
+    default: break;
+  }
+
+  if (op == Opcode::Phi) {
+    parsePhiIncoming(inst);
+  } else if (op == Opcode::Br) {
+    parseLabelRef(inst);
+  } else if (op == Opcode::CondBr) {
+    inst->addOperand(parseOperand());
+    expect(',', "after the branch condition");
+    parseLabelRef(inst);
+    expect(',', "between the branch targets");
+    parseLabelRef(inst);
+  } else if (operandCount(op).most > 0) {
+    parseOperands(inst);
+  }
+
+  if (producesValue(op)) {
+    bool hasOperands = op == Opcode::Phi || operandCount(op).most > 0;
+    expect(':', hasOperands ? "after operand list" : "before the result type");
+    inst->setType(parseType());
+  } else if (peek().is(':')) {
+    failAt(peek().loc, "'" + opTok.text + "' has no result type");
+  }
+  inst->loc = parseOptionalLoc();
+  bb->append(std::move(owned));
+  if (result) defineValue(*result, inst);
+}
+
+void Parser::parseOperands(Instruction* inst) {
+  std::vector<SourceLoc> locs;
+  do {
+    locs.push_back(peek().loc);
+    inst->addOperand(parseOperand());
+  } while (accept(','));
+  OperandCount count = operandCount(inst->opcode());
+  if (count.accepts(locs.size())) return;
+  std::string message = std::string("'") + opcodeName(inst->opcode()) + "' expects " +
+                        operandCountText(inst->opcode()) + " operands, got " +
+                        std::to_string(locs.size());
+  if (locs.size() > count.most) failAt(locs[count.most], message);
+  if (peek().kind == TokKind::Local) failAt(peek().loc, "expected ',' between operands");
+  failExpected(message);
+}
+
+void Parser::parsePhiIncoming(Instruction* inst) {
+  if (!peek().is('[')) return;  // a phi without incoming values
+  do {
+    expect('[', "to start a phi incoming value such as '[%v, label]'");
+    inst->addOperand(parseOperand());
+    expect(',', "between the phi value and its block");
+    parseLabelRef(inst);
+    expect(']', "after the phi incoming block");
+  } while (accept(','));
+}
+
+SourceLoc Parser::parseOptionalLoc() {
+  if (!peek().isWord("loc") || !peek(1).is('(')) return SourceLoc{};
+  take();
+  take();
+  auto component = [&](const char* what) {
+    Token t = peek();
+    int64_t v = expectInt(std::string("a ") + what + " number in 'loc(LINE:COL)'");
+    if (v < 0 || v > int64_t(std::numeric_limits<uint32_t>::max()))
+      failAt(t.loc, std::string(what) + " number out of range");
+    return uint32_t(v);
+  };
+  SourceLoc loc;
+  loc.line = component("line");
+  expect(':', "between line and column in 'loc(LINE:COL)'");
+  loc.col = component("column");
+  expect(')', "after 'loc(LINE:COL'");
+  return loc;
+}
+
+}  // namespace
+
+std::unique_ptr<Module> parseModule(const std::string& text) { return Parser(text).run(); }
+
+}  // namespace tritonc::ir

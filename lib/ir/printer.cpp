@@ -1,0 +1,133 @@
+#include "ir/printer.h"
+
+#include <algorithm>
+
+#include "ir/op_rules.h"
+#include "ir/print_names.h"
+
+namespace tritonc::ir {
+
+namespace {
+
+// Sub-kind names, guarded so that a malformed instruction still prints.
+std::string subKindName(const Instruction& inst) {
+  switch (inst.opcode()) {
+    case Opcode::Cmp: return inst.sub < 6 ? cmpPredName(CmpPred(inst.sub)) : "?";
+    case Opcode::Reduce: return inst.sub < 3 ? reduceKindName(ReduceKind(inst.sub)) : "?";
+    case Opcode::AtomicRmw: return inst.sub < 6 ? atomicKindName(AtomicKind(inst.sub)) : "?";
+    default: return "";
+  }
+}
+
+bool hasImmediate(Opcode op) {
+  return op == Opcode::Reduce || op == Opcode::MultipleOf || op == Opcode::Range ||
+         op == Opcode::ProgramId || op == Opcode::NumPrograms;
+}
+
+std::string printLoc(SourceLoc loc) {
+  return "loc(" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ")";
+}
+
+std::string quote(const std::string& s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string printParamAttrs(const ParamAttrs& a) {
+  std::string out;
+  if (a.multipleOf) out += " multipleof(" + std::to_string(a.multipleOf) + ")";
+  if (a.aligned) out += " aligned(" + std::to_string(a.aligned) + ")";
+  if (a.readonly) out += " readonly";
+  if (a.noalias) out += " noalias";
+  if (a.constantTable) out += " constant(" + std::to_string(a.constantTable) + ")";
+  return out;
+}
+
+std::string printFunctionWith(const Function& f, const NameTable& names, PrintOptions opts) {
+  std::string name = sanitizeName(f.name());
+  std::string out = "kernel @" + (name.empty() ? "_" : name) + "(";
+  for (auto& arg : f.arguments()) {
+    if (arg->index() != 0) out += ", ";
+    out += names.value(arg.get()) + ": " + typeToString(arg->type()) + printParamAttrs(arg->attrs);
+  }
+  out += ")";
+  if (opts.locations && f.loc.known()) out += " " + printLoc(f.loc);
+  out += " {\n";
+  bool first = true;
+  for (auto& bb : f.blocks()) {
+    if (!first) out += "\n";  // a blank line between blocks
+    first = false;
+    out += names.block(bb.get()) + ":\n";
+    for (auto& inst : bb->instructions())
+      out += "  " + printInstructionWith(*inst, names, opts.locations) + "\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace
+
+std::string printInstructionWith(const Instruction& inst, const NameTable& names,
+                                 bool withLocation) {
+  Opcode op = inst.opcode();
+  std::string out;
+  if (printsResult(inst)) out += names.value(&inst) + " = ";
+  out += opcodeName(op);
+  std::string sub = subKindName(inst);
+  if (!sub.empty()) out += " " + sub;
+  if (hasImmediate(op)) out += " " + std::to_string(inst.imm);
+
+  std::string operands;
+  auto add = [&](const std::string& item) { operands += (operands.empty() ? "" : ", ") + item; };
+  if (op == Opcode::Phi) {
+    // [value, label] pairs; a missing half (malformed phi) prints as '?'.
+    size_t n = std::max(inst.numOperands(), inst.blocks.size());
+    for (size_t i = 0; i < n; ++i) {
+      std::string v = i < inst.numOperands() ? names.value(inst.operand(i)) : "?";
+      std::string b = i < inst.blocks.size() ? names.block(inst.blocks[i]) : "?";
+      add("[" + v + ", " + b + "]");
+    }
+  } else {
+    for (Value* v : inst.operands()) add(names.value(v));
+    for (BasicBlock* bb : inst.blocks) add(names.block(bb));
+  }
+  if (!operands.empty()) out += " " + operands;
+
+  if (printsResult(inst)) out += " : " + typeToString(inst.type());
+  if (withLocation && inst.loc.known()) out += " " + printLoc(inst.loc);
+  return out;
+}
+
+std::string printModule(const Module& m, PrintOptions opts) {
+  std::string out;
+  if (!m.sourceFile.empty()) out += "source " + quote(m.sourceFile) + "\n";
+  for (auto& f : m.functions()) {
+    if (!out.empty()) out += "\n";  // a blank line between top-level entities
+    out += printFunctionWith(*f, NameTable(f.get()), opts);
+  }
+  return out;
+}
+
+std::string printFunction(const Function& f, PrintOptions opts) {
+  return printFunctionWith(f, NameTable(&f), opts);
+}
+
+std::string printInstruction(const Instruction& inst) {
+  const Function* f = inst.parent ? inst.parent->parent() : nullptr;
+  return printInstructionWith(inst, NameTable(f), false);
+}
+
+}  // namespace tritonc::ir

@@ -1,0 +1,223 @@
+// The verifier (docs/IR.md, "Verifier"): block structure, per-instruction
+// type rules (verifier_rules.cpp), operands that belong to the function, phis
+// against predecessors, and dominance of every use by its definition.
+#include "ir/verifier.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/dominators.h"
+#include "ir/op_rules.h"
+#include "ir/print_names.h"
+
+namespace tritonc::ir {
+
+namespace {
+
+class FunctionVerifier {
+ public:
+  FunctionVerifier(const Function& f, std::vector<std::string>& errors)
+      : f_(f), names_(&f), errors_(errors), dom_(f) {}
+  void run();
+
+ private:
+  void report(const std::string& problem) { errors_.push_back("in @" + f_.name() + ": " + problem); }
+  void report(const BasicBlock* bb, const std::string& problem) {
+    errors_.push_back("in @" + f_.name() + ", block " + names_.block(bb) + ": " + problem);
+  }
+  void report(const BasicBlock* bb, const Instruction* inst, const std::string& problem) {
+    report(bb, "'" + printInstructionWith(*inst, names_, false) + "': " + problem);
+  }
+
+  void indexFunction();
+  void checkParams();
+  void checkBlockLayout(const BasicBlock* bb);
+  // Returns false when an operand is foreign, so dominance is not checked.
+  bool checkOperandsBelong(const BasicBlock* bb, const Instruction* inst);
+  void checkPhiIncoming(const BasicBlock* bb, const Instruction* phi);
+  void checkDominance(const BasicBlock* bb, size_t index, const Instruction* inst);
+
+  const Function& f_;
+  NameTable names_;
+  std::vector<std::string>& errors_;
+  DominatorTree dom_;
+  struct Position {
+    const BasicBlock* block;
+    size_t index;
+  };
+  std::unordered_map<const Instruction*, Position> positions_;
+  std::unordered_set<const BasicBlock*> blocks_;
+  std::unordered_set<const Value*> params_;
+  std::unordered_map<const BasicBlock*, std::vector<const BasicBlock*>> preds_;
+};
+
+void FunctionVerifier::run() {
+  if (f_.blocks().empty()) {
+    report("function has no blocks");
+    return;
+  }
+  indexFunction();
+  checkParams();
+  for (auto& bb : f_.blocks()) {
+    checkBlockLayout(bb.get());
+    const auto& insts = bb->instructions();
+    for (size_t i = 0; i < insts.size(); ++i) {
+      const Instruction* inst = insts[i].get();
+      std::string problem = checkInstructionTypes(*inst);
+      if (!problem.empty()) report(bb.get(), inst, problem);
+      if (!checkOperandsBelong(bb.get(), inst)) continue;
+      if (inst->opcode() == Opcode::Phi) checkPhiIncoming(bb.get(), inst);
+      checkDominance(bb.get(), i, inst);
+    }
+  }
+}
+
+void FunctionVerifier::indexFunction() {
+  for (auto& arg : f_.arguments()) params_.insert(arg.get());
+  for (auto& bb : f_.blocks()) {
+    blocks_.insert(bb.get());
+    if (bb->parent() != &f_) report(bb.get(), "block's parent is another function");
+    const auto& insts = bb->instructions();
+    for (size_t i = 0; i < insts.size(); ++i) {
+      positions_[insts[i].get()] = Position{bb.get(), i};
+      if (insts[i]->parent != bb.get())
+        report(bb.get(), insts[i].get(), "instruction's parent is not the block that holds it");
+    }
+  }
+  for (auto& bb : f_.blocks())
+    for (BasicBlock* s : bb->successors()) {
+      if (!blocks_.count(s)) continue;
+      auto& preds = preds_[s];
+      if (preds.empty() || preds.back() != bb.get()) preds.push_back(bb.get());  // cond_br x, b, b
+    }
+}
+
+void FunctionVerifier::checkParams() {
+  for (auto& arg : f_.arguments()) {
+    const Type& t = arg->type();
+    std::string param = "parameter " + names_.value(arg.get());
+    std::string problem = checkTypeWellFormed(t);
+    if (!problem.empty()) report(param + ": " + problem);
+    else if (t.isVoid()) report(param + " has type void");
+    else if (t.isTile()) report(param + " must be a scalar or a pointer, not " + typeToString(t));
+    const ParamAttrs& a = arg->attrs;
+    if (a.multipleOf < 0 || a.aligned < 0 || a.constantTable < 0)
+      report(param + ": attribute values must not be negative");
+    if (a.multipleOf > 0 && !t.isInt())
+      report(param + ": multipleof(" + std::to_string(a.multipleOf) + ") applies to integers, not " +
+             typeToString(t));
+    if (a.aligned > 0 && !t.isPtr())
+      report(param + ": aligned(" + std::to_string(a.aligned) + ") applies to pointers, not " + typeToString(t));
+    if (a.constantTable > 0 && !t.isPtr())
+      report(param + ": constant(" + std::to_string(a.constantTable) + ") applies to pointers, not " +
+             typeToString(t));
+  }
+}
+
+void FunctionVerifier::checkBlockLayout(const BasicBlock* bb) {
+  const auto& insts = bb->instructions();
+  if (insts.empty()) {
+    report(bb, "block is empty; it must end with a terminator (br, cond_br or ret)");
+    return;
+  }
+  if (!insts.back()->isTerminator())
+    report(bb, "block does not end with a terminator (br, cond_br or ret)");
+  bool seenNonPhi = false;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    const Instruction* inst = insts[i].get();
+    if (inst->isTerminator() && i + 1 != insts.size())
+      report(bb, inst, "terminator in the middle of the block");
+    if (inst->opcode() != Opcode::Phi) seenNonPhi = true;
+    else if (seenNonPhi) report(bb, inst, "phi after a non-phi instruction; phis must come first");
+  }
+}
+
+bool FunctionVerifier::checkOperandsBelong(const BasicBlock* bb, const Instruction* inst) {
+  bool ok = true;
+  for (const Value* v : inst->operands()) {
+    if (v->valueKind() == ValueKind::Argument && !params_.count(v)) {
+      report(bb, inst, "operand " + names_.value(v) + " is not a parameter of this function");
+      ok = false;
+    } else if (v->valueKind() == ValueKind::Instruction &&
+               !positions_.count(static_cast<const Instruction*>(v))) {
+      report(bb, inst, "operand " + names_.value(v) + " is not an instruction of this function");
+      ok = false;
+    }
+  }
+  for (const BasicBlock* target : inst->blocks) {
+    if (!target) {
+      report(bb, inst, "block operand is missing");
+      ok = false;
+    } else if (!blocks_.count(target)) {
+      report(bb, inst, "block '" + names_.block(target) + "' is not a block of this function");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void FunctionVerifier::checkPhiIncoming(const BasicBlock* bb, const Instruction* phi) {
+  auto predsIt = preds_.find(bb);
+  static const std::vector<const BasicBlock*> kNone;
+  const auto& preds = predsIt == preds_.end() ? kNone : predsIt->second;
+  for (const BasicBlock* p : preds) {
+    size_t count = 0;
+    for (const BasicBlock* b : phi->blocks) count += b == p;
+    if (count == 0) report(bb, phi, "no incoming value for predecessor '" + names_.block(p) + "'");
+    if (count > 1) report(bb, phi, "more than one incoming value for predecessor '" + names_.block(p) + "'");
+  }
+  for (const BasicBlock* b : phi->blocks) {
+    bool isPred = false;
+    for (const BasicBlock* p : preds) isPred = isPred || p == b;
+    if (!isPred) report(bb, phi, "incoming block '" + names_.block(b) + "' is not a predecessor");
+  }
+}
+
+void FunctionVerifier::checkDominance(const BasicBlock* bb, size_t index, const Instruction* inst) {
+  bool isPhi = inst->opcode() == Opcode::Phi;
+  for (size_t k = 0; k < inst->numOperands(); ++k) {
+    const Value* v = inst->operand(k);
+    if (v->valueKind() != ValueKind::Instruction) continue;
+    Position def = positions_.at(static_cast<const Instruction*>(v));
+    std::string name = names_.value(v);
+    if (isPhi) {
+      // A phi's operand must be available at the end of its incoming block.
+      const BasicBlock* from = k < inst->blocks.size() ? inst->blocks[k] : nullptr;
+      if (!from || !dom_.isReachable(from) || dom_.dominates(def.block, from)) continue;
+      report(bb, inst, name + " is defined in block " + names_.block(def.block) +
+                           ", which does not dominate incoming block " + names_.block(from));
+    } else if (def.block == bb) {
+      if (def.index == index) report(bb, inst, "instruction uses its own result");
+      else if (def.index > index) report(bb, inst, name + " is used before its definition");
+    } else if (dom_.isReachable(bb) && !dom_.dominates(def.block, bb)) {
+      report(bb, inst, name + " is defined in block " + names_.block(def.block) +
+                           ", which does not dominate this use");
+    }
+  }
+}
+
+std::string joinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+}  // namespace
+
+std::string verifyFunction(const Function& f) {
+  std::vector<std::string> errors;
+  FunctionVerifier(f, errors).run();
+  return joinLines(errors);
+}
+
+std::string verifyModule(const Module& m) {
+  std::vector<std::string> errors;
+  std::unordered_set<std::string> names;
+  for (auto& f : m.functions()) {
+    if (!names.insert(f->name()).second) errors.push_back("more than one function is named @" + f->name());
+    FunctionVerifier(*f, errors).run();
+  }
+  return joinLines(errors);
+}
+
+}  // namespace tritonc::ir

@@ -1,0 +1,280 @@
+// Per-opcode operand and result type rules of the verifier (docs/IR.md,
+// "Instructions"). Each check returns "" or the first problem, phrased to
+// follow the printed instruction in an error message.
+#include <limits>
+
+#include "ir/op_rules.h"
+
+namespace tritonc::ir {
+
+namespace {
+
+std::string str(const Type& t) { return typeToString(t); }
+std::string quoted(Opcode op) { return std::string("'") + opcodeName(op) + "'"; }
+
+bool isIntOnly(Opcode op) {
+  return op == Opcode::And || op == Opcode::Or || op == Opcode::Xor || op == Opcode::Shl ||
+         op == Opcode::Shr || op == Opcode::Not;
+}
+bool isFloatOnly(Opcode op) {
+  return opcodeCategory(op) == OpCategory::Unary && op != Opcode::Neg && op != Opcode::Not &&
+         op != Opcode::Abs;
+}
+
+std::string checkMask(const Type& mask, const Type& ptr) {
+  Type expected = Type::scalar(Scalar::I1).withShape(ptr.shape);
+  if (mask != expected) return "mask must be " + str(expected) + " (the pointer's shape), not " + str(mask);
+  return "";
+}
+
+std::string checkArithmetic(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  const Type& r = inst.type();
+  const Type& a = inst.operand(0)->type();
+  if (opcodeCategory(op) == OpCategory::Binary && a != inst.operand(1)->type())
+    return "operand types differ (" + str(a) + " vs " + str(inst.operand(1)->type()) + ")";
+  if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
+  if (a.isPtr())
+    return quoted(op) + " does not apply to pointers" +
+           (op == Opcode::Add || op == Opcode::Sub ? "; use 'gep'" : "");
+  if (isIntOnly(op) && !a.isInt()) return quoted(op) + " requires integer operands, not " + str(a);
+  if (isFloatOnly(op) && !a.isFloat()) return quoted(op) + " requires a float operand, not " + str(a);
+  return "";
+}
+
+std::string checkCmp(const Instruction& inst) {
+  const Type& a = inst.operand(0)->type();
+  const Type& b = inst.operand(1)->type();
+  if (inst.sub > uint8_t(CmpPred::Ge)) return "unknown comparison predicate " + std::to_string(inst.sub);
+  if (a != b) return "operand types differ (" + str(a) + " vs " + str(b) + ")";
+  if (!a.isInt() && !a.isFloat()) return "'cmp' compares integers or floats, not " + str(a);
+  Type expected = Type::scalar(Scalar::I1).withShape(a.shape);
+  if (inst.type() != expected) return "result type must be " + str(expected) + ", not " + str(inst.type());
+  return "";
+}
+
+std::string checkCast(const Type& from, const Type& to) {
+  if (from.shape != to.shape) return "'cast' must keep the shape (" + str(from) + " to " + str(to) + ")";
+  bool numeric = (from.isInt() || from.isFloat()) && (to.isInt() || to.isFloat());
+  bool pointers = from.isPtr() && to.isPtr();
+  bool ptrInt = (from.isPtr() && to.kind == Scalar::I64) || (from.kind == Scalar::I64 && to.isPtr());
+  if (!numeric && !pointers && !ptrInt) return "cannot cast " + str(from) + " to " + str(to);
+  return "";
+}
+
+std::string checkShapeOp(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  const Type& a = inst.operand(0)->type();
+  const Type& r = inst.type();
+  if (op == Opcode::Splat) {
+    if (a.isTile()) return "'splat' operand must be a scalar, not " + str(a);
+    if (!r.isTile()) return "'splat' result must be a tile, not " + str(r);
+  }
+  if (r.element() != a.element())
+    return quoted(op) + " must keep the element type (" + str(a) + " to " + str(r) + ")";
+  if (op == Opcode::Reshape && a.numElements() != r.numElements())
+    return "'reshape' must keep the number of elements (" + str(a) + " to " + str(r) + ")";
+  if (op == Opcode::Broadcast) {
+    if (a.shape.size() != r.shape.size())
+      return "'broadcast' must keep the rank (" + str(a) + " to " + str(r) + ")";
+    for (size_t i = 0; i < a.shape.size(); ++i)
+      if (a.shape[i] != r.shape[i] && a.shape[i] != 1)
+        return "'broadcast' can only grow dimensions of size 1 (" + str(a) + " to " + str(r) + ")";
+  }
+  if (op == Opcode::Trans) {
+    if (a.shape.size() != 2) return "'trans' needs a 2-D tile, not " + str(a);
+    if (r.shape != Shape{a.shape[1], a.shape[0]})
+      return "'trans' result must be " + str(a.withShape({a.shape[1], a.shape[0]})) + ", not " + str(r);
+  }
+  return "";
+}
+
+std::string checkMemory(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  const Type& p = inst.operand(0)->type();
+  if (!p.isPtr()) return quoted(op) + " needs a pointer operand, not " + str(p);
+  Type pointee = p.pointeeType();
+  size_t n = inst.numOperands();
+  const Type& r = inst.type();
+  if (op == Opcode::Load) {
+    if (r != pointee) return "'load' result must be " + str(pointee) + ", not " + str(r);
+    if (n == 3) {
+      std::string mask = checkMask(inst.operand(1)->type(), p);
+      if (!mask.empty()) return mask;
+      if (inst.operand(2)->type() != r)
+        return "'other' must have the result type " + str(r) + ", not " + str(inst.operand(2)->type());
+    }
+    return "";
+  }
+  // store / atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask])
+  size_t valueCount = op == Opcode::AtomicCas ? 2 : 1;
+  for (size_t i = 1; i <= valueCount; ++i)
+    if (inst.operand(i)->type() != pointee)
+      return std::string(op == Opcode::AtomicCas && i == 1 ? "compared" : "stored") + " value must be " +
+             str(pointee) + " (the pointee type), not " + str(inst.operand(i)->type());
+  if (n > valueCount + 1) {
+    std::string mask = checkMask(inst.mask()->type(), p);
+    if (!mask.empty()) return mask;
+  }
+  if (op == Opcode::Store) return "";
+  if (r != pointee) return quoted(op) + " result must be " + str(pointee) + ", not " + str(r);
+  if (op == Opcode::AtomicRmw) {
+    if (inst.sub > uint8_t(AtomicKind::Or)) return "unknown atomic kind " + std::to_string(inst.sub);
+    auto kind = AtomicKind(inst.sub);
+    if ((kind == AtomicKind::And || kind == AtomicKind::Or) && !pointee.isInt())
+      return std::string("'atomic_rmw ") + atomicKindName(kind) + "' requires integers, not " + str(pointee);
+  }
+  return "";
+}
+
+std::string checkDot(const Instruction& inst) {
+  const Type& a = inst.operand(0)->type();
+  const Type& b = inst.operand(1)->type();
+  const Type& acc = inst.operand(2)->type();
+  const Type& r = inst.type();
+  if (a.shape.size() != 2 || b.shape.size() != 2)
+    return "'dot' operands must be 2-D tiles (" + str(a) + ", " + str(b) + ")";
+  if (a.isPtr() || a.element() != b.element())
+    return "'dot' operands must be integer or float tiles of one element type (" + str(a) + ", " + str(b) + ")";
+  if (a.shape[1] != b.shape[0])
+    return "'dot' inner dimensions differ (" + str(a) + " @ " + str(b) + ")";
+  if (acc != r) return "'dot' accumulator must have the result type " + str(r) + ", not " + str(acc);
+  Shape mn{a.shape[0], b.shape[1]};
+  if (r.shape != mn) return "'dot' result shape must be " + shapeToString(mn) + ", not " + shapeToString(r.shape);
+  if (r.isPtr()) return "'dot' result must be an integer or float tile, not " + str(r);
+  return "";
+}
+
+std::string checkReduce(const Instruction& inst) {
+  const Type& a = inst.operand(0)->type();
+  if (inst.sub > uint8_t(ReduceKind::Min)) return "unknown reduction kind " + std::to_string(inst.sub);
+  if (!a.isTile()) return "'reduce' needs a tile operand, not " + str(a);
+  if (a.isPtr()) return "'reduce' does not apply to pointers";
+  if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
+    return "reduction axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
+  Shape s = a.shape;
+  s.erase(s.begin() + inst.imm);
+  Type expected = a.withShape(s);
+  if (inst.type() != expected) return "'reduce' result must be " + str(expected) + ", not " + str(inst.type());
+  return "";
+}
+
+std::string checkNoOperandOp(const Instruction& inst) {
+  const Type& r = inst.type();
+  if (inst.opcode() == Opcode::Range) {
+    if (r.kind != Scalar::I32 || r.shape.size() != 1) return "'range' result must be a 1-D i32 tile, not " + str(r);
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    if (inst.imm < std::numeric_limits<int32_t>::min() || inst.imm > kMax - (r.shape[0] - 1))
+      return "'range' values do not fit in i32";
+    return "";
+  }
+  if (r != Type::scalar(Scalar::I32)) return quoted(inst.opcode()) + " result must be i32, not " + str(r);
+  if (inst.imm < 0 || inst.imm > 2) return "axis must be 0, 1 or 2, not " + std::to_string(inst.imm);
+  return "";
+}
+
+std::string checkOpcodeRules(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  const Type& r = inst.type();
+  switch (op) {
+    case Opcode::Cmp: return checkCmp(inst);
+    case Opcode::Cast: return checkCast(inst.operand(0)->type(), r);
+    case Opcode::Select: {
+      const Type& c = inst.operand(0)->type();
+      const Type& a = inst.operand(1)->type();
+      const Type& b = inst.operand(2)->type();
+      if (a != b) return "operand types differ (" + str(a) + " vs " + str(b) + ")";
+      if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
+      if (c.kind != Scalar::I1 || (c.isTile() && c.shape != r.shape))
+        return "condition must be i1 of the result's shape or a scalar i1, not " + str(c);
+      return "";
+    }
+    case Opcode::Splat: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans:
+      return checkShapeOp(inst);
+    case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
+      return checkNoOperandOp(inst);
+    case Opcode::Gep: {
+      const Type& p = inst.operand(0)->type();
+      const Type& off = inst.operand(1)->type();
+      if (!r.isPtr()) return "'gep' result must be a pointer, not " + str(r);
+      if (p != r) return "'gep' pointer operand must have the result type " + str(r) + ", not " + str(p);
+      if (!off.isInt()) return "'gep' offset must be an integer, not " + str(off);
+      if (off.shape != r.shape)
+        return "'gep' offset shape must match the result (" + str(off) + " vs " + str(r) + ")";
+      return "";
+    }
+    case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      return checkMemory(inst);
+    case Opcode::Dot: return checkDot(inst);
+    case Opcode::Reduce: return checkReduce(inst);
+    case Opcode::MultipleOf: {
+      const Type& a = inst.operand(0)->type();
+      if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
+      if (!a.isInt()) return "'multiple_of' applies to integers, not " + str(a);
+      if (inst.imm <= 0) return "'multiple_of' divisor must be positive, not " + std::to_string(inst.imm);
+      return "";
+    }
+    case Opcode::Phi: {
+      if (inst.numOperands() != inst.blocks.size())
+        return "phi has " + std::to_string(inst.numOperands()) + " values but " +
+               std::to_string(inst.blocks.size()) + " blocks";
+      for (size_t i = 0; i < inst.numOperands(); ++i)
+        if (inst.operand(i)->type() != r)
+          return "incoming value " + std::to_string(i) + " has type " + str(inst.operand(i)->type()) +
+                 ", not the phi's type " + str(r);
+      return "";
+    }
+    case Opcode::CondBr: {
+      const Type& c = inst.operand(0)->type();
+      if (c != Type::scalar(Scalar::I1)) return "'cond_br' condition must be a scalar i1, not " + str(c);
+      return "";
+    }
+    case Opcode::Br: case Opcode::Ret: return "";
+    default: return checkArithmetic(inst);  // binary and unary opcodes
+  }
+}
+
+}  // namespace
+
+std::string checkTypeWellFormed(const Type& t) {
+  if (t.isPtr() && !isIntKind(t.pointee) && !isFloatKind(t.pointee))
+    return "'" + str(t) + "' is not a type (pointer to " + scalarName(t.pointee) + ")";
+  if (!t.isPtr() && t.pointee != Scalar::Void) return "type has a pointee but is not a pointer";
+  if (t.isVoid() && t.isTile()) return "a tile of void is not a type";
+  if (t.shape.size() > kMaxTileRank)
+    return "'" + str(t) + "' has more than " + std::to_string(kMaxTileRank) + " dimensions";
+  int64_t elements = 1;
+  for (int64_t d : t.shape) {
+    if (d < 1 || d > kMaxTileElements) return "'" + str(t) + "' has a dimension out of range";
+    elements *= d;  // both factors <= 2^24: no overflow
+    if (elements > kMaxTileElements)
+      return "'" + str(t) + "' has more than " + std::to_string(kMaxTileElements) + " elements";
+  }
+  return "";
+}
+
+std::string checkInstructionTypes(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  size_t n = inst.numOperands();
+  if (!operandCount(op).accepts(n))
+    return quoted(op) + " expects " + operandCountText(op) + " operands, got " + std::to_string(n);
+  if (op != Opcode::Phi && inst.blocks.size() != blockOperandCount(op))
+    return quoted(op) + " expects " + std::to_string(blockOperandCount(op)) + " block operands, got " +
+           std::to_string(inst.blocks.size());
+  const Type& r = inst.type();
+  if (producesValue(op) && r.isVoid()) return quoted(op) + " must have a result type, not void";
+  if (!producesValue(op) && !r.isVoid()) return quoted(op) + " has no result, but its type is " + str(r);
+  std::string problem = checkTypeWellFormed(r);
+  if (!problem.empty()) return "result type: " + problem;
+  for (size_t i = 0; i < n; ++i) {
+    const Value* v = inst.operand(i);
+    if (v->type().isVoid()) return "operand " + std::to_string(i) + " has no value (void type)";
+    problem = checkTypeWellFormed(v->type());
+    if (!problem.empty()) return "operand " + std::to_string(i) + ": " + problem;
+    if (v->valueKind() == ValueKind::Constant && v->type().isTile())
+      return "constant operand " + std::to_string(i) + " must be a scalar";
+  }
+  return checkOpcodeRules(inst);
+}
+
+}  // namespace tritonc::ir

@@ -1,0 +1,113 @@
+// The abstract syntax tree of Triton-C. Plain structs; ownership by unique_ptr.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+#include "support/diagnostic.h"
+
+namespace tritonc::lang {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+// Attributes on parameters and variables: __multipleof(N), __aligned(N), ...
+struct Attrs {
+  ExprPtr multipleOf;  // constant expression
+  ExprPtr aligned;     // constant expression
+  bool readonly = false;
+  bool noalias = false;
+};
+
+// A type as written: `const float*`, `int`, `TYPE` (after preprocessing).
+struct TypeSpec {
+  ir::Scalar scalar = ir::Scalar::Void;
+  int pointerDepth = 0;
+  bool isConst = false;
+  bool tunable = false;
+  bool constantSpace = false;  // __constant__
+  bool restrict = false;
+  bool readonly = false;       // read_only / __readonly
+  SourceLoc loc;
+};
+
+enum class ExprKind {
+  IntLit, FloatLit, Ident, Unary, Binary, Assign, Ternary, Call, Subscript, Cast, Range, Deref,
+  IncDec, InitList, AllocConst
+};
+
+// One item of a subscript: `:`, `newaxis`, or a reduction `+`, `max`, `min`.
+struct SliceItem {
+  enum Kind { All, NewAxis, Reduce } kind = All;
+  std::string reduceOp;  // "+", "max", "min"
+  SourceLoc loc;
+};
+
+struct Expr {
+  ExprKind kind;
+  SourceLoc loc;
+  std::string op;                 // operator text, identifier name, or callee
+  int64_t intValue = 0;           // IntLit
+  double floatValue = 0;          // FloatLit
+  std::vector<ExprPtr> args;      // operands / call arguments / list elements
+  std::vector<SliceItem> slices;  // Subscript
+  TypeSpec castType;              // Cast, AllocConst
+  std::vector<ExprPtr> castShape; // Cast to a tile type `(float[TN])x`; AllocConst size
+  ExprPtr sizeArg;                // get_global_range[TM](0)
+  bool prefix = false;            // IncDec: ++x vs x++
+  bool parenthesized = false;
+  bool masked = false;            // Deref: *?(mask) p  (args[0] = mask, args[1] = ptr)
+
+  Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Declarator {
+  std::string name;
+  SourceLoc loc;
+  int extraPointer = 0;            // `int *p` binds the * to the declarator
+  std::vector<ExprPtr> shape;      // empty: not a tile
+  Attrs attrs;
+  ExprPtr init;                    // may be null
+};
+
+enum class StmtKind { Block, Decl, Expr, If, For, While, DoWhile, Return, Break, Continue, Predicated, Empty };
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+  std::vector<StmtPtr> body;       // Block; If: [then, else?]; loops: [body]; Predicated: [stmt]; For: [init?]
+  TypeSpec declType;               // Decl
+  std::vector<Declarator> decls;   // Decl
+  ExprPtr expr;                    // Expr, If/While/DoWhile condition, For condition, Predicated mask
+  ExprPtr step;                    // For increment
+  StmtPtr init;                    // For init (a Decl or Expr statement), may be null
+
+  Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+
+struct Param {
+  TypeSpec type;
+  Declarator decl;
+};
+
+struct FunctionDef {
+  std::string name;
+  SourceLoc loc;
+  bool isKernel = false;  // __global__ or kernel
+  TypeSpec returnType;
+  std::vector<Param> params;
+  StmtPtr body;
+};
+
+// A translation unit: global declarations (tunable constants, __constant__
+// tables) and function definitions, in source order.
+struct TranslationUnit {
+  std::vector<StmtPtr> globals;      // Decl statements
+  std::vector<FunctionDef> functions;
+};
+
+}  // namespace tritonc::lang

@@ -1,0 +1,57 @@
+// The front-end driver: Triton-C source + options -> Triton-IR module.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "lang/ast.h"
+
+namespace tritonc::lang {
+
+// A -D definition as given: NAME, NAME=VALUE or NAME=[V1, V2, ...].
+struct Define {
+  std::string name;
+  std::string value;
+};
+
+// A tuning parameter: a -D list or a `tunable` declaration. Until the
+// auto-tuner exists, compilation uses values[chosen].
+struct TuningParam {
+  std::string name;
+  std::vector<std::string> values;
+  size_t chosen = 0;
+  bool fromSource = false;  // `tunable` in the source rather than -D
+};
+
+struct CompileOptions {
+  std::string filename = "<input>";
+  std::vector<Define> defines;
+};
+
+struct CompileResult {
+  std::unique_ptr<ir::Module> module;
+  std::vector<TuningParam> tuning;   // the tuning space found
+  std::vector<std::string> notes;    // e.g. "TM is tuned over [32, 64]; using 32"
+};
+
+// Parses "NAME", "NAME=VALUE"; throws UserError (no location) if malformed.
+Define parseDefineOption(const std::string& text);
+// Splits a list value "[32, 64, 128]" into its items; a plain value is a
+// one-item list. Throws UserError (no location) on a malformed list.
+std::vector<std::string> defineValues(const Define& d);
+
+// Preprocesses and parses (for `--stage ast`). -D values for names that the
+// source declares `tunable` are not macros: they go to `tunableOverrides`.
+TranslationUnit parseSource(const std::string& source, const CompileOptions& opts,
+                            std::vector<TuningParam>* tuning = nullptr,
+                            std::map<std::string, std::vector<std::string>>* tunableOverrides = nullptr);
+
+// The whole front end. Throws UserError (location in the source) on any error.
+CompileResult compileSource(const std::string& source, const CompileOptions& opts);
+
+// Prints the AST as an indented tree (for `--stage ast`).
+std::string printAst(const TranslationUnit& tu);
+
+}  // namespace tritonc::lang

@@ -1,0 +1,135 @@
+// IR generation: built-in functions.
+#include "lang/irgen.h"
+
+namespace tritonc::lang {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+struct MathFn {
+  const char* name;
+  Opcode op;
+  bool intsToo;  // also defined on integers (abs)
+};
+const MathFn kMath[] = {{"exp", Opcode::Exp, false},     {"log", Opcode::Log, false},
+                        {"sqrt", Opcode::Sqrt, false},   {"rsqrt", Opcode::Rsqrt, false},
+                        {"abs", Opcode::Abs, true},      {"fabs", Opcode::Abs, false},
+                        {"sin", Opcode::Sin, false},     {"cos", Opcode::Cos, false},
+                        {"tanh", Opcode::Tanh, false},   {"floor", Opcode::Floor, false},
+                        {"ceil", Opcode::Ceil, false}};
+}  // namespace
+
+ir::Value* IRGen::call(const Expr& e) {
+  const std::string& f = e.op;
+  auto arity = [&](size_t lo, size_t hi) {
+    if (e.args.size() < lo || e.args.size() > hi) {
+      std::string n = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
+      throw UserError(e.loc, "'" + f + "' takes " + n + " argument(s), " + std::to_string(e.args.size()) + " given");
+    }
+  };
+  auto axisArg = [&](const Expr& a) {
+    int64_t axis = requireConst(a, ("the axis of " + f).c_str());
+    if (axis < 0 || axis > 2) throw UserError(a.loc, "axis " + std::to_string(axis) + " is out of range (0, 1 or 2)");
+    return int(axis);
+  };
+
+  if (f == "get_program_id" || f == "get_num_programs") {
+    arity(1, 1);
+    int axis = axisArg(*e.args[0]);
+    b_.setLoc(e.loc);
+    return f == "get_program_id" ? b_.programId(axis) : b_.numPrograms(axis);
+  }
+  if (f == "get_global_range") {
+    // get_global_range[N](axis) == get_program_id(axis) * N + (0 ... N); the
+    // size may also come from the declaration: `int rm[TM] = get_global_range(0);`
+    arity(1, 1);
+    int axis = axisArg(*e.args[0]);
+    int64_t n;
+    if (e.sizeArg) {
+      n = shapeDim(*e.sizeArg);
+    } else if (rangeHint_) {
+      n = (*rangeHint_)[0];
+    } else {
+      throw UserError(e.loc, "cannot infer the size of get_global_range(" + std::to_string(axis) +
+                                 "); write get_global_range[N](" + std::to_string(axis) + ")");
+    }
+    b_.setLoc(e.loc);
+    ir::Value* start = b_.binary(Opcode::Mul, b_.programId(axis), b_.i32(n));
+    return b_.binary(Opcode::Add, b_.splat(start, {n}), b_.range(0, n));
+  }
+  if (f == "dot") {
+    arity(2, 3);
+    ir::Value* a = expr(*e.args[0]);
+    ir::Value* b = expr(*e.args[1]);
+    ir::Value* c = e.args.size() == 3 ? expr(*e.args[2]) : nullptr;
+    return matmul(a, b, c, e.loc);
+  }
+  if (f == "trans") {
+    arity(1, 1);
+    ir::Value* v = expr(*e.args[0]);
+    b_.setLoc(e.loc);
+    if (v->type().shape.size() != 2)
+      throw UserError(e.loc, "trans needs a 2-D tile, got " + typeName(v->type()));
+    return b_.trans(v);
+  }
+  for (const MathFn& m : kMath) {
+    if (f != m.name) continue;
+    arity(1, 1);
+    ir::Value* v = expr(*e.args[0]);
+    b_.setLoc(e.loc);
+    if (v->type().isPtr()) throw UserError(e.loc, "'" + f + "' needs a number, not " + typeName(v->type()));
+    if (v->type().isInt()) v = convertKind(v, m.intsToo ? commonKind(v->type().kind, Scalar::I32) : Scalar::F32);
+    return b_.unary(m.op, v);
+  }
+  if (f == "sigmoid") {
+    arity(1, 1);
+    ir::Value* v = expr(*e.args[0]);
+    b_.setLoc(e.loc);
+    if (v->type().isPtr()) throw UserError(e.loc, "'sigmoid' needs a number, not " + typeName(v->type()));
+    if (v->type().isInt()) v = convertKind(v, Scalar::F32);
+    ir::Value* one = b_.constant(v->type(), 1.0);
+    ir::Value* ex = b_.unary(Opcode::Exp, b_.unary(Opcode::Neg, v));
+    return b_.binary(Opcode::Div, one, b_.binary(Opcode::Add, one, ex));
+  }
+  if (f == "max" || f == "min") {
+    arity(2, 2);
+    ir::Value* a = expr(*e.args[0]);
+    ir::Value* b = expr(*e.args[1]);
+    auto [x, y] = unifyOperands(a, b, e.args[0].get(), e.args[1].get(), e.loc, f);
+    b_.setLoc(e.loc);
+    return b_.binary(f == "max" ? Opcode::Max : Opcode::Min, x, y);
+  }
+  if (f == "select") {
+    arity(3, 3);
+    // select(c, a, b) evaluates both arms unmasked, unlike ?:.
+    ir::Value* c = toBool(expr(*e.args[0]), e.loc);
+    ir::Value* a = expr(*e.args[1]);
+    ir::Value* b = expr(*e.args[2]);
+    auto [x, y] = unifyOperands(a, b, e.args[1].get(), e.args[2].get(), e.loc, f);
+    b_.setLoc(e.loc);
+    ir::Shape s = broadcastShapes(c->type().shape, x->type().shape, e.loc, "select");
+    return b_.select(broadcastTo(c, s, e.loc), broadcastTo(x, s, e.loc), broadcastTo(y, s, e.loc));
+  }
+  if (f == "atomic_add" || f == "atomic_xchg" || f == "atomic_max" || f == "atomic_min" || f == "atomic_cas") {
+    bool cas = f == "atomic_cas";
+    arity(cas ? 3 : 2, cas ? 3 : 2);
+    ir::Value* p = expr(*e.args[0]);
+    b_.setLoc(e.loc);
+    if (!p->type().isPtr())
+      throw UserError(e.args[0]->loc, "the first argument of '" + f + "' must be a pointer, not " + typeName(p->type()));
+    ir::Type valType = p->type().pointeeType();
+    ir::Value* cmp = cas ? convertForAssign(expr(*e.args[1]), valType, e.args[1]->loc, "the compared value") : nullptr;
+    ir::Value* v = convertForAssign(expr(*e.args[cas ? 2 : 1]), valType, e.args[cas ? 2 : 1]->loc, "the stored value");
+    b_.setLoc(e.loc);
+    ir::Value* mask = maskFor(p->type(), nullptr, e.loc);
+    if (cas) return b_.atomicCas(p, cmp, v, mask);
+    ir::AtomicKind k = f == "atomic_add" ? ir::AtomicKind::Add
+                       : f == "atomic_xchg" ? ir::AtomicKind::Xchg
+                       : f == "atomic_max" ? ir::AtomicKind::Max : ir::AtomicKind::Min;
+    return b_.atomicRmw(k, p, v, mask);
+  }
+  throw UserError(e.loc, "call to unknown function '" + f + "'");
+}
+
+}  // namespace tritonc::lang

@@ -1,0 +1,198 @@
+// Element-wise instructions: arithmetic, cmp, cast, select, multiple_of.
+// Operands with one element are used against every element of the result.
+#include <algorithm>
+
+#include "target/interp/executor.h"
+
+namespace tritonc::interp::detail {
+
+namespace {
+
+template <class T>
+bool compare(ir::CmpPred p, T x, T y) {
+  switch (p) {
+    case ir::CmpPred::Eq: return x == y;
+    case ir::CmpPred::Ne: return x != y;  // true on NaN: the unordered predicate
+    case ir::CmpPred::Lt: return x < y;
+    case ir::CmpPred::Le: return x <= y;
+    case ir::CmpPred::Gt: return x > y;
+    case ir::CmpPred::Ge: return x >= y;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Executor::execBinary(const Step& s) {
+  const ir::Opcode op = s.inst->opcode();
+  if (ir::isFloatKind(s.inst->type().kind))
+    execFloatBinary(s, op);
+  else
+    execIntBinary(s, op);
+}
+
+void Executor::execIntBinary(const Step& s, ir::Opcode op) {
+  using Op = ir::Opcode;
+  const ir::Scalar k = s.inst->type().kind;
+  const Elem* a = in(s, 0).data();
+  const Elem* b = in(s, 1).data();
+  const size_t sa = strideOf(s, 0), sb = strideOf(s, 1);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  auto run = [&](auto f) {
+    for (size_t j = 0; j < n; ++j) r[j].i = f(a[j * sa].i, b[j * sb].i);
+  };
+  switch (op) {
+    case Op::Add: run([k](int64_t x, int64_t y) { return wrapAdd(k, x, y); }); return;
+    case Op::Sub: run([k](int64_t x, int64_t y) { return wrapSub(k, x, y); }); return;
+    case Op::Mul: run([k](int64_t x, int64_t y) { return wrapMul(k, x, y); }); return;
+    // Bitwise results of sign-extended operands are sign-extended already.
+    case Op::And: run([](int64_t x, int64_t y) { return x & y; }); return;
+    case Op::Or: run([](int64_t x, int64_t y) { return x | y; }); return;
+    case Op::Xor: run([](int64_t x, int64_t y) { return x ^ y; }); return;
+    case Op::Shl: run([k](int64_t x, int64_t y) { return wrapShl(k, x, y); }); return;
+    case Op::Shr: run([k](int64_t x, int64_t y) { return arithShr(k, x, y); }); return;
+    case Op::Max: run([](int64_t x, int64_t y) { return std::max(x, y); }); return;
+    case Op::Min: run([](int64_t x, int64_t y) { return std::min(x, y); }); return;
+    case Op::Div:
+    case Op::Rem:
+      for (size_t j = 0; j < n; ++j) {
+        const int64_t x = a[j * sa].i, y = b[j * sb].i;
+        if (y == 0)
+          fail(s.inst, std::string("integer ") + (op == Op::Div ? "division" : "remainder") + " by zero in " +
+                           kernelText() + ": " + programText() + elementText(s.inst->type().shape, int64_t(j)));
+        r[j].i = op == Op::Div ? wrapDiv(k, x, y) : wrapRem(k, x, y);
+      }
+      return;
+    default: break;
+  }
+  throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
+}
+
+void Executor::execFloatBinary(const Step& s, ir::Opcode op) {
+  using Op = ir::Opcode;
+  const Elem* a = in(s, 0).data();
+  const Elem* b = in(s, 1).data();
+  const size_t sa = strideOf(s, 0), sb = strideOf(s, 1);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  bool done = true;
+  withRounding(s.inst->type().kind, [&](auto round) {
+    auto run = [&](auto f) {
+      for (size_t j = 0; j < n; ++j) r[j].f = round(f(a[j * sa].f, b[j * sb].f));
+    };
+    switch (op) {
+      case Op::Add: run([](double x, double y) { return x + y; }); return;
+      case Op::Sub: run([](double x, double y) { return x - y; }); return;
+      case Op::Mul: run([](double x, double y) { return x * y; }); return;
+      case Op::Div: run([](double x, double y) { return x / y; }); return;
+      case Op::Rem: run([](double x, double y) { return std::fmod(x, y); }); return;  // exact
+      case Op::Max: run(floatMax); return;
+      case Op::Min: run(floatMin); return;
+      default: done = false;
+    }
+  });
+  if (!done) throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
+}
+
+void Executor::execUnary(const Step& s) {
+  using Op = ir::Opcode;
+  const ir::Opcode op = s.inst->opcode();
+  const ir::Scalar k = s.inst->type().kind;
+  const Elem* a = in(s, 0).data();
+  const size_t sa = strideOf(s, 0);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  if (!ir::isFloatKind(k)) {
+    for (size_t j = 0; j < n; ++j) {
+      const int64_t x = a[j * sa].i;
+      switch (op) {
+        case Op::Neg: r[j].i = wrapSub(k, 0, x); break;
+        case Op::Abs: r[j].i = x < 0 ? wrapSub(k, 0, x) : x; break;  // abs(min) wraps to min
+        case Op::Not: r[j].i = ir::wrapInt(k, ~x); break;            // on i1: logical not
+        default: throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
+      }
+    }
+    return;
+  }
+  withRounding(k, [&](auto round) {
+    auto run = [&](auto f) {
+      for (size_t j = 0; j < n; ++j) r[j].f = round(f(a[j * sa].f));
+    };
+    switch (op) {
+      case Op::Neg: run([](double x) { return -x; }); return;
+      case Op::Abs: run([](double x) { return std::fabs(x); }); return;
+      case Op::Exp: run([](double x) { return std::exp(x); }); return;
+      case Op::Log: run([](double x) { return std::log(x); }); return;
+      case Op::Sqrt: run([](double x) { return std::sqrt(x); }); return;
+      case Op::Rsqrt: run([](double x) { return 1.0 / std::sqrt(x); }); return;
+      case Op::Sin: run([](double x) { return std::sin(x); }); return;
+      case Op::Cos: run([](double x) { return std::cos(x); }); return;
+      case Op::Tanh: run([](double x) { return std::tanh(x); }); return;
+      case Op::Floor: run([](double x) { return std::floor(x); }); return;
+      case Op::Ceil: run([](double x) { return std::ceil(x); }); return;
+      default: throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
+    }
+  });
+}
+
+void Executor::execCmp(const Step& s) {
+  const auto pred = ir::CmpPred(s.inst->sub);
+  const bool isFloat = ir::isFloatKind(inType(s, 0).kind);
+  const Elem* a = in(s, 0).data();
+  const Elem* b = in(s, 1).data();
+  const size_t sa = strideOf(s, 0), sb = strideOf(s, 1);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  for (size_t j = 0; j < n; ++j)
+    r[j].i = isFloat ? compare(pred, a[j * sa].f, b[j * sb].f) : compare(pred, a[j * sa].i, b[j * sb].i);
+}
+
+void Executor::execCast(const Step& s) {
+  const ir::Scalar from = inType(s, 0).kind, to = s.inst->type().kind;
+  const Elem* a = in(s, 0).data();
+  const size_t sa = strideOf(s, 0);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  const bool fromFloat = ir::isFloatKind(from), toFloat = ir::isFloatKind(to);
+  for (size_t j = 0; j < n; ++j) {
+    const Elem x = a[j * sa];
+    if (fromFloat && toFloat)
+      r[j].f = roundTo(to, x.f);
+    else if (fromFloat)
+      r[j].i = floatToInt(to, x.f);
+    else if (toFloat)
+      r[j].f = intToFloat(to, x.i);
+    else if (to == ir::Scalar::I1)
+      r[j].i = x.i != 0;
+    else  // int/pointer to int/pointer: truncate or sign-extend (i1 is 0/1 already)
+      r[j].i = ir::wrapInt(to, x.i);
+  }
+}
+
+void Executor::execSelect(const Step& s) {
+  const Elem* c = in(s, 0).data();
+  const Elem* a = in(s, 1).data();
+  const Elem* b = in(s, 2).data();
+  const size_t sc = strideOf(s, 0), sa = strideOf(s, 1), sb = strideOf(s, 2);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  for (size_t j = 0; j < n; ++j) r[j] = c[j * sc].i ? a[j * sa] : b[j * sb];
+}
+
+// multiple_of is a promise the compiler relies on (vectorization, alignment);
+// checking it here turns a silently wrong compiled kernel into an error.
+void Executor::execMultipleOf(const Step& s) {
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  std::copy(a.begin(), a.end(), r.begin());
+  const int64_t m = s.inst->imm;
+  if (!options_.checkMultipleOf || m <= 0 || !s.inst->type().isInt()) return;
+  for (size_t j = 0; j < r.size(); ++j)
+    if (r[j].i % m != 0)
+      fail(s.inst, "multiple_of " + std::to_string(m) + " does not hold in " + kernelText() + ": " +
+                       programText() + elementText(s.inst->type().shape, int64_t(j)) + " is " +
+                       std::to_string(r[j].i));
+}
+
+}  // namespace tritonc::interp::detail

@@ -1,0 +1,66 @@
+// Reference interpreter of Triton-IR: the oracle for every back end and the
+// debugging mode. Runs every program instance of a grid, in order, over host
+// buffers. Every load and store is bounds-checked against the buffer its
+// pointer points into; a bad access is reported (UserError at the access's
+// source location) with the kernel name, program id, tile element index and
+// address, never a crash or a silent read.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tritonc::interp {
+
+// A host buffer. `data` holds elements in their memory format (little endian;
+// f16/bf16 as 16-bit patterns; i1 as one byte 0/1).
+struct Buffer {
+  std::string name;          // shown in out-of-bounds reports
+  ir::Scalar elem = ir::Scalar::F32;
+  std::vector<int64_t> shape;  // informational (for .npy); data size is what counts
+  std::vector<uint8_t> data;
+
+  int64_t numElements() const { return int64_t(data.size()) / ir::byteSize(elem); }
+};
+
+// One kernel argument, in parameter order.
+struct KernelArg {
+  enum class Kind { Int, Float, Buffer } kind = Kind::Int;
+  int64_t i = 0;
+  double f = 0;
+  Buffer* buffer = nullptr;  // pointer parameters: the start of this buffer
+
+  static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
+  static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
+  static KernelArg ofBuffer(Buffer* b) { KernelArg a; a.kind = Kind::Buffer; a.buffer = b; return a; }
+};
+
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+};
+
+// Runs `fn` on every program of `grid`. Throws UserError on a bad access,
+// an integer division by zero, or arguments that do not fit the parameters
+// (count, scalar vs pointer). Programs run one after another, so atomics are
+// trivially atomic.
+void runKernel(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args);
+
+struct RunOptions {
+  // Instructions (each on a whole tile) one program may execute before the run
+  // is stopped with a UserError, so that a kernel that never ends says so.
+  int64_t maxStepsPerProgram = 50'000'000;
+  // Check the promises of `multiple_of` and of `multipleof(N)` parameters;
+  // a broken one is a UserError (the compiled code would be silently wrong).
+  bool checkMultipleOf = true;
+};
+
+void runKernel(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args,
+               const RunOptions& options);
+
+// Buffers from / to .npy files (see support/npy.h for the dtypes); the file's
+// dtype gives `elem`, its shape `shape`. Errors are std::runtime_error.
+Buffer loadBufferFromNpy(const std::string& path, const std::string& name);
+void saveBufferToNpy(const std::string& path, const Buffer& buffer);
+
+}  // namespace tritonc::interp

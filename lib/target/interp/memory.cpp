@@ -1,0 +1,74 @@
+#include "target/interp/memory.h"
+
+#include <cstdio>
+
+namespace tritonc::interp::detail {
+
+uint64_t AddressSpace::add(Buffer* buffer, const std::string& fallbackName, bool writable) {
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    if (slots_[k].buffer == buffer) {
+      slots_[k].writable = slots_[k].writable || writable;
+      return uint64_t(k + 1) << kBufferShift;
+    }
+  }
+  // Offsets up to 2^39 are attributed to a buffer in reports (see nearestBuffer).
+  if (buffer->data.size() >= (size_t(1) << (kBufferShift - 1)))
+    throw UserError({}, "buffer '" + fallbackName + "' is too large for the interpreter");
+  if (slots_.size() + 2 >= (size_t(1) << (63 - kBufferShift)))
+    throw UserError({}, "too many buffers for the interpreter");
+  std::string name = buffer->name.empty() ? fallbackName : buffer->name;
+  slots_.push_back(Slot{buffer, name, writable});
+  return uint64_t(slots_.size()) << kBufferShift;
+}
+
+int64_t AddressSpace::nearestBuffer(uint64_t addr, int64_t* offset) const {
+  const uint64_t half = uint64_t(1) << (kBufferShift - 1);
+  if (addr > UINT64_MAX - half) return -1;
+  uint64_t index = ((addr + half) >> kBufferShift) - 1;
+  if (index >= slots_.size()) return -1;
+  *offset = int64_t(addr - (uint64_t(index + 1) << kBufferShift));  // within +-2^39
+  return int64_t(index);
+}
+
+std::string AddressSpace::describeAddress(uint64_t addr) const {
+  int64_t offset = 0;
+  int64_t k = nearestBuffer(addr, &offset);
+  if (k < 0) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(addr));
+    return hex;
+  }
+  const std::string& name = slots_[size_t(k)].name;
+  if (offset < 0) return "'" + name + "' - " + std::to_string(-offset) + " bytes";
+  return "'" + name + "' + " + std::to_string(offset) + " bytes";
+}
+
+AddressSpace::Diagnosis AddressSpace::diagnose(uint64_t addr, int size, ir::Scalar kind,
+                                               bool forWrite) const {
+  Diagnosis d;
+  int64_t offset = 0;
+  int64_t k = nearestBuffer(addr, &offset);
+  if (k < 0) {
+    d.fault = Fault::NoBuffer;
+    d.detail = "address " + describeAddress(addr) + " is in no buffer";
+    return d;
+  }
+  const Slot& s = slots_[size_t(k)];
+  const int64_t bytes = int64_t(s.buffer->data.size());
+  const std::string where = "address = " + describeAddress(addr);
+  if (offset < 0 || offset + size > bytes) {
+    d.fault = Fault::OutOfBounds;
+    d.detail = where + ", but '" + s.name + "' holds " + std::to_string(bytes) + " bytes (" +
+               std::to_string(s.buffer->numElements()) + " x " + ir::scalarName(s.buffer->elem) + ")";
+  } else if (offset % size != 0) {
+    d.fault = Fault::Misaligned;
+    d.detail = where + " is not a multiple of " + std::to_string(size) + " bytes (the size of " +
+               ir::scalarName(kind) + ")";
+  } else if (forWrite && !s.writable) {
+    d.fault = Fault::ReadOnly;
+    d.detail = where + ", but '" + s.name + "' is only passed to readonly parameters";
+  }
+  return d;
+}
+
+}  // namespace tritonc::interp::detail

@@ -1,0 +1,211 @@
+// Semantics of single elements for the reference interpreter: how values are
+// held, rounded, converted, and encoded in memory. Everything here is inline
+// because it runs inside the per-element loops of the executor.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "ir/ir.h"
+#include "support/float16.h"
+
+namespace tritonc::interp::detail {
+
+static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559,
+              "the interpreter relies on IEEE float and double");
+
+// One element of a runtime tile. Integers live in `i` sign-extended to 64 bits
+// (i1 as 0 or 1, see ir::wrapInt), pointers in `i` as their 64-bit address,
+// floats in `f` as a double holding exactly a value of the element's type.
+union Elem {
+  int64_t i;
+  double f;
+};
+
+inline Elem intElem(int64_t v) { Elem e; e.i = v; return e; }
+inline Elem floatElem(double v) { Elem e; e.f = v; return e; }
+
+// Rounding of an exact (or double-rounded-safe) result to each float kind.
+// f16/bf16/f32 results are computed in double and rounded once: for + - * /
+// and sqrt this equals computing in the type itself, since double carries
+// more than twice the precision of each (no harmful double rounding).
+struct RoundF64 { double operator()(double x) const { return x; } };
+struct RoundF32 { double operator()(double x) const { return double(static_cast<float>(x)); } };
+struct RoundF16 { double operator()(double x) const { return double(halfToFloat(doubleToHalf(x))); } };
+struct RoundBF16 { double operator()(double x) const { return double(bf16ToFloat(doubleToBf16(x))); } };
+
+// Calls `f` with the rounding functor of float kind `k`, so that loops over
+// elements are instantiated once per kind instead of switching per element.
+template <class F>
+void withRounding(ir::Scalar k, F&& f) {
+  switch (k) {
+    case ir::Scalar::F64: f(RoundF64{}); return;
+    case ir::Scalar::F32: f(RoundF32{}); return;
+    case ir::Scalar::F16: f(RoundF16{}); return;
+    case ir::Scalar::BF16: f(RoundBF16{}); return;
+    default: throw InternalError(std::string("not a float kind: ") + ir::scalarName(k));
+  }
+}
+
+inline double roundTo(ir::Scalar k, double x) {
+  double r = 0;
+  withRounding(k, [&](auto round) { r = round(x); });
+  return r;
+}
+
+// ---- integers: wrapping arithmetic without signed overflow -----------------
+
+inline int64_t wrapAdd(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(uint64_t(a) + uint64_t(b)));
+}
+inline int64_t wrapSub(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(uint64_t(a) - uint64_t(b)));
+}
+inline int64_t wrapMul(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(uint64_t(a) * uint64_t(b)));
+}
+// Callers check b != 0. x / -1 is negation, which wraps for the minimum.
+inline int64_t wrapDiv(ir::Scalar k, int64_t a, int64_t b) {
+  return b == -1 ? wrapSub(k, 0, a) : ir::wrapInt(k, a / b);
+}
+inline int64_t wrapRem(ir::Scalar k, int64_t a, int64_t b) {
+  return b == -1 ? 0 : ir::wrapInt(k, a % b);
+}
+// Shift amounts are taken modulo the bit width (all widths are powers of two).
+inline int shiftAmount(ir::Scalar k, int64_t b) { return int(uint64_t(b) & uint64_t(ir::bitWidth(k) - 1)); }
+inline int64_t wrapShl(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(uint64_t(a) << shiftAmount(k, b)));
+}
+// Arithmetic right shift, spelled so that it never shifts a negative number.
+inline int64_t arithShr(ir::Scalar k, int64_t a, int64_t b) {
+  int s = shiftAmount(k, b);
+  return a < 0 ? ~(~a >> s) : a >> s;
+}
+
+// ---- floats -----------------------------------------------------------------
+
+// max/min propagate NaN, and order -0 below +0, so results never depend on
+// operand order.
+inline double floatMax(double a, double b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline double floatMin(double a, double b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+// ---- conversions ------------------------------------------------------------
+
+inline int64_t intMinOf(ir::Scalar k) {
+  return k == ir::Scalar::I1 ? 0 : -(int64_t(1) << (ir::bitWidth(k) - 2)) * 2;
+}
+inline int64_t intMaxOf(ir::Scalar k) {
+  return k == ir::Scalar::I1 ? 1 : int64_t((uint64_t(1) << (ir::bitWidth(k) - 1)) - 1);
+}
+
+// float -> int: truncate toward zero, saturate, NaN -> 0. To i1 it is `!= 0`
+// (as from integers); NaN is not 0.
+inline int64_t floatToInt(ir::Scalar to, double x) {
+  if (to == ir::Scalar::I1) return x != 0 ? 1 : 0;
+  if (std::isnan(x)) return 0;
+  double t = std::trunc(x);
+  if (to == ir::Scalar::I64) {
+    // 2^63 is exact in double; INT64_MAX is not.
+    if (t >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+    if (t <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+    return int64_t(t);
+  }
+  const double lo = double(intMinOf(to)), hi = double(intMaxOf(to));
+  if (t <= lo) return intMinOf(to);
+  if (t >= hi) return intMaxOf(to);
+  return int64_t(t);
+}
+
+// int -> float with one correct rounding. f64 and f32 use the hardware
+// conversion; for f16/bf16 a 64-bit integer is first narrowed to 53
+// significant bits with a sticky bit (exact enough: the sticky bit lies far
+// below their rounding position), then rounded once.
+inline double intToFloat(ir::Scalar to, int64_t v) {
+  if (to == ir::Scalar::F64) return double(v);
+  if (to == ir::Scalar::F32) return double(static_cast<float>(v));
+  uint64_t mag = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+  int drop = 0;
+  while ((mag >> drop) >= (uint64_t(1) << 53)) ++drop;
+  double exact = drop == 0 ? double(mag)
+                           : std::ldexp(double((mag >> drop) | ((mag & ((uint64_t(1) << drop) - 1)) ? 1 : 0)), drop);
+  return roundTo(to, v < 0 ? -exact : exact);
+}
+
+// ---- memory format (little endian; f16/bf16 as bits; i1 as one byte) ------
+
+inline uint64_t readLE(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+inline void writeLE(uint8_t* p, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+
+inline Elem decodeElem(ir::Scalar k, const uint8_t* p) {
+  switch (k) {
+    case ir::Scalar::I1: return intElem(p[0] != 0);
+    case ir::Scalar::I8: return intElem(int8_t(p[0]));
+    case ir::Scalar::I16: return intElem(int16_t(uint16_t(readLE(p, 2))));
+    case ir::Scalar::I32: return intElem(int32_t(uint32_t(readLE(p, 4))));
+    case ir::Scalar::I64:
+    case ir::Scalar::Ptr: return intElem(int64_t(readLE(p, 8)));
+    case ir::Scalar::F16: return floatElem(halfToFloat(uint16_t(readLE(p, 2))));
+    case ir::Scalar::BF16: return floatElem(bf16ToFloat(uint16_t(readLE(p, 2))));
+    case ir::Scalar::F32: {
+      uint32_t u = uint32_t(readLE(p, 4));
+      float f;
+      std::memcpy(&f, &u, 4);
+      return floatElem(f);
+    }
+    case ir::Scalar::F64: {
+      uint64_t u = readLE(p, 8);
+      double d;
+      std::memcpy(&d, &u, 8);
+      return floatElem(d);
+    }
+    case ir::Scalar::Void: break;
+  }
+  throw InternalError("load of void");
+}
+
+inline void encodeElem(ir::Scalar k, Elem v, uint8_t* p) {
+  switch (k) {
+    case ir::Scalar::I1: p[0] = v.i != 0; return;
+    case ir::Scalar::I8: p[0] = uint8_t(v.i); return;
+    case ir::Scalar::I16: writeLE(p, uint64_t(v.i), 2); return;
+    case ir::Scalar::I32: writeLE(p, uint64_t(v.i), 4); return;
+    case ir::Scalar::I64:
+    case ir::Scalar::Ptr: writeLE(p, uint64_t(v.i), 8); return;
+    case ir::Scalar::F16: writeLE(p, doubleToHalf(v.f), 2); return;
+    case ir::Scalar::BF16: writeLE(p, doubleToBf16(v.f), 2); return;
+    case ir::Scalar::F32: {
+      float f = static_cast<float>(v.f);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      writeLE(p, u, 4);
+      return;
+    }
+    case ir::Scalar::F64: {
+      uint64_t u;
+      std::memcpy(&u, &v.f, 8);
+      writeLE(p, u, 8);
+      return;
+    }
+    case ir::Scalar::Void: break;
+  }
+  throw InternalError("store of void");
+}
+
+}  // namespace tritonc::interp::detail

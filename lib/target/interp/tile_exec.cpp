@@ -1,0 +1,167 @@
+// Tile-shaped instructions: splat, broadcast, trans, range, dot, reduce.
+#include <algorithm>
+
+#include "target/interp/executor.h"
+
+namespace tritonc::interp::detail {
+
+namespace {
+
+// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const ir::Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+// Visits every element of `shape` in row-major order as f(outIndex,
+// inIndex), where inIndex = sum over d of index[d] * inStrides[d].
+template <class F>
+void walk(const ir::Shape& shape, const std::vector<int64_t>& inStrides, F f) {
+  const size_t rank = shape.size();
+  if (rank == 0) {
+    f(0, 0);
+    return;
+  }
+  for (int64_t d : shape)
+    if (d == 0) return;
+  std::vector<int64_t> index(rank, 0);
+  const int64_t inner = shape[rank - 1], innerStride = inStrides[rank - 1];
+  int64_t outIndex = 0, base = 0;
+  for (;;) {
+    for (int64_t j = 0; j < inner; ++j) f(outIndex++, base + j * innerStride);
+    size_t d = rank - 1;
+    for (; d-- > 0;) {  // carry into the outer dimensions
+      base += inStrides[d];
+      if (++index[d] < shape[d]) break;
+      base -= index[d] * inStrides[d];
+      index[d] = 0;
+    }
+    if (d == size_t(-1)) return;
+  }
+}
+
+}  // namespace
+
+void Executor::execSplat(const Step& s) {
+  Tile& r = out(s);
+  std::fill(r.begin(), r.end(), in(s, 0)[0]);
+}
+
+void Executor::execBroadcast(const Step& s) {
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  const ir::Shape& from = inType(s, 0).shape;
+  const ir::Shape& to = s.inst->type().shape;
+  if (from.empty()) {
+    std::fill(r.begin(), r.end(), a[0]);
+    return;
+  }
+  // A dimension of size 1 is replicated: stride 0 along it.
+  std::vector<int64_t> strides = stridesOf(from);
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] == 1) strides[d] = 0;
+  walk(to, strides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(i)]; });
+}
+
+// Reverses the dimensions (for 2-D, the transpose): output index
+// (j0, ..., jn-1) reads input index (jn-1, ..., j0).
+void Executor::execTrans(const Step& s) {
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  std::vector<int64_t> inStrides = stridesOf(inType(s, 0).shape);
+  std::reverse(inStrides.begin(), inStrides.end());
+  walk(s.inst->type().shape, inStrides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(i)]; });
+}
+
+void Executor::execRange(const Step& s) {
+  Tile& r = out(s);
+  const ir::Scalar k = s.inst->type().kind;
+  for (size_t j = 0; j < r.size(); ++j) r[j].i = wrapAdd(k, s.inst->imm, int64_t(j));
+}
+
+// r = acc + a @ b. The operands are converted to the result's element type
+// T, then every product and every sum is rounded to T, and each r[i][j]
+// accumulates in k order (i-k-j loops keep that order per element while
+// walking rows contiguously).
+void Executor::execDot(const Step& s) {
+  const ir::Shape& as = inType(s, 0).shape;
+  const size_t M = size_t(as[0]), K = size_t(as[1]), N = size_t(s.inst->type().shape[1]);
+  Tile& r = out(s);
+  std::copy(in(s, 2).begin(), in(s, 2).end(), r.begin());
+  const ir::Scalar k = s.inst->type().kind;
+  // Operand i with its elements converted to T (ints in .i, floats in .f).
+  auto converted = [&](size_t i) {
+    const Tile& t = in(s, i);
+    const ir::Scalar from = inType(s, i).kind;
+    Tile v(t.size());
+    for (size_t j = 0; j < t.size(); ++j) {
+      if (ir::isFloatKind(k))
+        v[j].f = ir::isFloatKind(from) ? roundTo(k, t[j].f) : intToFloat(k, t[j].i);
+      else
+        v[j].i = ir::isFloatKind(from) ? floatToInt(k, t[j].f) : ir::wrapInt(k, t[j].i);
+    }
+    return v;
+  };
+  const Tile a = converted(0), b = converted(1);
+  if (!ir::isFloatKind(k)) {
+    for (size_t i = 0; i < M; ++i)
+      for (size_t kk = 0; kk < K; ++kk) {
+        const int64_t x = a[i * K + kk].i;
+        for (size_t j = 0; j < N; ++j)
+          r[i * N + j].i = wrapAdd(k, r[i * N + j].i, wrapMul(k, x, b[kk * N + j].i));
+      }
+    return;
+  }
+  withRounding(k, [&](auto round) {
+    for (size_t i = 0; i < M; ++i) {
+      Elem* row = r.data() + i * N;
+      for (size_t kk = 0; kk < K; ++kk) {
+        const double x = a[i * K + kk].f;
+        const Elem* brow = b.data() + kk * N;
+        for (size_t j = 0; j < N; ++j) row[j].f = round(row[j].f + round(x * brow[j].f));
+      }
+    }
+  });
+}
+
+// Folds the axis in index order, starting from its first element (so that a
+// sum of -0.0s stays -0.0). Shape [outer, n, inner] -> [outer, inner].
+void Executor::execReduce(const Step& s) {
+  const ir::Shape& shape = inType(s, 0).shape;
+  const size_t axis = size_t(s.inst->imm);
+  size_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= size_t(shape[d]);
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= size_t(shape[d]);
+  const size_t n = size_t(shape[axis]);
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  const ir::Scalar k = s.inst->type().kind;
+  const auto kind = ir::ReduceKind(s.inst->sub);
+  auto fold = [&](auto combine) {
+    for (size_t o = 0; o < outer; ++o) {
+      Elem* acc = r.data() + o * inner;
+      const Elem* src = a.data() + o * n * inner;
+      std::copy(src, src + inner, acc);
+      for (size_t kk = 1; kk < n; ++kk)
+        for (size_t q = 0; q < inner; ++q) acc[q] = combine(acc[q], src[kk * inner + q]);
+    }
+  };
+  if (!ir::isFloatKind(k)) {
+    switch (kind) {
+      case ir::ReduceKind::Add: fold([k](Elem x, Elem y) { return intElem(wrapAdd(k, x.i, y.i)); }); return;
+      case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return intElem(std::max(x.i, y.i)); }); return;
+      case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }); return;
+    }
+    return;
+  }
+  withRounding(k, [&](auto round) {
+    switch (kind) {
+      case ir::ReduceKind::Add: fold([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
+      case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }); return;
+      case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }); return;
+    }
+  });
+}
+
+}  // namespace tritonc::interp::detail

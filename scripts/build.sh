@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Configures and builds tritonc into ${BUILD_DIR:-build} (Ninja, RelWithDebInfo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+"./scripts/setup-deps.sh"
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
+cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "$@"

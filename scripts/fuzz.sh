@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Fuzzes the Triton-C front end with libFuzzer for a bounded time.
+#   scripts/fuzz.sh [SECONDS]     (default 60)
+# Configures build-fuzz/ with clang++ and ASan+UBSan+libFuzzer instrumentation,
+# builds frontend_fuzzer, runs it on fuzz/corpus/ (seeds, read-only) plus
+# fuzz/corpus-work/ (what it learns, git-ignored), and writes crashes,
+# timeouts and OOMs to fuzz/crashes/. Exits non-zero if it found any.
+# FUZZ_JOBS=N runs N fuzzing processes (-fork=N); JOBS=N sets the build's -j.
+set -uo pipefail
+
+secs=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build-fuzz
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DTRITONC_FUZZ=ON -DTRITONC_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" >/dev/null || exit 2
+ninja -C "$build" -j"${JOBS:-2}" frontend_fuzzer || exit 2
+
+mkdir -p "$root/fuzz/crashes" "$root/fuzz/corpus-work"
+marker=$(mktemp)
+args=(-max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=4096
+      -artifact_prefix="$root/fuzz/crashes/" -dict="$root/fuzz/triton-c.dict" -print_final_stats=1)
+if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then args+=(-fork="$FUZZ_JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
+UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  "$build/fuzz/frontend_fuzzer" "${args[@]}" "$root/fuzz/corpus-work" "$root/fuzz/corpus"
+rc=$?
+
+found=$(find "$root/fuzz/crashes" -type f -newer "$marker" ! -name .gitignore | sort)
+rm -f "$marker"
+if [ -n "$found" ] || [ $rc -ne 0 ]; then
+  echo "fuzz.sh: the fuzzer found problems (exit $rc):" >&2
+  for f in $found; do echo "  $f" >&2; done
+  echo "reproduce: $build/fuzz/frontend_fuzzer FILE; minimize: add -minimize_crash=1 -runs=10000" >&2
+  exit 1
+fi
+echo "fuzz.sh: no crashes in ${secs}s"

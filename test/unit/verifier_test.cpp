@@ -1,0 +1,362 @@
+// The verifier (docs/IR.md, "Verifier") and the dominator tree it uses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ir/builder.h"
+#include "ir/dominators.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace tritonc::ir {
+namespace {
+
+std::string verifyText(const std::string& text) { return verifyModule(*parseModule(text)); }
+
+// A kernel @k whose entry block holds `body`.
+std::string kernel(const std::string& body) {
+  return "kernel @k(%a: i32, %b: f32, %p: f32*, %q: i32*) {\nentry:\n" + body + "}\n";
+}
+
+// The verifier's message holds `in @k, block BLOCK: 'INST': PROBLEM`.
+void expectError(const std::string& text, const std::string& block, const std::string& inst,
+                 const std::string& problem) {
+  std::string message = verifyText(text);
+  std::string expected = "in @k, block " + block + ": '" + inst + "': " + problem;
+  EXPECT_NE(message.find(expected), std::string::npos) << "message:\n" << message << "\nexpected:\n" << expected;
+}
+
+void expectEntryError(const std::string& body, const std::string& inst, const std::string& problem) {
+  expectError(kernel(body), "entry", inst, problem);
+}
+
+// Two-way branch on %a == 0 into blocks l and r that meet in join.
+std::string diamond(const std::string& left, const std::string& right, const std::string& join) {
+  return kernel("  %c = cmp eq %a, i32 0 : i1\n  cond_br %c, l, r\nl:\n" + left + "  br join\nr:\n" + right +
+                "  br join\njoin:\n" + join + "  ret\n");
+}
+
+TEST(Verifier, MessageNamesFunctionBlockAndInstruction) {
+  std::string text =
+      "kernel @add(%0: i32, %x: f32) {\nentry:\n  %1 = splat %0 : i32<8>\n  %2 = splat %x : f32<8>\n"
+      "  %3 = add %1, %2 : i32<8>\n  ret\n}\n";
+  EXPECT_EQ(verifyText(text),
+            "in @add, block entry: '%3 = add %1, %2 : i32<8>': operand types differ (i32<8> vs f32<8>)");
+}
+
+TEST(Verifier, ArithmeticRules) {
+  expectEntryError("  %x = and %b, %b : f32\n  ret\n", "%x = and %b, %b : f32",
+                   "'and' requires integer operands, not f32");
+  expectEntryError("  %x = exp %a : i32\n  ret\n", "%x = exp %a : i32", "'exp' requires a float operand, not i32");
+  expectEntryError("  %x = add %a, %a : i64\n  ret\n", "%x = add %a, %a : i64",
+                   "result type i64 differs from operand type i32");
+  expectEntryError("  %x = add %p, %p : f32*\n  ret\n", "%x = add %p, %p : f32*",
+                   "'add' does not apply to pointers; use 'gep'");
+  expectEntryError("  %x = neg %b : i32\n  ret\n", "%x = neg %b : i32", "result type i32 differs from operand type f32");
+}
+
+TEST(Verifier, CmpAndCast) {
+  expectEntryError("  %x = cmp lt %a, %a : i32\n  ret\n", "%x = cmp lt %a, %a : i32",
+                   "result type must be i1, not i32");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = cmp lt %v, %v : i1\n  ret\n", "%x = cmp lt %v, %v : i1",
+                   "result type must be i1<8>, not i1");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = cast %v : f32<4>\n  ret\n", "%x = cast %v : f32<4>",
+                   "'cast' must keep the shape (i32<8> to f32<4>)");
+  expectEntryError("  %x = cast %p : f32\n  ret\n", "%x = cast %p : f32", "cannot cast f32* to f32");
+}
+
+TEST(Verifier, SelectCondition) {
+  expectEntryError("  %c = splat i1 1 : i1<4>\n  %v = splat %b : f32<8>\n  %x = select %c, %v, %v : f32<8>\n  ret\n",
+                   "%x = select %c, %v, %v : f32<8>",
+                   "condition must be i1 of the result's shape or a scalar i1, not i1<4>");
+  expectEntryError("  %x = select %a, %b, %b : f32\n  ret\n", "%x = select %a, %b, %b : f32",
+                   "condition must be i1 of the result's shape or a scalar i1, not i32");
+}
+
+TEST(Verifier, ShapeOps) {
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = splat %v : i32<8>\n  ret\n", "%x = splat %v : i32<8>",
+                   "'splat' operand must be a scalar, not i32<8>");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = reshape %v : i32<4, 4>\n  ret\n", "%x = reshape %v : i32<4, 4>",
+                   "'reshape' must keep the number of elements (i32<8> to i32<4, 4>)");
+  expectEntryError("  %v = splat %a : i32<2, 1>\n  %x = broadcast %v : i32<4, 8>\n  ret\n",
+                   "%x = broadcast %v : i32<4, 8>",
+                   "'broadcast' can only grow dimensions of size 1 (i32<2, 1> to i32<4, 8>)");
+  expectEntryError("  %v = splat %a : i32<2, 1>\n  %x = broadcast %v : i32<2, 1, 8>\n  ret\n",
+                   "%x = broadcast %v : i32<2, 1, 8>", "'broadcast' must keep the rank");
+  expectEntryError("  %v = splat %a : i32<2, 4>\n  %x = trans %v : i32<2, 4>\n  ret\n", "%x = trans %v : i32<2, 4>",
+                   "'trans' result must be i32<4, 2>, not i32<2, 4>");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = reshape %v : f32<8>\n  ret\n", "%x = reshape %v : f32<8>",
+                   "'reshape' must keep the element type (i32<8> to f32<8>)");
+}
+
+TEST(Verifier, RangeAndProgramIds) {
+  expectEntryError("  %x = range 0 : i32<4, 4>\n  ret\n", "%x = range 0 : i32<4, 4>",
+                   "'range' result must be a 1-D i32 tile, not i32<4, 4>");
+  expectEntryError("  %x = range 2147483647 : i32<2>\n  ret\n", "%x = range 2147483647 : i32<2>",
+                   "'range' values do not fit in i32");
+  expectEntryError("  %x = program_id 3 : i32\n  ret\n", "%x = program_id 3 : i32", "axis must be 0, 1 or 2, not 3");
+  expectEntryError("  %x = num_programs 0 : i64\n  ret\n", "%x = num_programs 0 : i64",
+                   "'num_programs' result must be i32, not i64");
+}
+
+TEST(Verifier, GepLoadStore) {
+  expectEntryError("  %x = gep %p, %b : f32*\n  ret\n", "%x = gep %p, %b : f32*", "'gep' offset must be an integer, not f32");
+  expectEntryError("  %o = splat %a : i32<8>\n  %x = gep %p, %o : f32*\n  ret\n", "%x = gep %p, %o : f32*",
+                   "'gep' offset shape must match the result (i32<8> vs f32*)");
+  expectEntryError("  %x = load %p : i32\n  ret\n", "%x = load %p : i32", "'load' result must be f32, not i32");
+  expectEntryError("  %x = load %a : i32\n  ret\n", "%x = load %a : i32", "'load' needs a pointer operand, not i32");
+  std::string setup = "  %ps = splat %p : f32*<8>\n  %m = splat i1 1 : i1<4>\n  %z = splat f32 0 : f32<8>\n";
+  expectEntryError(setup + "  %x = load %ps, %m, %z : f32<8>\n  ret\n", "%x = load %ps, %m, %z : f32<8>",
+                   "mask must be i1<8> (the pointer's shape), not i1<4>");
+  expectEntryError(setup + "  %m8 = splat i1 0 : i1<8>\n  %x = load %ps, %m8, %b : f32<8>\n  ret\n",
+                   "%x = load %ps, %m8, %b : f32<8>", "'other' must have the result type f32<8>, not f32");
+  expectEntryError("  store %p, %a\n  ret\n", "store %p, %a", "stored value must be f32 (the pointee type), not i32");
+  expectEntryError(setup + "  store %ps, %z, %m\n  ret\n", "store %ps, %z, %m",
+                   "mask must be i1<8> (the pointer's shape), not i1<4>");
+}
+
+TEST(Verifier, Dot) {
+  std::string c = "  %C = splat %b : f32<16, 16>\n";
+  expectEntryError(c + "  %A = splat %b : f32<16, 8>\n  %B = splat %b : f32<4, 16>\n  %x = dot %A, %B, %C : f32<16, 16>\n  ret\n",
+                   "%x = dot %A, %B, %C : f32<16, 16>", "'dot' inner dimensions differ (f32<16, 8> @ f32<4, 16>)");
+  expectEntryError("  %A = splat %b : f32<16, 8>\n  %B = splat %b : f32<8, 16>\n  %I = splat %a : i32<16, 16>\n"
+                   "  %x = dot %A, %B, %I : f32<16, 16>\n  ret\n",
+                   "%x = dot %A, %B, %I : f32<16, 16>",
+                   "'dot' accumulator must have the result type f32<16, 16>, not i32<16, 16>");
+  expectEntryError(c + "  %A = splat %b : f32<16, 8>\n  %B = splat %b : f32<8, 32>\n  %x = dot %A, %B, %C : f32<16, 16>\n  ret\n",
+                   "%x = dot %A, %B, %C : f32<16, 16>", "'dot' result shape must be [16, 32], not [16, 16]");
+  expectEntryError(c + "  %x = dot %b, %b, %C : f32<16, 16>\n  ret\n", "%x = dot %b, %b, %C : f32<16, 16>",
+                   "'dot' operands must be 2-D tiles (f32, f32)");
+}
+
+TEST(Verifier, Reduce) {
+  std::string v = "  %v = splat %b : f32<4, 8>\n";
+  expectEntryError(v + "  %x = reduce add 2 %v : f32<4>\n  ret\n", "%x = reduce add 2 %v : f32<4>",
+                   "reduction axis 2 is out of range for f32<4, 8>");
+  expectEntryError(v + "  %x = reduce min 1 %v : f32<8>\n  ret\n", "%x = reduce min 1 %v : f32<8>",
+                   "'reduce' result must be f32<4>, not f32<8>");
+  expectEntryError("  %x = reduce max 0 %b : f32\n  ret\n", "%x = reduce max 0 %b : f32",
+                   "'reduce' needs a tile operand, not f32");
+}
+
+TEST(Verifier, AtomicsAndMultipleOf) {
+  expectEntryError("  %x = atomic_rmw and %p, %b : f32\n  ret\n", "%x = atomic_rmw and %p, %b : f32",
+                   "'atomic_rmw and' requires integers, not f32");
+  expectEntryError("  %x = atomic_rmw add %p, %b : i32\n  ret\n", "%x = atomic_rmw add %p, %b : i32",
+                   "'atomic_rmw' result must be f32, not i32");
+  expectEntryError("  %x = atomic_cas %q, %a, %b : i32\n  ret\n", "%x = atomic_cas %q, %a, %b : i32",
+                   "stored value must be i32 (the pointee type), not f32");
+  expectEntryError("  %x = atomic_cas %q, %a, %a, %a : i32\n  ret\n", "%x = atomic_cas %q, %a, %a, %a : i32",
+                   "mask must be i1 (the pointer's shape), not i32");
+  expectEntryError("  %x = multiple_of 0 %a : i32\n  ret\n", "%x = multiple_of 0 %a : i32",
+                   "'multiple_of' divisor must be positive, not 0");
+  expectEntryError("  %x = multiple_of 8 %b : f32\n  ret\n", "%x = multiple_of 8 %b : f32",
+                   "'multiple_of' applies to integers, not f32");
+}
+
+TEST(Verifier, PhiRules) {
+  expectError(diamond("", "", "  %x = phi [i32 1, l] : i32\n"), "join", "%x = phi [i32 1, l] : i32",
+              "no incoming value for predecessor 'r'");
+  expectError(diamond("", "", "  %x = phi [i32 1, l], [i32 2, r], [i32 3, entry] : i32\n"), "join",
+              "%x = phi [i32 1, l], [i32 2, r], [i32 3, entry] : i32", "incoming block 'entry' is not a predecessor");
+  expectError(diamond("", "", "  %x = phi [i32 1, l], [i32 2, l], [i32 2, r] : i32\n"), "join",
+              "%x = phi [i32 1, l], [i32 2, l], [i32 2, r] : i32", "more than one incoming value for predecessor 'l'");
+  expectError(diamond("", "", "  %x = phi [i32 1, l], [f32 2, r] : i32\n"), "join",
+              "%x = phi [i32 1, l], [f32 2, r] : i32", "incoming value 1 has type f32, not the phi's type i32");
+  expectError(diamond("", "", "  %y = add %a, %a : i32\n  %x = phi [i32 1, l], [i32 2, r] : i32\n"), "join",
+              "%x = phi [i32 1, l], [i32 2, r] : i32", "phi after a non-phi instruction; phis must come first");
+}
+
+TEST(Verifier, Terminators) {
+  expectEntryError("  ret\n  %x = add %a, %a : i32\n  ret\n", "ret", "terminator in the middle of the block");
+  EXPECT_NE(verifyText(kernel("  %x = add %a, %a : i32\n")).find(
+                "in @k, block entry: block does not end with a terminator"),
+            std::string::npos);
+  EXPECT_NE(verifyText(kernel("  br next\nnext:\n")).find("in @k, block next: block is empty"), std::string::npos);
+  expectEntryError("  cond_br %a, next, next\nnext:\n  ret\n", "cond_br %a, next, next",
+                   "'cond_br' condition must be a scalar i1, not i32");
+}
+
+TEST(Verifier, Dominance) {
+  expectEntryError("  %x = add %y, %a : i32\n  %y = add %a, %a : i32\n  ret\n", "%x = add %y, %a : i32",
+                   "%y is used before its definition");
+  expectEntryError("  %x = add %x, %a : i32\n  ret\n", "%x = add %x, %a : i32", "instruction uses its own result");
+  expectError(diamond("  %v = add %a, %a : i32\n", "", "  %w = add %v, %a : i32\n"), "join", "%w = add %v, %a : i32",
+              "%v is defined in block l, which does not dominate this use");
+  expectError(diamond("  %v = add %a, %a : i32\n", "", "  %w = phi [%v, l], [%v, r] : i32\n"), "join",
+              "%w = phi [%v, l], [%v, r] : i32", "%v is defined in block l, which does not dominate incoming block r");
+  // Reachable code may not use a value defined in unreachable code.
+  expectError(kernel("  br next\ndead:\n  %v = add %a, %a : i32\n  br next\nnext:\n  %w = add %v, %a : i32\n  ret\n"),
+              "next", "%w = add %v, %a : i32", "%v is defined in block dead, which does not dominate this use");
+}
+
+TEST(Verifier, UnreachableBlocksSkipDominance) {
+  // dead and dead2 use each other's values: fine, since neither is reachable.
+  EXPECT_EQ(verifyText(kernel("  ret\ndead:\n  %y = add %x, %a : i32\n  br dead2\ndead2:\n"
+                              "  %x = add %y, %a : i32\n  br dead\n")),
+            "");
+}
+
+TEST(Verifier, Parameters) {
+  std::string m = verifyText("kernel @k(%a: i32 aligned(16), %p: f32* multipleof(4), %t: i32 constant(8)) {\nentry:\n  ret\n}\n");
+  EXPECT_NE(m.find("in @k: parameter %a: aligned(16) applies to pointers, not i32"), std::string::npos) << m;
+  EXPECT_NE(m.find("in @k: parameter %p: multipleof(4) applies to integers, not f32*"), std::string::npos) << m;
+  EXPECT_NE(m.find("in @k: parameter %t: constant(8) applies to pointers, not i32"), std::string::npos) << m;
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 2) << "one problem per line";
+  m = verifyText("kernel @k(%v: f32<8>, %w: void) {\nentry:\n  ret\n}\n");
+  EXPECT_NE(m.find("in @k: parameter %v must be a scalar or a pointer, not f32<8>"), std::string::npos) << m;
+  EXPECT_NE(m.find("in @k: parameter %w has type void"), std::string::npos) << m;
+}
+
+// ---- modules the parser cannot express, built with the builder --------------
+
+TEST(Verifier, BuilderMadeProblems) {
+  Module m;
+  Function* g = m.addFunction("g");
+  Argument* gArg = g->addArgument(Type::scalar(Scalar::I32), "y");
+  Builder b(m);
+  BasicBlock* gEntry = g->addBlock("entry");
+  b.setInsertPoint(gEntry);
+  Value* foreign = b.binary(Opcode::Add, gArg, gArg);
+  foreign->setName("x");
+  b.ret();
+
+  Function* f = m.addFunction("f");
+  Argument* a = f->addArgument(Type::scalar(Scalar::I32), "a");
+  Argument* p = f->addArgument(Type::pointer(Scalar::I32), "p");
+  b.setInsertPoint(f->addBlock("entry"));
+  b.binary(Opcode::Add, foreign, a);                        // %0: operand of another function
+  b.binary(Opcode::Mul, gArg, a);                           // %1: parameter of another function
+  Instruction* st = b.store(p, a);
+  b.binary(Opcode::Sub, a, st);                             // %2: void operand
+  b.create(Opcode::Add, Type::scalar(Scalar::I32), {a});    // %3: one operand
+  b.load(p, b.boolean(true));                               // %4: load without 'other'
+  b.create(Opcode::Br, Type::voidTy(), {});                 // br without target
+  b.br(gEntry);                                             // a block of @g
+
+  std::string msg = verifyModule(m);
+  auto expectLine = [&](const std::string& line) {
+    EXPECT_NE(msg.find(line), std::string::npos) << "message:\n" << msg << "\nexpected:\n" << line;
+  };
+  expectLine("in @f, block entry: '%0 = add %?x, %a : i32': operand %?x is not an instruction of this function");
+  expectLine("in @f, block entry: '%1 = mul %?y, %a : i32': operand %?y is not a parameter of this function");
+  // A store has no name: it prints as "%?".
+  expectLine("in @f, block entry: '%2 = sub %a, %? : i32': operand 1 has no value (void type)");
+  expectLine("in @f, block entry: '%3 = add %a : i32': 'add' expects 2 operands, got 1");
+  expectLine("in @f, block entry: '%4 = load %p, i1 1 : i32': 'load' expects 1 or 3 operands, got 2");
+  expectLine("in @f, block entry: 'br': 'br' expects 1 block operands, got 0");
+  expectLine("in @f, block entry: 'br': terminator in the middle of the block");
+  expectLine("in @f, block entry: 'br ?entry': block '?entry' is not a block of this function");
+}
+
+TEST(Verifier, ModuleLevelProblems) {
+  Module m;
+  m.addFunction("k");
+  Function* k2 = m.addFunction("k");
+  Builder b(m);
+  b.setInsertPoint(k2->addBlock("entry"));
+  b.ret();
+  std::string msg = verifyModule(m);
+  EXPECT_NE(msg.find("in @k: function has no blocks"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than one function is named @k"), std::string::npos) << msg;
+}
+
+// ---- well-formed modules ----------------------------------------------------
+
+TEST(Verifier, WellFormedModulesPass) {
+  EXPECT_EQ(verifyText(diamond("  %v = add %a, %a : i32\n", "", "  %w = phi [%v, l], [%a, r] : i32\n")), "");
+  EXPECT_EQ(verifyText(R"(kernel @sum(%n: i32, %out: f32*) {
+entry:
+  br loop
+loop:
+  %i = phi [i32 0, entry], [%i.next, loop] : i32
+  %acc = phi [f32 0, entry], [%acc.next, loop] : f32
+  %x = cast %i : f32
+  %acc.next = add %acc, %x : f32
+  %i.next = add %i, i32 1 : i32
+  %done = cmp ge %i.next, %n : i1
+  cond_br %done, exit, loop
+exit:
+  store %out, %acc.next
+  ret
+}
+)"),
+            "");
+  // Entry-block values are usable everywhere; a branch may name one block twice.
+  EXPECT_EQ(verifyText(kernel("  %v = add %a, %a : i32\n  %c = cmp ne %v, i32 0 : i1\n  cond_br %c, t, t\n"
+                              "t:\n  %w = phi [%v, entry] : i32\n  ret\n")),
+            "");
+
+  Module m;
+  Function* f = m.addFunction("k");
+  Argument* p = f->addArgument(Type::pointer(Scalar::F16), "p");
+  Builder b(m);
+  b.setInsertPoint(f->addBlock("entry"));
+  Value* ptrs = b.gep(b.splat(p, {16}), b.range(0, 16));
+  Value* x = b.load(ptrs, b.splat(b.boolean(true), {16}), b.constant(Type::scalar(Scalar::F16).withShape({16}), 0));
+  Value* row = b.reshape(x, {1, 16});
+  Value* tile = b.broadcast(row, {16, 16});
+  Value* prod = b.dot(tile, b.trans(tile), b.constant(Type::scalar(Scalar::F32).withShape({16, 16}), 0));
+  Value* red = b.reduce(ReduceKind::Add, 0, prod);
+  b.store(ptrs, b.cast(red, Type::scalar(Scalar::F16).withShape({16})));
+  b.ret();
+  EXPECT_EQ(verifyModule(m), "") << printModule(m);
+}
+
+// ---- dominator tree ---------------------------------------------------------
+
+TEST(Dominators, DiamondLoopAndUnreachable) {
+  auto m = parseModule(R"(kernel @k(%c: i1) {
+entry:
+  cond_br %c, l, r
+l:
+  br join
+r:
+  br join
+join:
+  cond_br %c, join, exit
+exit:
+  ret
+dead:
+  br join
+}
+)");
+  const Function& f = *m->function("k");
+  auto block = [&](size_t i) { return f.blocks()[i].get(); };
+  DominatorTree dom(f);
+  EXPECT_EQ(dom.idom(block(0)), nullptr);
+  EXPECT_EQ(dom.idom(block(1)), block(0));
+  EXPECT_EQ(dom.idom(block(3)), block(0));  // join: neither l nor r dominates it
+  EXPECT_EQ(dom.idom(block(4)), block(3));
+  EXPECT_TRUE(dom.dominates(block(0), block(4)));
+  EXPECT_TRUE(dom.dominates(block(3), block(3)));
+  EXPECT_FALSE(dom.dominates(block(1), block(3)));
+  EXPECT_FALSE(dom.isReachable(block(5)));
+  EXPECT_FALSE(dom.dominates(block(0), block(5)));
+  EXPECT_EQ(dom.reversePostOrder().size(), 5u);
+  EXPECT_EQ(dom.reversePostOrder().front(), block(0));
+}
+
+TEST(Dominators, IrreducibleLoop) {
+  // a and b jump into each other, each entered from the entry: only the entry dominates them.
+  auto m = parseModule(R"(kernel @k(%c: i1) {
+entry:
+  cond_br %c, a, b
+a:
+  cond_br %c, b, exit
+b:
+  cond_br %c, a, exit
+exit:
+  ret
+}
+)");
+  const Function& f = *m->function("k");
+  DominatorTree dom(f);
+  EXPECT_EQ(dom.idom(f.blocks()[1].get()), f.entry());
+  EXPECT_EQ(dom.idom(f.blocks()[2].get()), f.entry());
+  EXPECT_EQ(dom.idom(f.blocks()[3].get()), f.entry());
+}
+
+}  // namespace
+}  // namespace tritonc::ir

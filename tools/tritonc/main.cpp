@@ -1,0 +1,236 @@
+// tritonc: the command line.
+//   tritonc emit KERNEL.tc [-DNAME=VALUE]... --stage ast|ir [--locations]
+//   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp]
+//                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
+// Errors print `FILE:LINE:COL: error: message` with the source line and a
+// caret, and exit with status 1; internal errors exit with status 2.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "lang/compile.h"
+#include "launch_args.h"
+#include "target/interp/interpreter.h"
+
+namespace {
+
+using namespace tritonc;
+
+const char* const kUsage =
+    "usage:\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir [--locations] [--kernel NAME]\n"
+    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp] [--kernel NAME]\n"
+    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N]\n"
+    "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
+    "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
+    "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
+    "-DNAME=[v1, v2, ...] declares a tuning list (the first value is used until the auto-tuner exists).\n";
+
+struct Options {
+  std::string command, file, stage, backend = "interp", kernel, grid;
+  lang::CompileOptions compile;
+  std::vector<std::pair<std::string, std::string>> args, saves;
+  bool locations = false;
+  bool haveSeed = false;
+  uint64_t seed = 0;
+};
+
+// A usage error: message only, exit status 1.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::pair<std::string, std::string> splitAssign(const std::string& s, const char* what) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) throw UsageError(std::string("expected ") + what + ", got '" + s + "'");
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+Options parseCommandLine(int argc, char** argv) {
+  Options o;
+  if (argc < 2) throw UsageError("no command given");
+  o.command = argv[1];
+  if (o.command == "--help" || o.command == "-h" || o.command == "help") return o;
+  if (o.command != "emit" && o.command != "run") throw UsageError("unknown command '" + o.command + "'");
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
+      if (i + 1 >= argc) throw UsageError("option " + flag + " needs a value");
+      return argv[++i];
+    };
+    auto is = [&](const char* flag) { return a == flag || a.rfind(std::string(flag) + "=", 0) == 0; };
+    if (a.rfind("-D", 0) == 0) {
+      std::string def = a.size() > 2 ? a.substr(2) : (i + 1 < argc ? argv[++i] : "");
+      o.compile.defines.push_back(lang::parseDefineOption(def));
+    } else if (is("--stage")) {
+      o.stage = value("--stage");
+    } else if (is("--emit")) {
+      o.stage = value("--emit");
+    } else if (is("--grid")) {
+      o.grid = value("--grid");
+    } else if (is("--backend")) {
+      o.backend = value("--backend");
+    } else if (is("--kernel")) {
+      o.kernel = value("--kernel");
+    } else if (is("--arg")) {
+      o.args.push_back(splitAssign(value("--arg"), "--arg NAME=SPEC"));
+    } else if (is("--save")) {
+      o.saves.push_back(splitAssign(value("--save"), "--save NAME=FILE.npy"));
+    } else if (is("--seed")) {
+      std::string s = value("--seed");
+      char* end = nullptr;
+      o.seed = std::strtoull(s.c_str(), &end, 10);
+      if (s.empty() || *end) throw UsageError("bad --seed '" + s + "'");
+      o.haveSeed = true;
+    } else if (a == "--locations") {
+      o.locations = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option '" + a + "'");
+    } else if (o.file.empty()) {
+      o.file = a;
+    } else {
+      throw UsageError("more than one input file ('" + o.file + "' and '" + a + "')");
+    }
+  }
+  if (o.file.empty()) throw UsageError("no input file");
+  o.compile.filename = o.file;
+  return o;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Compiles FILE (Triton-C or IR text) to a verified module.
+std::unique_ptr<ir::Module> loadModule(const Options& o, const std::string& source) {
+  std::unique_ptr<ir::Module> m;
+  if (endsWith(o.file, ".tir")) {
+    m = ir::parseModule(source);
+    m->sourceFile = o.file;
+    m->sourceText = source;
+    std::string err = ir::verifyModule(*m);
+    if (!err.empty()) throw UserError(SourceLoc{}, "invalid IR:\n" + err);
+  } else {
+    lang::CompileResult r = lang::compileSource(source, o.compile);
+    for (auto& n : r.notes) std::cerr << o.file << ": note: " << n << "\n";
+    m = std::move(r.module);
+    std::string err = ir::verifyModule(*m);
+    if (!err.empty()) throw InternalError("the front end produced invalid IR:\n" + err);
+  }
+  return m;
+}
+
+const ir::Function& pickKernel(const ir::Module& m, const std::string& name) {
+  if (!name.empty()) {
+    if (const ir::Function* f = m.function(name)) return *f;
+    throw UsageError("no kernel named '" + name + "' in this file");
+  }
+  if (m.functions().size() != 1) {
+    std::string names;
+    for (auto& f : m.functions()) names += (names.empty() ? "" : ", ") + f->name();
+    throw UsageError("this file has several kernels (" + names + "); choose one with --kernel NAME");
+  }
+  return *m.functions()[0];
+}
+
+interp::Grid parseGrid(const std::string& s) {
+  if (s.empty()) throw UsageError("run needs --grid X[,Y[,Z]]");
+  int64_t dims[3] = {1, 1, 1};
+  size_t pos = 0;
+  for (int d = 0; d < 3; ++d) {
+    size_t comma = s.find(',', pos);
+    std::string part = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long long v = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end || v <= 0 || v > (int64_t(1) << 31))
+      throw UsageError("bad --grid '" + s + "': each dimension must be a positive integer");
+    dims[d] = v;
+    if (comma == std::string::npos) return interp::Grid{dims[0], dims[1], dims[2]};
+    pos = comma + 1;
+  }
+  throw UsageError("bad --grid '" + s + "': at most 3 dimensions");
+}
+
+int emit(const Options& o, const std::string& source) {
+  if (o.stage == "ast") {
+    if (endsWith(o.file, ".tir")) throw UsageError("--stage ast needs a Triton-C file");
+    std::cout << lang::printAst(lang::parseSource(source, o.compile));
+    return 0;
+  }
+  if (o.stage == "ir") {
+    std::unique_ptr<ir::Module> m = loadModule(o, source);
+    ir::PrintOptions po;
+    po.locations = o.locations;
+    std::cout << ir::printModule(*m, po);
+    return 0;
+  }
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast or ir; opt-ir and ptx come with later back ends)");
+}
+
+int run(const Options& o, const std::string& source) {
+  if (o.backend != "interp")
+    throw UsageError("unknown back end '" + o.backend + "' (available: interp)");
+  interp::Grid grid = parseGrid(o.grid);
+  std::unique_ptr<ir::Module> m = loadModule(o, source);
+  const ir::Function& fn = pickKernel(*m, o.kernel);
+  std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
+  cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
+  for (auto& [name, path] : o.saves)
+    if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
+  auto t0 = std::chrono::steady_clock::now();
+  interp::runKernel(fn, grid, bound.args);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (auto& [name, path] : o.saves) interp::saveBufferToNpy(path, *bound.byName[name]);
+  std::fprintf(stderr, "ran kernel '%s' on interp, grid (%lld, %lld, %lld): %.3f ms\n", fn.name().c_str(),
+               (long long)grid.x, (long long)grid.y, (long long)grid.z, ms);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::string source;
+  try {
+    o = parseCommandLine(argc, argv);
+    if (o.command == "--help" || o.command == "-h" || o.command == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    source = readFile(o.file);
+    return o.command == "emit" ? emit(o, source) : run(o, source);
+  } catch (const UsageError& e) {
+    std::cerr << "tritonc: error: " << e.what() << "\n";
+    if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << kUsage;
+    return 1;
+  } catch (const UserError& e) {
+    if (e.loc().known()) std::cerr << formatDiagnostic(o.file, source, e.loc(), e.what());
+    else std::cerr << "tritonc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const InternalError& e) {
+    std::cerr << "tritonc: " << e.what() << "\nthis is a bug in tritonc; please report it with the input file\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tritonc: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tritonc: error: " << e.what() << "\n";
+    return 1;
+  }
+}
