@@ -5,13 +5,17 @@
 # builds frontend_fuzzer, runs it on fuzz/corpus/ (seeds, read-only) plus
 # fuzz/corpus-work/ (what it learns, git-ignored), and writes crashes,
 # timeouts and OOMs to fuzz/crashes/. Exits non-zero if it found any.
-# FUZZ_JOBS=N runs N fuzzing processes (-fork=N); JOBS=N sets the build's -j.
+# FUZZ_JOBS=N runs N fuzzing processes (-fork=N); FUZZ_KEEP_GOING=1 goes on
+# after a finding (fork mode); FUZZ_CXXFLAGS adds compiler flags; JOBS=N sets
+# the build's -j. Known UBSan reports can be silenced in fuzz/ubsan.supp.
 set -uo pipefail
 
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-fuzz
-flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# UBSan checks stay recoverable so that fuzz/ubsan.supp can silence a known
+# report while it is being fixed; halt_on_error turns every other one into a crash.
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer ${FUZZ_CXXFLAGS:-}"
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DTRITONC_FUZZ=ON -DTRITONC_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" >/dev/null || exit 2
@@ -21,8 +25,12 @@ mkdir -p "$root/fuzz/crashes" "$root/fuzz/corpus-work"
 marker=$(mktemp)
 args=(-max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=4096
       -artifact_prefix="$root/fuzz/crashes/" -dict="$root/fuzz/triton-c.dict" -print_final_stats=1)
-if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then args+=(-fork="$FUZZ_JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
-UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+if [ "${FUZZ_JOBS:-1}" -gt 1 ] || [ -n "${FUZZ_KEEP_GOING:-}" ]; then
+  args+=(-fork="${FUZZ_JOBS:-1}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+fi
+ubsan=halt_on_error=1:print_stacktrace=1
+if [ -s "$root/fuzz/ubsan.supp" ]; then ubsan+=":suppressions=$root/fuzz/ubsan.supp"; fi
+UBSAN_OPTIONS=$ubsan ASAN_OPTIONS=detect_leaks=1 \
   "$build/fuzz/frontend_fuzzer" "${args[@]}" "$root/fuzz/corpus-work" "$root/fuzz/corpus"
 rc=$?
 

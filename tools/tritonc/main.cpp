@@ -17,6 +17,7 @@
 #include "lang/compile.h"
 #include "launch_args.h"
 #include "target/interp/interpreter.h"
+#include "transform/pass_manager.h"
 
 namespace {
 
@@ -24,9 +25,11 @@ using namespace tritonc;
 
 const char* const kUsage =
     "usage:\n"
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir [--locations] [--kernel NAME]\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir [--locations]\n"
+    "               [--passes=a,b,c] [--print-after-all]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp] [--kernel NAME]\n"
-    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N]\n"
+    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0]\n"
+    "  tritonc passes        lists the optimization passes\n"
     "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
     "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
     "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
@@ -37,6 +40,9 @@ struct Options {
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
+  bool printAfterAll = false;
+  bool optimize = true;            // run: optimize before interpreting (-O0: no)
+  std::string passes = "default";  // --passes
   bool haveSeed = false;
   uint64_t seed = 0;
 };
@@ -57,6 +63,7 @@ Options parseCommandLine(int argc, char** argv) {
   if (argc < 2) throw UsageError("no command given");
   o.command = argv[1];
   if (o.command == "--help" || o.command == "-h" || o.command == "help") return o;
+  if (o.command == "passes") return o;
   if (o.command != "emit" && o.command != "run") throw UsageError("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -91,6 +98,12 @@ Options parseCommandLine(int argc, char** argv) {
       o.haveSeed = true;
     } else if (a == "--locations") {
       o.locations = true;
+    } else if (a == "--print-after-all") {
+      o.printAfterAll = true;
+    } else if (is("--passes")) {
+      o.passes = value("--passes");
+    } else if (a == "-O0") {
+      o.optimize = false;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option '" + a + "'");
     } else if (o.file.empty()) {
@@ -172,15 +185,18 @@ int emit(const Options& o, const std::string& source) {
     std::cout << lang::printAst(lang::parseSource(source, o.compile));
     return 0;
   }
-  if (o.stage == "ir") {
+  if (o.stage == "ir" || o.stage == "opt-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
+    transform::PipelineOptions popts;
+    if (o.printAfterAll) popts.printAfterEach = &std::cout;
+    if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     ir::PrintOptions po;
     po.locations = o.locations;
     std::cout << ir::printModule(*m, po);
     return 0;
   }
-  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir");
-  throw UsageError("unknown stage '" + o.stage + "' (expected ast or ir; opt-ir and ptx come with later back ends)");
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir or opt-ir; ptx comes with the GPU back end)");
 }
 
 int run(const Options& o, const std::string& source) {
@@ -188,6 +204,7 @@ int run(const Options& o, const std::string& source) {
     throw UsageError("unknown back end '" + o.backend + "' (available: interp)");
   interp::Grid grid = parseGrid(o.grid);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
+  if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes));
   const ir::Function& fn = pickKernel(*m, o.kernel);
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
   cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
@@ -211,6 +228,13 @@ int main(int argc, char** argv) {
     o = parseCommandLine(argc, argv);
     if (o.command == "--help" || o.command == "-h" || o.command == "help") {
       std::cout << kUsage;
+      return 0;
+    }
+    if (o.command == "passes") {
+      for (const auto& p : transform::allPasses()) std::cout << p.name << "\t" << p.description << "\n";
+      std::cout << "default pipeline:";
+      for (const auto& p : transform::defaultPipeline()) std::cout << " " << p;
+      std::cout << "\n";
       return 0;
     }
     source = readFile(o.file);

@@ -1,0 +1,148 @@
+// Matrix multiplications: the tutorial's dot kernels (plain, pre-fetched,
+// rematerialized, fused transpositions) and the paper's bounds-checked C = A B^T.
+// The kernels accumulate in f32 and store the result in TYPE; the reference
+// accumulates the same (decoded) inputs in double.
+#include <cmath>
+
+#include "cases.h"
+
+namespace tritonc::examples {
+
+namespace {
+
+using interp::KernelArg;
+using ir::Scalar;
+
+KernelArg I(int64_t v) { return KernelArg::ofInt(v); }
+KernelArg P(interp::Buffer* b) { return KernelArg::ofBuffer(b); }
+
+std::string mnk(int64_t M, int64_t N, int64_t K) {
+  return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+}
+
+// C = op(A) op(B) for the tutorial's row-major dot kernels; M, N, K are
+// multiples of the tiles and the grid is (M / TM) x (N / TN).
+//   A:   A[m*lda + k] (M x K), or transA: A[k*lda + m] (A^T stored K x M)
+//   B:   B[k*ldb + n] (K x N), or transB: B[n*ldb + k] (B^T stored N x K)
+//   C:   C[m*ldc + n]
+// Each leading dimension has 8 elements of padding (they are __multipleof(8));
+// the padding of C must stay untouched.
+Launch dot(const Params& p, std::mt19937_64& rng, Scalar t, bool transA, bool transB) {
+  Launch L;
+  const int64_t M = p("M"), N = p("N"), K = p("K"), pad = 8;
+  const int64_t lda = (transA ? M : K) + pad, ldb = (transB ? K : N) + pad, ldc = N + pad;
+  interp::Buffer* A = L.newBuffer("A", t, (transA ? K : M) * lda);
+  interp::Buffer* B = L.newBuffer("B", t, (transB ? N : K) * ldb);
+  interp::Buffer* C = L.newBuffer("C", t, M * ldc);
+  fillRandom(*A, rng);
+  fillRandom(*B, rng);
+  poison(*C);
+  L.args = {P(A), P(B), P(C), I(M), I(N), I(K), I(lda), I(ldb), I(ldc)};
+  L.grid = {M / p("TM"), N / p("TN"), 1};
+  L.sizes = mnk(M, N, K) + " ld=" + std::to_string(lda) + "/" + std::to_string(ldb) + "/" + std::to_string(ldc);
+  std::vector<double> ref(size_t(M * ldc), NAN);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += readElement(*A, transA ? k * lda + m : m * lda + k) * readElement(*B, transB ? n * ldb + k : k * ldb + n);
+      ref[size_t(m * ldc + n)] = acc;
+    }
+  L.expected.push_back({C, std::move(ref)});
+  L.tolerance = toleranceFor(t);
+  return L;
+}
+
+// C = A B^T, column-major, any M, N, K: a[m + k*M], b[n + k*N], c[m + n*M].
+Launch matmulNT(const Params& p, std::mt19937_64& rng) {
+  Launch L;
+  const int64_t M = p("M"), N = p("N"), K = p("K");
+  interp::Buffer* a = L.newBuffer("a", Scalar::F32, M * K);
+  interp::Buffer* b = L.newBuffer("b", Scalar::F32, N * K);
+  interp::Buffer* c = L.newBuffer("c", Scalar::F32, M * N);
+  fillRandom(*a, rng);
+  fillRandom(*b, rng);
+  poison(*c);
+  L.args = {P(a), P(b), P(c), I(M), I(N), I(K)};
+  L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), 1};
+  L.sizes = mnk(M, N, K);
+  std::vector<double> ref(size_t(M * N));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += readElement(*a, m + k * M) * readElement(*b, n + k * N);
+      ref[size_t(m + n * M)] = acc;
+    }
+  L.expected.push_back({c, std::move(ref)});
+  L.tolerance = toleranceFor(Scalar::F32);
+  return L;
+}
+
+const char* typeSuffix(const std::string& type) { return type == "half" ? "f16" : "f32"; }
+
+// The macros of matmul_fused.tc for one operand layout (see its header).
+std::vector<lang::Define> fusedMacros(bool transA, bool transB) {
+  std::vector<lang::Define> d;
+  if (!transA)
+    d = {{"USE_A", "a"}, {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"},
+         {"BROADCAST_AK", "newaxis, :"}, {"BROADCAST_AM", ":, newaxis"}, {"SHAPE_A", "TM, TK"}};
+  else
+    d = {{"USE_A", "^a"}, {"STRIDE_AK", "lda"}, {"STRIDE_AM", "1"},
+         {"BROADCAST_AK", ":, newaxis"}, {"BROADCAST_AM", "newaxis, :"}, {"SHAPE_A", "TK, TM"}};
+  if (!transB)
+    d.insert(d.end(), {{"USE_B", "b"}, {"STRIDE_BK", "ldb"}, {"STRIDE_BN", "1"},
+                       {"BROADCAST_BK", ":, newaxis"}, {"BROADCAST_BN", "newaxis, :"}, {"SHAPE_B", "TK, TN"}});
+  else
+    d.insert(d.end(), {{"USE_B", "^b"}, {"STRIDE_BK", "1"}, {"STRIDE_BN", "ldb"},
+                       {"BROADCAST_BK", "newaxis, :"}, {"BROADCAST_BN", ":, newaxis"}, {"SHAPE_B", "TN, TK"}});
+  return d;
+}
+
+}  // namespace
+
+void addMatmulCases(std::vector<Case>& out) {
+  // The tutorial's three dot kernels, f32 and f16, with non-square tiles.
+  for (const char* stem : {"matmul", "matmul_prefetch", "matmul_remat"}) {
+    for (const char* type : {"float", "half"}) {
+      const Scalar t = scalarOfType(type);
+      const bool f16 = t == Scalar::F16;
+      out.push_back({std::string(stem) + "_" + typeSuffix(type), std::string("examples/") + stem + ".tc",
+                     {{"TYPE", type}, {"TM", "32"}, {"TN", f16 ? "32" : "16"}, {"TK", f16 ? "16" : "8"}},
+                     {{"M", 64}, {"N", 96}, {"K", 64}},
+                     {{"M", 128}, {"N", 128}, {"K", 128}},
+                     [t](const Params& p, std::mt19937_64& r) { return dot(p, r, t, false, false); }});
+    }
+  }
+
+  // matmul_fused.tc in its four layouts ("nt": A as is, B transposed), f32
+  // and f16, plus the tutorial's auto-tuning lists (the first values are used).
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (const char* type : {"float", "half"}) {
+        const Scalar t = scalarOfType(type);
+        std::vector<lang::Define> d = {{"TYPE", type}, {"TM", "32"}, {"TN", "16"}, {"TK", "8"}};
+        for (auto& m : fusedMacros(transA, transB)) d.push_back(m);
+        out.push_back({std::string("matmul_fused_") + (transA ? "t" : "n") + (transB ? "t" : "n") + "_" +
+                           typeSuffix(type),
+                       "examples/matmul_fused.tc", d,
+                       {{"M", 64}, {"N", 48}, {"K", 40}},
+                       {{"M", 128}, {"N", 96}, {"K", 64}},
+                       [t, transA, transB](const Params& p, std::mt19937_64& r) { return dot(p, r, t, transA, transB); }});
+      }
+  {
+    std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "[32, 64, 128]"}, {"TN", "[32, 64, 128]"}, {"TK", "[8, 16]"}};
+    for (auto& m : fusedMacros(false, true)) d.push_back(m);
+    out.push_back({"matmul_fused_nt_f16_tuned", "examples/matmul_fused.tc", d,
+                   {{"M", 64}, {"N", 64}, {"K", 32}},
+                   {{"M", 128}, {"N", 128}, {"K", 128}},
+                   [](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, false, true); }});
+  }
+
+  // The paper's C = A B^T with `tunable` tiles: ragged sizes, no -D.
+  out.push_back({"matmul_nt", "examples/matmul_nt.tc", {},
+                 {{"M", 37}, {"N", 53}, {"K", 29}},
+                 {{"M", 100}, {"N", 75}, {"K", 61}},
+                 [](const Params& p, std::mt19937_64& r) { return matmulNT(p, r); }});
+}
+
+}  // namespace tritonc::examples

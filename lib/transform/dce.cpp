@@ -1,0 +1,67 @@
+// Dead-code elimination: mark what is live (side effects and terminators, and
+// transitively their operands), then delete the rest. Marking from the roots
+// removes dead cycles of phis, which a use-count worklist would keep.
+#include <set>
+
+#include "ir/dominators.h"
+#include "transform/passes.h"
+
+namespace tritonc::transform {
+
+namespace {
+
+// Drops blocks that the entry does not reach, and their phi entries elsewhere.
+bool removeUnreachableBlocks(ir::Function& f) {
+  ir::DominatorTree dom(f);
+  std::vector<ir::BasicBlock*> dead;
+  for (auto& bb : f.blocks())
+    if (!dom.isReachable(bb.get())) dead.push_back(bb.get());
+  if (dead.empty()) return false;
+  std::set<ir::BasicBlock*> deadSet(dead.begin(), dead.end());
+  for (auto& bb : f.blocks()) {
+    if (deadSet.count(bb.get())) continue;
+    for (auto& inst : bb->instructions()) {
+      if (inst->opcode() != ir::Opcode::Phi) continue;
+      for (size_t i = inst->blocks.size(); i-- > 0;)
+        if (deadSet.count(inst->blocks[i])) {
+          inst->removeOperand(i);
+          inst->blocks.erase(inst->blocks.begin() + i);
+        }
+    }
+  }
+  for (ir::BasicBlock* bb : dead) f.eraseBlock(bb);
+  return true;
+}
+
+}  // namespace
+
+bool runDeadCodeElimination(ir::Function& f) {
+  bool changed = removeUnreachableBlocks(f);
+  std::set<const ir::Instruction*> live;
+  std::vector<const ir::Instruction*> work;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->hasSideEffects()) {
+        live.insert(inst.get());
+        work.push_back(inst.get());
+      }
+  while (!work.empty()) {
+    const ir::Instruction* inst = work.back();
+    work.pop_back();
+    for (ir::Value* op : inst->operands()) {
+      if (op->valueKind() != ir::ValueKind::Instruction) continue;
+      auto* def = static_cast<const ir::Instruction*>(op);
+      if (live.insert(def).second) work.push_back(def);
+    }
+  }
+  std::vector<ir::Instruction*> dead;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (!live.count(inst.get())) dead.push_back(inst.get());
+  // Dead instructions may use each other: drop all operands before erasing.
+  for (ir::Instruction* inst : dead) inst->dropAllOperands();
+  for (ir::Instruction* inst : dead) inst->parent->erase(inst);
+  return changed || !dead.empty();
+}
+
+}  // namespace tritonc::transform

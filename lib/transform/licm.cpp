@@ -1,0 +1,65 @@
+// Loop-invariant code motion: hoists instructions whose operands are all
+// defined outside a loop into the loop's pre-header, innermost loops first.
+#include "ir/dominators.h"
+#include "transform/loops.h"
+#include "transform/passes.h"
+
+namespace tritonc::transform {
+
+namespace {
+
+// Instructions that may fault (or read memory a store in the loop may change)
+// only move when they run on every entry into the loop: when their block
+// dominates every exit of the loop.
+bool mayFault(const ir::Instruction& i) {
+  if (i.opcode() == ir::Opcode::Load) return true;
+  return (i.opcode() == ir::Opcode::Div || i.opcode() == ir::Opcode::Rem) && i.type().isInt();
+}
+
+bool hoistable(const ir::Instruction& i) {
+  return !i.hasSideEffects() && i.opcode() != ir::Opcode::Phi;
+}
+
+bool runOnLoop(const Loop& loop, const ir::DominatorTree& dom) {
+  if (!loop.preheader) return false;
+  std::vector<ir::BasicBlock*> exits = loop.exitingBlocks();
+  bool writes = loop.hasMemoryWrites();
+  bool changed = false;
+  for (bool again = true; again;) {
+    again = false;
+    for (const ir::BasicBlock* cbb : dom.reversePostOrder()) {
+      auto* bb = const_cast<ir::BasicBlock*>(cbb);
+      if (!loop.contains(bb)) continue;
+      for (size_t idx = 0; idx < bb->instructions().size();) {
+        ir::Instruction* inst = bb->instructions()[idx].get();
+        bool invariant = hoistable(*inst);
+        for (ir::Value* op : inst->operands()) invariant = invariant && !loop.definedInside(op);
+        if (invariant && mayFault(*inst)) {
+          if (inst->opcode() == ir::Opcode::Load && writes) invariant = false;
+          for (ir::BasicBlock* e : exits) invariant = invariant && dom.dominates(bb, e);
+        }
+        if (!invariant) {
+          ++idx;
+          continue;
+        }
+        std::unique_ptr<ir::Instruction> moved = bb->detach(inst);
+        ir::BasicBlock* pre = loop.preheader;
+        pre->insert(pre->instructions().size() - 1, std::move(moved));  // before the terminator
+        changed = again = true;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool runLoopInvariantCodeMotion(ir::Function& f) {
+  ir::DominatorTree dom(f);
+  bool changed = false;
+  // Inner loops first: what leaves an inner loop may then leave the outer one.
+  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(loop, dom) || changed;
+  return changed;
+}
+
+}  // namespace tritonc::transform

@@ -1,0 +1,69 @@
+#include "transform/pass_manager.h"
+
+#include <sstream>
+
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "transform/passes.h"
+
+namespace tritonc::transform {
+
+const std::vector<PassInfo>& allPasses() {
+  static const std::vector<PassInfo> passes = {
+      {"constfold", "fold constants (scalars and splats)", runConstantFolding},
+      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", runPeephole},
+      {"cse", "common sub-expression elimination", runCommonSubexpressionElimination},
+      {"licm", "loop-invariant code motion", runLoopInvariantCodeMotion},
+      {"prefetch", "pre-fetch loads of the next loop iteration", runPrefetch},
+      {"dce", "dead-code elimination", runDeadCodeElimination},
+  };
+  return passes;
+}
+
+const PassInfo* findPass(const std::string& name) {
+  for (const PassInfo& p : allPasses())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> defaultPipeline() {
+  // Simplify first so that CSE and LICM see canonical code; pre-fetch after
+  // LICM so that hoisted address computations are not cloned; clean up last.
+  return {"constfold", "peephole", "cse", "licm", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+}
+
+std::vector<std::string> parsePassList(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "default") {
+      for (auto& p : defaultPipeline()) out.push_back(p);
+    } else if (!item.empty()) {
+      out.push_back(item);
+    }
+  }
+  return out;
+}
+
+void runPasses(ir::Module& m, const std::vector<std::string>& passes, const PipelineOptions& opts) {
+  std::vector<const PassInfo*> infos;
+  for (const std::string& name : passes) {
+    const PassInfo* p = findPass(name);
+    if (!p) {
+      std::string known;
+      for (const PassInfo& q : allPasses()) known += (known.empty() ? "" : ", ") + std::string(q.name);
+      throw UserError(SourceLoc{}, "unknown pass '" + name + "' (known passes: " + known + ")");
+    }
+    infos.push_back(p);
+  }
+  for (const PassInfo* p : infos) {
+    for (auto& f : m.functions()) p->run(*f);
+    std::string err = ir::verifyModule(m);
+    if (!err.empty())
+      throw InternalError(std::string("pass '") + p->name + "' produced invalid IR:\n" + err + "\n" + ir::printModule(m));
+    if (opts.printAfterEach) *opts.printAfterEach << "; *** IR after " << p->name << " ***\n" << ir::printModule(m) << "\n";
+  }
+}
+
+}  // namespace tritonc::transform

@@ -1,0 +1,40 @@
+// The machine-independent passes, one per file. Each returns whether it
+// changed the function; each leaves the IR valid (the pass manager checks).
+#pragma once
+#include "ir/ir.h"
+
+namespace tritonc::transform {
+
+// Dead-code elimination: removes instructions whose results are unused and
+// that have no side effects (including cycles of phis), and unreachable blocks.
+bool runDeadCodeElimination(ir::Function& f);
+
+// Constant folding of scalar instructions with constant operands and of
+// element-wise instructions on splatted constants; a conditional branch on a
+// constant becomes a branch.
+bool runConstantFolding(ir::Function& f);
+
+// Common sub-expression elimination over the dominator tree. Side-effecting
+// instructions (stores, atomics) and loads are never merged.
+bool runCommonSubexpressionElimination(ir::Function& f);
+
+// Loop-invariant code motion: moves pure instructions whose operands are
+// defined outside a loop into its pre-header. Loads (and integer divisions,
+// which can fault) move only when they run on every entry into the loop and
+// the loop has no store or atomic.
+bool runLoopInvariantCodeMotion(ir::Function& f);
+
+// Tile peephole rules: trans(trans(x)) = x, broadcast/reshape of a splat is a
+// splat, chains of reshapes, x + 0, x - 0, x * 1, masks that are all true,
+// selects on constant conditions, casts and broadcasts to the same type, and
+// c + dot(a, b, 0) = dot(a, b, c) (the sum's rounding order changes).
+bool runPeephole(ir::Function& f);
+
+// Pre-fetching of loads in loops (paper Listing 7): a load executed on every
+// iteration whose address depends only on the loop's phis and invariants is
+// issued for the next iteration at the end of the current one, masked by the
+// loop condition of the next iteration (and for the first iteration in the
+// pre-header, masked by the entry condition), and carried by a phi.
+bool runPrefetch(ir::Function& f);
+
+}  // namespace tritonc::transform

@@ -1,0 +1,151 @@
+// Tile peephole rules. Each rule looks at one instruction and, when it
+// applies, replaces the instruction's uses with a simpler value (or rewrites
+// the instruction in place); dead leftovers are left to DCE.
+#include <cmath>
+
+#include "ir/builder.h"
+#include "transform/passes.h"
+#include "transform/pattern.h"
+
+namespace tritonc::transform {
+
+namespace {
+
+using ir::Opcode;
+
+bool isAllTrue(ir::Value* v) {
+  ir::Constant* c = splatConstant(v);
+  return c && c->type().isBool() && c->i != 0;
+}
+bool isAllFalse(ir::Value* v) {
+  ir::Constant* c = splatConstant(v);
+  return c && c->type().isBool() && c->i == 0;
+}
+
+// The additive identity of `x + c`: 0 for integers, -0.0 for floats (+0.0 is
+// not one: -0.0 + +0.0 is +0.0).
+bool isAddIdentity(ir::Value* c) {
+  ir::Constant* k = splatConstant(c);
+  if (!k) return false;
+  return k->type().isFloat() ? (k->f == 0 && std::signbit(k->f)) : k->i == 0;
+}
+// x - c is x when c is +0.0 (floats) or 0 (integers).
+bool isSubIdentity(ir::Value* c) {
+  ir::Constant* k = splatConstant(c);
+  if (!k) return false;
+  return k->type().isFloat() ? (k->f == 0 && !std::signbit(k->f)) : k->i == 0;
+}
+
+// Returns the value `inst` simplifies to, or nullptr. May instead rewrite
+// `inst` in place (returning `inst` itself to report a change).
+ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
+  ir::Value* x = inst->numOperands() > 0 ? inst->operand(0) : nullptr;
+  ir::Value* y = inst->numOperands() > 1 ? inst->operand(1) : nullptr;
+  const ir::Type& t = inst->type();
+  switch (inst->opcode()) {
+    case Opcode::Trans:
+      if (ir::Instruction* inner = asInst(x, Opcode::Trans)) return inner->operand(0);
+      return nullptr;
+    case Opcode::Broadcast:
+    case Opcode::Reshape:
+      if (x->type() == t) return x;
+      // A splat broadcast or reshaped is a splat of the new shape.
+      if (ir::Instruction* s = asInst(x, Opcode::Splat)) return b.splat(s->operand(0), t.shape);
+      if (inst->opcode() == Opcode::Reshape)
+        if (ir::Instruction* r = asInst(x, Opcode::Reshape)) return b.reshape(r->operand(0), t.shape);
+      return nullptr;
+    case Opcode::Cast:
+      return x->type() == t ? x : nullptr;
+    case Opcode::Add: {
+      if (isAddIdentity(y)) return x;
+      if (isAddIdentity(x)) return y;
+      // c + dot(a, b, 0) accumulates into c: dot(a, b, c), as `C = dot(a, b, C)`.
+      for (int side = 0; side < 2; ++side) {
+        ir::Instruction* d = asInst(side ? x : y, Opcode::Dot);
+        ir::Value* acc = side ? y : x;
+        if (d && d->users().size() == 1 && isConstantValue(d->operand(2), 0) && acc->type() == t)
+          return b.dot(d->operand(0), d->operand(1), acc);
+      }
+      return nullptr;
+    }
+    case Opcode::Sub:
+      return isSubIdentity(y) ? x : nullptr;
+    case Opcode::Mul:
+      if (isConstantValue(y, 1)) return x;
+      if (isConstantValue(x, 1)) return y;
+      return nullptr;
+    case Opcode::Div:
+      return isConstantValue(y, 1) ? x : nullptr;
+    case Opcode::And:
+      if (t.isBool() && isAllTrue(y)) return x;
+      if (t.isBool() && isAllTrue(x)) return y;
+      return nullptr;
+    case Opcode::Or:
+      if (t.isBool() && isAllFalse(y)) return x;
+      if (t.isBool() && isAllFalse(x)) return y;
+      return nullptr;
+    case Opcode::Select:
+      if (isAllTrue(x)) return y;
+      if (isAllFalse(x)) return inst->operand(2);
+      if (y == inst->operand(2)) return y;
+      return nullptr;
+    case Opcode::Gep:
+      return isConstantValue(y, 0) && x->type() == t ? x : nullptr;
+    case Opcode::Load:
+      // A mask that is all true is no mask.
+      if (inst->numOperands() == 3 && isAllTrue(inst->operand(1))) {
+        inst->removeOperand(2);
+        inst->removeOperand(1);
+        return inst;
+      }
+      return nullptr;
+    case Opcode::Store:
+    case Opcode::AtomicRmw:
+      if (inst->numOperands() == 3 && isAllTrue(inst->operand(2))) {
+        inst->removeOperand(2);
+        return inst;
+      }
+      return nullptr;
+    case Opcode::AtomicCas:
+      if (inst->numOperands() == 4 && isAllTrue(inst->operand(3))) {
+        inst->removeOperand(3);
+        return inst;
+      }
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+bool runPeephole(ir::Function& f) {
+  bool changed = false;
+  ir::Builder b(*f.parent());
+  for (bool again = true; again;) {
+    again = false;
+    for (auto& bb : f.blocks()) {
+      for (size_t idx = 0; idx < bb->instructions().size(); ++idx) {
+        ir::Instruction* inst = bb->instructions()[idx].get();
+        b.setInsertPoint(bb.get(), idx);
+        b.setLoc(inst->loc);
+        ir::Value* v = simplify(inst, b);
+        if (!v) continue;
+        if (v != inst) {
+          if (v->valueKind() == ir::ValueKind::Instruction && v->name().empty()) v->setName(inst->name());
+          inst->replaceAllUsesWith(v);
+        }
+        // New instructions went in before `inst`: find it again.
+        idx = bb->indexOf(inst);
+        changed = again = true;
+        if (v != inst && inst->users().empty() && !inst->hasSideEffects()) {
+          bb->erase(inst);
+          --idx;
+        }
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace tritonc::transform

@@ -1,0 +1,245 @@
+// What the interpreter reports for wrong programs and wrong launches: every
+// report is a UserError at the faulting instruction's location, naming the
+// kernel, the program, the tile element and the buffer.
+#include "interp_helpers.h"
+
+using namespace interp_test;
+using ir::CmpPred;
+
+namespace {
+const SourceLoc kLoc{12, 7};
+
+}  // namespace
+
+TEST(InterpErrors, OutOfBoundsLoadNamesEverything) {
+  Kernel k("oob");
+  ir::Value* a = k.ptrParam(Scalar::F32, "a");
+  ir::Value* out = k.ptrParam(Scalar::F32, "out");
+  ir::Value* offs = k.blockOffsets(32);
+  k.b.setLoc(kLoc);
+  ir::Value* load = k.b.load(k.pointers(a, offs));
+  k.b.setLoc({});
+  k.b.store(k.pointers(out, offs), load);
+  k.b.ret();
+  // 100 elements, 4 programs of 32: program 3 reads a[96..127]; a[100] is lane 4.
+  interp::Buffer A = makeBuffer("a", std::vector<float>(100, 1.0f)), O = poisoned("out", Scalar::F32, 128);
+  UserError e = expectUserError([&] { k.run({4}, {buf(A), buf(O)}); });
+  expectMentions(e.what(), {"out-of-bounds load", "kernel 'oob'", "program (3, 0, 0)", "tile element [4]",
+                            "'a' + 400 bytes", "'a' holds 400 bytes (100 x f32)"});
+  EXPECT_EQ(e.loc(), static_cast<ir::Instruction*>(load)->loc);
+  EXPECT_EQ(e.loc(), kLoc);
+  // Programs 0..2 ran before the fault.
+  EXPECT_EQ(contents<float>(O)[95], 1.0f);
+}
+
+TEST(InterpErrors, OutOfBoundsStoreOfA2DTile) {
+  const int64_t R = 4, C = 8;
+  Kernel k("store2d");
+  ir::Value* out = k.ptrParam(Scalar::I32, "out");
+  ir::Value* rows = k.b.binary(Opcode::Mul, k.b.reshape(k.b.range(0, R), {R, 1}), k.b.splat(k.b.i32(C), {R, 1}));
+  ir::Value* offs = k.b.binary(Opcode::Add, k.b.broadcast(rows, {R, C}),
+                               k.b.broadcast(k.b.reshape(k.b.range(0, C), {1, C}), {R, C}));
+  k.b.setLoc(kLoc);
+  ir::Instruction* store = k.b.store(k.pointers(out, offs), offs);
+  k.b.setLoc({});
+  k.b.ret();
+  interp::Buffer O = poisoned("out", Scalar::I32, 30);
+  UserError e = expectUserError([&] { k.run({1}, {buf(O)}); });
+  expectMentions(e.what(), {"out-of-bounds store", "kernel 'store2d'", "program (0, 0, 0)", "tile element [3, 6]",
+                            "'out' + 120 bytes", "'out' holds 120 bytes (30 x i32)"});
+  EXPECT_EQ(e.loc(), store->loc);
+}
+
+TEST(InterpErrors, NegativeOffsetAndUnnamedBuffer) {
+  Kernel k("neg");
+  ir::Value* a = k.ptrParam(Scalar::F32, "input");
+  ir::Value* out = k.ptrParam(Scalar::F32, "out");
+  k.b.setLoc(kLoc);
+  k.b.store(out, k.b.load(k.at(a, -1)));
+  k.b.ret();
+  interp::Buffer A = makeBuffer("", std::vector<float>(4, 0.0f)), O = poisoned("out", Scalar::F32, 1);
+  UserError e = expectUserError([&] { k.run({1}, {buf(A), buf(O)}); });
+  // A scalar access has no tile element; the parameter names an unnamed buffer.
+  expectMentions(e.what(), {"out-of-bounds load", "program (0, 0, 0), address = 'input' - 4 bytes",
+                            "'input' holds 16 bytes (4 x f32)"});
+  EXPECT_EQ(std::string(e.what()).find("tile element"), std::string::npos) << e.what();
+  EXPECT_EQ(e.loc(), kLoc);
+}
+
+TEST(InterpErrors, MisalignedAccess) {
+  Kernel k("misaligned");
+  ir::Value* a = k.ptrParam(Scalar::F32, "a");
+  ir::Value* out = k.ptrParam(Scalar::F32, "out");
+  ir::Value* bytes = k.b.cast(a, Type::pointer(Scalar::I8));
+  ir::Value* p = k.b.cast(k.b.gep(bytes, k.b.i32(2)), Type::pointer(Scalar::F32));
+  k.b.setLoc(kLoc);
+  k.b.store(out, k.b.load(p));
+  k.b.ret();
+  interp::Buffer A = makeBuffer("a", std::vector<float>(4, 0.0f)), O = poisoned("out", Scalar::F32, 1);
+  UserError e = expectUserError([&] { k.run({1}, {buf(A), buf(O)}); });
+  expectMentions(e.what(), {"misaligned load", "kernel 'misaligned'", "'a' + 2 bytes", "not a multiple of 4"});
+  EXPECT_EQ(e.loc(), kLoc);
+}
+
+TEST(InterpErrors, WildAndNullPointers) {
+  for (int64_t address : {int64_t(1234), int64_t(0)}) {
+    Kernel k("wild");
+    ir::Value* out = k.ptrParam(Scalar::F32, "out");
+    ir::Value* p = k.b.cast(k.b.i64(address), Type::pointer(Scalar::F32));
+    k.b.setLoc(kLoc);
+    k.b.store(k.b.splat(p, {4}), k.b.splat(k.f32(1), {4}));
+    k.b.setLoc({});
+    k.b.store(out, k.f32(0));
+    k.b.ret();
+    interp::Buffer O = poisoned("out", Scalar::F32, 1);
+    UserError e = expectUserError([&] { k.run({1}, {buf(O)}); });
+    const std::string hex = address ? "0x4d2" : "0x0";
+    expectMentions(e.what(), {"store through a wild pointer", "kernel 'wild'", "tile element [0]",
+                              "address " + hex + " is in no buffer"});
+    EXPECT_EQ(e.loc(), kLoc);
+  }
+}
+
+TEST(InterpErrors, FaultsOnlyWhereALaneIsOutside) {
+  Kernel k("copy");
+  ir::Value* a = k.ptrParam(Scalar::F32, "a");
+  ir::Value* out = k.ptrParam(Scalar::F32, "out");
+  ir::Value* offs = k.blockOffsets(16);
+  k.b.store(k.pointers(out, offs), k.b.load(k.pointers(a, offs)));
+  k.b.ret();
+  // Every lane in bounds: no error.
+  interp::Buffer A = makeBuffer("a", std::vector<float>(32, 2.0f)), O = poisoned("out", Scalar::F32, 32);
+  k.run({2}, {buf(A), buf(O)});
+  EXPECT_EQ(contents<float>(O), std::vector<float>(32, 2.0f));
+  // One element short: the unmasked load of program 1 faults at lane 15.
+  interp::Buffer Short = makeBuffer("a", std::vector<float>(31, 2.0f));
+  UserError e = expectUserError([&] { k.run({2}, {buf(Short), buf(O)}); });
+  expectMentions(e.what(), {"program (1, 0, 0)", "tile element [15]", "'a' + 124 bytes"});
+}
+
+TEST(InterpErrors, IntegerDivisionByZero) {
+  for (Opcode op : {Opcode::Div, Opcode::Rem}) {
+    Kernel k("divide");
+    ir::Value* a = k.ptrParam(Scalar::I32, "a");
+    ir::Value* out = k.ptrParam(Scalar::I32, "out");
+    ir::Value* offs = k.b.range(0, 8);
+    ir::Value* divisors = k.b.load(k.pointers(a, offs));
+    k.b.setLoc(kLoc);
+    ir::Value* q = k.b.binary(op, k.b.splat(k.b.i32(100), {8}), divisors);
+    k.b.setLoc({});
+    k.b.store(k.pointers(out, offs), q);
+    k.b.ret();
+    interp::Buffer A = makeBuffer<int32_t>("a", {1, 2, 3, 4, 5, 0, 7, 8}), O = poisoned("out", Scalar::I32, 8);
+    UserError e = expectUserError([&] { k.run({1}, {buf(A), buf(O)}); });
+    expectMentions(e.what(), {op == Opcode::Div ? "integer division by zero" : "integer remainder by zero",
+                              "kernel 'divide'", "program (0, 0, 0)", "tile element [5]"});
+    EXPECT_EQ(e.loc(), kLoc);
+  }
+}
+
+TEST(InterpErrors, ArgumentsThatDoNotFitTheParameters) {
+  Kernel k("args");
+  k.intParam("n");
+  k.ptrParam(Scalar::F32, "a");
+  k.b.ret();
+  interp::Buffer A = makeBuffer("a", std::vector<float>(4, 0.0f));
+  UserError e = expectUserError([&] { k.run({1}, {num(4)}); });
+  expectMentions(e.what(), {"kernel 'args' takes 2 arguments but 1 was given"});
+  e = expectUserError([&] { k.run({1}, {num(4), buf(A), num(1)}); });
+  expectMentions(e.what(), {"takes 2 arguments but 3 were given"});
+  e = expectUserError([&] { k.run({1}, {num(4), num(0)}); });
+  expectMentions(e.what(), {"argument 1 ('a', f32*)", "needs a buffer", "an integer"});
+  e = expectUserError([&] { k.run({1}, {num(4), interp::KernelArg::ofBuffer(nullptr)}); });
+  expectMentions(e.what(), {"argument 1 ('a', f32*)", "a null buffer"});
+  e = expectUserError([&] { k.run({1}, {buf(A), buf(A)}); });
+  expectMentions(e.what(), {"argument 0 ('n', i32)", "is a scalar", "a buffer"});
+}
+
+TEST(InterpErrors, GridMustBePositive) {
+  Kernel k("grid");
+  k.b.ret();
+  UserError e = expectUserError([&] { k.run({2, 0, 1}, {}); });
+  expectMentions(e.what(), {"kernel 'grid'", "grid dimensions must be >= 1", "(2, 0, 1)"});
+}
+
+TEST(InterpErrors, RunawayLoopIsStopped) {
+  Kernel k("forever");
+  ir::BasicBlock* loop = k.fn->addBlock("loop");
+  k.b.br(loop);
+  k.b.setInsertPoint(loop);
+  k.b.setLoc(kLoc);
+  k.b.br(loop);
+  interp::RunOptions options;
+  options.maxStepsPerProgram = 1000;
+  UserError e = expectUserError([&] { k.run({1}, {}, options); });
+  expectMentions(e.what(), {"kernel 'forever'", "program (0, 0, 0)", "more than 1000 instructions"});
+  EXPECT_EQ(e.loc(), kLoc);
+}
+
+TEST(InterpErrors, BrokenMultipleOfPromises) {
+  Kernel k("promise");
+  ir::Argument* n = k.intParam("n");
+  ir::Value* out = k.ptrParam(Scalar::I32, "out");
+  k.b.setLoc(kLoc);
+  ir::Value* m = k.b.multipleOf(k.b.binary(Opcode::Add, k.b.splat(n, {4}), k.b.range(0, 4)), 4);
+  k.b.setLoc({});
+  k.b.store(k.pointers(out, k.b.range(0, 4)), m);
+  k.b.ret();
+  interp::Buffer O = poisoned("out", Scalar::I32, 4);
+  UserError e = expectUserError([&] { k.run({1}, {num(8), buf(O)}); });
+  expectMentions(e.what(), {"multiple_of 4 does not hold", "kernel 'promise'", "tile element [1] is 9"});
+  EXPECT_EQ(e.loc(), kLoc);
+  interp::RunOptions lax;
+  lax.checkMultipleOf = false;
+  k.run({1}, {num(8), buf(O)}, lax);
+  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{8, 9, 10, 11}));
+  // A parameter's multipleof(N) attribute is a promise too.
+  n->attrs.multipleOf = 16;
+  e = expectUserError([&] { k.run({1}, {num(8), buf(O)}); });
+  EXPECT_NE(std::string(e.what()).find("argument 0 ('n', i32) is declared multipleof(16) but was given 8"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(InterpErrors, StoreIntoReadonlyBuffer) {
+  Kernel k("ro");
+  ir::Argument* a = k.ptrParam(Scalar::F32, "a");
+  a->attrs.readonly = true;
+  k.ptrParam(Scalar::F32, "b");
+  k.b.setLoc(kLoc);
+  k.b.store(k.at(a, 1), k.f32(1));
+  k.b.ret();
+  interp::Buffer A = makeBuffer("a", std::vector<float>(4, 0.0f)), B = makeBuffer("b", std::vector<float>(1, 0.0f));
+  UserError e = expectUserError([&] { k.run({1}, {buf(A), buf(B)}); });
+  expectMentions(e.what(), {"store into a read-only buffer", "'a' + 4 bytes", "only passed to readonly parameters"});
+  EXPECT_EQ(e.loc(), kLoc);
+  // Also passed to a writable parameter: the store is allowed.
+  k.run({1}, {buf(A), buf(A)});
+  EXPECT_EQ(contents<float>(A)[1], 1.0f);
+}
+
+TEST(InterpErrors, OutOfBoundsAtomic) {
+  Kernel k("atom");
+  ir::Value* c = k.ptrParam(Scalar::I32, "counter");
+  k.b.setLoc(kLoc);
+  k.b.atomicRmw(ir::AtomicKind::Add, k.pointers(c, k.b.range(0, 2)), k.b.splat(k.b.i32(1), {2}));
+  k.b.ret();
+  interp::Buffer C = makeBuffer<int32_t>("counter", {0});
+  UserError e = expectUserError([&] { k.run({1}, {buf(C)}); });
+  expectMentions(e.what(), {"out-of-bounds atomic_rmw", "tile element [1]", "'counter' + 4 bytes"});
+  EXPECT_EQ(e.loc(), kLoc);
+}
+
+// IR that the verifier would refuse is an InternalError, never a crash.
+TEST(InterpErrors, MalformedIRIsAnInternalError) {
+  Kernel k("broken");
+  ir::Value* out = k.ptrParam(Scalar::F32, "out");
+  k.b.store(out, k.f32(1));  // no terminator
+  EXPECT_THROW(interp::runKernel(*k.fn, {1}, {}), InternalError);
+  Kernel k2("broken2");
+  ir::Value* x = k2.ptrParam(Scalar::F32, "x");
+  k2.b.create(Opcode::Load, Type::scalar(Scalar::F32).withShape({4}), {x});  // 1 pointer, 4 results
+  k2.b.ret();
+  interp::Buffer X = makeBuffer("x", std::vector<float>(4, 0.0f));
+  EXPECT_THROW(interp::runKernel(*k2.fn, {1}, {buf(X)}), InternalError);
+}
