@@ -38,7 +38,7 @@ Launch vectorAdd(const Params& p, std::mt19937_64& rng, Scalar t, int64_t block)
   L.args = {I(n), P(a), P(b), P(c)};
   L.grid = {n / block, 1, 1};
   L.sizes = "N=" + std::to_string(n);
-  std::vector<double> ref(size_t(n));
+  std::vector<double> ref(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) ref[size_t(i)] = roundTo(t, readElement(*a, i) + readElement(*b, i));
   L.expected.push_back({c, std::move(ref)});
   L.tolerance = toleranceFor(t);
@@ -77,7 +77,7 @@ Launch relu(const Params& p, std::mt19937_64& rng) {
   L.args = {P(A), I(M), I(N)};
   L.grid = {cdiv(M, p.get("TM", 8)), cdiv(N, p.get("TN", 8)), 1};
   L.sizes = "M=" + std::to_string(M) + " N=" + std::to_string(N);
-  std::vector<double> ref(size_t(M * N));
+  std::vector<double> ref(static_cast<size_t>(M * N));
   for (int64_t i = 0; i < M * N; ++i) ref[size_t(i)] = std::max(readElement(*A, i), 0.0);
   L.expected.push_back({A, std::move(ref)});
   L.tolerance = 0;

@@ -66,7 +66,7 @@ Launch matmulNT(const Params& p, std::mt19937_64& rng) {
   L.args = {P(a), P(b), P(c), I(M), I(N), I(K)};
   L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), 1};
   L.sizes = mnk(M, N, K);
-  std::vector<double> ref(size_t(M * N));
+  std::vector<double> ref(static_cast<size_t>(M * N));
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double acc = 0;

@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 
+#include "analysis/axis_info.h"
+#include "analysis/liveness.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -26,7 +28,7 @@ using namespace tritonc;
 const char* const kUsage =
     "usage:\n"
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir [--locations]\n"
-    "               [--passes=a,b,c] [--print-after-all]\n"
+    "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp] [--kernel NAME]\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0]\n"
     "  tritonc passes        lists the optimization passes\n"
@@ -43,6 +45,7 @@ struct Options {
   bool printAfterAll = false;
   bool optimize = true;            // run: optimize before interpreting (-O0: no)
   std::string passes = "default";  // --passes
+  std::string analysis;            // --print-analysis
   bool haveSeed = false;
   uint64_t seed = 0;
 };
@@ -100,6 +103,10 @@ Options parseCommandLine(int argc, char** argv) {
       o.locations = true;
     } else if (a == "--print-after-all") {
       o.printAfterAll = true;
+    } else if (is("--print-analysis")) {
+      o.analysis = value("--print-analysis");
+      if (o.analysis != "axis" && o.analysis != "liveness")
+        throw UsageError("unknown analysis '" + o.analysis + "' (expected axis or liveness)");
     } else if (is("--passes")) {
       o.passes = value("--passes");
     } else if (a == "-O0") {
@@ -190,6 +197,11 @@ int emit(const Options& o, const std::string& source) {
     transform::PipelineOptions popts;
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
     if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
+    if (!o.analysis.empty()) {
+      for (auto& f : m->functions())
+        std::cout << (o.analysis == "axis" ? analysis::printAxisInfo(*f) : analysis::printLiveness(*f));
+      return 0;
+    }
     ir::PrintOptions po;
     po.locations = o.locations;
     std::cout << ir::printModule(*m, po);

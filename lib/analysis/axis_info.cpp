@@ -1,0 +1,293 @@
+#include "analysis/axis_info.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ir/dominators.h"
+#include "ir/printer.h"
+
+namespace tritonc::analysis {
+
+namespace {
+
+using ir::Opcode;
+
+int64_t pow2Factor(int64_t v) {
+  if (v == 0) return kMaxDivisibility;
+  uint64_t u = v < 0 ? 0 - uint64_t(v) : uint64_t(v);
+  return std::min<int64_t>(int64_t(u & (~u + 1)), kMaxDivisibility);
+}
+int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+size_t rankOf(const ir::Type& t) { return t.isTile() ? t.shape.size() : 1; }
+int64_t dimOf(const ir::Type& t, size_t d) { return t.isTile() ? t.shape[d] : 1; }
+
+// Nothing known: runs of one, divisible by one.
+AxisInfo unknown(const ir::Type& t) {
+  size_t r = rankOf(t);
+  return AxisInfo{std::vector<int64_t>(r, 1), std::vector<int64_t>(r, 1), std::vector<int64_t>(r, 1)};
+}
+// A value equal everywhere, divisible by `div`.
+AxisInfo uniform(const ir::Type& t, int64_t div) {
+  AxisInfo a = unknown(t);
+  for (size_t d = 0; d < rankOf(t); ++d) {
+    a.divisibility[d] = div;
+    a.constancy[d] = dimOf(t, d);
+  }
+  return a;
+}
+// Divisibility of every element (not only of the first of each run).
+int64_t elementDiv(const AxisInfo& a, size_t d) { return a.contiguity[d] > 1 ? 1 : a.divisibility[d]; }
+
+bool isIntOrPtr(const ir::Type& t) { return t.isInt() || t.isPtr(); }
+
+}  // namespace
+
+AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& f) {
+  for (auto& a : f.arguments()) {
+    const ir::Type& t = a->type();
+    int64_t div = 1;
+    if (t.isPtr() && a->attrs.aligned) div = pow2Factor(a->attrs.aligned);
+    if (!t.isPtr() && a->attrs.multipleOf) div = pow2Factor(a->attrs.multipleOf);
+    info_[a.get()] = uniform(t, div);
+  }
+  // Iterate to a fixed point: phis start optimistic (absent = top) and only
+  // go down; every other rule is monotone.
+  ir::DominatorTree dom(f);
+  for (int iter = 0; iter < 64; ++iter) {
+    bool changed = false;
+    for (const ir::BasicBlock* bb : dom.reversePostOrder())
+      for (auto& inst : bb->instructions()) {
+        if (inst->type().isVoid()) continue;
+        AxisInfo a = compute(*inst);
+        auto it = info_.find(inst.get());
+        if (it == info_.end() || !(it->second == a)) {
+          info_[inst.get()] = a;
+          changed = true;
+        }
+      }
+    if (!changed) break;
+  }
+}
+
+AxisInfo AxisInfoAnalysis::get(const ir::Value* v) const {
+  auto it = info_.find(v);
+  if (it != info_.end()) return it->second;
+  if (v->valueKind() == ir::ValueKind::Constant) {
+    auto* c = static_cast<const ir::Constant*>(v);
+    return uniform(v->type(), c->type().isInt() ? pow2Factor(c->i) : 1);
+  }
+  return unknown(v->type());
+}
+
+AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
+  const ir::Type& t = i.type();
+  size_t r = rankOf(t);
+  AxisInfo out = unknown(t);
+  auto op = [&](size_t k) { return get(i.operand(k)); };
+  switch (i.opcode()) {
+    case Opcode::Range:
+      out.contiguity[0] = t.shape[0];
+      out.divisibility[0] = pow2Factor(i.imm);
+      return out;
+    case Opcode::Splat: return uniform(t, get(i.operand(0)).divisibility[0]);
+    case Opcode::MultipleOf: {
+      AxisInfo a = op(0);
+      int64_t p = pow2Factor(i.imm);
+      for (size_t d = 0; d < r; ++d)
+        if (p > 1) {
+          a.contiguity[d] = 1;
+          a.divisibility[d] = std::max(elementDiv(a, d), p);
+        }
+      return a;
+    }
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Gep: {
+      if (!isIntOrPtr(t)) return out;
+      AxisInfo a = op(0), b = op(1);
+      int64_t scale = i.opcode() == Opcode::Gep ? ir::byteSize(t.pointee) : 1;
+      for (size_t d = 0; d < r; ++d) {
+        // a + b is consecutive where one side is and the other is constant;
+        // a - b only where a is (b constant).
+        int64_t c1 = gcd(a.contiguity[d], b.constancy[d]);
+        int64_t c2 = i.opcode() == Opcode::Sub ? 1 : gcd(b.contiguity[d], a.constancy[d]);
+        out.contiguity[d] = std::max(c1, c2);
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        int64_t da = out.contiguity[d] > 1 ? a.divisibility[d] : elementDiv(a, d);
+        int64_t db = out.contiguity[d] > 1 ? b.divisibility[d] : elementDiv(b, d);
+        out.divisibility[d] = std::min(gcd(da, std::min(db * scale, kMaxDivisibility)), kMaxDivisibility);
+      }
+      return out;
+    }
+    case Opcode::Mul: {
+      if (!t.isInt()) return out;
+      AxisInfo a = op(0), b = op(1);
+      for (size_t d = 0; d < r; ++d) {
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        out.divisibility[d] = std::min(elementDiv(a, d) * elementDiv(b, d), kMaxDivisibility);
+      }
+      return out;
+    }
+    case Opcode::Shl: {
+      if (!t.isInt()) return out;
+      AxisInfo a = op(0);
+      const ir::Value* s = i.operand(1);
+      for (size_t d = 0; d < r; ++d) out.constancy[d] = gcd(a.constancy[d], get(s).constancy[d]);
+      if (s->valueKind() == ir::ValueKind::Constant) {
+        int64_t k = static_cast<const ir::Constant*>(s)->i;
+        if (k >= 0 && k < 30)
+          for (size_t d = 0; d < r; ++d) out.divisibility[d] = std::min(elementDiv(a, d) << k, kMaxDivisibility);
+      }
+      return out;
+    }
+    case Opcode::Broadcast: {
+      AxisInfo a = op(0);
+      const ir::Shape& from = i.operand(0)->type().shape;
+      for (size_t d = 0; d < r; ++d) {
+        if (from[d] == t.shape[d]) {
+          out.contiguity[d] = a.contiguity[d];
+          out.divisibility[d] = a.divisibility[d];
+          out.constancy[d] = a.constancy[d];
+        } else {  // a size-1 dimension replicated
+          out.divisibility[d] = a.divisibility[d];
+          out.constancy[d] = t.shape[d];
+        }
+      }
+      return out;
+    }
+    case Opcode::Reshape: {
+      // Only reshapes that add or remove size-1 dimensions keep what is known.
+      AxisInfo a = op(0);
+      const ir::Shape& from = i.operand(0)->type().shape;
+      std::vector<size_t> srcDims, dstDims;
+      for (size_t d = 0; d < from.size(); ++d)
+        if (from[d] != 1) srcDims.push_back(d);
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        if (t.shape[d] != 1) dstDims.push_back(d);
+      bool sameNonUnit = srcDims.size() == dstDims.size();
+      for (size_t k = 0; sameNonUnit && k < srcDims.size(); ++k)
+        sameNonUnit = from[srcDims[k]] == t.shape[dstDims[k]];
+      if (!sameNonUnit) return out;
+      // Along a new size-1 dimension every element starts its own run.
+      int64_t everyElement = kMaxDivisibility;
+      for (size_t d = 0; d < a.divisibility.size(); ++d) everyElement = std::min(everyElement, elementDiv(a, d));
+      for (size_t d = 0; d < r; ++d) out.divisibility[d] = everyElement, out.constancy[d] = 1;
+      for (size_t k = 0; k < srcDims.size(); ++k) {
+        out.contiguity[dstDims[k]] = a.contiguity[srcDims[k]];
+        out.divisibility[dstDims[k]] = a.divisibility[srcDims[k]];
+        out.constancy[dstDims[k]] = a.constancy[srcDims[k]];
+      }
+      return out;
+    }
+    case Opcode::Trans: {
+      AxisInfo a = op(0);
+      std::reverse(a.contiguity.begin(), a.contiguity.end());
+      std::reverse(a.divisibility.begin(), a.divisibility.end());
+      std::reverse(a.constancy.begin(), a.constancy.end());
+      return a;
+    }
+    case Opcode::Cast:
+      if (t.isInt() && i.operand(0)->type().isInt() && ir::bitWidth(t.kind) >= ir::bitWidth(i.operand(0)->type().kind))
+        return op(0);
+      return out;
+    case Opcode::Phi:
+    case Opcode::Select: {
+      // The meet of the incoming facts; incoming values not computed yet (the
+      // loop's back edge on the first pass) do not constrain.
+      bool any = false;
+      size_t first = i.opcode() == Opcode::Select ? 1 : 0;
+      for (size_t k = first; k < i.numOperands(); ++k) {
+        const ir::Value* v = i.operand(k);
+        if (v->valueKind() == ir::ValueKind::Instruction && !info_.count(v)) continue;
+        AxisInfo a = get(v);
+        if (!any) {
+          out = a;
+          any = true;
+          continue;
+        }
+        for (size_t d = 0; d < r; ++d) {
+          out.contiguity[d] = gcd(out.contiguity[d], a.contiguity[d]);
+          out.divisibility[d] = gcd(out.divisibility[d], a.divisibility[d]);
+          out.constancy[d] = gcd(out.constancy[d], a.constancy[d]);
+        }
+      }
+      if (i.opcode() == Opcode::Select && i.operand(0)->type().isTile()) {
+        AxisInfo c = op(0);
+        for (size_t d = 0; d < r; ++d) {
+          out.contiguity[d] = std::min(out.contiguity[d], c.constancy[d]);
+          out.constancy[d] = gcd(out.constancy[d], c.constancy[d]);
+        }
+      }
+      return any ? out : unknown(t);
+    }
+    default: {
+      // Element-wise results are at least as constant as all their operands.
+      bool elementwise = ir::opcodeCategory(i.opcode()) != ir::OpCategory::Other || i.opcode() == Opcode::Cmp;
+      if (elementwise && i.numOperands() > 0) {
+        for (size_t d = 0; d < r; ++d) {
+          int64_t c = dimOf(t, d);
+          for (ir::Value* v : i.operands()) c = gcd(c, get(v).constancy[d]);
+          out.constancy[d] = c;
+        }
+      }
+      return out;
+    }
+  }
+}
+
+int64_t AxisInfoAnalysis::vectorWidth(const ir::Value* ptr, int64_t maxBytes, size_t* dim) const {
+  const ir::Type& t = ptr->type();
+  if (dim) *dim = 0;
+  if (!t.isPtr() || !t.isTile()) return 1;
+  AxisInfo a = get(ptr);
+  int64_t elem = ir::byteSize(t.pointee);
+  int64_t best = 1;
+  // The most contiguous dimension wins (the back end orders threads along it).
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    int64_t v = std::min<int64_t>(a.contiguity[d], maxBytes / elem);
+    // Every vector must start on a multiple of its size in bytes.
+    while (v > 1 && (a.divisibility[d] % (v * elem)) != 0) v /= 2;
+    if (v > best) {
+      best = v;
+      if (dim) *dim = d;
+    }
+  }
+  return best;
+}
+
+std::string printAxisInfo(const ir::Function& f) {
+  AxisInfoAnalysis ax(f);
+  auto list = [](const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+    return s + "]";
+  };
+  std::string out = "; axis info of @" + f.name() + "\n";
+  for (auto& a : f.arguments())
+    if (isIntOrPtr(a->type())) {
+      AxisInfo i = ax.get(a.get());
+      out += ";   %" + a->name() + ": divisibility=" + list(i.divisibility) + "\n";
+    }
+  for (auto& bb : f.blocks()) {
+    out += bb->name() + ":\n";
+    for (auto& inst : bb->instructions()) {
+      out += "  " + ir::printInstruction(*inst);
+      const ir::Type& t = inst->type();
+      if (isIntOrPtr(t)) {
+        AxisInfo i = ax.get(inst.get());
+        out += "  ; contiguity=" + list(i.contiguity) + " divisibility=" + list(i.divisibility) +
+               " constancy=" + list(i.constancy);
+      }
+      if (inst->opcode() == Opcode::Load || inst->opcode() == Opcode::Store) {
+        size_t dim = 0;
+        int64_t w = ax.vectorWidth(inst->operand(0), 16, &dim);
+        out += "  ; vector width " + std::to_string(w);
+        if (w > 1) out += " along dimension " + std::to_string(dim);
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace tritonc::analysis
