@@ -1,10 +1,12 @@
 // tritonc-examples: compiles and runs every example kernel of the table
 // (examples/cases.h) on the best back end present, checks each result against
 // its C++ reference, and prints one line per case. Exits 1 if any case fails.
-//   tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR]
+//   tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR] [--list]
+//                    [--backend auto|interp|gpu] [-O0]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <set>
@@ -14,6 +16,9 @@
 #include "cases.h"
 #include "ir/verifier.h"
 #include "support/diagnostic.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/gpu_runner.h"
+#include "transform/pass_manager.h"
 
 namespace {
 
@@ -22,21 +27,26 @@ using namespace tritonc::examples;
 
 struct Options {
   std::string filter, root = TRITONC_SOURCE_DIR;
+  std::string backend = "auto";  // resolved in main: interp or gpu
+  std::string arch;              // the GPU's, when backend == gpu
+  bool optimize = true;
   Preset preset = Preset::Test;
   bool haveSeed = false;
   uint64_t seed = 0;
 };
 
 const char* const kUsage =
-    "usage: tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR]\n"
-    "  --filter SUBSTR  run only the cases whose name contains SUBSTR\n"
+    "usage: tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR] [--list]\n"
+    "  --filter SUBSTR  run only the cases whose name contains SUBSTR (or is SUBSTR)\n"
     "  --seed N         seed of the random inputs (default: random, printed)\n"
     "  --preset P       problem sizes: test (small, default) or demo (bigger)\n"
     "  --root DIR       repository root holding examples/*.tc (default: the source dir)\n"
-    "  --list           print the case names and exit\n";
+    "  --list           print the case names and exit\n"
+    "  --backend B      auto (gpu when a GPU is present, else interp), interp or gpu\n"
+    "  -O0              run the IR as generated, without the optimizer\n";
 
 struct Row {
-  std::string name, sizes, backend = "interp", compileMs = "-", runMs = "-", error = "-";
+  std::string name, sizes, backend, compileMs = "-", runMs = "-", error = "-";
   bool passed = false;
   std::string detail;  // why it failed
 };
@@ -55,6 +65,7 @@ std::string fixed(double v, int digits) {
 Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::string>& notes) {
   Row row;
   row.name = c.name;
+  row.backend = o.backend;
   std::string source;
   try {
     source = readTextFile(o.root + "/" + c.file);
@@ -64,13 +75,33 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     for (auto& n : compiled.notes) notes.push_back(c.file + ": note: " + n);
     std::string bad = ir::verifyModule(*compiled.module);
     if (!bad.empty()) throw std::runtime_error("the front end produced invalid IR:\n" + bad);
+    if (o.optimize) transform::runPasses(*compiled.module, transform::defaultPipeline());
+    std::string ptx;
+    if (o.backend == "gpu") {
+      nvptx::TargetOptions to;
+      to.arch = o.arch;
+      ptx = nvptx::emitPtx(*compiled.module, to);
+    }
+    row.compileMs = fixed(msSince(t0), 2);
 
     std::mt19937_64 rng(caseSeed(seed, c.name));
     Launch launch = c.build(paramsFor(c, o.preset, compiled), rng);
     row.sizes = launch.sizes;
-    t0 = std::chrono::steady_clock::now();
-    interp::runKernel(kernelOf(*compiled.module), launch.grid, launch.args);
-    row.runMs = fixed(msSince(t0), 2);
+    if (o.backend == "gpu") {
+      // One checked launch on the poisoned outputs, then timed launches.
+      nvptx::GpuLaunchOptions lo;
+      nvptx::runOnGpu(ptx, kernelOf(*compiled.module), launch.grid, launch.args, lo);
+      Launch timed = launch.clone();
+      lo.warmup = 2;
+      lo.repeats = 10;
+      nvptx::GpuRunResult r = nvptx::runOnGpu(ptx, kernelOf(*compiled.module), timed.grid, timed.args, lo);
+      std::sort(r.timesMs.begin(), r.timesMs.end());
+      row.runMs = fixed(r.timesMs[r.timesMs.size() / 2], 4);
+    } else {
+      t0 = std::chrono::steady_clock::now();
+      interp::runKernel(kernelOf(*compiled.module), launch.grid, launch.args);
+      row.runMs = fixed(msSince(t0), 2);
+    }
 
     Comparison cmp = compareOutputs(launch);
     char err[32];
@@ -137,6 +168,12 @@ Options parseOptions(int argc, char** argv, bool& list) {
       o.preset = *p;
     } else if (a == "--root") {
       o.root = value();
+    } else if (a == "--backend") {
+      o.backend = value();
+      if (o.backend != "auto" && o.backend != "interp" && o.backend != "gpu")
+        throw std::invalid_argument("unknown back end '" + o.backend + "' (expected auto, interp or gpu)");
+    } else if (a == "-O0") {
+      o.optimize = false;
     } else if (a == "--list") {
       list = true;
     } else if (a == "--help" || a == "-h") {
@@ -160,9 +197,14 @@ int main(int argc, char** argv) {
     std::cerr << "tritonc-examples: error: " << e.what() << "\n" << kUsage;
     return 1;
   }
+  // A filter that is a whole case name selects that case alone (case names
+  // are prefixes of one another, e.g. vector_add and vector_add_param_*).
   std::vector<const Case*> selected;
   for (const Case& c : allCases())
-    if (c.name.find(o.filter) != std::string::npos) selected.push_back(&c);
+    if (c.name == o.filter) selected.push_back(&c);
+  if (selected.empty())
+    for (const Case& c : allCases())
+      if (c.name.find(o.filter) != std::string::npos) selected.push_back(&c);
   if (list) {
     for (const Case* c : selected) std::cout << c->name << "  (" << c->file << ")\n";
     return 0;
@@ -172,10 +214,21 @@ int main(int argc, char** argv) {
     return 1;
   }
   const uint64_t seed = o.haveSeed ? o.seed : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  std::string noGpu;
+  std::string arch = nvptx::gpuArch(&noGpu);
+  if (o.backend == "auto") o.backend = arch.empty() ? "interp" : "gpu";
+  if (o.backend == "gpu" && arch.empty()) {
+    std::cerr << "tritonc-examples: error: --backend gpu: " << noGpu << "\n";
+    return 1;
+  }
+  o.arch = arch;
   std::cout << "tritonc-examples: " << selected.size() << " case(s), preset " << presetName(o.preset)
-            << ", seed " << seed << "\n"
-            << "back end: interp (the reference interpreter; it is the only back end built so far,"
-               " so timings are the interpreter's, not those of compiled code)\n\n";
+            << ", seed " << seed << "\n";
+  if (o.backend == "gpu")
+    std::cout << "back end: gpu (" << arch << "); run ms is the median of 10 launches timed with CUDA events\n\n";
+  else
+    std::cout << "back end: interp (the reference interpreter; " << (noGpu.empty() ? "chosen" : noGpu)
+              << "), so timings are the interpreter's, not those of compiled code\n\n";
 
   std::vector<Row> rows;
   std::vector<std::string> notes;

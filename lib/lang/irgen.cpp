@@ -288,8 +288,8 @@ void IRGen::declaration(const Stmt& s) {
         for (auto& v : tp.values) list += (list.empty() ? "" : ", ") + v;
         notes_.push_back("'" + d.name + "' is tunable over {" + list +
                          "}; the auto-tuner does not exist yet, using " + tp.values[0]);
-        tuning_.push_back(tp);
       }
+      tuning_.push_back(tp);
       declare(d.name, sym, d.loc);
       continue;
     }

@@ -3,7 +3,9 @@
 // rejected with a UserError; never another exception, a crash or a hang.
 // Each file runs in a child process so that one crash does not hide the rest.
 // Inputs are compiled exactly as the fuzzer does: the fixed -D options below
-// plus any `// define: NAME=VALUE` lines at the top of the file.
+// plus any `// define: NAME=VALUE` lines at the top of the file. A header line
+// `// max-seconds: N` tightens the time limit (default 5 s) for findings that
+// were slow rather than wrong.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -43,15 +45,15 @@ std::vector<fs::path> regressionFiles() {
   return out;
 }
 
-// Same as fuzz/frontend_fuzzer.cpp.
-std::vector<std::string> headerDefines(const std::string& src) {
+// Values of the `// KEY: value` lines at the top of `src` (as in fuzz/frontend_fuzzer.cpp).
+std::vector<std::string> headerValues(const std::string& src, const std::string& key) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos < src.size() && src.compare(pos, 2, "//") == 0) {
     size_t nl = src.find('\n', pos);
     std::string line = src.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    const std::string key = "// define: ";
-    if (line.compare(0, key.size(), key) == 0) out.push_back(line.substr(key.size()));
+    std::string prefix = "// " + key + ": ";
+    if (line.compare(0, prefix.size(), prefix) == 0) out.push_back(line.substr(prefix.size()));
     if (nl == std::string::npos) break;
     pos = nl + 1;
   }
@@ -66,13 +68,17 @@ std::vector<std::string> headerDefines(const std::string& src) {
 
 // Runs in the child: exits 0 when the outcome is acceptable.
 [[noreturn]] void replay(const fs::path& file) {
-  alarm(30);  // a hang is a finding too (SIGALRM ends the child)
   std::string source = readFile(file);
+  // A hang is a finding too (SIGALRM ends the child): 4 KB of source must
+  // compile in well under a second.
+  unsigned limit = 5;
+  for (const std::string& v : headerValues(source, "max-seconds")) limit = unsigned(std::max(1, std::atoi(v.c_str())));
+  alarm(limit);
   CompileOptions opts;
   opts.filename = file.filename().string();
   opts.defines = {{"TYPE", "float"}, {"TM", "16"}, {"TN", "16"}, {"TK", "8"}, {"BLOCK", "32"}, {"SIZE", "32"}};
   try {
-    for (const std::string& d : headerDefines(source)) opts.defines.push_back(parseDefineOption(d));
+    for (const std::string& d : headerValues(source, "define")) opts.defines.push_back(parseDefineOption(d));
     CompileResult r = compileSource(source, opts);
     std::string err = ir::verifyModule(*r.module);
     if (!err.empty()) fail("front-end output fails the verifier:\n" + err);

@@ -148,6 +148,7 @@ TEST(InterpSemantics, Casts) {
   p.expectFloat(cast(Scalar::F64, 1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), Scalar::F16),
                 1 + std::ldexp(1.0, -10));
   p.expectFloat(cast(Scalar::F64, 0.1, Scalar::F32), double(0.1f));
+  p.expectFloat(cast(Scalar::F64, 1e300, Scalar::F32), INFINITY);
   p.expectFloat(cast(Scalar::F32, 0.1, Scalar::F64), double(0.1f));
   p.expectFloat(cast(Scalar::F16, 65504, Scalar::BF16), 65536.0);
   p.expectFloat(cast(Scalar::F32, 1e-8, Scalar::F16), 0.0);
@@ -211,6 +212,7 @@ TEST(InterpSemantics, FloatRoundingAndNaNs) {
   const float h1 = halfToFloat(floatToHalf(0.1f)), h2 = halfToFloat(floatToHalf(0.2f));
   p.expectFloat(bin(Opcode::Add, Scalar::F16, 0.1, 0.2), halfToFloat(floatToHalf(h1 + h2)));
   p.expectFloat(bin(Opcode::Add, Scalar::F16, 65504, 65504), INFINITY);
+  p.expectFloat(bin(Opcode::Mul, Scalar::F32, 1e30, -1e30), -INFINITY);
   const float b1 = bf16ToFloat(floatToBf16(1.1f)), b2 = bf16ToFloat(floatToBf16(3.3f));
   p.expectFloat(bin(Opcode::Mul, Scalar::BF16, 1.1, 3.3), bf16ToFloat(floatToBf16(b1 * b2)));
   p.expectFloat(bin(Opcode::Div, Scalar::F32, 1, 0), INFINITY);

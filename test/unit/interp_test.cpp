@@ -126,11 +126,12 @@ TEST(Interp, LoopWithPhisSums) {
   EXPECT_EQ(contents<int32_t>(O)[0], int32_t(expected));
 }
 
-// (f0, f1) = (f1, f0 + f1) n times: right only if a block's phis are
-// assigned in parallel on each edge.
+// (f0, f1) = (f1, f0 + f1) and (x, y) = (y, x), n times: right only if a
+// block's phis are assigned in parallel on each edge.
 TEST(Interp, PhisTakeTheirValuesInParallel) {
   INTERP_TEST_RNG();
-  const int64_t n = std::uniform_int_distribution<int64_t>(0, 100)(rng);
+  // Odd and >= 3, so that the swap ends on a state that sequential phis get wrong.
+  const int64_t n = 2 * std::uniform_int_distribution<int64_t>(1, 50)(rng) + 1;
   Kernel k("fib");
   ir::Value* N = k.intParam("n");
   ir::Value* out = k.ptrParam(Scalar::I32, "out");
@@ -143,6 +144,8 @@ TEST(Interp, PhisTakeTheirValuesInParallel) {
   ir::Instruction* f0 = k.b.phi(i32);
   ir::Instruction* f1 = k.b.phi(i32);
   ir::Instruction* i = k.b.phi(i32);
+  ir::Instruction* x = k.b.phi(i32);
+  ir::Instruction* y = k.b.phi(i32);
   ir::Value* sum = k.b.binary(Opcode::Add, f0, f1);
   ir::Value* i2 = k.b.binary(Opcode::Add, i, k.b.i32(1));
   k.b.condBr(k.b.cmp(CmpPred::Lt, i2, N), loop, exit);
@@ -156,16 +159,21 @@ TEST(Interp, PhisTakeTheirValuesInParallel) {
   incoming(f0, k.b.i32(0), f1);
   incoming(f1, k.b.i32(1), sum);
   incoming(i, k.b.i32(0), i2);
+  incoming(x, k.b.i32(3), y);
+  incoming(y, k.b.i32(5), x);
   k.b.setInsertPoint(exit);
   ir::Instruction* r0 = k.b.phi(i32);
   ir::Instruction* r1 = k.b.phi(i32);
+  ir::Instruction* rx = k.b.phi(i32);
   incoming(r0, k.b.i32(0), f1);
   incoming(r1, k.b.i32(1), sum);
+  incoming(rx, k.b.i32(5), x);  // the last x seen inside the loop is y's old value
   k.b.store(k.at(out, 0), r0);
   k.b.store(k.at(out, 1), r1);
+  k.b.store(k.at(out, 2), rx);
   k.b.ret();
 
-  interp::Buffer O = poisoned("out", Scalar::I32, 2);
+  interp::Buffer O = poisoned("out", Scalar::I32, 3);
   k.run({1}, {num(n), buf(O)});
   uint32_t a = 0, b = 1;
   for (int64_t j = 0; j < n; ++j) {
@@ -173,7 +181,9 @@ TEST(Interp, PhisTakeTheirValuesInParallel) {
     a = b;
     b = s;
   }
-  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{int32_t(a), int32_t(b)})) << "n = " << n;
+  // Inside iteration j (0-based) x is 3 for even j, 5 for odd j; the exit sees x of the last one.
+  const int32_t lastX = (n - 1) % 2 == 0 ? 3 : 5;
+  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{int32_t(a), int32_t(b), lastX})) << "n = " << n;
 }
 
 // A 2-D tile built from ranges with reshape + broadcast, scaled by a row,

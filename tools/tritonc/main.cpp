@@ -19,6 +19,8 @@
 #include "lang/compile.h"
 #include "launch_args.h"
 #include "target/interp/interpreter.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/gpu_runner.h"
 #include "transform/pass_manager.h"
 
 namespace {
@@ -27,9 +29,11 @@ using namespace tritonc;
 
 const char* const kUsage =
     "usage:\n"
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir [--locations]\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|ptx [--locations]\n"
+    "               [--target sm_80|sm_90a] [--num-warps N]\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
-    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp] [--kernel NAME]\n"
+    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
+    "               [--num-warps N]  (the default back end is gpu when a GPU is present)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0]\n"
     "  tritonc passes        lists the optimization passes\n"
     "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
@@ -38,7 +42,8 @@ const char* const kUsage =
     "-DNAME=[v1, v2, ...] declares a tuning list (the first value is used until the auto-tuner exists).\n";
 
 struct Options {
-  std::string command, file, stage, backend = "interp", kernel, grid;
+  std::string command, file, stage, backend, kernel, grid, target;
+  int numWarps = 4;
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
@@ -87,6 +92,14 @@ Options parseCommandLine(int argc, char** argv) {
       o.grid = value("--grid");
     } else if (is("--backend")) {
       o.backend = value("--backend");
+    } else if (is("--target")) {
+      o.target = value("--target");
+    } else if (is("--num-warps")) {
+      std::string s = value("--num-warps");
+      char* end = nullptr;
+      long v = std::strtol(s.c_str(), &end, 10);
+      if (s.empty() || *end || v <= 0 || v > 32 || (v & (v - 1))) throw UsageError("bad --num-warps '" + s + "' (1, 2, 4, ..., 32)");
+      o.numWarps = int(v);
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
     } else if (is("--arg")) {
@@ -207,13 +220,27 @@ int emit(const Options& o, const std::string& source) {
     std::cout << ir::printModule(*m, po);
     return 0;
   }
-  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir");
-  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir or opt-ir; ptx comes with the GPU back end)");
+  if (o.stage == "ptx") {
+    std::unique_ptr<ir::Module> m = loadModule(o, source);
+    transform::runPasses(*m, transform::parsePassList(o.passes));
+    nvptx::TargetOptions to;
+    to.arch = o.target.empty() ? "sm_90a" : o.target;
+    to.numWarps = o.numWarps;
+    std::cout << nvptx::emitPtx(*m, to);
+    return 0;
+  }
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|ptx");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir or ptx)");
 }
 
 int run(const Options& o, const std::string& source) {
-  if (o.backend != "interp")
-    throw UsageError("unknown back end '" + o.backend + "' (available: interp)");
+  std::string backend = o.backend;
+  std::string noGpu;
+  std::string arch = nvptx::gpuArch(&noGpu);
+  if (backend.empty()) backend = arch.empty() ? "interp" : "gpu";
+  if (backend != "interp" && backend != "gpu")
+    throw UsageError("unknown back end '" + backend + "' (available: interp, gpu)");
+  if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
   interp::Grid grid = parseGrid(o.grid);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
   if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes));
@@ -223,10 +250,20 @@ int run(const Options& o, const std::string& source) {
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
   auto t0 = std::chrono::steady_clock::now();
-  interp::runKernel(fn, grid, bound.args);
+  if (backend == "gpu") {
+    nvptx::TargetOptions to;
+    to.arch = o.target.empty() ? arch : o.target;
+    to.numWarps = o.numWarps;
+    std::string ptx = nvptx::emitPtx(*m, to);
+    nvptx::GpuLaunchOptions lo;
+    lo.numWarps = o.numWarps;
+    nvptx::runOnGpu(ptx, fn, grid, bound.args, lo);
+  } else {
+    interp::runKernel(fn, grid, bound.args);
+  }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& [name, path] : o.saves) interp::saveBufferToNpy(path, *bound.byName[name]);
-  std::fprintf(stderr, "ran kernel '%s' on interp, grid (%lld, %lld, %lld): %.3f ms\n", fn.name().c_str(),
+  std::fprintf(stderr, "ran kernel '%s' on %s, grid (%lld, %lld, %lld): %.3f ms\n", fn.name().c_str(), backend.c_str(),
                (long long)grid.x, (long long)grid.y, (long long)grid.z, ms);
   return 0;
 }

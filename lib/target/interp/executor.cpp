@@ -133,6 +133,10 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
     if (param.type().isPtr()) {
       if (arg.kind != KernelArg::Kind::Buffer || !arg.buffer)
         throw UserError(fn_.loc, who + " is a pointer and needs a buffer, but was given " + given);
+      if (ir::byteSize(arg.buffer->elem) == 0)
+        throw UserError(fn_.loc, who + " was given a buffer without an element type");
+      if (arg.buffer->data.size() > AddressSpace::kMaxBufferBytes)
+        throw UserError(fn_.loc, who + " was given a buffer too large for the interpreter");
       const bool writable = !param.attrs.readonly && param.attrs.constantTable == 0;
       value = intElem(int64_t(memory_.add(arg.buffer, param.name(), writable)));
     } else if (arg.kind == KernelArg::Kind::Buffer) {

@@ -40,10 +40,14 @@ struct Grid {
   int64_t x = 1, y = 1, z = 1;
 };
 
-// Runs `fn` on every program of `grid`. Throws UserError on a bad access,
-// an integer division by zero, or arguments that do not fit the parameters
-// (count, scalar vs pointer). Programs run one after another, so atomics are
-// trivially atomic.
+// Runs `fn` on every program of `grid`. Throws UserError on a bad access
+// (out of bounds, misaligned, through a pointer into no buffer, a store into
+// a buffer passed only to readonly parameters), an integer division by zero,
+// a broken multiple_of promise, a program running past its step budget, a
+// grid dimension < 1, or arguments that do not fit the parameters (count,
+// scalar vs pointer). IR that breaks the interpreter's assumptions (see
+// wellformed.h) is an InternalError. Programs run one after another (x
+// fastest, then y, z), so atomics are trivially atomic.
 void runKernel(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args);
 
 struct RunOptions {

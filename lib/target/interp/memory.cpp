@@ -11,11 +11,8 @@ uint64_t AddressSpace::add(Buffer* buffer, const std::string& fallbackName, bool
       return uint64_t(k + 1) << kBufferShift;
     }
   }
-  // Offsets up to 2^39 are attributed to a buffer in reports (see nearestBuffer).
-  if (buffer->data.size() >= (size_t(1) << (kBufferShift - 1)))
-    throw UserError({}, "buffer '" + fallbackName + "' is too large for the interpreter");
-  if (slots_.size() + 2 >= (size_t(1) << (63 - kBufferShift)))
-    throw UserError({}, "too many buffers for the interpreter");
+  TRITONC_CHECK(buffer->data.size() <= kMaxBufferBytes, "buffer too large for the address space");
+  TRITONC_CHECK(slots_.size() + 2 < (size_t(1) << (63 - kBufferShift)), "too many buffers");
   std::string name = buffer->name.empty() ? fallbackName : buffer->name;
   slots_.push_back(Slot{buffer, name, writable});
   return uint64_t(slots_.size()) << kBufferShift;

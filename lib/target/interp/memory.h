@@ -16,6 +16,8 @@ class AddressSpace {
  public:
   static constexpr int kBufferShift = 40;
   static constexpr uint64_t kOffsetMask = (uint64_t(1) << kBufferShift) - 1;
+  // Offsets up to 2^39 are attributed to a buffer in reports (see nearestBuffer).
+  static constexpr size_t kMaxBufferBytes = (size_t(1) << (kBufferShift - 1)) - 1;
 
   // Registers `buffer` (once; passing it again returns the same base) and
   // returns the address of its first byte. `fallbackName` names it in

@@ -1,0 +1,21 @@
+// The NVIDIA GPU back end: Triton-IR to PTX text.
+#pragma once
+#include <string>
+
+#include "ir/ir.h"
+
+namespace tritonc::nvptx {
+
+struct TargetOptions {
+  std::string arch = "sm_80";  // sm_80, sm_86, sm_89, sm_90, sm_90a
+  int numWarps = 4;
+};
+
+// The PTX module for every kernel of `m`. The module should be optimized and
+// verified. Throws UserError for what the back end cannot compile yet.
+std::string emitPtx(const ir::Module& m, const TargetOptions& opts);
+
+// The PTX ISA version to declare for `arch` (e.g. "8.0" for sm_90a).
+std::string ptxVersionFor(const std::string& arch);
+
+}  // namespace tritonc::nvptx

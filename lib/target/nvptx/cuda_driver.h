@@ -1,0 +1,59 @@
+// The CUDA driver API, opened with dlopen("libcuda.so.1") at run time, so that
+// tritonc builds and runs (interpreter, PTX emission) on machines without a
+// GPU or a CUDA installation. Only the entry points the runtime uses.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace tritonc::nvptx {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void*;
+using CUmodule = void*;
+using CUfunction = void*;
+using CUstream = void*;
+using CUevent = void*;
+
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int*);
+  CUresult (*cuDeviceGet)(CUdevice*, int);
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
+  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void**, void**);
+  CUresult (*cuEventCreate)(CUevent*, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuGetErrorName)(CUresult, const char**);
+  CUresult (*cuGetErrorString)(CUresult, const char**);
+
+  // The driver, loaded and initialized once with device 0's primary context
+  // current; nullptr (with the reason in `whyNot`) when there is none.
+  static CudaDriver* get(std::string* whyNot = nullptr);
+  // "CUDA_ERROR_X: description"
+  std::string errorText(CUresult r) const;
+  // Throws UserError "`what` failed for kernel 'name': CUDA_ERROR_..." unless r == 0.
+  void check(CUresult r, const std::string& what, const std::string& kernel = "") const;
+
+  CUdevice device = 0;
+  std::string deviceName;
+  int ccMajor = 0, ccMinor = 0;
+};
+
+}  // namespace tritonc::nvptx

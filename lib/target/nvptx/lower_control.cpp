@@ -1,0 +1,81 @@
+// PTX lowering of control flow. Branch conditions are scalars, uniform over
+// the program's threads, so branches are `bra.uni`. A phi owns registers;
+// each edge into its block copies the incoming values in, through
+// temporaries so that phis that read each other (swaps) stay right.
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+
+namespace {
+
+const char* movType(RegClass c) {
+  switch (c) {
+    case RegClass::Pred: return "pred";
+    case RegClass::B16: return "b16";
+    case RegClass::B32: return "b32";
+    case RegClass::F32: return "f32";
+    case RegClass::B64: return "b64";
+    case RegClass::F64: return "f64";
+  }
+  return "b32";
+}
+
+// Copies the values flowing from `from` into the phis of `to`.
+void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBlock* to) {
+  std::vector<std::pair<std::string, std::string>> moves;  // (phi register, temporary)
+  for (auto& inst : to->instructions()) {
+    if (inst->opcode() != Opcode::Phi) break;
+    size_t k = 0;
+    while (k < inst->blocks.size() && inst->blocks[k] != from) ++k;
+    if (k == inst->blocks.size()) throw InternalError("phi without an entry for a predecessor");
+    RegClass c = regClassOf(inst->type().kind);
+    const auto& dst = L.regs(inst.get());
+    for (size_t e = 0; e < dst.size(); ++e) {
+      std::string tmp = L.newReg(c);
+      L.emit(std::string("mov.") + movType(c) + " " + tmp + ", " + L.elem(inst->operand(k), e) + ";");
+      moves.push_back({dst[e], tmp});
+    }
+  }
+  // Second half of the parallel copy.
+  size_t m = 0;
+  for (auto& inst : to->instructions()) {
+    if (inst->opcode() != Opcode::Phi) break;
+    RegClass c = regClassOf(inst->type().kind);
+    for (size_t e = 0; e < L.regs(inst.get()).size(); ++e, ++m)
+      L.emit(std::string("mov.") + movType(c) + " " + moves[m].first + ", " + moves[m].second + ";");
+  }
+}
+
+}  // namespace
+
+void FunctionLowering::lowerControl(const ir::Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::Phi:
+      return;  // registers assigned up front; filled by the incoming edges
+    case Opcode::Ret:
+      emit("ret;");
+      return;
+    case Opcode::Br:
+      copyPhis(*this, i.parent, i.blocks[0]);
+      emit("bra.uni " + blockLabel(i.blocks[0]) + ";");
+      return;
+    case Opcode::CondBr: {
+      std::string onFalse = newLabel("else");
+      std::string notTaken = newReg(RegClass::Pred);
+      emit("not.pred " + notTaken + ", " + elem(i.operand(0), 0) + ";");
+      emit("@" + notTaken + " bra.uni " + onFalse + ";");
+      copyPhis(*this, i.parent, i.blocks[0]);
+      emit("bra.uni " + blockLabel(i.blocks[0]) + ";");
+      label(onFalse);
+      copyPhis(*this, i.parent, i.blocks[1]);
+      emit("bra.uni " + blockLabel(i.blocks[1]) + ";");
+      return;
+    }
+    default:
+      throw InternalError("control op");
+  }
+}
+
+}  // namespace tritonc::nvptx

@@ -1,0 +1,262 @@
+// PTX lowering of element-wise instructions: arithmetic, comparisons,
+// selects, casts. f16/bf16 arithmetic is done in f32 and rounded back, which
+// gives the interpreter's results for + - * / (one rounding of an exact f32).
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+bool isHalf(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
+const char* halfName(Scalar k) { return k == Scalar::F16 ? "f16" : "bf16"; }
+// Integers narrower than 32 bits live in 32-bit registers, sign-extended.
+void wrapNarrow(FunctionLowering& L, Scalar k, const std::string& r) {
+  if (k == Scalar::I8) L.emit("cvt.s32.s8 " + r + ", " + r + ";");
+  if (k == Scalar::I16) L.emit("cvt.s32.s16 " + r + ", " + r + ";");
+}
+}  // namespace
+
+std::string FunctionLowering::toF32(Scalar k, const std::string& r) {
+  std::string f = newReg(RegClass::F32);
+  if (k == Scalar::F16) {
+    emit("cvt.f32.f16 " + f + ", " + r + ";");
+  } else {
+    // bf16 is the top half of an f32.
+    std::string w = newReg(RegClass::B32);
+    emit("cvt.u32.u16 " + w + ", " + r + ";");
+    emit("shl.b32 " + w + ", " + w + ", 16;");
+    emit("mov.b32 " + f + ", " + w + ";");
+  }
+  return f;
+}
+
+std::string FunctionLowering::fromF32(Scalar k, const std::string& f) {
+  std::string h = newReg(RegClass::B16);
+  emit(std::string("cvt.rn.") + halfName(k) + ".f32 " + h + ", " + f + ";");
+  return h;
+}
+
+void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
+  const ir::Type& t = i.type();
+  Opcode op = i.opcode();
+  size_t n = numOwned(t);
+  std::vector<std::string> out(n);
+  Scalar k = op == Opcode::Cmp ? i.operand(0)->type().kind : t.kind;
+  bool half = isHalf(k);
+  Scalar ck = half ? Scalar::F32 : k;  // the kind computed in
+  const char* ty = ptxType(ck);
+  bool isF = ir::isFloatKind(ck);
+  for (size_t e = 0; e < n; ++e) {
+    auto operand = [&](size_t j) {
+      std::string r = elem(i.operand(j), e);
+      return half && i.operand(j)->type().kind == k ? toF32(k, r) : r;
+    };
+    if (op == Opcode::Select) {
+      std::string c = elem(i.operand(0), e), a = elem(i.operand(1), e), b = elem(i.operand(2), e);
+      std::string r = newReg(regClassOf(t.kind));
+      if (t.kind == Scalar::I1) {
+        std::string x = newReg(RegClass::Pred), y = newReg(RegClass::Pred), nc = newReg(RegClass::Pred);
+        emit("and.pred " + x + ", " + c + ", " + a + ";");
+        emit("not.pred " + nc + ", " + c + ";");
+        emit("and.pred " + y + ", " + nc + ", " + b + ";");
+        emit("or.pred " + r + ", " + x + ", " + y + ";");
+      } else {
+        const char* st = regClassOf(t.kind) == RegClass::B16 ? "b16" : t.isPtr() ? "u64" : ptxType(t.kind);
+        emit(std::string("selp.") + st + " " + r + ", " + a + ", " + b + ", " + c + ";");
+      }
+      out[e] = r;
+      continue;
+    }
+    if (op == Opcode::Cmp) {
+      static const char* const intPred[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+      static const char* const fltPred[] = {"eq", "neu", "lt", "le", "gt", "ge"};
+      std::string a = operand(0), b = operand(1), r = newReg(RegClass::Pred);
+      if (k == Scalar::I1) {
+        // Booleans compare as 0/1 integers.
+        std::string x = newReg(RegClass::B32), y = newReg(RegClass::B32);
+        emit("selp.s32 " + x + ", 1, 0, " + a + ";");
+        emit("selp.s32 " + y + ", 1, 0, " + b + ";");
+        emit(std::string("setp.") + intPred[i.sub] + ".s32 " + r + ", " + x + ", " + y + ";");
+      } else {
+        const char* pt = isF ? fltPred[i.sub] : intPred[i.sub];
+        const char* cty = k == Scalar::Ptr ? "u64" : ty;
+        emit(std::string("setp.") + pt + "." + cty + " " + r + ", " + a + ", " + b + ";");
+      }
+      out[e] = r;
+      continue;
+    }
+    std::string r = newReg(regClassOf(ck));
+    if (ir::opcodeCategory(op) == ir::OpCategory::Unary) {
+      std::string a = operand(0);
+      if (t.kind == Scalar::I1) {
+        if (op != Opcode::Not) throw UserError(i.loc, std::string("'") + ir::opcodeName(op) + "' on booleans");
+        std::string p = newReg(RegClass::Pred);
+        emit("not.pred " + p + ", " + a + ";");
+        out[e] = p;
+        continue;
+      }
+      switch (op) {
+        case Opcode::Neg: emit(std::string("neg.") + ty + " " + r + ", " + a + ";"); break;
+        case Opcode::Not: emit(std::string("not.b") + (ck == Scalar::I64 ? "64 " : "32 ") + r + ", " + a + ";"); break;
+        case Opcode::Abs: emit(std::string("abs.") + ty + " " + r + ", " + a + ";"); break;
+        case Opcode::Sqrt: emit(std::string("sqrt.rn.") + ty + " " + r + ", " + a + ";"); break;
+        case Opcode::Floor: emit(std::string("cvt.rmi.") + ty + "." + ty + " " + r + ", " + a + ";"); break;
+        case Opcode::Ceil: emit(std::string("cvt.rpi.") + ty + "." + ty + " " + r + ", " + a + ";"); break;
+        default: {
+          if (ck != Scalar::F32)
+            throw UserError(i.loc, std::string("'") + ir::opcodeName(op) + "' on " + ir::scalarName(k) +
+                                       " is not supported by the GPU back end yet (f32, f16, bf16 only)");
+          switch (op) {
+            case Opcode::Exp: {  // e^x = 2^(x log2 e)
+              std::string s = newReg(RegClass::F32);
+              emit("mul.f32 " + s + ", " + a + ", 0f3FB8AA3B;");
+              emit("ex2.approx.f32 " + r + ", " + s + ";");
+              break;
+            }
+            case Opcode::Log: {  // ln x = log2(x) ln 2
+              std::string s = newReg(RegClass::F32);
+              emit("lg2.approx.f32 " + s + ", " + a + ";");
+              emit("mul.f32 " + r + ", " + s + ", 0f3F317218;");
+              break;
+            }
+            case Opcode::Rsqrt: emit("rsqrt.approx.f32 " + r + ", " + a + ";"); break;
+            case Opcode::Sin: emit("sin.approx.f32 " + r + ", " + a + ";"); break;
+            case Opcode::Cos: emit("cos.approx.f32 " + r + ", " + a + ";"); break;
+            case Opcode::Tanh: emit("tanh.approx.f32 " + r + ", " + a + ";"); break;
+            default: throw InternalError("unary op");
+          }
+        }
+      }
+      wrapNarrow(*this, t.kind, r);
+      out[e] = half ? fromF32(k, r) : r;
+      continue;
+    }
+    std::string a = operand(0), b = operand(1);
+    if (t.kind == Scalar::I1) {
+      const char* pop = op == Opcode::And ? "and" : op == Opcode::Or ? "or" : op == Opcode::Xor ? "xor" : nullptr;
+      std::string p = newReg(RegClass::Pred);
+      if (pop) {
+        emit(std::string(pop) + ".pred " + p + ", " + a + ", " + b + ";");
+      } else {
+        throw UserError(i.loc, std::string("'") + ir::opcodeName(op) + "' on booleans is not supported by the GPU back end");
+      }
+      out[e] = p;
+      continue;
+    }
+    std::string bits = ck == Scalar::I64 ? "64" : "32";
+    switch (op) {
+      case Opcode::Add: emit(std::string("add") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Sub: emit(std::string("sub") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Mul: emit(std::string("mul") + (isF ? ".rn." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Div: emit(std::string("div") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Rem:
+        if (isF) {  // fmod: x - trunc(x / y) * y (not exact for huge quotients)
+          std::string q = newReg(regClassOf(ck));
+          emit(std::string("div.rn.") + ty + " " + q + ", " + a + ", " + b + ";");
+          emit(std::string("cvt.rzi.") + ty + "." + ty + " " + q + ", " + q + ";");
+          emit(std::string("mul.rn.") + ty + " " + q + ", " + q + ", " + b + ";");
+          emit(std::string("sub.rn.") + ty + " " + r + ", " + a + ", " + q + ";");
+        } else {
+          emit(std::string("rem.") + ty + " " + r + ", " + a + ", " + b + ";");
+        }
+        break;
+      case Opcode::And: emit("and.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Or: emit("or.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Xor: emit("xor.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Shl:
+      case Opcode::Shr: {
+        // Shift amounts are taken modulo the bit width, as in the interpreter.
+        std::string s = newReg(RegClass::B32);
+        std::string amount = b;
+        if (ck == Scalar::I64) emit("cvt.u32.u64 " + s + ", " + b + ";"), amount = s;
+        emit("and.b32 " + s + ", " + amount + ", " + std::to_string(ir::bitWidth(t.kind) - 1) + ";");
+        emit(std::string(op == Opcode::Shl ? "shl.b" : "shr.s") + bits + " " + r + ", " + a + ", " + s + ";");
+        break;
+      }
+      case Opcode::Max: emit(std::string("max") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Min: emit(std::string("min") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      default: throw InternalError(std::string("binary op ") + ir::opcodeName(op));
+    }
+    wrapNarrow(*this, t.kind, r);
+    out[e] = half ? fromF32(k, r) : r;
+  }
+  define(&i, std::move(out));
+}
+
+void FunctionLowering::lowerCast(const ir::Instruction& i) {
+  Scalar from = i.operand(0)->type().kind, to = i.type().kind;
+  size_t n = numOwned(i.type());
+  std::vector<std::string> out(n);
+  for (size_t e = 0; e < n; ++e) {
+    std::string a = elem(i.operand(0), e);
+    std::string r = newReg(regClassOf(to));
+    bool fromF = ir::isFloatKind(from), toF = ir::isFloatKind(to);
+    if (from == Scalar::Ptr || to == Scalar::Ptr) {
+      emit("mov.b64 " + r + ", " + a + ";");
+    } else if (to == Scalar::I1) {
+      if (from == Scalar::I1) r = a;
+      else if (fromF) emit(std::string("setp.neu.") + (from == Scalar::F64 ? "f64 " : "f32 ") + r + ", " + (isHalf(from) ? toF32(from, a) : a) + ", 0" + (from == Scalar::F64 ? "d0000000000000000;" : "f00000000;"));
+      else emit(std::string("setp.ne.") + ptxType(from) + " " + r + ", " + a + ", 0;");
+    } else if (from == Scalar::I1) {
+      if (toF) {
+        std::string f = newReg(RegClass::F32);
+        emit("selp.f32 " + f + ", 0f3F800000, 0f00000000, " + a + ";");
+        if (to == Scalar::F64) emit("cvt.f64.f32 " + r + ", " + f + ";");
+        else r = isHalf(to) ? fromF32(to, f) : f;
+      } else {
+        emit(std::string("selp.") + ptxType(to) + " " + r + ", 1, 0, " + a + ";");
+      }
+    } else if (fromF && toF) {
+      std::string x = isHalf(from) ? toF32(from, a) : a;
+      Scalar xf = isHalf(from) ? Scalar::F32 : from;
+      if (isHalf(to)) {
+        if (xf == Scalar::F64) {
+          emit(std::string("cvt.rn.") + (to == Scalar::F16 ? "f16" : "bf16") + ".f64 " + r + ", " + x + ";");
+        } else {
+          r = fromF32(to, x);
+        }
+      } else if (xf == to) {
+        r = x;
+      } else {
+        emit(std::string("cvt") + (to == Scalar::F32 ? ".rn" : "") + "." + ptxType(to) + "." + ptxType(xf) + " " + r + ", " + x + ";");
+      }
+    } else if (fromF) {
+      // Float to int: truncate toward zero; PTX saturates and maps NaN to 0.
+      std::string x = isHalf(from) ? toF32(from, a) : a;
+      Scalar xf = isHalf(from) ? Scalar::F32 : from;
+      const char* it = to == Scalar::I64 ? "s64" : to == Scalar::I32 ? "s32" : to == Scalar::I16 ? "s16" : "s8";
+      if (to == Scalar::I8 || to == Scalar::I16) {
+        std::string w = newReg(RegClass::B32);
+        emit(std::string("cvt.rzi.sat.") + it + "." + ptxType(xf) + " " + w + ", " + x + ";");
+        emit(std::string("cvt.s32.") + it + " " + r + ", " + w + ";");
+      } else {
+        emit(std::string("cvt.rzi.") + it + "." + ptxType(xf) + " " + r + ", " + x + ";");
+      }
+    } else if (toF) {
+      const char* it = from == Scalar::I64 ? "s64" : "s32";
+      if (isHalf(to)) {
+        std::string f = newReg(RegClass::F32);
+        emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + a + ";");
+        r = fromF32(to, f);  // two roundings; exact for |v| < 2^24
+      } else {
+        emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + a + ";");
+      }
+    } else {
+      // Integer to integer: truncate or sign-extend.
+      if (to == Scalar::I64 && from != Scalar::I64) emit("cvt.s64.s32 " + r + ", " + a + ";");
+      else if (from == Scalar::I64 && to != Scalar::I64) {
+        emit("cvt.u32.u64 " + r + ", " + a + ";");
+        wrapNarrow(*this, to, r);
+      } else {
+        emit("mov.b32 " + r + ", " + a + ";");
+        wrapNarrow(*this, to, r);
+      }
+    }
+    out[e] = r;
+  }
+  define(&i, std::move(out));
+}
+
+}  // namespace tritonc::nvptx

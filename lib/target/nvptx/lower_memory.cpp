@@ -1,0 +1,240 @@
+// PTX lowering of address arithmetic, loads, stores and atomics. Tile
+// accesses are vectorized up to 128 bits where the layout gives a thread
+// contiguous elements and the axis analysis proves alignment and a uniform
+// mask; replicated elements are written by their first owner only.
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+
+// Memory type of an element kind in ld/st.
+const char* memType(Scalar k) {
+  switch (k) {
+    case Scalar::I1: return "u8";
+    case Scalar::I8: return "s8";
+    case Scalar::I16: return "s16";
+    case Scalar::I32: return "s32";
+    case Scalar::I64: return "s64";
+    case Scalar::Ptr: return "u64";
+    case Scalar::F16: case Scalar::BF16: return "b16";
+    case Scalar::F32: return "f32";
+    case Scalar::F64: return "f64";
+    default: return "?";
+  }
+}
+
+std::string braces(const std::vector<std::string>& r, size_t from, size_t n) {
+  std::string s = "{";
+  for (size_t k = 0; k < n; ++k) s += (k ? ", " : "") + r[from + k];
+  return s + "}";
+}
+
+}  // namespace
+
+void FunctionLowering::lowerMemory(const ir::Instruction& i) {
+  const ir::Type& t = i.type();
+  if (i.opcode() == Opcode::Gep) {
+    Scalar ok = i.operand(1)->type().kind;
+    int64_t size = ir::byteSize(t.pointee);
+    std::vector<std::string> out(numOwned(t));
+    for (size_t e = 0; e < out.size(); ++e) {
+      std::string r = newReg(RegClass::B64);
+      if (ok == Scalar::I64) {
+        emit("mad.lo.s64 " + r + ", " + elem(i.operand(1), e) + ", " + std::to_string(size) + ", " + elem(i.operand(0), e) + ";");
+      } else {
+        emit("mad.wide.s32 " + r + ", " + elem(i.operand(1), e) + ", " + std::to_string(size) + ", " + elem(i.operand(0), e) + ";");
+      }
+      out[e] = r;
+    }
+    define(&i, std::move(out));
+    return;
+  }
+
+  const ir::Value* ptr = i.operand(0);
+  const ir::Type& pt = ptr->type();
+  Scalar k = pt.pointee;
+  const ir::Value* mask = i.mask();
+  size_t n = numOwned(pt);
+  int64_t size = ir::byteSize(k);
+
+  // Vector width: contiguous along the layout's fastest dimension, aligned,
+  // and with a mask that is constant over each vector.
+  size_t vec = 1;
+  if (pt.isTile() && (i.opcode() == Opcode::Load || i.opcode() == Opcode::Store) && size >= 2) {
+    const BlockedLayout& l = layoutOf(pt);
+    size_t dim = 0;
+    int64_t w = axis().vectorWidth(ptr, 16, &dim);
+    int fast = l.order[0];
+    if (int(dim) == fast) {
+      w = std::min<int64_t>(w, std::min(l.sizePerThread[size_t(fast)], pt.shape[size_t(fast)]));
+      if (mask) w = std::min<int64_t>(w, axis().get(mask).constancy[size_t(fast)]);
+      if (size == 8) w = std::min<int64_t>(w, 2);
+      vec = size_t(std::max<int64_t>(1, w));
+      while (vec > 1 && (vec & (vec - 1))) vec /= 2;
+    }
+  }
+  std::string owner = i.opcode() == Opcode::Load ? "" : ownerPred(pt);
+
+  auto predicateFor = [&](size_t e) -> std::string {
+    std::string p = owner;
+    if (mask) {
+      std::string m = elem(mask, e);
+      if (p.empty()) return m;
+      std::string q = newReg(RegClass::Pred);
+      emit("and.pred " + q + ", " + p + ", " + m + ";");
+      return q;
+    }
+    return p;
+  };
+  auto guarded = [&](const std::string& pred, const std::string& text) {
+    emit(pred.empty() ? text : "@" + pred + " " + text);
+  };
+
+  if (i.opcode() == Opcode::Load) {
+    std::vector<std::string> out(n);
+    RegClass rc = regClassOf(k);
+    for (size_t e = 0; e < n; e += vec) {
+      std::string pred = predicateFor(e);
+      std::string addr = elem(ptr, e);
+      // Masked-off lanes keep `other` (zero when absent).
+      std::vector<std::string> dst(vec);
+      for (size_t v = 0; v < vec; ++v) {
+        dst[v] = newReg(k == Scalar::I1 ? RegClass::B32 : rc);
+        if (i.numOperands() == 3 && k != Scalar::I1) {
+          const char* mt = rc == RegClass::B16 ? "b16" : rc == RegClass::B64 ? "b64" : rc == RegClass::F32 ? "f32"
+                           : rc == RegClass::F64 ? "f64" : "b32";
+          emit(std::string("mov.") + mt + " " + dst[v] + ", " + elem(i.operand(2), e + v) + ";");
+        } else if (mask && k != Scalar::I1) {
+          emit(std::string("mov.b") + std::to_string(rc == RegClass::B16 ? 16 : size == 8 ? 64 : 32) + " " + dst[v] + ", 0;");
+        }
+      }
+      if (vec == 1) {
+        guarded(pred, std::string("ld.global.") + memType(k) + " " + dst[0] + ", [" + addr + "];");
+      } else if (size == 2 && vec == 8) {
+        // 8 x 16 bits: four 32-bit words, each split into two halves.
+        std::vector<std::string> w(4);
+        for (auto& x : w) {
+          x = newReg(RegClass::B32);
+          emit("mov.b32 " + x + ", 0;");
+        }
+        guarded(pred, "ld.global.v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
+        for (size_t q = 0; q < 4; ++q) {
+          // Keep `other` where the load did not run: unpack only under the predicate.
+          std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
+          emit("mov.b32 {" + lo + ", " + hi + "}, " + w[q] + ";");
+          guarded(pred, "mov.b16 " + dst[2 * q] + ", " + lo + ";");
+          guarded(pred, "mov.b16 " + dst[2 * q + 1] + ", " + hi + ";");
+        }
+      } else {
+        guarded(pred, std::string("ld.global.v") + std::to_string(vec) + "." + memType(k) + " " + braces(dst, 0, vec) +
+                          ", [" + addr + "];");
+      }
+      for (size_t v = 0; v < vec; ++v) {
+        if (k == Scalar::I1) {
+          std::string p = newReg(RegClass::Pred);
+          emit("setp.ne.u32 " + p + ", " + dst[v] + ", 0;");
+          if (i.numOperands() == 3) {
+            // Masked-off lanes yield `other`.
+            std::string q = newReg(RegClass::Pred), nm = newReg(RegClass::Pred), x = newReg(RegClass::Pred);
+            emit("and.pred " + q + ", " + p + ", " + pred + ";");
+            emit("not.pred " + nm + ", " + pred + ";");
+            emit("and.pred " + x + ", " + nm + ", " + elem(i.operand(2), e + v) + ";");
+            emit("or.pred " + p + ", " + q + ", " + x + ";");
+          }
+          out[e + v] = p;
+        } else {
+          out[e + v] = dst[v];
+        }
+      }
+    }
+    define(&i, std::move(out));
+    return;
+  }
+
+  if (i.opcode() == Opcode::Store) {
+    const ir::Value* val = i.operand(1);
+    for (size_t e = 0; e < n; e += vec) {
+      std::string pred = predicateFor(e);
+      std::string addr = elem(ptr, e);
+      std::vector<std::string> src(vec);
+      for (size_t v = 0; v < vec; ++v) {
+        src[v] = elem(val, e + v);
+        if (k == Scalar::I1) {
+          std::string b = newReg(RegClass::B32);
+          emit("selp.u32 " + b + ", 1, 0, " + src[v] + ";");
+          src[v] = b;
+        }
+      }
+      if (vec == 1) {
+        guarded(pred, std::string("st.global.") + memType(k) + " [" + addr + "], " + src[0] + ";");
+      } else if (size == 2 && vec == 8) {
+        std::vector<std::string> w(4);
+        for (size_t q = 0; q < 4; ++q) {
+          w[q] = newReg(RegClass::B32);
+          emit("mov.b32 " + w[q] + ", {" + src[2 * q] + ", " + src[2 * q + 1] + "};");
+        }
+        guarded(pred, "st.global.v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
+      } else {
+        guarded(pred, std::string("st.global.v") + std::to_string(vec) + "." + memType(k) + " [" + addr + "], " +
+                          braces(src, 0, vec) + ";");
+      }
+    }
+    return;
+  }
+
+  // Atomics: one per element, by its owner; masked-off lanes yield 0.
+  bool cas = i.opcode() == Opcode::AtomicCas;
+  const char* ty;
+  switch (k) {
+    case Scalar::I32: ty = "s32"; break;
+    case Scalar::I64: ty = "s64"; break;
+    case Scalar::F32: ty = "f32"; break;
+    case Scalar::F64: ty = "f64"; break;
+    default:
+      throw UserError(i.loc, std::string("atomics on ") + ir::scalarName(k) + " are not supported by the GPU back end yet");
+  }
+  const char* opName;
+  if (cas) {
+    opName = "cas";
+  } else {
+    switch (ir::AtomicKind(i.sub)) {
+      case ir::AtomicKind::Add: opName = "add"; break;
+      case ir::AtomicKind::Xchg: opName = "exch"; break;
+      case ir::AtomicKind::Max: opName = "max"; break;
+      case ir::AtomicKind::Min: opName = "min"; break;
+      case ir::AtomicKind::And: opName = "and"; break;
+      default: opName = "or"; break;
+    }
+  }
+  bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or";
+  std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
+  if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
+    throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
+  std::vector<std::string> out(numOwned(t));
+  for (size_t e = 0; e < out.size(); ++e) {
+    std::string pred = predicateFor(e);
+    std::string r = newReg(regClassOf(k));
+    emit(std::string("mov.") + (size == 8 ? "b64 " : "b32 ") + r + ", 0;");
+    std::string args = "[" + elem(ptr, e) + "], " + elem(i.operand(1), e);
+    if (cas) args += ", " + elem(i.operand(2), e);
+    guarded(pred, std::string("atom.global.") + opName + "." + aty + " " + r + ", " + args + ";");
+    out[e] = r;
+  }
+  if (!t.isTile()) {
+    // Scalar atomics ran in thread 0 only: share the old value with every thread.
+    needScratch(8);
+    barrier();
+    guarded(owner, std::string("st.shared.") + (size == 8 ? "b64" : "b32") + " [scratch], " + out[0] + ";");
+    barrier();
+    std::string r = newReg(regClassOf(k));
+    emit(std::string("ld.shared.") + (size == 8 ? "b64 " : "b32 ") + r + ", [scratch];");
+    out[0] = r;
+  }
+  define(&i, std::move(out));
+}
+
+}  // namespace tritonc::nvptx

@@ -1,0 +1,269 @@
+// PTX lowering of tile-shaping instructions and of dot and reductions. Every
+// change of which thread holds which element (reshape, broadcast, trans, the
+// operands of dot, the inputs of reductions) goes through shared memory:
+// owners write the tile at its row-major index, a barrier, each thread reads
+// what its layout needs, a barrier before the scratch is written again.
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+
+const char* sharedType(Scalar k) {
+  switch (k) {
+    case Scalar::I1: return "u8";
+    case Scalar::I8: return "s8";
+    case Scalar::I16: return "s16";
+    case Scalar::I32: return "s32";
+    case Scalar::I64: return "s64";
+    case Scalar::Ptr: return "u64";
+    case Scalar::F16: case Scalar::BF16: return "b16";
+    case Scalar::F32: return "f32";
+    case Scalar::F64: return "f64";
+    default: return "?";
+  }
+}
+
+int64_t align16(int64_t x) { return (x + 15) / 16 * 16; }
+
+}  // namespace
+
+// Row-major linear index of a multi-index (registers) in `shape`, with
+// dimension `skip` (if any) left out.
+static std::string linearIndex(FunctionLowering& L, const std::vector<std::string>& idx, const ir::Shape& shape) {
+  std::string lin = L.newReg(RegClass::B32);
+  L.emit("mov.s32 " + lin + ", 0;");
+  for (size_t d = 0; d < shape.size(); ++d)
+    L.emit("mad.lo.s32 " + lin + ", " + lin + ", " + std::to_string(shape[d]) + ", " + idx[d] + ";");
+  return lin;
+}
+
+void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset) {
+  const ir::Type& t = v->type();
+  Scalar k = t.kind == Scalar::Ptr ? Scalar::Ptr : t.kind;
+  int64_t size = ir::byteSize(k);
+  needScratch(byteOffset + t.numElements() * size);
+  std::string owner = ownerPred(t);
+  const auto& idx = elementIndices(t);
+  std::string base = newReg(RegClass::B32);
+  emit("mov.u32 " + base + ", scratch;");
+  for (size_t e = 0; e < idx.size(); ++e) {
+    std::string lin = linearIndex(*this, idx[e], t.shape);
+    std::string addr = newReg(RegClass::B32);
+    emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(size) + ", " + base + ";");
+    std::string val = elem(v, e);
+    if (k == Scalar::I1) {
+      std::string b = newReg(RegClass::B32);
+      emit("selp.u32 " + b + ", 1, 0, " + val + ";");
+      val = b;
+    }
+    emit("@" + owner + " st.shared." + sharedType(k) + " [" + addr + "+" + std::to_string(byteOffset) + "], " + val + ";");
+  }
+}
+
+std::string FunctionLowering::loadFromScratch(Scalar k, const std::string& linear, int64_t byteOffset) {
+  int64_t size = ir::byteSize(k);
+  std::string base = newReg(RegClass::B32), addr = newReg(RegClass::B32);
+  emit("mov.u32 " + base + ", scratch;");
+  emit("mad.lo.s32 " + addr + ", " + linear + ", " + std::to_string(size) + ", " + base + ";");
+  if (k == Scalar::I1) {
+    std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
+    emit("ld.shared.u8 " + b + ", [" + addr + "+" + std::to_string(byteOffset) + "];");
+    emit("setp.ne.u32 " + p + ", " + b + ", 0;");
+    return p;
+  }
+  std::string r = newReg(regClassOf(k));
+  emit(std::string("ld.shared.") + sharedType(k) + " " + r + ", [" + addr + "+" + std::to_string(byteOffset) + "];");
+  return r;
+}
+
+void FunctionLowering::lowerTile(const ir::Instruction& i) {
+  const ir::Type& t = i.type();
+  switch (i.opcode()) {
+    case Opcode::ProgramId:
+    case Opcode::NumPrograms: {
+      static const char* const axes[] = {"x", "y", "z"};
+      std::string r = newReg(RegClass::B32);
+      emit(std::string("mov.u32 ") + r + ", %" + (i.opcode() == Opcode::ProgramId ? "ctaid." : "nctaid.") +
+           axes[i.imm] + ";");
+      define(&i, {r});
+      return;
+    }
+    case Opcode::Splat:
+      define(&i, {elem(i.operand(0), 0)});
+      return;
+    case Opcode::MultipleOf:
+      define(&i, regs(i.operand(0)));
+      return;
+    case Opcode::Range: {
+      const auto& idx = elementIndices(t);
+      std::vector<std::string> out;
+      for (auto& ix : idx) {
+        std::string r = newReg(RegClass::B32);
+        emit("add.s32 " + r + ", " + ix[0] + ", " + std::to_string(i.imm) + ";");
+        out.push_back(r);
+      }
+      define(&i, out);
+      return;
+    }
+    case Opcode::Reshape:
+    case Opcode::Broadcast:
+    case Opcode::Trans: {
+      const ir::Value* src = i.operand(0);
+      const ir::Type& st = src->type();
+      // A splat stays a splat whatever its shape.
+      if (regs(src).size() == 1 && numOwned(st) > 1) {
+        define(&i, {regs(src)[0]});
+        return;
+      }
+      barrier();
+      storeToScratch(src, 0);
+      barrier();
+      const auto& idx = elementIndices(t);
+      std::vector<std::string> out;
+      for (auto& ix : idx) {
+        std::vector<std::string> from;
+        if (i.opcode() == Opcode::Trans) {
+          from = {ix[1], ix[0]};
+        } else if (i.opcode() == Opcode::Broadcast) {
+          for (size_t d = 0; d < ix.size(); ++d) from.push_back(st.shape[d] == 1 ? std::string("0") : ix[d]);
+        }
+        std::string lin;
+        if (i.opcode() == Opcode::Reshape) {
+          lin = linearIndex(*this, ix, t.shape);
+        } else {
+          std::vector<std::string> regsIdx;
+          for (auto& f : from) {
+            if (f == "0") {
+              std::string z = newReg(RegClass::B32);
+              emit("mov.s32 " + z + ", 0;");
+              regsIdx.push_back(z);
+            } else {
+              regsIdx.push_back(f);
+            }
+          }
+          lin = linearIndex(*this, regsIdx, st.shape);
+        }
+        out.push_back(loadFromScratch(st.kind, lin, 0));
+      }
+      define(&i, out);
+      return;
+    }
+    case Opcode::Reduce: {
+      const ir::Value* src = i.operand(0);
+      const ir::Type& st = src->type();
+      size_t axis = size_t(i.imm);
+      int64_t len = st.shape[axis];
+      int64_t stride = 1;
+      for (size_t d = axis + 1; d < st.shape.size(); ++d) stride *= st.shape[d];
+      barrier();
+      storeToScratch(src, 0);
+      barrier();
+      Scalar k = t.kind;
+      bool half = k == Scalar::F16 || k == Scalar::BF16;
+      Scalar ck = half ? Scalar::F32 : k;
+      RegClass rc = regClassOf(ck);
+      const char* ty = ptxType(ck);
+      auto red = ir::ReduceKind(i.sub);
+      size_t nOut = numOwned(t);
+      std::vector<std::vector<std::string>> outIdx;
+      if (t.isTile()) outIdx = elementIndices(t);
+      else outIdx.assign(1, {});
+      std::vector<std::string> out;
+      for (size_t e = 0; e < nOut; ++e) {
+        // The source index with the reduced axis at 0.
+        std::vector<std::string> full;
+        std::string zero = newReg(RegClass::B32);
+        emit("mov.s32 " + zero + ", 0;");
+        size_t o = 0;
+        for (size_t d = 0; d < st.shape.size(); ++d) full.push_back(d == axis ? zero : outIdx[e][o++]);
+        std::string lin = linearIndex(*this, full, st.shape);
+        std::string acc = loadFromScratch(st.kind, lin, 0);
+        if (half) acc = toF32(k, acc);
+        std::string ctr = newReg(RegClass::B32), p = newReg(RegClass::Pred);
+        std::string loop = newLabel("reduce"), done = newLabel("reduce_end");
+        emit("mov.s32 " + ctr + ", 1;");
+        label(loop);
+        emit("setp.ge.s32 " + p + ", " + ctr + ", " + std::to_string(len) + ";");
+        emit("@" + p + " bra.uni " + done + ";");
+        emit("add.s32 " + lin + ", " + lin + ", " + std::to_string(stride) + ";");
+        std::string x = loadFromScratch(st.kind, lin, 0);
+        if (half) x = toF32(k, x);
+        if (k == Scalar::I1) throw UserError(i.loc, "reductions of booleans are not supported by the GPU back end");
+        const char* fop = red == ir::ReduceKind::Add ? (ir::isFloatKind(ck) ? "add.rn." : "add.")
+                          : red == ir::ReduceKind::Max ? (ck == Scalar::F32 ? "max.NaN." : "max.")
+                                                       : (ck == Scalar::F32 ? "min.NaN." : "min.");
+        emit(std::string(fop) + ty + " " + acc + ", " + acc + ", " + x + ";");
+        if (k == Scalar::I8 || k == Scalar::I16) emit(std::string("cvt.s32.") + (k == Scalar::I8 ? "s8 " : "s16 ") + acc + ", " + acc + ";");
+        emit("add.s32 " + ctr + ", " + ctr + ", 1;");
+        emit("bra.uni " + loop + ";");
+        label(done);
+        (void)rc;
+        out.push_back(half ? fromF32(k, acc) : acc);
+      }
+      define(&i, out);
+      return;
+    }
+    case Opcode::Dot: {
+      const ir::Value* a = i.operand(0);
+      const ir::Value* b = i.operand(1);
+      const ir::Type& at = a->type();
+      const ir::Type& bt = b->type();
+      int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
+      Scalar ik = at.kind;
+      int64_t offB = align16(at.numElements() * ir::byteSize(ik));
+      barrier();
+      storeToScratch(a, 0);
+      storeToScratch(b, offB);
+      barrier();
+      Scalar k = t.kind;
+      bool ihalf = ik == Scalar::F16 || ik == Scalar::BF16;
+      const auto& idx = elementIndices(t);
+      std::vector<std::string> out;
+      (void)M;
+      for (size_t e = 0; e < idx.size(); ++e) {
+        std::string acc = newReg(regClassOf(k));
+        emit(std::string("mov.") + (k == Scalar::F32 ? "f32 " : k == Scalar::F64 ? "f64 " : k == Scalar::I64 ? "b64 " : "b32 ") +
+             acc + ", " + elem(i.operand(2), e) + ";");
+        std::string la = newReg(RegClass::B32), lb = newReg(RegClass::B32), ctr = newReg(RegClass::B32);
+        std::string p = newReg(RegClass::Pred);
+        emit("mul.lo.s32 " + la + ", " + idx[e][0] + ", " + std::to_string(K) + ";");
+        emit("mov.s32 " + lb + ", " + idx[e][1] + ";");
+        emit("mov.s32 " + ctr + ", 0;");
+        std::string loop = newLabel("dot"), done = newLabel("dot_end");
+        label(loop);
+        emit("setp.ge.s32 " + p + ", " + ctr + ", " + std::to_string(K) + ";");
+        emit("@" + p + " bra.uni " + done + ";");
+        std::string x = loadFromScratch(ik, la, 0), y = loadFromScratch(ik, lb, offB);
+        if (ihalf) x = toF32(ik, x), y = toF32(ik, y);
+        if (k == Scalar::F32) {
+          if (ik == Scalar::F64) throw UserError(i.loc, "dot of f64 into f32");
+          if (!ir::isFloatKind(ik)) throw UserError(i.loc, "integer dot into f32 is not supported by the GPU back end");
+          emit("fma.rn.f32 " + acc + ", " + x + ", " + y + ", " + acc + ";");
+        } else if (k == Scalar::F64) {
+          emit("fma.rn.f64 " + acc + ", " + x + ", " + y + ", " + acc + ";");
+        } else if (k == Scalar::I32 && ir::isIntKind(ik) && ik != Scalar::I64) {
+          emit("mad.lo.s32 " + acc + ", " + x + ", " + y + ", " + acc + ";");
+        } else {
+          throw UserError(i.loc, std::string("dot of ") + ir::scalarName(ik) + " into " + ir::scalarName(k) +
+                                     " is not supported by the GPU back end yet");
+        }
+        emit("add.s32 " + la + ", " + la + ", 1;");
+        emit("add.s32 " + lb + ", " + lb + ", " + std::to_string(N) + ";");
+        emit("add.s32 " + ctr + ", " + ctr + ", 1;");
+        emit("bra.uni " + loop + ";");
+        label(done);
+        out.push_back(acc);
+      }
+      define(&i, out);
+      return;
+    }
+    default:
+      throw InternalError(std::string("tile op ") + ir::opcodeName(i.opcode()));
+  }
+}
+
+}  // namespace tritonc::nvptx

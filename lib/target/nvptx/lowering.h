@@ -1,0 +1,108 @@
+// Internal to the PTX back end: lowering of one function. Each tile value is
+// held as registers, one per element the thread owns under the value's
+// layout; scalars as one register that every thread computes alike. Layout
+// changes (reshape, broadcast, trans), reductions and dot go through shared
+// memory. The lowering of each op family lives in its own file
+// (lower_elementwise.cpp, lower_memory.cpp, lower_tile.cpp, lower_control.cpp).
+#pragma once
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/axis_info.h"
+#include "ir/ir.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/layout.h"
+
+namespace tritonc::nvptx {
+
+// Register classes of PTX: their declaration type and name prefix.
+enum class RegClass { Pred, B16, B32, F32, B64, F64 };
+
+RegClass regClassOf(ir::Scalar k);
+const char* ptxType(ir::Scalar k);  // "f32", "s32", "f16" (as b16 storage), ...
+
+class FunctionLowering {
+ public:
+  FunctionLowering(const ir::Function& f, const TargetOptions& opts);
+  std::string run();  // the .entry text
+
+  // ---- registers and emission (codegen.cpp) ------------------------------
+  std::string newReg(RegClass c);
+  void emit(const std::string& line) { *out_ << "  " << line << "\n"; }
+  void label(const std::string& name) { *out_ << name << ":\n"; }
+  std::string newLabel(const std::string& hint);
+  // The registers of `v` (one per owned element; scalars: one).
+  const std::vector<std::string>& regs(const ir::Value* v);
+  // The register of element `k` of `v`, or of the scalar `v` for every k.
+  std::string elem(const ir::Value* v, size_t k);
+  void define(const ir::Value* v, std::vector<std::string> r) { regs_[v] = std::move(r); }
+  std::string constantReg(const ir::Constant* c);
+
+  // ---- layouts --------------------------------------------------------------
+  const BlockedLayout& layoutOf(const ir::Type& t);
+  // The multi-indices of the elements this thread owns in a tile of type t,
+  // as registers (one vector of per-dimension index registers per element).
+  const std::vector<std::vector<std::string>>& elementIndices(const ir::Type& t);
+  // Predicate: this thread is the first owner of its elements (stores).
+  std::string ownerPred(const ir::Type& t);
+  size_t numOwned(const ir::Type& t);
+
+  // ---- lowering of op families -------------------------------------------
+  void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
+  void lowerCast(const ir::Instruction& i);
+  void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
+  void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
+  void lowerControl(const ir::Instruction& i);      // lower_control.cpp
+
+  // ---- shared memory scratch (lower_tile.cpp) --------------------------------
+  // Writes every owned element of `v` to scratch at its row-major index.
+  void storeToScratch(const ir::Value* v, int64_t byteOffset);
+  // Reads element `linear` (a register holding the row-major index) of a tile
+  // of kind `k` stored at `byteOffset`.
+  std::string loadFromScratch(ir::Scalar k, const std::string& linear, int64_t byteOffset);
+  void barrier() { emit("bar.sync 0;"); }
+  void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
+
+  // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
+  std::string toF32(ir::Scalar k, const std::string& r);
+  std::string fromF32(ir::Scalar k, const std::string& r);
+
+  const ir::Function& fn() const { return f_; }
+  const TargetOptions& opts() const { return opts_; }
+  const analysis::AxisInfoAnalysis& axis() const { return axis_; }
+  std::string tid() const { return tid_; }
+  std::string blockLabel(const ir::BasicBlock* bb);
+
+ private:
+  void prologue();
+  void lowerInstruction(const ir::Instruction& i);
+
+  const ir::Function& f_;
+  TargetOptions opts_;
+  analysis::AxisInfoAnalysis axis_;
+  // Code goes to `body_`; per-layout thread coordinates go to `setup_`,
+  // which runs before the first block, so that they dominate every use.
+  std::ostringstream body_, setup_;
+  std::ostringstream* out_ = &body_;
+  struct InSetup {
+    FunctionLowering& L;
+    std::ostringstream* saved;
+    explicit InSetup(FunctionLowering& l) : L(l), saved(l.out_) { L.out_ = &L.setup_; }
+    ~InSetup() { L.out_ = saved; }
+  };
+  std::map<RegClass, int> regCount_;
+  std::map<const ir::Value*, std::vector<std::string>> regs_;
+  std::map<std::string, BlockedLayout> layouts_;  // by shape
+  std::map<std::string, std::vector<std::vector<std::string>>> indices_;
+  std::map<std::string, std::string> owners_;
+  std::map<const ir::BasicBlock*, std::string> labels_;
+  int labelCount_ = 0;
+  int64_t scratchBytes_ = 0;
+  std::string tid_, laneId_, warpId_;
+};
+
+std::string floatLiteral(ir::Scalar k, double v);  // 0f3F800000 / 0d3FF0... / 0x3C00 (b16)
+
+}  // namespace tritonc::nvptx

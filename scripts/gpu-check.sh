@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One-command GPU check, for a GPU host (Ubuntu 24.04, CUDA 13, no LLVM, no
+# network): builds tritonc from source, runs every example kernel on the GPU
+# against its reference, runs them under compute-sanitizer (memcheck,
+# racecheck), and writes logs and JSON into the folder given as $1 (or $OUT).
+#   scripts/gpu-check.sh [OUTDIR]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${1:-${OUT:-gpu-check-out}}
+mkdir -p "$OUT_DIR"
+BUILD=${BUILD_DIR:-build-gpu}
+status=0
+
+log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
+
+log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+tests=OFF
+[ -f /usr/include/gtest/gtest.h ] && tests=ON
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONC_TESTS=$tests > "$OUT_DIR/build.log" 2>&1 &&
+  cmake --build "$BUILD" -j "$(nproc)" >> "$OUT_DIR/build.log" 2>&1
+if [ $? -ne 0 ]; then
+  log "build FAILED (see build.log)"
+  tail -30 "$OUT_DIR/build.log"
+  exit 1
+fi
+log "build ok (tests: $tests)"
+
+EX="$BUILD/examples/tritonc-examples"
+for preset in test demo; do
+  if "$EX" --root . --backend gpu --preset "$preset" > "$OUT_DIR/examples-gpu-$preset.txt" 2>&1; then
+    log "examples on gpu ($preset): $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
+  else
+    log "examples on gpu ($preset) FAILED: $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
+    status=1
+  fi
+done
+
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 "$EX" --root . --backend gpu --preset test --seed 1 \
+      > "$OUT_DIR/sanitizer-$tool.txt" 2>&1
+    rc=$?
+    log "compute-sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT_DIR/sanitizer-$tool.txt" | tail -1)"
+    [ $rc -ne 0 ] && status=1
+  done
+else
+  log "compute-sanitizer not found: skipped"
+fi
+
+if [ -x "$BUILD/bench/tritonc-bench" ]; then
+  "$BUILD/bench/tritonc-bench" --out "$OUT_DIR/bench.json" > "$OUT_DIR/bench.txt" 2>&1 || status=1
+  log "bench: $(tail -1 "$OUT_DIR/bench.txt")"
+fi
+exit $status

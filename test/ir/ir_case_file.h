@@ -1,0 +1,181 @@
+// The case files of test/ir/cases: IR text (`*.tir`) or Triton-C (`*.tc`),
+// several cases per file separated by a line `; -----` (`// -----` in .tc).
+// Each case has, in comment lines:
+//   RUN: passes=a,b | passes=default | analysis=axis|liveness   (once; both keys may be given)
+//   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
+//   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
+//                                          for pass_semantics_test, see there)
+//   CHECK...: the FileCheck directives (test/support/filecheck.h)
+// Shared by ir_passes_test.cpp and pass_semantics_test.cpp.
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/parser.h"
+#include "ir/verifier.h"
+#include "lang/compile.h"
+#include "support/diagnostic.h"
+
+namespace ir_cases {
+
+using namespace tritonc;
+
+struct IrCase {
+  std::string file;       // relative to the repository root, for messages
+  std::string group;      // the file's stem: the pass or analysis it tests
+  std::string name;       // a gtest name: "<stem>_<index>" (.tc: "<stem>_tc_<index>")
+  int index = 0;          // 1-based within the file
+  int firstLine = 1;      // line of the case's first line in the file
+  std::string text;       // the case's lines
+  bool tritonC = false;   // .tc rather than .tir
+  std::string passes;     // RUN: passes=
+  std::string analysis;   // RUN: analysis=
+  std::vector<lang::Define> defines;
+  std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
+  std::string error;      // a malformed header, reported by the tests
+};
+
+inline std::string casesDir() { return std::string(TRITONC_SOURCE_DIR) + "/test/ir/cases"; }
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::vector<std::string> splitWords(const std::string& s) {
+  std::istringstream is(s);
+  std::vector<std::string> out;
+  for (std::string w; is >> w;) out.push_back(w);
+  return out;
+}
+
+// Reads the header directives of one case.
+inline void parseHeader(IrCase& c) {
+  static const std::regex header(R"(^\s*(;|//)\s*(RUN|DEFINES|LAUNCH):(.*)$)");
+  std::istringstream is(c.text);
+  int line = c.firstLine - 1;
+  int runs = 0;
+  auto bad = [&](const std::string& what) {
+    if (c.error.empty()) c.error = c.file + ":" + std::to_string(line) + ": " + what;
+  };
+  for (std::string s; std::getline(is, s);) {
+    ++line;
+    std::smatch m;
+    if (!std::regex_match(s, m, header)) continue;
+    std::string key = m[2].str(), rest = m[3].str();
+    if (key == "LAUNCH") {
+      c.launches.push_back(rest);
+    } else if (key == "DEFINES") {
+      if (!c.tritonC) bad("DEFINES: only applies to Triton-C cases");
+      for (const std::string& w : splitWords(rest)) {
+        try {
+          c.defines.push_back(lang::parseDefineOption(w));
+        } catch (const std::exception& e) {
+          bad(std::string("bad DEFINES entry '") + w + "': " + e.what());
+        }
+      }
+    } else {  // RUN
+      if (++runs > 1) bad("more than one RUN: line in a case");
+      for (const std::string& w : splitWords(rest)) {
+        size_t eq = w.find('=');
+        std::string k = w.substr(0, eq), v = eq == std::string::npos ? "" : w.substr(eq + 1);
+        if (k == "passes" && !v.empty()) c.passes = v;
+        else if (k == "analysis" && (v == "axis" || v == "liveness")) c.analysis = v;
+        else bad("bad RUN: entry '" + w + "' (expected passes=a,b or analysis=axis|liveness)");
+      }
+    }
+  }
+  if (runs == 0) bad("case without a RUN: line");
+}
+
+// Splits one file into its cases.
+inline std::vector<IrCase> casesOfFile(const std::filesystem::path& path) {
+  static const std::regex separator(R"(^\s*(;|//)\s*-----+\s*$)");
+  std::string rel = "test/ir/cases/" + path.filename().string();
+  std::string stem = path.stem().string();
+  for (char& ch : stem)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  std::vector<IrCase> out;
+  IrCase cur;
+  auto flush = [&](int nextFirstLine) {
+    bool hasContent = std::any_of(cur.text.begin(), cur.text.end(), [](char ch) { return !std::isspace(ch); });
+    if (hasContent) {
+      cur.file = rel;
+      cur.index = int(out.size()) + 1;
+      cur.tritonC = path.extension() == ".tc";
+      cur.group = stem;
+      cur.name = stem + (cur.tritonC ? "_tc_" : "_") + std::to_string(cur.index);
+      parseHeader(cur);
+      out.push_back(cur);
+    }
+    cur = IrCase{};
+    cur.firstLine = nextFirstLine;
+  };
+  std::istringstream is(readFile(path.string()));
+  int line = 0;
+  cur.firstLine = 1;
+  for (std::string s; std::getline(is, s);) {
+    ++line;
+    if (std::regex_match(s, separator)) {
+      flush(line + 1);
+      continue;
+    }
+    cur.text += s + "\n";
+  }
+  flush(line + 1);
+  return out;
+}
+
+// Every case of every file, files in name order.
+inline std::vector<IrCase> loadAllCases() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(casesDir())) {
+    std::string ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".tir" || ext == ".tc")) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<IrCase> all;
+  for (const auto& f : files)
+    for (IrCase& c : casesOfFile(f)) all.push_back(std::move(c));
+  return all;
+}
+
+// The case's text preceded by blank lines, so that parser and front-end
+// errors give line numbers of the file.
+inline std::string sourceOf(const IrCase& c) { return std::string(size_t(c.firstLine - 1), '\n') + c.text; }
+
+// Parses (or compiles) and verifies the case's input; errors become
+// std::runtime_error with file:line:col.
+inline std::unique_ptr<ir::Module> buildModule(const IrCase& c) {
+  std::string src = sourceOf(c);
+  std::unique_ptr<ir::Module> m;
+  try {
+    if (c.tritonC) {
+      lang::CompileOptions opts;
+      opts.filename = c.file;
+      opts.defines = c.defines;
+      m = lang::compileSource(src, opts).module;
+    } else {
+      m = ir::parseModule(src);
+    }
+  } catch (const UserError& e) {
+    throw std::runtime_error(formatDiagnostic(c.file, src, e.loc(), e.what()));
+  }
+  std::string err = ir::verifyModule(*m);
+  if (!err.empty()) throw std::runtime_error(c.file + ":" + std::to_string(c.firstLine) + ": invalid input IR:\n" + err);
+  return m;
+}
+
+}  // namespace ir_cases

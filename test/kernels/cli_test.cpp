@@ -1,0 +1,225 @@
+// End-to-end tests of the `tritonc` command line: it is run as a process,
+// its stdout and stderr captured to files of a per-test temporary folder.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "kernel_test_util.h"
+#include "support/float16.h"
+#include "support/npy.h"
+
+namespace kernel_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = TRITONC_BINARY_DIR "/tools/tritonc/tritonc";
+const std::string kRoot = TRITONC_SOURCE_DIR;
+
+// Quotes one word for /bin/sh.
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(kBinary)) << kBinary << " is missing: build the `tritonc` target first";
+    std::string pattern = (fs::temp_directory_path() / "tritonc_cli_XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+
+  // Runs tritonc with `args` (each quoted) in the temporary folder.
+  Result run(const std::vector<std::string>& args) {
+    std::string cmd = "cd " + quote(dir_) + " && " + quote(kBinary);
+    for (auto& a : args) cmd += " " + quote(a);
+    cmd += " >" + quote(path("stdout.txt")) + " 2>" + quote(path("stderr.txt"));
+    Result r;
+    const int raw = std::system(cmd.c_str());
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = readTextFile(path("stdout.txt"));
+    r.err = readTextFile(path("stderr.txt"));
+    return r;
+  }
+
+  // A 1-D .npy file of floats, as f32 or f16.
+  void writeFloats(const std::string& name, const std::vector<float>& v, bool half = false) {
+    NpyArray a;
+    a.descr = half ? "<f2" : "<f4";
+    a.shape = {int64_t(v.size())};
+    for (float x : v) {
+      uint8_t bytes[4];
+      const uint16_t h = floatToHalf(x);
+      if (half) std::memcpy(bytes, &h, 2);
+      else std::memcpy(bytes, &x, 4);
+      a.data.insert(a.data.end(), bytes, bytes + (half ? 2 : 4));
+    }
+    writeNpy(path(name), a);
+  }
+
+  std::vector<float> readFloats(const std::string& name) {
+    NpyArray a = readNpy(path(name));
+    EXPECT_EQ(a.descr, "<f4");
+    std::vector<float> v(size_t(a.numElements()));
+    std::memcpy(v.data(), a.data.data(), v.size() * 4);
+    return v;
+  }
+
+  std::string dir_;
+};
+
+const std::string kVectorAdd = kRoot + "/examples/vector_add.tc";
+
+std::vector<std::string> vectorAddArgs(const std::vector<std::string>& extra, const std::string& grid = "8") {
+  std::vector<std::string> a = {"run", kVectorAdd, "--grid", grid};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+TEST_F(CliTest, RunVectorAddFromNpyFiles) {
+  const uint64_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-10, 10);
+  const int n = 256;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[size_t(i)] = dist(rng), b[size_t(i)] = dist(rng);
+  writeFloats("in_a.npy", a);
+  writeFloats("in_b.npy", b);
+  Result r = run(vectorAddArgs({"--arg", "N=256", "--arg", "a=@in_a.npy", "--arg", "b=@in_b.npy", "--arg",
+                                "c=zeros:f32:256", "--save", "c=out.npy"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<float> c = readFloats("out.npy");
+  ASSERT_EQ(c.size(), size_t(n));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(c[size_t(i)], a[size_t(i)] + b[size_t(i)]) << "c[" << i << "]";
+}
+
+TEST_F(CliTest, RandAndZerosSpecs) {
+  auto once = [&](const std::string& suffix) {
+    Result r = run(vectorAddArgs({"--arg", "N=128", "--arg", "a=rand:f32:128", "--arg", "b=zeros:f32:128", "--arg",
+                                  "c=rand:f32:128", "--seed", "7", "--save", "a=a" + suffix + ".npy", "--save",
+                                  "c=c" + suffix + ".npy"},
+                                 "4"));
+    EXPECT_EQ(r.status, 0) << r.err;
+  };
+  once("1");
+  once("2");
+  std::vector<float> a = readFloats("a1.npy"), c = readFloats("c1.npy");
+  ASSERT_EQ(a.size(), 128u);
+  EXPECT_EQ(c, a);  // c = a + 0
+  bool nonzero = false;
+  for (float x : a) {
+    EXPECT_TRUE(x >= -1 && x <= 1) << x;
+    nonzero = nonzero || x != 0;
+  }
+  EXPECT_TRUE(nonzero) << "rand: produced only zeros";
+  EXPECT_EQ(readFloats("a2.npy"), a) << "--seed 7 twice gave different rand: data";
+}
+
+TEST_F(CliTest, MissingArgumentIsNamed) {
+  Result r = run(vectorAddArgs({"--arg", "N=256", "--arg", "a=zeros:f32:256", "--arg", "c=zeros:f32:256"}));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("missing argument 'b'"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, UnknownArgumentIsNamed) {
+  Result r = run(vectorAddArgs({"--arg", "N=256", "--arg", "a=zeros:f32:256", "--arg", "b=zeros:f32:256", "--arg",
+                                "c=zeros:f32:256", "--arg", "bogus=1"}));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("'bogus'"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, IllTypedArgumentsAreNamed) {
+  writeFloats("half.npy", std::vector<float>(256, 1.0f), /*half=*/true);
+  struct Bad { std::vector<std::string> args; std::string name; };
+  const Bad bad[] = {
+      {{"--arg", "N=1.5", "--arg", "a=zeros:f32:256"}, "'N'"},           // float literal for an int
+      {{"--arg", "N=zeros:i32:4", "--arg", "a=zeros:f32:256"}, "'N'"},   // buffer for a scalar
+      {{"--arg", "N=256", "--arg", "a=@half.npy"}, "'a'"},               // f16 file for an f32 pointer
+      {{"--arg", "N=256", "--arg", "a=3"}, "'a'"},                       // scalar for a pointer
+  };
+  for (const Bad& b : bad) {
+    std::vector<std::string> args = b.args;
+    for (const char* s : {"b=zeros:f32:256", "c=zeros:f32:256"}) args.insert(args.end(), {"--arg", s});
+    Result r = run(vectorAddArgs(args));
+    EXPECT_NE(r.status, 0) << b.args[1] << " " << b.args[3];
+    EXPECT_NE(r.err.find("argument " + b.name), std::string::npos) << r.err;
+  }
+  Result r = run(vectorAddArgs({"--arg", "N=256", "--arg", "a=@half.npy", "--arg", "b=zeros:f32:256", "--arg",
+                                "c=zeros:f32:256"}));
+  EXPECT_NE(r.err.find("f16"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DefineListNotesTheFirstValue) {
+  Result r = run({"emit", kRoot + "/examples/vector_add_param.tc", "-DSIZE=[64, 128]", "-DTYPE=float", "--stage", "ir"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("note:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("SIZE"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("using 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("range 0 : i32<64>"), std::string::npos) << r.out;
+}
+
+// Every case of the table emits its AST and IR through the CLI.
+TEST_F(CliTest, EmitEveryExample) {
+  for (const Case& c : allCases()) {
+    for (const char* stage : {"ast", "ir"}) {
+      std::vector<std::string> args = {"emit", kRoot + "/" + c.file, "--stage", stage};
+      for (const lang::Define& d : c.defines) args.push_back("-D" + d.name + "=" + d.value);
+      Result r = run(args);
+      EXPECT_EQ(r.status, 0) << c.name << " --stage " << stage << ":\n" << r.err;
+      EXPECT_FALSE(r.out.empty()) << c.name << " --stage " << stage;
+      if (std::string(stage) == "ir") {
+        EXPECT_NE(r.out.find("kernel @"), std::string::npos) << c.name;
+      }
+    }
+  }
+}
+
+TEST_F(CliTest, SyntaxErrorShowsLocationSourceAndCaret) {
+  std::ofstream(path("bad.tc")) << "__global__ void k(int N) {\n  int x = 1 +;\n}\n";
+  Result r = run({"emit", "bad.tc", "--stage", "ir"});
+  EXPECT_EQ(r.status, 1);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("bad\\.tc:2:([0-9]+): error: [^\n]+\n  int x = 1 \\+;\n( *)\\^")))
+      << r.err;
+  EXPECT_EQ(std::stoul(m[1]), m[2].length() + 1) << "the caret is not under the column:\n" << r.err;
+}
+
+TEST_F(CliTest, OutOfBoundsRunPrintsTheReport) {
+  const std::string source = readTextFile(kVectorAdd);
+  const size_t lineStart = source.rfind('\n', source.find("*(a + off)")) + 1;
+  const size_t col = source.find("*(a + off)") - lineStart + 1;
+  const size_t line = size_t(std::count(source.begin(), source.begin() + long(lineStart), '\n')) + 1;
+  Result r = run(vectorAddArgs({"--arg", "N=128", "--arg", "a=rand:f32:128", "--arg", "b=rand:f32:128", "--arg",
+                                "c=zeros:f32:128"},
+                               "5"));
+  EXPECT_EQ(r.status, 1);
+  const std::string where = "vector_add.tc:" + std::to_string(line) + ":" + std::to_string(col) + ": error: ";
+  EXPECT_NE(r.err.find(where + "out-of-bounds load in kernel 'add': program (4, 0, 0), tile element [0]"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("'a'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n" + std::string(col - 1, ' ') + "^"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kernel_test
