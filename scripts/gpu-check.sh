@@ -48,8 +48,12 @@ else
   log "compute-sanitizer not found: skipped"
 fi
 
-if [ -x "$BUILD/bench/tritonc-bench" ]; then
-  "$BUILD/bench/tritonc-bench" --out "$OUT_DIR/bench.json" > "$OUT_DIR/bench.txt" 2>&1 || status=1
-  log "bench: $(tail -1 "$OUT_DIR/bench.txt")"
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  if python3 -c "import torch, triton" 2>/dev/null; then
+    python3 bench/bench.py "$BUILD" "$OUT_DIR" > "$OUT_DIR/bench.txt" 2>&1 || status=1
+  else
+    "$BUILD/bench/tritonc-bench" --root . --out "$OUT_DIR/tritonc.json" > "$OUT_DIR/bench.txt" 2>&1 || status=1
+  fi
+  log "bench: see bench.txt / bench.json"
 fi
 exit $status

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -43,6 +44,11 @@ struct IrCase {
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
 };
+
+// gtest prints a failing parameter with this instead of its bytes.
+inline void PrintTo(const IrCase& c, std::ostream* os) {
+  *os << c.file << ":" << c.firstLine << " (case " << c.index << ")";
+}
 
 inline std::string casesDir() { return std::string(TRITONC_SOURCE_DIR) + "/test/ir/cases"; }
 

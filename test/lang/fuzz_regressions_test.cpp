@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -60,6 +61,12 @@ std::vector<std::string> headerValues(const std::string& src, const std::string&
   return out;
 }
 
+void onAlarm(int) {
+  const char msg[] = "timed out: the front end took longer than the file's limit\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  std::_Exit(2);
+}
+
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "%s\n", what.c_str());
   std::fflush(stderr);
@@ -73,6 +80,7 @@ std::vector<std::string> headerValues(const std::string& src, const std::string&
   // compile in well under a second.
   unsigned limit = 5;
   for (const std::string& v : headerValues(source, "max-seconds")) limit = unsigned(std::max(1, std::atoi(v.c_str())));
+  std::signal(SIGALRM, onAlarm);
   alarm(limit);
   CompileOptions opts;
   opts.filename = file.filename().string();

@@ -21,6 +21,7 @@
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
+#include "runtime/specialize.h"
 #include "transform/pass_manager.h"
 
 namespace {
@@ -249,6 +250,7 @@ int run(const Options& o, const std::string& source) {
   cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
+  runtime::applySpecialization(*m->function(fn.name()), runtime::factsOf(bound.args));
   auto t0 = std::chrono::steady_clock::now();
   if (backend == "gpu") {
     nvptx::TargetOptions to;

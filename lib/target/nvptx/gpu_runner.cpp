@@ -101,10 +101,13 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
     launch();
   } else {
     for (int w = 0; w < opts.warmup; ++w) launch();
+    CUdeviceptr flush = 0;
+    if (opts.flushBytes) d->check(d->cuMemAlloc(&flush, opts.flushBytes), "allocating the cache-flush buffer", name);
     CUevent start = nullptr, stop = nullptr;
     d->check(d->cuEventCreate(&start, 0), "creating an event", name);
     d->check(d->cuEventCreate(&stop, 0), "creating an event", name);
     for (int rep = 0; rep < opts.repeats; ++rep) {
+      if (flush) d->check(d->cuMemsetD8(flush, uint8_t(rep), opts.flushBytes), "flushing the cache", name);
       d->cuEventRecord(start, nullptr);
       launch();
       d->cuEventRecord(stop, nullptr);
@@ -115,6 +118,7 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
     }
     d->cuEventDestroy(start);
     d->cuEventDestroy(stop);
+    if (flush) d->cuMemFree(flush);
   }
   d->check(d->cuCtxSynchronize(), "running", name);
   for (auto& [b, p] : device)

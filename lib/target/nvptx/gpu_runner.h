@@ -14,6 +14,9 @@ struct GpuLaunchOptions {
   int numWarps = 4;
   int warmup = 0;   // extra launches before the timed ones
   int repeats = 0;  // timed launches (CUDA events); 0: launch once, untimed
+  // Bytes of device memory overwritten before each timed launch, so that the
+  // L2 cache does not hold the inputs of the previous launch (0: no flush).
+  size_t flushBytes = size_t(256) << 20;
 };
 
 struct GpuRunResult {
