@@ -313,7 +313,9 @@ std::string FunctionLowering::run() {
     std::string pt = t.isPtr() ? "u64" : t.kind == Scalar::I1 ? "u32" : regClassOf(t.kind) == RegClass::B16 ? "b16" : ptxType(t.kind);
     out << (k ? ",\n    " : "\n    ") << ".param ." << pt << " param_" << k;
   }
-  out << ")\n.maxntid " << 32 * opts_.numWarps << ", 1, 1\n{\n";
+  // .minnctapersm 1: without it ptxas caps registers (at 64 for 128 threads)
+  // to fit several programs per SM, and spills instead.
+  out << ")\n.maxntid " << 32 * opts_.numWarps << ", 1, 1\n.minnctapersm 1\n{\n";
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   if (scratchBytes_ > 0) out << "  .shared .align 16 .b8 scratch[" << scratchBytes_ << "];\n";
