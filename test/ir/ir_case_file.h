@@ -144,17 +144,25 @@ inline std::vector<IrCase> casesOfFile(const std::filesystem::path& path) {
   return out;
 }
 
-// Every case of every file, files in name order.
+// Every case of every file, files in name order. Runs while tests are being
+// registered, so a failure becomes a case that reports it instead of a crash.
 inline std::vector<IrCase> loadAllCases() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(casesDir())) {
-    std::string ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".tir" || ext == ".tc")) files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
   std::vector<IrCase> all;
-  for (const auto& f : files)
-    for (IrCase& c : casesOfFile(f)) all.push_back(std::move(c));
+  try {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(casesDir())) {
+      std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".tir" || ext == ".tc")) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+      for (IrCase& c : casesOfFile(f)) all.push_back(std::move(c));
+  } catch (const std::exception& e) {
+    IrCase bad;
+    bad.name = bad.group = "unreadable_cases";
+    bad.error = std::string("cannot load the cases of ") + casesDir() + ": " + e.what();
+    all.push_back(bad);
+  }
   return all;
 }
 

@@ -202,6 +202,26 @@ const std::vector<std::vector<std::string>>& FunctionLowering::elementIndices(co
   return indices_[key] = out;
 }
 
+std::vector<std::vector<int64_t>> FunctionLowering::localCoords(const ir::Type& t) {
+  const BlockedLayout& l = layoutOf(t);
+  size_t r = t.shape.size();
+  std::vector<int64_t> count(r);
+  size_t total = 1;
+  for (size_t d = 0; d < r; ++d) {
+    count[d] = l.elementsPerThread(t.shape, d);
+    total *= size_t(count[d]);
+  }
+  std::vector<std::vector<int64_t>> out(total, std::vector<int64_t>(r));
+  for (size_t k = 0; k < total; ++k) {
+    size_t rest = k;
+    for (int d : l.order) {
+      out[k][size_t(d)] = int64_t(rest % size_t(count[size_t(d)]));
+      rest /= size_t(count[size_t(d)]);
+    }
+  }
+  return out;
+}
+
 std::string FunctionLowering::ownerPred(const ir::Type& t) {
   InSetup inSetup(*this);
   if (!t.isTile()) {

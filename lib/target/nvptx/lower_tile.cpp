@@ -31,13 +31,11 @@ int64_t align16(int64_t x) { return (x + 15) / 16 * 16; }
 
 }  // namespace
 
-// Row-major linear index of a multi-index (registers) in `shape`, with
-// dimension `skip` (if any) left out.
-static std::string linearIndex(FunctionLowering& L, const std::vector<std::string>& idx, const ir::Shape& shape) {
-  std::string lin = L.newReg(RegClass::B32);
-  L.emit("mov.s32 " + lin + ", 0;");
+std::string FunctionLowering::linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape) {
+  std::string lin = newReg(RegClass::B32);
+  emit("mov.s32 " + lin + ", 0;");
   for (size_t d = 0; d < shape.size(); ++d)
-    L.emit("mad.lo.s32 " + lin + ", " + lin + ", " + std::to_string(shape[d]) + ", " + idx[d] + ";");
+    emit("mad.lo.s32 " + lin + ", " + lin + ", " + std::to_string(shape[d]) + ", " + idx[d] + ";");
   return lin;
 }
 
@@ -51,7 +49,7 @@ void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset) {
   std::string base = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
   for (size_t e = 0; e < idx.size(); ++e) {
-    std::string lin = linearIndex(*this, idx[e], t.shape);
+    std::string lin = linearIndex(idx[e], t.shape);
     std::string addr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(size) + ", " + base + ";");
     std::string val = elem(v, e);
@@ -133,7 +131,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         }
         std::string lin;
         if (i.opcode() == Opcode::Reshape) {
-          lin = linearIndex(*this, ix, t.shape);
+          lin = linearIndex(ix, t.shape);
         } else {
           std::vector<std::string> regsIdx;
           for (auto& f : from) {
@@ -145,68 +143,15 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
               regsIdx.push_back(f);
             }
           }
-          lin = linearIndex(*this, regsIdx, st.shape);
+          lin = linearIndex(regsIdx, st.shape);
         }
         out.push_back(loadFromScratch(st.kind, lin, 0));
       }
       define(&i, out);
       return;
     }
-    case Opcode::Reduce: {
-      const ir::Value* src = i.operand(0);
-      const ir::Type& st = src->type();
-      size_t axis = size_t(i.imm);
-      int64_t len = st.shape[axis];
-      int64_t stride = 1;
-      for (size_t d = axis + 1; d < st.shape.size(); ++d) stride *= st.shape[d];
-      barrier();
-      storeToScratch(src, 0);
-      barrier();
-      Scalar k = t.kind;
-      bool half = k == Scalar::F16 || k == Scalar::BF16;
-      Scalar ck = half ? Scalar::F32 : k;
-      RegClass rc = regClassOf(ck);
-      const char* ty = ptxType(ck);
-      auto red = ir::ReduceKind(i.sub);
-      size_t nOut = numOwned(t);
-      std::vector<std::vector<std::string>> outIdx;
-      if (t.isTile()) outIdx = elementIndices(t);
-      else outIdx.assign(1, {});
-      std::vector<std::string> out;
-      for (size_t e = 0; e < nOut; ++e) {
-        // The source index with the reduced axis at 0.
-        std::vector<std::string> full;
-        std::string zero = newReg(RegClass::B32);
-        emit("mov.s32 " + zero + ", 0;");
-        size_t o = 0;
-        for (size_t d = 0; d < st.shape.size(); ++d) full.push_back(d == axis ? zero : outIdx[e][o++]);
-        std::string lin = linearIndex(*this, full, st.shape);
-        std::string acc = loadFromScratch(st.kind, lin, 0);
-        if (half) acc = toF32(k, acc);
-        std::string ctr = newReg(RegClass::B32), p = newReg(RegClass::Pred);
-        std::string loop = newLabel("reduce"), done = newLabel("reduce_end");
-        emit("mov.s32 " + ctr + ", 1;");
-        label(loop);
-        emit("setp.ge.s32 " + p + ", " + ctr + ", " + std::to_string(len) + ";");
-        emit("@" + p + " bra.uni " + done + ";");
-        emit("add.s32 " + lin + ", " + lin + ", " + std::to_string(stride) + ";");
-        std::string x = loadFromScratch(st.kind, lin, 0);
-        if (half) x = toF32(k, x);
-        if (k == Scalar::I1) throw UserError(i.loc, "reductions of booleans are not supported by the GPU back end");
-        const char* fop = red == ir::ReduceKind::Add ? (ir::isFloatKind(ck) ? "add.rn." : "add.")
-                          : red == ir::ReduceKind::Max ? (ck == Scalar::F32 ? "max.NaN." : "max.")
-                                                       : (ck == Scalar::F32 ? "min.NaN." : "min.");
-        emit(std::string(fop) + ty + " " + acc + ", " + acc + ", " + x + ";");
-        if (k == Scalar::I8 || k == Scalar::I16) emit(std::string("cvt.s32.") + (k == Scalar::I8 ? "s8 " : "s16 ") + acc + ", " + acc + ";");
-        emit("add.s32 " + ctr + ", " + ctr + ", 1;");
-        emit("bra.uni " + loop + ";");
-        label(done);
-        (void)rc;
-        out.push_back(half ? fromF32(k, acc) : acc);
-      }
-      define(&i, out);
-      return;
-    }
+    case Opcode::Reduce:
+      return lowerReduce(i);
     case Opcode::Dot: {
       const ir::Value* a = i.operand(0);
       const ir::Value* b = i.operand(1);

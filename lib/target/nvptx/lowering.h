@@ -47,6 +47,9 @@ class FunctionLowering {
   const std::vector<std::vector<std::string>>& elementIndices(const ir::Type& t);
   // Predicate: this thread is the first owner of its elements (stores).
   std::string ownerPred(const ir::Type& t);
+  // Per owned element (same order as elementIndices), its static position
+  // j_d among the thread's elements along each dimension.
+  std::vector<std::vector<int64_t>> localCoords(const ir::Type& t);
   size_t numOwned(const ir::Type& t);
 
   // ---- lowering of op families -------------------------------------------
@@ -54,6 +57,7 @@ class FunctionLowering {
   void lowerCast(const ir::Instruction& i);
   void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
   void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
+  void lowerReduce(const ir::Instruction& i);       // lower_reduce.cpp
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
 
   // ---- shared memory scratch (lower_tile.cpp) --------------------------------
@@ -63,6 +67,8 @@ class FunctionLowering {
   // of kind `k` stored at `byteOffset`.
   std::string loadFromScratch(ir::Scalar k, const std::string& linear, int64_t byteOffset);
   void barrier() { emit("bar.sync 0;"); }
+  // Row-major linear index (a register) of a multi-index of registers.
+  std::string linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape);
   void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
 
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
