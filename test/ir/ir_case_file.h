@@ -36,6 +36,7 @@ struct IrCase {
   std::string name;       // a gtest name: "<stem>_<index>" (.tc: "<stem>_tc_<index>")
   int index = 0;          // 1-based within the file
   int firstLine = 1;      // line of the case's first line in the file
+  int runLine = 0;        // line of its RUN: (where messages point)
   std::string text;       // the case's lines
   bool tritonC = false;   // .tc rather than .tir
   std::string passes;     // RUN: passes=
@@ -47,7 +48,7 @@ struct IrCase {
 
 // gtest prints a failing parameter with this instead of its bytes.
 inline void PrintTo(const IrCase& c, std::ostream* os) {
-  *os << c.file << ":" << c.firstLine << " (case " << c.index << ")";
+  *os << c.file << ":" << (c.runLine ? c.runLine : c.firstLine) << " (case " << c.index << ")";
 }
 
 inline std::string casesDir() { return std::string(TRITONC_SOURCE_DIR) + "/test/ir/cases"; }
@@ -94,6 +95,7 @@ inline void parseHeader(IrCase& c) {
       }
     } else {  // RUN
       if (++runs > 1) bad("more than one RUN: line in a case");
+      c.runLine = line;
       for (const std::string& w : splitWords(rest)) {
         size_t eq = w.find('=');
         std::string k = w.substr(0, eq), v = eq == std::string::npos ? "" : w.substr(eq + 1);

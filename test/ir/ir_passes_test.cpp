@@ -25,7 +25,7 @@ class IrCaseTest : public ::testing::TestWithParam<IrCase> {};
 TEST_P(IrCaseTest, Check) {
   const IrCase& c = GetParam();
   ASSERT_EQ(c.error, "");
-  SCOPED_TRACE(c.file + ":" + std::to_string(c.firstLine) + " (case " + std::to_string(c.index) + ")");
+  SCOPED_TRACE(c.file + ":" + std::to_string(c.runLine) + " (case " + std::to_string(c.index) + ")");
   std::unique_ptr<ir::Module> m;
   try {
     m = ir_cases::buildModule(c);
@@ -81,7 +81,7 @@ TEST(IrCaseFiles, PassFilesRunTheirPass) {
     if (!transform::findPass(stem)) continue;
     std::vector<std::string> passes = transform::parsePassList(c.passes);
     bool runs = std::find(passes.begin(), passes.end(), stem) != passes.end();
-    EXPECT_TRUE(runs) << c.file << ":" << c.firstLine << ": case " << c.index << " does not run " << stem;
+    EXPECT_TRUE(runs) << c.file << ":" << c.runLine << ": case " << c.index << " does not run " << stem;
   }
 }
 

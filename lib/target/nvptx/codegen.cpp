@@ -99,6 +99,12 @@ std::string FunctionLowering::constantReg(const ir::Constant* c) {
 }
 
 const std::vector<std::string>& FunctionLowering::regs(const ir::Value* v) {
+  if (isMma(v)) {
+    // Consumers that are not mma-aware see the value in the blocked layout.
+    auto c = converted_.find(v);
+    if (c != converted_.end()) return c->second;
+    return converted_[v] = mmaToBlocked(v);
+  }
   auto it = regs_.find(v);
   if (it != regs_.end()) return it->second;
   if (v->valueKind() == ir::ValueKind::Constant) {
@@ -292,6 +298,7 @@ void FunctionLowering::prologue() {
 
 void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
   using ir::Opcode;
+  converted_.clear();  // conversions are made where used, never reused across instructions
   switch (i.opcode()) {
     case Opcode::Load: case Opcode::Store: case Opcode::Gep: case Opcode::AtomicRmw: case Opcode::AtomicCas:
       return lowerMemory(i);
@@ -312,12 +319,15 @@ std::string FunctionLowering::run() {
   prologue();
   // Phis get their registers before any block is lowered: branches into a
   // block copy into them.
+  assignMmaLayouts();
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions())
       if (inst->opcode() == ir::Opcode::Phi) {
         std::vector<std::string> r;
-        for (size_t k = 0; k < numOwned(inst->type()); ++k) r.push_back(newReg(regClassOf(inst->type().kind)));
-        define(inst.get(), r);
+        size_t n = isMma(inst.get()) ? mmaElements(mmaLayoutOf(inst.get())) : numOwned(inst->type());
+        for (size_t k = 0; k < n; ++k) r.push_back(newReg(regClassOf(inst->type().kind)));
+        if (isMma(inst.get())) mmaRegs(inst.get()) = r;
+        else define(inst.get(), r);
       }
   std::ostringstream prologueText;
   prologueText << body_.str();

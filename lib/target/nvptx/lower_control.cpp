@@ -31,6 +31,17 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
     while (k < inst->blocks.size() && inst->blocks[k] != from) ++k;
     if (k == inst->blocks.size()) throw InternalError("phi without an entry for a predecessor");
     RegClass c = regClassOf(inst->type().kind);
+    if (L.isMma(inst.get())) {
+      // Accumulators carried in the mma layout.
+      const auto& dst = L.mmaRegs(inst.get());
+      std::vector<std::string> src = L.fragmentRegs(inst->operand(k), L.mmaLayoutOf(inst.get()));
+      for (size_t e = 0; e < dst.size(); ++e) {
+        std::string tmp = L.newReg(c);
+        L.emit(std::string("mov.") + movType(c) + " " + tmp + ", " + src[e] + ";");
+        moves.push_back({dst[e], tmp});
+      }
+      continue;
+    }
     const auto& dst = L.regs(inst.get());
     for (size_t e = 0; e < dst.size(); ++e) {
       std::string tmp = L.newReg(c);
@@ -43,7 +54,8 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
   for (auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
     RegClass c = regClassOf(inst->type().kind);
-    for (size_t e = 0; e < L.regs(inst.get()).size(); ++e, ++m)
+    size_t n = L.isMma(inst.get()) ? L.mmaRegs(inst.get()).size() : L.regs(inst.get()).size();
+    for (size_t e = 0; e < n; ++e, ++m)
       L.emit(std::string("mov.") + movType(c) + " " + moves[m].first + ", " + moves[m].second + ";");
   }
 }

@@ -153,6 +153,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
     case Opcode::Reduce:
       return lowerReduce(i);
     case Opcode::Dot: {
+      if (isMma(&i)) return lowerDotMma(i);
       const ir::Value* a = i.operand(0);
       const ir::Value* b = i.operand(1);
       const ir::Type& at = a->type();

@@ -23,6 +23,14 @@ enum class RegClass { Pred, B16, B32, F32, B64, F64 };
 RegClass regClassOf(ir::Scalar k);
 const char* ptxType(ir::Scalar k);  // "f32", "s32", "f16" (as b16 storage), ...
 
+// The accumulator layout of mma.sync.m16n8k16: warps tile an M x N tile in a
+// wm x wn grid; each warp holds (M / wm / 16) x (N / wn / 8) fragments of
+// 16 x 8, four f32 elements per thread each.
+struct MmaLayout {
+  int64_t M = 0, N = 0, wm = 1, wn = 1;
+  bool operator==(const MmaLayout& o) const { return M == o.M && N == o.N && wm == o.wm && wn == o.wn; }
+};
+
 class FunctionLowering {
  public:
   FunctionLowering(const ir::Function& f, const TargetOptions& opts);
@@ -51,6 +59,22 @@ class FunctionLowering {
   // j_d among the thread's elements along each dimension.
   std::vector<std::vector<int64_t>> localCoords(const ir::Type& t);
   size_t numOwned(const ir::Type& t);
+
+  // ---- tensor cores (mma.cpp) ---------------------------------------------
+  // Gives dots that can use mma.sync (and the phis that carry their
+  // accumulators) the mma layout.
+  void assignMmaLayouts();
+  bool isMma(const ir::Value* v) const { return mma_.count(v) != 0; }
+  // The elements of `v` in mma layout `L` (converting a blocked value).
+  std::vector<std::string> fragmentRegs(const ir::Value* v, const MmaLayout& L);
+  const MmaLayout& mmaLayoutOf(const ir::Value* v) const { return mma_.at(v); }
+  std::vector<std::string>& mmaRegs(const ir::Value* v) { return mmaRegs_[v]; }
+  // Per element of the mma layout, its (row, column) registers.
+  const std::vector<std::vector<std::string>>& mmaIndices(const MmaLayout& L);
+  size_t mmaElements(const MmaLayout& L) const { return size_t(L.M / L.wm * (L.N / L.wn) / 32); }
+  void lowerDotMma(const ir::Instruction& i);
+  // The blocked-layout registers of an mma value (converted through shared memory).
+  std::vector<std::string> mmaToBlocked(const ir::Value* v);
 
   // ---- lowering of op families -------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
@@ -100,6 +124,11 @@ class FunctionLowering {
   };
   std::map<RegClass, int> regCount_;
   std::map<const ir::Value*, std::vector<std::string>> regs_;
+  std::map<const ir::Value*, MmaLayout> mma_;
+  std::map<const ir::Value*, std::vector<std::string>> mmaRegs_;
+  std::map<std::string, std::vector<std::vector<std::string>>> mmaIndices_;
+  // Blocked copies of mma values made for the instruction being lowered.
+  std::map<const ir::Value*, std::vector<std::string>> converted_;
   std::map<std::string, BlockedLayout> layouts_;  // by shape
   std::map<std::string, std::vector<std::vector<std::string>>> indices_;
   std::map<std::string, std::string> owners_;

@@ -1,0 +1,203 @@
+// Tensor cores: dot on f16/bf16 tiles with mma.sync.m16n8k16 (f32
+// accumulators, sm_80+). The accumulator of such a dot, and the loop phis
+// that carry it, live in the mma layout, so the K loop never converts it;
+// consumers that want a blocked layout get a conversion through shared
+// memory where they use it. Operands go through shared memory (row-major)
+// and each warp reads its A and B fragments from there.
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+
+bool mmaEligible(const ir::Instruction& d, int numWarps, MmaLayout* out) {
+  const ir::Type& at = d.operand(0)->type();
+  const ir::Type& bt = d.operand(1)->type();
+  Scalar k = at.kind;
+  if ((k != Scalar::F16 && k != Scalar::BF16) || bt.kind != k || d.type().kind != Scalar::F32) return false;
+  int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
+  if (M % 16 || N % 8 || K % 16) return false;
+  // The largest warp grid along M that leaves every warp whole fragments.
+  for (int64_t wm = numWarps; wm >= 1; wm /= 2) {
+    int64_t wn = numWarps / wm;
+    if (M % (16 * wm) == 0 && N % (8 * wn) == 0) {
+      *out = MmaLayout{M, N, wm, wn};
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void FunctionLowering::assignMmaLayouts() {
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) {
+      MmaLayout L;
+      if (inst->opcode() == Opcode::Dot && mmaEligible(*inst, opts_.numWarps, &L)) mma_[inst.get()] = L;
+    }
+  // Phis that carry a dot's accumulator take its layout (to a fixed point:
+  // phis of nested loops carry phis).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& bb : f_.blocks())
+      for (auto& inst : bb->instructions()) {
+        if (inst->opcode() != Opcode::Phi || isMma(inst.get())) continue;
+        for (ir::Value* v : inst->operands())
+          if (isMma(v) && v->type() == inst->type()) {
+            mma_[inst.get()] = mma_.at(v);
+            changed = true;
+            break;
+          }
+      }
+  }
+}
+
+const std::vector<std::vector<std::string>>& FunctionLowering::mmaIndices(const MmaLayout& L) {
+  std::string key = std::to_string(L.M) + "x" + std::to_string(L.N) + "/" + std::to_string(L.wm) + "x" + std::to_string(L.wn);
+  auto it = mmaIndices_.find(key);
+  if (it != mmaIndices_.end()) return it->second;
+  InSetup inSetup(*this);
+  std::string g = newReg(RegClass::B32), t = newReg(RegClass::B32), wmReg = newReg(RegClass::B32),
+              wnReg = newReg(RegClass::B32), rowBase = newReg(RegClass::B32), colBase = newReg(RegClass::B32);
+  emit("shr.u32 " + g + ", " + laneId_ + ", 2;");
+  emit("and.b32 " + t + ", " + laneId_ + ", 3;");
+  emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
+  emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
+  emit("mul.lo.s32 " + rowBase + ", " + wmReg + ", " + std::to_string(L.M / L.wm) + ";");
+  emit("add.s32 " + rowBase + ", " + rowBase + ", " + g + ";");
+  emit("mul.lo.s32 " + colBase + ", " + wnReg + ", " + std::to_string(L.N / L.wn) + ";");
+  emit("mad.lo.s32 " + colBase + ", " + t + ", 2, " + colBase + ";");
+  int64_t repM = L.M / L.wm / 16, repN = L.N / L.wn / 8;
+  std::vector<std::vector<std::string>> out;
+  for (int64_t i = 0; i < repM; ++i)
+    for (int64_t j = 0; j < repN; ++j)
+      for (int c = 0; c < 4; ++c) {
+        std::string row = newReg(RegClass::B32), col = newReg(RegClass::B32);
+        emit("add.s32 " + row + ", " + rowBase + ", " + std::to_string(i * 16 + 8 * (c >> 1)) + ";");
+        emit("add.s32 " + col + ", " + colBase + ", " + std::to_string(j * 8 + (c & 1)) + ";");
+        out.push_back({row, col});
+      }
+  return mmaIndices_[key] = out;
+}
+
+std::vector<std::string> FunctionLowering::mmaToBlocked(const ir::Value* v) {
+  const MmaLayout& L = mmaLayoutOf(v);
+  const auto& frag = mmaRegs_.at(v);
+  const auto& idx = mmaIndices(L);
+  int64_t size = 4;
+  needScratch(L.M * L.N * size);
+  barrier();
+  std::string base = newReg(RegClass::B32);
+  emit("mov.u32 " + base + ", scratch;");
+  for (size_t e = 0; e < frag.size(); ++e) {
+    std::string addr = newReg(RegClass::B32);
+    emit("mad.lo.s32 " + addr + ", " + idx[e][0] + ", " + std::to_string(L.N) + ", " + idx[e][1] + ";");
+    emit("mad.lo.s32 " + addr + ", " + addr + ", 4, " + base + ";");
+    emit("st.shared.f32 [" + addr + "], " + frag[e] + ";");
+  }
+  barrier();
+  ir::Type t = v->type();
+  std::vector<std::string> out;
+  for (auto& ix : elementIndices(t)) out.push_back(loadFromScratch(Scalar::F32, linearIndex(ix, t.shape), 0));
+  return out;
+}
+
+std::vector<std::string> FunctionLowering::fragmentRegs(const ir::Value* v, const MmaLayout& L) {
+  size_t n = mmaElements(L);
+  if (isMma(v)) {
+    if (!(mmaLayoutOf(v) == L)) throw InternalError("two mma layouts meet");
+    return mmaRegs_.at(v);
+  }
+  auto it = regs_.find(v);
+  if (it != regs_.end() && it->second.size() == 1)  // a splat or a scalar: the same everywhere
+    return std::vector<std::string>(n, it->second[0]);
+  // A blocked tile: through shared memory into the fragments.
+  barrier();
+  storeToScratch(v, 0);
+  barrier();
+  std::vector<std::string> out;
+  for (auto& rc : mmaIndices(L)) out.push_back(loadFromScratch(v->type().kind, linearIndex(rc, v->type().shape), 0));
+  return out;
+}
+
+void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
+  const MmaLayout& L = mmaLayoutOf(&i);
+  const ir::Value* a = i.operand(0);
+  const ir::Value* b = i.operand(1);
+  Scalar k = a->type().kind;
+  int64_t M = L.M, N = L.N, K = a->type().shape[1];
+  int64_t offB = (M * K * 2 + 15) / 16 * 16;
+  // The accumulator is copied: mma.sync updates it in place.
+  std::vector<std::string> acc;
+  for (const std::string& r : fragmentRegs(i.operand(2), L)) {
+    std::string c = newReg(RegClass::F32);
+    emit("mov.f32 " + c + ", " + r + ";");
+    acc.push_back(c);
+  }
+  barrier();
+  storeToScratch(a, 0);
+  storeToScratch(b, offB);
+  barrier();
+  std::string base = newReg(RegClass::B32), g = newReg(RegClass::B32), t = newReg(RegClass::B32),
+              wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32);
+  emit("mov.u32 " + base + ", scratch;");
+  emit("shr.u32 " + g + ", " + laneId_ + ", 2;");
+  emit("and.b32 " + t + ", " + laneId_ + ", 3;");
+  emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
+  emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
+  int64_t repM = M / L.wm / 16, repN = N / L.wn / 8;
+  // A fragment rows (row-major M x K at 0) and B fragment columns (row-major K x N at offB).
+  std::string aRow = newReg(RegClass::B32), bCol = newReg(RegClass::B32);
+  emit("mul.lo.s32 " + aRow + ", " + wmReg + ", " + std::to_string(M / L.wm) + ";");
+  emit("add.s32 " + aRow + ", " + aRow + ", " + g + ";");
+  emit("mul.lo.s32 " + bCol + ", " + wnReg + ", " + std::to_string(N / L.wn) + ";");
+  emit("add.s32 " + bCol + ", " + bCol + ", " + g + ";");
+  const char* ty = k == Scalar::F16 ? "f16" : "bf16";
+  for (int64_t kk = 0; kk < K / 16; ++kk) {
+    std::string kcol = newReg(RegClass::B32);
+    emit("mad.lo.s32 " + kcol + ", " + t + ", 2, " + std::to_string(kk * 16) + ";");
+    std::vector<std::vector<std::string>> afrag(static_cast<size_t>(repM)), bfrag(static_cast<size_t>(repN));
+    for (int64_t mi = 0; mi < repM; ++mi) {
+      // a0: (g, 2t), a1: (g + 8, 2t), a2: (g, 2t + 8), a3: (g + 8, 2t + 8); two halves per register.
+      for (int q = 0; q < 4; ++q) {
+        std::string addr = newReg(RegClass::B32), r = newReg(RegClass::B32);
+        emit("add.s32 " + addr + ", " + aRow + ", " + std::to_string(mi * 16 + (q & 1) * 8) + ";");
+        emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(K) + ", " + kcol + ";");
+        emit("mad.lo.s32 " + addr + ", " + addr + ", 2, " + base + ";");
+        emit("ld.shared.b32 " + r + ", [" + addr + "+" + std::to_string((q >> 1) * 16) + "];");
+        afrag[size_t(mi)].push_back(r);
+      }
+    }
+    for (int64_t nj = 0; nj < repN; ++nj) {
+      // b0: (k = 2t, 2t + 1; n = g), b1: (k = 2t + 8, 2t + 9; n = g).
+      for (int q = 0; q < 2; ++q) {
+        std::string addr = newReg(RegClass::B32), lo = newReg(RegClass::B16), hi = newReg(RegClass::B16),
+                    r = newReg(RegClass::B32);
+        emit("add.s32 " + addr + ", " + kcol + ", " + std::to_string(q * 8) + ";");
+        emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(N) + ", " + bCol + ";");
+        emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(nj * 8) + ";");
+        emit("mad.lo.s32 " + addr + ", " + addr + ", 2, " + base + ";");
+        emit("ld.shared.b16 " + lo + ", [" + addr + "+" + std::to_string(offB) + "];");
+        emit("ld.shared.b16 " + hi + ", [" + addr + "+" + std::to_string(offB + 2 * N) + "];");
+        emit("mov.b32 " + r + ", {" + lo + ", " + hi + "};");
+        bfrag[size_t(nj)].push_back(r);
+      }
+    }
+    for (int64_t mi = 0; mi < repM; ++mi)
+      for (int64_t nj = 0; nj < repN; ++nj) {
+        size_t e = size_t((mi * repN + nj) * 4);
+        std::string d = "{" + acc[e] + ", " + acc[e + 1] + ", " + acc[e + 2] + ", " + acc[e + 3] + "}";
+        const auto& af = afrag[size_t(mi)];
+        const auto& bf = bfrag[size_t(nj)];
+        emit(std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + ty + "." + ty + ".f32 " + d + ", {" + af[0] +
+             ", " + af[1] + ", " + af[2] + ", " + af[3] + "}, {" + bf[0] + ", " + bf[1] + "}, " + d + ";");
+      }
+  }
+  mmaRegs_[&i] = acc;
+}
+
+}  // namespace tritonc::nvptx
