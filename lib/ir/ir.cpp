@@ -152,11 +152,12 @@ BasicBlock* Function::addBlock(std::string name) {
   return blocks_.back().get();
 }
 
-void Function::eraseBlock(BasicBlock* bb) {
-  // Drop operands first so values defined here lose their users in this block.
-  for (auto& i : bb->instructions()) i->dropAllOperands();
-  for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
-    if (it->get() == bb) { blocks_.erase(it); return; }
+void Function::eraseBlocks(const std::vector<BasicBlock*>& bbs) {
+  for (BasicBlock* bb : bbs)
+    for (auto& i : bb->instructions()) i->dropAllOperands();
+  for (BasicBlock* bb : bbs)
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+      if (it->get() == bb) { blocks_.erase(it); break; }
 }
 
 void Function::moveBlockAfter(BasicBlock* bb, BasicBlock* after) {

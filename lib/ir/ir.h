@@ -179,8 +179,9 @@ class Function {
   BasicBlock* addBlock(std::string name);
   const std::vector<std::unique_ptr<BasicBlock>>& blocks() const { return blocks_; }
   BasicBlock* entry() const { return blocks_.empty() ? nullptr : blocks_.front().get(); }
-  // Removes an (unreachable, instruction-free or use-free) block.
-  void eraseBlock(BasicBlock* bb);
+  // Removes blocks that nothing outside them uses (unreachable ones). The
+  // operands of all of them are dropped first, so they may use each other.
+  void eraseBlocks(const std::vector<BasicBlock*>& bbs);
   // Moves `bb` to sit right after `after` in the block order (layout only).
   void moveBlockAfter(BasicBlock* bb, BasicBlock* after);
   std::vector<BasicBlock*> predecessors(const BasicBlock* bb) const;

@@ -9,10 +9,6 @@ namespace tritonc::lang {
 
 using ir::Scalar;
 
-namespace {
-constexpr int64_t kMaxTileElements = int64_t(1) << 20;
-}
-
 // ---- symbols ---------------------------------------------------------------
 
 IRGen::Symbol* IRGen::lookup(const std::string& name) {
@@ -43,10 +39,11 @@ ir::Type IRGen::declaredType(const TypeSpec& ts, int extraPointer, const std::ve
   int64_t elems = 1;
   for (auto& d : shape) {
     s.push_back(shapeDim(*d));
-    elems *= s.back();
-    if (elems > kMaxTileElements)
+    // Checked before multiplying, so that huge dimensions cannot overflow.
+    if (s.back() > kMaxTileElements / elems)
       throw UserError(d->loc, "tile of shape " + ir::shapeToString(s) + "... is too large (more than " +
                                   std::to_string(kMaxTileElements) + " elements)");
+    elems *= s.back();
   }
   if (s.size() > 4) throw UserError(loc, "tiles have at most 4 dimensions");
   return depth ? ir::Type::pointer(ts.scalar, s) : ir::Type::scalar(ts.scalar).withShape(s);
@@ -111,9 +108,18 @@ void IRGen::function(const FunctionDef& f) {
     const Attrs& a = p.decl.attrs;
     if (a.multipleOf) {
       int64_t m = requireConst(*a.multipleOf, "__multipleof");
-      if (m <= 0) throw UserError(a.multipleOf->loc, "__multipleof needs a positive value");
-      if (t.isPtr()) arg->attrs.aligned = m * ir::byteSize(t.pointee);
-      else arg->attrs.multipleOf = m;
+      if (m <= 0 || m > (int64_t(1) << 30))
+        throw UserError(a.multipleOf->loc, "__multipleof needs a positive value up to 2^30, got " + std::to_string(m));
+      if (!t.isPtr() && !t.isInt())
+        throw UserError(a.multipleOf->loc, "__multipleof applies to integer and pointer parameters, not " + typeName(t));
+      if (t.isPtr()) {
+        // N elements of the pointee: the address is aligned to the largest
+        // power of two dividing N * sizeof(T).
+        int64_t bytes = m * ir::byteSize(t.pointee);
+        arg->attrs.aligned = bytes & -bytes;
+      } else {
+        arg->attrs.multipleOf = m;
+      }
     }
     if (a.aligned) {
       int64_t al = requireConst(*a.aligned, "__aligned");
@@ -170,7 +176,7 @@ void IRGen::function(const FunctionDef& f) {
               inst->blocks.erase(inst->blocks.begin() + i);
             }
   }
-  for (ir::BasicBlock* bb : dead) fn_->eraseBlock(bb);
+  fn_->eraseBlocks(dead);
   popScope();
   fn_ = nullptr;
 }
@@ -195,7 +201,7 @@ void IRGen::condBranch(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f) {
 ir::Value* IRGen::scalarCondition(const Expr& e, const char* what) {
   ir::Value* c = expr(e);
   if (c->type().isTile())
-    throw UserError(e.loc, std::string("the condition of '") + what + "' must be a scalar, not a tile of shape " +
+    throw UserError(leftmost(e), std::string("the condition of '") + what + "' must be a scalar, not a tile of shape " +
                                ir::shapeToString(c->type().shape) + "; use '@mask' or '?:' for tiles");
   b_.setLoc(e.loc);
   return toBool(c, e.loc);
@@ -309,7 +315,7 @@ void IRGen::declaration(const Stmt& s) {
       v = expr(*d.init);
       rangeHint_.reset();
       b_.setLoc(d.loc);
-      v = convertForAssign(v, t, d.init->loc, "'" + d.name + "'");
+      v = convertForAssign(v, t, leftmost(*d.init), "'" + d.name + "'");
     } else {
       v = t.isPtr() ? b_.cast(b_.i64(0), t.element()) : zero(t.element());
       if (t.isTile()) v = b_.splat(v, t.shape);

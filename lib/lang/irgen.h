@@ -94,7 +94,14 @@ class IRGen {
   std::optional<int64_t> constEval(const Expr& e);
   int64_t requireConst(const Expr& e, const char* what);
   int64_t shapeDim(const Expr& e);
+  // Tiles have at most 4 dimensions and 2^20 elements: no program can make
+  // the compiler (or the interpreter) allocate without bound.
+  static constexpr int64_t kMaxTileElements = int64_t(1) << 20;
+  void checkTileSize(const ir::Shape& s, SourceLoc loc) const;
   std::string typeName(const ir::Type& t) const;
+  // Where a whole expression starts (its leftmost token), for errors about
+  // the expression as a whole rather than about its operator.
+  static SourceLoc leftmost(const Expr& e);
 
   // ---- predication --------------------------------------------------------
   // Masks that guard memory accesses and assignments: `@m stmt`, the arms of

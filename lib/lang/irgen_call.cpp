@@ -54,6 +54,7 @@ ir::Value* IRGen::call(const Expr& e) {
       throw UserError(e.loc, "cannot infer the size of get_global_range(" + std::to_string(axis) +
                                  "); write get_global_range[N](" + std::to_string(axis) + ")");
     }
+    if (n > kMaxTileElements) throw UserError(e.loc, "get_global_range of " + std::to_string(n) + " elements is too large");
     b_.setLoc(e.loc);
     ir::Value* start = b_.binary(Opcode::Mul, b_.programId(axis), b_.i32(n));
     return b_.binary(Opcode::Add, b_.splat(start, {n}), b_.range(0, n));

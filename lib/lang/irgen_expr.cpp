@@ -260,13 +260,14 @@ ir::Value* IRGen::range(const Expr& e) {
   if (!lo || !hi)
     throw UserError(e.loc, "the bounds of a range 'a ... b' must be compile-time constants (write 'x + 0 ... N' "
                            "for an offset range)");
+  if (*lo < INT32_MIN || *lo > INT32_MAX || *hi < INT32_MIN || *hi > INT32_MAX)
+    throw UserError(e.loc, "range bounds " + std::to_string(*lo) + " ... " + std::to_string(*hi) + " do not fit in int");
+  if (*hi <= *lo) throw UserError(e.loc, "empty range " + std::to_string(*lo) + " ... " + std::to_string(*hi));
   int64_t n = *hi - *lo;
-  if (n <= 0) throw UserError(e.loc, "empty range " + std::to_string(*lo) + " ... " + std::to_string(*hi));
   if (n & (n - 1))
     throw UserError(e.loc, "range " + std::to_string(*lo) + " ... " + std::to_string(*hi) + " has " +
                                std::to_string(n) + " elements, which is not a power of two");
   if (n > (int64_t(1) << 20)) throw UserError(e.loc, "range of " + std::to_string(n) + " elements is too large");
-  if (*lo < INT32_MIN || *hi > INT32_MAX) throw UserError(e.loc, "range bounds do not fit in int");
   b_.setLoc(e.loc);
   return b_.range(*lo, n);
 }
@@ -337,7 +338,7 @@ void IRGen::writeVariable(const Expr& target, ir::Value* v, SourceLoc loc) {
 ir::Value* IRGen::assign(const Expr& e) {
   const Expr& target = *e.args[0];
   if (target.kind != ExprKind::Ident && target.kind != ExprKind::Deref)
-    throw UserError(target.loc, "cannot assign to this expression (expected a variable or '*pointer')");
+    throw UserError(leftmost(target), "cannot assign to this expression (expected a variable or '*pointer')");
   ir::Value* v = expr(*e.args[1]);
   if (e.op != "=") {
     std::string op = e.op.substr(0, e.op.size() - 1);
@@ -377,6 +378,7 @@ ir::Value* IRGen::matmul(ir::Value* a, ir::Value* b, ir::Value* acc, SourceLoc l
   Scalar accKind = k == Scalar::F64 ? Scalar::F64 : ir::isFloatKind(k) ? Scalar::F32
                    : k == Scalar::I64 ? Scalar::I64 : Scalar::I32;
   if (acc) accKind = commonKind(accKind, acc->type().kind);
+  checkTileSize({ta.shape[0], tb.shape[1]}, loc);
   ir::Type out = ir::Type::scalar(accKind).withShape({ta.shape[0], tb.shape[1]});
   acc = acc ? convertForAssign(acc, out, loc, "the accumulator") : zero(out);
   b_.setLoc(loc);

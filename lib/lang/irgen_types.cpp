@@ -26,10 +26,38 @@ int rank(Scalar k) {
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 }  // namespace
 
+// User-facing type names are Triton-C's (int, float*, half[16, 8]), not the IR's.
+static const char* cName(Scalar k) {
+  switch (k) {
+    case Scalar::I1: return "bool";
+    case Scalar::I8: return "char";
+    case Scalar::I16: return "short";
+    case Scalar::I32: return "int";
+    case Scalar::I64: return "long";
+    case Scalar::F16: return "half";
+    case Scalar::BF16: return "bf16";
+    case Scalar::F32: return "float";
+    case Scalar::F64: return "double";
+    default: return "void";
+  }
+}
+
 std::string IRGen::typeName(const ir::Type& t) const {
-  std::string s = t.isPtr() ? std::string(ir::scalarName(t.pointee)) + "*" : ir::scalarName(t.kind);
+  std::string s = t.isPtr() ? std::string(cName(t.pointee)) + "*" : cName(t.kind);
   if (t.isTile()) s += ir::shapeToString(t.shape);
   return s;
+}
+
+SourceLoc IRGen::leftmost(const Expr& e) {
+  const Expr* x = &e;
+  for (int guard = 0; guard < 1000 && !x->parenthesized; ++guard) {
+    bool leftOperand = x->kind == ExprKind::Binary || x->kind == ExprKind::Assign || x->kind == ExprKind::Ternary ||
+                       x->kind == ExprKind::Range || x->kind == ExprKind::Subscript ||
+                       (x->kind == ExprKind::IncDec && !x->prefix);
+    if (!leftOperand || x->args.empty()) break;
+    x = x->args[0].get();
+  }
+  return x->loc;
 }
 
 Scalar IRGen::commonKind(Scalar a, Scalar b) const {
@@ -39,6 +67,17 @@ Scalar IRGen::commonKind(Scalar a, Scalar b) const {
   // Integer promotion: arithmetic on bool, i8, i16 happens in i32, as in C.
   if (rank(k) < rank(Scalar::I32)) k = Scalar::I32;
   return k;
+}
+
+void IRGen::checkTileSize(const ir::Shape& s, SourceLoc loc) const {
+  int64_t elems = 1;
+  for (int64_t d : s) {
+    if (d > kMaxTileElements / elems)
+      throw UserError(loc, "the result tile of shape " + ir::shapeToString(s) + " is too large (more than " +
+                               std::to_string(kMaxTileElements) + " elements)");
+    elems *= d;
+  }
+  if (s.size() > 4) throw UserError(loc, "tiles have at most 4 dimensions");
 }
 
 ir::Shape IRGen::broadcastShapes(const ir::Shape& a, const ir::Shape& b, SourceLoc loc,
@@ -55,6 +94,7 @@ ir::Shape IRGen::broadcastShapes(const ir::Shape& a, const ir::Shape& b, SourceL
                                ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
     out[i] = std::max(da, db);
   }
+  checkTileSize(out, loc);
   return out;
 }
 
@@ -188,6 +228,9 @@ std::optional<int64_t> IRGen::constEval(const Expr& e) {
 }
 
 int64_t IRGen::requireConst(const Expr& e, const char* what) {
+  if (e.kind == ExprKind::Ident && !lookup(e.op))
+    throw UserError(e.loc, "use of undeclared identifier '" + e.op + "' in " + what + " (is a -D" + e.op +
+                               " definition missing?)");
   auto v = constEval(e);
   if (!v) throw UserError(e.loc, std::string(what) + " must be a compile-time integer constant");
   return *v;

@@ -55,7 +55,16 @@ class Parser {
     return false;
   }
   const Token& expect(const char* p, const char* context) {
-    if (!at().is(p)) throw error(at(), std::string("expected '") + p + "' " + context);
+    if (!at().is(p)) {
+      // Something missing at the end of a line is reported there, not at the
+      // start of the next line.
+      if (pos_ > 0 && at().loc.line > toks_[pos_ - 1].loc.line) {
+        const Token& prev = toks_[pos_ - 1];
+        SourceLoc after{prev.loc.line, prev.loc.col + uint32_t(prev.text.size())};
+        throw UserError(after, std::string("expected '") + p + "' " + context);
+      }
+      throw error(at(), std::string("expected '") + p + "' " + context);
+    }
     return toks_[pos_++];
   }
   struct DepthGuard {
@@ -322,6 +331,9 @@ class Parser {
       }
       if (t.text == "else") throw UserError(t.loc, "'else' without a matching 'if'");
       if (startsDeclaration()) return declaration();
+      // `floot x = ...`: two names in a row start a declaration of an unknown type.
+      if (peek(1).kind == TokKind::Ident && !isTypeWord(peek(1)))
+        throw UserError(t.loc, "unknown type name '" + t.text + "'");
     }
     auto s = std::make_unique<Stmt>(StmtKind::Expr, loc);
     s->expr = expression();

@@ -7,7 +7,9 @@ namespace tritonc::lang {
 
 namespace {
 
-constexpr size_t kMaxOutputTokens = 4u << 20;  // guards against exponential expansion
+// Every token produced, nested expansions included, counts against one budget:
+// a few nested macros must not be able to expand exponentially.
+constexpr size_t kMaxExpandedTokens = 1u << 20;
 constexpr int kMaxExpansionDepth = 128;
 
 struct Macro {
@@ -21,7 +23,11 @@ class Preprocessor {
   explicit Preprocessor(const std::map<std::string, std::string>& defines) {
     for (auto& [name, value] : defines) {
       Macro m;
-      m.body = lexFragment(value, SourceLoc{});
+      try {
+        m.body = lexFragment(value, SourceLoc{});
+      } catch (const UserError& e) {
+        throw UserError(SourceLoc{}, "in -D" + name + "=" + value + ": " + e.what());
+      }
       m.body.pop_back();  // End
       macros_[name] = std::move(m);
     }
@@ -149,7 +155,9 @@ class Preprocessor {
       auto it = t.kind == TokKind::Ident && !expanding_.count(t.text) ? macros_.find(t.text) : macros_.end();
       if (it == macros_.end()) {
         out.push_back(t);
-        if (out.size() > kMaxOutputTokens) throw UserError(t.loc, "macro expansion is too large");
+        if (++produced_ > kMaxExpandedTokens)
+          throw UserError(t.loc, "macro expansion is too large (more than " + std::to_string(kMaxExpandedTokens) +
+                                     " tokens)");
         continue;
       }
       const Macro& m = it->second;
@@ -161,13 +169,22 @@ class Preprocessor {
         if (args.size() != m.params.size())
           throw UserError(t.loc, "macro '" + t.text + "' takes " + std::to_string(m.params.size()) +
                                      " argument(s), " + std::to_string(args.size()) + " given");
+        // Each argument is expanded once, however often the body uses it.
+        std::vector<Tokens> expanded(args.size());
+        std::vector<bool> done(args.size(), false);
         for (const Token& b : m.body) {
           size_t p = 0;
           while (p < m.params.size() && !(b.kind == TokKind::Ident && b.text == m.params[p])) ++p;
           if (p < m.params.size()) {
-            Tokens expandedArg;
-            expandInto(args[p], expandedArg, depth + 1);
-            body.insert(body.end(), expandedArg.begin(), expandedArg.end());
+            if (!done[p]) {
+              expandInto(args[p], expanded[p], depth + 1);
+              done[p] = true;
+            }
+            body.insert(body.end(), expanded[p].begin(), expanded[p].end());
+            produced_ += expanded[p].size();
+            if (produced_ > kMaxExpandedTokens)
+              throw UserError(t.loc, "macro expansion is too large (more than " + std::to_string(kMaxExpandedTokens) +
+                                         " tokens)");
           } else {
             body.push_back(b);
           }
@@ -323,6 +340,7 @@ class Preprocessor {
   std::set<std::string> expanding_;
   std::vector<Cond> conds_;
   int unaryDepth_ = 0;
+  size_t produced_ = 0;
 };
 
 }  // namespace

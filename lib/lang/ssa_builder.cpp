@@ -86,11 +86,12 @@ void SsaBuilder::finalize() {
 }
 
 ir::Value* SsaBuilder::resolve(ir::Value* v) const {
-  for (;;) {
+  while (v->valueKind() == ir::ValueKind::Instruction) {
     auto it = replacedBy_.find(static_cast<ir::Instruction*>(v));
-    if (v->valueKind() != ir::ValueKind::Instruction || it == replacedBy_.end()) return v;
+    if (it == replacedBy_.end()) break;
     v = it->second;
   }
+  return v;
 }
 
 ir::Value* SsaBuilder::zeroOf(const ir::Type& t, ir::BasicBlock* bb) {

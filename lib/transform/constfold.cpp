@@ -23,7 +23,13 @@ struct Num {
   double f;
 };
 
-Num numOf(const ir::Constant* c) { return Num{c->type().isFloat(), c->i, c->f}; }
+// A constant as the interpreter sees it: rounded to its type first
+// (`f16 0.1` is the f16 nearest to 0.1).
+Num numOf(const ir::Constant* c) {
+  Scalar k = c->type().kind;
+  if (c->type().isFloat()) return Num{true, 0, sem::roundTo(k, c->f)};
+  return Num{false, ir::wrapInt(k, c->i), 0};
+}
 
 std::optional<Num> foldBinary(Opcode op, Scalar k, Num a, Num b) {
   if (ir::isFloatKind(k)) {

@@ -29,7 +29,7 @@ bool removeUnreachableBlocks(ir::Function& f) {
         }
     }
   }
-  for (ir::BasicBlock* bb : dead) f.eraseBlock(bb);
+  f.eraseBlocks(dead);
   return true;
 }
 

@@ -12,7 +12,9 @@ namespace {
 // only move when they run on every entry into the loop: when their block
 // dominates every exit of the loop.
 bool mayFault(const ir::Instruction& i) {
-  if (i.opcode() == ir::Opcode::Load) return true;
+  // multiple_of is a promise the interpreter checks: moved before a loop that
+  // runs zero times, it would be checked on values the program never has.
+  if (i.opcode() == ir::Opcode::Load || i.opcode() == ir::Opcode::MultipleOf) return true;
   return (i.opcode() == ir::Opcode::Div || i.opcode() == ir::Opcode::Rem) && i.type().isInt();
 }
 

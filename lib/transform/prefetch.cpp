@@ -34,6 +34,7 @@ int continueEdge(const Loop& loop) {
 
 bool pure(const ir::Instruction& i) {
   return !i.hasSideEffects() && i.opcode() != Opcode::Load && i.opcode() != Opcode::Phi &&
+         i.opcode() != Opcode::MultipleOf &&
          !((i.opcode() == Opcode::Div || i.opcode() == Opcode::Rem) && i.type().isInt());
 }
 
@@ -115,6 +116,10 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom) 
   if (!loop.preheader || !loop.latch || loop.hasMemoryWrites()) return false;
   int contEdge = continueEdge(loop);
   if (contEdge < 0) return false;
+  // The header's condition must be the only way out: with a `break`, the next
+  // iteration may not run even when the condition holds.
+  std::vector<ir::BasicBlock*> exiting = loop.exitingBlocks();
+  if (exiting.size() != 1 || exiting[0] != loop.header) return false;
   for (auto& inst : loop.header->instructions())
     if (inst->opcode() != Opcode::Phi && !inst->isTerminator() && !pure(*inst)) return false;
   ir::Builder probe(*f.parent());
