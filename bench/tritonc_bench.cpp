@@ -14,6 +14,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "ir/verifier.h"
 #include "lang/compile.h"
@@ -69,6 +70,9 @@ struct Workload {
   std::vector<lang::Define> defines;
   interp::Grid grid;
   int numWarps = 4;
+  // Alternative tile configurations (extra -D values and num_warps); the
+  // fastest one that runs is reported, as the autotuned Triton peer's is.
+  std::vector<std::pair<std::vector<lang::Define>, int>> configs;
   double bytes = 0, flops = 0;
   std::vector<std::unique_ptr<interp::Buffer>> buffers;
   std::vector<interp::KernelArg> args;
@@ -77,12 +81,12 @@ struct Workload {
 };
 
 struct Result {
-  std::string op, sizes, dtype, error;
+  std::string op, sizes, dtype, error, config;
   double ms = 0, gbps = 0, tflops = 0, relErr = 0;
   bool ok = false;
 };
 
-Result run(Workload& w, const std::string& root, const std::string& arch) {
+Result runOne(Workload& w, const std::string& root, const std::string& arch) {
   Result r;
   r.op = w.op;
   r.sizes = w.sizes;
@@ -92,6 +96,15 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
     co.filename = w.file;
     co.defines = w.defines;
     lang::CompileResult c = lang::compileSource(readFile(root + "/" + w.file), co);
+    if (w.grid.x == 0) {
+      // Matmul: one program per TM x TN tile of the output.
+      int64_t tm = 0, tn = 0, m = w.args[3].i, n = w.args[4].i;
+      for (auto& d : w.defines) {
+        if (d.name == "TM") tm = std::stoll(d.value);
+        if (d.name == "TN") tn = std::stoll(d.value);
+      }
+      w.grid = {m / tm, n / tn, 1};
+    }
     transform::runPasses(*c.module, transform::defaultPipeline());
     ir::Function& fn = *c.module->functions()[0];
     runtime::applySpecialization(fn, runtime::factsOf(w.args));
@@ -110,10 +123,36 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
     r.tflops = w.flops / r.ms / 1e9;
     r.relErr = w.check();
     r.ok = true;
+    if (w.op == "matmul") w.grid = {0, 0, 1};
   } catch (const std::exception& e) {
     r.error = e.what();
+    if (w.op == "matmul") w.grid = {0, 0, 1};
   }
   return r;
+}
+
+Result run(Workload& w, const std::string& root, const std::string& arch) {
+  if (w.configs.empty()) return runOne(w, root, arch);
+  Result best;
+  std::vector<lang::Define> baseDefines = w.defines;
+  std::string errors;
+  for (auto& [extra, warps] : w.configs) {
+    w.defines = baseDefines;
+    w.defines.insert(w.defines.end(), extra.begin(), extra.end());
+    w.numWarps = warps;
+    Result r = runOne(w, root, arch);
+    std::string name;
+    for (auto& d : extra) name += d.name + "=" + d.value + " ";
+    name += "warps=" + std::to_string(warps);
+    if (!r.ok) {
+      errors += name + ": " + r.error + "; ";
+      continue;
+    }
+    r.config = name;
+    if (!best.ok || r.ms < best.ms) best = r;
+  }
+  if (!best.ok) best.error = errors;
+  return best;
 }
 
 std::vector<std::unique_ptr<Workload>> workloads() {
@@ -204,8 +243,11 @@ std::vector<std::unique_ptr<Workload>> workloads() {
     const int64_t s = 4096;
     auto w = std::make_unique<Workload>();
     w->op = "matmul"; w->sizes = "4096x4096x4096"; w->dtype = ir::scalarName(k); w->file = "examples/matmul.tc";
-    w->defines = {{"TYPE", k == ir::Scalar::F32 ? "float" : "half"}, {"TM", "64"}, {"TN", "64"}, {"TK", "16"}};
-    w->grid = {s / 64, s / 64, 1};
+    w->defines = {{"TYPE", k == ir::Scalar::F32 ? "float" : "half"}};
+    for (auto [tm, tn, tk, warps] : std::vector<std::tuple<int, int, int, int>>{
+             {64, 64, 16, 4}, {64, 64, 32, 4}, {128, 64, 32, 4}, {64, 128, 32, 4}, {128, 64, 32, 8}})
+      w->configs.push_back({{{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}}, warps});
+    w->grid = {0, 0, 1};  // set per configuration
     w->flops = 2.0 * s * s * s;
     w->buffers.push_back(buffer("A", k, s * s, 10));
     w->buffers.push_back(buffer("B", k, s * s, 11));
@@ -265,15 +307,16 @@ int main(int argc, char** argv) {
       allOk = false;
       std::printf("%-10s %-16s %-5s FAILED: %s\n", r.op.c_str(), r.sizes.c_str(), r.dtype.c_str(), r.error.c_str());
     } else {
-      std::printf("%-10s %-16s %-5s %10.4f %10.1f %10.2f %10.2e\n", r.op.c_str(), r.sizes.c_str(), r.dtype.c_str(), r.ms,
-                  r.gbps, r.tflops, r.relErr);
+      std::printf("%-10s %-16s %-5s %10.4f %10.1f %10.2f %10.2e %s\n", r.op.c_str(), r.sizes.c_str(), r.dtype.c_str(),
+                  r.ms, r.gbps, r.tflops, r.relErr, r.config.c_str());
     }
     std::fflush(stdout);
     std::string err;
     for (char ch : r.error) err += ch == '"' ? '\'' : ch == '\n' ? ' ' : ch;
     json << (first ? "" : ",\n") << "  {\"op\": \"" << r.op << "\", \"sizes\": \"" << r.sizes << "\", \"dtype\": \""
          << r.dtype << "\", \"ok\": " << (r.ok ? "true" : "false") << ", \"ms\": " << r.ms << ", \"GBps\": " << r.gbps
-         << ", \"TFLOPs\": " << r.tflops << ", \"rel_err\": " << r.relErr << ", \"error\": \"" << err << "\"}";
+         << ", \"TFLOPs\": " << r.tflops << ", \"rel_err\": " << r.relErr << ", \"config\": \"" << r.config
+         << "\", \"error\": \"" << err << "\"}";
     first = false;
   }
   json << "\n]\n";

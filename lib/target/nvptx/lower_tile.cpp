@@ -39,26 +39,62 @@ std::string FunctionLowering::linearIndex(const std::vector<std::string>& idx, c
   return lin;
 }
 
-void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset) {
+void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch) {
   const ir::Type& t = v->type();
   Scalar k = t.kind == Scalar::Ptr ? Scalar::Ptr : t.kind;
   int64_t size = ir::byteSize(k);
-  needScratch(byteOffset + t.numElements() * size);
+  size_t r = t.shape.size();
+  int64_t cols = t.shape[r - 1];
+  int64_t pitch = rowPitch > 0 ? rowPitch : cols;
+  needScratch(byteOffset + t.numElements() / cols * pitch * size);
   std::string owner = ownerPred(t);
   const auto& idx = elementIndices(t);
+  const BlockedLayout& l = layoutOf(t);
+  // Vector width: consecutive registers that are consecutive along the rows.
+  int64_t vec = 1;
+  if (l.order[0] == int(r - 1) && k != Scalar::I1 && size >= 2 && size <= 8) {
+    vec = std::min<int64_t>(l.sizePerThread[r - 1], cols);
+    while (vec > 1 && (vec * size > 16 || (pitch * size) % (vec * size) != 0 || (byteOffset % (vec * size)) != 0))
+      vec /= 2;
+  }
   std::string base = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
-  for (size_t e = 0; e < idx.size(); ++e) {
-    std::string lin = linearIndex(idx[e], t.shape);
+  ir::Shape pitched = t.shape;
+  pitched[r - 1] = pitch;
+  for (size_t e = 0; e < idx.size(); e += size_t(vec)) {
+    std::string lin = linearIndex(idx[e], pitched);
     std::string addr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(size) + ", " + base + ";");
-    std::string val = elem(v, e);
-    if (k == Scalar::I1) {
-      std::string b = newReg(RegClass::B32);
-      emit("selp.u32 " + b + ", 1, 0, " + val + ";");
-      val = b;
+    std::string at = "[" + addr + "+" + std::to_string(byteOffset) + "]";
+    if (vec == 1) {
+      std::string val = elem(v, e);
+      if (k == Scalar::I1) {
+        std::string b = newReg(RegClass::B32);
+        emit("selp.u32 " + b + ", 1, 0, " + val + ";");
+        val = b;
+      }
+      emit("@" + owner + " st.shared." + sharedType(k) + " " + at + ", " + val + ";");
+      continue;
     }
-    emit("@" + owner + " st.shared." + sharedType(k) + " [" + addr + "+" + std::to_string(byteOffset) + "], " + val + ";");
+    // 16-bit elements go in pairs per 32-bit word.
+    std::vector<std::string> words;
+    if (size == 2) {
+      for (int64_t q = 0; q < vec; q += 2) {
+        std::string w = newReg(RegClass::B32);
+        emit("mov.b32 " + w + ", {" + elem(v, e + size_t(q)) + ", " + elem(v, e + size_t(q) + 1) + "};");
+        words.push_back(w);
+      }
+    } else {
+      for (int64_t q = 0; q < vec; ++q) words.push_back(elem(v, e + size_t(q)));
+    }
+    std::string list = "{";
+    for (size_t q = 0; q < words.size(); ++q) list += (q ? ", " : "") + words[q];
+    list += "}";
+    const char* wt = size == 2 || size == 4 ? (k == Scalar::F32 ? "f32" : "b32") : "b64";
+    if (words.size() == 1)
+      emit("@" + owner + " st.shared." + wt + " " + at + ", " + words[0] + ";");
+    else
+      emit("@" + owner + " st.shared.v" + std::to_string(words.size()) + "." + wt + " " + at + ", " + list + ";");
   }
 }
 

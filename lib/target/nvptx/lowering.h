@@ -85,8 +85,11 @@ class FunctionLowering {
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
 
   // ---- shared memory scratch (lower_tile.cpp) --------------------------------
-  // Writes every owned element of `v` to scratch at its row-major index.
-  void storeToScratch(const ir::Value* v, int64_t byteOffset);
+  // Writes every owned element of `v` to scratch at its row-major index; rows
+  // (the last dimension) are `rowPitch` elements apart when it is given (a
+  // padded pitch keeps ldmatrix free of bank conflicts). Elements a thread
+  // holds contiguously along the rows are written with vector stores.
+  void storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch = 0);
   // Reads element `linear` (a register holding the row-major index) of a tile
   // of kind `k` stored at `byteOffset`.
   std::string loadFromScratch(ir::Scalar k, const std::string& linear, int64_t byteOffset);

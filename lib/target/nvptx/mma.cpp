@@ -130,7 +130,10 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   const ir::Value* b = i.operand(1);
   Scalar k = a->type().kind;
   int64_t M = L.M, N = L.N, K = a->type().shape[1];
-  int64_t offB = (M * K * 2 + 15) / 16 * 16;
+  // Operands in shared memory, rows padded by 8 halves (16 bytes) so that the
+  // eight rows an ldmatrix reads fall in different banks.
+  int64_t pitchA = K + 8, pitchB = N + 8;
+  int64_t offB = (M * pitchA * 2 + 15) / 16 * 16;
   // The accumulator is copied: mma.sync updates it in place.
   std::vector<std::string> acc;
   for (const std::string& r : fragmentRegs(i.operand(2), L)) {
@@ -139,52 +142,60 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
     acc.push_back(c);
   }
   barrier();
-  storeToScratch(a, 0);
-  storeToScratch(b, offB);
+  storeToScratch(a, 0, pitchA);
+  storeToScratch(b, offB, pitchB);
   barrier();
-  std::string base = newReg(RegClass::B32), g = newReg(RegClass::B32), t = newReg(RegClass::B32),
-              wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32);
+  std::string base = newReg(RegClass::B32), wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32),
+              r8 = newReg(RegClass::B32), hi = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
-  emit("shr.u32 " + g + ", " + laneId_ + ", 2;");
-  emit("and.b32 " + t + ", " + laneId_ + ", 3;");
   emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
+  // ldmatrix: lane l gives the address of row l % 8 of matrix l / 8.
+  emit("and.b32 " + r8 + ", " + laneId_ + ", 7;");
+  emit("shr.u32 " + hi + ", " + laneId_ + ", 3;");
   int64_t repM = M / L.wm / 16, repN = N / L.wn / 8;
-  // A fragment rows (row-major M x K at 0) and B fragment columns (row-major K x N at offB).
-  std::string aRow = newReg(RegClass::B32), bCol = newReg(RegClass::B32);
-  emit("mul.lo.s32 " + aRow + ", " + wmReg + ", " + std::to_string(M / L.wm) + ";");
-  emit("add.s32 " + aRow + ", " + aRow + ", " + g + ";");
-  emit("mul.lo.s32 " + bCol + ", " + wnReg + ", " + std::to_string(N / L.wn) + ";");
-  emit("add.s32 " + bCol + ", " + bCol + ", " + g + ";");
+  // A (x4): matrices (rows 0-7 | 8-15) x (cols 0-7 | 8-15): lane row = r8 + 8 * (hi & 1), col = 8 * (hi >> 1).
+  std::string aAddr = newReg(RegClass::B32), t0 = newReg(RegClass::B32), t1 = newReg(RegClass::B32);
+  emit("and.b32 " + t0 + ", " + hi + ", 1;");
+  emit("mad.lo.s32 " + t0 + ", " + t0 + ", 8, " + r8 + ";");
+  emit("mad.lo.s32 " + t0 + ", " + wmReg + ", " + std::to_string(M / L.wm) + ", " + t0 + ";");
+  emit("shr.u32 " + t1 + ", " + hi + ", 1;");
+  emit("mul.lo.s32 " + t1 + ", " + t1 + ", 8;");
+  emit("mad.lo.s32 " + aAddr + ", " + t0 + ", " + std::to_string(pitchA) + ", " + t1 + ";");
+  emit("mad.lo.s32 " + aAddr + ", " + aAddr + ", 2, " + base + ";");
+  // B (x4.trans): matrices (k 0-7 | 8-15) x (n 0-7 | 8-15): lane k = r8 + 8 * (hi & 1), n = 8 * (hi >> 1).
+  std::string bAddr = newReg(RegClass::B32), u0 = newReg(RegClass::B32), u1 = newReg(RegClass::B32);
+  emit("and.b32 " + u0 + ", " + hi + ", 1;");
+  emit("mad.lo.s32 " + u0 + ", " + u0 + ", 8, " + r8 + ";");
+  emit("shr.u32 " + u1 + ", " + hi + ", 1;");
+  emit("mul.lo.s32 " + u1 + ", " + u1 + ", 8;");
+  emit("mad.lo.s32 " + u1 + ", " + wnReg + ", " + std::to_string(N / L.wn) + ", " + u1 + ";");
+  emit("mad.lo.s32 " + bAddr + ", " + u0 + ", " + std::to_string(pitchB) + ", " + u1 + ";");
+  emit("mad.lo.s32 " + bAddr + ", " + bAddr + ", 2, " + base + ";");
   const char* ty = k == Scalar::F16 ? "f16" : "bf16";
   for (int64_t kk = 0; kk < K / 16; ++kk) {
-    std::string kcol = newReg(RegClass::B32);
-    emit("mad.lo.s32 " + kcol + ", " + t + ", 2, " + std::to_string(kk * 16) + ";");
     std::vector<std::vector<std::string>> afrag(static_cast<size_t>(repM)), bfrag(static_cast<size_t>(repN));
     for (int64_t mi = 0; mi < repM; ++mi) {
-      // a0: (g, 2t), a1: (g + 8, 2t), a2: (g, 2t + 8), a3: (g + 8, 2t + 8); two halves per register.
-      for (int q = 0; q < 4; ++q) {
-        std::string addr = newReg(RegClass::B32), r = newReg(RegClass::B32);
-        emit("add.s32 " + addr + ", " + aRow + ", " + std::to_string(mi * 16 + (q & 1) * 8) + ";");
-        emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(K) + ", " + kcol + ";");
-        emit("mad.lo.s32 " + addr + ", " + addr + ", 2, " + base + ";");
-        emit("ld.shared.b32 " + r + ", [" + addr + "+" + std::to_string((q >> 1) * 16) + "];");
-        afrag[size_t(mi)].push_back(r);
-      }
+      std::vector<std::string>& f = afrag[size_t(mi)];
+      for (int q = 0; q < 4; ++q) f.push_back(newReg(RegClass::B32));
+      int64_t off = ((mi * 16) * pitchA + kk * 16) * 2;
+      emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + f[0] + ", " + f[1] + ", " + f[2] + ", " + f[3] + "}, [" +
+           aAddr + "+" + std::to_string(off) + "];");
     }
-    for (int64_t nj = 0; nj < repN; ++nj) {
-      // b0: (k = 2t, 2t + 1; n = g), b1: (k = 2t + 8, 2t + 9; n = g).
-      for (int q = 0; q < 2; ++q) {
-        std::string addr = newReg(RegClass::B32), lo = newReg(RegClass::B16), hi = newReg(RegClass::B16),
-                    r = newReg(RegClass::B32);
-        emit("add.s32 " + addr + ", " + kcol + ", " + std::to_string(q * 8) + ";");
-        emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(N) + ", " + bCol + ";");
-        emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(nj * 8) + ";");
-        emit("mad.lo.s32 " + addr + ", " + addr + ", 2, " + base + ";");
-        emit("ld.shared.b16 " + lo + ", [" + addr + "+" + std::to_string(offB) + "];");
-        emit("ld.shared.b16 " + hi + ", [" + addr + "+" + std::to_string(offB + 2 * N) + "];");
-        emit("mov.b32 " + r + ", {" + lo + ", " + hi + "};");
-        bfrag[size_t(nj)].push_back(r);
+    for (int64_t nj = 0; nj < repN; nj += 2) {
+      int64_t off = offB + ((kk * 16) * pitchB + nj * 8) * 2;
+      if (nj + 1 < repN) {
+        std::vector<std::string> f;
+        for (int q = 0; q < 4; ++q) f.push_back(newReg(RegClass::B32));
+        emit("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {" + f[0] + ", " + f[1] + ", " + f[2] + ", " + f[3] +
+             "}, [" + bAddr + "+" + std::to_string(off) + "];");
+        bfrag[size_t(nj)] = {f[0], f[1]};
+        bfrag[size_t(nj + 1)] = {f[2], f[3]};
+      } else {
+        std::vector<std::string> f{newReg(RegClass::B32), newReg(RegClass::B32)};
+        emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + f[0] + ", " + f[1] + "}, [" + bAddr + "+" +
+             std::to_string(off) + "];");
+        bfrag[size_t(nj)] = f;
       }
     }
     for (int64_t mi = 0; mi < repM; ++mi)
