@@ -125,11 +125,11 @@ print(proc.stdout, proc.stderr, flush=True)
 ours = json.load(open(ours_path)) if os.path.exists(ours_path) else []
 
 result = {
-    "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "device": torch.cuda.get_device_name(0),
     "versions": {"torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
-                 "tritonc": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                           text=True).stdout.strip() or "unknown"},
+                 "tritonc": os.environ.get("TRITONC_COMMIT") or subprocess.run(
+                     ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"},
     "method": "median of CUDA-event-timed launches after warm-up, L2 flushed between launches",
     "peers": peers,
     "tritonc": ours,
