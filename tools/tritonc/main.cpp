@@ -30,8 +30,8 @@ using namespace tritonc;
 
 const char* const kUsage =
     "usage:\n"
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|ptx [--locations]\n"
-    "               [--target sm_80|sm_90a] [--num-warps N]\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx [--locations]\n"
+    "               [--target sm_80|sm_90a] [--num-warps N] [--no-specialize]\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
     "               [--num-warps N]  (the default back end is gpu when a GPU is present)\n"
@@ -49,6 +49,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
   bool printAfterAll = false;
+  bool specialize = true;          // emit ptx/gpu-ir: assume 16-byte aligned pointers
   bool optimize = true;            // run: optimize before interpreting (-O0: no)
   std::string passes = "default";  // --passes
   std::string analysis;            // --print-analysis
@@ -115,6 +116,8 @@ Options parseCommandLine(int argc, char** argv) {
       o.haveSeed = true;
     } else if (a == "--locations") {
       o.locations = true;
+    } else if (a == "--no-specialize") {
+      o.specialize = false;
     } else if (a == "--print-after-all") {
       o.printAfterAll = true;
     } else if (is("--print-analysis")) {
@@ -221,17 +224,25 @@ int emit(const Options& o, const std::string& source) {
     std::cout << ir::printModule(*m, po);
     return 0;
   }
-  if (o.stage == "ptx") {
+  if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     transform::runPasses(*m, transform::parsePassList(o.passes));
+    // As a launch would specialize: pointer arguments 16-byte aligned (the
+    // common case); --no-specialize shows the code for unknown alignment.
+    if (o.specialize)
+      for (auto& f : m->functions()) {
+        std::vector<runtime::ArgFacts> facts(f->arguments().size());
+        for (size_t k = 0; k < facts.size(); ++k) facts[k].isPointer = f->argument(k)->type().isPtr();
+        runtime::applySpecialization(*f, facts);
+      }
     nvptx::TargetOptions to;
     to.arch = o.target.empty() ? "sm_90a" : o.target;
     to.numWarps = o.numWarps;
-    std::cout << nvptx::emitPtx(*m, to);
+    std::cout << (o.stage == "ptx" ? nvptx::emitPtx(*m, to) : nvptx::printLayouts(*m, to));
     return 0;
   }
-  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|ptx");
-  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir or ptx)");
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir or ptx)");
 }
 
 int run(const Options& o, const std::string& source) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/printer.h"
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -351,6 +352,32 @@ std::string FunctionLowering::run() {
   if (scratchBytes_ > 0) out << "  .shared .align 16 .b8 scratch[" << scratchBytes_ << "];\n";
   out << prologueText.str() << setup_.str() << body_.str() << "}\n";
   return out.str();
+}
+
+std::string FunctionLowering::layoutText(const ir::Value* v) {
+  if (isMma(v)) {
+    const MmaLayout& L = mmaLayoutOf(v);
+    return "#mma<m16n8k16, warps=[" + std::to_string(L.wm) + ", " + std::to_string(L.wn) + "]>";
+  }
+  return layoutOf(v->type()).toString();
+}
+
+std::string printLayouts(const ir::Module& m, const TargetOptions& opts) {
+  std::string out;
+  for (auto& f : m.functions()) {
+    FunctionLowering L(*f, opts);
+    L.assignMmaLayouts();
+    out += "; layouts of @" + f->name() + " (num_warps=" + std::to_string(opts.numWarps) + ")\n";
+    for (auto& bb : f->blocks()) {
+      out += bb->name() + ":\n";
+      for (auto& inst : bb->instructions()) {
+        out += "  " + ir::printInstruction(*inst);
+        if (inst->type().isTile()) out += "  ; " + L.layoutText(inst.get());
+        out += "\n";
+      }
+    }
+  }
+  return out;
 }
 
 std::string emitPtx(const ir::Module& m, const TargetOptions& opts) {

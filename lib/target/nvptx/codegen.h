@@ -15,6 +15,11 @@ struct TargetOptions {
 // verified. Throws UserError for what the back end cannot compile yet.
 std::string emitPtx(const ir::Module& m, const TargetOptions& opts);
 
+// The module printed with the layout the back end gives each tile value
+// (`; #blocked<...>` or `; #mma<...>` after the instruction): what the
+// compiler decided about which thread holds which element.
+std::string printLayouts(const ir::Module& m, const TargetOptions& opts);
+
 // The PTX ISA version to declare for `arch` (e.g. "8.0" for sm_90a).
 std::string ptxVersionFor(const std::string& arch);
 

@@ -153,8 +153,16 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         define(&i, {regs(src)[0]});
         return;
       }
+      // A transposition reads the stored rows column-wise or writes them so:
+      // padded rows put the elements of a column in different banks.
+      ir::Shape stored = st.shape;
+      if (i.opcode() == Opcode::Trans) {
+        int64_t size = ir::byteSize(st.kind);
+        bool rowsContiguous = layoutOf(st).order[0] == int(st.shape.size()) - 1;
+        stored.back() += rowsContiguous ? std::max<int64_t>(1, 16 / size) : std::max<int64_t>(1, 4 / size);
+      }
       barrier();
-      storeToScratch(src, 0);
+      storeToScratch(src, 0, stored.back());
       barrier();
       const auto& idx = elementIndices(t);
       std::vector<std::string> out;
@@ -179,7 +187,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
               regsIdx.push_back(f);
             }
           }
-          lin = linearIndex(regsIdx, st.shape);
+          lin = linearIndex(regsIdx, stored);
         }
         out.push_back(loadFromScratch(st.kind, lin, 0));
       }

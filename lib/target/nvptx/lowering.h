@@ -35,6 +35,8 @@ class FunctionLowering {
  public:
   FunctionLowering(const ir::Function& f, const TargetOptions& opts);
   std::string run();  // the .entry text
+  // The layout of tile value `v` as text (after assignMmaLayouts).
+  std::string layoutText(const ir::Value* v);
 
   // ---- registers and emission (codegen.cpp) ------------------------------
   std::string newReg(RegClass c);
