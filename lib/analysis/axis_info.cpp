@@ -220,6 +220,26 @@ AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
       }
       return any ? out : unknown(t);
     }
+    case Opcode::Cmp: {
+      // An ordering comparison of consecutive values x against values y that
+      // are constant over runs: the result changes at most where a run of x
+      // crosses y. When the runs of x start on multiples of some power of two
+      // p that also divides y, the result is constant over runs of p.
+      AxisInfo a = op(0), b = op(1);
+      auto pred = ir::CmpPred(i.sub);
+      bool ordering = pred != ir::CmpPred::Eq && pred != ir::CmpPred::Ne;
+      for (size_t d = 0; d < r; ++d) {
+        int64_t c = gcd(a.constancy[d], b.constancy[d]);
+        if (ordering) {
+          if (a.contiguity[d] > 1 && b.constancy[d] > 1)
+            c = std::max(c, std::min({a.contiguity[d], b.constancy[d], gcd(a.divisibility[d], elementDiv(b, d))}));
+          if (b.contiguity[d] > 1 && a.constancy[d] > 1)
+            c = std::max(c, std::min({b.contiguity[d], a.constancy[d], gcd(b.divisibility[d], elementDiv(a, d))}));
+        }
+        out.constancy[d] = c;
+      }
+      return out;
+    }
     default: {
       // Element-wise results are at least as constant as all their operands.
       bool elementwise = ir::opcodeCategory(i.opcode()) != ir::OpCategory::Other || i.opcode() == Opcode::Cmp;

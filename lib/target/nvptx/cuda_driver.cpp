@@ -30,7 +30,8 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
             bind(lib, d->cuCtxSetCurrent, "cuCtxSetCurrent") && bind(lib, d->cuCtxSynchronize, "cuCtxSynchronize") &&
             bind(lib, d->cuModuleLoadDataEx, "cuModuleLoadDataEx") && bind(lib, d->cuModuleUnload, "cuModuleUnload") &&
-            bind(lib, d->cuModuleGetFunction, "cuModuleGetFunction") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&
+            bind(lib, d->cuModuleGetFunction, "cuModuleGetFunction") &&
+            bind(lib, d->cuFuncSetAttribute, "cuFuncSetAttribute") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&
             bind(lib, d->cuMemFree, "cuMemFree_v2") && bind(lib, d->cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(lib, d->cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(lib, d->cuMemsetD8, "cuMemsetD8_v2") &&
             bind(lib, d->cuLaunchKernel, "cuLaunchKernel") && bind(lib, d->cuEventCreate, "cuEventCreate") &&

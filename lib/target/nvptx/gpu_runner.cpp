@@ -39,6 +39,18 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
   } unload{d, mod};
   CUfunction func = nullptr;
   d->check(d->cuModuleGetFunction(&func, mod, name.c_str()), "finding the function", name);
+  // Dynamic shared memory, as the PTX of this kernel asks.
+  unsigned sharedBytes = 0;
+  size_t entry = ptx.find(".entry " + name + "(");
+  size_t mark = entry == std::string::npos ? entry : ptx.find("// tritonc: dynamic_shared_bytes ", entry);
+  size_t next = entry == std::string::npos ? entry : ptx.find(".entry ", entry + 1);
+  if (mark != std::string::npos && (next == std::string::npos || mark < next)) {
+    sharedBytes = unsigned(std::stoul(ptx.substr(mark + 33)));
+    CUresult sr = d->cuFuncSetAttribute(func, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int(sharedBytes));
+    if (sr != 0)
+      throw UserError(SourceLoc{}, "kernel '" + name + "' needs " + std::to_string(sharedBytes) +
+                                       " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
+  }
 
   // Device copies of the buffers (one per distinct host buffer).
   std::map<interp::Buffer*, CUdeviceptr> device;
@@ -91,8 +103,8 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
 
   unsigned threads = unsigned(32 * opts.numWarps);
   auto launch = [&] {
-    d->check(d->cuLaunchKernel(func, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, 0, nullptr,
-                               params.data(), nullptr),
+    d->check(d->cuLaunchKernel(func, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes,
+                               nullptr, params.data(), nullptr),
              "launching", name);
   };
   GpuRunResult result;

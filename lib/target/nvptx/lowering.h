@@ -143,6 +143,9 @@ class FunctionLowering {
   std::string tid_, laneId_, warpId_;
 };
 
-std::string floatLiteral(ir::Scalar k, double v);  // 0f3F800000 / 0d3FF0... / 0x3C00 (b16)
+std::string floatLiteral(ir::Scalar k, double v);
+
+// Shared memory beyond this is dynamic (requested at launch).
+constexpr int64_t kMaxStaticShared = 48 * 1024;  // 0f3F800000 / 0d3FF0... / 0x3C00 (b16)
 
 }  // namespace tritonc::nvptx
