@@ -41,16 +41,27 @@ bool pure(const ir::Instruction& i) {
 // Recomputes a value of the loop for another iteration: header phis are
 // replaced by their incoming value from `edge` (the pre-header or the latch),
 // values defined outside the loop are used as they are, and pure instructions
-// of the loop are cloned at the builder's position.
+// of the loop are cloned at the builder's position. With `at` (a block of the
+// loop, the builder at its top), the latch's incoming values are themselves
+// recomputed there from the current phis, so that the next iteration's loads
+// can be issued before the current iteration's compute.
 class Cloner {
  public:
-  Cloner(const Loop& loop, ir::BasicBlock* edge, ir::Builder& b) : loop_(loop), edge_(edge), b_(b) {}
+  Cloner(const Loop& loop, ir::BasicBlock* edge, ir::Builder& b, const ir::DominatorTree* dom = nullptr,
+         ir::BasicBlock* at = nullptr)
+      : loop_(loop), edge_(edge), b_(b), dom_(dom), at_(at) {}
 
   // Whether `v` can be recomputed this way (no loads, no side effects).
   bool clonable(ir::Value* v, size_t& budget) const {
     if (!loop_.definedInside(v)) return true;
     auto* i = static_cast<ir::Instruction*>(v);
-    if (i->opcode() == Opcode::Phi) return i->parent == loop_.header;
+    if (i->opcode() == Opcode::Phi) {
+      if (i->parent != loop_.header) return false;
+      if (!at_) return true;
+      for (size_t k = 0; k < i->blocks.size(); ++k)
+        if (i->blocks[k] == edge_ && !currentClonable(i->operand(k), budget)) return false;
+      return true;
+    }
     if (!pure(*i) || budget-- == 0) return false;
     for (ir::Value* op : i->operands())
       if (!clonable(op, budget)) return false;
@@ -62,37 +73,79 @@ class Cloner {
     auto it = memo_.find(v);
     if (it != memo_.end()) return it->second;
     auto* i = static_cast<ir::Instruction*>(v);
-    ir::Value* out;
+    ir::Value* out = nullptr;
     if (i->opcode() == Opcode::Phi) {
-      out = nullptr;
       for (size_t k = 0; k < i->blocks.size(); ++k)
-        if (i->blocks[k] == edge_) out = i->operand(k);
+        if (i->blocks[k] == edge_) out = at_ ? current(i->operand(k)) : i->operand(k);
     } else {
-      std::vector<ir::Value*> ops;
-      for (ir::Value* op : i->operands()) ops.push_back(clone(op));
-      b_.setLoc(i->loc);
-      ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
-      c->sub = i->sub;
-      c->imm = i->imm;
-      c->setName(i->name());
-      out = c;
+      out = copy(i, [this](ir::Value* op) { return clone(op); });
     }
     memo_[v] = out;
     return out;
   }
 
  private:
+  // Available at the top of `at_`: defined outside the loop, a header phi, or
+  // in a block that dominates `at_` (not `at_` itself: we are at its top).
+  bool available(ir::Value* v) const {
+    if (!loop_.definedInside(v)) return true;
+    auto* i = static_cast<ir::Instruction*>(v);
+    if (i->opcode() == Opcode::Phi && i->parent == loop_.header) return true;
+    return i->parent != at_ && dom_->dominates(i->parent, at_);
+  }
+  bool currentClonable(ir::Value* v, size_t& budget) const {
+    if (available(v)) return true;
+    auto* i = static_cast<ir::Instruction*>(v);
+    if (i->opcode() == Opcode::Phi || !pure(*i) || budget-- == 0) return false;
+    for (ir::Value* op : i->operands())
+      if (!currentClonable(op, budget)) return false;
+    return true;
+  }
+  // The value `v` has in the current iteration, at the top of `at_`.
+  ir::Value* current(ir::Value* v) {
+    if (available(v)) return v;
+    auto it = currentMemo_.find(v);
+    if (it != currentMemo_.end()) return it->second;
+    auto* i = static_cast<ir::Instruction*>(v);
+    ir::Value* out = copy(i, [this](ir::Value* op) { return current(op); });
+    currentMemo_[v] = out;
+    return out;
+  }
+  template <class F>
+  ir::Value* copy(ir::Instruction* i, F&& mapOperand) {
+    std::vector<ir::Value*> ops;
+    for (ir::Value* op : i->operands()) ops.push_back(mapOperand(op));
+    b_.setLoc(i->loc);
+    ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
+    c->sub = i->sub;
+    c->imm = i->imm;
+    c->setName(i->name());
+    return c;
+  }
+
   const Loop& loop_;
   ir::BasicBlock* edge_;
   ir::Builder& b_;
-  std::map<ir::Value*, ir::Value*> memo_;
+  const ir::DominatorTree* dom_;
+  ir::BasicBlock* at_;
+  std::map<ir::Value*, ir::Value*> memo_, currentMemo_;
 };
 
 // Emits the load `l` as it would run on the iteration entered through `edge`,
-// masked by that iteration's loop condition, at the end of `edge`.
-ir::Value* emitPrefetch(const Loop& loop, ir::Instruction* l, ir::BasicBlock* edge, int contEdge, ir::Builder& b) {
-  b.setInsertPoint(edge, edge->instructions().size() - 1);
-  Cloner cl(loop, edge, b);
+// masked by that iteration's loop condition: at the end of the pre-header for
+// the first iteration, and at the top of the load's own block for the next
+// one (before the current iteration's compute, so its latency overlaps it).
+// `*top` is where the block's next early pre-fetch goes (after the previous
+// ones, so that they keep the order of the loads).
+ir::Value* emitPrefetch(const Loop& loop, ir::Instruction* l, ir::BasicBlock* edge, int contEdge, ir::Builder& b,
+                        const ir::DominatorTree& dom, size_t* top) {
+  bool early = edge == loop.latch;
+  if (early) {
+    b.setInsertPoint(l->parent, *top);
+  } else {
+    b.setInsertPoint(edge, edge->instructions().size() - 1);
+  }
+  Cloner cl(loop, edge, b, early ? &dom : nullptr, early ? l->parent : nullptr);
   ir::Value* cond = cl.clone(loop.header->terminator()->operand(0));
   b.setLoc(l->loc);
   if (contEdge == 1) cond = b.cmp(ir::CmpPred::Eq, cond, b.boolean(false));
@@ -109,6 +162,7 @@ ir::Value* emitPrefetch(const Loop& loop, ir::Instruction* l, ir::BasicBlock* ed
   b.setLoc(l->loc);
   ir::Value* x = b.load(ptr, mask, other);
   x->setName(l->name().empty() ? "prefetch" : l->name() + ".next");
+  if (early) *top = l->parent->indexOf(static_cast<ir::Instruction*>(x)) + 1;
   return x;
 }
 
@@ -123,18 +177,24 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom) 
   for (auto& inst : loop.header->instructions())
     if (inst->opcode() != Opcode::Phi && !inst->isTerminator() && !pure(*inst)) return false;
   ir::Builder probe(*f.parent());
-  Cloner check(loop, loop.latch, probe);
+  Cloner check(loop, loop.preheader, probe);
   size_t budget = kMaxClonedChain;
   if (!check.clonable(loop.header->terminator()->operand(0), budget)) return false;
 
   std::vector<ir::Instruction*> loads;
-  for (ir::BasicBlock* bb : loop.blocks) {
+  for (auto& owned : f.blocks()) {  // in function order, for a stable result
+    ir::BasicBlock* bb = owned.get();
+    if (!loop.contains(bb)) continue;
     if (bb == loop.header || !dom.dominates(bb, loop.latch)) continue;  // must run on every iteration
     for (auto& inst : bb->instructions()) {
       if (inst->opcode() != Opcode::Load) continue;
       size_t b2 = kMaxClonedChain;
       bool ok = true;
-      for (ir::Value* op : inst->operands()) ok = ok && check.clonable(op, b2);
+      // Clonable for the first iteration (pre-header) and for the next one,
+      // recomputed at the top of the load's block.
+      Cloner next(loop, loop.latch, probe, &dom, bb);
+      for (ir::Value* op : inst->operands()) ok = ok && check.clonable(op, b2) && next.clonable(op, b2);
+      ok = ok && next.clonable(loop.header->terminator()->operand(0), b2);
       // Loop-invariant loads are LICM's business, not ours.
       bool variant = false;
       for (ir::Value* op : inst->operands()) variant = variant || loop.definedInside(op);
@@ -142,9 +202,15 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom) 
     }
   }
   ir::Builder b(*f.parent());
+  std::map<ir::BasicBlock*, size_t> tops;
   for (ir::Instruction* l : loads) {
-    ir::Value* first = emitPrefetch(loop, l, loop.preheader, contEdge, b);
-    ir::Value* next = emitPrefetch(loop, l, loop.latch, contEdge, b);
+    if (!tops.count(l->parent)) {
+      size_t pos = 0;
+      while (pos < l->parent->instructions().size() && l->parent->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
+      tops[l->parent] = pos;
+    }
+    ir::Value* first = emitPrefetch(loop, l, loop.preheader, contEdge, b, dom, nullptr);
+    ir::Value* next = emitPrefetch(loop, l, loop.latch, contEdge, b, dom, &tops[l->parent]);
     b.setInsertPoint(loop.header, 0);
     b.setLoc(l->loc);
     ir::Instruction* phi = b.phi(l->type());
