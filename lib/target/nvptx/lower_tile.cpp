@@ -3,6 +3,8 @@
 // operands of dot, the inputs of reductions) goes through shared memory:
 // owners write the tile at its row-major index, a barrier, each thread reads
 // what its layout needs, a barrier before the scratch is written again.
+#include <map>
+
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -204,51 +206,86 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       const ir::Type& bt = b->type();
       int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
       Scalar ik = at.kind;
-      int64_t offB = align16(at.numElements() * ir::byteSize(ik));
+      int64_t isz = ir::byteSize(ik);
+      // A's rows padded by one element: the threads of a warp read one
+      // column of A at a time, from different rows.
+      int64_t pitchA = K + 1;
+      int64_t offB = align16(M * pitchA * isz);
+      Scalar k = t.kind;
+      if (!((k == Scalar::F32 && ir::isFloatKind(ik) && ik != Scalar::F64) || (k == Scalar::F64 && ik == Scalar::F64) ||
+            (k == Scalar::I32 && ir::isIntKind(ik) && ik != Scalar::I64 && ik != Scalar::I1)))
+        throw UserError(i.loc, std::string("dot of ") + ir::scalarName(ik) + " into " + ir::scalarName(k) +
+                                   " is not supported by the GPU back end yet");
+      const char* accType = k == Scalar::F32 ? "f32 " : k == Scalar::F64 ? "f64 " : "b32 ";
+      const auto& idx = elementIndices(t);
+      std::vector<std::vector<int64_t>> coords = localCoords(t);
+      std::vector<std::string> acc;
+      for (size_t e = 0; e < idx.size(); ++e) {
+        std::string r = newReg(regClassOf(k));
+        emit(std::string("mov.") + accType + r + ", " + elem(i.operand(2), e) + ";");
+        acc.push_back(r);
+      }
       barrier();
-      storeToScratch(a, 0);
+      storeToScratch(a, 0, pitchA);
       storeToScratch(b, offB);
       barrier();
-      Scalar k = t.kind;
-      bool ihalf = ik == Scalar::F16 || ik == Scalar::BF16;
-      const auto& idx = elementIndices(t);
-      std::vector<std::string> out;
-      (void)M;
+      // Register blocking: per k, each distinct row of A and column of B this
+      // thread needs is read from shared memory once and used for all of its
+      // elements in that row or column.
+      std::string base = newReg(RegClass::B32);
+      emit("mov.u32 " + base + ", scratch;");
+      std::map<int64_t, std::string> rowAddr, colAddr;
       for (size_t e = 0; e < idx.size(); ++e) {
-        std::string acc = newReg(regClassOf(k));
-        emit(std::string("mov.") + (k == Scalar::F32 ? "f32 " : k == Scalar::F64 ? "f64 " : k == Scalar::I64 ? "b64 " : "b32 ") +
-             acc + ", " + elem(i.operand(2), e) + ";");
-        std::string la = newReg(RegClass::B32), lb = newReg(RegClass::B32), ctr = newReg(RegClass::B32);
-        std::string p = newReg(RegClass::Pred);
-        emit("mul.lo.s32 " + la + ", " + idx[e][0] + ", " + std::to_string(K) + ";");
-        emit("mov.s32 " + lb + ", " + idx[e][1] + ";");
+        if (!rowAddr.count(coords[e][0])) {
+          std::string r = newReg(RegClass::B32);
+          emit("mad.lo.s32 " + r + ", " + idx[e][0] + ", " + std::to_string(pitchA * isz) + ", " + base + ";");
+          rowAddr[coords[e][0]] = r;
+        }
+        if (!colAddr.count(coords[e][1])) {
+          std::string r = newReg(RegClass::B32);
+          emit("mad.lo.s32 " + r + ", " + idx[e][1] + ", " + std::to_string(isz) + ", " + base + ";");
+          colAddr[coords[e][1]] = r;
+        }
+      }
+      bool ihalf = ik == Scalar::F16 || ik == Scalar::BF16;
+      auto step = [&](const std::string& aOff, const std::string& bOff) {
+        std::map<int64_t, std::string> av, bv;
+        for (auto& [j, addr] : rowAddr) {
+          std::string x = newReg(regClassOf(ik));
+          emit(std::string("ld.shared.") + sharedType(ik) + " " + x + ", [" + addr + "+" + aOff + "];");
+          av[j] = ihalf ? toF32(ik, x) : x;
+        }
+        for (auto& [j, addr] : colAddr) {
+          std::string y = newReg(regClassOf(ik));
+          emit(std::string("ld.shared.") + sharedType(ik) + " " + y + ", [" + addr + "+" + bOff + "];");
+          bv[j] = ihalf ? toF32(ik, y) : y;
+        }
+        for (size_t e = 0; e < idx.size(); ++e) {
+          const std::string& x = av[coords[e][0]];
+          const std::string& y = bv[coords[e][1]];
+          if (k == Scalar::I32) emit("mad.lo.s32 " + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
+          else emit(std::string("fma.rn.") + (k == Scalar::F64 ? "f64 " : "f32 ") + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
+        }
+      };
+      if (K <= 32) {
+        for (int64_t kk = 0; kk < K; ++kk)
+          step(std::to_string(kk * isz), std::to_string(offB + kk * N * isz));
+      } else {
+        // A loop over k whose body advances the row and column addresses.
+        std::string ctr = newReg(RegClass::B32), p = newReg(RegClass::Pred);
         emit("mov.s32 " + ctr + ", 0;");
         std::string loop = newLabel("dot"), done = newLabel("dot_end");
         label(loop);
         emit("setp.ge.s32 " + p + ", " + ctr + ", " + std::to_string(K) + ";");
         emit("@" + p + " bra.uni " + done + ";");
-        std::string x = loadFromScratch(ik, la, 0), y = loadFromScratch(ik, lb, offB);
-        if (ihalf) x = toF32(ik, x), y = toF32(ik, y);
-        if (k == Scalar::F32) {
-          if (ik == Scalar::F64) throw UserError(i.loc, "dot of f64 into f32");
-          if (!ir::isFloatKind(ik)) throw UserError(i.loc, "integer dot into f32 is not supported by the GPU back end");
-          emit("fma.rn.f32 " + acc + ", " + x + ", " + y + ", " + acc + ";");
-        } else if (k == Scalar::F64) {
-          emit("fma.rn.f64 " + acc + ", " + x + ", " + y + ", " + acc + ";");
-        } else if (k == Scalar::I32 && ir::isIntKind(ik) && ik != Scalar::I64) {
-          emit("mad.lo.s32 " + acc + ", " + x + ", " + y + ", " + acc + ";");
-        } else {
-          throw UserError(i.loc, std::string("dot of ") + ir::scalarName(ik) + " into " + ir::scalarName(k) +
-                                     " is not supported by the GPU back end yet");
-        }
-        emit("add.s32 " + la + ", " + la + ", 1;");
-        emit("add.s32 " + lb + ", " + lb + ", " + std::to_string(N) + ";");
+        step("0", std::to_string(offB));
+        for (auto& [j, addr] : rowAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(isz) + ";");
+        for (auto& [j, addr] : colAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(N * isz) + ";");
         emit("add.s32 " + ctr + ", " + ctr + ", 1;");
         emit("bra.uni " + loop + ";");
         label(done);
-        out.push_back(acc);
       }
-      define(&i, out);
+      define(&i, acc);
       return;
     }
     default:
