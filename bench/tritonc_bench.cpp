@@ -245,7 +245,8 @@ std::vector<std::unique_ptr<Workload>> workloads() {
     w->op = "matmul"; w->sizes = "4096x4096x4096"; w->dtype = ir::scalarName(k); w->file = "examples/matmul.tc";
     w->defines = {{"TYPE", k == ir::Scalar::F32 ? "float" : "half"}};
     for (auto [tm, tn, tk, warps] : std::vector<std::tuple<int, int, int, int>>{
-             {64, 64, 16, 4}, {64, 64, 32, 4}, {128, 64, 32, 4}, {128, 128, 32, 4}, {128, 128, 32, 8}, {128, 256, 32, 8},
+             {64, 64, 16, 4}, {64, 64, 32, 4}, {128, 64, 32, 4}, {128, 128, 32, 4}, {128, 128, 32, 8}, {128, 128, 64, 4},
+             {128, 128, 64, 8}, {128, 256, 32, 8},
              {256, 128, 32, 8}})
       w->configs.push_back({{{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}}, warps});
     w->grid = {0, 0, 1};  // set per configuration

@@ -337,6 +337,12 @@ std::string FunctionLowering::run() {
     label(blockLabel(bb.get()));
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);
   }
+  // The dedicated regions go after the shared scratch.
+  int64_t dedicatedBase = (scratchBytes_ + 15) / 16 * 16;
+  std::string text = body_.str();
+  for (size_t at = text.find(kDedicatedBase); at != std::string::npos; at = text.find(kDedicatedBase, at))
+    text.replace(at, std::strlen(kDedicatedBase), std::to_string(dedicatedBase));
+  if (dedicatedBytes_ > 0) scratchBytes_ = dedicatedBase + dedicatedBytes_;
   std::ostringstream out;
   out << ".visible .entry " << f_.name() << "(";
   for (size_t k = 0; k < f_.arguments().size(); ++k) {
@@ -353,7 +359,7 @@ std::string FunctionLowering::run() {
   // launch requests (gpu_runner reads the size from the comment line).
   if (scratchBytes_ > kMaxStaticShared) out << "  // tritonc: dynamic_shared_bytes " << scratchBytes_ << "\n";
   else if (scratchBytes_ > 0) out << "  .shared .align 16 .b8 scratch[" << scratchBytes_ << "];\n";
-  out << prologueText.str() << setup_.str() << body_.str() << "}\n";
+  out << prologueText.str() << setup_.str() << text << "}\n";
   return out.str();
 }
 

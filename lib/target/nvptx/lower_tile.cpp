@@ -41,14 +41,15 @@ std::string FunctionLowering::linearIndex(const std::vector<std::string>& idx, c
   return lin;
 }
 
-void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch) {
+void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch,
+                                      const std::string& baseReg) {
   const ir::Type& t = v->type();
   Scalar k = t.kind == Scalar::Ptr ? Scalar::Ptr : t.kind;
   int64_t size = ir::byteSize(k);
   size_t r = t.shape.size();
   int64_t cols = t.shape[r - 1];
   int64_t pitch = rowPitch > 0 ? rowPitch : cols;
-  needScratch(byteOffset + t.numElements() / cols * pitch * size);
+  if (baseReg.empty()) needScratch(byteOffset + t.numElements() / cols * pitch * size);
   std::string owner = ownerPred(t);
   const auto& idx = elementIndices(t);
   const BlockedLayout& l = layoutOf(t);
@@ -59,8 +60,11 @@ void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, in
     while (vec > 1 && (vec * size > 16 || (pitch * size) % (vec * size) != 0 || (byteOffset % (vec * size)) != 0))
       vec /= 2;
   }
-  std::string base = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
+  std::string base = baseReg;
+  if (base.empty()) {
+    base = newReg(RegClass::B32);
+    emit("mov.u32 " + base + ", scratch;");
+  }
   ir::Shape pitched = t.shape;
   pitched[r - 1] = pitch;
   for (size_t e = 0; e < idx.size(); e += size_t(vec)) {

@@ -91,7 +91,8 @@ class FunctionLowering {
   // (the last dimension) are `rowPitch` elements apart when it is given (a
   // padded pitch keeps ldmatrix free of bank conflicts). Elements a thread
   // holds contiguously along the rows are written with vector stores.
-  void storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch = 0);
+  // `base` (a register holding a shared address) replaces the scratch start.
+  void storeToScratch(const ir::Value* v, int64_t byteOffset, int64_t rowPitch = 0, const std::string& base = "");
   // Reads element `linear` (a register holding the row-major index) of a tile
   // of kind `k` stored at `byteOffset`.
   std::string loadFromScratch(ir::Scalar k, const std::string& linear, int64_t byteOffset);
@@ -99,6 +100,14 @@ class FunctionLowering {
   // Row-major linear index (a register) of a multi-index of registers.
   std::string linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape);
   void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
+  // A region of shared memory owned by one instruction (double-buffered dot
+  // operands), placed after the shared scratch once its size is known: its
+  // offset from `scratch` is the placeholder kDedicatedBase plus the result.
+  int64_t allocateDedicated(int64_t bytes) {
+    int64_t at = dedicatedBytes_;
+    dedicatedBytes_ += (bytes + 15) / 16 * 16;
+    return at;
+  }
 
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
   std::string toF32(ir::Scalar k, const std::string& r);
@@ -140,10 +149,14 @@ class FunctionLowering {
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
   int64_t scratchBytes_ = 0;
+  int64_t dedicatedBytes_ = 0;
   std::string tid_, laneId_, warpId_;
 };
 
 std::string floatLiteral(ir::Scalar k, double v);
+
+// Placeholder for the start of the dedicated regions (see allocateDedicated).
+constexpr const char* kDedicatedBase = "__DEDICATED_BASE__";
 
 // Shared memory beyond this is dynamic (requested at launch).
 constexpr int64_t kMaxStaticShared = 48 * 1024;  // 0f3F800000 / 0d3FF0... / 0x3C00 (b16)

@@ -134,6 +134,15 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   // eight rows an ldmatrix reads fall in different banks.
   int64_t pitchA = K + 8, pitchB = N + 8;
   int64_t offB = (M * pitchA * 2 + 15) / 16 * 16;
+  // Two stages, alternating between executions of this dot: writing one
+  // while the other may still be read needs no barrier before the writes.
+  int64_t stageBytes = (offB + K * pitchB * 2 + 15) / 16 * 16;
+  int64_t region = allocateDedicated(2 * stageBytes);
+  std::string stage = newReg(RegClass::B32);
+  {
+    InSetup inSetup(*this);
+    emit("mov.s32 " + stage + ", 0;");
+  }
   // The accumulator is copied: mma.sync updates it in place.
   std::vector<std::string> acc;
   for (const std::string& r : fragmentRegs(i.operand(2), L)) {
@@ -141,13 +150,15 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
     emit("mov.f32 " + c + ", " + r + ";");
     acc.push_back(c);
   }
-  barrier();
-  storeToScratch(a, 0, pitchA);
-  storeToScratch(b, offB, pitchB);
-  barrier();
   std::string base = newReg(RegClass::B32), wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32),
               r8 = newReg(RegClass::B32), hi = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
+  emit("add.s32 " + base + ", " + base + ", " + std::string(kDedicatedBase) + ";");
+  emit("add.s32 " + base + ", " + base + ", " + std::to_string(region) + ";");
+  emit("add.s32 " + base + ", " + base + ", " + stage + ";");
+  storeToScratch(a, 0, pitchA, base);
+  storeToScratch(b, offB, pitchB, base);
+  barrier();
   emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   // ldmatrix: lane l gives the address of row l % 8 of matrix l / 8.
@@ -208,6 +219,8 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
              ", " + af[1] + ", " + af[2] + ", " + af[3] + "}, {" + bf[0] + ", " + bf[1] + "}, " + d + ";");
       }
   }
+  // The other stage next time: 0 <-> stageBytes.
+  emit("sub.s32 " + stage + ", " + std::to_string(stageBytes) + ", " + stage + ";");
   mmaRegs_[&i] = acc;
 }
 
