@@ -20,15 +20,22 @@ bool mmaEligible(const ir::Instruction& d, int numWarps, MmaLayout* out) {
   if ((k != Scalar::F16 && k != Scalar::BF16) || bt.kind != k || d.type().kind != Scalar::F32) return false;
   int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
   if (M % 16 || N % 8 || K % 16) return false;
-  // The largest warp grid along M that leaves every warp whole fragments.
+  // Among the warp grids that leave every warp whole fragments, the one with
+  // the fewest ldmatrix per warp and k step: one x4 per 16 rows of A, one x4
+  // per 16 columns of B.
+  bool found = false;
+  int64_t bestCost = 0;
   for (int64_t wm = numWarps; wm >= 1; wm /= 2) {
     int64_t wn = numWarps / wm;
-    if (M % (16 * wm) == 0 && N % (8 * wn) == 0) {
+    if (M % (16 * wm) != 0 || N % (8 * wn) != 0) continue;
+    int64_t cost = M / wm / 16 + (N / wn / 8 + 1) / 2;
+    if (!found || cost < bestCost) {
       *out = MmaLayout{M, N, wm, wn};
-      return true;
+      bestCost = cost;
+      found = true;
     }
   }
-  return false;
+  return found;
 }
 
 }  // namespace
