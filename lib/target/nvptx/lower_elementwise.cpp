@@ -150,7 +150,10 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       case Opcode::Add: emit(std::string("add") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Sub: emit(std::string("sub") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Mul: emit(std::string("mul") + (isF ? ".rn." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Div: emit(std::string("div") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      // f32 division is div.full (within 2 ulp, as Triton's `/`); f64 is exact.
+      case Opcode::Div:
+        emit(std::string("div") + (ck == Scalar::F32 ? ".full." : isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
+        break;
       case Opcode::Rem:
         if (isF) {  // fmod: x - trunc(x / y) * y (not exact for huge quotients)
           std::string q = newReg(regClassOf(ck));
