@@ -8,7 +8,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "support/float16.h"
 
 namespace tritonc::examples {
 
@@ -63,38 +62,6 @@ Launch Launch::clone() const {
   for (auto& e : c.expected) e.buffer = map.at(e.buffer);
   c.tolerance = tolerance;
   return c;
-}
-
-double readElement(const interp::Buffer& b, int64_t i) {
-  const uint8_t* p = b.data.data() + size_t(i) * size_t(ir::byteSize(b.elem));
-  switch (b.elem) {
-    case ir::Scalar::I1: return *p != 0;
-    case ir::Scalar::I8: { int8_t x; std::memcpy(&x, p, 1); return x; }
-    case ir::Scalar::I16: { int16_t x; std::memcpy(&x, p, 2); return x; }
-    case ir::Scalar::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
-    case ir::Scalar::I64: { int64_t x; std::memcpy(&x, p, 8); return double(x); }
-    case ir::Scalar::F16: { uint16_t x; std::memcpy(&x, p, 2); return halfToFloat(x); }
-    case ir::Scalar::BF16: { uint16_t x; std::memcpy(&x, p, 2); return bf16ToFloat(x); }
-    case ir::Scalar::F32: { float x; std::memcpy(&x, p, 4); return x; }
-    case ir::Scalar::F64: { double x; std::memcpy(&x, p, 8); return x; }
-    default: throw std::logic_error("buffer '" + b.name + "' has no element type");
-  }
-}
-
-void writeElement(interp::Buffer& b, int64_t i, double v) {
-  uint8_t* p = b.data.data() + size_t(i) * size_t(ir::byteSize(b.elem));
-  switch (b.elem) {
-    case ir::Scalar::I1: *p = v != 0; break;
-    case ir::Scalar::I8: { int8_t x = int8_t(v); std::memcpy(p, &x, 1); break; }
-    case ir::Scalar::I16: { int16_t x = int16_t(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::I32: { int32_t x = int32_t(v); std::memcpy(p, &x, 4); break; }
-    case ir::Scalar::I64: { int64_t x = int64_t(v); std::memcpy(p, &x, 8); break; }
-    case ir::Scalar::F16: { uint16_t x = doubleToHalf(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::BF16: { uint16_t x = doubleToBf16(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::F32: { float x = float(v); std::memcpy(p, &x, 4); break; }
-    case ir::Scalar::F64: std::memcpy(p, &v, 8); break;
-    default: throw std::logic_error("buffer '" + b.name + "' has no element type");
-  }
 }
 
 void fillRandom(interp::Buffer& b, std::mt19937_64& rng, double lo, double hi) {

@@ -93,9 +93,9 @@ struct Comparison {
 };
 Comparison compareOutputs(const Launch& launch);
 
-// Element access in a buffer's memory format (f16 decoded exactly).
-double readElement(const interp::Buffer& b, int64_t i);
-void writeElement(interp::Buffer& b, int64_t i, double v);  // rounds to the element type
+// Element access: interp::readElement / interp::writeElement (found by ADL).
+using interp::readElement;
+using interp::writeElement;
 // Uniform values in [lo, hi), rounded to the element type (integers: floor).
 void fillRandom(interp::Buffer& b, std::mt19937_64& rng, double lo = -1, double hi = 1);
 // Floats become NaN, integers 0x5A bytes: a result nobody wrote stands out.

@@ -1,10 +1,8 @@
 #include "launch_args.h"
 
 #include <cmath>
-#include <cstring>
 
 #include "support/diagnostic.h"
-#include "support/float16.h"
 
 namespace tritonc::cli {
 
@@ -16,23 +14,6 @@ std::string paramList(const ir::Function& fn) {
   std::string s;
   for (auto& a : fn.arguments()) s += (s.empty() ? "" : ", ") + a->name() + ": " + ir::typeToString(a->type());
   return s;
-}
-
-// Writes `v` as element `i` of a buffer of kind `k`.
-void storeElement(std::vector<uint8_t>& data, ir::Scalar k, int64_t i, double v) {
-  uint8_t* p = data.data() + i * ir::byteSize(k);
-  switch (k) {
-    case ir::Scalar::I1: *p = v != 0; break;
-    case ir::Scalar::I8: { int8_t x = int8_t(v); std::memcpy(p, &x, 1); break; }
-    case ir::Scalar::I16: { int16_t x = int16_t(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::I32: { int32_t x = int32_t(v); std::memcpy(p, &x, 4); break; }
-    case ir::Scalar::I64: { int64_t x = int64_t(v); std::memcpy(p, &x, 8); break; }
-    case ir::Scalar::F16: { uint16_t x = doubleToHalf(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::BF16: { uint16_t x = doubleToBf16(v); std::memcpy(p, &x, 2); break; }
-    case ir::Scalar::F32: { float x = float(v); std::memcpy(p, &x, 4); break; }
-    case ir::Scalar::F64: std::memcpy(p, &v, 8); break;
-    default: break;
-  }
 }
 
 std::unique_ptr<interp::Buffer> newBuffer(const std::string& name, const std::string& spec, std::mt19937_64& rng) {
@@ -71,7 +52,7 @@ std::unique_ptr<interp::Buffer> newBuffer(const std::string& name, const std::st
     std::uniform_int_distribution<int> small(-100, 99), bit(0, 1);
     for (int64_t i = 0; i < n; ++i) {
       double v = *k == ir::Scalar::I1 ? bit(rng) : ir::isFloatKind(*k) ? real(rng) : small(rng);
-      storeElement(buf->data, *k, i, v);
+      interp::writeElement(*buf, i, v);
     }
   } else if (kind != "zeros") {
     throw argError("argument '" + name + "': unknown buffer kind '" + kind + "' (expected zeros: or rand:)");

@@ -1,5 +1,6 @@
 // Entry points of the reference interpreter (see interpreter.h).
 #include "target/interp/interpreter.h"
+#include "target/interp/scalar_ops.h"
 
 #include <stdexcept>
 
@@ -7,6 +8,18 @@
 #include "target/interp/executor.h"
 
 namespace tritonc::interp {
+
+double readElement(const Buffer& b, int64_t i) {
+  detail::Elem e = detail::decodeElem(b.elem, b.data.data() + size_t(i) * size_t(ir::byteSize(b.elem)));
+  return ir::isFloatKind(b.elem) ? e.f : double(e.i);
+}
+
+void writeElement(Buffer& b, int64_t i, double v) {
+  detail::Elem e;
+  if (ir::isFloatKind(b.elem)) e.f = detail::roundTo(b.elem, v);
+  else e.i = detail::floatToInt(b.elem, v);
+  detail::encodeElem(b.elem, e, b.data.data() + size_t(i) * size_t(ir::byteSize(b.elem)));
+}
 
 void runKernel(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args) {
   runKernel(fn, grid, args, RunOptions{});

@@ -24,6 +24,12 @@ struct Buffer {
   int64_t numElements() const { return int64_t(data.size()) / ir::byteSize(elem); }
 };
 
+// Element `i` of a buffer as a number (f16/bf16 decoded exactly).
+double readElement(const Buffer& b, int64_t i);
+// Writes `v` as element `i`, rounded to the element type (integers: truncated
+// toward zero and saturated, as the IR's float-to-int cast).
+void writeElement(Buffer& b, int64_t i, double v);
+
 // One kernel argument, in parameter order.
 struct KernelArg {
   enum class Kind { Int, Float, Buffer } kind = Kind::Int;

@@ -37,6 +37,21 @@ const char* ptxType(Scalar k) {
   }
 }
 
+const char* memoryType(Scalar k) {
+  switch (k) {
+    case Scalar::I1: return "u8";
+    case Scalar::I8: return "s8";
+    case Scalar::I16: return "s16";
+    case Scalar::I32: return "s32";
+    case Scalar::I64: return "s64";
+    case Scalar::Ptr: return "u64";
+    case Scalar::F16: case Scalar::BF16: return "b16";
+    case Scalar::F32: return "f32";
+    case Scalar::F64: return "f64";
+    default: return "?";
+  }
+}
+
 std::string ptxVersionFor(const std::string& arch) {
   // PTX 8.0 is the first with sm_90a; 7.0 covers sm_80.
   if (arch.rfind("sm_90", 0) == 0) return "8.0";
@@ -158,54 +173,58 @@ size_t FunctionLowering::numOwned(const ir::Type& t) {
   return n;
 }
 
+const std::vector<std::string>& FunctionLowering::threadPositions(const ir::Type& t) {
+  std::string key = shapeKey(t.shape);
+  auto it = positions_.find(key);
+  if (it != positions_.end()) return it->second;
+  const BlockedLayout& l = layoutOf(t);
+  InSetup inSetup(*this);
+  std::vector<std::string> pos(t.shape.size());
+  int64_t laneStride = 1, warpStride = 1;
+  for (int d : l.order) {
+    // This thread's lane and warp coordinates along d, in the layout's order.
+    std::string lane = newReg(RegClass::B32), warp = newReg(RegClass::B32), p = newReg(RegClass::B32);
+    emit("div.u32 " + lane + ", " + laneId_ + ", " + std::to_string(laneStride) + ";");
+    emit("rem.u32 " + lane + ", " + lane + ", " + std::to_string(l.threadsPerWarp[size_t(d)]) + ";");
+    emit("div.u32 " + warp + ", " + warpId_ + ", " + std::to_string(warpStride) + ";");
+    emit("rem.u32 " + warp + ", " + warp + ", " + std::to_string(l.warpsPerCTA[size_t(d)]) + ";");
+    laneStride *= l.threadsPerWarp[size_t(d)];
+    warpStride *= l.warpsPerCTA[size_t(d)];
+    emit("mad.lo.s32 " + p + ", " + warp + ", " + std::to_string(l.threadsPerWarp[size_t(d)]) + ", " + lane + ";");
+    emit("mul.lo.s32 " + p + ", " + p + ", " + std::to_string(l.sizePerThread[size_t(d)]) + ";");
+    pos[size_t(d)] = p;
+  }
+  return positions_[key] = pos;
+}
+
 const std::vector<std::vector<std::string>>& FunctionLowering::elementIndices(const ir::Type& t) {
   std::string key = shapeKey(t.shape);
   auto it = indices_.find(key);
   if (it != indices_.end()) return it->second;
   const BlockedLayout& l = layoutOf(t);
+  const std::vector<std::string>& pos = threadPositions(t);
   InSetup inSetup(*this);
   size_t r = t.shape.size();
-  // Per dimension: this thread's lane and warp coordinates, then its base index.
+  // base = position mod min(shape, cta tile): replicated threads wrap onto
+  // the same elements.
   std::vector<std::string> base(r);
-  int64_t laneStride = 1, warpStride = 1;
-  for (int d : l.order) {
-    std::string lane = newReg(RegClass::B32), warp = newReg(RegClass::B32);
-    emit("div.u32 " + lane + ", " + laneId_ + ", " + std::to_string(laneStride) + ";");
-    emit("rem.u32 " + lane + ", " + lane + ", " + std::to_string(l.threadsPerWarp[d]) + ";");
-    emit("div.u32 " + warp + ", " + warpId_ + ", " + std::to_string(warpStride) + ";");
-    emit("rem.u32 " + warp + ", " + warp + ", " + std::to_string(l.warpsPerCTA[d]) + ";");
-    laneStride *= l.threadsPerWarp[d];
-    warpStride *= l.warpsPerCTA[d];
-    std::string b = newReg(RegClass::B32);
-    // base = ((warp * tpw + lane) * spt) mod min(shape, cta tile): replicated
-    // threads wrap onto the same elements.
-    emit("mad.lo.s32 " + b + ", " + warp + ", " + std::to_string(l.threadsPerWarp[d]) + ", " + lane + ";");
-    emit("mul.lo.s32 " + b + ", " + b + ", " + std::to_string(l.sizePerThread[d]) + ";");
-    int64_t span = std::min(t.shape[d], l.ctaTile(d));
-    emit("rem.u32 " + b + ", " + b + ", " + std::to_string(span) + ";");
-    base[size_t(d)] = b;
-  }
-  // Elements in `order` (fastest dimension innermost), so that a thread's
-  // contiguous elements are adjacent registers (for vector accesses).
-  std::vector<int64_t> count(r);
-  size_t total = 1;
   for (size_t d = 0; d < r; ++d) {
-    count[d] = l.elementsPerThread(t.shape, d);
-    total *= size_t(count[d]);
+    base[d] = newReg(RegClass::B32);
+    emit("rem.u32 " + base[d] + ", " + pos[d] + ", " + std::to_string(std::min(t.shape[d], l.ctaTile(d))) + ";");
   }
-  std::vector<std::vector<std::string>> out(total, std::vector<std::string>(r));
-  for (size_t k = 0; k < total; ++k) {
-    size_t rest = k;
-    for (int d : l.order) {
-      int64_t j = int64_t(rest % size_t(count[size_t(d)]));
-      rest /= size_t(count[size_t(d)]);
-      int64_t spt = std::min(l.sizePerThread[size_t(d)], t.shape[size_t(d)]);
-      int64_t offset = (j / spt) * l.ctaTile(size_t(d)) + j % spt;
+  // Elements in `order` (fastest dimension innermost, see localCoords), so
+  // that a thread's contiguous elements are adjacent registers.
+  std::vector<std::vector<int64_t>> coords = localCoords(t);
+  std::vector<std::vector<std::string>> out(coords.size(), std::vector<std::string>(r));
+  for (size_t k = 0; k < coords.size(); ++k)
+    for (size_t d = 0; d < r; ++d) {
+      int64_t j = coords[k][d];
+      int64_t spt = std::min(l.sizePerThread[d], t.shape[d]);
+      int64_t offset = (j / spt) * l.ctaTile(d) + j % spt;
       std::string reg = newReg(RegClass::B32);
-      emit("add.s32 " + reg + ", " + base[size_t(d)] + ", " + std::to_string(offset) + ";");
-      out[k][size_t(d)] = reg;
+      emit("add.s32 " + reg + ", " + base[d] + ", " + std::to_string(offset) + ";");
+      out[k][d] = reg;
     }
-  }
   return indices_[key] = out;
 }
 
@@ -242,23 +261,13 @@ std::string FunctionLowering::ownerPred(const ir::Type& t) {
   std::string key = shapeKey(t.shape);
   auto it = owners_.find(key);
   if (it != owners_.end()) return it->second;
-  const BlockedLayout& l = layoutOf(t);
   // A thread owns its elements if its unwrapped position is inside the shape.
+  const std::vector<std::string>& pos = threadPositions(t);
   std::string p = newReg(RegClass::Pred);
   emit("setp.eq.u32 " + p + ", 1, 1;");
-  int64_t laneStride = 1, warpStride = 1;
-  for (int d : l.order) {
-    std::string lane = newReg(RegClass::B32), warp = newReg(RegClass::B32), pos = newReg(RegClass::B32);
-    emit("div.u32 " + lane + ", " + laneId_ + ", " + std::to_string(laneStride) + ";");
-    emit("rem.u32 " + lane + ", " + lane + ", " + std::to_string(l.threadsPerWarp[d]) + ";");
-    emit("div.u32 " + warp + ", " + warpId_ + ", " + std::to_string(warpStride) + ";");
-    emit("rem.u32 " + warp + ", " + warp + ", " + std::to_string(l.warpsPerCTA[d]) + ";");
-    laneStride *= l.threadsPerWarp[d];
-    warpStride *= l.warpsPerCTA[d];
-    emit("mad.lo.s32 " + pos + ", " + warp + ", " + std::to_string(l.threadsPerWarp[d]) + ", " + lane + ";");
-    emit("mul.lo.s32 " + pos + ", " + pos + ", " + std::to_string(l.sizePerThread[d]) + ";");
+  for (size_t d = 0; d < t.shape.size(); ++d) {
     std::string q = newReg(RegClass::Pred);
-    emit("setp.lt.s32 " + q + ", " + pos + ", " + std::to_string(t.shape[d]) + ";");
+    emit("setp.lt.s32 " + q + ", " + pos[d] + ", " + std::to_string(t.shape[d]) + ";");
     emit("and.pred " + p + ", " + p + ", " + q + ";");
   }
   return owners_[key] = p;

@@ -11,22 +11,6 @@ using ir::Scalar;
 
 namespace {
 
-// Memory type of an element kind in ld/st.
-const char* memType(Scalar k) {
-  switch (k) {
-    case Scalar::I1: return "u8";
-    case Scalar::I8: return "s8";
-    case Scalar::I16: return "s16";
-    case Scalar::I32: return "s32";
-    case Scalar::I64: return "s64";
-    case Scalar::Ptr: return "u64";
-    case Scalar::F16: case Scalar::BF16: return "b16";
-    case Scalar::F32: return "f32";
-    case Scalar::F64: return "f64";
-    default: return "?";
-  }
-}
-
 std::string braces(const std::vector<std::string>& r, size_t from, size_t n) {
   std::string s = "{";
   for (size_t k = 0; k < n; ++k) s += (k ? ", " : "") + r[from + k];
@@ -113,7 +97,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, std::string("ld.global.") + memType(k) + " " + dst[0] + ", [" + addr + "];");
+        guarded(pred, std::string("ld.global.") + memoryType(k) + " " + dst[0] + ", [" + addr + "];");
       } else if (size == 2 && vec == 8) {
         // 8 x 16 bits: four 32-bit words, each split into two halves.
         std::vector<std::string> w(4);
@@ -130,7 +114,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           guarded(pred, "mov.b16 " + dst[2 * q + 1] + ", " + hi + ";");
         }
       } else {
-        guarded(pred, std::string("ld.global.v") + std::to_string(vec) + "." + memType(k) + " " + braces(dst, 0, vec) +
+        guarded(pred, std::string("ld.global.v") + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
                           ", [" + addr + "];");
       }
       for (size_t v = 0; v < vec; ++v) {
@@ -170,7 +154,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, std::string("st.global.") + memType(k) + " [" + addr + "], " + src[0] + ";");
+        guarded(pred, std::string("st.global.") + memoryType(k) + " [" + addr + "], " + src[0] + ";");
       } else if (size == 2 && vec == 8) {
         std::vector<std::string> w(4);
         for (size_t q = 0; q < 4; ++q) {
@@ -179,7 +163,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
         guarded(pred, "st.global.v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
       } else {
-        guarded(pred, std::string("st.global.v") + std::to_string(vec) + "." + memType(k) + " [" + addr + "], " +
+        guarded(pred, std::string("st.global.v") + std::to_string(vec) + "." + memoryType(k) + " [" + addr + "], " +
                           braces(src, 0, vec) + ";");
       }
     }

@@ -14,21 +14,6 @@ using ir::Scalar;
 
 namespace {
 
-const char* sharedType(Scalar k) {
-  switch (k) {
-    case Scalar::I1: return "u8";
-    case Scalar::I8: return "s8";
-    case Scalar::I16: return "s16";
-    case Scalar::I32: return "s32";
-    case Scalar::I64: return "s64";
-    case Scalar::Ptr: return "u64";
-    case Scalar::F16: case Scalar::BF16: return "b16";
-    case Scalar::F32: return "f32";
-    case Scalar::F64: return "f64";
-    default: return "?";
-  }
-}
-
 int64_t align16(int64_t x) { return (x + 15) / 16 * 16; }
 
 }  // namespace
@@ -79,7 +64,7 @@ void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, in
         emit("selp.u32 " + b + ", 1, 0, " + val + ";");
         val = b;
       }
-      emit("@" + owner + " st.shared." + sharedType(k) + " " + at + ", " + val + ";");
+      emit("@" + owner + " st.shared." + memoryType(k) + " " + at + ", " + val + ";");
       continue;
     }
     // 16-bit elements go in pairs per 32-bit word.
@@ -116,7 +101,7 @@ std::string FunctionLowering::loadFromScratch(Scalar k, const std::string& linea
     return p;
   }
   std::string r = newReg(regClassOf(k));
-  emit(std::string("ld.shared.") + sharedType(k) + " " + r + ", [" + addr + "+" + std::to_string(byteOffset) + "];");
+  emit(std::string("ld.shared.") + memoryType(k) + " " + r + ", [" + addr + "+" + std::to_string(byteOffset) + "];");
   return r;
 }
 
@@ -256,12 +241,12 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         std::map<int64_t, std::string> av, bv;
         for (auto& [j, addr] : rowAddr) {
           std::string x = newReg(regClassOf(ik));
-          emit(std::string("ld.shared.") + sharedType(ik) + " " + x + ", [" + addr + "+" + aOff + "];");
+          emit(std::string("ld.shared.") + memoryType(ik) + " " + x + ", [" + addr + "+" + aOff + "];");
           av[j] = ihalf ? toF32(ik, x) : x;
         }
         for (auto& [j, addr] : colAddr) {
           std::string y = newReg(regClassOf(ik));
-          emit(std::string("ld.shared.") + sharedType(ik) + " " + y + ", [" + addr + "+" + bOff + "];");
+          emit(std::string("ld.shared.") + memoryType(ik) + " " + y + ", [" + addr + "+" + bOff + "];");
           bv[j] = ihalf ? toF32(ik, y) : y;
         }
         for (size_t e = 0; e < idx.size(); ++e) {

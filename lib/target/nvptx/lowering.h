@@ -21,7 +21,8 @@ namespace tritonc::nvptx {
 enum class RegClass { Pred, B16, B32, F32, B64, F64 };
 
 RegClass regClassOf(ir::Scalar k);
-const char* ptxType(ir::Scalar k);  // "f32", "s32", "f16" (as b16 storage), ...
+const char* ptxType(ir::Scalar k);     // of registers: "f32", "s32", "b16" (f16 storage), ...
+const char* memoryType(ir::Scalar k);  // of ld/st in memory: "u8" (bool), "s8", "b16", "f32", ...
 
 // The accumulator layout of mma.sync.m16n8k16: warps tile an M x N tile in a
 // wm x wn grid; each warp holds (M / wm / 16) x (N / wn / 8) fragments of
@@ -55,6 +56,9 @@ class FunctionLowering {
   // The multi-indices of the elements this thread owns in a tile of type t,
   // as registers (one vector of per-dimension index registers per element).
   const std::vector<std::vector<std::string>>& elementIndices(const ir::Type& t);
+  // Per dimension, this thread's first index before wrapping around the
+  // shape: (warp * threadsPerWarp + lane) * sizePerThread.
+  const std::vector<std::string>& threadPositions(const ir::Type& t);
   // Predicate: this thread is the first owner of its elements (stores).
   std::string ownerPred(const ir::Type& t);
   // Per owned element (same order as elementIndices), its static position
@@ -145,6 +149,7 @@ class FunctionLowering {
   std::map<const ir::Value*, std::vector<std::string>> converted_;
   std::map<std::string, BlockedLayout> layouts_;  // by shape
   std::map<std::string, std::vector<std::vector<std::string>>> indices_;
+  std::map<std::string, std::vector<std::string>> positions_;
   std::map<std::string, std::string> owners_;
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
