@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "ir/cfg.h"
+
 namespace tritonc::lang {
 
 using ir::Scalar;
@@ -154,29 +156,7 @@ void IRGen::function(const FunctionDef& f) {
   }
   ssa_.finalize();
   // Blocks that nothing reaches (code after a return) are dropped.
-  std::vector<ir::BasicBlock*> work{fn_->entry()}, reached;
-  while (!work.empty()) {
-    ir::BasicBlock* bb = work.back();
-    work.pop_back();
-    if (std::find(reached.begin(), reached.end(), bb) != reached.end()) continue;
-    reached.push_back(bb);
-    for (ir::BasicBlock* s : bb->successors()) work.push_back(s);
-  }
-  std::vector<ir::BasicBlock*> dead;
-  for (auto& bb : fn_->blocks())
-    if (std::find(reached.begin(), reached.end(), bb.get()) == reached.end()) dead.push_back(bb.get());
-  for (ir::BasicBlock* bb : dead) {
-    // Phis in live blocks may list a dead block as incoming: drop those entries.
-    for (auto& live : fn_->blocks())
-      for (auto& inst : live->instructions())
-        if (inst->opcode() == ir::Opcode::Phi)
-          for (size_t i = inst->blocks.size(); i-- > 0;)
-            if (inst->blocks[i] == bb) {
-              inst->removeOperand(i);
-              inst->blocks.erase(inst->blocks.begin() + i);
-            }
-  }
-  fn_->eraseBlocks(dead);
+  ir::removeUnreachableBlocks(*fn_);
   popScope();
   fn_ = nullptr;
 }

@@ -3,40 +3,13 @@
 // removes dead cycles of phis, which a use-count worklist would keep.
 #include <set>
 
-#include "ir/dominators.h"
+#include "ir/cfg.h"
 #include "transform/passes.h"
 
 namespace tritonc::transform {
 
-namespace {
-
-// Drops blocks that the entry does not reach, and their phi entries elsewhere.
-bool removeUnreachableBlocks(ir::Function& f) {
-  ir::DominatorTree dom(f);
-  std::vector<ir::BasicBlock*> dead;
-  for (auto& bb : f.blocks())
-    if (!dom.isReachable(bb.get())) dead.push_back(bb.get());
-  if (dead.empty()) return false;
-  std::set<ir::BasicBlock*> deadSet(dead.begin(), dead.end());
-  for (auto& bb : f.blocks()) {
-    if (deadSet.count(bb.get())) continue;
-    for (auto& inst : bb->instructions()) {
-      if (inst->opcode() != ir::Opcode::Phi) continue;
-      for (size_t i = inst->blocks.size(); i-- > 0;)
-        if (deadSet.count(inst->blocks[i])) {
-          inst->removeOperand(i);
-          inst->blocks.erase(inst->blocks.begin() + i);
-        }
-    }
-  }
-  f.eraseBlocks(dead);
-  return true;
-}
-
-}  // namespace
-
 bool runDeadCodeElimination(ir::Function& f) {
-  bool changed = removeUnreachableBlocks(f);
+  bool changed = ir::removeUnreachableBlocks(f);
   std::set<const ir::Instruction*> live;
   std::vector<const ir::Instruction*> work;
   for (auto& bb : f.blocks())
