@@ -332,7 +332,7 @@ std::string FunctionLowering::run() {
   assignMmaLayouts();
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions())
-      if (inst->opcode() == ir::Opcode::Phi) {
+      if (inst->opcode() == ir::Opcode::Phi && !isAsyncPhi(inst.get())) {
         std::vector<std::string> r;
         size_t n = isMma(inst.get()) ? mmaElements(mmaLayoutOf(inst.get())) : numOwned(inst->type());
         for (size_t k = 0; k < n; ++k) r.push_back(newReg(regClassOf(inst->type().kind)));

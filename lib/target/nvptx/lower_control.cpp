@@ -27,6 +27,7 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
   std::vector<std::pair<std::string, std::string>> moves;  // (phi register, temporary)
   for (auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
+    if (L.isAsyncPhi(inst.get())) continue;  // its tiles are in shared memory already
     size_t k = 0;
     while (k < inst->blocks.size() && inst->blocks[k] != from) ++k;
     if (k == inst->blocks.size()) throw InternalError("phi without an entry for a predecessor");
@@ -53,6 +54,7 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
   size_t m = 0;
   for (auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
+    if (L.isAsyncPhi(inst.get())) continue;
     RegClass c = regClassOf(inst->type().kind);
     size_t n = L.isMma(inst.get()) ? L.mmaRegs(inst.get()).size() : L.regs(inst.get()).size();
     for (size_t e = 0; e < n; ++e, ++m)
@@ -67,6 +69,8 @@ void FunctionLowering::lowerControl(const ir::Instruction& i) {
     case Opcode::Phi:
       return;  // registers assigned up front; filled by the incoming edges
     case Opcode::Ret:
+      // Copies that a loop pre-fetched but never used must land before exit.
+      if (hasAsyncCopies()) emit("cp.async.wait_all;");
       emit("ret;");
       return;
     case Opcode::Br:

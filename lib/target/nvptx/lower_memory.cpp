@@ -20,6 +20,7 @@ std::string braces(const std::vector<std::string>& r, size_t from, size_t n) {
 }  // namespace
 
 void FunctionLowering::lowerMemory(const ir::Instruction& i) {
+  if (isAsyncLoad(&i)) return lowerAsyncLoad(i);
   const ir::Type& t = i.type();
   if (i.opcode() == Opcode::Gep) {
     Scalar ok = i.operand(1)->type().kind;

@@ -32,6 +32,19 @@ struct MmaLayout {
   bool operator==(const MmaLayout& o) const { return M == o.M && N == o.N && wm == o.wm && wn == o.wn; }
 };
 
+// How an mma dot's operands are staged in shared memory: a ring of three
+// stages in a dedicated region; an operand whose tiles come from pre-fetched
+// loads (the prefetch pass's phi of two loads) is copied there by cp.async,
+// the others are stored from registers by the dot.
+struct DotStaging {
+  int64_t pitchA = 0, pitchB = 0, offB = 0, stageBytes = 0, region = 0;
+  std::string readStage, writeStage;  // byte offsets of the stages, advanced around the ring
+  bool async[2] = {false, false};     // operand A / B arrives by cp.async
+  int asyncCount = 0;
+  int pendingLoads = 0;               // async loads lowered in the current batch
+  static constexpr int kStages = 3;
+};
+
 class FunctionLowering {
  public:
   FunctionLowering(const ir::Function& f, const TargetOptions& opts);
@@ -79,6 +92,13 @@ class FunctionLowering {
   const std::vector<std::vector<std::string>>& mmaIndices(const MmaLayout& L);
   size_t mmaElements(const MmaLayout& L) const { return size_t(L.M / L.wm * (L.N / L.wn) / 32); }
   void lowerDotMma(const ir::Instruction& i);
+  // ---- asynchronous copies of dot operands (async_copy.cpp) ------------------
+  void planDotStaging();
+  bool isAsyncLoad(const ir::Value* v) const { return asyncLoads_.count(v) != 0; }
+  bool isAsyncPhi(const ir::Value* v) const { return asyncPhis_.count(v) != 0; }
+  bool hasAsyncCopies() const { return !asyncLoads_.empty(); }
+  void lowerAsyncLoad(const ir::Instruction& i);
+  void advanceStage(const std::string& stageReg, int64_t stageBytes);
   // The blocked-layout registers of an mma value (converted through shared memory).
   std::vector<std::string> mmaToBlocked(const ir::Value* v);
 
@@ -143,6 +163,9 @@ class FunctionLowering {
   std::map<RegClass, int> regCount_;
   std::map<const ir::Value*, std::vector<std::string>> regs_;
   std::map<const ir::Value*, MmaLayout> mma_;
+  std::map<const ir::Value*, DotStaging> staging_;                  // per mma dot
+  std::map<const ir::Value*, std::pair<const ir::Value*, int>> asyncLoads_;  // load -> (dot, operand)
+  std::map<const ir::Value*, bool> asyncPhis_;
   std::map<const ir::Value*, std::vector<std::string>> mmaRegs_;
   std::map<std::string, std::vector<std::vector<std::string>>> mmaIndices_;
   // Blocked copies of mma values made for the instruction being lowered.

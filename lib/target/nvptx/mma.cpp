@@ -61,6 +61,7 @@ void FunctionLowering::assignMmaLayouts() {
           }
       }
   }
+  planDotStaging();
 }
 
 const std::vector<std::vector<std::string>>& FunctionLowering::mmaIndices(const MmaLayout& L) {
@@ -137,19 +138,8 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   const ir::Value* b = i.operand(1);
   Scalar k = a->type().kind;
   int64_t M = L.M, N = L.N, K = a->type().shape[1];
-  // Operands in shared memory, rows padded by 8 halves (16 bytes) so that the
-  // eight rows an ldmatrix reads fall in different banks.
-  int64_t pitchA = K + 8, pitchB = N + 8;
-  int64_t offB = (M * pitchA * 2 + 15) / 16 * 16;
-  // Two stages, alternating between executions of this dot: writing one
-  // while the other may still be read needs no barrier before the writes.
-  int64_t stageBytes = (offB + K * pitchB * 2 + 15) / 16 * 16;
-  int64_t region = allocateDedicated(2 * stageBytes);
-  std::string stage = newReg(RegClass::B32);
-  {
-    InSetup inSetup(*this);
-    emit("mov.s32 " + stage + ", 0;");
-  }
+  DotStaging& st = staging_.at(&i);
+  int64_t pitchA = st.pitchA, pitchB = st.pitchB, offB = st.offB;
   // The accumulator is copied: mma.sync updates it in place.
   std::vector<std::string> acc;
   for (const std::string& r : fragmentRegs(i.operand(2), L)) {
@@ -161,10 +151,13 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
               r8 = newReg(RegClass::B32), hi = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
   emit("add.s32 " + base + ", " + base + ", " + std::string(kDedicatedBase) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + std::to_string(region) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + stage + ";");
-  storeToScratch(a, 0, pitchA, base);
-  storeToScratch(b, offB, pitchB, base);
+  emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
+  emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
+  // Operands from registers go into the current stage; the others were copied
+  // there asynchronously: wait for all but the newest group (the next tiles).
+  if (!st.async[0]) storeToScratch(a, 0, pitchA, base);
+  if (!st.async[1]) storeToScratch(b, offB, pitchB, base);
+  if (st.asyncCount) emit("cp.async.wait_group 1;");
   barrier();
   emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
@@ -226,8 +219,9 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
              ", " + af[1] + ", " + af[2] + ", " + af[3] + "}, {" + bf[0] + ", " + bf[1] + "}, " + d + ";");
       }
   }
-  // The other stage next time: 0 <-> stageBytes.
-  emit("sub.s32 " + stage + ", " + std::to_string(stageBytes) + ", " + stage + ";");
+  // The next stage of the ring next time.
+  advanceStage(st.readStage, st.stageBytes);
+  if (!st.asyncCount) advanceStage(st.writeStage, st.stageBytes);
   mmaRegs_[&i] = acc;
 }
 
