@@ -26,7 +26,8 @@ bool runLoopInvariantCodeMotion(ir::Function& f);
 
 // Tile peephole rules: trans(trans(x)) = x, broadcast/reshape of a splat is a
 // splat, chains of reshapes, x + 0, x - 0, x * 1, masks that are all true,
-// selects on constant conditions, casts and broadcasts to the same type, and
+// selects on constant conditions, casts and broadcasts to the same type,
+// phis whose incoming values are all one value, and
 // c + dot(a, b, 0) = dot(a, b, c) (the sum's rounding order changes).
 bool runPeephole(ir::Function& f);
 

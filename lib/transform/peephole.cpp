@@ -43,6 +43,17 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
   ir::Value* y = inst->numOperands() > 1 ? inst->operand(1) : nullptr;
   const ir::Type& t = inst->type();
   switch (inst->opcode()) {
+    case Opcode::Phi: {
+      // A phi whose incoming values are all one value (besides itself) is that
+      // value: the front end leaves such phis where a branch was removed.
+      ir::Value* same = nullptr;
+      for (ir::Value* v : inst->operands()) {
+        if (v == inst || v == same) continue;
+        if (same) return nullptr;
+        same = v;
+      }
+      return same;
+    }
     case Opcode::Trans:
       if (ir::Instruction* inner = asInst(x, Opcode::Trans)) return inner->operand(0);
       return nullptr;
