@@ -5,4 +5,9 @@ cd "$(dirname "$0")/.."
 "./scripts/setup-deps.sh"
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
-cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "$@"
+# Optional arguments are targets (default: everything).
+if [ $# -gt 0 ]; then
+  cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}" --target "$@"
+else
+  cmake --build "$BUILD_DIR" -j "${JOBS:-$(nproc)}"
+fi
