@@ -107,6 +107,9 @@ bool isPoison(const interp::Buffer& b, int64_t i);
 uint64_t caseSeed(uint64_t seed, const std::string& caseName);
 
 int64_t cdiv(int64_t a, int64_t b);
+// Short names for launch arguments in the case builders.
+inline interp::KernelArg I(int64_t v) { return interp::KernelArg::ofInt(v); }
+inline interp::KernelArg P(interp::Buffer* b) { return interp::KernelArg::ofBuffer(b); }
 // The tolerance on the error metric for an output of kind `k`:
 // 1e-4 for f32/f64 outputs, 1e-2 for f16/bf16 outputs.
 double toleranceFor(ir::Scalar k);

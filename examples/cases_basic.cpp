@@ -11,9 +11,7 @@ namespace {
 using interp::KernelArg;
 using ir::Scalar;
 
-KernelArg I(int64_t v) { return KernelArg::ofInt(v); }
 KernelArg F(double v) { return KernelArg::ofFloat(v); }
-KernelArg P(interp::Buffer* b) { return KernelArg::ofBuffer(b); }
 
 // The value `v` as stored in an element of kind `t` (what the kernel can produce at best).
 double roundTo(Scalar t, double v) {

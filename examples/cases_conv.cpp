@@ -12,8 +12,6 @@ namespace {
 using interp::KernelArg;
 using ir::Scalar;
 
-KernelArg I(int64_t v) { return KernelArg::ofInt(v); }
-KernelArg P(interp::Buffer* b) { return KernelArg::ofBuffer(b); }
 
 // Shift convolution. Each of the K input channels is an H x W image stored
 // zero-padded by one pixel on every side (Hp x Wp = (H+2) x (W+2)), channels

@@ -13,8 +13,6 @@ namespace {
 using interp::KernelArg;
 using ir::Scalar;
 
-KernelArg I(int64_t v) { return KernelArg::ofInt(v); }
-KernelArg P(interp::Buffer* b) { return KernelArg::ofBuffer(b); }
 
 std::string mnk(int64_t M, int64_t N, int64_t K) {
   return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);

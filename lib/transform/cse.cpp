@@ -43,13 +43,13 @@ class Cse {
     };
     if (!f_.entry()) return false;
     std::vector<Frame> stack;
-    stack.push_back({f_.entry()});
+    stack.push_back({f_.entry(), 0, {}});
     enter(stack.back());
     while (!stack.empty()) {
       Frame& top = stack.back();
       auto& kids = children_[top.bb];
       if (top.next < kids.size()) {
-        Frame child{kids[top.next++]};
+        Frame child{kids[top.next++], 0, {}};
         stack.push_back(std::move(child));
         enter(stack.back());
         continue;

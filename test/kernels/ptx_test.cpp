@@ -65,7 +65,9 @@ TEST_P(PtxTest, AssemblesWithoutSpills) {
     ASSERT_NE(at, std::string::npos) << log;
     size_t start = log.rfind(' ', at - 1) + 1;
     long spills = std::strtol(log.c_str() + start, nullptr, 10);
-    if (cfg.warps == 4) EXPECT_EQ(spills, 0) << log;
+    if (cfg.warps == 4) {
+      EXPECT_EQ(spills, 0) << log;
+    }
   }
 }
 
