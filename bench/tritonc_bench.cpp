@@ -70,9 +70,15 @@ struct Workload {
   std::vector<lang::Define> defines;
   interp::Grid grid;
   int numWarps = 4;
-  // Alternative tile configurations (extra -D values and num_warps); the
-  // fastest one that runs is reported, as the autotuned Triton peer's is.
-  std::vector<std::pair<std::vector<lang::Define>, int>> configs;
+  int numStages = transform::PipelineOptions::kDefaultNumStages;
+  // Alternative tile configurations (extra -D values, num_warps and
+  // num_stages); the fastest one that runs is reported, as the autotuned
+  // Triton peer's is.
+  struct Config {
+    std::vector<lang::Define> defines;
+    int numWarps, numStages;
+  };
+  std::vector<Config> configs;
   double bytes = 0, flops = 0;
   std::vector<std::unique_ptr<interp::Buffer>> buffers;
   std::vector<interp::KernelArg> args;
@@ -105,7 +111,9 @@ Result runOne(Workload& w, const std::string& root, const std::string& arch) {
       }
       w.grid = {m / tm, n / tn, 1};
     }
-    transform::runPasses(*c.module, transform::defaultPipeline());
+    transform::PipelineOptions po;
+    po.numStages = w.numStages;
+    transform::runPasses(*c.module, transform::defaultPipeline(), po);
     ir::Function& fn = *c.module->functions()[0];
     runtime::applySpecialization(fn, runtime::factsOf(w.args));
     nvptx::TargetOptions to;
@@ -136,14 +144,15 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
   Result best;
   std::vector<lang::Define> baseDefines = w.defines;
   std::string errors;
-  for (auto& [extra, warps] : w.configs) {
+  for (const Workload::Config& c : w.configs) {
     w.defines = baseDefines;
-    w.defines.insert(w.defines.end(), extra.begin(), extra.end());
-    w.numWarps = warps;
+    w.defines.insert(w.defines.end(), c.defines.begin(), c.defines.end());
+    w.numWarps = c.numWarps;
+    w.numStages = c.numStages;
     Result r = runOne(w, root, arch);
     std::string name;
-    for (auto& d : extra) name += d.name + "=" + d.value + " ";
-    name += "warps=" + std::to_string(warps);
+    for (auto& d : c.defines) name += d.name + "=" + d.value + " ";
+    name += "warps=" + std::to_string(c.numWarps) + " stages=" + std::to_string(c.numStages);
     if (!r.ok) {
       errors += name + ": " + r.error + "; ";
       continue;
@@ -248,7 +257,9 @@ std::vector<std::unique_ptr<Workload>> workloads() {
              {64, 64, 16, 4}, {64, 64, 32, 4}, {128, 64, 32, 4}, {128, 128, 32, 4}, {128, 128, 32, 8}, {128, 128, 64, 4},
              {128, 128, 64, 8}, {128, 256, 32, 8},
              {256, 128, 32, 8}})
-      w->configs.push_back({{{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}}, warps});
+      for (int stages : {2, 3, 4})
+        w->configs.push_back(
+            {{{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}}, warps, stages});
     w->grid = {0, 0, 1};  // set per configuration
     w->flops = 2.0 * s * s * s;
     w->buffers.push_back(buffer("A", k, s * s, 10));

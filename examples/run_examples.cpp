@@ -2,7 +2,7 @@
 // (examples/cases.h) on the best back end present, checks each result against
 // its C++ reference, and prints one line per case. Exits 1 if any case fails.
 //   tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR] [--list]
-//                    [--backend auto|interp|gpu] [-O0]
+//                    [--backend auto|interp|gpu] [--num-stages N] [-O0]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +31,7 @@ struct Options {
   std::string backend = "auto";  // resolved in main: interp or gpu
   std::string arch;              // the GPU's, when backend == gpu
   bool optimize = true;
+  int numStages = transform::PipelineOptions::kDefaultNumStages;
   Preset preset = Preset::Test;
   bool haveSeed = false;
   uint64_t seed = 0;
@@ -44,6 +45,7 @@ const char* const kUsage =
     "  --root DIR       repository root holding examples/*.tc (default: the source dir)\n"
     "  --list           print the case names and exit\n"
     "  --backend B      auto (gpu when a GPU is present, else interp), interp or gpu\n"
+    "  --num-stages N   software-pipelining depth: loads pre-fetched N - 1 iterations ahead (default 3)\n"
     "  -O0              run the IR as generated, without the optimizer\n";
 
 struct Row {
@@ -75,7 +77,9 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     for (auto& n : compiled.notes) notes.push_back(c.file + ": note: " + n);
     std::string bad = ir::verifyModule(*compiled.module);
     if (!bad.empty()) throw std::runtime_error("the front end produced invalid IR:\n" + bad);
-    if (o.optimize) transform::runPasses(*compiled.module, transform::defaultPipeline());
+    transform::PipelineOptions po;
+    po.numStages = o.numStages;
+    if (o.optimize) transform::runPasses(*compiled.module, transform::defaultPipeline(), po);
     double compileMs = msSince(t0);
 
     std::mt19937_64 rng(caseSeed(seed, c.name));
@@ -177,6 +181,10 @@ Options parseOptions(int argc, char** argv, bool& list) {
       o.backend = value();
       if (o.backend != "auto" && o.backend != "interp" && o.backend != "gpu")
         throw std::invalid_argument("unknown back end '" + o.backend + "' (expected auto, interp or gpu)");
+    } else if (a == "--num-stages") {
+      std::string s = value();
+      if (s.size() != 1 || s[0] < '1' || s[0] > '8') throw std::invalid_argument("bad --num-stages '" + s + "' (1 to 8)");
+      o.numStages = s[0] - '0';
     } else if (a == "-O0") {
       o.optimize = false;
     } else if (a == "--list") {

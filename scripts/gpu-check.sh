@@ -36,6 +36,16 @@ for preset in test demo; do
   fi
 done
 
+# Other pipelining depths (the default is 3): 1 (no pre-fetch), 2, 4.
+for stages in 1 2 4; do
+  if "$EX" --root . --backend gpu --preset test --num-stages "$stages" > "$OUT_DIR/examples-gpu-stages$stages.txt" 2>&1; then
+    log "examples on gpu (num_stages $stages): $(tail -1 "$OUT_DIR/examples-gpu-stages$stages.txt")"
+  else
+    log "examples on gpu (num_stages $stages) FAILED: $(tail -1 "$OUT_DIR/examples-gpu-stages$stages.txt")"
+    status=1
+  fi
+done
+
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 "$EX" --root . --backend gpu --preset test --seed 1 \

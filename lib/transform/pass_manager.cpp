@@ -8,14 +8,26 @@
 
 namespace tritonc::transform {
 
+namespace {
+
+// Passes without options.
+template <bool (*Run)(ir::Function&)>
+bool plain(ir::Function& f, const PipelineOptions&) {
+  return Run(f);
+}
+
+bool prefetch(ir::Function& f, const PipelineOptions& o) { return runPrefetch(f, o.numStages - 1); }
+
+}  // namespace
+
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
-      {"constfold", "fold constants (scalars and splats)", runConstantFolding},
-      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", runPeephole},
-      {"cse", "common sub-expression elimination", runCommonSubexpressionElimination},
-      {"licm", "loop-invariant code motion", runLoopInvariantCodeMotion},
-      {"prefetch", "pre-fetch loads of the next loop iteration", runPrefetch},
-      {"dce", "dead-code elimination", runDeadCodeElimination},
+      {"constfold", "fold constants (scalars and splats)", plain<runConstantFolding>},
+      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", plain<runPeephole>},
+      {"cse", "common sub-expression elimination", plain<runCommonSubexpressionElimination>},
+      {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>},
+      {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch},
+      {"dce", "dead-code elimination", plain<runDeadCodeElimination>},
   };
   return passes;
 }
@@ -57,8 +69,10 @@ void runPasses(ir::Module& m, const std::vector<std::string>& passes, const Pipe
     }
     infos.push_back(p);
   }
+  if (opts.numStages < 1 || opts.numStages > 8)
+    throw UserError(SourceLoc{}, "num_stages must be between 1 and 8, got " + std::to_string(opts.numStages));
   for (const PassInfo* p : infos) {
-    for (auto& f : m.functions()) p->run(*f);
+    for (auto& f : m.functions()) p->run(*f, opts);
     std::string err = ir::verifyModule(m);
     if (!err.empty())
       throw InternalError(std::string("pass '") + p->name + "' produced invalid IR:\n" + err + "\n" + ir::printModule(m));

@@ -11,10 +11,18 @@
 
 namespace tritonc::transform {
 
+struct PipelineOptions {
+  std::ostream* printAfterEach = nullptr;  // print the IR after each pass here
+  // Software-pipelining depth (Triton's num_stages): loads are pre-fetched
+  // num_stages - 1 iterations ahead; 1 turns pre-fetching off.
+  int numStages = kDefaultNumStages;
+  static constexpr int kDefaultNumStages = 3;
+};
+
 struct PassInfo {
   const char* name;         // as given to --passes
   const char* description;  // one line for --help
-  bool (*run)(ir::Function&);  // returns whether the function changed
+  bool (*run)(ir::Function&, const PipelineOptions&);  // returns whether the function changed
 };
 
 // Every pass, in the order of the default pipeline's first appearance.
@@ -22,10 +30,6 @@ const std::vector<PassInfo>& allPasses();
 const PassInfo* findPass(const std::string& name);
 // The default machine-independent pipeline.
 std::vector<std::string> defaultPipeline();
-
-struct PipelineOptions {
-  std::ostream* printAfterEach = nullptr;  // print the IR after each pass here
-};
 
 // Runs `passes` on every function of `m`. Throws UserError for an unknown pass
 // name and InternalError when a pass leaves invalid IR (naming the pass).

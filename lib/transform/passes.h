@@ -33,9 +33,9 @@ bool runPeephole(ir::Function& f);
 
 // Pre-fetching of loads in loops (paper Listing 7): a load executed on every
 // iteration whose address depends only on the loop's phis and invariants is
-// issued for the next iteration at the end of the current one, masked by the
-// loop condition of the next iteration (and for the first iteration in the
-// pre-header, masked by the entry condition), and carried by a phi.
-bool runPrefetch(ir::Function& f);
+// issued `distance` iterations ahead, at the top of its block, masked by the
+// loop conditions up to that iteration (the first `distance` iterations' loads
+// go in the pre-header), and carried by a chain of `distance` phis.
+bool runPrefetch(ir::Function& f, int distance = 1);
 
 }  // namespace tritonc::transform

@@ -1,15 +1,19 @@
-// Pre-fetching (paper 5.1.1, Listing 7). For a loop
+// Pre-fetching (paper 5.1.1, Listing 7), `distance` iterations ahead. For a loop
 //     header: %p = phi [%p0, pre], [%p1, latch]  ...  cond_br %c, body, exit
 //     body:   %x = load %p ...
-// the load of the next iteration is issued at the end of the current one and
-// the first one in the pre-header, and %x becomes a phi:
-//     pre:    %x0 = load %p0, c(pre) ...
+// the first `distance` iterations' loads are issued in the pre-header, and
+// each iteration issues the load of the iteration `distance` ahead at the top
+// of the load's block, before the current iteration's compute. A chain of
+// header phis carries the tiles in flight; with distance 1:
+//     pre:    %x0 = load %p0, c(first) ...
 //     header: %x = phi [%x0, pre], [%x1, latch]
-//     latch:  %x1 = load %p1, c(next) ...
-// where c(pre) and c(next) are the loop condition recomputed with the values
-// the header's phis will have: the pre-fetch is masked off when there is no
-// next iteration, so it never reads what the original program would not.
+//     body:   %x1 = load %p1, c(next) ...
+// and with distance 2, %x = phi [%x0, pre], [%y, latch] and
+// %y = phi [%x1', pre], [%x2, latch]. Each pre-fetch is masked by the loop
+// conditions of the iterations up to the one it belongs to, recomputed from
+// the header's phis, so it never reads what the original program would not.
 #include <map>
+#include <memory>
 
 #include "ir/builder.h"
 #include "transform/loops.h"
@@ -38,135 +42,118 @@ bool pure(const ir::Instruction& i) {
          !((i.opcode() == Opcode::Div || i.opcode() == Opcode::Rem) && i.type().isInt());
 }
 
-// Recomputes a value of the loop for another iteration: header phis are
-// replaced by their incoming value from `edge` (the pre-header or the latch),
-// values defined outside the loop are used as they are, and pure instructions
-// of the loop are cloned at the builder's position. With `at` (a block of the
-// loop, the builder at its top), the latch's incoming values are themselves
-// recomputed there from the current phis, so that the next iteration's loads
-// can be issued before the current iteration's compute.
-class Cloner {
+// Recomputes values of the loop for other iterations. valueAt(v, k) is `v` as
+// it is on iteration base + k, where the base is the first iteration (at the
+// end of the pre-header, `at` null) or the current one (at the top of `at`, a
+// block of the loop). A header phi on iteration k > 0 is its latch value on
+// iteration k - 1; on the base iteration it is its pre-header value (or
+// itself); values defined outside the loop are used as they are; pure
+// instructions of the loop are cloned at the builder's position.
+class IterationCloner {
  public:
-  Cloner(const Loop& loop, ir::BasicBlock* edge, ir::Builder& b, const ir::DominatorTree* dom = nullptr,
-         ir::BasicBlock* at = nullptr)
-      : loop_(loop), edge_(edge), b_(b), dom_(dom), at_(at) {}
+  IterationCloner(const Loop& loop, ir::Builder& b, const ir::DominatorTree* dom = nullptr, ir::BasicBlock* at = nullptr)
+      : loop_(loop), b_(b), dom_(dom), at_(at) {}
 
-  // Whether `v` can be recomputed this way (no loads, no side effects).
-  bool clonable(ir::Value* v, size_t& budget) const {
+  // Whether valueAt(v, k) exists (no loads or side effects on the way).
+  bool clonable(ir::Value* v, int k, size_t& budget) const {
     if (!loop_.definedInside(v)) return true;
     auto* i = static_cast<ir::Instruction*>(v);
     if (i->opcode() == Opcode::Phi) {
       if (i->parent != loop_.header) return false;
-      if (!at_) return true;
-      for (size_t k = 0; k < i->blocks.size(); ++k)
-        if (i->blocks[k] == edge_ && !currentClonable(i->operand(k), budget)) return false;
-      return true;
+      return k == 0 || clonable(incoming(i, loop_.latch), k - 1, budget);
     }
+    if (k == 0 && available(i)) return true;
     if (!pure(*i) || budget-- == 0) return false;
     for (ir::Value* op : i->operands())
-      if (!clonable(op, budget)) return false;
+      if (!clonable(op, k, budget)) return false;
     return true;
   }
 
-  ir::Value* clone(ir::Value* v) {
+  ir::Value* valueAt(ir::Value* v, int k) {
     if (!loop_.definedInside(v)) return v;
-    auto it = memo_.find(v);
+    auto it = memo_.find({v, k});
     if (it != memo_.end()) return it->second;
     auto* i = static_cast<ir::Instruction*>(v);
-    ir::Value* out = nullptr;
+    ir::Value* out;
     if (i->opcode() == Opcode::Phi) {
-      for (size_t k = 0; k < i->blocks.size(); ++k)
-        if (i->blocks[k] == edge_) out = at_ ? current(i->operand(k)) : i->operand(k);
+      out = k > 0 ? valueAt(incoming(i, loop_.latch), k - 1) : at_ ? i : incoming(i, loop_.preheader);
+    } else if (k == 0 && available(i)) {
+      out = i;
     } else {
-      out = copy(i, [this](ir::Value* op) { return clone(op); });
+      std::vector<ir::Value*> ops;
+      for (ir::Value* op : i->operands()) ops.push_back(valueAt(op, k));
+      b_.setLoc(i->loc);
+      ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
+      c->sub = i->sub;
+      c->imm = i->imm;
+      c->setName(i->name());
+      out = c;
     }
-    memo_[v] = out;
+    memo_[{v, k}] = out;
     return out;
   }
 
  private:
-  // Available at the top of `at_`: defined outside the loop, a header phi, or
-  // in a block that dominates `at_` (not `at_` itself: we are at its top).
-  bool available(ir::Value* v) const {
-    if (!loop_.definedInside(v)) return true;
-    auto* i = static_cast<ir::Instruction*>(v);
-    if (i->opcode() == Opcode::Phi && i->parent == loop_.header) return true;
-    return i->parent != at_ && dom_->dominates(i->parent, at_);
+  static ir::Value* incoming(ir::Instruction* phi, ir::BasicBlock* from) {
+    for (size_t k = 0; k < phi->blocks.size(); ++k)
+      if (phi->blocks[k] == from) return phi->operand(k);
+    throw InternalError("loop header phi without an incoming value from " + from->name());
   }
-  bool currentClonable(ir::Value* v, size_t& budget) const {
-    if (available(v)) return true;
-    auto* i = static_cast<ir::Instruction*>(v);
-    if (i->opcode() == Opcode::Phi || !pure(*i) || budget-- == 0) return false;
-    for (ir::Value* op : i->operands())
-      if (!currentClonable(op, budget)) return false;
-    return true;
-  }
-  // The value `v` has in the current iteration, at the top of `at_`.
-  ir::Value* current(ir::Value* v) {
-    if (available(v)) return v;
-    auto it = currentMemo_.find(v);
-    if (it != currentMemo_.end()) return it->second;
-    auto* i = static_cast<ir::Instruction*>(v);
-    ir::Value* out = copy(i, [this](ir::Value* op) { return current(op); });
-    currentMemo_[v] = out;
-    return out;
-  }
-  template <class F>
-  ir::Value* copy(ir::Instruction* i, F&& mapOperand) {
-    std::vector<ir::Value*> ops;
-    for (ir::Value* op : i->operands()) ops.push_back(mapOperand(op));
-    b_.setLoc(i->loc);
-    ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
-    c->sub = i->sub;
-    c->imm = i->imm;
-    c->setName(i->name());
-    return c;
+  // Usable as it is at the top of `at_` on the current iteration: defined in
+  // a block that dominates `at_` (not `at_` itself: we are at its top).
+  bool available(ir::Instruction* i) const {
+    return at_ && i->parent != at_ && dom_->dominates(i->parent, at_);
   }
 
   const Loop& loop_;
-  ir::BasicBlock* edge_;
   ir::Builder& b_;
   const ir::DominatorTree* dom_;
   ir::BasicBlock* at_;
-  std::map<ir::Value*, ir::Value*> memo_, currentMemo_;
+  std::map<std::pair<ir::Value*, int>, ir::Value*> memo_;
 };
 
-// Emits the load `l` as it would run on the iteration entered through `edge`,
-// masked by that iteration's loop condition: at the end of the pre-header for
-// the first iteration, and at the top of the load's own block for the next
-// one (before the current iteration's compute, so its latency overlaps it).
-// `*top` is where the block's next early pre-fetch goes (after the previous
-// ones, so that they keep the order of the loads).
-ir::Value* emitPrefetch(const Loop& loop, ir::Instruction* l, ir::BasicBlock* edge, int contEdge, ir::Builder& b,
-                        const ir::DominatorTree& dom, size_t* top) {
-  bool early = edge == loop.latch;
-  if (early) {
-    b.setInsertPoint(l->parent, *top);
-  } else {
-    b.setInsertPoint(edge, edge->instructions().size() - 1);
+// Where one block's pre-fetches go: at its top, after the ones already there.
+struct BlockPrefetcher {
+  ir::Builder builder;
+  IterationCloner cloner;
+  BlockPrefetcher(ir::Module& m, const Loop& loop, const ir::DominatorTree& dom, ir::BasicBlock* bb, size_t top)
+      : builder(m), cloner(loop, builder, &dom, bb) {
+    builder.setInsertPoint(bb, top);
   }
-  Cloner cl(loop, edge, b, early ? &dom : nullptr, early ? l->parent : nullptr);
-  ir::Value* cond = cl.clone(loop.header->terminator()->operand(0));
+};
+
+// The loop condition of iterations first..last (relative to the cloner's
+// base) all holding: the mask of a pre-fetch for iteration `last`.
+ir::Value* conditionsHold(const Loop& loop, IterationCloner& cl, ir::Builder& b, int first, int last, int contEdge) {
+  ir::Value* all = nullptr;
+  for (int k = first; k <= last; ++k) {
+    ir::Value* c = cl.valueAt(loop.header->terminator()->operand(0), k);
+    if (contEdge == 1) c = b.cmp(ir::CmpPred::Eq, c, b.boolean(false));
+    all = all ? b.binary(Opcode::And, all, c) : c;
+  }
+  return all;
+}
+
+// The load `l` as it runs on iteration k of the cloner, masked by `cond`.
+ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b, int k, ir::Value* cond) {
+  ir::Value* ptr = cl.valueAt(l->operand(0), k);
   b.setLoc(l->loc);
-  if (contEdge == 1) cond = b.cmp(ir::CmpPred::Eq, cond, b.boolean(false));
-  ir::Value* ptr = cl.clone(l->operand(0));
   const ir::Type& t = l->type();
   ir::Value* mask = t.isTile() ? b.splat(cond, t.shape) : cond;
   ir::Value* other;
   if (l->numOperands() == 3) {
-    mask = b.binary(Opcode::And, cl.clone(l->operand(1)), mask);
-    other = cl.clone(l->operand(2));
+    mask = b.binary(Opcode::And, cl.valueAt(l->operand(1), k), mask);
+    other = cl.valueAt(l->operand(2), k);
   } else {
     other = b.constant(t, 0);
   }
   b.setLoc(l->loc);
   ir::Value* x = b.load(ptr, mask, other);
   x->setName(l->name().empty() ? "prefetch" : l->name() + ".next");
-  if (early) *top = l->parent->indexOf(static_cast<ir::Instruction*>(x)) + 1;
   return x;
 }
 
-bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom) {
+bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, int distance) {
   if (!loop.preheader || !loop.latch || loop.hasMemoryWrites()) return false;
   int contEdge = continueEdge(loop);
   if (contEdge < 0) return false;
@@ -176,62 +163,96 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom) 
   if (exiting.size() != 1 || exiting[0] != loop.header) return false;
   for (auto& inst : loop.header->instructions())
     if (inst->opcode() != Opcode::Phi && !inst->isTerminator() && !pure(*inst)) return false;
+  ir::Value* loopCond = loop.header->terminator()->operand(0);
   ir::Builder probe(*f.parent());
-  Cloner check(loop, loop.preheader, probe);
+  IterationCloner firstCheck(loop, probe);
   size_t budget = kMaxClonedChain;
-  if (!check.clonable(loop.header->terminator()->operand(0), budget)) return false;
+  for (int k = 0; k <= distance; ++k)
+    if (!firstCheck.clonable(loopCond, k, budget)) return false;
 
   std::vector<ir::Instruction*> loads;
   for (auto& owned : f.blocks()) {  // in function order, for a stable result
     ir::BasicBlock* bb = owned.get();
     if (!loop.contains(bb)) continue;
     if (bb == loop.header || !dom.dominates(bb, loop.latch)) continue;  // must run on every iteration
+    IterationCloner aheadCheck(loop, probe, &dom, bb);
     for (auto& inst : bb->instructions()) {
       if (inst->opcode() != Opcode::Load) continue;
       size_t b2 = kMaxClonedChain;
-      bool ok = true;
-      // Clonable for the first iteration (pre-header) and for the next one,
-      // recomputed at the top of the load's block.
-      Cloner next(loop, loop.latch, probe, &dom, bb);
-      for (ir::Value* op : inst->operands()) ok = ok && check.clonable(op, b2) && next.clonable(op, b2);
-      ok = ok && next.clonable(loop.header->terminator()->operand(0), b2);
+      // Clonable for the first iterations (pre-header) and for the one
+      // `distance` ahead, recomputed at the top of the load's block.
+      bool ok = aheadCheck.clonable(loopCond, distance, b2);
+      for (ir::Value* op : inst->operands()) {
+        for (int k = 0; k < distance; ++k) ok = ok && firstCheck.clonable(op, k, b2);
+        ok = ok && aheadCheck.clonable(op, distance, b2);
+      }
       // Loop-invariant loads are LICM's business, not ours.
       bool variant = false;
       for (ir::Value* op : inst->operands()) variant = variant || loop.definedInside(op);
       if (ok && variant) loads.push_back(inst.get());
     }
   }
-  ir::Builder b(*f.parent());
-  std::map<ir::BasicBlock*, size_t> tops;
+  if (loads.empty()) return false;
+
+  // The first iterations' loads, iteration by iteration (so that a back end
+  // sees the tiles of one iteration together), at the end of the pre-header.
+  ir::Builder pre(*f.parent());
+  pre.setInsertPoint(loop.preheader, loop.preheader->instructions().size() - 1);
+  IterationCloner first(loop, pre);
+  std::vector<std::vector<ir::Value*>> early(loads.size());
+  ir::Value* cond = nullptr;
+  for (int k = 0; k < distance; ++k) {
+    ir::Value* ck = conditionsHold(loop, first, pre, k, k, contEdge);
+    cond = cond ? pre.binary(Opcode::And, cond, ck) : ck;
+    for (size_t n = 0; n < loads.size(); ++n) early[n].push_back(emitPrefetch(loads[n], first, pre, k, cond));
+  }
+  // The loads `distance` iterations ahead, at the top of each load's block.
+  std::map<ir::BasicBlock*, std::unique_ptr<BlockPrefetcher>> blocks;
+  std::map<ir::BasicBlock*, ir::Value*> aheadConds;
+  std::vector<ir::Value*> ahead;
   for (ir::Instruction* l : loads) {
-    if (!tops.count(l->parent)) {
-      size_t pos = 0;
-      while (pos < l->parent->instructions().size() && l->parent->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
-      tops[l->parent] = pos;
+    auto& bp = blocks[l->parent];
+    if (!bp) {
+      size_t top = 0;
+      while (top < l->parent->instructions().size() && l->parent->instructions()[top]->opcode() == Opcode::Phi) ++top;
+      bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, top);
+      aheadConds[l->parent] = conditionsHold(loop, bp->cloner, bp->builder, 1, distance, contEdge);
     }
-    ir::Value* first = emitPrefetch(loop, l, loop.preheader, contEdge, b, dom, nullptr);
-    ir::Value* next = emitPrefetch(loop, l, loop.latch, contEdge, b, dom, &tops[l->parent]);
-    b.setInsertPoint(loop.header, 0);
-    b.setLoc(l->loc);
-    ir::Instruction* phi = b.phi(l->type());
-    phi->setName(l->name());
-    for (ir::BasicBlock* p : f.predecessors(loop.header)) {
-      phi->addOperand(p == loop.preheader ? first : next);
-      phi->blocks.push_back(p);
+    ahead.push_back(emitPrefetch(l, bp->cloner, bp->builder, distance, aheadConds[l->parent]));
+  }
+  // The chain of phis: the one for ahead step j takes the next step's value.
+  ir::Builder hb(*f.parent());
+  size_t headerPos = 0;
+  for (size_t n = 0; n < loads.size(); ++n) {
+    ir::Instruction* l = loads[n];
+    std::vector<ir::Instruction*> chain;
+    hb.setLoc(l->loc);
+    for (int j = 0; j < distance; ++j) {
+      hb.setInsertPoint(loop.header, headerPos++);
+      ir::Instruction* phi = hb.phi(l->type());
+      phi->setName(j == 0 ? l->name() : l->name() + ".ahead");
+      chain.push_back(phi);
     }
-    l->replaceAllUsesWith(phi);
+    for (int j = 0; j < distance; ++j)
+      for (ir::BasicBlock* p : f.predecessors(loop.header)) {
+        ir::Value* in = p == loop.preheader ? early[n][size_t(j)] : j + 1 < distance ? chain[size_t(j + 1)] : ahead[n];
+        chain[size_t(j)]->addOperand(in);
+        chain[size_t(j)]->blocks.push_back(p);
+      }
+    l->replaceAllUsesWith(chain[0]);
     l->parent->erase(l);
   }
-  return !loads.empty();
+  return true;
 }
 
 }  // namespace
 
-bool runPrefetch(ir::Function& f) {
+bool runPrefetch(ir::Function& f, int distance) {
+  if (distance < 1) return false;
   bool changed = false;
   // The pass adds no blocks, so the loops found up front stay valid.
   ir::DominatorTree dom(f);
-  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(f, loop, dom) || changed;
+  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(f, loop, dom, distance) || changed;
   return changed;
 }
 

@@ -1,7 +1,7 @@
 // The case files of test/ir/cases: IR text (`*.tir`) or Triton-C (`*.tc`),
 // several cases per file separated by a line `; -----` (`// -----` in .tc).
 // Each case has, in comment lines:
-//   RUN: passes=a,b | passes=default | analysis=axis|liveness   (once; both keys may be given)
+//   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N   (once; keys may be combined)
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
 //                                          for pass_semantics_test, see there)
@@ -25,6 +25,7 @@
 #include "ir/verifier.h"
 #include "lang/compile.h"
 #include "support/diagnostic.h"
+#include "transform/pass_manager.h"
 
 namespace ir_cases {
 
@@ -41,6 +42,7 @@ struct IrCase {
   bool tritonC = false;   // .tc rather than .tir
   std::string passes;     // RUN: passes=
   std::string analysis;   // RUN: analysis=
+  int numStages = transform::PipelineOptions::kDefaultNumStages;  // RUN: num_stages=
   std::vector<lang::Define> defines;
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
@@ -101,7 +103,8 @@ inline void parseHeader(IrCase& c) {
         std::string k = w.substr(0, eq), v = eq == std::string::npos ? "" : w.substr(eq + 1);
         if (k == "passes" && !v.empty()) c.passes = v;
         else if (k == "analysis" && (v == "axis" || v == "liveness")) c.analysis = v;
-        else bad("bad RUN: entry '" + w + "' (expected passes=a,b or analysis=axis|liveness)");
+        else if (k == "num_stages" && v.size() == 1 && v[0] >= '1' && v[0] <= '8') c.numStages = v[0] - '0';
+        else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness or num_stages=N)");
       }
     }
   }

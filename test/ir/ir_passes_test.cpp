@@ -34,7 +34,9 @@ TEST_P(IrCaseTest, Check) {
   }
   const std::string input = ir::printModule(*m);
   try {
-    if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes));
+    transform::PipelineOptions opts;
+    opts.numStages = c.numStages;
+    if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes), opts);
   } catch (const std::exception& e) {
     FAIL() << "passes=" << c.passes << " failed: " << e.what() << "\ninput:\n" << input;
   }

@@ -243,12 +243,17 @@ TEST_P(PassSemantics, SameResults) {
   for (auto& bb : kernelOf(*original).blocks())
     for (auto& inst : bb->instructions()) hasDot = hasDot || inst->opcode() == ir::Opcode::Dot;
 
-  // Each pass alone, the default pipeline, and the case's own RUN: passes.
-  std::vector<std::string> variants;
-  for (const transform::PassInfo& p : transform::allPasses()) variants.push_back(p.name);
-  variants.push_back("default");
+  // Each pass alone, the default pipeline, and the case's own RUN: passes,
+  // at the default pipelining depth; pre-fetching also 1 and 3 iterations ahead.
+  const int defaultStages = transform::PipelineOptions::kDefaultNumStages;
+  std::vector<std::pair<std::string, int>> variants;
+  for (const transform::PassInfo& p : transform::allPasses()) variants.push_back({p.name, defaultStages});
+  variants.push_back({"default", defaultStages});
+  variants.push_back({"prefetch", 2});
+  variants.push_back({"prefetch", 4});
+  variants.push_back({"default", 2});
   if (s.isCase && s.irCase.passes != "default" && !transform::findPass(s.irCase.passes))
-    variants.push_back(s.irCase.passes);
+    variants.push_back({s.irCase.passes, s.irCase.numStages});
 
   for (size_t li = 0; li < launches.size(); ++li) {
     const ex::Launch& base = launches[li];
@@ -261,11 +266,14 @@ TEST_P(PassSemantics, SameResults) {
       ex::Comparison cmp = ex::compareOutputs(*ref);
       ASSERT_TRUE(cmp.passed(ref->tolerance)) << "before any pass: error " << cmp.maxError << " at " << cmp.worst;
     }
-    for (const std::string& list : variants) {
+    for (const auto& [name, stages] : variants) {
+      const std::string list = name + (stages == defaultStages ? "" : " (num_stages=" + std::to_string(stages) + ")");
       std::unique_ptr<ir::Module> m = compileSubject(s);
-      std::vector<std::string> passes = transform::parsePassList(list);
+      std::vector<std::string> passes = transform::parsePassList(name);
+      transform::PipelineOptions opts;
+      opts.numStages = stages;
       try {
-        transform::runPasses(*m, passes);
+        transform::runPasses(*m, passes, opts);
       } catch (const std::exception& e) {
         ADD_FAILURE() << "passes=" << list << " failed: " << e.what();
         continue;

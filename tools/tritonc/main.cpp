@@ -31,10 +31,10 @@ using namespace tritonc;
 const char* const kUsage =
     "usage:\n"
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx [--locations]\n"
-    "               [--target sm_80|sm_90a] [--num-warps N] [--no-specialize]\n"
+    "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--no-specialize]\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N]  (the default back end is gpu when a GPU is present)\n"
+    "               [--num-warps N] [--num-stages N]  (the default back end is gpu when a GPU is present)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0]\n"
     "  tritonc passes        lists the optimization passes\n"
     "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
@@ -45,6 +45,7 @@ const char* const kUsage =
 struct Options {
   std::string command, file, stage, backend, kernel, grid, target;
   int numWarps = 4;
+  int numStages = transform::PipelineOptions::kDefaultNumStages;
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
@@ -102,6 +103,10 @@ Options parseCommandLine(int argc, char** argv) {
       long v = std::strtol(s.c_str(), &end, 10);
       if (s.empty() || *end || v <= 0 || v > 32 || (v & (v - 1))) throw UsageError("bad --num-warps '" + s + "' (1, 2, 4, ..., 32)");
       o.numWarps = int(v);
+    } else if (is("--num-stages")) {
+      std::string s = value("--num-stages");
+      if (s.size() != 1 || s[0] < '1' || s[0] > '8') throw UsageError("bad --num-stages '" + s + "' (1 to 8)");
+      o.numStages = s[0] - '0';
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
     } else if (is("--arg")) {
@@ -203,6 +208,12 @@ interp::Grid parseGrid(const std::string& s) {
   throw UsageError("bad --grid '" + s + "': at most 3 dimensions");
 }
 
+transform::PipelineOptions pipelineOptions(const Options& o) {
+  transform::PipelineOptions p;
+  p.numStages = o.numStages;
+  return p;
+}
+
 int emit(const Options& o, const std::string& source) {
   if (o.stage == "ast") {
     if (endsWith(o.file, ".tir")) throw UsageError("--stage ast needs a Triton-C file");
@@ -211,7 +222,7 @@ int emit(const Options& o, const std::string& source) {
   }
   if (o.stage == "ir" || o.stage == "opt-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
-    transform::PipelineOptions popts;
+    transform::PipelineOptions popts = pipelineOptions(o);
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
     if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (!o.analysis.empty()) {
@@ -226,7 +237,7 @@ int emit(const Options& o, const std::string& source) {
   }
   if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
-    transform::runPasses(*m, transform::parsePassList(o.passes));
+    transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
     // As a launch would specialize: pointer arguments 16-byte aligned (the
     // common case); --no-specialize shows the code for unknown alignment.
     if (o.specialize)
@@ -255,7 +266,7 @@ int run(const Options& o, const std::string& source) {
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
   interp::Grid grid = parseGrid(o.grid);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
-  if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes));
+  if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
   const ir::Function& fn = pickKernel(*m, o.kernel);
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
   cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);

@@ -1,15 +1,18 @@
 // Dot operands copied into shared memory with cp.async (sm_80+). The prefetch
-// pass leaves, for a tile loaded every iteration, a phi of two loads: one in
-// the pre-header (the first iteration's) and one at the top of the loop body
-// (the next iteration's). When such a phi feeds only an mma dot, the two loads
-// become cp.async copies straight into the dot's ring of three shared-memory
-// stages, and the phi holds no registers:
-//   pre-header: barrier; read = write = stage 0; copy; commit; write -> 1
-//   body:       copy into `write`; commit; write -> next
-//   dot:        wait for all but the newest group; barrier; mma from `read`;
-//               read -> next
-// Three stages make the copies for iteration i+1 (issued before the dot of
-// iteration i) never land in the stage that iteration i-1 may still read.
+// pass leaves, for a tile loaded every iteration, a chain of `distance` header
+// phis over loads: the first `distance` iterations' loads in the pre-header
+// and, at the top of the loop body, the load `distance` iterations ahead.
+// When such a chain feeds only an mma dot, its loads become cp.async copies
+// straight into the dot's ring of distance + 1 shared-memory stages, one
+// commit group per iteration, and the phis hold no registers:
+//   pre-header: barrier; read = write = stage 0;
+//               per iteration 0..distance-1: copy; commit; write -> next
+//   body:       wait until iteration i's group landed (distance - 1 newer
+//               groups may be pending); barrier; copy iteration i + distance
+//               into `write`; commit; write -> next
+//   dot:        mma from `read`; read -> next
+// After the barrier every warp is done with iteration i - 1, so its stage,
+// (i + distance) mod (distance + 1), is free for the new copy.
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -28,12 +31,54 @@ bool isZeroSplat(const ir::Value* v) {
 
 }  // namespace
 
-void FunctionLowering::advanceStage(const std::string& reg, int64_t stageBytes) {
+void FunctionLowering::advanceStage(const std::string& reg, const DotStaging& s) {
   std::string p = newReg(RegClass::Pred);
-  emit("add.s32 " + reg + ", " + reg + ", " + std::to_string(stageBytes) + ";");
-  emit("setp.ge.s32 " + p + ", " + reg + ", " + std::to_string(DotStaging::kStages * stageBytes) + ";");
+  emit("add.s32 " + reg + ", " + reg + ", " + std::to_string(s.stageBytes) + ";");
+  emit("setp.ge.s32 " + p + ", " + reg + ", " + std::to_string(s.stages * s.stageBytes) + ";");
   emit("selp.s32 " + reg + ", 0, " + reg + ", " + p + ";");
 }
+
+namespace {
+
+const ir::Instruction* asInstruction(const ir::Value* v, Opcode op) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return nullptr;
+  auto* i = static_cast<const ir::Instruction*>(v);
+  return i->opcode() == op ? i : nullptr;
+}
+
+// The prefetch pass's chain for operand `v` of `dot`: the loads, in the order
+// of the iterations they fetch (the pre-header's, then the one in the loop),
+// and the phis; empty when `v` is not such a chain.
+struct PrefetchChain {
+  std::vector<const ir::Instruction*> loads, phis;
+};
+
+PrefetchChain findChain(const ir::Instruction* dot, const ir::Value* v) {
+  PrefetchChain c;
+  const ir::Instruction* user = dot;
+  for (const ir::Instruction* phi = asInstruction(v, Opcode::Phi); phi;) {
+    if (phi->numOperands() != 2 || phi->users().size() != 1 || phi->users()[0] != user) return {};
+    c.phis.push_back(phi);
+    const ir::Instruction *early = nullptr, *next = nullptr;
+    for (ir::Value* in : phi->operands()) {
+      const ir::Instruction* l = asInstruction(in, Opcode::Load);
+      if (l && l->parent != dot->parent) early = l;
+      else next = static_cast<const ir::Instruction*>(in);
+    }
+    if (!early || !next || next->valueKind() != ir::ValueKind::Instruction) return {};
+    c.loads.push_back(early);
+    user = phi;
+    if (next->opcode() == Opcode::Load) {
+      if (next->parent != dot->parent || next->users().size() != 1 || next->users()[0] != phi) return {};
+      c.loads.push_back(next);
+      return c;
+    }
+    phi = next->opcode() == Opcode::Phi ? next : nullptr;
+  }
+  return {};
+}
+
+}  // namespace
 
 void FunctionLowering::planDotStaging() {
   for (auto& [v, L] : mma_) {
@@ -47,7 +92,41 @@ void FunctionLowering::planDotStaging() {
     s.pitchB = N + 8;
     s.offB = (M * s.pitchA * 2 + 15) / 16 * 16;
     s.stageBytes = (s.offB + K * s.pitchB * 2 + 15) / 16 * 16;
-    s.region = allocateDedicated(DotStaging::kStages * s.stageBytes);
+    PrefetchChain chains[2];
+    for (int j = 0; j < 2; ++j) {
+      PrefetchChain c = findChain(dot, dot->operand(size_t(j)));
+      bool ok = !c.loads.empty();
+      for (const ir::Instruction* l : c.loads) {
+        if (!ok) break;
+        ok = l->users().size() == 1 && l->type() == dot->operand(size_t(j))->type() &&
+             (l->numOperands() == 1 || isZeroSplat(l->operand(2)));
+        // 16-byte copies: the layout gives each thread 8 contiguous halves
+        // along the rows, aligned, under a mask constant over them.
+        const BlockedLayout& bl = layoutOf(l->operand(0)->type());
+        size_t dim = 0;
+        int64_t w = axis().vectorWidth(l->operand(0), 16, &dim);
+        size_t last = l->type().shape.size() - 1;
+        ok = ok && w == 8 && dim == last && bl.order[0] == int(last) && bl.sizePerThread[last] % 8 == 0 &&
+             (l->numOperands() == 1 || axis().get(l->operand(1)).constancy[last] >= 8);
+      }
+      // The load in the loop must be issued before the dot.
+      ok = ok && dot->parent->indexOf(c.loads.back()) < dot->parent->indexOf(dot);
+      if (ok) chains[j] = c;
+    }
+    // Both operands' copies share commit groups: they must run equally far ahead.
+    if (!chains[0].phis.empty() && !chains[1].phis.empty() && chains[0].phis.size() != chains[1].phis.size())
+      chains[1] = {};
+    for (int j = 0; j < 2; ++j) {
+      const PrefetchChain& c = chains[j];
+      if (c.phis.empty()) continue;
+      s.async[j] = true;
+      ++s.asyncCount;
+      s.distance = int(c.phis.size());
+      for (const ir::Instruction* phi : c.phis) asyncPhis_[phi] = true;
+      for (size_t k = 0; k < c.loads.size(); ++k) asyncLoads_[c.loads[k]] = AsyncLoad{dot, j, int(k)};
+    }
+    s.stages = s.asyncCount ? s.distance + 1 : 2;
+    s.region = allocateDedicated(s.stages * s.stageBytes);
     s.readStage = newReg(RegClass::B32);
     s.writeStage = newReg(RegClass::B32);
     {
@@ -55,54 +134,26 @@ void FunctionLowering::planDotStaging() {
       emit("mov.s32 " + s.readStage + ", 0;");
       emit("mov.s32 " + s.writeStage + ", 0;");
     }
-    for (int j = 0; j < 2; ++j) {
-      auto* phi = dot->operand(size_t(j))->valueKind() == ir::ValueKind::Instruction
-                      ? static_cast<const ir::Instruction*>(dot->operand(size_t(j)))
-                      : nullptr;
-      if (!phi || phi->opcode() != Opcode::Phi || phi->users().size() != 1 || phi->numOperands() != 2) continue;
-      bool ok = true;
-      int inDotBlock = 0;
-      for (ir::Value* in : phi->operands()) {
-        auto* l = in->valueKind() == ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(in) : nullptr;
-        ok = ok && l && l->opcode() == Opcode::Load && l->users().size() == 1 && l->type() == phi->type() &&
-             (l->numOperands() == 1 || isZeroSplat(l->operand(2)));
-        if (!ok) break;
-        // 16-byte copies: the layout gives each thread 8 contiguous halves
-        // along the rows, aligned, under a mask constant over them.
-        const BlockedLayout& bl = layoutOf(l->operand(0)->type());
-        size_t dim = 0;
-        int64_t w = axis().vectorWidth(l->operand(0), 16, &dim);
-        size_t last = l->type().shape.size() - 1;
-        ok = w == 8 && dim == last && bl.order[0] == int(last) && bl.sizePerThread[last] % 8 == 0 &&
-             (l->numOperands() == 1 || axis().get(l->operand(1)).constancy[last] >= 8);
-        // The next iteration's load must be issued before the dot, in its block.
-        if (ok && l->parent == dot->parent) {
-          ok = l->parent->indexOf(l) < l->parent->indexOf(dot);
-          ++inDotBlock;
-        }
-      }
-      if (!ok || inDotBlock != 1) continue;
-      s.async[j] = true;
-      ++s.asyncCount;
-      asyncPhis_[phi] = true;
-      for (ir::Value* in : phi->operands()) asyncLoads_[in] = {dot, j};
-    }
     staging_[dot] = s;
   }
 }
 
 void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
-  auto [dotValue, operand] = asyncLoads_.at(&l);
-  DotStaging& s = staging_.at(dotValue);
-  // The pre-header's copy (outside the dot's block) starts the ring over; the
-  // next iteration's copy sits in the dot's block, before it (see planning).
-  bool first = l.parent != static_cast<const ir::Instruction*>(dotValue)->parent;
-  if (first && s.pendingLoads == 0) {
+  const AsyncLoad& a = asyncLoads_.at(&l);
+  DotStaging& s = staging_.at(a.dot);
+  if (s.pendingLoads == 0 && a.ahead == 0) {
     // Entering the loop: every reader of the ring is done, it starts over.
     barrier();
     emit("mov.s32 " + s.readStage + ", 0;");
     emit("mov.s32 " + s.writeStage + ", 0;");
   }
+  if (s.pendingLoads == 0 && a.ahead == s.distance) {
+    // This iteration's tiles have landed (newer groups may be pending) and,
+    // after the barrier, every warp is done with the stage about to be refilled.
+    emit("cp.async.wait_group " + std::to_string(s.distance - 1) + ";");
+    barrier();
+  }
+  int operand = a.operand;
   const ir::Value* ptr = l.operand(0);
   const ir::Type& t = l.type();
   const auto& idx = elementIndices(t);
@@ -131,7 +182,7 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
   }
   if (++s.pendingLoads == s.asyncCount) {
     emit("cp.async.commit_group;");
-    advanceStage(s.writeStage, s.stageBytes);
+    advanceStage(s.writeStage, s);
     s.pendingLoads = 0;
   }
 }

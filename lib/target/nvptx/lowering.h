@@ -32,17 +32,28 @@ struct MmaLayout {
   bool operator==(const MmaLayout& o) const { return M == o.M && N == o.N && wm == o.wm && wn == o.wn; }
 };
 
-// How an mma dot's operands are staged in shared memory: a ring of three
-// stages in a dedicated region; an operand whose tiles come from pre-fetched
-// loads (the prefetch pass's phi of two loads) is copied there by cp.async,
-// the others are stored from registers by the dot.
+// How an mma dot's operands are staged in shared memory: a ring of stages in
+// a dedicated region. An operand whose tiles come from pre-fetched loads (the
+// prefetch pass's chain of phis over loads, `distance` iterations ahead) is
+// copied there by cp.async, one stage per iteration in flight plus the one
+// being read; the others are stored from registers by the dot (two stages).
 struct DotStaging {
   int64_t pitchA = 0, pitchB = 0, offB = 0, stageBytes = 0, region = 0;
+  int stages = 2;
+  int distance = 0;                   // iterations the cp.async copies run ahead (0: none)
   std::string readStage, writeStage;  // byte offsets of the stages, advanced around the ring
   bool async[2] = {false, false};     // operand A / B arrives by cp.async
   int asyncCount = 0;
   int pendingLoads = 0;               // async loads lowered in the current batch
-  static constexpr int kStages = 3;
+};
+
+// A load copied by cp.async: into which dot's ring, as which operand, and
+// for which iteration relative to the loop (0..distance-1 in the pre-header,
+// `distance` for the one in the loop).
+struct AsyncLoad {
+  const ir::Value* dot = nullptr;
+  int operand = 0;
+  int ahead = 0;
 };
 
 class FunctionLowering {
@@ -98,7 +109,7 @@ class FunctionLowering {
   bool isAsyncPhi(const ir::Value* v) const { return asyncPhis_.count(v) != 0; }
   bool hasAsyncCopies() const { return !asyncLoads_.empty(); }
   void lowerAsyncLoad(const ir::Instruction& i);
-  void advanceStage(const std::string& stageReg, int64_t stageBytes);
+  void advanceStage(const std::string& stageReg, const DotStaging& s);
   // The blocked-layout registers of an mma value (converted through shared memory).
   std::vector<std::string> mmaToBlocked(const ir::Value* v);
 
@@ -164,7 +175,7 @@ class FunctionLowering {
   std::map<const ir::Value*, std::vector<std::string>> regs_;
   std::map<const ir::Value*, MmaLayout> mma_;
   std::map<const ir::Value*, DotStaging> staging_;                  // per mma dot
-  std::map<const ir::Value*, std::pair<const ir::Value*, int>> asyncLoads_;  // load -> (dot, operand)
+  std::map<const ir::Value*, AsyncLoad> asyncLoads_;
   std::map<const ir::Value*, bool> asyncPhis_;
   std::map<const ir::Value*, std::vector<std::string>> mmaRegs_;
   std::map<std::string, std::vector<std::vector<std::string>>> mmaIndices_;

@@ -154,11 +154,10 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
   emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
   // Operands from registers go into the current stage; the others were copied
-  // there asynchronously: wait for all but the newest group (the next tiles).
+  // there asynchronously and waited for where the next ones were issued.
   if (!st.async[0]) storeToScratch(a, 0, pitchA, base);
   if (!st.async[1]) storeToScratch(b, offB, pitchB, base);
-  if (st.asyncCount) emit("cp.async.wait_group 1;");
-  barrier();
+  if (st.asyncCount < 2) barrier();
   emit("rem.u32 " + wmReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   emit("div.u32 " + wnReg + ", " + warpId_ + ", " + std::to_string(L.wm) + ";");
   // ldmatrix: lane l gives the address of row l % 8 of matrix l / 8.
@@ -220,8 +219,7 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
       }
   }
   // The next stage of the ring next time.
-  advanceStage(st.readStage, st.stageBytes);
-  if (!st.asyncCount) advanceStage(st.writeStage, st.stageBytes);
+  advanceStage(st.readStage, st);
   mmaRegs_[&i] = acc;
 }
 
