@@ -90,7 +90,19 @@ struct Result {
   std::string op, sizes, dtype, error, config;
   double ms = 0, gbps = 0, tflops = 0, relErr = 0;
   bool ok = false;
+  // Every configuration tried: name, median ms (0 when it failed), error.
+  struct Tried {
+    std::string config, error;
+    double ms = 0;
+  };
+  std::vector<Tried> tried;
 };
+
+std::string jsonText(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += ch == '"' ? '\'' : ch == '\n' ? ' ' : ch == '\\' ? '/' : ch;
+  return out;
+}
 
 Result runOne(Workload& w, const std::string& root, const std::string& arch) {
   Result r;
@@ -144,6 +156,7 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
   Result best;
   std::vector<lang::Define> baseDefines = w.defines;
   std::string errors;
+  std::vector<Result::Tried> tried;
   for (const Workload::Config& c : w.configs) {
     w.defines = baseDefines;
     w.defines.insert(w.defines.end(), c.defines.begin(), c.defines.end());
@@ -153,6 +166,7 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
     std::string name;
     for (auto& d : c.defines) name += d.name + "=" + d.value + " ";
     name += "warps=" + std::to_string(c.numWarps) + " stages=" + std::to_string(c.numStages);
+    tried.push_back({name, r.error, r.ok ? r.ms : 0});
     if (!r.ok) {
       errors += name + ": " + r.error + "; ";
       continue;
@@ -161,6 +175,7 @@ Result run(Workload& w, const std::string& root, const std::string& arch) {
     if (!best.ok || r.ms < best.ms) best = r;
   }
   if (!best.ok) best.error = errors;
+  best.tried = tried;
   return best;
 }
 
@@ -323,13 +338,20 @@ int main(int argc, char** argv) {
       std::printf("%-10s %-16s %-5s %10.4f %10.1f %10.2f %10.2e %s\n", r.op.c_str(), r.sizes.c_str(), r.dtype.c_str(),
                   r.ms, r.gbps, r.tflops, r.relErr, r.config.c_str());
     }
+    for (const Result::Tried& t : r.tried) {
+      if (t.error.empty()) std::printf("    %-44s %10.4f ms\n", t.config.c_str(), t.ms);
+      else std::printf("    %-44s failed: %.100s\n", t.config.c_str(), jsonText(t.error).c_str());
+    }
     std::fflush(stdout);
-    std::string err;
-    for (char ch : r.error) err += ch == '"' ? '\'' : ch == '\n' ? ' ' : ch;
+    std::string tried;
+    for (const Result::Tried& t : r.tried)
+      tried += std::string(tried.empty() ? "" : ", ") + "{\"config\": \"" + t.config + "\", \"ms\": " + std::to_string(t.ms) +
+               ", \"error\": \"" + jsonText(t.error) + "\"}";
+    std::string err = jsonText(r.error);
     json << (first ? "" : ",\n") << "  {\"op\": \"" << r.op << "\", \"sizes\": \"" << r.sizes << "\", \"dtype\": \""
          << r.dtype << "\", \"ok\": " << (r.ok ? "true" : "false") << ", \"ms\": " << r.ms << ", \"GBps\": " << r.gbps
          << ", \"TFLOPs\": " << r.tflops << ", \"rel_err\": " << r.relErr << ", \"config\": \"" << r.config
-         << "\", \"error\": \"" << err << "\"}";
+         << "\", \"error\": \"" << err << "\", \"tried\": [" << tried << "]}";
     first = false;
   }
   json << "\n]\n";

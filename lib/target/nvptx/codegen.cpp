@@ -134,7 +134,9 @@ const std::vector<std::string>& FunctionLowering::regs(const ir::Value* v) {
 
 std::string FunctionLowering::elem(const ir::Value* v, size_t k) {
   const auto& r = regs(v);
-  return r.size() == 1 ? r[0] : r.at(k);
+  const std::string& out = r.size() == 1 ? r[0] : r.at(k);
+  if (out.empty()) throw InternalError("element " + std::to_string(k) + " of a sparse pointer tile is read");
+  return out;
 }
 
 const BlockedLayout& FunctionLowering::layoutOf(const ir::Type& t) {
@@ -330,12 +332,14 @@ std::string FunctionLowering::run() {
   // Phis get their registers before any block is lowered: branches into a
   // block copy into them.
   assignMmaLayouts();
+  planPointerGroups();
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions())
       if (inst->opcode() == ir::Opcode::Phi && !isAsyncPhi(inst.get())) {
         std::vector<std::string> r;
         size_t n = isMma(inst.get()) ? mmaElements(mmaLayoutOf(inst.get())) : numOwned(inst->type());
-        for (size_t k = 0; k < n; ++k) r.push_back(newReg(regClassOf(inst->type().kind)));
+        for (size_t k = 0; k < n; ++k)
+          r.push_back(elementNeeded(inst.get(), k) ? newReg(regClassOf(inst->type().kind)) : "");
         if (isMma(inst.get())) mmaRegs(inst.get()) = r;
         else define(inst.get(), r);
       }

@@ -24,7 +24,11 @@ const char* movType(RegClass c) {
 
 // Copies the values flowing from `from` into the phis of `to`.
 void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBlock* to) {
-  std::vector<std::pair<std::string, std::string>> moves;  // (phi register, temporary)
+  struct Move {
+    std::string phiReg, tmp;
+    RegClass cls;
+  };
+  std::vector<Move> moves;
   for (auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
     if (L.isAsyncPhi(inst.get())) continue;  // its tiles are in shared memory already
@@ -39,27 +43,20 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
       for (size_t e = 0; e < dst.size(); ++e) {
         std::string tmp = L.newReg(c);
         L.emit(std::string("mov.") + movType(c) + " " + tmp + ", " + src[e] + ";");
-        moves.push_back({dst[e], tmp});
+        moves.push_back({dst[e], tmp, c});
       }
       continue;
     }
     const auto& dst = L.regs(inst.get());
     for (size_t e = 0; e < dst.size(); ++e) {
+      if (dst[e].empty()) continue;  // never read (a sparse pointer tile)
       std::string tmp = L.newReg(c);
       L.emit(std::string("mov.") + movType(c) + " " + tmp + ", " + L.elem(inst->operand(k), e) + ";");
-      moves.push_back({dst[e], tmp});
+      moves.push_back({dst[e], tmp, c});
     }
   }
   // Second half of the parallel copy.
-  size_t m = 0;
-  for (auto& inst : to->instructions()) {
-    if (inst->opcode() != Opcode::Phi) break;
-    if (L.isAsyncPhi(inst.get())) continue;
-    RegClass c = regClassOf(inst->type().kind);
-    size_t n = L.isMma(inst.get()) ? L.mmaRegs(inst.get()).size() : L.regs(inst.get()).size();
-    for (size_t e = 0; e < n; ++e, ++m)
-      L.emit(std::string("mov.") + movType(c) + " " + moves[m].first + ", " + moves[m].second + ";");
-  }
+  for (const Move& m : moves) L.emit(std::string("mov.") + movType(m.cls) + " " + m.phiReg + ", " + m.tmp + ";");
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     int64_t size = ir::byteSize(t.pointee);
     std::vector<std::string> out(numOwned(t));
     for (size_t e = 0; e < out.size(); ++e) {
+      if (!elementNeeded(&i, e)) continue;
       std::string r = newReg(RegClass::B64);
       if (ok == Scalar::I64) {
         emit("mad.lo.s64 " + r + ", " + elem(i.operand(1), e) + ", " + std::to_string(size) + ", " + elem(i.operand(0), e) + ";");
@@ -46,22 +47,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   size_t n = numOwned(pt);
   int64_t size = ir::byteSize(k);
 
-  // Vector width: contiguous along the layout's fastest dimension, aligned,
-  // and with a mask that is constant over each vector.
-  size_t vec = 1;
-  if (pt.isTile() && (i.opcode() == Opcode::Load || i.opcode() == Opcode::Store) && size >= 2) {
-    const BlockedLayout& l = layoutOf(pt);
-    size_t dim = 0;
-    int64_t w = axis().vectorWidth(ptr, 16, &dim);
-    int fast = l.order[0];
-    if (int(dim) == fast) {
-      w = std::min<int64_t>(w, std::min(l.sizePerThread[size_t(fast)], pt.shape[size_t(fast)]));
-      if (mask) w = std::min<int64_t>(w, axis().get(mask).constancy[size_t(fast)]);
-      if (size == 8) w = std::min<int64_t>(w, 2);
-      vec = size_t(std::max<int64_t>(1, w));
-      while (vec > 1 && (vec & (vec - 1))) vec /= 2;
-    }
-  }
+  size_t vec = accessWidth(i);
   std::string owner = i.opcode() == Opcode::Load ? "" : ownerPred(pt);
 
   auto predicateFor = [&](size_t e) -> std::string {

@@ -113,6 +113,14 @@ class FunctionLowering {
   // The blocked-layout registers of an mma value (converted through shared memory).
   std::vector<std::string> mmaToBlocked(const ir::Value* v);
 
+  // ---- sparse pointer tiles (pointer_groups.cpp) ---------------------------
+  // The vector width of a load or store (1 when it cannot be vectorized).
+  size_t accessWidth(const ir::Instruction& i);
+  void planPointerGroups();
+  // Whether element `e` of `v` is ever read (false for the elements of a
+  // sparse pointer tile between vector starts; their registers are empty).
+  bool elementNeeded(const ir::Value* v, size_t e) const;
+
   // ---- lowering of op families -------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
   void lowerCast(const ir::Instruction& i);
@@ -177,6 +185,7 @@ class FunctionLowering {
   std::map<const ir::Value*, DotStaging> staging_;                  // per mma dot
   std::map<const ir::Value*, AsyncLoad> asyncLoads_;
   std::map<const ir::Value*, bool> asyncPhis_;
+  std::map<const ir::Value*, int> pointerGroup_;  // sparse pointer tiles: group width
   std::map<const ir::Value*, std::vector<std::string>> mmaRegs_;
   std::map<std::string, std::vector<std::vector<std::string>>> mmaIndices_;
   // Blocked copies of mma values made for the instruction being lowered.
