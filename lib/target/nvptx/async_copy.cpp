@@ -80,6 +80,26 @@ PrefetchChain findChain(const ir::Instruction* dot, const ir::Value* v) {
 
 }  // namespace
 
+void FunctionLowering::markLoopBlocks(const ir::BasicBlock* header, const ir::BasicBlock* inLoop) {
+  // The blocks that reach `inLoop`'s back edge without passing the header:
+  // walk predecessors from the block that branches back to the header.
+  for (const ir::BasicBlock* p : f_.predecessors(header)) {
+    std::vector<const ir::BasicBlock*> work{p};
+    std::set<const ir::BasicBlock*> seen{header};
+    bool reachesInLoop = false;
+    while (!work.empty()) {
+      const ir::BasicBlock* b = work.back();
+      work.pop_back();
+      if (!seen.insert(b).second) continue;
+      reachesInLoop = reachesInLoop || b == inLoop;
+      for (const ir::BasicBlock* q : f_.predecessors(b)) work.push_back(q);
+    }
+    // A back edge's walk stays inside the loop and meets `inLoop`; the
+    // pre-header's walk leaves it (and reaches the entry instead).
+    if (reachesInLoop && !seen.count(f_.blocks().front().get())) asyncLoopBlocks_.insert(seen.begin(), seen.end());
+  }
+}
+
 void FunctionLowering::planDotStaging() {
   for (auto& [v, L] : mma_) {
     auto* dot = static_cast<const ir::Instruction*>(v);
@@ -123,6 +143,7 @@ void FunctionLowering::planDotStaging() {
       ++s.asyncCount;
       s.distance = int(c.phis.size());
       for (const ir::Instruction* phi : c.phis) asyncPhis_[phi] = true;
+      markLoopBlocks(c.phis[0]->parent, c.loads.back()->parent);
       for (size_t k = 0; k < c.loads.size(); ++k) asyncLoads_[c.loads[k]] = AsyncLoad{dot, j, int(k)};
     }
     s.stages = s.asyncCount ? s.distance + 1 : 2;
@@ -143,6 +164,7 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
   DotStaging& s = staging_.at(a.dot);
   if (s.pendingLoads == 0 && a.ahead == 0) {
     // Entering the loop: every reader of the ring is done, it starts over.
+    asyncRingLive_ = true;
     barrier();
     emit("mov.s32 " + s.readStage + ", 0;");
     emit("mov.s32 " + s.writeStage + ", 0;");

@@ -348,14 +348,25 @@ std::string FunctionLowering::run() {
   body_.str("");
   for (auto& bb : f_.blocks()) {
     label(blockLabel(bb.get()));
+    currentBlock_ = bb.get();
+    asyncRingLive_ = false;
+    if (!asyncLoopBlocks_.count(bb.get()))
+      for (const ir::BasicBlock* p : f_.predecessors(bb.get()))
+        if (asyncLoopBlocks_.count(p)) {
+          // Leaving a loop with copies in flight (zero-fills of iterations
+          // past the end): they must land before the ring's memory is reused.
+          emit("cp.async.wait_all;");
+          break;
+        }
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);
   }
-  // The dedicated regions go after the shared scratch.
-  int64_t dedicatedBase = (scratchBytes_ + 15) / 16 * 16;
+  // The dedicated regions go after the scratch needed while a cp.async ring
+  // is live, and overlap the rest (see needScratch).
+  int64_t dedicatedBase = (scratchWhileRingLive_ + 15) / 16 * 16;
   std::string text = body_.str();
   for (size_t at = text.find(kDedicatedBase); at != std::string::npos; at = text.find(kDedicatedBase, at))
     text.replace(at, std::strlen(kDedicatedBase), std::to_string(dedicatedBase));
-  if (dedicatedBytes_ > 0) scratchBytes_ = dedicatedBase + dedicatedBytes_;
+  if (dedicatedBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, dedicatedBase + dedicatedBytes_);
   std::ostringstream out;
   out << ".visible .entry " << f_.name() << "(";
   for (size_t k = 0; k < f_.arguments().size(); ++k) {

@@ -6,6 +6,7 @@
 // (lower_elementwise.cpp, lower_memory.cpp, lower_tile.cpp, lower_control.cpp).
 #pragma once
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,6 +106,7 @@ class FunctionLowering {
   void lowerDotMma(const ir::Instruction& i);
   // ---- asynchronous copies of dot operands (async_copy.cpp) ------------------
   void planDotStaging();
+  void markLoopBlocks(const ir::BasicBlock* header, const ir::BasicBlock* inLoop);
   bool isAsyncLoad(const ir::Value* v) const { return asyncLoads_.count(v) != 0; }
   bool isAsyncPhi(const ir::Value* v) const { return asyncPhis_.count(v) != 0; }
   bool hasAsyncCopies() const { return !asyncLoads_.empty(); }
@@ -142,15 +144,26 @@ class FunctionLowering {
   void barrier() { emit("bar.sync 0;"); }
   // Row-major linear index (a register) of a multi-index of registers.
   std::string linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape);
-  void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
-  // A region of shared memory owned by one instruction (double-buffered dot
-  // operands), placed after the shared scratch once its size is known: its
-  // offset from `scratch` is the placeholder kDedicatedBase plus the result.
+  // Shared memory is allocated by live ranges: the scratch of layout
+  // conversions is live only within one instruction (bracketed by barriers),
+  // the dot rings within their dot (stored from registers) or, when filled by
+  // cp.async, from the loop's pre-header to its exit. The rings are placed
+  // after the largest scratch needed while an asynchronous ring is live, so
+  // they overlap the scratch used elsewhere (the epilogue's, notably).
+  void needScratch(int64_t bytes) {
+    scratchBytes_ = std::max(scratchBytes_, bytes);
+    if (inAsyncRing()) scratchWhileRingLive_ = std::max(scratchWhileRingLive_, bytes);
+  }
+  // A region of shared memory owned by one instruction (a dot's ring of
+  // operand stages): its offset from `scratch` is the placeholder
+  // kDedicatedBase plus the result.
   int64_t allocateDedicated(int64_t bytes) {
     int64_t at = dedicatedBytes_;
     dedicatedBytes_ += (bytes + 15) / 16 * 16;
     return at;
   }
+  // Whether the code being lowered runs while a cp.async ring is live.
+  bool inAsyncRing() const { return asyncRingLive_ || asyncLoopBlocks_.count(currentBlock_) != 0; }
 
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
   std::string toF32(ir::Scalar k, const std::string& r);
@@ -198,6 +211,12 @@ class FunctionLowering {
   int labelCount_ = 0;
   int64_t scratchBytes_ = 0;
   int64_t dedicatedBytes_ = 0;
+  int64_t scratchWhileRingLive_ = 0;
+  // Blocks of the loops whose dots read cp.async rings; in a pre-header, the
+  // ring is live from its first copy on (asyncRingLive_ until the block ends).
+  std::set<const ir::BasicBlock*> asyncLoopBlocks_;
+  const ir::BasicBlock* currentBlock_ = nullptr;
+  bool asyncRingLive_ = false;
   std::string tid_, laneId_, warpId_;
 };
 
