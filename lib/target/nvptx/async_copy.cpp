@@ -147,7 +147,7 @@ void FunctionLowering::planDotStaging() {
       for (size_t k = 0; k < c.loads.size(); ++k) asyncLoads_[c.loads[k]] = AsyncLoad{dot, j, int(k)};
     }
     s.stages = s.asyncCount ? s.distance + 1 : 2;
-    s.region = allocateDedicated(s.stages * s.stageBytes);
+    s.region = allocateRing(s.stages * s.stageBytes, s.asyncCount > 0);
     s.readStage = newReg(RegClass::B32);
     s.writeStage = newReg(RegClass::B32);
     {
@@ -184,7 +184,7 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
   int64_t offset = operand == 0 ? 0 : s.offB;
   std::string base = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(kDedicatedBase) + ";");
+  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(true)) + ";");
   emit("add.s32 " + base + ", " + base + ", " + std::to_string(s.region + offset) + ";");
   emit("add.s32 " + base + ", " + base + ", " + s.writeStage + ";");
   ir::Shape pitched = t.shape;

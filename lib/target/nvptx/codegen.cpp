@@ -360,13 +360,17 @@ std::string FunctionLowering::run() {
         }
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);
   }
-  // The dedicated regions go after the scratch needed while a cp.async ring
-  // is live, and overlap the rest (see needScratch).
-  int64_t dedicatedBase = (scratchWhileRingLive_ + 15) / 16 * 16;
+  // Asynchronous rings go after the scratch needed while one is live (they
+  // overlap the rest), the others after everything (see allocateRing).
+  auto align16 = [](int64_t n) { return (n + 15) / 16 * 16; };
+  int64_t asyncBase = align16(scratchWhileRingLive_);
+  int64_t syncBase = align16(std::max(scratchBytes_, asyncBase + asyncRingBytes_));
+  if (asyncRingBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, asyncBase + asyncRingBytes_);
+  if (ringBytes_ > 0) scratchBytes_ = syncBase + ringBytes_;
   std::string text = body_.str();
-  for (size_t at = text.find(kDedicatedBase); at != std::string::npos; at = text.find(kDedicatedBase, at))
-    text.replace(at, std::strlen(kDedicatedBase), std::to_string(dedicatedBase));
-  if (dedicatedBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, dedicatedBase + dedicatedBytes_);
+  for (auto [placeholder, base] : {std::pair<const char*, int64_t>{kAsyncRingBase, asyncBase}, {kRingBase, syncBase}})
+    for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at))
+      text.replace(at, std::strlen(placeholder), std::to_string(base));
   std::ostringstream out;
   out << ".visible .entry " << f_.name() << "(";
   for (size_t k = 0; k < f_.arguments().size(); ++k) {

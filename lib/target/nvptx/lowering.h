@@ -57,6 +57,11 @@ struct AsyncLoad {
   int ahead = 0;
 };
 
+// Placeholders for the start of the dot rings in the emitted text, replaced
+// once the scratch size is known (see FunctionLowering::allocateRing).
+constexpr const char* kRingBase = "__RING_BASE__";
+constexpr const char* kAsyncRingBase = "__ASYNC_RING_BASE__";
+
 class FunctionLowering {
  public:
   FunctionLowering(const ir::Function& f, const TargetOptions& opts);
@@ -154,14 +159,19 @@ class FunctionLowering {
     scratchBytes_ = std::max(scratchBytes_, bytes);
     if (inAsyncRing()) scratchWhileRingLive_ = std::max(scratchWhileRingLive_, bytes);
   }
-  // A region of shared memory owned by one instruction (a dot's ring of
-  // operand stages): its offset from `scratch` is the placeholder
-  // kDedicatedBase plus the result.
-  int64_t allocateDedicated(int64_t bytes) {
-    int64_t at = dedicatedBytes_;
-    dedicatedBytes_ += (bytes + 15) / 16 * 16;
+  // A region of shared memory owned by one dot (its ring of operand
+  // stages). A ring filled by cp.async overlaps the scratch used outside its
+  // loop: it is written only after a barrier in the pre-header and drained
+  // at the loop's exits. A ring stored from registers is written right after
+  // scratch reads that no barrier follows, so it overlaps nothing. The
+  // offset from `scratch` is the ring's placeholder (ringBase) plus the result.
+  int64_t allocateRing(int64_t bytes, bool async) {
+    int64_t& used = async ? asyncRingBytes_ : ringBytes_;
+    int64_t at = used;
+    used += (bytes + 15) / 16 * 16;
     return at;
   }
+  static const char* ringBase(bool async) { return async ? kAsyncRingBase : kRingBase; }
   // Whether the code being lowered runs while a cp.async ring is live.
   bool inAsyncRing() const { return asyncRingLive_ || asyncLoopBlocks_.count(currentBlock_) != 0; }
 
@@ -210,7 +220,7 @@ class FunctionLowering {
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
   int64_t scratchBytes_ = 0;
-  int64_t dedicatedBytes_ = 0;
+  int64_t ringBytes_ = 0, asyncRingBytes_ = 0;
   int64_t scratchWhileRingLive_ = 0;
   // Blocks of the loops whose dots read cp.async rings; in a pre-header, the
   // ring is live from its first copy on (asyncRingLive_ until the block ends).
@@ -222,10 +232,8 @@ class FunctionLowering {
 
 std::string floatLiteral(ir::Scalar k, double v);
 
-// Placeholder for the start of the dedicated regions (see allocateDedicated).
-constexpr const char* kDedicatedBase = "__DEDICATED_BASE__";
 
 // Shared memory beyond this is dynamic (requested at launch).
-constexpr int64_t kMaxStaticShared = 48 * 1024;  // 0f3F800000 / 0d3FF0... / 0x3C00 (b16)
+constexpr int64_t kMaxStaticShared = 48 * 1024;
 
 }  // namespace tritonc::nvptx

@@ -150,7 +150,7 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   std::string base = newReg(RegClass::B32), wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32),
               r8 = newReg(RegClass::B32), hi = newReg(RegClass::B32);
   emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(kDedicatedBase) + ";");
+  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(st.asyncCount > 0)) + ";");
   emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
   emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
   // Operands from registers go into the current stage; the others were copied
