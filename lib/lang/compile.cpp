@@ -106,7 +106,7 @@ CompileResult compileSource(const std::string& source, const CompileOptions& opt
     std::string list;
     for (auto& v : tp.values) list += (list.empty() ? "" : ", ") + v;
     r.notes.push_back("-D" + tp.name + " is a tuning list [" + list +
-                      "]; the auto-tuner does not exist yet, using " + tp.values[0]);
+                      "]; this compile uses " + tp.values[0] + " (a tuned launch or `tritonc tune` tries each)");
   }
   r.module = std::make_unique<ir::Module>();
   r.module->sourceFile = opts.filename;

@@ -16,8 +16,8 @@ struct Define {
   std::string value;
 };
 
-// A tuning parameter: a -D list or a `tunable` declaration. Until the
-// auto-tuner exists, compilation uses values[chosen].
+// A tuning parameter: a -D list or a `tunable` declaration. A plain compile
+// uses values[chosen]; the runtime's tuner compiles each value.
 struct TuningParam {
   std::string name;
   std::vector<std::string> values;

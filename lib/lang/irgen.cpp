@@ -273,7 +273,7 @@ void IRGen::declaration(const Stmt& s) {
         std::string list;
         for (auto& v : tp.values) list += (list.empty() ? "" : ", ") + v;
         notes_.push_back("'" + d.name + "' is tunable over {" + list +
-                         "}; the auto-tuner does not exist yet, using " + tp.values[0]);
+                         "}; this compile uses " + tp.values[0] + " (a tuned launch or `tritonc tune` tries each)");
       }
       tuning_.push_back(tp);
       declare(d.name, sym, d.loc);

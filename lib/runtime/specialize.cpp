@@ -17,13 +17,21 @@ std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts
   return key;
 }
 
+std::string specializationKey(const std::vector<ArgFacts>& args) {
+  std::string key;
+  for (const ArgFacts& a : args) key += a.isPointer ? (alignedPtr(a) ? "A" : "P") : a.isInt ? (divisibleInt(a) ? "D" : "N") : "F";
+  return key;
+}
+
 std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args) {
   std::vector<ArgFacts> out;
   for (const interp::KernelArg& a : args) {
     ArgFacts f;
-    f.isPointer = a.kind == interp::KernelArg::Kind::Buffer;
+    f.isPointer = a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr;
     f.isInt = a.kind == interp::KernelArg::Kind::Int;
     f.value = a.i;
+    // Host buffers start where the allocator put them: at least 16-byte aligned.
+    f.address = a.kind == interp::KernelArg::Kind::DevicePtr ? uint64_t(a.i) : 0;
     out.push_back(f);
   }
   return out;

@@ -23,6 +23,7 @@ struct ArgFacts {
 // "A16.N.D16" style key: one letter per parameter (A aligned pointer,
 // P other pointer, D divisible integer, N other integer, F float).
 std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts>& args);
+std::string specializationKey(const std::vector<ArgFacts>& args);
 
 // Facts of host-side launch arguments: a buffer is passed at its start, which
 // every allocator (host or device) aligns to at least 16 bytes.

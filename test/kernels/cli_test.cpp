@@ -174,8 +174,55 @@ TEST_F(CliTest, DefineListNotesTheFirstValue) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("note:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("SIZE"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("using 64"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("uses 64"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("range 0 : i32<64>"), std::string::npos) << r.out;
+}
+
+// `tritonc tune` times every configuration (SIZE x num_warps) and prints the
+// table and the best; `run` with the same lists reuses the tuning from the
+// cache and computes the right sum with the chosen configuration.
+TEST_F(CliTest, TuneThenRunWithTheTunedConfiguration) {
+  const std::string cache = path("cache");
+  std::vector<std::string> common = {kRoot + "/examples/vector_add_param.tc", "-DSIZE=[32, 64, 128]", "-DTYPE=float",
+                                     "--num-warps", "1,2", "--grid", "N/SIZE", "--arg", "N=1024",
+                                     "--arg", "a=rand:f32:1024", "--arg", "b=rand:f32:1024", "--arg", "c=zeros:f32:1024",
+                                     "--cache-dir", cache, "--backend", "interp"};
+  std::vector<std::string> tune = {"tune"};
+  tune.insert(tune.end(), common.begin(), common.end());
+  Result t = run(tune);
+  ASSERT_EQ(t.status, 0) << t.err;
+  for (const char* size : {"SIZE=32 ", "SIZE=64 ", "SIZE=128 "})
+    for (const char* warps : {"num_warps=1", "num_warps=2"})
+      EXPECT_NE(t.out.find(std::string(size) + warps), std::string::npos) << size << warps << " missing:\n" << t.out;
+  EXPECT_NE(t.out.find("best: SIZE="), std::string::npos) << t.out;
+  EXPECT_NE(t.err.find("configuration 6 of 6"), std::string::npos) << "no progress lines:\n" << t.err;
+
+  std::vector<std::string> runArgs = {"run"};
+  runArgs.insert(runArgs.end(), common.begin(), common.end());
+  for (const char* save : {"a=a.npy", "b=b.npy", "c=c.npy"}) {
+    runArgs.push_back("--save");
+    runArgs.push_back(save);
+  }
+  Result r = run(runArgs);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("tuning from the disk cache"), std::string::npos) << r.err;
+  interp::Buffer a = interp::loadBufferFromNpy(path("a.npy"), "a"), b = interp::loadBufferFromNpy(path("b.npy"), "b"),
+                 c = interp::loadBufferFromNpy(path("c.npy"), "c");
+  for (int64_t i = 0; i < 1024; ++i)
+    ASSERT_EQ(interp::readElement(c, i), double(float(interp::readElement(a, i)) + float(interp::readElement(b, i))))
+        << "element " << i;
+}
+
+TEST_F(CliTest, TuneErrorsAreClear) {
+  Result r = run({"tune", kRoot + "/examples/vector_add_param.tc", "-DSIZE=[32, 64]", "-DTYPE=float", "--grid", "N/NOPE",
+                  "--arg", "N=64", "--arg", "a=rand:f32:64", "--arg", "b=rand:f32:64", "--arg", "c=zeros:f32:64",
+                  "--cache-dir", "none", "--backend", "interp"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("NOPE"), std::string::npos) << r.err;
+  r = run({"tune", kRoot + "/examples/vector_add_param.tc", "-DSIZE=[32, 64]", "-DTYPE=float", "--grid", "N/SIZE+1",
+           "--arg", "N=64", "--cache-dir", "none"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--grid"), std::string::npos) << r.err;
 }
 
 // Every case of the table emits its AST and IR through the CLI.

@@ -2,6 +2,7 @@
 //   tritonc emit KERNEL.tc [-DNAME=VALUE]... --stage ast|ir [--locations]
 //   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp]
 //                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
+//   tritonc tune KERNEL.tc -DTM=[32,64] ... --grid M/TM,N/TN --arg NAME=SPEC...
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
 #include <chrono>
@@ -17,7 +18,9 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "lang/compile.h"
+#include "grid_expr.h"
 #include "launch_args.h"
+#include "runtime/kernel.h"
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
@@ -34,18 +37,26 @@ const char* const kUsage =
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--no-specialize]\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N] [--num-stages N]  (the default back end is gpu when a GPU is present)\n"
-    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0]\n"
+    "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present)\n"
+    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
+    "               with a tuning space (lists), the kernel is tuned first (results are cached)\n"
+    "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
+    "               times every configuration and prints the table (--quiet: only the result)\n"
     "  tritonc passes        lists the optimization passes\n"
     "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
     "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
     "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
-    "-DNAME=[v1, v2, ...] declares a tuning list (the first value is used until the auto-tuner exists).\n";
+    "-DNAME=[v1, v2, ...] declares a tuning list; `tunable` declarations in the source are tuned too.\n"
+    "--grid: each dimension is a product or quotient (rounded up) of numbers, integer arguments and\n"
+    "        tuning parameters or macros, e.g. --grid M/TM,N/TN\n";
 
 struct Options {
   std::string command, file, stage, backend, kernel, grid, target;
   int numWarps = 4;
   int numStages = transform::PipelineOptions::kDefaultNumStages;
+  std::vector<int> numWarpsList{4}, numStagesList{transform::PipelineOptions::kDefaultNumStages};
+  std::string cacheDir;
+  bool quiet = false;
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
@@ -69,13 +80,31 @@ std::pair<std::string, std::string> splitAssign(const std::string& s, const char
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
+// "4" or "4,8": each value checked by `ok`.
+template <class Ok>
+std::vector<int> intList(const std::string& s, const char* flag, Ok ok, const char* allowed) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (true) {
+    size_t comma = s.find(',', pos);
+    std::string part = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    long v = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end || !ok(v)) throw UsageError(std::string("bad ") + flag + " '" + s + "' (" + allowed + ")");
+    out.push_back(int(v));
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
+}
+
 Options parseCommandLine(int argc, char** argv) {
   Options o;
   if (argc < 2) throw UsageError("no command given");
   o.command = argv[1];
   if (o.command == "--help" || o.command == "-h" || o.command == "help") return o;
   if (o.command == "passes") return o;
-  if (o.command != "emit" && o.command != "run") throw UsageError("unknown command '" + o.command + "'");
+  if (o.command != "emit" && o.command != "run" && o.command != "tune")
+    throw UsageError("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string& flag) -> std::string {
@@ -99,14 +128,17 @@ Options parseCommandLine(int argc, char** argv) {
       o.target = value("--target");
     } else if (is("--num-warps")) {
       std::string s = value("--num-warps");
-      char* end = nullptr;
-      long v = std::strtol(s.c_str(), &end, 10);
-      if (s.empty() || *end || v <= 0 || v > 32 || (v & (v - 1))) throw UsageError("bad --num-warps '" + s + "' (1, 2, 4, ..., 32)");
-      o.numWarps = int(v);
+      o.numWarpsList = intList(s, "--num-warps", [](long v) { return v > 0 && v <= 32 && !(v & (v - 1)); },
+                               "1, 2, 4, ..., 32");
+      o.numWarps = o.numWarpsList[0];
     } else if (is("--num-stages")) {
       std::string s = value("--num-stages");
-      if (s.size() != 1 || s[0] < '1' || s[0] > '8') throw UsageError("bad --num-stages '" + s + "' (1 to 8)");
-      o.numStages = s[0] - '0';
+      o.numStagesList = intList(s, "--num-stages", [](long v) { return v >= 1 && v <= 8; }, "1 to 8");
+      o.numStages = o.numStagesList[0];
+    } else if (is("--cache-dir")) {
+      o.cacheDir = value("--cache-dir");
+    } else if (a == "--quiet") {
+      o.quiet = true;
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
     } else if (is("--arg")) {
@@ -190,22 +222,26 @@ const ir::Function& pickKernel(const ir::Module& m, const std::string& name) {
   return *m.functions()[0];
 }
 
-interp::Grid parseGrid(const std::string& s) {
-  if (s.empty()) throw UsageError("run needs --grid X[,Y[,Z]]");
-  int64_t dims[3] = {1, 1, 1};
-  size_t pos = 0;
-  for (int d = 0; d < 3; ++d) {
-    size_t comma = s.find(',', pos);
-    std::string part = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+// The value of a name in a --grid: an integer --arg, or a macro / tuning
+// parameter of `config` (or of the -D options when there is none).
+std::optional<int64_t> gridName(const Options& o, const std::string& name, const runtime::Config* config) {
+  auto asInt = [](const std::string& v) -> std::optional<int64_t> {
     char* end = nullptr;
-    long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end || v <= 0 || v > (int64_t(1) << 31))
-      throw UsageError("bad --grid '" + s + "': each dimension must be a positive integer");
-    dims[d] = v;
-    if (comma == std::string::npos) return interp::Grid{dims[0], dims[1], dims[2]};
-    pos = comma + 1;
-  }
-  throw UsageError("bad --grid '" + s + "': at most 3 dimensions");
+    long long x = v.empty() ? 0 : std::strtoll(v.c_str(), &end, 0);
+    if (v.empty() || *end) return std::nullopt;
+    return x;
+  };
+  for (auto& [arg, spec] : o.args)
+    if (arg == name) return asInt(spec);
+  if (config && !config->value(name).empty()) return asInt(config->value(name));
+  for (const lang::Define& d : o.compile.defines)
+    if (d.name == name) return asInt(lang::defineValues(d)[0]);
+  return std::nullopt;
+}
+
+interp::Grid parseGrid(const Options& o) {
+  if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
+  return cli::evaluateGrid(cli::parseGridSpec(o.grid), [&](const std::string& n) { return gridName(o, n, nullptr); });
 }
 
 transform::PipelineOptions pipelineOptions(const Options& o) {
@@ -256,7 +292,67 @@ int emit(const Options& o, const std::string& source) {
   throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir or ptx)");
 }
 
+// Whether `run` must tune first: a tuning space in the options or the source.
+bool hasTuningSpace(const Options& o, const std::string& source) {
+  if (o.numWarpsList.size() > 1 || o.numStagesList.size() > 1) return true;
+  for (const lang::Define& d : o.compile.defines)
+    if (lang::defineValues(d).size() > 1) return true;
+  return !endsWith(o.file, ".tir") && source.find("tunable") != std::string::npos;
+}
+
+// `tune`, and `run` of a kernel with a tuning space: through the runtime's
+// kernel object (tuner, caches).
+int runTuned(const Options& o, const std::string& source) {
+  if (endsWith(o.file, ".tir")) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+  if (o.backend != "" && o.backend != "gpu" && o.backend != "interp")
+    throw UsageError("unknown back end '" + o.backend + "' (available: interp, gpu)");
+  runtime::KernelOptions ko;
+  ko.filename = o.file;
+  ko.defines = o.compile.defines;
+  ko.numWarps = o.numWarpsList;
+  ko.numStages = o.numStagesList;
+  ko.target = o.backend == "interp" ? "interp" : !o.target.empty() ? o.target : o.backend == "gpu" ? "gpu" : "auto";
+  ko.kernel = o.kernel;
+  ko.cacheDir = o.cacheDir;
+  if (!o.quiet) ko.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  runtime::Kernel kernel(source, ko);
+  if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
+  cli::GridSpec spec = cli::parseGridSpec(o.grid);
+  // The arguments are bound by the parameters of the first configuration.
+  lang::CompileResult first = lang::compileSource(source, o.compile);
+  const ir::Function& fn = pickKernel(*first.module, kernel.name());
+  std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
+  cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
+  for (auto& [name, path] : o.saves)
+    if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
+  runtime::GridFn grid = [&](const runtime::Config& c) {
+    return cli::evaluateGrid(spec, [&](const std::string& n) { return gridName(o, n, &c); });
+  };
+  runtime::TuneResult r = kernel.tune(bound.args, grid, /*force=*/o.command == "tune");
+  if (o.command == "tune") {
+    std::printf("%-60s %12s\n", "configuration", "median ms");
+    for (const runtime::TuneTrial& t : r.trials) {
+      if (t.error.empty()) std::printf("%-60s %12.4f\n", t.config.text().c_str(), t.ms);
+      else std::printf("%-60s %12s  %s\n", t.config.text().c_str(), "skipped", t.error.c_str());
+    }
+    std::printf("best: %s (%.4f ms) on %s, tuning key %s\n", r.best.text().c_str(), r.bestMs, kernel.target().c_str(),
+                r.tuningKey.c_str());
+    return 0;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  kernel.launch(bound.args, grid);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (auto& [name, path] : o.saves) interp::saveBufferToNpy(path, *bound.byName[name]);
+  interp::Grid g = grid(r.best);
+  std::fprintf(stderr, "ran kernel '%s' on %s with %s (%s), grid (%lld, %lld, %lld): %.3f ms\n", kernel.name().c_str(),
+               kernel.target().c_str(), r.best.text().c_str(),
+               r.origin == "tuned" ? "tuned now" : ("tuning from the " + r.origin + " cache").c_str(), (long long)g.x,
+               (long long)g.y, (long long)g.z, ms);
+  return 0;
+}
+
 int run(const Options& o, const std::string& source) {
+  if (o.command == "tune" || hasTuningSpace(o, source)) return runTuned(o, source);
   std::string backend = o.backend;
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
@@ -264,7 +360,7 @@ int run(const Options& o, const std::string& source) {
   if (backend != "interp" && backend != "gpu")
     throw UsageError("unknown back end '" + backend + "' (available: interp, gpu)");
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
-  interp::Grid grid = parseGrid(o.grid);
+  interp::Grid grid = parseGrid(o);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
   if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
   const ir::Function& fn = pickKernel(*m, o.kernel);
@@ -311,7 +407,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     source = readFile(o.file);
-    return o.command == "emit" ? emit(o, source) : run(o, source);
+    return o.command == "emit" ? emit(o, source) : run(o, source);  // run and tune
   } catch (const UsageError& e) {
     std::cerr << "tritonc: error: " << e.what() << "\n";
     if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << kUsage;

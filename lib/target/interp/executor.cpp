@@ -125,10 +125,11 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
     const ir::Scalar k = param.type().kind;
     const std::string who = kernelText() + ": argument " + std::to_string(i) + " ('" + param.name() +
                             "', " + ir::typeToString(param.type()) + ")";
-    const char* given = arg.kind == KernelArg::Kind::Int     ? "an integer"
-                        : arg.kind == KernelArg::Kind::Float ? "a float"
-                        : arg.buffer                         ? "a buffer"
-                                                             : "a null buffer";
+    const char* given = arg.kind == KernelArg::Kind::Int         ? "an integer"
+                        : arg.kind == KernelArg::Kind::Float     ? "a float"
+                        : arg.kind == KernelArg::Kind::DevicePtr ? "a GPU address (the interpreter needs host memory)"
+                        : arg.buffer                             ? "a buffer"
+                                                                 : "a null buffer";
     Elem value;
     if (param.type().isPtr()) {
       if (arg.kind != KernelArg::Kind::Buffer || !arg.buffer)
@@ -139,7 +140,7 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
         throw UserError(fn_.loc, who + " was given a buffer too large for the interpreter");
       const bool writable = !param.attrs.readonly && param.attrs.constantTable == 0;
       value = intElem(int64_t(memory_.add(arg.buffer, param.name(), writable)));
-    } else if (arg.kind == KernelArg::Kind::Buffer) {
+    } else if (arg.kind == KernelArg::Kind::Buffer || arg.kind == KernelArg::Kind::DevicePtr) {
       throw UserError(fn_.loc, who + " is a scalar, but was given " + given);
     } else if (ir::isFloatKind(k)) {
       value = floatElem(arg.kind == KernelArg::Kind::Int ? intToFloat(k, arg.i) : roundTo(k, arg.f));

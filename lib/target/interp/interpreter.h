@@ -32,7 +32,8 @@ void writeElement(Buffer& b, int64_t i, double v);
 
 // One kernel argument, in parameter order.
 struct KernelArg {
-  enum class Kind { Int, Float, Buffer } kind = Kind::Int;
+  // DevicePtr: an address in GPU memory (`i`), for the GPU back end only.
+  enum class Kind { Int, Float, Buffer, DevicePtr } kind = Kind::Int;
   int64_t i = 0;
   double f = 0;
   Buffer* buffer = nullptr;  // pointer parameters: the start of this buffer
@@ -40,6 +41,7 @@ struct KernelArg {
   static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
   static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
   static KernelArg ofBuffer(Buffer* b) { KernelArg a; a.kind = Kind::Buffer; a.buffer = b; return a; }
+  static KernelArg ofDevicePtr(uint64_t p) { KernelArg a; a.kind = Kind::DevicePtr; a.i = int64_t(p); return a; }
 };
 
 struct Grid {

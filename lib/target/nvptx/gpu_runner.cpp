@@ -14,45 +14,125 @@ std::string gpuArch(std::string* whyNot) {
   return d->ccMajor == 9 ? arch + "a" : arch;
 }
 
-GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const interp::Grid& grid,
-                      const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts) {
+namespace {
+
+CudaDriver* driver() {
   std::string why;
   CudaDriver* d = CudaDriver::get(&why);
   if (!d) throw UserError(SourceLoc{}, why);
-  const std::string& name = fn.name();
-  if (args.size() != fn.arguments().size())
-    throw UserError(SourceLoc{}, "kernel '" + name + "' takes " + std::to_string(fn.arguments().size()) +
-                                     " arguments, " + std::to_string(args.size()) + " given");
-  if (grid.x <= 0 || grid.y <= 0 || grid.z <= 0 || grid.x > 2147483647 || grid.y > 65535 || grid.z > 65535)
-    throw UserError(SourceLoc{}, "bad grid for kernel '" + name + "'");
+  return d;
+}
 
+// The launch parameter block: one value per parameter, each in its own slot.
+struct ParamBlock {
+  std::vector<std::vector<uint8_t>> storage;
+  std::vector<void*> pointers;
+  explicit ParamBlock(size_t n) : storage(n), pointers(n) {}
+  void put(size_t k, const void* p, size_t n) {
+    storage[k].assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+    pointers[k] = storage[k].data();
+  }
+};
+
+}  // namespace
+
+GpuKernel::GpuKernel(const std::string& ptx, const ir::Function& fn) : name_(fn.name()) {
+  CudaDriver* d = driver();
+  for (auto& a : fn.arguments()) {
+    paramTypes_.push_back(a->type());
+    paramNames_.push_back(a->name());
+  }
   char log[8192] = {0};
   int optKeys[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
   void* optVals[2] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
   CUmodule mod = nullptr;
   CUresult r = d->cuModuleLoadDataEx(&mod, ptx.c_str(), 2, optKeys, optVals);
-  if (r != 0) throw UserError(SourceLoc{}, "loading the PTX of kernel '" + name + "' failed: " + d->errorText(r) + "\n" + log);
-  struct Unload {
-    CudaDriver* d;
-    CUmodule m;
-    ~Unload() { d->cuModuleUnload(m); }
-  } unload{d, mod};
-  CUfunction func = nullptr;
-  d->check(d->cuModuleGetFunction(&func, mod, name.c_str()), "finding the function", name);
-  // Dynamic shared memory, as the PTX of this kernel asks.
-  unsigned sharedBytes = 0;
-  size_t entry = ptx.find(".entry " + name + "(");
-  size_t mark = entry == std::string::npos ? entry : ptx.find("// tritonc: dynamic_shared_bytes ", entry);
-  size_t next = entry == std::string::npos ? entry : ptx.find(".entry ", entry + 1);
-  if (mark != std::string::npos && (next == std::string::npos || mark < next)) {
-    sharedBytes = unsigned(std::stoul(ptx.substr(mark + 33)));
-    CUresult sr = d->cuFuncSetAttribute(func, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int(sharedBytes));
-    if (sr != 0)
-      throw UserError(SourceLoc{}, "kernel '" + name + "' needs " + std::to_string(sharedBytes) +
-                                       " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
+  if (r != 0) throw UserError(SourceLoc{}, "loading the PTX of kernel '" + name_ + "' failed: " + d->errorText(r) + "\n" + log);
+  module_ = mod;
+  try {
+    CUfunction func = nullptr;
+    d->check(d->cuModuleGetFunction(&func, mod, name_.c_str()), "finding the function", name_);
+    func_ = func;
+    // Dynamic shared memory, as the PTX of this kernel asks.
+    size_t entry = ptx.find(".entry " + name_ + "(");
+    size_t mark = entry == std::string::npos ? entry : ptx.find("// tritonc: dynamic_shared_bytes ", entry);
+    size_t next = entry == std::string::npos ? entry : ptx.find(".entry ", entry + 1);
+    if (mark != std::string::npos && (next == std::string::npos || mark < next)) {
+      sharedBytes_ = unsigned(std::stoul(ptx.substr(mark + 33)));
+      CUresult sr = d->cuFuncSetAttribute(func, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int(sharedBytes_));
+      if (sr != 0)
+        throw UserError(SourceLoc{}, "kernel '" + name_ + "' needs " + std::to_string(sharedBytes_) +
+                                         " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
+    }
+  } catch (...) {
+    d->cuModuleUnload(mod);
+    throw;
   }
+}
 
-  // Device copies of the buffers (one per distinct host buffer).
+GpuKernel::~GpuKernel() {
+  if (module_) driver()->cuModuleUnload(module_);
+}
+
+void GpuKernel::check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const {
+  if (args.size() != paramTypes_.size())
+    throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(paramTypes_.size()) +
+                                     " arguments, " + std::to_string(args.size()) + " given");
+  if (grid.x <= 0 || grid.y <= 0 || grid.z <= 0 || grid.x > 2147483647 || grid.y > 65535 || grid.z > 65535)
+    throw UserError(SourceLoc{}, "bad grid for kernel '" + name_ + "'");
+}
+
+// Fills `params` for `args`; host buffers are looked up in `device`.
+static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, const std::vector<std::string>& names,
+                       const std::string& kernel, const std::vector<interp::KernelArg>& args,
+                       const std::map<interp::Buffer*, CUdeviceptr>* device) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    const ir::Type& t = types[k];
+    const interp::KernelArg& a = args[k];
+    if (t.isPtr()) {
+      CUdeviceptr p = 0;
+      if (a.kind == interp::KernelArg::Kind::DevicePtr) p = CUdeviceptr(a.i);
+      else if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer && device) p = device->at(a.buffer);
+      else throw UserError(SourceLoc{}, "argument '" + names[k] + "' of kernel '" + kernel + "' needs " +
+                                            (device ? "a buffer" : "a device address"));
+      params.put(k, &p, sizeof p);
+      continue;
+    }
+    if (a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr)
+      throw UserError(SourceLoc{}, "argument '" + names[k] + "' of kernel '" + kernel + "' is a scalar");
+    double fv = a.kind == interp::KernelArg::Kind::Float ? a.f : double(a.i);
+    int64_t iv = a.kind == interp::KernelArg::Kind::Int ? a.i : int64_t(a.f);
+    switch (t.kind) {
+      case ir::Scalar::I1: case ir::Scalar::I8: case ir::Scalar::I16: case ir::Scalar::I32: {
+        int32_t v = int32_t(t.kind == ir::Scalar::I1 ? iv != 0 : iv);
+        params.put(k, &v, 4);
+        break;
+      }
+      case ir::Scalar::I64: params.put(k, &iv, 8); break;
+      case ir::Scalar::F32: { float v = float(fv); params.put(k, &v, 4); break; }
+      case ir::Scalar::F64: params.put(k, &fv, 8); break;
+      default: throw UserError(SourceLoc{}, std::string("scalar arguments of type ") + ir::scalarName(t.kind) +
+                                                " are not supported on the GPU yet");
+    }
+  }
+}
+
+void GpuKernel::launchAsync(const interp::Grid& grid, const std::vector<interp::KernelArg>& args, int numWarps,
+                            void* stream) const {
+  check(grid, args);
+  CudaDriver* d = driver();
+  ParamBlock params(args.size());
+  fillParams(params, paramTypes_, paramNames_, name_, args, nullptr);
+  d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(32 * numWarps), 1,
+                             1, sharedBytes_, stream, params.pointers.data(), nullptr),
+           "launching", name_);
+}
+
+GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
+                            const GpuLaunchOptions& opts) const {
+  check(grid, args);
+  CudaDriver* d = driver();
+  // Device copies of the host buffers (one per distinct buffer).
   std::map<interp::Buffer*, CUdeviceptr> device;
   struct Free {
     CudaDriver* d;
@@ -61,51 +141,21 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
       for (auto& [b, p] : m) d->cuMemFree(p);
     }
   } freeAll{d, device};
-  std::vector<std::vector<uint8_t>> storage(args.size());
-  std::vector<void*> params(args.size());
-  for (size_t k = 0; k < args.size(); ++k) {
-    const ir::Type& t = fn.argument(k)->type();
-    const interp::KernelArg& a = args[k];
-    auto put = [&](const void* p, size_t n) {
-      storage[k].assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-      params[k] = storage[k].data();
-    };
-    if (t.isPtr()) {
-      if (a.kind != interp::KernelArg::Kind::Buffer || !a.buffer)
-        throw UserError(SourceLoc{}, "argument '" + fn.argument(k)->name() + "' of kernel '" + name + "' needs a buffer");
-      interp::Buffer* b = a.buffer;
-      if (!device.count(b)) {
-        CUdeviceptr p = 0;
-        d->check(d->cuMemAlloc(&p, std::max<size_t>(b->data.size(), 16)), "allocating device memory", name);
-        device[b] = p;
-        if (!b->data.empty()) d->check(d->cuMemcpyHtoD(p, b->data.data(), b->data.size()), "copying to the device", name);
-      }
-      put(&device[b], sizeof(CUdeviceptr));
-      continue;
-    }
-    if (a.kind == interp::KernelArg::Kind::Buffer)
-      throw UserError(SourceLoc{}, "argument '" + fn.argument(k)->name() + "' of kernel '" + name + "' is a scalar");
-    double fv = a.kind == interp::KernelArg::Kind::Float ? a.f : double(a.i);
-    int64_t iv = a.kind == interp::KernelArg::Kind::Int ? a.i : int64_t(a.f);
-    switch (t.kind) {
-      case ir::Scalar::I1: case ir::Scalar::I8: case ir::Scalar::I16: case ir::Scalar::I32: {
-        int32_t v = int32_t(t.kind == ir::Scalar::I1 ? iv != 0 : iv);
-        put(&v, 4);
-        break;
-      }
-      case ir::Scalar::I64: put(&iv, 8); break;
-      case ir::Scalar::F32: { float v = float(fv); put(&v, 4); break; }
-      case ir::Scalar::F64: put(&fv, 8); break;
-      default: throw UserError(SourceLoc{}, std::string("scalar arguments of type ") + ir::scalarName(t.kind) +
-                                                " are not supported on the GPU yet");
-    }
+  for (const interp::KernelArg& a : args) {
+    if (a.kind != interp::KernelArg::Kind::Buffer || !a.buffer || device.count(a.buffer)) continue;
+    interp::Buffer* b = a.buffer;
+    CUdeviceptr p = 0;
+    d->check(d->cuMemAlloc(&p, std::max<size_t>(b->data.size(), 16)), "allocating device memory", name_);
+    device[b] = p;
+    if (!b->data.empty()) d->check(d->cuMemcpyHtoD(p, b->data.data(), b->data.size()), "copying to the device", name_);
   }
-
-  unsigned threads = unsigned(32 * opts.numWarps);
+  ParamBlock params(args.size());
+  fillParams(params, paramTypes_, paramNames_, name_, args, &device);
+  CUstream stream = opts.stream;
   auto launch = [&] {
-    d->check(d->cuLaunchKernel(func, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes,
-                               nullptr, params.data(), nullptr),
-             "launching", name);
+    d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+                               unsigned(32 * opts.numWarps), 1, 1, sharedBytes_, stream, params.pointers.data(), nullptr),
+             "launching", name_);
   };
   GpuRunResult result;
   result.device = d->deviceName;
@@ -114,16 +164,16 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
   } else {
     for (int w = 0; w < opts.warmup; ++w) launch();
     CUdeviceptr flush = 0;
-    if (opts.flushBytes) d->check(d->cuMemAlloc(&flush, opts.flushBytes), "allocating the cache-flush buffer", name);
+    if (opts.flushBytes) d->check(d->cuMemAlloc(&flush, opts.flushBytes), "allocating the cache-flush buffer", name_);
     CUevent start = nullptr, stop = nullptr;
-    d->check(d->cuEventCreate(&start, 0), "creating an event", name);
-    d->check(d->cuEventCreate(&stop, 0), "creating an event", name);
+    d->check(d->cuEventCreate(&start, 0), "creating an event", name_);
+    d->check(d->cuEventCreate(&stop, 0), "creating an event", name_);
     for (int rep = 0; rep < opts.repeats; ++rep) {
-      if (flush) d->check(d->cuMemsetD8(flush, uint8_t(rep), opts.flushBytes), "flushing the cache", name);
-      d->cuEventRecord(start, nullptr);
+      if (flush) d->check(d->cuMemsetD8(flush, uint8_t(rep), opts.flushBytes), "flushing the cache", name_);
+      d->cuEventRecord(start, stream);
       launch();
-      d->cuEventRecord(stop, nullptr);
-      d->check(d->cuEventSynchronize(stop), "running", name);
+      d->cuEventRecord(stop, stream);
+      d->check(d->cuEventSynchronize(stop), "running", name_);
       float ms = 0;
       d->cuEventElapsedTime(&ms, start, stop);
       result.timesMs.push_back(ms);
@@ -132,10 +182,15 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
     d->cuEventDestroy(stop);
     if (flush) d->cuMemFree(flush);
   }
-  d->check(d->cuCtxSynchronize(), "running", name);
+  d->check(d->cuCtxSynchronize(), "running", name_);
   for (auto& [b, p] : device)
-    if (!b->data.empty()) d->check(d->cuMemcpyDtoH(b->data.data(), p, b->data.size()), "copying from the device", name);
+    if (!b->data.empty()) d->check(d->cuMemcpyDtoH(b->data.data(), p, b->data.size()), "copying from the device", name_);
   return result;
+}
+
+GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const interp::Grid& grid,
+                      const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts) {
+  return GpuKernel(ptx, fn).run(grid, args, opts);
 }
 
 }  // namespace tritonc::nvptx

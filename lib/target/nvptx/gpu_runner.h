@@ -1,7 +1,10 @@
-// Runs a compiled kernel on the GPU over the interpreter's host buffers:
-// copies them in, launches, copies them back. The same argument structs as
-// the interpreter, so that tests compare the two directly.
+// Runs compiled kernels on the GPU. A GpuKernel keeps its module loaded, so
+// that repeated launches cost only the launch. Arguments are the
+// interpreter's structs: host buffers (copied in, launched, copied back, so
+// that tests compare the two back ends directly) or device addresses
+// (launched as they are, on the caller's stream).
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@ struct GpuLaunchOptions {
   // Bytes of device memory overwritten before each timed launch, so that the
   // L2 cache does not hold the inputs of the previous launch (0: no flush).
   size_t flushBytes = size_t(256) << 20;
+  void* stream = nullptr;  // CUstream; null: the default stream
 };
 
 struct GpuRunResult {
@@ -24,9 +28,38 @@ struct GpuRunResult {
   std::string device;
 };
 
-// Loads `ptx`, runs kernel `fn.name()` on `grid` with `args`; buffers are
-// copied back after the run. Throws UserError (naming the kernel) on any
-// CUDA error, and when no GPU is present.
+class GpuKernel {
+ public:
+  // Loads `ptx` (the driver JIT-compiles it) and finds kernel `fn.name()`;
+  // requests the dynamic shared memory the PTX asks for. Throws UserError
+  // (naming the kernel) on any CUDA error, and when no GPU is present.
+  GpuKernel(const std::string& ptx, const ir::Function& fn);
+  ~GpuKernel();
+  GpuKernel(const GpuKernel&) = delete;
+  GpuKernel& operator=(const GpuKernel&) = delete;
+
+  // Runs on `grid`; host buffers are copied in and back, and the run is
+  // waited for. Timed launches when opts.repeats > 0.
+  GpuRunResult run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
+                   const GpuLaunchOptions& opts) const;
+  // Launches without waiting; every pointer argument must be a device address.
+  void launchAsync(const interp::Grid& grid, const std::vector<interp::KernelArg>& args, int numWarps,
+                   void* stream) const;
+  const std::string& name() const { return name_; }
+  unsigned sharedBytes() const { return sharedBytes_; }
+
+ private:
+  void check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
+
+  void* module_ = nullptr;
+  void* func_ = nullptr;
+  unsigned sharedBytes_ = 0;
+  std::string name_;
+  std::vector<ir::Type> paramTypes_;
+  std::vector<std::string> paramNames_;
+};
+
+// Loads `ptx`, runs kernel `fn.name()` once on `grid` with `args` (see GpuKernel).
 GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const interp::Grid& grid,
                       const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts);
 

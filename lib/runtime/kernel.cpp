@@ -1,0 +1,332 @@
+// The runtime's kernel: configurations, compilation, the two caches, launch.
+#include "runtime/kernel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "runtime/hash.h"
+#include "runtime/specialize.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/gpu_runner.h"
+#include "transform/pass_manager.h"
+
+#ifndef TRITONC_BUILD_ID
+#define TRITONC_BUILD_ID "unknown"
+#endif
+
+namespace tritonc::runtime {
+
+const char* const kCompilerVersion = "tritonc 0.2 (" TRITONC_BUILD_ID ")";
+
+namespace {
+
+constexpr size_t kMaxSpace = 4096;
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+UserError optionError(const std::string& what) { return UserError(SourceLoc{}, what); }
+
+}  // namespace
+
+// ---- Config -------------------------------------------------------------
+
+std::string Config::text() const {
+  std::string s;
+  for (const lang::Define& d : values) s += d.name + "=" + d.value + " ";
+  return s + "num_warps=" + std::to_string(numWarps) + " num_stages=" + std::to_string(numStages);
+}
+
+std::string Config::value(const std::string& name) const {
+  for (const lang::Define& d : values)
+    if (d.name == name) return d.value;
+  for (const lang::Define& d : fixed)
+    if (d.name == name) return d.value;
+  if (name == "num_warps") return std::to_string(numWarps);
+  if (name == "num_stages") return std::to_string(numStages);
+  return "";
+}
+
+int64_t Config::intValue(const std::string& name) const {
+  std::string v = value(name);
+  char* end = nullptr;
+  long long x = v.empty() ? 0 : std::strtoll(v.c_str(), &end, 0);
+  if (v.empty() || *end) throw optionError("'" + name + "' is not an integer in configuration " + text());
+  return x;
+}
+
+CompiledKernel::~CompiledKernel() = default;
+
+// ---- Kernel -------------------------------------------------------------
+
+Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(source)), opts_(std::move(opts)) {
+  if (opts_.numWarps.empty() || opts_.numStages.empty()) throw optionError("num_warps and num_stages need a value");
+  for (int w : opts_.numWarps)
+    if (w <= 0 || w > 32 || (w & (w - 1)))
+      throw optionError("num_warps must be a power of two between 1 and 32, got " + std::to_string(w));
+  for (int s : opts_.numStages)
+    if (s < 1 || s > 8) throw optionError("num_stages must be between 1 and 8, got " + std::to_string(s));
+  if (opts_.target == "auto" || opts_.target == "gpu") {
+    std::string why;
+    target_ = nvptx::gpuArch(&why);
+    if (target_.empty()) {
+      if (opts_.target == "gpu") throw optionError("target gpu: " + why);
+      target_ = "interp";
+    }
+  } else if (opts_.target == "interp" || opts_.target.rfind("sm_", 0) == 0) {
+    target_ = opts_.target;
+  } else {
+    throw optionError("unknown target '" + opts_.target + "' (expected auto, gpu, interp or sm_XX)");
+  }
+
+  // The parameters and the tuning space: -D lists are known before
+  // compiling; `tunable` lists and the parameters come from a compile of the
+  // first -D point that compiles (a point that does not is the tuner's
+  // business: it is skipped there with its error).
+  lang::CompileOptions co;
+  co.filename = opts_.filename;
+  co.defines = opts_.defines;
+  std::vector<lang::TuningParam> listed;
+  try {
+    lang::parseSource(source_, co, &listed);
+  } catch (const UserError&) {
+    // Preprocessing with the first values failed; the lists were read before.
+  }
+  std::vector<std::vector<lang::Define>> points{{}};
+  for (const lang::TuningParam& tp : listed) {
+    std::vector<std::vector<lang::Define>> next;
+    for (const auto& p : points)
+      for (const std::string& v : tp.values) {
+        next.push_back(p);
+        next.back().push_back({tp.name, v});
+      }
+    points.swap(next);
+    if (points.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
+  }
+  std::unique_ptr<lang::CompileResult> r;
+  std::string errors;
+  for (const auto& p : points) {
+    Config c{p, {}, opts_.numWarps[0], opts_.numStages[0]};
+    try {
+      r = std::make_unique<lang::CompileResult>(lang::compileSource(source_, compileOptionsFor(c)));
+      break;
+    } catch (const UserError& e) {
+      if (points.size() == 1) throw;
+      if (errors.size() < 4000) errors += "\n  " + c.text() + ": " + e.what();
+    }
+  }
+  if (!r) throw optionError("no configuration of the kernel compiles:" + errors);
+  const ir::Function* fn = nullptr;
+  for (auto& f : r->module->functions())
+    if (opts_.kernel.empty() || f->name() == opts_.kernel) {
+      if (fn && opts_.kernel.empty())
+        throw optionError("the source defines several kernels: name the one to run ('" + fn->name() + "', '" +
+                          f->name() + "', ...)");
+      fn = f.get();
+    }
+  if (!fn) throw optionError(opts_.kernel.empty() ? "the source defines no kernel" : "no kernel named '" + opts_.kernel + "'");
+  name_ = fn->name();
+  for (auto& a : fn->arguments()) params_.push_back({a->name(), a->type()});
+  for (const std::string& k : opts_.tuningKey)
+    if (std::none_of(params_.begin(), params_.end(), [&](const Param& p) { return p.name == k; }))
+      throw optionError("tuning key '" + k + "' is not a parameter of kernel '" + name_ + "'");
+  // `tunable` lists of the source multiply the -D points.
+  for (const lang::TuningParam& tp : r->tuning) {
+    std::vector<std::vector<lang::Define>> next;
+    for (const auto& p : points)
+      for (const std::string& v : tp.values) {
+        next.push_back(p);
+        next.back().push_back({tp.name, v});
+      }
+    points.swap(next);
+    if (points.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
+  }
+  tuning_ = listed;
+  tuning_.insert(tuning_.end(), r->tuning.begin(), r->tuning.end());
+  std::vector<lang::Define> fixed;
+  for (const lang::Define& d : opts_.defines)
+    if (std::none_of(tuning_.begin(), tuning_.end(), [&](const lang::TuningParam& tp) { return tp.name == d.name; }))
+      fixed.push_back(d);
+  for (const auto& p : points)
+    for (int w : opts_.numWarps)
+      for (int s : opts_.numStages) space_.push_back(Config{p, fixed, w, s});
+  if (space_.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
+
+  if (opts_.cacheDir != "none") disk_ = std::make_unique<DiskCache>(opts_.cacheDir.empty() ? DiskCache::defaultDirectory() : opts_.cacheDir);
+}
+
+Kernel::~Kernel() = default;
+
+lang::CompileOptions Kernel::compileOptionsFor(const Config& c) const {
+  lang::CompileOptions co;
+  co.filename = opts_.filename;
+  std::set<std::string> chosen;
+  for (const lang::Define& d : c.values) chosen.insert(d.name);
+  for (const lang::Define& d : opts_.defines)
+    if (!chosen.count(d.name)) co.defines.push_back(d);
+  for (const lang::Define& d : c.values) co.defines.push_back(d);
+  return co;
+}
+
+// Everything the compiled code depends on; the source last (it may hold anything).
+static std::string describeOptions(const KernelOptions& o) {
+  std::string s = "kernel-options\n";
+  for (const lang::Define& d : o.defines) s += "-D" + d.name + "=" + d.value + "\n";
+  s += "warps";
+  for (int w : o.numWarps) s += " " + std::to_string(w);
+  s += "\nstages";
+  for (int st : o.numStages) s += " " + std::to_string(st);
+  return s + "\nkernel " + o.kernel + "\n";
+}
+
+std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
+  return std::string("compiled\n") + kCompilerVersion + "\ntarget " + target_ + "\nconfig " + c.text() +
+         "\nspecialization " + specialization + "\n" + describeOptions(opts_) + "file " + opts_.filename +
+         "\nsource\n" + source_;
+}
+
+std::string Kernel::tuningRecordKey(const std::string& tuningKey) const {
+  std::string key = std::string("tuned\n") + kCompilerVersion + "\ntarget " + target_ + "\nkey " + tuningKey + "\n" +
+                    describeOptions(opts_) + "source\n" + source_;
+  return key;
+}
+
+const Config* Kernel::findConfig(const std::string& text) const {
+  for (const Config& c : space_)
+    if (c.text() == text) return &c;
+  return nullptr;
+}
+
+std::string Kernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) const {
+  std::string key;
+  for (size_t k = 0; k < params_.size() && k < args.size(); ++k) {
+    const Param& p = params_[k];
+    bool named = std::find(opts_.tuningKey.begin(), opts_.tuningKey.end(), p.name) != opts_.tuningKey.end();
+    bool keyed = opts_.tuningKey.empty() ? (!p.type.isPtr() && p.type.isInt()) : named;
+    if (!keyed) continue;
+    const interp::KernelArg& a = args[k];
+    std::string v = a.kind == interp::KernelArg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i);
+    if (a.kind == interp::KernelArg::Kind::Buffer) v = "buffer:" + std::to_string(a.buffer ? a.buffer->data.size() : 0);
+    key += (key.empty() ? "" : ",") + p.name + "=" + v;
+  }
+  // Alignment changes the code, so it is part of the key too.
+  return key + " [" + specializationKey(factsOf(args)) + "]";
+}
+
+std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
+  std::vector<ArgFacts> facts = factsOf(args);
+  std::string key = cacheKey(config, specializationKey(facts));
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  auto hit = compiled_.find(key);
+  if (hit != compiled_.end()) {
+    ++stats_.memoryHits;
+    return hit->second;
+  }
+  auto out = std::make_shared<CompiledKernel>();
+  out->config = config;
+  out->key = key;
+  bool gpu = target_ != "interp";
+  // The disk entry: "ir <bytes>\n", the optimized IR, then the PTX.
+  if (disk_) {
+    std::string why;
+    if (std::optional<std::string> payload = disk_->load(key, &why)) {
+      try {
+        size_t nl = payload->find('\n');
+        if (payload->compare(0, 3, "ir ") != 0 || nl == std::string::npos) throw std::runtime_error("no IR header");
+        size_t n = std::stoul(payload->substr(3, nl - 3));
+        if (nl + 1 + n > payload->size()) throw std::runtime_error("truncated IR");
+        out->module = ir::parseModule(payload->substr(nl + 1, n));
+        out->ptx = payload->substr(nl + 1 + n);
+        out->function = out->module->function(name_);
+        if (!out->function || (gpu && out->ptx.empty())) throw std::runtime_error("incomplete entry");
+        out->origin = "disk";
+        ++stats_.diskHits;
+        compiled_[key] = out;
+        return out;
+      } catch (const std::exception& e) {
+        // A valid file with content we cannot use: recompile and overwrite it.
+        stats_.lastDiskProblem = std::string("unusable cache entry (") + e.what() + ")";
+        out->module.reset();
+        out->ptx.clear();
+      }
+    } else if (why != "not cached") {
+      stats_.lastDiskProblem = why;
+    }
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
+  transform::PipelineOptions po;
+  po.numStages = config.numStages;
+  transform::runPasses(*r.module, transform::defaultPipeline(), po);
+  ir::Function* fn = r.module->function(name_);
+  if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
+  applySpecialization(*fn, facts);
+  std::string bad = ir::verifyModule(*r.module);
+  if (!bad.empty()) throw InternalError("invalid IR after specialization:\n" + bad);
+  if (gpu) {
+    nvptx::TargetOptions to;
+    to.arch = target_;
+    to.numWarps = config.numWarps;
+    out->ptx = nvptx::emitPtx(*r.module, to);
+  }
+  out->module = std::move(r.module);
+  out->function = fn;
+  out->compileMs = msSince(t0);
+  out->origin = "compiled";
+  ++stats_.compiles;
+  if (disk_) {
+    std::string ir = ir::printModule(*out->module);
+    if (disk_->store(key, "ir " + std::to_string(ir.size()) + "\n" + ir + out->ptx)) ++stats_.diskStores;
+  }
+  compiled_[key] = out;
+  return out;
+}
+
+std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
+                               int repeats, void* stream) {
+  std::vector<float> times;
+  if (target_ == "interp") {
+    for (int rep = 0; rep < std::max(repeats, 1); ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      interp::runKernel(*k.function, grid, args);
+      times.push_back(float(msSince(t0)));
+    }
+    if (repeats <= 0) times.clear();
+    return times;
+  }
+  if (!k.gpu) k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, *k.function);
+  bool allDevice = std::all_of(args.begin(), args.end(),
+                               [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
+  if (allDevice && repeats <= 0) {
+    k.gpu->launchAsync(grid, args, k.config.numWarps, stream);
+    return times;
+  }
+  nvptx::GpuLaunchOptions lo;
+  lo.numWarps = k.config.numWarps;
+  lo.stream = stream;
+  lo.warmup = repeats > 0 ? 1 : 0;
+  lo.repeats = repeats;
+  return k.gpu->run(grid, args, lo).timesMs;
+}
+
+void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (args.size() != params_.size())
+    throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
+                                     std::to_string(args.size()) + " given");
+  const Config& config = space_.size() == 1 ? space_[0] : tune(args, grid).best;
+  std::shared_ptr<CompiledKernel> k = compile(config, args);
+  run(*k, args, grid(config), 0, stream);
+}
+
+CacheStats Kernel::stats() const {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  return stats_;
+}
+
+}  // namespace tritonc::runtime

@@ -1,0 +1,150 @@
+// A kernel of the runtime: Triton-C source plus options. It is compiled once
+// per configuration (a point of its tuning space) and launch specialization
+// (argument types, which pointers are 16-byte aligned and which integers are
+// divisible by 16), and the result is cached in memory and on disk. A launch
+// of a kernel whose source or options declare a tuning space is auto-tuned
+// first, once per tuning key (tuner.cpp).
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "lang/compile.h"
+#include "runtime/disk_cache.h"
+#include "target/interp/interpreter.h"
+
+namespace tritonc::nvptx {
+class GpuKernel;
+}
+
+namespace tritonc::runtime {
+
+// The compiler version in cache keys: a new compiler never loads an old entry.
+extern const char* const kCompilerVersion;
+
+// One point of a tuning space: a value for each tuning parameter (a -D list
+// or a `tunable` declaration), num_warps and num_stages.
+struct Config {
+  std::vector<lang::Define> values;
+  std::vector<lang::Define> fixed;  // the kernel's other -D macros (for value(), not in text())
+  int numWarps = 4;
+  int numStages = 3;
+  std::string text() const;  // "TM=64 TN=32 num_warps=4 num_stages=3"
+  // The value of a tuning parameter or of a -D macro of the kernel (opt.d('TM')); "" if none.
+  std::string value(const std::string& name) const;
+  int64_t intValue(const std::string& name) const;  // throws UserError when not an integer
+  bool operator==(const Config& o) const { return text() == o.text(); }
+};
+
+struct KernelOptions {
+  std::string filename = "<source>";   // for diagnostics
+  std::vector<lang::Define> defines;   // -D; NAME=[a, b] is a tuning parameter
+  std::vector<int> numWarps = {4};     // several values: tuned over
+  std::vector<int> numStages = {3};    // several values: tuned over
+  std::string target = "auto";         // auto (the GPU when present), interp, sm_80, sm_90a, ...
+  std::string kernel;                  // the __global__ function to run (empty: the only one)
+  // Arguments whose values key the tuning results; empty: every integer argument.
+  std::vector<std::string> tuningKey;
+  std::string cacheDir;                // empty: DiskCache::defaultDirectory(); "none": memory only
+  int tuneRepeats = 0;                 // timed runs per configuration (0: 10 on a GPU, 3 on the interpreter)
+  // Tuning progress, one line at a time (configuration i of n, best so far); null: quiet.
+  std::function<void(const std::string&)> progress;
+};
+
+struct Param {
+  std::string name;
+  ir::Type type;
+};
+
+// The grid of a launch, from the configuration (the seed's grid = lambda opt: ...).
+using GridFn = std::function<interp::Grid(const Config&)>;
+
+// What one configuration compiled to, for one specialization.
+struct CompiledKernel {
+  Config config;
+  std::string key;                     // the cache key
+  std::unique_ptr<ir::Module> module;  // optimized and specialized
+  const ir::Function* function = nullptr;
+  std::string ptx;                     // GPU targets
+  std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
+  double compileMs = 0;                // 0 for a cache hit
+  std::string origin;                  // "compiled", "disk" or "memory"
+  ~CompiledKernel();
+};
+
+struct TuneTrial {
+  Config config;
+  double ms = 0;      // median; 0 when it failed
+  std::string error;  // why it was skipped
+};
+
+struct TuneResult {
+  std::vector<TuneTrial> trials;  // empty when the result came from a cache
+  Config best;
+  double bestMs = 0;
+  std::string tuningKey;
+  std::string origin;  // "tuned", "memory" or "disk"
+};
+
+struct CacheStats {
+  int memoryHits = 0, diskHits = 0, compiles = 0, diskStores = 0;
+  std::string lastDiskProblem;  // why the last disk entry was rejected, if one was
+};
+
+class Kernel {
+ public:
+  // Parses the source and finds its parameters and tuning space. Throws
+  // UserError on a bad source or bad options.
+  Kernel(std::string source, KernelOptions opts);
+  ~Kernel();
+
+  const std::vector<Param>& params() const { return params_; }
+  const std::vector<Config>& space() const { return space_; }
+  const std::string& target() const { return target_; }  // resolved: "interp" or "sm_XX"
+  const std::string& name() const { return name_; }
+  const KernelOptions& options() const { return opts_; }
+
+  // Compiles `config` specialized for `args`, or finds it in the caches.
+  std::shared_ptr<CompiledKernel> compile(const Config& config, const std::vector<interp::KernelArg>& args);
+  // Runs the kernel on `args`: tunes first when the space has several
+  // configurations and the tuning key of `args` is new. Pointer arguments are
+  // host buffers (interpreter, or copied to the GPU and back) or device
+  // addresses (GPU, launched asynchronously on `stream`).
+  void launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
+  // Times every configuration on copies of `args` (the caller's buffers are
+  // never written) and keeps the fastest for the tuning key of `args`, in
+  // memory and on disk. With `force`, tunes even when the key is known.
+  TuneResult tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force = false);
+  // The tuning key of `args`: "M=512,N=512,K=128".
+  std::string tuningKeyOf(const std::vector<interp::KernelArg>& args) const;
+
+  CacheStats stats() const;
+  DiskCache* diskCache() { return disk_.get(); }
+
+ private:
+  // Runs one compiled configuration (no tuning); timed when repeats > 0.
+  std::vector<float> run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
+                         int repeats, void* stream);
+  std::string cacheKey(const Config& c, const std::string& specialization) const;
+  std::string tuningRecordKey(const std::string& tuningKey) const;
+  const Config* findConfig(const std::string& text) const;
+  lang::CompileOptions compileOptionsFor(const Config& c) const;
+
+  std::string source_;
+  KernelOptions opts_;
+  std::string target_, name_;
+  std::vector<Param> params_;
+  std::vector<lang::TuningParam> tuning_;
+  std::vector<Config> space_;
+  std::unique_ptr<DiskCache> disk_;
+  mutable std::recursive_mutex mutex_;
+  std::map<std::string, std::shared_ptr<CompiledKernel>> compiled_;  // by cache key
+  std::map<std::string, Config> tuned_;                              // by tuning key
+  CacheStats stats_;
+};
+
+}  // namespace tritonc::runtime

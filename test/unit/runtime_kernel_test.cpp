@@ -1,0 +1,367 @@
+// The runtime's kernel object (runtime/kernel.h) and its auto-tuner
+// (runtime/tuner.cpp) on the interpreter: compile once per key, memory and
+// disk hits, keys that change with the source / options / specialization,
+// damaged entries recompiled, processes sharing one cache, the tuner picking
+// the configuration that is really fastest, skipping the ones that fail, and
+// never writing the caller's buffers.
+#include "runtime/kernel.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "ir/printer.h"
+
+using namespace tritonc;
+using runtime::Config;
+using runtime::Kernel;
+using runtime::KernelOptions;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/runtime_kernel_test.XXXXXX";
+    const char* made = ::mkdtemp(pattern);
+    EXPECT_NE(made, nullptr);
+    path_ = made ? made : "/tmp";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// x[i] = x[i] * 2 + 1 over BLOCK elements per program.
+const char* const kScale = R"(
+__global__ void scale(float* x, int n) {
+  int off[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+  *(x + off) = *(x + off) * 2 + 1;
+}
+)";
+
+// x[i] += 1, after a scalar loop of SPIN iterations: SPIN sets the time, not the result.
+const char* const kSpin = R"(
+__global__ void spin(float* x, int n) {
+  int off[8] = get_program_id(0) * 8 + 0 ... 8;
+  float acc = 0;
+  for (int i = 0; i < SPIN; i = i + 1) acc = acc + 1;
+  *(x + off) = *(x + off) + (acc - SPIN) + 1;
+}
+)";
+
+KernelOptions interpOptions(const std::string& cacheDir, std::vector<lang::Define> defines) {
+  KernelOptions o;
+  o.target = "interp";
+  o.cacheDir = cacheDir;
+  o.defines = std::move(defines);
+  return o;
+}
+
+std::unique_ptr<interp::Buffer> randomBuffer(int64_t n, std::mt19937_64& rng) {
+  auto b = std::make_unique<interp::Buffer>();
+  b->name = "x";
+  b->elem = ir::Scalar::F32;
+  b->data.resize(size_t(n) * 4);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = dist(rng);
+    std::memcpy(b->data.data() + i * 4, &v, 4);
+  }
+  return b;
+}
+
+float at(const interp::Buffer& b, int64_t i) {
+  float v;
+  std::memcpy(&v, b.data.data() + i * 4, 4);
+  return v;
+}
+
+runtime::GridFn blocks(int64_t n) {
+  return [n](const Config& c) { return interp::Grid{n / c.intValue("BLOCK"), 1, 1}; };
+}
+
+runtime::GridFn eights(int64_t n) {
+  return [n](const Config&) { return interp::Grid{n / 8, 1, 1}; };
+}
+
+// Runs `scale` on fresh random data and checks every element against x * 2 + 1.
+void expectScaleWorks(Kernel& k, int64_t n, std::mt19937_64& rng) {
+  auto x = randomBuffer(n, rng);
+  interp::Buffer before = *x;
+  k.launch({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(n)}, blocks(n));
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(at(*x, i), at(before, i) * 2 + 1) << "element " << i;
+}
+
+TEST(RuntimeKernel, CompilesOnceThenHitsMemoryThenDisk) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  std::string firstIr;
+  {
+    Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    ASSERT_EQ(k.params().size(), 2u);
+    EXPECT_EQ(k.params()[0].name, "x");
+    EXPECT_TRUE(k.params()[0].type.isPtr());
+    EXPECT_EQ(k.space().size(), 1u);
+    expectScaleWorks(k, 64, rng);
+    expectScaleWorks(k, 64, rng);
+    runtime::CacheStats s = k.stats();
+    EXPECT_EQ(s.compiles, 1);
+    EXPECT_EQ(s.memoryHits, 1);
+    EXPECT_EQ(s.diskStores, 1);
+    auto x = randomBuffer(64, rng);
+    firstIr = ir::printModule(*k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)})->module);
+  }
+  // A new kernel object (as a new process would) finds the entry on disk.
+  Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+  auto x = randomBuffer(64, rng);
+  auto c = k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)});
+  EXPECT_EQ(c->origin, "disk");
+  EXPECT_EQ(ir::printModule(*c->module), firstIr) << "the module read back differs from the one compiled";
+  expectScaleWorks(k, 64, rng);
+  EXPECT_EQ(k.stats().compiles, 0);
+  EXPECT_EQ(k.stats().diskHits, 1);
+}
+
+TEST(RuntimeKernel, KeyChangesWithSourceOptionsAndSpecialization) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  auto keyOf = [&](const std::string& src, KernelOptions o, int64_t n) {
+    Kernel k(src, std::move(o));
+    auto c = k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(n)});
+    EXPECT_EQ(c->origin, "compiled");
+    return c->key;
+  };
+  std::string base = keyOf(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}), 64);
+  std::string comment = keyOf(std::string(kScale) + "// a comment\n", interpOptions(dir.path(), {{"BLOCK", "16"}}), 64);
+  std::string define = keyOf(kScale, interpOptions(dir.path(), {{"BLOCK", "32"}}), 64);
+  KernelOptions stages = interpOptions(dir.path(), {{"BLOCK", "16"}});
+  stages.numStages = {2};
+  std::string staged = keyOf(kScale, stages, 64);
+  std::string unaligned = keyOf(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}), 65);  // n not divisible by 16
+  std::set<std::string> keys{base, comment, define, staged, unaligned};
+  EXPECT_EQ(keys.size(), 5u) << "two different compilations share a cache key";
+  // The same inputs give the same key (and a hit).
+  Kernel again(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+  auto c = again.compile(again.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)});
+  EXPECT_EQ(c->key, base);
+  EXPECT_EQ(c->origin, "disk");
+}
+
+TEST(RuntimeKernel, DamagedDiskEntriesAreRecompiledNeverLoaded) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  std::string key;
+  {
+    Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    key = k.compile(k.space()[0], args)->key;
+  }
+  std::string path = runtime::DiskCache(dir.path()).entryPath(key);
+  for (const char* damage : {"flip", "truncate", "garbage"}) {
+    SCOPED_TRACE(damage);
+    std::string bytes;
+    {
+      std::ifstream in(path, std::ios::binary);
+      ASSERT_TRUE(in) << "no entry at " << path;
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    if (std::string(damage) == "flip") bytes[bytes.size() - 1 - rng() % 64] ^= 0x20;
+    else if (std::string(damage) == "truncate") bytes.resize(bytes.size() / 2);
+    else bytes = "not a cache entry at all";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    auto c = k.compile(k.space()[0], args);
+    EXPECT_EQ(c->origin, "compiled");
+    EXPECT_FALSE(k.stats().lastDiskProblem.empty());
+    expectScaleWorks(k, 64, rng);
+    // The recompiled entry replaced the damaged one.
+    Kernel after(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    EXPECT_EQ(after.compile(after.space()[0], args)->origin, "disk");
+  }
+}
+
+TEST(RuntimeKernel, ConcurrentProcessesCompileTheSameKernel) {
+  TempDir dir;
+  constexpr int kChildren = 4;
+  std::vector<pid_t> pids;
+  for (int c = 0; c < kChildren; ++c) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        std::mt19937_64 rng(std::random_device{}() + uint64_t(c));
+        Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+        for (int rep = 0; rep < 5; ++rep) {
+          auto x = randomBuffer(128, rng);
+          interp::Buffer before = *x;
+          k.launch({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(128)}, blocks(128));
+          for (int64_t i = 0; i < 128; ++i)
+            if (at(*x, i) != at(before, i) * 2 + 1) status = 1;
+        }
+      } catch (...) {
+        status = 2;
+      }
+      ::_exit(status);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a child failed (status " << status << ")";
+  }
+  std::mt19937_64 rng(std::random_device{}());
+  Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+  expectScaleWorks(k, 128, rng);
+  EXPECT_EQ(k.stats().compiles, 0) << "the entry the children wrote did not load";
+  for (auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().extension(), ".tck") << "left behind: " << e.path();
+}
+
+TEST(RuntimeTuner, PicksTheConfigurationThatIsFastest) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  // Listed slowest first: the tuner must measure, not take the first or last.
+  KernelOptions o = interpOptions(dir.path(), {{"SPIN", "[3000, 1, 300]"}});
+  Kernel k(kSpin, o);
+  ASSERT_EQ(k.space().size(), 3u);
+  auto x = randomBuffer(32, rng);
+  runtime::TuneResult r = k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32));
+  ASSERT_EQ(r.trials.size(), 3u);
+  EXPECT_EQ(r.origin, "tuned");
+  EXPECT_EQ(r.best.value("SPIN"), "1");
+  for (const runtime::TuneTrial& t : r.trials) EXPECT_EQ(t.error, "") << t.config.text();
+  EXPECT_GT(r.trials[0].ms, r.trials[2].ms) << "3000 iterations were not slower than 300";
+  EXPECT_GT(r.trials[2].ms, r.trials[1].ms) << "300 iterations were not slower than 1";
+}
+
+TEST(RuntimeTuner, NeverWritesTheCallersBuffersAndLaunchesOnce) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  Kernel k(kSpin, interpOptions(dir.path(), {{"SPIN", "[1, 2, 4]"}}));
+  auto x = randomBuffer(64, rng);
+  interp::Buffer before = *x;
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  k.tune(args, eights(64));
+  EXPECT_EQ(x->data, before.data) << "tuning wrote the caller's buffer";
+  // A launch (the key is tuned) adds 1 exactly once, although every
+  // configuration ran several times while tuning.
+  k.launch(args, eights(64));
+  for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(at(*x, i), at(before, i) + 1) << "element " << i;
+}
+
+TEST(RuntimeTuner, TunesOncePerTuningKeyInMemoryAndOnDisk) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  KernelOptions o = interpOptions(dir.path(), {{"SPIN", "[1, 2]"}});
+  auto x = randomBuffer(64, rng);
+  {
+    Kernel k(kSpin, o);
+    EXPECT_EQ(k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)}, eights(64)).origin, "tuned");
+    EXPECT_EQ(k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)}, eights(64)).origin, "memory");
+    // Another value of the integer argument is another tuning key.
+    EXPECT_EQ(k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32)).origin, "tuned");
+  }
+  Kernel k(kSpin, o);
+  runtime::TuneResult r = k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)}, eights(64));
+  EXPECT_EQ(r.origin, "disk");
+  EXPECT_TRUE(r.best.value("SPIN") == "1" || r.best.value("SPIN") == "2");
+  // A key named by the caller: `n` is not part of it, so one tuning serves both sizes.
+  o.tuningKey = {"x"};
+  Kernel named(kSpin, o);
+  EXPECT_EQ(named.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)}, eights(64)).origin, "tuned");
+  EXPECT_EQ(named.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32)).origin, "memory");
+}
+
+TEST(RuntimeTuner, SkipsConfigurationsThatFailAndExplainsWhenAllFail) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  // BAD=1 cannot compile; BLOCK=32 compiles but its grid reads past the end.
+  std::string src = std::string("#if BAD\n#error this configuration cannot compile\n#endif\n") + kScale;
+  Kernel k(src, interpOptions(dir.path(), {{"BAD", "[1, 0]"}, {"BLOCK", "[16, 32]"}}));
+  ASSERT_EQ(k.space().size(), 4u);
+  auto x = randomBuffer(64, rng);
+  interp::Buffer before = *x;
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  runtime::GridFn grid = [](const Config&) { return interp::Grid{4, 1, 1}; };
+  runtime::TuneResult r = k.tune(args, grid);
+  int failed = 0;
+  for (const runtime::TuneTrial& t : r.trials) {
+    bool bad = t.config.value("BAD") == "1", big = t.config.value("BLOCK") == "32";
+    EXPECT_EQ(!t.error.empty(), bad || big) << t.config.text() << ": " << t.error;
+    if (bad) {
+      EXPECT_NE(t.error.find("this configuration cannot compile"), std::string::npos) << t.error;
+    } else if (big) {
+      EXPECT_NE(t.error.find("out-of-bounds"), std::string::npos) << t.error;
+    }
+    failed += !t.error.empty();
+  }
+  EXPECT_EQ(failed, 3);
+  EXPECT_EQ(r.best.value("BAD"), "0");
+  EXPECT_EQ(r.best.value("BLOCK"), "16");
+  EXPECT_EQ(x->data, before.data) << "a failing configuration wrote the caller's buffer";
+
+  // When every configuration fails, the error gives each one's reason.
+  Kernel allBig(kScale, interpOptions(dir.path(), {{"BLOCK", "[32, 64]"}}));
+  try {
+    allBig.tune(args, grid);
+    FAIL() << "tuning succeeded with no working configuration";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("every configuration"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("BLOCK=32"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("BLOCK=64"), std::string::npos) << msg;
+  }
+  // And when none compiles, the kernel cannot be created; the error gives each reason.
+  try {
+    Kernel none(src, interpOptions(dir.path(), {{"BAD", "[1, 2]"}, {"BLOCK", "16"}}));
+    FAIL() << "a kernel with no configuration that compiles was created";
+  } catch (const UserError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("BAD=1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("BAD=2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("this configuration cannot compile"), std::string::npos) << msg;
+  }
+}
+
+TEST(RuntimeKernel, BadOptionsAndArgumentsAreClearErrors) {
+  TempDir dir;
+  auto expectError = [&](auto&& f, const std::string& needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  KernelOptions o = interpOptions(dir.path(), {{"BLOCK", "16"}});
+  o.numWarps = {3};
+  expectError([&] { Kernel k(kScale, o); }, "num_warps");
+  o = interpOptions(dir.path(), {{"BLOCK", "16"}});
+  o.target = "tpu";
+  expectError([&] { Kernel k(kScale, o); }, "unknown target");
+  o = interpOptions(dir.path(), {{"BLOCK", "16"}});
+  o.tuningKey = {"nope"};
+  expectError([&] { Kernel k(kScale, o); }, "tuning key 'nope'");
+  expectError([&] { Kernel k("__global__ void f(int x) { y = 1; }", interpOptions(dir.path(), {})); }, "y");
+  Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+  expectError([&] { k.launch({interp::KernelArg::ofInt(1)}, blocks(16)); }, "takes 2 arguments");
+  expectError([&] { k.launch({interp::KernelArg::ofInt(1), interp::KernelArg::ofInt(16)}, blocks(16)); }, "pointer");
+}
+
+}  // namespace
