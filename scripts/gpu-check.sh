@@ -59,6 +59,13 @@ else
 fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  # The runtime: the seed's matmul space tuned for three shapes, compile and cache-hit times.
+  if "$BUILD/bench/tritonc-runtime-bench" --root . --out "$OUT_DIR/runtime.json" > "$OUT_DIR/runtime.txt" 2>&1; then
+    log "runtime bench: $(grep -c best "$OUT_DIR/runtime.txt") shapes tuned (see runtime.txt / runtime.json)"
+  else
+    log "runtime bench FAILED: $(tail -1 "$OUT_DIR/runtime.txt")"
+    status=1
+  fi
   if python3 -c "import torch, triton" 2>/dev/null; then
     python3 bench/bench.py "$BUILD" "$OUT_DIR" > "$OUT_DIR/bench.txt" 2>&1 || status=1
   else
