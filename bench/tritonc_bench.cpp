@@ -270,7 +270,8 @@ std::vector<std::unique_ptr<Workload>> workloads() {
     w->defines = {{"TYPE", k == ir::Scalar::F32 ? "float" : "half"}};
     for (auto [tm, tn, tk, warps] : std::vector<std::tuple<int, int, int, int>>{
              {64, 64, 16, 4}, {64, 64, 32, 4}, {128, 64, 32, 4}, {128, 128, 32, 4}, {128, 128, 32, 8}, {128, 128, 64, 4},
-             {128, 128, 64, 8}, {128, 256, 32, 8}, {256, 128, 32, 8}, {128, 256, 64, 8}, {256, 128, 64, 8}})
+             {128, 128, 64, 8}, {128, 256, 32, 8}, {256, 128, 32, 8}, {128, 256, 64, 8}, {256, 128, 64, 8},
+             {64, 256, 64, 4}, {64, 128, 64, 4}})
       for (int stages : {2, 3, 4})
         w->configs.push_back(
             {{{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}}, warps, stages});

@@ -69,6 +69,7 @@ struct Case {
   std::vector<lang::Define> defines;
   std::map<std::string, int64_t> testSizes, demoSizes;
   LaunchBuilder build;
+  int numWarps = 4;  // on the GPU (the interpreter ignores it)
 };
 
 // Every case, in a stable order.

@@ -112,6 +112,22 @@ void addMatmulCases(std::vector<Case>& out) {
     }
   }
 
+  // Tiles for the warpgroup tensor cores of sm_90a (64 rows per group of
+  // four warps): K tiles of 16, 32 and 64 (the three swizzle widths), N up
+  // to 256, f16 and bf16 accumulate alike.
+  struct Wg {
+    const char* tm; const char* tn; const char* tk; int warps;
+  };
+  for (Wg w : {Wg{"64", "64", "16", 4}, Wg{"64", "128", "32", 4}, Wg{"128", "256", "64", 8}, Wg{"128", "128", "64", 8}}) {
+    Case c{std::string("matmul_f16_wg_") + w.tm + "x" + w.tn + "x" + w.tk, "examples/matmul.tc",
+           {{"TYPE", "half"}, {"TM", w.tm}, {"TN", w.tn}, {"TK", w.tk}},
+           {{"M", 128}, {"N", 256}, {"K", 128}},
+           {{"M", 512}, {"N", 512}, {"K", 512}},
+           [](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, false, false); }};
+    c.numWarps = w.warps;
+    out.push_back(c);
+  }
+
   // matmul_fused.tc in its four layouts ("nt": A as is, B transposed), f32
   // and f16, plus the tutorial's auto-tuning lists (the first values are used).
   for (bool transA : {false, true})

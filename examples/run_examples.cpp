@@ -93,12 +93,14 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     if (o.backend == "gpu") {
       nvptx::TargetOptions to;
       to.arch = o.arch;
+      to.numWarps = c.numWarps;
       ptx = nvptx::emitPtx(*compiled.module, to);
     }
     row.compileMs = fixed(compileMs + msSince(t0), 2);
     if (o.backend == "gpu") {
       // One checked launch on the poisoned outputs, then timed launches.
       nvptx::GpuLaunchOptions lo;
+      lo.numWarps = c.numWarps;
       nvptx::runOnGpu(ptx, kernelOf(*compiled.module), launch.grid, launch.args, lo);
       Launch timed = launch.clone();
       lo.warmup = 2;

@@ -147,7 +147,19 @@ void FunctionLowering::planDotStaging() {
       for (size_t k = 0; k < c.loads.size(); ++k) asyncLoads_[c.loads[k]] = AsyncLoad{dot, j, int(k)};
     }
     s.stages = s.asyncCount ? s.distance + 1 : 2;
-    s.region = allocateRing(s.stages * s.stageBytes, s.asyncCount > 0);
+    if (s.asyncCount == 2 && wgmmaEligible(*dot)) {
+      // Warpgroup tensor cores: 64-row slices per warpgroup, unpadded
+      // swizzled tiles (wgmma.cpp), stages at multiples of 1024 bytes.
+      L = MmaLayout{M, N, opts_.numWarps, 1, true};
+      s.wgmma = true;
+      s.swizzleA = K * 2;
+      s.pitchA = K;
+      s.pitchB = N;
+      s.offB = M * K * 2;
+      s.stageBytes = (s.offB + K * N * 2 + 1023) / 1024 * 1024;
+      usesWgmma_ = true;
+    }
+    s.region = allocateRing(s.stages * s.stageBytes, s.asyncCount > 0, s.wgmma ? 1024 : 16);
     s.readStage = newReg(RegClass::B32);
     s.writeStage = newReg(RegClass::B32);
     {
@@ -173,6 +185,8 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
     // This iteration's tiles have landed (newer groups may be pending) and,
     // after the barrier, every warp is done with the stage about to be refilled.
     emit("cp.async.wait_group " + std::to_string(s.distance - 1) + ";");
+    // The tensor cores read through the async proxy: make the copies visible to it.
+    if (s.wgmma) emit("fence.proxy.async.shared::cta;");
     barrier();
   }
   int operand = a.operand;
@@ -190,8 +204,13 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
   ir::Shape pitched = t.shape;
   pitched.back() = pitch;
   for (size_t e = 0; e < idx.size(); e += 8) {
-    std::string lin = linearIndex(idx[e], pitched), dst = newReg(RegClass::B32);
-    emit("mad.lo.s32 " + dst + ", " + lin + ", 2, " + base + ";");
+    std::string dst = newReg(RegClass::B32);
+    if (s.wgmma) {
+      emit("add.s32 " + dst + ", " + base + ", " + wgmmaStageOffset(s, operand, idx[e]) + ";");
+    } else {
+      std::string lin = linearIndex(idx[e], pitched);
+      emit("mad.lo.s32 " + dst + ", " + lin + ", 2, " + base + ";");
+    }
     std::string src = elem(ptr, e);
     if (l.numOperands() == 3) {
       // Masked-off lanes copy nothing and zero-fill the 16 bytes.

@@ -363,7 +363,8 @@ std::string FunctionLowering::run() {
   // Asynchronous rings go after the scratch needed while one is live (they
   // overlap the rest), the others after everything (see allocateRing).
   auto align16 = [](int64_t n) { return (n + 15) / 16 * 16; };
-  int64_t asyncBase = align16(scratchWhileRingLive_);
+  // Swizzled wgmma tiles must start where the swizzle pattern does.
+  int64_t asyncBase = usesWgmma_ ? (scratchWhileRingLive_ + 1023) / 1024 * 1024 : align16(scratchWhileRingLive_);
   int64_t syncBase = align16(std::max(scratchBytes_, asyncBase + asyncRingBytes_));
   if (asyncRingBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, asyncBase + asyncRingBytes_);
   if (ringBytes_ > 0) scratchBytes_ = syncBase + ringBytes_;
@@ -386,7 +387,8 @@ std::string FunctionLowering::run() {
   // Up to 48 KB of shared memory is static; more must be dynamic, which the
   // launch requests (gpu_runner reads the size from the comment line).
   if (scratchBytes_ > kMaxStaticShared) out << "  // tritonc: dynamic_shared_bytes " << scratchBytes_ << "\n";
-  else if (scratchBytes_ > 0) out << "  .shared .align 16 .b8 scratch[" << scratchBytes_ << "];\n";
+  else if (scratchBytes_ > 0)
+    out << "  .shared .align " << (usesWgmma_ ? 1024 : 16) << " .b8 scratch[" << scratchBytes_ << "];\n";
   out << prologueText.str() << setup_.str() << text << "}\n";
   return out.str();
 }
@@ -426,7 +428,8 @@ std::string emitPtx(const ir::Module& m, const TargetOptions& opts) {
   std::string kernels;
   for (auto& f : m.functions()) kernels += FunctionLowering(*f, opts).run() + "\n";
   if (kernels.find("// tritonc: dynamic_shared_bytes") != std::string::npos)
-    out << ".extern .shared .align 16 .b8 scratch[];\n\n";
+    out << ".extern .shared .align " << (kernels.find("wgmma.") != std::string::npos ? 1024 : 16)
+        << " .b8 scratch[];\n\n";
   out << kernels;
   return out.str();
 }

@@ -9,6 +9,7 @@ namespace tritonc::nvptx {
 struct TargetOptions {
   std::string arch = "sm_80";  // sm_80, sm_86, sm_89, sm_90, sm_90a
   int numWarps = 4;
+  bool wgmma = true;  // sm_90a: warpgroup tensor cores where a dot allows them
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized and

@@ -28,9 +28,15 @@ const char* memoryType(ir::Scalar k);  // of ld/st in memory: "u8" (bool), "s8",
 // The accumulator layout of mma.sync.m16n8k16: warps tile an M x N tile in a
 // wm x wn grid; each warp holds (M / wm / 16) x (N / wn / 8) fragments of
 // 16 x 8, four f32 elements per thread each.
+// With `wgmma` (sm_90a), warpgroups of four warps compute 64-row slices with
+// wgmma.mma_async; each warp holds 16 rows in the same fragment order
+// (wm = num_warps, wn = 1), so everything but the dot itself is shared.
 struct MmaLayout {
   int64_t M = 0, N = 0, wm = 1, wn = 1;
-  bool operator==(const MmaLayout& o) const { return M == o.M && N == o.N && wm == o.wm && wn == o.wn; }
+  bool wgmma = false;
+  bool operator==(const MmaLayout& o) const {
+    return M == o.M && N == o.N && wm == o.wm && wn == o.wn && wgmma == o.wgmma;
+  }
 };
 
 // How an mma dot's operands are staged in shared memory: a ring of stages in
@@ -46,6 +52,11 @@ struct DotStaging {
   bool async[2] = {false, false};     // operand A / B arrives by cp.async
   int asyncCount = 0;
   int pendingLoads = 0;               // async loads lowered in the current batch
+  // wgmma: unpadded, swizzled operand tiles (A: M x K rows of K * 2 bytes,
+  // B: blocks of 64 columns, K rows of 128 bytes each) read by descriptors.
+  bool wgmma = false;
+  int64_t swizzleA = 0;               // bytes: 32, 64 or 128 (the rows of A)
+  std::string swizzledOffset[2];      // per operand: this thread's first copy offset (see wgmma.cpp)
 };
 
 // A load copied by cp.async: into which dot's ring, as which operand, and
@@ -109,6 +120,13 @@ class FunctionLowering {
   const std::vector<std::vector<std::string>>& mmaIndices(const MmaLayout& L);
   size_t mmaElements(const MmaLayout& L) const { return size_t(L.M / L.wm * (L.N / L.wn) / 32); }
   void lowerDotMma(const ir::Instruction& i);
+  // ---- warpgroup tensor cores, sm_90a (wgmma.cpp) ---------------------------
+  // Whether `dot` (with both operands copied by cp.async) can use wgmma.
+  bool wgmmaEligible(const ir::Instruction& dot) const;
+  // The byte offset in an operand's stage of the element at `idx` (registers: row, column).
+  std::string wgmmaStageOffset(const DotStaging& s, int operand, const std::vector<std::string>& idx);
+  void lowerDotWgmma(const ir::Instruction& i);
+  bool usesWgmma() const { return usesWgmma_; }
   // ---- asynchronous copies of dot operands (async_copy.cpp) ------------------
   void planDotStaging();
   void markLoopBlocks(const ir::BasicBlock* header, const ir::BasicBlock* inLoop);
@@ -165,9 +183,10 @@ class FunctionLowering {
   // at the loop's exits. A ring stored from registers is written right after
   // scratch reads that no barrier follows, so it overlaps nothing. The
   // offset from `scratch` is the ring's placeholder (ringBase) plus the result.
-  int64_t allocateRing(int64_t bytes, bool async) {
+  int64_t allocateRing(int64_t bytes, bool async, int64_t align = 16) {
     int64_t& used = async ? asyncRingBytes_ : ringBytes_;
-    int64_t at = used;
+    int64_t at = (used + align - 1) / align * align;
+    used = at;
     used += (bytes + 15) / 16 * 16;
     return at;
   }
@@ -221,6 +240,7 @@ class FunctionLowering {
   int labelCount_ = 0;
   int64_t scratchBytes_ = 0;
   int64_t ringBytes_ = 0, asyncRingBytes_ = 0;
+  bool usesWgmma_ = false;
   int64_t scratchWhileRingLive_ = 0;
   // Blocks of the loops whose dots read cp.async rings; in a pre-header, the
   // ring is live from its first copy on (asyncRingLive_ until the block ends).

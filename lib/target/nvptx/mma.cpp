@@ -46,6 +46,8 @@ void FunctionLowering::assignMmaLayouts() {
       MmaLayout L;
       if (inst->opcode() == Opcode::Dot && mmaEligible(*inst, opts_.numWarps, &L)) mma_[inst.get()] = L;
     }
+  // Staging first: it may move a dot to the warpgroup (wgmma) layout.
+  planDotStaging();
   // Phis that carry a dot's accumulator take its layout (to a fixed point:
   // phis of nested loops carry phis).
   for (bool changed = true; changed;) {
@@ -61,7 +63,6 @@ void FunctionLowering::assignMmaLayouts() {
           }
       }
   }
-  planDotStaging();
 }
 
 const std::vector<std::vector<std::string>>& FunctionLowering::mmaIndices(const MmaLayout& L) {
@@ -134,6 +135,7 @@ std::vector<std::string> FunctionLowering::fragmentRegs(const ir::Value* v, cons
 
 void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   const MmaLayout& L = mmaLayoutOf(&i);
+  if (L.wgmma) return lowerDotWgmma(i);
   const ir::Value* a = i.operand(0);
   const ir::Value* b = i.operand(1);
   Scalar k = a->type().kind;
