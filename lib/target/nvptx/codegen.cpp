@@ -60,6 +60,13 @@ std::string ptxVersionFor(const std::string& arch) {
   return "7.0";
 }
 
+int64_t maxSharedBytes(const std::string& arch) {
+  // Per block, with the opt-in for more than 48 KB.
+  if (arch.rfind("sm_90", 0) == 0) return 227 * 1024;
+  if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
+  return 99 * 1024;  // sm_86, sm_89
+}
+
 std::string floatLiteral(Scalar k, double v) {
   char buf[32];
   if (k == Scalar::F64) {
@@ -366,9 +373,16 @@ std::string FunctionLowering::run() {
   // Swizzled wgmma tiles must start where the swizzle pattern does.
   int64_t asyncBase = usesWgmma_ ? (scratchWhileRingLive_ + 1023) / 1024 * 1024 : align16(scratchWhileRingLive_);
   int64_t syncBase = align16(std::max(scratchBytes_, asyncBase + asyncRingBytes_));
+  // Rings stored from registers overlap the scratch only when they would not
+  // fit otherwise: then each such dot waits for the scratch's readers first.
+  bool overlapRings = ringBytes_ > 0 && syncBase + ringBytes_ > maxSharedBytes(opts_.arch);
+  if (overlapRings) syncBase = align16(asyncBase + asyncRingBytes_);
   if (asyncRingBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, asyncBase + asyncRingBytes_);
-  if (ringBytes_ > 0) scratchBytes_ = syncBase + ringBytes_;
+  if (ringBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, syncBase + ringBytes_);
   std::string text = body_.str();
+  const std::string ringBarrier = std::string("  ") + kRingBarrier + "\n";
+  for (size_t at = text.find(ringBarrier); at != std::string::npos; at = text.find(ringBarrier, at))
+    text.replace(at, ringBarrier.size(), overlapRings ? "  bar.sync 0;\n" : "");
   for (auto [placeholder, base] : {std::pair<const char*, int64_t>{kAsyncRingBase, asyncBase}, {kRingBase, syncBase}})
     for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at))
       text.replace(at, std::strlen(placeholder), std::to_string(base));

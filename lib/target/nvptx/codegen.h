@@ -21,6 +21,9 @@ std::string emitPtx(const ir::Module& m, const TargetOptions& opts);
 // compiler decided about which thread holds which element.
 std::string printLayouts(const ir::Module& m, const TargetOptions& opts);
 
+// The most shared memory one program may use on `arch` (bytes).
+int64_t maxSharedBytes(const std::string& arch);
+
 // The PTX ISA version to declare for `arch` (e.g. "8.0" for sm_90a).
 std::string ptxVersionFor(const std::string& arch);
 

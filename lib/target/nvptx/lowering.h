@@ -72,6 +72,10 @@ struct AsyncLoad {
 // once the scratch size is known (see FunctionLowering::allocateRing).
 constexpr const char* kRingBase = "__RING_BASE__";
 constexpr const char* kAsyncRingBase = "__ASYNC_RING_BASE__";
+// Placeholder for a barrier before a dot stores operands into its ring: a
+// barrier when the rings stored from registers overlap the scratch (when
+// kept apart they would not fit in the target's shared memory), else nothing.
+constexpr const char* kRingBarrier = "__RING_BARRIER__";
 
 class FunctionLowering {
  public:

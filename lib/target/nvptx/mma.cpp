@@ -157,6 +157,9 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
   // Operands from registers go into the current stage; the others were copied
   // there asynchronously and waited for where the next ones were issued.
+  // (A ring that overlaps the scratch, when shared memory is short, first
+  // waits for the scratch's readers: see kRingBarrier.)
+  if (st.asyncCount < 2) emit(kRingBarrier);
   if (!st.async[0]) storeToScratch(a, 0, pitchA, base);
   if (!st.async[1]) storeToScratch(b, offB, pitchB, base);
   if (st.asyncCount < 2) barrier();
