@@ -357,6 +357,7 @@ std::string FunctionLowering::run() {
     label(blockLabel(bb.get()));
     currentBlock_ = bb.get();
     asyncRingLive_ = false;
+    assumePendingReads();
     if (!asyncLoopBlocks_.count(bb.get()))
       for (const ir::BasicBlock* p : f_.predecessors(bb.get()))
         if (asyncLoopBlocks_.count(p)) {
@@ -366,6 +367,13 @@ std::string FunctionLowering::run() {
           break;
         }
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);
+  }
+  // The scratch's second half starts after the largest use that alternated;
+  // needScratch counted the uses from their half's start.
+  const int64_t half = (halfBytes_ + 15) / 16 * 16;
+  if (usedSecondHalf_) {
+    scratchBytes_ = std::max(scratchBytes_, 2 * half);
+    if (secondHalfWhileRingLive_) scratchWhileRingLive_ = std::max(scratchWhileRingLive_, 2 * half);
   }
   // Asynchronous rings go after the scratch needed while one is live (they
   // overlap the rest), the others after everything (see allocateRing).
@@ -380,9 +388,13 @@ std::string FunctionLowering::run() {
   if (asyncRingBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, asyncBase + asyncRingBytes_);
   if (ringBytes_ > 0) scratchBytes_ = std::max(scratchBytes_, syncBase + ringBytes_);
   std::string text = body_.str();
+  for (size_t at = text.find(kScratchHalf); at != std::string::npos; at = text.find(kScratchHalf, at))
+    text.replace(at, std::strlen(kScratchHalf), std::to_string(half));
   const std::string ringBarrier = std::string("  ") + kRingBarrier + "\n";
   for (size_t at = text.find(ringBarrier); at != std::string::npos; at = text.find(ringBarrier, at))
     text.replace(at, ringBarrier.size(), overlapRings ? "  bar.sync 0;\n" : "");
+  int removedBarriers = 0;
+  text = removeRedundantBarriers(text, &removedBarriers);
   for (auto [placeholder, base] : {std::pair<const char*, int64_t>{kAsyncRingBase, asyncBase}, {kRingBase, syncBase}})
     for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at))
       text.replace(at, std::strlen(placeholder), std::to_string(base));
@@ -400,6 +412,7 @@ std::string FunctionLowering::run() {
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   // Up to 48 KB of shared memory is static; more must be dynamic, which the
   // launch requests (gpu_runner reads the size from the comment line).
+  if (removedBarriers) out << "  // tritonc: " << removedBarriers << " redundant barriers removed\n";
   if (scratchBytes_ > kMaxStaticShared) out << "  // tritonc: dynamic_shared_bytes " << scratchBytes_ << "\n";
   else if (scratchBytes_ > 0)
     out << "  .shared .align " << (usesWgmma_ ? 1024 : 16) << " .b8 scratch[" << scratchBytes_ << "];\n";

@@ -197,12 +197,13 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   }
   if (!t.isTile()) {
     // Scalar atomics ran in thread 0 only: share the old value with every thread.
+    beginScratchUse(int64_t(1) << 62);  // at the scratch's start
     needScratch(8);
-    barrier();
     guarded(owner, std::string("st.shared.") + (size == 8 ? "b64" : "b32") + " [scratch], " + out[0] + ";");
     barrier();
     std::string r = newReg(regClassOf(k));
     emit(std::string("ld.shared.") + (size == 8 ? "b64 " : "b32 ") + r + ", [scratch];");
+    endScratchUse();
     out[0] = r;
   }
   define(&i, std::move(out));

@@ -106,7 +106,7 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
   int64_t slots = std::min<int64_t>(l.warpsPerCTA[axis], std::max<int64_t>(1, st.shape[axis] / tile));
   int64_t outElems = t.isTile() ? t.numElements() : 1;
   int64_t size = ir::byteSize(ck);
-  needScratch(slots * outElems * size);
+
   std::string base = idx[0][axis];  // this thread's first index along the axis
   std::string writer = newReg(RegClass::Pred), q = newReg(RegClass::Pred), lanePart = newReg(RegClass::B32),
               slot = newReg(RegClass::B32);
@@ -115,9 +115,9 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
   emit("setp.eq.u32 " + q + ", " + lanePart + ", 0;");
   emit("and.pred " + writer + ", " + q + ", " + ownerPred(st) + ";");
   emit("div.u32 " + slot + ", " + base + ", " + std::to_string(tile) + ";");
-  std::string scratchBase = newReg(RegClass::B32);
-  emit("mov.u32 " + scratchBase + ", scratch;");
-  barrier();
+  beginScratchUse(slots * outElems * size);
+  needScratch(slots * outElems * size);
+  std::string scratchBase = this->scratchBase();
   ir::Shape outShape = st.shape;
   outShape.erase(outShape.begin() + long(axis));
   std::string zero = newReg(RegClass::B32);
@@ -148,6 +148,7 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
     }
     out.push_back(half ? fromF32(k, r) : r);
   }
+  endScratchUse();
   define(&i, out);
 }
 

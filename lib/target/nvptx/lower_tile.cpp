@@ -18,6 +18,34 @@ int64_t align16(int64_t x) { return (x + 15) / 16 * 16; }
 
 }  // namespace
 
+void FunctionLowering::beginScratchUse(int64_t bytes) {
+  if (bytes > kAlternateLimit) {
+    region_ = -1;  // the whole scratch: wait for every pending read
+    if (pendingReads_[0] || pendingReads_[1]) barrier();
+    return;
+  }
+  region_ = 1 - lastRegion_;
+  lastRegion_ = region_;
+  halfBytes_ = std::max(halfBytes_, bytes);
+  if (region_ == 1) {
+    usedSecondHalf_ = true;
+    secondHalfWhileRingLive_ = secondHalfWhileRingLive_ || inAsyncRing();
+  }
+  if (pendingReads_[region_]) barrier();
+}
+
+void FunctionLowering::endScratchUse() {
+  if (region_ < 0) pendingReads_[0] = pendingReads_[1] = true;
+  else pendingReads_[region_] = true;
+}
+
+std::string FunctionLowering::scratchBase() {
+  std::string base = newReg(RegClass::B32);
+  emit("mov.u32 " + base + ", scratch;");
+  if (region_ == 1) emit("add.s32 " + base + ", " + base + ", " + kScratchHalf + ";");
+  return base;
+}
+
 std::string FunctionLowering::linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape) {
   std::string lin = newReg(RegClass::B32);
   emit("mov.s32 " + lin + ", 0;");
@@ -45,11 +73,7 @@ void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, in
     while (vec > 1 && (vec * size > 16 || (pitch * size) % (vec * size) != 0 || (byteOffset % (vec * size)) != 0))
       vec /= 2;
   }
-  std::string base = baseReg;
-  if (base.empty()) {
-    base = newReg(RegClass::B32);
-    emit("mov.u32 " + base + ", scratch;");
-  }
+  std::string base = baseReg.empty() ? scratchBase() : baseReg;
   ir::Shape pitched = t.shape;
   pitched[r - 1] = pitch;
   for (size_t e = 0; e < idx.size(); e += size_t(vec)) {
@@ -91,8 +115,7 @@ void FunctionLowering::storeToScratch(const ir::Value* v, int64_t byteOffset, in
 
 std::string FunctionLowering::loadFromScratch(Scalar k, const std::string& linear, int64_t byteOffset) {
   int64_t size = ir::byteSize(k);
-  std::string base = newReg(RegClass::B32), addr = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
+  std::string base = scratchBase(), addr = newReg(RegClass::B32);
   emit("mad.lo.s32 " + addr + ", " + linear + ", " + std::to_string(size) + ", " + base + ";");
   if (k == Scalar::I1) {
     std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
@@ -152,7 +175,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         bool rowsContiguous = layoutOf(st).order[0] == int(st.shape.size()) - 1;
         stored.back() += rowsContiguous ? std::max<int64_t>(1, 16 / size) : std::max<int64_t>(1, 4 / size);
       }
-      barrier();
+      beginScratchUse(st.numElements() / std::max<int64_t>(1, st.shape.back()) * stored.back() * ir::byteSize(st.kind));
       storeToScratch(src, 0, stored.back());
       barrier();
       const auto& idx = elementIndices(t);
@@ -182,6 +205,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         }
         out.push_back(loadFromScratch(st.kind, lin, 0));
       }
+      endScratchUse();
       define(&i, out);
       return;
     }
@@ -214,15 +238,14 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         emit(std::string("mov.") + accType + r + ", " + elem(i.operand(2), e) + ";");
         acc.push_back(r);
       }
-      barrier();
+      beginScratchUse(int64_t(1) << 62);  // the operands: the whole scratch
       storeToScratch(a, 0, pitchA);
       storeToScratch(b, offB);
       barrier();
       // Register blocking: per k, each distinct row of A and column of B this
       // thread needs is read from shared memory once and used for all of its
       // elements in that row or column.
-      std::string base = newReg(RegClass::B32);
-      emit("mov.u32 " + base + ", scratch;");
+      std::string base = scratchBase();
       std::map<int64_t, std::string> rowAddr, colAddr;
       for (size_t e = 0; e < idx.size(); ++e) {
         if (!rowAddr.count(coords[e][0])) {
@@ -274,6 +297,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         emit("bra.uni " + loop + ";");
         label(done);
       }
+      endScratchUse();
       define(&i, acc);
       return;
     }

@@ -76,6 +76,8 @@ constexpr const char* kAsyncRingBase = "__ASYNC_RING_BASE__";
 // barrier when the rings stored from registers overlap the scratch (when
 // kept apart they would not fit in the target's shared memory), else nothing.
 constexpr const char* kRingBarrier = "__RING_BARRIER__";
+// Placeholder for the offset of the scratch's second half (see beginScratchUse).
+constexpr const char* kScratchHalf = "__SCRATCH_HALF__";
 
 class FunctionLowering {
  public:
@@ -168,7 +170,22 @@ class FunctionLowering {
   // Reads element `linear` (a register holding the row-major index) of a tile
   // of kind `k` stored at `byteOffset`.
   std::string loadFromScratch(ir::Scalar k, const std::string& linear, int64_t byteOffset);
-  void barrier() { emit("bar.sync 0;"); }
+  void barrier() {
+    emit("bar.sync 0;");
+    pendingReads_[0] = pendingReads_[1] = false;
+  }
+  // A use of the scratch (store, barrier, loads) of `bytes`: small uses
+  // alternate between two halves, so a use needs no barrier before its stores
+  // when the previous use read the other half (the RAW barrier inside that
+  // use already ordered every older read: the paper's WAR rule). Large uses
+  // take the whole scratch. Emits the barrier when a read of the memory it
+  // writes may still be pending; scratchBase() then gives its start.
+  void beginScratchUse(int64_t bytes);
+  void endScratchUse();  // after the use's loads
+  // A register with the start of the current use's half of the scratch.
+  std::string scratchBase();
+  // At a block's start: paths join, reads may be pending anywhere.
+  void assumePendingReads() { pendingReads_[0] = pendingReads_[1] = true; }
   // Row-major linear index (a register) of a multi-index of registers.
   std::string linearIndex(const std::vector<std::string>& idx, const ir::Shape& shape);
   // Shared memory is allocated by live ranges: the scratch of layout
@@ -244,6 +261,13 @@ class FunctionLowering {
   int labelCount_ = 0;
   int64_t scratchBytes_ = 0;
   int64_t ringBytes_ = 0, asyncRingBytes_ = 0;
+  // Scratch halves (see beginScratchUse).
+  static constexpr int64_t kAlternateLimit = 8 * 1024;
+  bool pendingReads_[2] = {true, true};
+  int region_ = 0;           // the half of the current use; -1: the whole scratch
+  int lastRegion_ = 1;
+  int64_t halfBytes_ = 0;    // the largest use that alternated
+  bool usedSecondHalf_ = false, secondHalfWhileRingLive_ = false;
   bool usesWgmma_ = false;
   int64_t scratchWhileRingLive_ = 0;
   // Blocks of the loops whose dots read cp.async rings; in a pre-header, the
@@ -255,6 +279,10 @@ class FunctionLowering {
 };
 
 std::string floatLiteral(ir::Scalar k, double v);
+
+// The function body without the barriers that order no shared-memory access
+// (barriers.cpp); `*removed` counts them.
+std::string removeRedundantBarriers(const std::string& body, int* removed = nullptr);
 
 
 // Shared memory beyond this is dynamic (requested at launch).

@@ -98,10 +98,9 @@ std::vector<std::string> FunctionLowering::mmaToBlocked(const ir::Value* v) {
   const auto& frag = mmaRegs_.at(v);
   const auto& idx = mmaIndices(L);
   int64_t size = 4;
+  beginScratchUse(L.M * L.N * size);
   needScratch(L.M * L.N * size);
-  barrier();
-  std::string base = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
+  std::string base = scratchBase();
   for (size_t e = 0; e < frag.size(); ++e) {
     std::string addr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + addr + ", " + idx[e][0] + ", " + std::to_string(L.N) + ", " + idx[e][1] + ";");
@@ -112,6 +111,7 @@ std::vector<std::string> FunctionLowering::mmaToBlocked(const ir::Value* v) {
   ir::Type t = v->type();
   std::vector<std::string> out;
   for (auto& ix : elementIndices(t)) out.push_back(loadFromScratch(Scalar::F32, linearIndex(ix, t.shape), 0));
+  endScratchUse();
   return out;
 }
 
@@ -125,11 +125,12 @@ std::vector<std::string> FunctionLowering::fragmentRegs(const ir::Value* v, cons
   if (it != regs_.end() && it->second.size() == 1)  // a splat or a scalar: the same everywhere
     return std::vector<std::string>(n, it->second[0]);
   // A blocked tile: through shared memory into the fragments.
-  barrier();
+  beginScratchUse(v->type().numElements() * ir::byteSize(v->type().kind));
   storeToScratch(v, 0);
   barrier();
   std::vector<std::string> out;
   for (auto& rc : mmaIndices(L)) out.push_back(loadFromScratch(v->type().kind, linearIndex(rc, v->type().shape), 0));
+  endScratchUse();
   return out;
 }
 
@@ -225,6 +226,9 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   }
   // The next stage of the ring next time.
   advanceStage(st.readStage, st);
+  // A ring stored from registers may overlap the scratch (when shared memory
+  // is short): its ldmatrix reads count as pending reads of the scratch.
+  if (st.asyncCount == 0) assumePendingReads();
   mmaRegs_[&i] = acc;
 }
 
