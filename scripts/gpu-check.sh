@@ -54,6 +54,12 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     log "compute-sanitizer $tool: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT_DIR/sanitizer-$tool.txt" | tail -1)"
     [ $rc -ne 0 ] && status=1
   done
+  # Without pre-fetching, dot operands go through rings stored from registers.
+  compute-sanitizer --tool racecheck --error-exitcode 3 "$EX" --root . --backend gpu --preset test --seed 1 \
+    --num-stages 1 > "$OUT_DIR/sanitizer-racecheck-stages1.txt" 2>&1
+  rc=$?
+  log "compute-sanitizer racecheck (num_stages 1): exit $rc, $(grep -E 'RACECHECK SUMMARY' "$OUT_DIR/sanitizer-racecheck-stages1.txt" | tail -1)"
+  [ $rc -ne 0 ] && status=1
 else
   log "compute-sanitizer not found: skipped"
 fi
