@@ -53,6 +53,7 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
     *whyNot = "could not create a CUDA context on device 0";
     return nullptr;
   }
+  d->context = ctx;
   char name[256] = {0};
   d->cuDeviceGetName(name, sizeof name - 1, d->device);
   d->deviceName = name;
@@ -69,6 +70,10 @@ CudaDriver* CudaDriver::get(std::string* whyNot) {
   static std::string reason;
   std::call_once(once, [] { driver = load(&reason); });
   if (!driver && whyNot) *whyNot = reason;
+  // A context is current per thread: make device 0's primary context (the
+  // CUDA runtime's) current on every thread that uses the driver.
+  thread_local bool current = false;
+  if (driver && !current) current = driver->cuCtxSetCurrent(driver->context) == 0;
   return driver.get();
 }
 

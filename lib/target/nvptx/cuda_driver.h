@@ -53,6 +53,7 @@ struct CudaDriver {
   void check(CUresult r, const std::string& what, const std::string& kernel = "") const;
 
   CUdevice device = 0;
+  CUcontext context = nullptr;  // device 0's primary context
   std::string deviceName;
   int ccMajor = 0, ccMinor = 0;
 };

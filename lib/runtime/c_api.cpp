@@ -1,0 +1,419 @@
+// The C API (include/tritonc/tritonc.h) over runtime::Kernel. Every entry
+// point converts exceptions into a status and a per-thread message; nothing
+// escapes into C. Launches and tunes are serialized by runtime::Kernel's own
+// mutex, so a handle needs no lock of its own (its other state is immutable).
+#include "tritonc/tritonc.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernel.h"
+#include "support/diagnostic.h"
+#include "target/nvptx/cuda_driver.h"
+
+using namespace tritonc;
+
+struct tritonc_kernel {
+  std::unique_ptr<runtime::Kernel> kernel;
+  std::string source, filename;  // to render diagnostics of launches
+};
+
+struct tritonc_config {
+  const runtime::Config* config;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+// An error the API itself detects. Deliberately not a std::exception: the
+// tuner catches those per configuration (and skips the configuration), but a
+// bad grid from the caller's callback must end the call with its own status.
+struct ApiError {
+  tritonc_status status;
+  std::string message;
+};
+
+[[noreturn]] void fail(tritonc_status s, const std::string& message) { throw ApiError{s, message}; }
+
+std::string stripNewline(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// What a UserError of the constructor means when it has no source location:
+// these messages come from the option checks of runtime::Kernel.
+tritonc_status classifyCreateError(const std::string& what) {
+  if (startsWith(what, "target gpu:")) return TRITONC_ERROR_NO_DEVICE;
+  static const char* const kOptionErrors[] = {"num_warps",
+                                              "num_stages",
+                                              "unknown target",
+                                              "no kernel named",
+                                              "the source defines several kernels",
+                                              "tuning key '",
+                                              "bad -D",
+                                              "the tuning space has more than"};
+  for (const char* p : kOptionErrors)
+    if (startsWith(what, p)) return TRITONC_ERROR_INVALID_ARGUMENT;
+  return TRITONC_ERROR_COMPILE;
+}
+
+// Runs `body`, mapping what it throws: UserError -> `userStatus` (with the
+// diagnostic rendered against the kernel's source), the rest -> INTERNAL.
+template <class F>
+tritonc_status guarded(tritonc_status userStatus, const std::string& filename, const std::string& source, F&& body,
+                       bool createPhase = false) {
+  lastError.clear();
+  try {
+    body();
+    return TRITONC_OK;
+  } catch (const ApiError& e) {
+    lastError = e.message;
+    return e.status;
+  } catch (const UserError& e) {
+    tritonc_status s = userStatus;
+    if (createPhase && !e.loc().known()) s = classifyCreateError(e.what());
+    lastError = stripNewline(formatDiagnostic(filename, source, e.loc(), e.what()));
+    return s;
+  } catch (const InternalError& e) {
+    lastError = std::string(e.what()) + " (this is a bug in tritonc)";
+  } catch (const std::bad_alloc&) {
+    lastError = "out of memory";
+  } catch (const std::exception& e) {
+    lastError = e.what();
+  } catch (...) {
+    lastError = "unknown exception";
+  }
+  return TRITONC_ERROR_INTERNAL;
+}
+
+bool isIdentifier(const char* s) {
+  if (!s || !(std::isalpha(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  for (; *s; ++s)
+    if (!(std::isalnum(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  return true;
+}
+
+bool toDtype(ir::Scalar k, tritonc_dtype* out) {
+  switch (k) {
+    case ir::Scalar::I1: *out = TRITONC_I1; return true;
+    case ir::Scalar::I8: *out = TRITONC_I8; return true;
+    case ir::Scalar::I16: *out = TRITONC_I16; return true;
+    case ir::Scalar::I32: *out = TRITONC_I32; return true;
+    case ir::Scalar::I64: *out = TRITONC_I64; return true;
+    case ir::Scalar::F16: *out = TRITONC_F16; return true;
+    case ir::Scalar::BF16: *out = TRITONC_BF16; return true;
+    case ir::Scalar::F32: *out = TRITONC_F32; return true;
+    case ir::Scalar::F64: *out = TRITONC_F64; return true;
+    default: return false;
+  }
+}
+
+runtime::KernelOptions toKernelOptions(const tritonc_options& o) {
+  runtime::KernelOptions ko;
+  if (o.filename) ko.filename = o.filename;
+  if (o.num_defines && !o.defines)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT,
+         "options: defines is NULL but num_defines is " + std::to_string(o.num_defines));
+  for (size_t i = 0; i < o.num_defines; ++i) {
+    const tritonc_define& d = o.defines[i];
+    if (!isIdentifier(d.name))
+      fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: define " + std::to_string(i) + " has a bad name '" +
+                                               std::string(d.name ? d.name : "(null)") + "' (expected an identifier)");
+    ko.defines.push_back({d.name, d.value ? d.value : ""});
+  }
+  auto intList = [](const int* p, size_t n, const char* what, std::vector<int>* out) {
+    if (n == 0) return;
+    if (!p)
+      fail(TRITONC_ERROR_INVALID_ARGUMENT,
+           std::string("options: ") + what + " is NULL but its count is " + std::to_string(n));
+    out->assign(p, p + n);
+  };
+  intList(o.num_warps, o.num_num_warps, "num_warps", &ko.numWarps);
+  intList(o.num_stages, o.num_num_stages, "num_stages", &ko.numStages);
+  if (o.target) ko.target = o.target;
+  if (o.kernel) ko.kernel = o.kernel;
+  if (o.cache_dir) ko.cacheDir = o.cache_dir;
+  if (o.num_tuning_key && !o.tuning_key)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT,
+         "options: tuning_key is NULL but num_tuning_key is " + std::to_string(o.num_tuning_key));
+  for (size_t i = 0; i < o.num_tuning_key; ++i) {
+    if (!o.tuning_key[i])
+      fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: tuning_key[" + std::to_string(i) + "] is NULL");
+    ko.tuningKey.push_back(o.tuning_key[i]);
+  }
+  if (o.verbose) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  return ko;
+}
+
+// The C arguments as the runtime's, with host memory copied into buffers.
+struct BoundArgs {
+  std::vector<interp::KernelArg> args;
+  struct Host {
+    void* ptr;
+    size_t bytes;
+    std::unique_ptr<interp::Buffer> buffer;
+  };
+  std::vector<Host> hosts;  // one per distinct memory range
+
+  // Writes what the kernel changed back into the caller's memory (only the
+  // changed bytes' buffers: an unchanged input may live in read-only memory).
+  void copyBack() {
+    for (Host& h : hosts)
+      if (h.bytes && std::memcmp(h.ptr, h.buffer->data.data(), h.bytes) != 0)
+        std::memcpy(h.ptr, h.buffer->data.data(), h.bytes);
+  }
+};
+
+std::string paramText(const runtime::Kernel& k, size_t i) {
+  const runtime::Param& p = k.params()[i];
+  return "argument " + std::to_string(i) + " ('" + p.name + "', " + ir::typeToString(p.type) + ") of kernel '" +
+         k.name() + "'";
+}
+
+void checkIntFits(const runtime::Kernel& k, size_t i, ir::Scalar kind, int64_t v) {
+  // Signed values and unsigned bit patterns of the width are both accepted.
+  int bits = ir::bitWidth(kind);
+  if (bits >= 64) return;
+  int64_t lo = bits == 1 ? 0 : -(int64_t(1) << (bits - 1));
+  int64_t hi = (int64_t(1) << bits) - 1;
+  if (v < lo || v > hi)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT,
+         paramText(k, i) + ": " + std::to_string(v) + " does not fit in " + ir::scalarName(kind));
+}
+
+BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
+  const runtime::Kernel& k = *h->kernel;
+  const std::vector<runtime::Param>& params = k.params();
+  if (n && !args) fail(TRITONC_ERROR_INVALID_ARGUMENT, "args is NULL but num_args is " + std::to_string(n));
+  if (n != params.size()) {
+    std::string names;
+    for (const runtime::Param& p : params) names += (names.empty() ? "" : ", ") + p.name;
+    fail(TRITONC_ERROR_INVALID_ARGUMENT, "kernel '" + k.name() + "' takes " + std::to_string(params.size()) +
+                                             " arguments (" + names + "), " + std::to_string(n) + " given");
+  }
+  const bool gpu = k.target() != "interp";
+  BoundArgs out;
+  std::map<std::tuple<void*, size_t, ir::Scalar>, interp::Buffer*> shared;
+  for (size_t i = 0; i < n; ++i) {
+    const tritonc_arg& a = args[i];
+    const ir::Type& t = params[i].type;
+    // Read as an integer: C may store any int in the field, C++ may not load it as the enum.
+    std::underlying_type_t<tritonc_arg_kind> kind;
+    std::memcpy(&kind, &a.kind, sizeof kind);
+    const bool pointerArg = kind == TRITONC_ARG_HOST || kind == TRITONC_ARG_DEVICE;
+    if (kind != TRITONC_ARG_INT && kind != TRITONC_ARG_FLOAT && !pointerArg)
+      fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + ": unknown argument kind " + std::to_string(kind));
+    if (t.isPtr() != pointerArg)
+      fail(TRITONC_ERROR_INVALID_ARGUMENT,
+           paramText(k, i) + (t.isPtr() ? " is a pointer: it needs a HOST or DEVICE argument, not a number"
+                                        : " is a scalar: it needs an INT or FLOAT argument, not a pointer"));
+    if (kind == TRITONC_ARG_INT) {
+      if (t.isFloat()) {
+        out.args.push_back(interp::KernelArg::ofFloat(double(a.i)));
+      } else {
+        checkIntFits(k, i, t.kind, a.i);
+        out.args.push_back(interp::KernelArg::ofInt(a.i));
+      }
+    } else if (kind == TRITONC_ARG_FLOAT) {
+      if (!t.isFloat())
+        fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + " is an integer: it needs an INT argument, not a FLOAT");
+      out.args.push_back(interp::KernelArg::ofFloat(a.f));
+    } else if (kind == TRITONC_ARG_DEVICE) {
+      if (!gpu)
+        fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) +
+                                                 ": a DEVICE address needs a GPU target (this kernel's is " +
+                                                 k.target() + "); pass HOST memory");
+      out.args.push_back(interp::KernelArg::ofDevicePtr(reinterpret_cast<uintptr_t>(a.ptr)));
+    } else {
+      const size_t elem = size_t(ir::byteSize(t.pointee));
+      if (elem == 0) fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + " points to no value type");
+      if (!a.ptr && a.bytes)
+        fail(TRITONC_ERROR_INVALID_ARGUMENT,
+             paramText(k, i) + ": HOST ptr is NULL but bytes is " + std::to_string(a.bytes));
+      if (a.bytes % elem)
+        fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + ": HOST bytes (" + std::to_string(a.bytes) +
+                                                 ") is not a multiple of the element size (" + std::to_string(elem) +
+                                                 " for " + ir::scalarName(t.pointee) + ")");
+      // The same memory passed twice is one buffer, as it would be on a GPU.
+      auto key = std::make_tuple(a.ptr, a.bytes, t.pointee);
+      interp::Buffer*& buf = shared[key];
+      if (!buf) {
+        auto b = std::make_unique<interp::Buffer>();
+        b->name = params[i].name;
+        b->elem = t.pointee;
+        b->shape = {int64_t(a.bytes / elem)};
+        if (a.bytes) b->data.assign(static_cast<const uint8_t*>(a.ptr), static_cast<const uint8_t*>(a.ptr) + a.bytes);
+        buf = b.get();
+        out.hosts.push_back({a.ptr, a.bytes, std::move(b)});
+      }
+      out.args.push_back(interp::KernelArg::ofBuffer(buf));
+    }
+  }
+  return out;
+}
+
+runtime::GridFn makeGrid(const int64_t* grid, tritonc_grid_fn fn, void* user) {
+  if ((grid == nullptr) == (fn == nullptr))
+    fail(TRITONC_ERROR_INVALID_ARGUMENT, "give exactly one of grid and grid_fn");
+  auto check = [](const int64_t g[3], const char* from) {
+    for (int d = 0; d < 3; ++d)
+      if (g[d] < 1)
+        fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string(from) + ": grid dimension " + std::to_string(d) + " is " +
+                                                 std::to_string(g[d]) + " (must be at least 1)");
+    return interp::Grid{g[0], g[1], g[2]};
+  };
+  if (grid) {
+    interp::Grid g = check(grid, "grid");
+    return [g](const runtime::Config&) { return g; };
+  }
+  return [fn, user, check](const runtime::Config& c) {
+    tritonc_config cc{&c};
+    int64_t g[3] = {1, 1, 1};
+    fn(&cc, user, g);
+    return check(g, ("grid_fn for configuration " + c.text()).c_str());
+  };
+}
+
+// For GPU targets: fails with NO_DEVICE without a GPU. (CudaDriver::get makes
+// device 0's primary context current on the calling thread.)
+void prepareDevice(const runtime::Kernel& k) {
+  if (k.target() == "interp") return;
+  std::string why;
+  nvptx::CudaDriver* d = nvptx::CudaDriver::get(&why);
+  if (!d)
+    fail(TRITONC_ERROR_NO_DEVICE, "kernel '" + k.name() + "' targets " + k.target() + " but there is no GPU: " + why);
+}
+
+}  // namespace
+
+extern "C" {
+
+void tritonc_options_init(tritonc_options* opts) {
+  if (opts) std::memset(opts, 0, sizeof *opts);
+}
+
+tritonc_status tritonc_kernel_create(const char* source, const tritonc_options* opts, tritonc_kernel** out) {
+  std::string filename = opts && opts->filename ? opts->filename : "<source>";
+  std::string text = source ? source : "";
+  return guarded(
+      TRITONC_ERROR_COMPILE, filename, text,
+      [&] {
+        if (!out) fail(TRITONC_ERROR_INVALID_ARGUMENT, "out is NULL");
+        *out = nullptr;
+        if (!source) fail(TRITONC_ERROR_INVALID_ARGUMENT, "source is NULL");
+        tritonc_options defaults;
+        tritonc_options_init(&defaults);
+        runtime::KernelOptions ko = toKernelOptions(opts ? *opts : defaults);
+        auto h = std::make_unique<tritonc_kernel>();
+        h->source = text;
+        h->filename = filename;
+        h->kernel = std::make_unique<runtime::Kernel>(text, std::move(ko));
+        *out = h.release();
+      },
+      /*createPhase=*/true);
+}
+
+void tritonc_kernel_destroy(tritonc_kernel* k) {
+  try {
+    delete k;
+  } catch (...) {
+    // Destructors do not throw; nothing may escape into C regardless.
+  }
+}
+
+size_t tritonc_kernel_num_params(const tritonc_kernel* k) { return k ? k->kernel->params().size() : 0; }
+
+tritonc_status tritonc_kernel_param(const tritonc_kernel* k, size_t index, const char** name, tritonc_dtype* dtype,
+                                    int* is_pointer) {
+  return guarded(TRITONC_ERROR_INTERNAL, "", "", [&] {
+    if (!k) fail(TRITONC_ERROR_INVALID_ARGUMENT, "kernel is NULL");
+    const std::vector<runtime::Param>& ps = k->kernel->params();
+    if (index >= ps.size())
+      fail(TRITONC_ERROR_INVALID_ARGUMENT, "parameter index " + std::to_string(index) + " is out of range: kernel '" +
+                                               k->kernel->name() + "' has " + std::to_string(ps.size()));
+    const runtime::Param& p = ps[index];
+    tritonc_dtype d;
+    if (!toDtype(p.type.isPtr() ? p.type.pointee : p.type.kind, &d))
+      fail(TRITONC_ERROR_INTERNAL,
+           "parameter '" + p.name + "' has type " + ir::typeToString(p.type) + ", which the C API cannot describe");
+    if (name) *name = p.name.c_str();
+    if (dtype) *dtype = d;
+    if (is_pointer) *is_pointer = p.type.isPtr() ? 1 : 0;
+  });
+}
+
+size_t tritonc_kernel_num_configs(const tritonc_kernel* k) { return k ? k->kernel->space().size() : 0; }
+
+const char* tritonc_kernel_target(const tritonc_kernel* k) { return k ? k->kernel->target().c_str() : ""; }
+
+tritonc_status tritonc_launch(tritonc_kernel* k, const tritonc_arg* args, size_t num_args, const int64_t* grid,
+                              tritonc_grid_fn grid_fn, void* user, void* stream) {
+  if (!k) return guarded(TRITONC_OK, "", "", [] { fail(TRITONC_ERROR_INVALID_ARGUMENT, "kernel is NULL"); });
+  return guarded(TRITONC_ERROR_LAUNCH, k->filename, k->source, [&] {
+    BoundArgs bound = bindArgs(k, args, num_args);
+    runtime::GridFn g = makeGrid(grid, grid_fn, user);
+    prepareDevice(*k->kernel);
+    k->kernel->launch(bound.args, g, stream);
+    bound.copyBack();  // only after success: a failed launch leaves the caller's memory as it was
+  });
+}
+
+tritonc_status tritonc_tune(tritonc_kernel* k, const tritonc_arg* args, size_t num_args, const int64_t* grid,
+                            tritonc_grid_fn grid_fn, void* user, char* best, size_t best_size, double* best_ms) {
+  if (best && best_size) best[0] = '\0';
+  if (!k) return guarded(TRITONC_OK, "", "", [] { fail(TRITONC_ERROR_INVALID_ARGUMENT, "kernel is NULL"); });
+  return guarded(TRITONC_ERROR_LAUNCH, k->filename, k->source, [&] {
+    BoundArgs bound = bindArgs(k, args, num_args);
+    for (size_t i = 0; i < num_args; ++i)
+      if (args[i].kind == TRITONC_ARG_DEVICE)
+        fail(TRITONC_ERROR_INVALID_ARGUMENT,
+             paramText(*k->kernel, i) + ": tuning needs HOST memory (it runs every configuration on copies)");
+    runtime::GridFn g = makeGrid(grid, grid_fn, user);
+    prepareDevice(*k->kernel);
+    runtime::TuneResult r = k->kernel->tune(bound.args, g, /*force=*/true);
+    if (best && best_size) {
+      std::string text = r.best.text();
+      size_t n = std::min(text.size(), best_size - 1);
+      std::memcpy(best, text.data(), n);
+      best[n] = '\0';
+    }
+    if (best_ms) *best_ms = r.bestMs;
+  });
+}
+
+int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value) {
+  if (!c || !c->config || !name) return 0;
+  try {
+    std::string v = c->config->value(name);
+    if (v.empty()) return 0;
+    char* end = nullptr;
+    errno = 0;
+    long long x = std::strtoll(v.c_str(), &end, 0);
+    if (*end || errno == ERANGE) return 0;
+    if (value) *value = x;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+const char* tritonc_last_error(void) { return lastError.c_str(); }
+
+const char* tritonc_version(void) { return runtime::kCompilerVersion; }
+
+}  // extern "C"
