@@ -151,7 +151,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   std::vector<lang::Define> fixed;
   for (const lang::Define& d : opts_.defines)
     if (std::none_of(tuning_.begin(), tuning_.end(), [&](const lang::TuningParam& tp) { return tp.name == d.name; }))
-      fixed.push_back(d);
+      fixed.push_back({d.name, lang::defineValues(d)[0]});  // "[32]" is 32
   for (const auto& p : points)
     for (int w : opts_.numWarps)
       for (int s : opts_.numStages) space_.push_back(Config{p, fixed, w, s});

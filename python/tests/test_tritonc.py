@@ -1,0 +1,184 @@
+"""The Python API (python/tritonc): kernels called with numpy arrays, torch
+tensors and DLPack-only arrays, tuning lists and dtypes as macros, the seed's
+dot in its four variants with its backward against PyTorch's autograd, and
+clear errors. Inputs are fresh random each run; outputs are poisoned first."""
+import numpy as np
+import pytest
+
+import tritonc
+
+ADD = """
+__global__ void add(TYPE* a, TYPE* b, TYPE* c, int n) {
+  int off[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+  bool m[BLOCK] = off < n;
+  @m *(c + off) = *(a + off) + *(b + off);
+}
+"""
+
+rng = np.random.default_rng()
+
+
+def grid_for(n):
+    return lambda opt: (tritonc.cdiv(n, opt.d("BLOCK")),)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_add_numpy_with_tuning_list_and_dtype_macro(dtype):
+    n = int(rng.integers(100, 3000))
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    c = np.full(n, np.nan, dtype=dtype)
+    add = tritonc.kernel(ADD, ["c"])
+    out = add(a, b, c, n, grid=grid_for(n), BLOCK=[64, 256], TYPE=dtype)
+    assert out is c
+    np.testing.assert_array_equal(c, (a.astype(np.float32) + b.astype(np.float32)).astype(dtype))
+
+
+def test_grid_as_positional_tuple_and_several_outputs():
+    src = """
+    __global__ void two(float* x, float* y, float* z, int n) {
+      int off[32] = get_program_id(0) * 32 + 0 ... 32;
+      bool m[32] = off < n;
+      @m *(y + off) = *(x + off) * 2;
+      @m *(z + off) = *(x + off) + 1;
+    }"""
+    n = 100
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    z = np.full(n, np.nan, np.float32)
+    yy, zz = tritonc.kernel(src, ["y", "z"])(x, y, z, n, (4,))
+    np.testing.assert_array_equal(yy, x * 2)
+    np.testing.assert_array_equal(zz, x + 1)
+
+
+class DLPackOnly:
+    """An array type that speaks only DLPack (no numpy or torch type)."""
+
+    def __init__(self, array):
+        self._a = array
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_dlpack_only_arrays_are_read_and_written():
+    n = 300
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    c = np.full(n, np.nan, np.float32)
+    tritonc.kernel(ADD)(DLPackOnly(a), DLPackOnly(b), DLPackOnly(c), n, grid=grid_for(n), BLOCK=128, TYPE="float")
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_dot_numpy_all_variants(ta, tb):
+    M, N, K = 64, 96, 40
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    x = np.ascontiguousarray(A.T) if ta else A
+    y = np.ascontiguousarray(B.T) if tb else B
+    C = tritonc.ops.dot(x, y, ta, tb)
+    assert C.shape == (M, N)
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_errors_are_clear():
+    add = tritonc.kernel(ADD, ["c"])
+    a = np.zeros(64, np.float32)
+    with pytest.raises(tritonc.Error, match="takes 4 arguments, 3 given"):
+        add(a, a, a, grid=(1,), BLOCK=64, TYPE="float")
+    with pytest.raises(tritonc.Error, match="'n'.*scalar"):
+        add(a, a, a, a, grid=(1,), BLOCK=64, TYPE="float")
+    with pytest.raises(tritonc.Error, match="'a'.*pointer"):
+        add(1, a, a, 64, grid=(1,), BLOCK=64, TYPE="float")
+    with pytest.raises(TypeError, match="argument 0: cannot pass a str"):
+        add("x", a, a, 64, grid=(1,), BLOCK=64, TYPE="float")
+    with pytest.raises(ValueError, match="not contiguous"):
+        add(np.zeros((8, 8), np.float32)[:, ::2], a, a, 32, grid=(1,), BLOCK=32, TYPE="float")
+    with pytest.raises(TypeError, match="needs a grid"):
+        add(a, a, a, 64, BLOCK=64, TYPE="float")
+    with pytest.raises(tritonc.Error, match=r"<python>:2:\d+: error: .*'nope'") as e:
+        tritonc.kernel("\n__global__ void f(int x) { nope = 1; }")(1, grid=(1,))
+    assert "^" in str(e.value)  # the caret under the source line
+    with pytest.raises(tritonc.Error, match="out-of-bounds"):
+        add(a, a, a, 128, grid=(2,), BLOCK=64, TYPE="float")  # n larger than the arrays
+    with pytest.raises(TypeError, match="no Triton-C type"):
+        add(a, a, a, 64, grid=(1,), BLOCK=64, TYPE=np.complex64)
+
+
+torch = pytest.importorskip("torch") if False else None
+try:
+    import torch  # noqa: F811
+except ImportError:
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed (the suite's script installs it)")
+
+
+@needs_torch
+def test_add_torch_cpu_tensors():
+    n = 777
+    a, b = torch.randn(n), torch.randn(n)
+    c = torch.full((n,), float("nan"))
+    out = tritonc.kernel(ADD, ["c"])(a, b, c, n, grid=grid_for(n), BLOCK=[128, 512], TYPE=a.dtype)
+    assert out is c
+    assert torch.equal(c, a + b)
+
+
+@needs_torch
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_dot_and_gradients_match_torch_autograd(ta, tb):
+    M, N, K = 64, 32, 48
+    A = torch.randn(M, K, dtype=torch.float32)
+    B = torch.randn(K, N, dtype=torch.float32)
+    x = (A.t().contiguous() if ta else A.clone()).requires_grad_()
+    y = (B.t().contiguous() if tb else B.clone()).requires_grad_()
+    c = tritonc.ops.dot(x, y, ta, tb)
+    assert isinstance(c, torch.Tensor) and c.shape == (M, N)
+    dy = torch.randn(M, N)
+    c.backward(dy)
+    # The same product through PyTorch's own autograd, on the same inputs.
+    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
+    ref = (x2.t() if ta else x2) @ (y2.t() if tb else y2)
+    ref.backward(dy)
+    torch.testing.assert_close(c.detach(), ref.detach(), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(y.grad, y2.grad, rtol=1e-4, atol=1e-4)
+
+
+def _cuda():
+    return torch is not None and torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+def test_cuda_tensors_on_the_current_stream():
+    n = 1 << 20
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.full((n,), float("nan"), device="cuda")
+    tritonc.kernel(ADD, ["c"])(a, b, c, n, grid=grid_for(n), BLOCK=1024, TYPE=a.dtype)
+    torch.cuda.synchronize()
+    assert torch.equal(c, a + b)
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_dot_cuda_with_gradients(ta, tb):
+    M, N, K = 128, 64, 96
+    A = torch.randn(M, K, device="cuda")
+    B = torch.randn(K, N, device="cuda")
+    x = (A.t().contiguous() if ta else A.clone()).requires_grad_()
+    y = (B.t().contiguous() if tb else B.clone()).requires_grad_()
+    c = tritonc.ops.dot(x, y, ta, tb)
+    dy = torch.randn(M, N, device="cuda")
+    c.backward(dy)
+    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
+    ref = (x2.t() if ta else x2) @ (y2.t() if tb else y2)
+    ref.backward(dy)
+    torch.testing.assert_close(c.detach(), ref.detach(), rtol=1e-3, atol=1e-3)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-3, atol=1e-3)
+    torch.testing.assert_close(y.grad, y2.grad, rtol=1e-3, atol=1e-3)

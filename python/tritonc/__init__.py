@@ -1,0 +1,228 @@
+"""tritonc: Triton-C tile kernels from Python, after PyTriton.
+
+    import tritonc
+    add = tritonc.kernel(src, outputs=['c'])
+    add(a, b, c, n, grid=lambda opt: (tritonc.cdiv(n, opt.d('BLOCK')),), BLOCK=[128, 256], TYPE=a.dtype)
+
+Kernels take numpy arrays (run on the interpreter, or copied to the GPU and
+back), PyTorch tensors on the CPU or on CUDA (launched on the current stream),
+and any object that speaks DLPack (CPU) or ``__cuda_array_interface__``.
+TensorFlow cannot be installed on our machines and is not supported.
+"""
+from . import _tritonc
+from ._tritonc import Error
+
+__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "ops", "version"]
+
+
+def version():
+    return _tritonc.version()
+
+
+def cdiv(a, b):
+    """Ceiling division (grids: ``cdiv(M, opt.d('TM'))``)."""
+    return -(-a // b)
+
+
+def shape(x):
+    """The shape of a tensor of any supported framework, as a tuple of ints."""
+    return tuple(int(d) for d in x.shape)
+
+
+_C_TYPES = {
+    "float32": "float", "float16": "half", "bfloat16": "bf16", "float64": "double",
+    "int64": "long", "int32": "int", "int16": "short", "int8": "char", "bool": "bool",
+}
+
+
+def _dtype_name(dt):
+    """'float32' for numpy dtypes and scalar types and for torch dtypes; None otherwise."""
+    import numpy as np
+    if isinstance(dt, type) and issubclass(dt, np.generic):
+        return np.dtype(dt).name
+    if isinstance(dt, np.dtype):
+        return dt.name
+    torch = _torch()
+    if torch is not None and isinstance(dt, torch.dtype):
+        return str(dt).replace("torch.", "")
+    return None
+
+
+def _macro_text(name, v):
+    if isinstance(v, (list, tuple)):
+        if len(v) == 1:
+            return _macro_text(name, v[0])
+        return "[" + ", ".join(_macro_text(name, x) for x in v) + "]"
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    n = _dtype_name(v)
+    if n is not None:
+        if n not in _C_TYPES:
+            raise TypeError("macro %s: no Triton-C type for dtype %s" % (name, n))
+        return _C_TYPES[n]
+    return str(v)
+
+
+def _torch():
+    try:
+        import torch
+        return torch
+    except ImportError:
+        return None
+
+
+def empty(shape_, dtype, like=None, device=None):
+    """A new uninitialized tensor in the framework of ``like`` (numpy by default)."""
+    torch = _torch()
+    if torch is not None and (isinstance(like, torch.Tensor) or isinstance(dtype, torch.dtype)):
+        dev = device if device is not None else (like.device if isinstance(like, torch.Tensor) else "cpu")
+        return torch.empty(list(shape_), dtype=dtype, device=dev)
+    import numpy as np
+    return np.empty(list(shape_), dtype=dtype)
+
+
+def _contiguous_or_fail(x, where):
+    import numpy as np
+    if isinstance(x, np.ndarray):
+        if not x.flags["C_CONTIGUOUS"]:
+            raise ValueError("%s: the array is not contiguous (use np.ascontiguousarray)" % where)
+        return
+    if hasattr(x, "is_contiguous") and not x.is_contiguous():
+        raise ValueError("%s: the tensor is not contiguous (use .contiguous())" % where)
+
+
+def _argument(x, where):
+    """(Arg, device?) for one argument."""
+    import numpy as np
+    a = _tritonc.Arg()
+    if isinstance(x, (bool, np.bool_)):
+        a.kind, a.i = "int", int(x)
+        return a, False
+    if isinstance(x, (int, np.integer)):
+        a.kind, a.i = "int", int(x)
+        return a, False
+    if isinstance(x, (float, np.floating)):
+        a.kind, a.f = "float", float(x)
+        return a, False
+    if isinstance(x, np.ndarray):
+        _contiguous_or_fail(x, where)
+        a.kind, a.address, a.bytes = "host", x.ctypes.data, x.nbytes
+        return a, False
+    torch = _torch()
+    if torch is not None and isinstance(x, torch.Tensor):
+        _contiguous_or_fail(x, where)
+        a.address, a.bytes = x.data_ptr(), x.numel() * x.element_size()
+        a.kind = "device" if x.is_cuda else "host"
+        return a, x.is_cuda
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        if cai.get("strides") is not None:
+            raise ValueError("%s: only contiguous __cuda_array_interface__ arrays are supported" % where)
+        n = 1
+        for d in cai["shape"]:
+            n *= int(d)
+        a.kind, a.address = "device", int(cai["data"][0])
+        a.bytes = n * np.dtype(cai["typestr"]).itemsize
+        return a, True
+    if hasattr(x, "__dlpack__"):
+        device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+        if device_type != 1:
+            raise TypeError("%s: a DLPack tensor on device type %d needs __cuda_array_interface__ too" % (where, device_type))
+        view = np.from_dlpack(x)  # shares the memory
+        return _argument(view, where)
+    raise TypeError("%s: cannot pass a %s to a kernel (expected a number, a numpy array, a torch tensor, "
+                    "or an object with __dlpack__ / __cuda_array_interface__)" % (where, type(x).__name__))
+
+
+class kernel:
+    """A Triton-C kernel callable as ``k(arg1, ..., argN, grid, **macros)``.
+
+    ``outputs`` names the pointer parameters the call returns (in order).
+    Macros are keyword arguments; a list is a tuning list (the first call for
+    new integer arguments times every configuration), a dtype becomes its
+    Triton-C type name. ``num_warps`` / ``num_stages`` may be ints or lists.
+    """
+
+    def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>"):
+        self.src = src
+        self.outputs = list(outputs)
+        self.cache_dir = cache_dir
+        self.verbose = verbose
+        self.filename = filename
+        self._compiled = {}
+
+    def _kernel_for(self, macros, on_device):
+        warps = macros.pop("num_warps", [4])
+        stages = macros.pop("num_stages", [3])
+        warps = list(warps) if isinstance(warps, (list, tuple)) else [int(warps)]
+        stages = list(stages) if isinstance(stages, (list, tuple)) else [int(stages)]
+        defines = [(str(k), _macro_text(k, v)) for k, v in sorted(macros.items())]
+        target = "gpu" if on_device else "auto"
+        key = (tuple(defines), tuple(warps), tuple(stages), target)
+        k = self._compiled.get(key)
+        if k is None:
+            k = _tritonc.Kernel(self.src, defines, warps, stages, target, "", self.cache_dir, self.filename, [],
+                                self.verbose)
+            self._compiled[key] = k
+        return k
+
+    def __call__(self, *args, grid=None, **macros):
+        if grid is None and args and (callable(args[-1]) or isinstance(args[-1], (tuple, list))):
+            args, grid = args[:-1], args[-1]
+        if grid is None:
+            raise TypeError("a kernel call needs a grid: a tuple, or a function of the options (opt.d('TM'))")
+        if isinstance(grid, list):
+            grid = tuple(grid)
+        if not callable(grid):
+            grid = tuple(int(g) for g in grid)
+        converted, on_device = [], False
+        for n, x in enumerate(args):
+            a, dev = _argument(x, "argument %d" % n)
+            converted.append(a)
+            on_device = on_device or dev
+        k = self._kernel_for(dict(macros), on_device)
+        stream = 0
+        torch = _torch()
+        if on_device and torch is not None and torch.cuda.is_available():
+            stream = torch.cuda.current_stream().cuda_stream
+        grid_fn = grid if callable(grid) else (lambda opt, g=grid: g)
+        k.launch(converted, lambda opt: tuple(int(v) for v in grid_fn(opt)), stream)
+        if not self.outputs:
+            return None
+        names = [p[0] for p in k.params()]
+        out = []
+        for o in self.outputs:
+            if o not in names:
+                raise ValueError("output '%s' is not a parameter of kernel '%s' (%s)" % (o, k.name, ", ".join(names)))
+            out.append(args[names.index(o)])
+        return out[0] if len(out) == 1 else tuple(out)
+
+
+class _Context:
+    """The context of a tritonc.function without an autograd framework."""
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+
+class function:
+    """A differentiable operation: subclass with static ``forward(ctx, ...)``
+    and ``backward(ctx, dy)``; call ``.apply(...)``. With PyTorch tensors it is
+    a torch.autograd.Function; otherwise forward runs without a tape."""
+
+    _torch_function = None
+
+    @classmethod
+    def apply(cls, *args):
+        torch = _torch()
+        if torch is not None and any(isinstance(a, torch.Tensor) for a in args):
+            if cls.__dict__.get("_torch_function") is None:
+                cls._torch_function = type(cls.__name__, (torch.autograd.Function,), {
+                    "forward": staticmethod(cls.forward),
+                    "backward": staticmethod(cls.backward),
+                })
+            return cls._torch_function.apply(*args)
+        return cls.forward(_Context(), *args)
+
+
+from . import ops  # noqa: E402  (ops uses kernel and function)
