@@ -64,6 +64,30 @@ else
   log "compute-sanitizer not found: skipped"
 fi
 
+# The Python package on the GPU: its pytest suite (CUDA tensors included) and
+# the launch-overhead benchmark, when nanobind, torch and pytest are present.
+if python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
+  if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
+     cmake --build "$BUILD" -j "$(nproc)" --target _tritonc tritonc_python_files >> "$OUT_DIR/build.log" 2>&1; then
+    if PYTHONPATH="$BUILD/python" python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
+      log "python tests: $(tail -1 "$OUT_DIR/python-tests.txt")"
+    else
+      log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"
+      status=1
+    fi
+    if [ "${SKIP_BENCH:-0}" != 1 ]; then
+      PYTHONPATH="$BUILD/python" python3 bench/launch_overhead.py "$OUT_DIR/launch.json" > "$OUT_DIR/launch.txt" 2>&1 ||
+        status=1
+      log "launch overhead: $(tr '\n' ';' < "$OUT_DIR/launch.txt")"
+    fi
+  else
+    log "python extension build FAILED (see build.log)"
+    status=1
+  fi
+else
+  log "python: nanobind, torch or pytest missing: skipped"
+fi
+
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   # The runtime: the seed's matmul space tuned for three shapes, compile and cache-hit times.
   if "$BUILD/bench/tritonc-runtime-bench" --root . --out "$OUT_DIR/runtime.json" > "$OUT_DIR/runtime.txt" 2>&1; then
