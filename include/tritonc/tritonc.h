@@ -74,7 +74,8 @@ typedef enum {
   TRITONC_ARG_INT = 0,   /* `i`: integer parameters (also accepted by float parameters) */
   TRITONC_ARG_FLOAT = 1, /* `f`: float parameters */
   TRITONC_ARG_HOST = 2,  /* `ptr` + `bytes` of host memory: copied in and back (interpreter, or the GPU) */
-  TRITONC_ARG_DEVICE = 3 /* `ptr`: a GPU address, used as is (GPU targets only; not for tritonc_tune) */
+  TRITONC_ARG_DEVICE = 3 /* `ptr`: a GPU address, used as is (GPU targets only); `bytes`: its size,
+                            which tritonc_tune needs (it times configurations on copies) */
 } tritonc_arg_kind;
 
 /* One kernel argument, in parameter order. A HOST buffer holds elements of
@@ -129,7 +130,8 @@ const char* tritonc_kernel_target(const tritonc_kernel* k);
 tritonc_status tritonc_launch(tritonc_kernel* k, const tritonc_arg* args, size_t num_args, const int64_t* grid,
                               tritonc_grid_fn grid_fn, void* user, void* stream);
 
-/* Times every configuration on copies of the HOST buffers of `args` (the
+/* Times every configuration on copies of the buffers of `args` (HOST, or
+ * DEVICE with their `bytes`; the
  * caller's memory is never written; always re-times) and keeps the fastest
  * for later launches with the same tuning key. Writes the best configuration's
  * text ("TM=64 TN=32 num_warps=4 num_stages=3") into best (best_size bytes,

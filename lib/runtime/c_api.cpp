@@ -238,7 +238,7 @@ BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
         fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) +
                                                  ": a DEVICE address needs a GPU target (this kernel's is " +
                                                  k.target() + "); pass HOST memory");
-      out.args.push_back(interp::KernelArg::ofDevicePtr(reinterpret_cast<uintptr_t>(a.ptr)));
+      out.args.push_back(interp::KernelArg::ofDevicePtr(reinterpret_cast<uintptr_t>(a.ptr), a.bytes));
     } else {
       const size_t elem = size_t(ir::byteSize(t.pointee));
       if (elem == 0) fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + " points to no value type");
@@ -380,9 +380,10 @@ tritonc_status tritonc_tune(tritonc_kernel* k, const tritonc_arg* args, size_t n
   return guarded(TRITONC_ERROR_LAUNCH, k->filename, k->source, [&] {
     BoundArgs bound = bindArgs(k, args, num_args);
     for (size_t i = 0; i < num_args; ++i)
-      if (args[i].kind == TRITONC_ARG_DEVICE)
+      if (args[i].kind == TRITONC_ARG_DEVICE && args[i].bytes == 0)
         fail(TRITONC_ERROR_INVALID_ARGUMENT,
-             paramText(*k->kernel, i) + ": tuning needs HOST memory (it runs every configuration on copies)");
+             paramText(*k->kernel, i) + ": tuning needs the size of a DEVICE buffer in `bytes` (it runs every "
+                                        "configuration on copies)");
     runtime::GridFn g = makeGrid(grid, grid_fn, user);
     prepareDevice(*k->kernel);
     runtime::TuneResult r = k->kernel->tune(bound.args, g, /*force=*/true);

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "runtime/kernel.h"
+#include "target/nvptx/gpu_runner.h"
 
 namespace tritonc::runtime {
 
@@ -21,13 +22,25 @@ std::string fixedMs(double ms) {
   return buf;
 }
 
-// Copies of the host buffers among `args`, and the arguments pointing at them.
+// Copies of the buffers among `args` (host or device), and the arguments
+// pointing at them.
 struct ScratchArgs {
   std::vector<std::unique_ptr<interp::Buffer>> copies;
+  std::vector<std::unique_ptr<nvptx::DeviceCopy>> deviceCopies;
   std::vector<interp::KernelArg> args;
   ScratchArgs(const std::vector<interp::KernelArg>& original) : args(original) {
     std::map<interp::Buffer*, interp::Buffer*> made;
+    std::map<int64_t, uint64_t> madeOnDevice;
     for (interp::KernelArg& a : args) {
+      if (a.kind == interp::KernelArg::Kind::DevicePtr) {
+        auto it = madeOnDevice.find(a.i);
+        if (it == madeOnDevice.end()) {
+          deviceCopies.push_back(std::make_unique<nvptx::DeviceCopy>(uint64_t(a.i), a.bytes));
+          it = madeOnDevice.emplace(a.i, deviceCopies.back()->address()).first;
+        }
+        a.i = int64_t(it->second);
+        continue;
+      }
       if (a.kind != interp::KernelArg::Kind::Buffer || !a.buffer) continue;
       auto it = made.find(a.buffer);
       if (it == made.end()) {
@@ -65,10 +78,10 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
     }
   }
   for (const interp::KernelArg& a : args)
-    if (a.kind == interp::KernelArg::Kind::DevicePtr)
+    if (a.kind == interp::KernelArg::Kind::DevicePtr && a.bytes == 0)
       throw UserError(SourceLoc{}, "tuning kernel '" + name_ +
-                                       "' needs host buffers (it runs every configuration on copies of them); "
-                                       "device addresses are not supported by the tuner yet");
+                                       "' needs the size of every device buffer (it runs each configuration on "
+                                       "copies of them, never on the caller's data)");
   const int repeats = opts_.tuneRepeats > 0 ? opts_.tuneRepeats : target_ == "interp" ? 3 : 10;
   auto say = [&](const std::string& line) {
     if (opts_.progress) opts_.progress(line);

@@ -128,7 +128,7 @@ class PyKernel {
       } else if (a.kind == "float") {
         b.args.push_back(interp::KernelArg::ofFloat(a.f));
       } else if (a.kind == "device") {
-        b.args.push_back(interp::KernelArg::ofDevicePtr(a.address));
+        b.args.push_back(interp::KernelArg::ofDevicePtr(a.address, a.bytes));
       } else {
         auto buf = std::make_unique<interp::Buffer>();
         buf->name = p.name;

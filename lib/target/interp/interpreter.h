@@ -37,11 +37,18 @@ struct KernelArg {
   int64_t i = 0;
   double f = 0;
   Buffer* buffer = nullptr;  // pointer parameters: the start of this buffer
+  uint64_t bytes = 0;        // DevicePtr: the size of the allocation when known (the tuner copies it)
 
   static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
   static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
   static KernelArg ofBuffer(Buffer* b) { KernelArg a; a.kind = Kind::Buffer; a.buffer = b; return a; }
-  static KernelArg ofDevicePtr(uint64_t p) { KernelArg a; a.kind = Kind::DevicePtr; a.i = int64_t(p); return a; }
+  static KernelArg ofDevicePtr(uint64_t p, uint64_t bytes = 0) {
+    KernelArg a;
+    a.kind = Kind::DevicePtr;
+    a.i = int64_t(p);
+    a.bytes = bytes;
+    return a;
+  }
 };
 
 struct Grid {

@@ -33,7 +33,8 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuModuleGetFunction, "cuModuleGetFunction") &&
             bind(lib, d->cuFuncSetAttribute, "cuFuncSetAttribute") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&
             bind(lib, d->cuMemFree, "cuMemFree_v2") && bind(lib, d->cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
-            bind(lib, d->cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(lib, d->cuMemsetD8, "cuMemsetD8_v2") &&
+            bind(lib, d->cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
+            bind(lib, d->cuMemcpyDtoD, "cuMemcpyDtoD_v2") && bind(lib, d->cuMemsetD8, "cuMemsetD8_v2") &&
             bind(lib, d->cuLaunchKernel, "cuLaunchKernel") && bind(lib, d->cuEventCreate, "cuEventCreate") &&
             bind(lib, d->cuEventRecord, "cuEventRecord") && bind(lib, d->cuEventSynchronize, "cuEventSynchronize") &&
             bind(lib, d->cuEventElapsedTime, "cuEventElapsedTime") && bind(lib, d->cuEventDestroy, "cuEventDestroy_v2") &&

@@ -188,6 +188,22 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
   return result;
 }
 
+DeviceCopy::DeviceCopy(uint64_t source, size_t bytes) {
+  CudaDriver* d = driver();
+  CUdeviceptr p = 0;
+  d->check(d->cuMemAlloc(&p, std::max<size_t>(bytes, 16)), "allocating a copy of a device buffer");
+  address_ = p;
+  CUresult r = d->cuMemcpyDtoD(p, CUdeviceptr(source), bytes);
+  if (r != 0) {
+    d->cuMemFree(p);
+    d->check(r, "copying a device buffer");
+  }
+}
+
+DeviceCopy::~DeviceCopy() {
+  if (address_) driver()->cuMemFree(CUdeviceptr(address_));
+}
+
 GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const interp::Grid& grid,
                       const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts) {
   return GpuKernel(ptx, fn).run(grid, args, opts);

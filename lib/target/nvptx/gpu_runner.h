@@ -59,6 +59,20 @@ class GpuKernel {
   std::vector<std::string> paramNames_;
 };
 
+// A copy of device memory, freed with the object (the tuner runs every
+// configuration on copies of the caller's device buffers).
+class DeviceCopy {
+ public:
+  DeviceCopy(uint64_t source, size_t bytes);
+  ~DeviceCopy();
+  DeviceCopy(const DeviceCopy&) = delete;
+  DeviceCopy& operator=(const DeviceCopy&) = delete;
+  uint64_t address() const { return address_; }
+
+ private:
+  uint64_t address_ = 0;
+};
+
 // Loads `ptx`, runs kernel `fn.name()` once on `grid` with `args` (see GpuKernel).
 GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const interp::Grid& grid,
                       const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts);
