@@ -220,11 +220,24 @@ std::string Kernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) cons
 
 std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
   std::vector<ArgFacts> facts = factsOf(args);
-  std::string key = cacheKey(config, specializationKey(facts));
+  std::string specialization = specializationKey(facts);
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  // The launch path: a configuration of the space and a specialization seen
+  // before, found without building the full key (it holds the source).
+  const bool inSpace = &config >= space_.data() && &config < space_.data() + space_.size();
+  std::pair<size_t, std::string> fastKey{inSpace ? size_t(&config - space_.data()) : SIZE_MAX, specialization};
+  if (inSpace) {
+    auto fast = recent_.find(fastKey);
+    if (fast != recent_.end()) {
+      ++stats_.memoryHits;
+      return fast->second;
+    }
+  }
+  std::string key = cacheKey(config, specialization);
   auto hit = compiled_.find(key);
   if (hit != compiled_.end()) {
     ++stats_.memoryHits;
+    if (inSpace) recent_[fastKey] = hit->second;
     return hit->second;
   }
   auto out = std::make_shared<CompiledKernel>();
@@ -247,6 +260,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
         out->origin = "disk";
         ++stats_.diskHits;
         compiled_[key] = out;
+        if (inSpace) recent_[fastKey] = out;
         return out;
       } catch (const std::exception& e) {
         // A valid file with content we cannot use: recompile and overwrite it.
@@ -284,6 +298,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
     if (disk_->store(key, "ir " + std::to_string(ir.size()) + "\n" + ir + out->ptx)) ++stats_.diskStores;
   }
   compiled_[key] = out;
+  if (inSpace) recent_[fastKey] = out;
   return out;
 }
 
@@ -319,7 +334,9 @@ void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& gr
   if (args.size() != params_.size())
     throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                                      std::to_string(args.size()) + " given");
-  const Config& config = space_.size() == 1 ? space_[0] : tune(args, grid).best;
+  const Config* tuned = space_.size() == 1 ? &space_[0] : findConfig(tune(args, grid).best.text());
+  if (!tuned) throw InternalError("the tuner chose a configuration outside the space");
+  const Config& config = *tuned;
   std::shared_ptr<CompiledKernel> k = compile(config, args);
   run(*k, args, grid(config), 0, stream);
 }

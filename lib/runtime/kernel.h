@@ -143,6 +143,8 @@ class Kernel {
   std::unique_ptr<DiskCache> disk_;
   mutable std::recursive_mutex mutex_;
   std::map<std::string, std::shared_ptr<CompiledKernel>> compiled_;  // by cache key
+  // By (index in the space, specialization key): the launch path's lookup.
+  std::map<std::pair<size_t, std::string>, std::shared_ptr<CompiledKernel>> recent_;
   std::map<std::string, Config> tuned_;                              // by tuning key
   CacheStats stats_;
 };

@@ -59,8 +59,29 @@ class PyKernel {
     return out;
   }
 
-  void launch(const std::vector<PyArg>& args, const nb::object& grid, uint64_t stream) {
-    Bound b = bind(args);
+  // The launch path: `args` holds ints, floats and (kind, address, bytes)
+  // tuples (kind 0: host, 1: device), converted here without Arg objects.
+  void launch(const nb::list& args, const nb::object& grid, uint64_t stream) {
+    std::vector<PyArg> converted(args.size());
+    for (size_t k = 0; k < converted.size(); ++k) {
+      nb::handle h = args[k];
+      PyArg& a = converted[k];
+      if (PyLong_Check(h.ptr())) {
+        a.kind = "int";
+        a.i = nb::cast<int64_t>(h);
+      } else if (PyFloat_Check(h.ptr())) {
+        a.kind = "float";
+        a.f = nb::cast<double>(h);
+      } else if (nb::isinstance<PyArg>(h)) {
+        a = nb::cast<PyArg>(h);
+      } else {
+        auto t = nb::cast<std::tuple<int, uint64_t, uint64_t>>(h);
+        a.kind = std::get<0>(t) == 1 ? "device" : "host";
+        a.address = std::get<1>(t);
+        a.bytes = std::get<2>(t);
+      }
+    }
+    Bound b = bind(converted);
     runtime::GridFn fn = gridFn(grid);
     located([&] {
       nb::gil_scoped_release release;
@@ -152,9 +173,13 @@ class PyKernel {
     return [grid](const runtime::Config& c) {
       nb::gil_scoped_acquire acquire;
       nb::object g = grid;
-      if (nb::hasattr(grid, "__call__") && !nb::isinstance<nb::tuple>(grid)) g = grid(nb::cast(c));
+      if (!nb::isinstance<nb::tuple>(grid) && !nb::isinstance<nb::list>(grid)) g = grid(nb::cast(c));
       std::vector<int64_t> dims;
-      for (nb::handle h : g) dims.push_back(nb::cast<int64_t>(h));
+      for (nb::handle h : g) {
+        nb::object i = nb::steal(PyNumber_Index(h.ptr()));  // ints, numpy ints
+        if (!i.is_valid()) throw nb::python_error();
+        dims.push_back(PyLong_AsLongLong(i.ptr()));
+      }
       if (dims.empty() || dims.size() > 3) throw UserError(SourceLoc{}, "a grid has 1 to 3 dimensions");
       while (dims.size() < 3) dims.push_back(1);
       return interp::Grid{dims[0], dims[1], dims[2]};

@@ -92,28 +92,23 @@ def _contiguous_or_fail(x, where):
 
 
 def _argument(x, where):
-    """(Arg, device?) for one argument."""
+    """(launch argument, on the device?) for one argument: an int, a float, or
+    (0 host / 1 device, address, bytes)."""
     import numpy as np
-    a = _tritonc.Arg()
     if isinstance(x, (bool, np.bool_)):
-        a.kind, a.i = "int", int(x)
-        return a, False
+        return int(x), False
     if isinstance(x, (int, np.integer)):
-        a.kind, a.i = "int", int(x)
-        return a, False
+        return int(x), False
     if isinstance(x, (float, np.floating)):
-        a.kind, a.f = "float", float(x)
-        return a, False
+        return float(x), False
     if isinstance(x, np.ndarray):
         _contiguous_or_fail(x, where)
-        a.kind, a.address, a.bytes = "host", x.ctypes.data, x.nbytes
-        return a, False
+        return (0, x.__array_interface__["data"][0], x.nbytes), False
     torch = _torch()
     if torch is not None and isinstance(x, torch.Tensor):
         _contiguous_or_fail(x, where)
-        a.address, a.bytes = x.data_ptr(), x.numel() * x.element_size()
-        a.kind = "device" if x.is_cuda else "host"
-        return a, x.is_cuda
+        cuda = x.is_cuda
+        return (1 if cuda else 0, x.data_ptr(), x.numel() * x.element_size()), cuda
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         if cai.get("strides") is not None:
@@ -121,9 +116,7 @@ def _argument(x, where):
         n = 1
         for d in cai["shape"]:
             n *= int(d)
-        a.kind, a.address = "device", int(cai["data"][0])
-        a.bytes = n * np.dtype(cai["typestr"]).itemsize
-        return a, True
+        return (1, int(cai["data"][0]), n * np.dtype(cai["typestr"]).itemsize), True
     if hasattr(x, "__dlpack__"):
         device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
         if device_type != 1:
@@ -143,13 +136,15 @@ class kernel:
     Triton-C type name. ``num_warps`` / ``num_stages`` may be ints or lists.
     """
 
-    def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>"):
+    def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>", target="auto"):
         self.src = src
         self.outputs = list(outputs)
         self.cache_dir = cache_dir
         self.verbose = verbose
         self.filename = filename
+        self.target = target  # "auto" (the GPU for device tensors, else the best present), "interp", "gpu"
         self._compiled = {}
+        self._by_call = {}  # (macro items as given, on device) -> compiled kernel: the launch path
 
     def _kernel_for(self, macros, on_device):
         warps = macros.pop("num_warps", [4])
@@ -157,7 +152,7 @@ class kernel:
         warps = list(warps) if isinstance(warps, (list, tuple)) else [int(warps)]
         stages = list(stages) if isinstance(stages, (list, tuple)) else [int(stages)]
         defines = [(str(k), _macro_text(k, v)) for k, v in sorted(macros.items())]
-        target = "gpu" if on_device else "auto"
+        target = "gpu" if on_device else self.target
         key = (tuple(defines), tuple(warps), tuple(stages), target)
         k = self._compiled.get(key)
         if k is None:
@@ -180,13 +175,21 @@ class kernel:
             a, dev = _argument(x, "argument %d" % n)
             converted.append(a)
             on_device = on_device or dev
-        k = self._kernel_for(dict(macros), on_device)
+        call_key = (tuple(macros.items()), on_device)
+        try:
+            k = self._by_call.get(call_key)
+        except TypeError:  # unhashable macro values (lists): the slower path
+            k, call_key = None, None
+        if k is None:
+            k = self._kernel_for(dict(macros), on_device)
+            if call_key is not None:
+                self._by_call[call_key] = k
         stream = 0
-        torch = _torch()
-        if on_device and torch is not None and torch.cuda.is_available():
-            stream = torch.cuda.current_stream().cuda_stream
-        grid_fn = grid if callable(grid) else (lambda opt, g=grid: g)
-        k.launch(converted, lambda opt: tuple(int(v) for v in grid_fn(opt)), stream)
+        if on_device:
+            torch = _torch()
+            if torch is not None and torch.cuda.is_available():
+                stream = torch.cuda.current_stream().cuda_stream
+        k.launch(converted, grid, stream)
         if not self.outputs:
             return None
         names = [p[0] for p in k.params()]
