@@ -56,7 +56,7 @@ torch.cuda.synchronize()
 assert torch.equal(c, a + b), "tritonc's result is wrong"
 for name, us in results.items():
     print("%-10s %8.2f us per launch (host, best of 5 x %d launches)" % (name, us, LAUNCHES))
-out = {"date": datetime.datetime.utcnow().isoformat() + "Z", "device": torch.cuda.get_device_name(0),
+out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(0),
        "versions": {"torch": torch.__version__, "triton": triton.__version__, "tritonc": tritonc.version()},
        "method": "host microseconds per launch, best of 5 timings of %d back-to-back launches of a 1024-float add" % LAUNCHES,
        "us_per_launch": results}
