@@ -70,6 +70,7 @@ struct Case {
   std::map<std::string, int64_t> testSizes, demoSizes;
   LaunchBuilder build;
   int numWarps = 4;  // on the GPU (the interpreter ignores it)
+  bool tf32 = false;  // f32 dots on tensor cores with tf32 inputs (GPU)
 };
 
 // Every case, in a stable order.

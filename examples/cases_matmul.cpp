@@ -3,6 +3,7 @@
 // The kernels accumulate in f32 and store the result in TYPE; the reference
 // accumulates the same (decoded) inputs in double.
 #include <cmath>
+#include <tuple>
 
 #include "cases.h"
 
@@ -125,6 +126,22 @@ void addMatmulCases(std::vector<Case>& out) {
            {{"M", 512}, {"N", 512}, {"K", 512}},
            [](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, false, false); }};
     c.numWarps = w.warps;
+    out.push_back(c);
+  }
+
+  // f32 on tensor cores with tf32 inputs (on request): 10-bit mantissas, so
+  // the tolerance is tf32's (the interpreter computes in f32).
+  for (auto [tm, tn, tk] : {std::tuple<const char*, const char*, const char*>{"32", "32", "16"}, {"64", "64", "32"}}) {
+    Case c{std::string("matmul_tf32_") + tm + "x" + tn + "x" + tk, "examples/matmul.tc",
+           {{"TYPE", "float"}, {"TM", tm}, {"TN", tn}, {"TK", tk}},
+           {{"M", 128}, {"N", 128}, {"K", 64}},
+           {{"M", 512}, {"N", 512}, {"K", 512}},
+           [](const Params& p, std::mt19937_64& r) {
+             Launch l = dot(p, r, Scalar::F32, false, false);
+             l.tolerance = 2e-2;  // relative to the largest value; tf32 rounds inputs to 11 bits
+             return l;
+           }};
+    c.tf32 = true;
     out.push_back(c);
   }
 

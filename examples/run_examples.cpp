@@ -94,6 +94,7 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
       nvptx::TargetOptions to;
       to.arch = o.arch;
       to.numWarps = c.numWarps;
+      to.allowTf32 = c.tf32;
       ptx = nvptx::emitPtx(*compiled.module, to);
     }
     row.compileMs = fixed(compileMs + msSince(t0), 2);

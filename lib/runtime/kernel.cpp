@@ -181,7 +181,7 @@ static std::string describeOptions(const KernelOptions& o) {
   for (int w : o.numWarps) s += " " + std::to_string(w);
   s += "\nstages";
   for (int st : o.numStages) s += " " + std::to_string(st);
-  return s + "\nkernel " + o.kernel + "\n";
+  return s + "\nkernel " + o.kernel + "\ntf32 " + (o.allowTf32 ? "1" : "0") + "\n";
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
@@ -286,6 +286,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
     nvptx::TargetOptions to;
     to.arch = target_;
     to.numWarps = config.numWarps;
+    to.allowTf32 = opts_.allowTf32;
     out->ptx = nvptx::emitPtx(*r.module, to);
   }
   out->module = std::move(r.module);

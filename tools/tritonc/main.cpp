@@ -34,7 +34,7 @@ using namespace tritonc;
 const char* const kUsage =
     "usage:\n"
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx [--locations]\n"
-    "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--no-specialize]\n"
+    "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
     "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present)\n"
@@ -57,6 +57,7 @@ struct Options {
   std::vector<int> numWarpsList{4}, numStagesList{transform::PipelineOptions::kDefaultNumStages};
   std::string cacheDir;
   bool quiet = false;
+  bool allowTf32 = false;
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
@@ -139,6 +140,8 @@ Options parseCommandLine(int argc, char** argv) {
       o.cacheDir = value("--cache-dir");
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--allow-tf32") {
+      o.allowTf32 = true;
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
     } else if (is("--arg")) {
@@ -285,6 +288,7 @@ int emit(const Options& o, const std::string& source) {
     nvptx::TargetOptions to;
     to.arch = o.target.empty() ? "sm_90a" : o.target;
     to.numWarps = o.numWarps;
+    to.allowTf32 = o.allowTf32;
     std::cout << (o.stage == "ptx" ? nvptx::emitPtx(*m, to) : nvptx::printLayouts(*m, to));
     return 0;
   }
@@ -314,6 +318,7 @@ int runTuned(const Options& o, const std::string& source) {
   ko.target = o.backend == "interp" ? "interp" : !o.target.empty() ? o.target : o.backend == "gpu" ? "gpu" : "auto";
   ko.kernel = o.kernel;
   ko.cacheDir = o.cacheDir;
+  ko.allowTf32 = o.allowTf32;
   if (!o.quiet) ko.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   runtime::Kernel kernel(source, ko);
   if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
@@ -374,6 +379,7 @@ int run(const Options& o, const std::string& source) {
     nvptx::TargetOptions to;
     to.arch = o.target.empty() ? arch : o.target;
     to.numWarps = o.numWarps;
+    to.allowTf32 = o.allowTf32;
     std::string ptx = nvptx::emitPtx(*m, to);
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;

@@ -110,8 +110,9 @@ void FunctionLowering::planDotStaging() {
     // fall in different banks.
     s.pitchA = K + 8;
     s.pitchB = N + 8;
-    s.offB = (M * s.pitchA * 2 + 15) / 16 * 16;
-    s.stageBytes = (s.offB + K * s.pitchB * 2 + 15) / 16 * 16;
+    const int64_t esize = ir::byteSize(dot->operand(0)->type().kind);  // 2, or 4 for tf32
+    s.offB = (M * s.pitchA * esize + 15) / 16 * 16;
+    s.stageBytes = (s.offB + K * s.pitchB * esize + 15) / 16 * 16;
     PrefetchChain chains[2];
     for (int j = 0; j < 2; ++j) {
       PrefetchChain c = findChain(dot, dot->operand(size_t(j)));

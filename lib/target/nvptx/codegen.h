@@ -10,6 +10,9 @@ struct TargetOptions {
   std::string arch = "sm_80";  // sm_80, sm_86, sm_89, sm_90, sm_90a
   int numWarps = 4;
   bool wgmma = true;  // sm_90a: warpgroup tensor cores where a dot allows them
+  // f32 dots on tensor cores with tf32 inputs (10-bit mantissa), as Triton's
+  // allow_tf32: faster, less precise; off by default.
+  bool allowTf32 = false;
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized and

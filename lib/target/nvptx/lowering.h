@@ -126,6 +126,9 @@ class FunctionLowering {
   const std::vector<std::vector<std::string>>& mmaIndices(const MmaLayout& L);
   size_t mmaElements(const MmaLayout& L) const { return size_t(L.M / L.wm * (L.N / L.wn) / 32); }
   void lowerDotMma(const ir::Instruction& i);
+  // f32 operands as tf32 (on request): mma.sync.m16n8k8, fragments read from
+  // the ring with ld.shared (tf32.cpp).
+  void lowerDotTf32(const ir::Instruction& i);
   // ---- warpgroup tensor cores, sm_90a (wgmma.cpp) ---------------------------
   // Whether `dot` (with both operands copied by cp.async) can use wgmma.
   bool wgmmaEligible(const ir::Instruction& dot) const;

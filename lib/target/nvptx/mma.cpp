@@ -13,13 +13,14 @@ using ir::Scalar;
 
 namespace {
 
-bool mmaEligible(const ir::Instruction& d, int numWarps, MmaLayout* out) {
+bool mmaEligible(const ir::Instruction& d, int numWarps, bool allowTf32, MmaLayout* out) {
   const ir::Type& at = d.operand(0)->type();
   const ir::Type& bt = d.operand(1)->type();
   Scalar k = at.kind;
-  if ((k != Scalar::F16 && k != Scalar::BF16) || bt.kind != k || d.type().kind != Scalar::F32) return false;
+  bool tf32 = allowTf32 && k == Scalar::F32;
+  if ((k != Scalar::F16 && k != Scalar::BF16 && !tf32) || bt.kind != k || d.type().kind != Scalar::F32) return false;
   int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
-  if (M % 16 || N % 8 || K % 16) return false;
+  if (M % 16 || N % 8 || K % (tf32 ? 8 : 16)) return false;
   // Among the warp grids that leave every warp whole fragments, the one with
   // the fewest ldmatrix per warp and k step: one x4 per 16 rows of A, one x4
   // per 16 columns of B.
@@ -44,7 +45,7 @@ void FunctionLowering::assignMmaLayouts() {
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) {
       MmaLayout L;
-      if (inst->opcode() == Opcode::Dot && mmaEligible(*inst, opts_.numWarps, &L)) mma_[inst.get()] = L;
+      if (inst->opcode() == Opcode::Dot && mmaEligible(*inst, opts_.numWarps, opts_.allowTf32, &L)) mma_[inst.get()] = L;
     }
   // Staging first: it may move a dot to the warpgroup (wgmma) layout.
   planDotStaging();
@@ -137,6 +138,7 @@ std::vector<std::string> FunctionLowering::fragmentRegs(const ir::Value* v, cons
 void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   const MmaLayout& L = mmaLayoutOf(&i);
   if (L.wgmma) return lowerDotWgmma(i);
+  if (i.operand(0)->type().kind == Scalar::F32) return lowerDotTf32(i);
   const ir::Value* a = i.operand(0);
   const ir::Value* b = i.operand(1);
   Scalar k = a->type().kind;
