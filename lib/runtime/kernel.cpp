@@ -244,7 +244,9 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   out->config = config;
   out->key = key;
   bool gpu = target_ != "interp";
-  // The disk entry: "ir <bytes>\n", the optimized IR, then the PTX.
+  // The disk entry: "ir <bytes>\n", the optimized IR, "sig <n>\n" and a line
+  // "<name> <type>" per parameter, then the PTX. A GPU hit reads the
+  // signature and the PTX only: parsing the IR would cost a millisecond.
   if (disk_) {
     std::string why;
     if (std::optional<std::string> payload = disk_->load(key, &why)) {
@@ -252,11 +254,32 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
         size_t nl = payload->find('\n');
         if (payload->compare(0, 3, "ir ") != 0 || nl == std::string::npos) throw std::runtime_error("no IR header");
         size_t n = std::stoul(payload->substr(3, nl - 3));
-        if (nl + 1 + n > payload->size()) throw std::runtime_error("truncated IR");
-        out->module = ir::parseModule(payload->substr(nl + 1, n));
-        out->ptx = payload->substr(nl + 1 + n);
-        out->function = out->module->function(name_);
-        if (!out->function || (gpu && out->ptx.empty())) throw std::runtime_error("incomplete entry");
+        size_t at = nl + 1 + n;
+        if (at > payload->size() || payload->compare(at, 4, "sig ") != 0) throw std::runtime_error("no signature");
+        size_t end = payload->find('\n', at);
+        size_t count = std::stoul(payload->substr(at + 4, end - at - 4));
+        at = end + 1;
+        for (size_t p = 0; p < count; ++p) {
+          end = payload->find('\n', at);
+          if (end == std::string::npos) throw std::runtime_error("truncated signature");
+          std::string line = payload->substr(at, end - at);
+          size_t sp = line.find(' ');
+          if (sp == std::string::npos || sp + 1 >= line.size()) throw std::runtime_error("bad signature line");
+          std::string type = line.substr(sp + 1);
+          bool ptr = type.back() == '*';
+          std::optional<ir::Scalar> k = ir::scalarFromName(ptr ? type.substr(0, type.size() - 1) : type);
+          if (!k) throw std::runtime_error("bad signature line");
+          out->signature.push_back({line.substr(0, sp), ptr ? ir::Type::pointer(*k) : ir::Type::scalar(*k)});
+          at = end + 1;
+        }
+        out->ptx = payload->substr(at);
+        if (!gpu) {
+          out->module = ir::parseModule(payload->substr(nl + 1, n));
+          out->function = out->module->function(name_);
+          if (!out->function) throw std::runtime_error("no function '" + name_ + "'");
+        } else if (out->ptx.empty()) {
+          throw std::runtime_error("no PTX");
+        }
         out->origin = "disk";
         ++stats_.diskHits;
         compiled_[key] = out;
@@ -266,6 +289,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
         // A valid file with content we cannot use: recompile and overwrite it.
         stats_.lastDiskProblem = std::string("unusable cache entry (") + e.what() + ")";
         out->module.reset();
+        out->signature.clear();
         out->ptx.clear();
       }
     } else if (why != "not cached") {
@@ -289,6 +313,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
     to.allowTf32 = opts_.allowTf32;
     out->ptx = nvptx::emitPtx(*r.module, to);
   }
+  for (auto& a : fn->arguments()) out->signature.push_back({a->name(), a->type()});
   out->module = std::move(r.module);
   out->function = fn;
   out->compileMs = msSince(t0);
@@ -296,7 +321,10 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   ++stats_.compiles;
   if (disk_) {
     std::string ir = ir::printModule(*out->module);
-    if (disk_->store(key, "ir " + std::to_string(ir.size()) + "\n" + ir + out->ptx)) ++stats_.diskStores;
+    std::string sig = "sig " + std::to_string(out->signature.size()) + "\n";
+    for (const Param& p : out->signature)
+      sig += p.name + " " + (p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*" : ir::scalarName(p.type.kind)) + "\n";
+    if (disk_->store(key, "ir " + std::to_string(ir.size()) + "\n" + ir + sig + out->ptx)) ++stats_.diskStores;
   }
   compiled_[key] = out;
   if (inSpace) recent_[fastKey] = out;
@@ -315,7 +343,15 @@ std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::Kern
     if (repeats <= 0) times.clear();
     return times;
   }
-  if (!k.gpu) k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, *k.function);
+  if (!k.gpu) {
+    std::vector<ir::Type> types;
+    std::vector<std::string> names;
+    for (const Param& p : k.signature) {
+      types.push_back(p.type);
+      names.push_back(p.name);
+    }
+    k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name_, types, names);
+  }
   bool allDevice = std::all_of(args.begin(), args.end(),
                                [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
   if (allDevice && repeats <= 0) {

@@ -68,9 +68,10 @@ using GridFn = std::function<interp::Grid(const Config&)>;
 struct CompiledKernel {
   Config config;
   std::string key;                     // the cache key
-  std::unique_ptr<ir::Module> module;  // optimized and specialized
+  std::unique_ptr<ir::Module> module;  // optimized and specialized (null for a GPU target's disk hit)
   const ir::Function* function = nullptr;
   std::string ptx;                     // GPU targets
+  std::vector<Param> signature;        // the compiled function's parameters
   std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
   double compileMs = 0;                // 0 for a cache hit
   std::string origin;                  // "compiled", "disk" or "memory"

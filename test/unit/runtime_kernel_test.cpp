@@ -134,6 +134,39 @@ TEST(RuntimeKernel, CompilesOnceThenHitsMemoryThenDisk) {
   EXPECT_EQ(k.stats().diskHits, 1);
 }
 
+// A GPU target compiles without a GPU (PTX only); its disk hit reads the
+// signature and the PTX back without parsing the IR.
+TEST(RuntimeKernel, GpuTargetDiskHitKeepsPtxAndSignature) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  KernelOptions o = interpOptions(dir.path(), {{"BLOCK", "16"}});
+  o.target = "sm_90a";
+  std::string ptx;
+  {
+    Kernel k(kScale, o);
+    auto c = k.compile(k.space()[0], args);
+    ASSERT_EQ(c->origin, "compiled");
+    ptx = c->ptx;
+    ASSERT_NE(ptx.find(".entry scale("), std::string::npos);
+  }
+  Kernel k(kScale, o);
+  auto c = k.compile(k.space()[0], args);
+  EXPECT_EQ(c->origin, "disk");
+  EXPECT_EQ(c->ptx, ptx);
+  ASSERT_EQ(c->signature.size(), 2u);
+  EXPECT_EQ(c->signature[0].name, "x");
+  EXPECT_TRUE(c->signature[0].type.isPtr());
+  EXPECT_EQ(c->signature[0].type.pointee, ir::Scalar::F32);
+  EXPECT_EQ(c->signature[1].name, "n");
+  EXPECT_EQ(c->signature[1].type.kind, ir::Scalar::I32);
+  // Another target, another entry.
+  o.target = "sm_80";
+  Kernel other(kScale, o);
+  EXPECT_EQ(other.compile(other.space()[0], args)->origin, "compiled");
+}
+
 TEST(RuntimeKernel, KeyChangesWithSourceOptionsAndSpecialization) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());

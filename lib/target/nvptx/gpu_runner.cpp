@@ -36,12 +36,26 @@ struct ParamBlock {
 
 }  // namespace
 
-GpuKernel::GpuKernel(const std::string& ptx, const ir::Function& fn) : name_(fn.name()) {
+namespace {
+std::vector<ir::Type> typesOf(const ir::Function& fn) {
+  std::vector<ir::Type> out;
+  for (auto& a : fn.arguments()) out.push_back(a->type());
+  return out;
+}
+std::vector<std::string> namesOf(const ir::Function& fn) {
+  std::vector<std::string> out;
+  for (auto& a : fn.arguments()) out.push_back(a->name());
+  return out;
+}
+}  // namespace
+
+GpuKernel::GpuKernel(const std::string& ptx, const ir::Function& fn)
+    : GpuKernel(ptx, fn.name(), typesOf(fn), namesOf(fn)) {}
+
+GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vector<ir::Type> paramTypes,
+                     std::vector<std::string> paramNames)
+    : name_(name), paramTypes_(std::move(paramTypes)), paramNames_(std::move(paramNames)) {
   CudaDriver* d = driver();
-  for (auto& a : fn.arguments()) {
-    paramTypes_.push_back(a->type());
-    paramNames_.push_back(a->name());
-  }
   char log[8192] = {0};
   int optKeys[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
   void* optVals[2] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};

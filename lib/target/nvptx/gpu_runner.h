@@ -34,6 +34,9 @@ class GpuKernel {
   // requests the dynamic shared memory the PTX asks for. Throws UserError
   // (naming the kernel) on any CUDA error, and when no GPU is present.
   GpuKernel(const std::string& ptx, const ir::Function& fn);
+  // The same from the kernel's signature (parameter types and names).
+  GpuKernel(const std::string& ptx, const std::string& name, std::vector<ir::Type> paramTypes,
+            std::vector<std::string> paramNames);
   ~GpuKernel();
   GpuKernel(const GpuKernel&) = delete;
   GpuKernel& operator=(const GpuKernel&) = delete;
