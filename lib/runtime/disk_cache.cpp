@@ -24,7 +24,7 @@ namespace tritonc::runtime {
 
 namespace {
 
-constexpr std::string_view kMagic = "tritonc-cache 1\n";
+constexpr std::string_view kMagic = "tritonc-cache 2\n";
 constexpr std::string_view kMagicName = "tritonc-cache ";  // the part every version shares
 constexpr std::string_view kExtension = ".tck";
 constexpr std::string_view kTempMarker = ".tck.tmp.";
@@ -166,20 +166,18 @@ std::string checkEntry(const std::string& file, const std::string& key, size_t& 
 
   uint64_t size = 0;
   if (std::string err = readNumber(file, pos, size); !err.empty()) return err;
-  if (file.size() - pos < 65) return "truncated (in the checksum)";
-  const std::string checksum = file.substr(pos, 64);
+  if (file.size() - pos < 17) return "truncated (in the checksum)";
+  const std::string checksum = file.substr(pos, 16);
   for (char c : checksum)
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "corrupt header (bad checksum field)";
-  if (file[pos + 64] != '\n') return "corrupt header (after the checksum)";
-  pos += 65;
+  if (file[pos + 16] != '\n') return "corrupt header (after the checksum)";
+  pos += 17;
 
   const size_t remaining = file.size() - pos;
   if (remaining < size) return "truncated (payload has " + std::to_string(remaining) + " of " +
                                std::to_string(size) + " bytes)";
   if (remaining > size) return "corrupt entry (trailing bytes after the payload)";
-  Sha256 h;
-  h.update(file.data() + pos, size);
-  if (h.hexDigest() != checksum) return "checksum mismatch";
+  if (checksum64Hex(file.data() + pos, size_t(size)) != checksum) return "checksum mismatch";
   payloadOffset = pos;
   payloadSize = size_t(size);
   return "";
@@ -261,7 +259,7 @@ bool DiskCache::store(const std::string& key, const std::string& payload, std::s
       return false;
     }
     const std::string header = std::string(kMagic) + std::to_string(key.size()) + "\n" + key + "\n" +
-                               std::to_string(payload.size()) + "\n" + sha256Hex(payload) + "\n";
+                               std::to_string(payload.size()) + "\n" + checksum64Hex(payload.data(), payload.size()) + "\n";
     const std::string path = entryPath(key);
     std::string temp;
     Fd file;

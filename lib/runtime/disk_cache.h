@@ -4,10 +4,10 @@
 // hash collision costs a recompile, never a wrong kernel.
 //
 // Entry file `<first 32 hex chars of sha256(key)>.tck`:
-//   "tritonc-cache 1\n"
+//   "tritonc-cache 2\n"
 //   <key length, decimal> "\n" <key bytes> "\n"
 //   <payload length, decimal> "\n"
-//   <sha256 of the payload, 64 hex> "\n"
+//   <checksum64 of the payload, 16 hex> "\n"   (fast; SHA-256 names the file)
 //   <payload bytes>            (exactly the length above; nothing after)
 #pragma once
 #include <cstddef>

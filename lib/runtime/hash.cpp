@@ -126,4 +126,33 @@ std::string sha256Hex(const std::string& data) {
   return h.hexDigest();
 }
 
+uint64_t checksum64(const void* data, size_t size) {
+  // Eight bytes per step, each multiplied into a rotating state; a final mix
+  // spreads every input bit over the result.
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t(size) * 0xC2B2AE3D27D4EB4Full);
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h ^= w * 0xFF51AFD7ED558CCDull;
+    h = ((h << 31) | (h >> 33)) * 0xC4CEB9FE1A85EC53ull;
+  }
+  uint64_t tail = 0;
+  for (size_t k = 0; i + k < size; ++k) tail |= uint64_t(p[i + k]) << (8 * k);
+  h ^= tail * 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+std::string checksum64Hex(const void* data, size_t size) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(checksum64(data, size)));
+  return buf;
+}
+
 }  // namespace tritonc::runtime

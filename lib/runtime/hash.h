@@ -30,4 +30,9 @@ class Sha256 {
 // The SHA-256 of `data` as 64 lowercase hex characters.
 std::string sha256Hex(const std::string& data);
 
+// A fast 64-bit checksum (not cryptographic): detects damaged cache payloads
+// at several GB/s, where SHA-256 would cost a millisecond per entry.
+uint64_t checksum64(const void* data, size_t size);
+std::string checksum64Hex(const void* data, size_t size);  // 16 lowercase hex digits
+
 }  // namespace tritonc::runtime
