@@ -20,8 +20,8 @@ struct ArgFacts {
   bool isInt = false;
 };
 
-// "A16.N.D16" style key: one letter per parameter (A aligned pointer,
-// P other pointer, D divisible integer, N other integer, F float).
+// The key, one letter per parameter ("AAND"): A pointer aligned to 16 bytes,
+// P other pointer, D integer divisible by 16, N other integer, F float.
 std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts>& args);
 std::string specializationKey(const std::vector<ArgFacts>& args);
 

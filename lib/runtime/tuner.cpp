@@ -99,9 +99,16 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
       std::vector<float> times = run(*k, scratch.args, grid(t.config), repeats, nullptr);
       std::sort(times.begin(), times.end());
       t.ms = times.empty() ? 0 : times[times.size() / 2];
+    } catch (const InternalError&) {
+      throw;  // our bug, not a property of the configuration
     } catch (const std::exception& e) {
-      t.error = e.what();
-      t.error = t.error.substr(0, t.error.find('\n'));
+      // The message's last non-empty line: a diagnostic's first line, a
+      // Python traceback's exception.
+      std::string what = e.what();
+      while (!what.empty() && what.back() == '\n') what.pop_back();
+      size_t first = what.find('\n');
+      bool traceback = what.rfind("Traceback", 0) == 0;
+      t.error = traceback ? what.substr(what.rfind('\n') + 1) : what.substr(0, first);
     }
     result.trials.push_back(t);
     if (t.error.empty() && (!best || t.ms < best->ms)) best = &result.trials.back();

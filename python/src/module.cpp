@@ -1,8 +1,8 @@
 // _tritonc: the C++ core seen from Python (nanobind). A thin layer over
 // runtime::Kernel: the Python package (python/tritonc) turns tensors into
 // (kind, address, bytes) triples and macros into -D definitions, and this
-// module launches. Compiler and launch errors become tritonc.CompileError /
-// tritonc.LaunchError carrying the diagnostic text.
+// module launches. Compiler and launch errors become tritonc.Error carrying
+// the diagnostic text.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
@@ -93,7 +93,11 @@ class PyKernel {
   nb::dict tune(const std::vector<PyArg>& args, const nb::object& grid) {
     Bound b = bind(args);
     runtime::TuneResult r;
-    located([&] { r = k_->tune(b.args, gridFn(grid), true); });
+    runtime::GridFn fn = gridFn(grid);
+    located([&] {
+      nb::gil_scoped_release release;  // as launch: the grid callback takes the GIL
+      r = k_->tune(b.args, fn, true);
+    });
     nb::dict d;
     d["best"] = r.best.text();
     d["best_ms"] = r.bestMs;
@@ -127,7 +131,9 @@ class PyKernel {
     std::vector<std::pair<interp::Buffer*, void*>> back;
     std::vector<interp::KernelArg> args;
     void copyBack() {
-      for (auto& [b, p] : back) std::memcpy(p, b->data.data(), b->data.size());
+      // Only what the kernel changed: inputs may be read-only memory.
+      for (auto& [b, p] : back)
+        if (std::memcmp(p, b->data.data(), b->data.size()) != 0) std::memcpy(p, b->data.data(), b->data.size());
     }
   };
 
@@ -178,7 +184,9 @@ class PyKernel {
       for (nb::handle h : g) {
         nb::object i = nb::steal(PyNumber_Index(h.ptr()));  // ints, numpy ints
         if (!i.is_valid()) throw nb::python_error();
-        dims.push_back(PyLong_AsLongLong(i.ptr()));
+        long long v = PyLong_AsLongLong(i.ptr());
+        if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+        dims.push_back(v);
       }
       if (dims.empty() || dims.size() > 3) throw UserError(SourceLoc{}, "a grid has 1 to 3 dimensions");
       while (dims.size() < 3) dims.push_back(1);
@@ -201,7 +209,7 @@ NB_MODULE(_tritonc, m) {
     } catch (const UserError& e) {
       PyErr_SetString(compileError.ptr(), e.what());
     } catch (const InternalError& e) {
-      PyErr_SetString(PyExc_RuntimeError, (std::string("internal compiler error: ") + e.what()).c_str());
+      PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
   nb::class_<runtime::Config>(m, "Config")

@@ -175,7 +175,8 @@ class kernel:
             a, dev = _argument(x, "argument %d" % n)
             converted.append(a)
             on_device = on_device or dev
-        call_key = (tuple(macros.items()), on_device)
+        # Types in the key: 2, 2.0 and True hash alike but are different macros.
+        call_key = (tuple((n, type(v), v) for n, v in macros.items()), on_device)
         try:
             k = self._by_call.get(call_key)
         except TypeError:  # unhashable macro values (lists): the slower path

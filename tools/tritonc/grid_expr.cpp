@@ -1,5 +1,6 @@
 #include "grid_expr.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "support/diagnostic.h"
@@ -77,6 +78,8 @@ interp::Grid evaluateGrid(const GridSpec& g, const std::function<std::optional<i
         v = *found;
       }
       if (op == '*') {
+        if (v != 0 && (value > (int64_t(1) << 40) / std::max<int64_t>(1, v < 0 ? -v : v)))
+          throw bad(g, "dimension " + std::to_string(k) + " is too large");
         value *= v;
       } else {
         if (v <= 0) throw bad(g, "division by " + std::to_string(v) + " in '" + d + "'");
