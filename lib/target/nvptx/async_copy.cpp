@@ -31,6 +31,14 @@ bool isZeroSplat(const ir::Value* v) {
 
 }  // namespace
 
+void FunctionLowering::emitStageAddress(const std::string& reg, const DotStaging& s, const std::string& stageReg,
+                                         int64_t offset) {
+  emit("mov.u32 " + reg + ", scratch;");
+  emit("add.s32 " + reg + ", " + reg + ", " + std::string(ringBase(s.asyncCount > 0)) + ";");
+  emit("add.s32 " + reg + ", " + reg + ", " + std::to_string(s.region + offset) + ";");
+  emit("add.s32 " + reg + ", " + reg + ", " + stageReg + ";");
+}
+
 void FunctionLowering::advanceStage(const std::string& reg, const DotStaging& s) {
   std::string p = newReg(RegClass::Pred);
   emit("add.s32 " + reg + ", " + reg + ", " + std::to_string(s.stageBytes) + ";");
@@ -198,10 +206,7 @@ void FunctionLowering::lowerAsyncLoad(const ir::Instruction& l) {
   int64_t pitch = operand == 0 ? s.pitchA : s.pitchB;
   int64_t offset = operand == 0 ? 0 : s.offB;
   std::string base = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(true)) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + std::to_string(s.region + offset) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + s.writeStage + ";");
+  emitStageAddress(base, s, s.writeStage, offset);
   ir::Shape pitched = t.shape;
   pitched.back() = pitch;
   for (size_t e = 0; e < idx.size(); e += 8) {

@@ -177,9 +177,21 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
     launch();
   } else {
     for (int w = 0; w < opts.warmup; ++w) launch();
-    CUdeviceptr flush = 0;
+    // Released on every path out (a failing launch throws).
+    struct Timing {
+      CudaDriver* d;
+      CUdeviceptr flush = 0;
+      CUevent start = nullptr, stop = nullptr;
+      ~Timing() {
+        if (start) d->cuEventDestroy(start);
+        if (stop) d->cuEventDestroy(stop);
+        if (flush) d->cuMemFree(flush);
+      }
+    } timing{d};
+    CUdeviceptr& flush = timing.flush;
+    CUevent& start = timing.start;
+    CUevent& stop = timing.stop;
     if (opts.flushBytes) d->check(d->cuMemAlloc(&flush, opts.flushBytes), "allocating the cache-flush buffer", name_);
-    CUevent start = nullptr, stop = nullptr;
     d->check(d->cuEventCreate(&start, 0), "creating an event", name_);
     d->check(d->cuEventCreate(&stop, 0), "creating an event", name_);
     for (int rep = 0; rep < opts.repeats; ++rep) {
@@ -192,9 +204,6 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
       d->cuEventElapsedTime(&ms, start, stop);
       result.timesMs.push_back(ms);
     }
-    d->cuEventDestroy(start);
-    d->cuEventDestroy(stop);
-    if (flush) d->cuMemFree(flush);
   }
   d->check(d->cuCtxSynchronize(), "running", name_);
   for (auto& [b, p] : device)

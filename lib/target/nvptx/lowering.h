@@ -144,6 +144,10 @@ class FunctionLowering {
   bool hasAsyncCopies() const { return !asyncLoads_.empty(); }
   void lowerAsyncLoad(const ir::Instruction& i);
   void advanceStage(const std::string& stageReg, const DotStaging& s);
+  // `reg` = the shared address of the stage at `stageReg` in s's ring, plus `offset`.
+  void emitStageAddress(const std::string& reg, const DotStaging& s, const std::string& stageReg, int64_t offset);
+  // A copy of a dot's accumulator in the mma layout (mma.cpp).
+  std::vector<std::string> copyAccumulator(const ir::Instruction& dot, const MmaLayout& L);
   // The blocked-layout registers of an mma value (converted through shared memory).
   std::vector<std::string> mmaToBlocked(const ir::Value* v);
 

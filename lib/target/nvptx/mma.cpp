@@ -135,6 +135,18 @@ std::vector<std::string> FunctionLowering::fragmentRegs(const ir::Value* v, cons
   return out;
 }
 
+std::vector<std::string> FunctionLowering::copyAccumulator(const ir::Instruction& dot, const MmaLayout& L) {
+  // The tensor-core instructions update their accumulators in place: a copy
+  // keeps the incoming value (a phi's registers, a splat) intact.
+  std::vector<std::string> acc;
+  for (const std::string& r : fragmentRegs(dot.operand(2), L)) {
+    std::string c = newReg(RegClass::F32);
+    emit("mov.f32 " + c + ", " + r + ";");
+    acc.push_back(c);
+  }
+  return acc;
+}
+
 void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   const MmaLayout& L = mmaLayoutOf(&i);
   if (L.wgmma) return lowerDotWgmma(i);
@@ -145,19 +157,10 @@ void FunctionLowering::lowerDotMma(const ir::Instruction& i) {
   int64_t M = L.M, N = L.N, K = a->type().shape[1];
   DotStaging& st = staging_.at(&i);
   int64_t pitchA = st.pitchA, pitchB = st.pitchB, offB = st.offB;
-  // The accumulator is copied: mma.sync updates it in place.
-  std::vector<std::string> acc;
-  for (const std::string& r : fragmentRegs(i.operand(2), L)) {
-    std::string c = newReg(RegClass::F32);
-    emit("mov.f32 " + c + ", " + r + ";");
-    acc.push_back(c);
-  }
+  std::vector<std::string> acc = copyAccumulator(i, L);
   std::string base = newReg(RegClass::B32), wmReg = newReg(RegClass::B32), wnReg = newReg(RegClass::B32),
               r8 = newReg(RegClass::B32), hi = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(st.asyncCount > 0)) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
+  emitStageAddress(base, st, st.readStage, 0);
   // Operands from registers go into the current stage; the others were copied
   // there asynchronously and waited for where the next ones were issued.
   // (A ring that overlaps the scratch, when shared memory is short, first

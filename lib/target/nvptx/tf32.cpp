@@ -16,17 +16,9 @@ void FunctionLowering::lowerDotTf32(const ir::Instruction& i) {
   const ir::Value* b = i.operand(1);
   int64_t M = L.M, N = L.N, K = a->type().shape[1];
   DotStaging& st = staging_.at(&i);
-  std::vector<std::string> acc;
-  for (const std::string& r : fragmentRegs(i.operand(2), L)) {
-    std::string c = newReg(RegClass::F32);
-    emit("mov.f32 " + c + ", " + r + ";");
-    acc.push_back(c);
-  }
+  std::vector<std::string> acc = copyAccumulator(i, L);
   std::string base = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(false)) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
+  emitStageAddress(base, st, st.readStage, 0);
   emit(kRingBarrier);
   storeToScratch(a, 0, st.pitchA, base);
   storeToScratch(b, st.offB, st.pitchB, base);

@@ -69,19 +69,10 @@ void FunctionLowering::lowerDotWgmma(const ir::Instruction& i) {
   DotStaging& st = staging_.at(&i);
   int64_t N = L.N, K = i.operand(0)->type().shape[1];
   Scalar k = i.operand(0)->type().kind;
-  // wgmma updates the accumulator registers in place: work on a copy.
-  std::vector<std::string> acc;
-  for (const std::string& r : fragmentRegs(i.operand(2), L)) {
-    std::string c = newReg(RegClass::F32);
-    emit("mov.f32 " + c + ", " + r + ";");
-    acc.push_back(c);
-  }
+  std::vector<std::string> acc = copyAccumulator(i, L);
   std::string base = newReg(RegClass::B32), wg = newReg(RegClass::B32), aBase = newReg(RegClass::B32),
               bBase = newReg(RegClass::B32);
-  emit("mov.u32 " + base + ", scratch;");
-  emit("add.s32 " + base + ", " + base + ", " + std::string(ringBase(true)) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + std::to_string(st.region) + ";");
-  emit("add.s32 " + base + ", " + base + ", " + st.readStage + ";");
+  emitStageAddress(base, st, st.readStage, 0);
   emit("shr.u32 " + wg + ", " + warpId_ + ", 2;");
   emit("mad.lo.s32 " + aBase + ", " + wg + ", " + std::to_string(64 * K * 2) + ", " + base + ";");
   emit("add.s32 " + bBase + ", " + base + ", " + std::to_string(st.offB) + ";");
