@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <set>
 
 #include "ir/parser.h"
@@ -20,7 +23,18 @@
 
 namespace tritonc::runtime {
 
-const char* const kCompilerVersion = "tritonc 0.2 (" TRITONC_BUILD_ID ")";
+const std::string& compilerVersion() {
+  static const std::string version = [] {
+    std::string binary = "unknown binary";
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void*>(&compilerVersion), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+      binary = std::to_string(st.st_size) + " bytes, " + std::to_string(st.st_mtim.tv_sec) + "." +
+               std::to_string(st.st_mtim.tv_nsec);
+    return std::string("tritonc 0.2 (" TRITONC_BUILD_ID ", ") + binary + ")";
+  }();
+  return version;
+}
 
 namespace {
 
@@ -31,6 +45,21 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 }
 
 UserError optionError(const std::string& what) { return UserError(SourceLoc{}, what); }
+
+// Every combination of `points` with the values of `params` (a tuning space
+// grows one parameter at a time); refuses spaces larger than kMaxSpace.
+void multiplyPoints(std::vector<std::vector<lang::Define>>& points, const std::vector<lang::TuningParam>& params) {
+  for (const lang::TuningParam& tp : params) {
+    std::vector<std::vector<lang::Define>> next;
+    for (const auto& p : points)
+      for (const std::string& v : tp.values) {
+        next.push_back(p);
+        next.back().push_back({tp.name, v});
+      }
+    points.swap(next);
+    if (points.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
+  }
+}
 
 }  // namespace
 
@@ -98,16 +127,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     // Preprocessing with the first values failed; the lists were read before.
   }
   std::vector<std::vector<lang::Define>> points{{}};
-  for (const lang::TuningParam& tp : listed) {
-    std::vector<std::vector<lang::Define>> next;
-    for (const auto& p : points)
-      for (const std::string& v : tp.values) {
-        next.push_back(p);
-        next.back().push_back({tp.name, v});
-      }
-    points.swap(next);
-    if (points.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
-  }
+  multiplyPoints(points, listed);
   std::unique_ptr<lang::CompileResult> r;
   std::string errors;
   for (const auto& p : points) {
@@ -136,16 +156,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     if (std::none_of(params_.begin(), params_.end(), [&](const Param& p) { return p.name == k; }))
       throw optionError("tuning key '" + k + "' is not a parameter of kernel '" + name_ + "'");
   // `tunable` lists of the source multiply the -D points.
-  for (const lang::TuningParam& tp : r->tuning) {
-    std::vector<std::vector<lang::Define>> next;
-    for (const auto& p : points)
-      for (const std::string& v : tp.values) {
-        next.push_back(p);
-        next.back().push_back({tp.name, v});
-      }
-    points.swap(next);
-    if (points.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
-  }
+  multiplyPoints(points, r->tuning);
   tuning_ = listed;
   tuning_.insert(tuning_.end(), r->tuning.begin(), r->tuning.end());
   std::vector<lang::Define> fixed;
@@ -185,13 +196,13 @@ static std::string describeOptions(const KernelOptions& o) {
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
-  return std::string("compiled\n") + kCompilerVersion + "\ntarget " + target_ + "\nconfig " + c.text() +
+  return std::string("compiled\n") + compilerVersion() + "\ntarget " + target_ + "\nconfig " + c.text() +
          "\nspecialization " + specialization + "\n" + describeOptions(opts_) + "file " + opts_.filename +
          "\nsource\n" + source_;
 }
 
 std::string Kernel::tuningRecordKey(const std::string& tuningKey) const {
-  std::string key = std::string("tuned\n") + kCompilerVersion + "\ntarget " + target_ + "\nkey " + tuningKey + "\n" +
+  std::string key = std::string("tuned\n") + compilerVersion() + "\ntarget " + target_ + "\nkey " + tuningKey + "\n" +
                     describeOptions(opts_) + "source\n" + source_;
   return key;
 }
@@ -371,9 +382,7 @@ void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& gr
   if (args.size() != params_.size())
     throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                                      std::to_string(args.size()) + " given");
-  const Config* tuned = space_.size() == 1 ? &space_[0] : findConfig(tune(args, grid).best.text());
-  if (!tuned) throw InternalError("the tuner chose a configuration outside the space");
-  const Config& config = *tuned;
+  const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid).bestIndex];
   std::shared_ptr<CompiledKernel> k = compile(config, args);
   run(*k, args, grid(config), 0, stream);
 }

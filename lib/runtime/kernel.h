@@ -23,8 +23,10 @@ class GpuKernel;
 
 namespace tritonc::runtime {
 
-// The compiler version in cache keys: a new compiler never loads an old entry.
-extern const char* const kCompilerVersion;
+// The compiler version in cache keys: "tritonc 0.2 (<git id>, <binary>)",
+// where <binary> is the size and time of the file holding this code, so that
+// a rebuilt compiler never loads an old compiler's entries, whatever git says.
+const std::string& compilerVersion();
 
 // One point of a tuning space: a value for each tuning parameter (a -D list
 // or a `tunable` declaration), num_warps and num_stages.
@@ -87,6 +89,7 @@ struct TuneTrial {
 struct TuneResult {
   std::vector<TuneTrial> trials;  // empty when the result came from a cache
   Config best;
+  size_t bestIndex = 0;  // of `best` in the kernel's space
   double bestMs = 0;
   std::string tuningKey;
   std::string origin;  // "tuned", "memory" or "disk"
@@ -147,7 +150,7 @@ class Kernel {
   std::map<std::string, std::shared_ptr<CompiledKernel>> compiled_;  // by cache key
   // By (index in the space, specialization key): the launch path's lookup.
   std::map<std::pair<size_t, std::string>, std::shared_ptr<CompiledKernel>> recent_;
-  std::map<std::string, Config> tuned_;                              // by tuning key
+  std::map<std::string, size_t> tuned_;  // by tuning key: the best configuration's index in space_
   CacheStats stats_;
 };
 

@@ -58,23 +58,25 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   TuneResult result;
   result.tuningKey = tuningKeyOf(args);
-  const std::string recordKey = tuningRecordKey(result.tuningKey);
   if (!force) {
     auto known = tuned_.find(result.tuningKey);
-    if (known != tuned_.end()) {
-      result.best = known->second;
+    if (known != tuned_.end()) {  // the launch path: no strings built beyond the key
+      result.bestIndex = known->second;
+      result.best = space_[known->second];
       result.origin = "memory";
       return result;
     }
-    if (disk_) {
-      std::optional<std::string> text = disk_->load(recordKey);
-      const Config* c = text ? findConfig(*text) : nullptr;
-      if (c) {
-        tuned_[result.tuningKey] = *c;
-        result.best = *c;
-        result.origin = "disk";
-        return result;
-      }
+  }
+  // The record on disk is keyed by the whole source and options.
+  const std::string recordKey = tuningRecordKey(result.tuningKey);
+  if (!force && disk_) {
+    std::optional<std::string> text = disk_->load(recordKey);
+    if (const Config* c = text ? findConfig(*text) : nullptr) {
+      result.bestIndex = size_t(c - space_.data());
+      tuned_[result.tuningKey] = result.bestIndex;
+      result.best = *c;
+      result.origin = "disk";
+      return result;
     }
   }
   for (const interp::KernelArg& a : args)
@@ -123,9 +125,10 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
     throw UserError(SourceLoc{}, why);
   }
   result.best = best->config;
+  result.bestIndex = size_t(best - result.trials.data());  // trials follow the space's order
   result.bestMs = best->ms;
   result.origin = "tuned";
-  tuned_[result.tuningKey] = best->config;
+  tuned_[result.tuningKey] = result.bestIndex;
   if (disk_) disk_->store(recordKey, best->config.text());
   return result;
 }

@@ -243,5 +243,5 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);
-  m.def("version", [] { return std::string(runtime::kCompilerVersion); });
+  m.def("version", [] { return runtime::compilerVersion(); });
 }
