@@ -4,6 +4,8 @@
 # against its reference, runs them under compute-sanitizer (memcheck,
 # racecheck), and writes logs and JSON into the folder given as $1 (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
+# SKIP_BENCH=1 skips the benchmarks; PYTHON_ONLY=1 builds and checks only the
+# Python package (its tests and the launch-overhead benchmark).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu-check-out}}
@@ -17,8 +19,10 @@ log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 tests=OFF
 [ -f /usr/include/gtest/gtest.h ] && tests=ON
+targets=()
+[ "${PYTHON_ONLY:-0}" = 1 ] && targets=(--target tritonc_core)
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONC_TESTS=$tests > "$OUT_DIR/build.log" 2>&1 &&
-  cmake --build "$BUILD" -j "$(nproc)" >> "$OUT_DIR/build.log" 2>&1
+  cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" >> "$OUT_DIR/build.log" 2>&1
 if [ $? -ne 0 ]; then
   log "build FAILED (see build.log)"
   tail -30 "$OUT_DIR/build.log"
@@ -27,6 +31,7 @@ fi
 log "build ok (tests: $tests)"
 
 EX="$BUILD/examples/tritonc-examples"
+if [ "${PYTHON_ONLY:-0}" != 1 ]; then
 for preset in test demo; do
   if "$EX" --root . --backend gpu --preset "$preset" > "$OUT_DIR/examples-gpu-$preset.txt" 2>&1; then
     log "examples on gpu ($preset): $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
@@ -63,6 +68,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 else
   log "compute-sanitizer not found: skipped"
 fi
+fi  # PYTHON_ONLY
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
@@ -88,7 +94,7 @@ else
   log "python: nanobind, torch or pytest missing: skipped"
 fi
 
-if [ "${SKIP_BENCH:-0}" != 1 ]; then
+if [ "${SKIP_BENCH:-0}" != 1 ] && [ "${PYTHON_ONLY:-0}" != 1 ]; then
   # The runtime: the seed's matmul space tuned for three shapes, compile and cache-hit times.
   if "$BUILD/bench/tritonc-runtime-bench" --root . --out "$OUT_DIR/runtime.json" > "$OUT_DIR/runtime.txt" 2>&1; then
     log "runtime bench: $(grep -c best "$OUT_DIR/runtime.txt") shapes tuned (see runtime.txt / runtime.json)"

@@ -168,6 +168,12 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
       for (int s : opts_.numStages) space_.push_back(Config{p, fixed, w, s});
   if (space_.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
 
+  for (const Param& p : params_) {
+    bool named = std::find(opts_.tuningKey.begin(), opts_.tuningKey.end(), p.name) != opts_.tuningKey.end();
+    bool keyed = opts_.tuningKey.empty() ? (!p.type.isPtr() && p.type.isInt()) : named;
+    keyed_.push_back(space_.size() > 1 && keyed);
+  }
+
   if (opts_.cacheDir != "none") disk_ = std::make_unique<DiskCache>(opts_.cacheDir.empty() ? DiskCache::defaultDirectory() : opts_.cacheDir);
 }
 
@@ -342,6 +348,18 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   return out;
 }
 
+// Loads the PTX of `k` into the GPU the first time it is needed (under the kernel's lock).
+static void loadOnGpu(CompiledKernel& k, const std::string& name) {
+  if (k.gpu) return;
+  std::vector<ir::Type> types;
+  std::vector<std::string> names;
+  for (const Param& p : k.signature) {
+    types.push_back(p.type);
+    names.push_back(p.name);
+  }
+  k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name, types, names);
+}
+
 std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                                int repeats, void* stream) {
   std::vector<float> times;
@@ -354,15 +372,7 @@ std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::Kern
     if (repeats <= 0) times.clear();
     return times;
   }
-  if (!k.gpu) {
-    std::vector<ir::Type> types;
-    std::vector<std::string> names;
-    for (const Param& p : k.signature) {
-      types.push_back(p.type);
-      names.push_back(p.name);
-    }
-    k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name_, types, names);
-  }
+  loadOnGpu(k, name_);
   bool allDevice = std::all_of(args.begin(), args.end(),
                                [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
   if (allDevice && repeats <= 0) {
@@ -377,14 +387,45 @@ std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::Kern
   return k.gpu->run(grid, args, lo).timesMs;
 }
 
-void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
+PreparedLaunch Kernel::prepared(const std::vector<interp::KernelArg>& args) {
+  thread_local LaunchMemo::Shape shape;  // reused: no allocation per launch
+  LaunchMemo::shapeOf(args, keyed_, shape);
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  PreparedLaunch p = memo_.find(shape);
+  if (p) ++stats_.memoryHits;
+  return p;
+}
+
+PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid) {
   if (args.size() != params_.size())
     throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                                      std::to_string(args.size()) + " given");
+  if (PreparedLaunch p = prepared(args)) return p;
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid).bestIndex];
   std::shared_ptr<CompiledKernel> k = compile(config, args);
-  run(*k, args, grid(config), 0, stream);
+  if (target_ != "interp") loadOnGpu(*k, name_);  // launch(p, ...) runs outside the lock
+  PreparedLaunch p{&config, k.get()};  // compiled_ keeps k for the kernel's life
+  LaunchMemo::Shape shape;
+  LaunchMemo::shapeOf(args, keyed_, shape);
+  memo_.remember(shape, p);
+  return p;
+}
+
+void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
+                    void* stream) {
+  if (target_ == "interp") {
+    // Interpreted runs stay serialized, as every launch was before the memo.
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    run(*p.compiled, args, grid, 0, stream);
+    return;
+  }
+  run(*p.compiled, args, grid, 0, stream);
+}
+
+void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
+  PreparedLaunch p = prepare(args, grid);
+  launch(p, args, grid(*p.config), stream);
 }
 
 CacheStats Kernel::stats() const {

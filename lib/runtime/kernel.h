@@ -15,6 +15,7 @@
 #include "ir/ir.h"
 #include "lang/compile.h"
 #include "runtime/disk_cache.h"
+#include "runtime/launch_memo.h"
 #include "target/interp/interpreter.h"
 
 namespace tritonc::nvptx {
@@ -120,6 +121,15 @@ class Kernel {
   // host buffers (interpreter, or copied to the GPU and back) or device
   // addresses (GPU, launched asynchronously on `stream`).
   void launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
+  // The two halves of launch(), for callers that compute the grid themselves
+  // (the Python module): prepare() settles the configuration and the code for
+  // `args` (tuning and compiling when their shape is new; see launch_memo.h);
+  // prepared() is the same from the memo alone (empty when the shape is new);
+  // launch(p, ...) runs it on `grid`.
+  PreparedLaunch prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid);
+  PreparedLaunch prepared(const std::vector<interp::KernelArg>& args);
+  void launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
+              void* stream = nullptr);
   // Times every configuration on copies of `args` (the caller's buffers are
   // never written) and keeps the fastest for the tuning key of `args`, in
   // memory and on disk. With `force`, tunes even when the key is known.
@@ -151,6 +161,8 @@ class Kernel {
   // By (index in the space, specialization key): the launch path's lookup.
   std::map<std::pair<size_t, std::string>, std::shared_ptr<CompiledKernel>> recent_;
   std::map<std::string, size_t> tuned_;  // by tuning key: the best configuration's index in space_
+  std::vector<bool> keyed_;              // per parameter: in the tuning key (and the space has several points)
+  LaunchMemo memo_;
   CacheStats stats_;
 };
 

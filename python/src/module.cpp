@@ -1,9 +1,11 @@
 // _tritonc: the C++ core seen from Python (nanobind). A thin layer over
 // runtime::Kernel: the Python package (python/tritonc) turns tensors into
 // (kind, address, bytes) triples and macros into -D definitions, and this
-// module launches. Compiler and launch errors become tritonc.Error carrying
-// the diagnostic text.
+// module launches. Repeated calls with CUDA tensors take the Launcher's fast
+// path instead (all in C++, see below). Compiler and launch errors become
+// tritonc.Error carrying the diagnostic text.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -11,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <memory>
 
 #include "ir/type.h"
 #include "runtime/kernel.h"
@@ -108,6 +111,12 @@ class PyKernel {
   }
 
   size_t spaceSize() const { return k_->space().size(); }
+  runtime::Kernel& core() { return *k_; }
+  // Runs `f` with compiler diagnostics given their source text (see located()).
+  template <class F>
+  void withDiagnostics(F&& f) const {
+    located(std::forward<F>(f));
+  }
   std::string target() const { return k_->target(); }
   std::string name() const { return k_->name(); }
 
@@ -198,6 +207,204 @@ class PyKernel {
   std::unique_ptr<runtime::Kernel> k_;
 };
 
+
+// The launch path of tritonc.kernel (its base class). A call whose macros,
+// argument kinds and launch shape were seen before, with every pointer
+// argument a contiguous CUDA torch tensor on device 0, is launched from here
+// without running any Python: the macros are compared with the remembered
+// ones, each tensor gives its address, the runtime's memo gives the prepared
+// launch, and the driver launches on torch's current stream. Anything else
+// (numpy, CPU tensors, new macros or shapes, bad arguments) goes to the
+// Python method _call_slow, which launches, raises the clear errors, and
+// remembers its macros here for the next call.
+class Launcher {
+ public:
+  nb::object call(nb::args args, nb::kwargs kwargs) {
+    if (nb::object out; fast(args, kwargs, out)) return out;
+    return nb::find(this).attr("_call_slow")(*args, **kwargs);
+  }
+
+  // Called by _call_slow after a launch on the GPU: later calls with these
+  // macros may take the fast path. `outputs` are the indices of the returned arguments.
+  void remember(const nb::dict& macros, nb::object kernel, std::vector<int> outputs) {
+    for (const Entry& e : entries_)
+      if (e.kernel.is(kernel) && e.macros.equal(macros)) return;  // known (a call with a new launch shape)
+    if (entries_.size() >= kMaxEntries) entries_.clear();
+    entries_.push_back({nb::dict(macros), std::move(kernel), std::move(outputs)});
+  }
+
+ private:
+  struct Entry {
+    nb::dict macros;
+    nb::object kernel;  // a PyKernel
+    std::vector<int> outputs;
+  };
+  static constexpr size_t kMaxEntries = 16;
+
+  // Interned names and torch's objects, found once (torch is never imported from here).
+  struct Names {
+    PyObject *grid, *isCuda, *isContiguous, *dataPtr, *getDevice;
+    PyObject* tensorType = nullptr;  // torch.Tensor
+    PyObject* rawStream = nullptr;   // torch._C._cuda_getCurrentRawStream
+    bool torchLooked = false;
+  };
+  static Names& names() {
+    static Names n{PyUnicode_InternFromString("grid"), PyUnicode_InternFromString("is_cuda"),
+                   PyUnicode_InternFromString("is_contiguous"), PyUnicode_InternFromString("data_ptr"),
+                   PyUnicode_InternFromString("get_device")};
+    if (!n.torchLooked) {
+      static PyObject* modules = nb::object(nb::module_::import_("sys").attr("modules")).release().ptr();  // kept for good
+      PyObject* torch = PyDict_GetItemString(modules, "torch");  // borrowed
+      if (!torch) return n;  // not imported yet: look again next time
+      n.torchLooked = true;
+      PyObject* t = PyObject_GetAttrString(torch, "Tensor");
+      PyObject* c = PyObject_GetAttrString(torch, "_C");
+      PyObject* s = c ? PyObject_GetAttrString(c, "_cuda_getCurrentRawStream") : nullptr;
+      Py_XDECREF(c);
+      PyErr_Clear();
+      n.tensorType = t && PyType_Check(t) ? t : nullptr;
+      n.rawStream = s;
+    }
+    return n;
+  }
+
+  const Entry* entryFor(const nb::kwargs& kwargs, Names& n) const {
+    Py_ssize_t count = PyDict_GET_SIZE(kwargs.ptr()) - (PyDict_GetItem(kwargs.ptr(), n.grid) ? 1 : 0);
+    for (const Entry& e : entries_) {
+      if (PyDict_GET_SIZE(e.macros.ptr()) != count) continue;
+      bool same = true;
+      Py_ssize_t pos = 0;
+      PyObject *key, *value;
+      while (same && PyDict_Next(kwargs.ptr(), &pos, &key, &value)) {
+        if (key == n.grid) continue;
+        PyObject* known = PyDict_GetItem(e.macros.ptr(), key);
+        // Same type too: 2, 2.0 and True compare equal but are different macros.
+        same = known && (known == value || (Py_TYPE(known) == Py_TYPE(value) &&
+                                            PyObject_RichCompareBool(known, value, Py_EQ) == 1));
+      }
+      PyErr_Clear();
+      if (same) return &e;
+    }
+    return nullptr;
+  }
+
+  // The launch without Python, or false (nothing launched) for _call_slow.
+  bool fast(const nb::args& args, const nb::kwargs& kwargs, nb::object& out) {
+    Names& n = names();
+    if (!n.tensorType || !n.rawStream || entries_.empty()) return false;
+    PyObject* grid = PyDict_GetItem(kwargs.ptr(), n.grid);
+    size_t count = args.size();
+    if (!grid && count > 0) {  // k(a, b, c, n, (1,))
+      PyObject* last = PyTuple_GET_ITEM(args.ptr(), count - 1);
+      if (PyTuple_Check(last) || PyList_Check(last) || PyCallable_Check(last)) grid = last, --count;
+    }
+    if (!grid) return false;
+    const Entry* e = entryFor(kwargs, n);
+    if (!e) return false;
+    PyKernel& pk = nb::cast<PyKernel&>(e->kernel);
+    runtime::Kernel& k = pk.core();
+    const std::vector<runtime::Param>& params = k.params();
+    if (count != params.size()) return false;
+    thread_local std::vector<interp::KernelArg> converted;
+    converted.resize(count);
+    bool sawTensor = false;
+    for (size_t i = 0; i < count; ++i) {
+      PyObject* x = PyTuple_GET_ITEM(args.ptr(), i);
+      if (params[i].type.isPtr()) {
+        if (!PyObject_TypeCheck(x, reinterpret_cast<PyTypeObject*>(n.tensorType))) return false;
+        if (!attributeIsTrue(PyObject_GetAttr(x, n.isCuda))) return false;
+        if (!attributeIsTrue(PyObject_CallMethodNoArgs(x, n.isContiguous))) return false;
+        if (!sawTensor) {  // the module is loaded on device 0
+          sawTensor = true;
+          if (intResult(PyObject_CallMethodNoArgs(x, n.getDevice)) != 0) return false;
+        }
+        int64_t address = intResult(PyObject_CallMethodNoArgs(x, n.dataPtr));
+        if (address < 0) return false;
+        converted[i] = interp::KernelArg::ofDevicePtr(uint64_t(address));
+      } else if (PyLong_Check(x)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+        converted[i] = interp::KernelArg::ofInt(v);
+      } else if (PyFloat_Check(x)) {
+        converted[i] = interp::KernelArg::ofFloat(PyFloat_AS_DOUBLE(x));
+      } else {
+        return false;
+      }
+    }
+    if (!sawTensor) return false;
+    runtime::PreparedLaunch p = k.prepared(converted);
+    if (!p) return false;  // a new shape: tuning may need the buffers' sizes
+    interp::Grid g;
+    if (!gridOf(grid, *p.config, g)) return false;
+    int64_t stream = intResult(PyObject_CallOneArg(n.rawStream, smallZero()));
+    if (stream < 0) return false;
+    pk.withDiagnostics([&] {
+      nb::gil_scoped_release release;
+      k.launch(p, converted, g, reinterpret_cast<void*>(stream));
+    });
+    ++fastLaunches_;
+    if (e->outputs.empty()) {
+      out = nb::none();
+    } else if (e->outputs.size() == 1) {
+      out = nb::borrow(args[e->outputs[0]]);
+    } else {
+      nb::list l;
+      for (int o : e->outputs) l.append(args[o]);
+      out = nb::tuple(l);
+    }
+    return true;
+  }
+
+  static PyObject* smallZero() {
+    static PyObject* zero = PyLong_FromLong(0);
+    return zero;
+  }
+  // Consumes `r`: is it True? (false on an error, which is cleared)
+  static bool attributeIsTrue(PyObject* r) {
+    if (!r) return PyErr_Clear(), false;
+    bool t = r == Py_True;
+    Py_DECREF(r);
+    return t;
+  }
+  // Consumes `r`: its value as a non-negative int, or -1.
+  static int64_t intResult(PyObject* r) {
+    if (!r) return PyErr_Clear(), -1;
+    long long v = PyLong_Check(r) ? PyLong_AsLongLong(r) : -1;
+    Py_DECREF(r);
+    if (v == -1 && PyErr_Occurred()) PyErr_Clear();
+    return v;
+  }
+  // A tuple or list of ints, or a function of the configuration returning one.
+  static bool gridOf(PyObject* grid, const runtime::Config& c, interp::Grid& g) {
+    nb::object dims;
+    if (PyTuple_Check(grid) || PyList_Check(grid)) {
+      dims = nb::borrow(grid);
+    } else {
+      nb::object opt = nb::cast(const_cast<runtime::Config*>(&c), nb::rv_policy::reference);  // no copy
+      PyObject* r = PyObject_CallOneArg(grid, opt.ptr());
+      if (!r) return PyErr_Clear(), false;  // _call_slow calls it again and raises
+      dims = nb::steal(r);
+      if (!PyTuple_Check(r) && !PyList_Check(r)) return false;
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(dims.ptr());
+    if (size < 1 || size > 3) return false;
+    int64_t v[3] = {1, 1, 1};
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      PyObject* d = PySequence_Fast_GET_ITEM(dims.ptr(), i);
+      if (!PyLong_Check(d)) return false;
+      v[i] = PyLong_AsLongLong(d);
+      if (v[i] == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
+    }
+    g = interp::Grid{v[0], v[1], v[2]};
+    return true;
+  }
+
+  std::vector<Entry> entries_;
+ public:
+  uint64_t fastLaunches_ = 0;  // for tests: calls that ran no Python
+};
+
 }  // namespace
 
 NB_MODULE(_tritonc, m) {
@@ -243,5 +450,23 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);
+  nb::class_<Launcher>(m, "Launcher")
+      .def(nb::init<>())
+      .def("__call__", &Launcher::call)
+      .def("_remember", &Launcher::remember, nb::arg("macros"), nb::arg("kernel"), nb::arg("outputs"))
+      .def_ro("_fast_launches", &Launcher::fastLaunches_);
+  // What the package needs of a DLPack tensor: (device type (1 CPU, 2 CUDA,
+  // ...), device id, address, bytes, contiguous?). nanobind reads the
+  // capsule; the memory stays the producer's (the caller holds the object).
+  m.def("dlpack_info", [](nb::ndarray<nb::ro> a) {
+    bool contiguous = true;
+    int64_t expected = 1;
+    for (size_t d = a.ndim(); d-- > 0;) {
+      if (a.shape(d) != 1 && a.stride(d) != expected) contiguous = false;
+      expected *= int64_t(a.shape(d));
+    }
+    return nb::make_tuple(a.device_type(), a.device_id(), uint64_t(reinterpret_cast<uintptr_t>(a.data())),
+                          uint64_t(a.nbytes()), contiguous);
+  });
   m.def("version", [] { return runtime::compilerVersion(); });
 }

@@ -70,6 +70,9 @@ def test_dlpack_only_arrays_are_read_and_written():
     c = np.full(n, np.nan, np.float32)
     tritonc.kernel(ADD)(DLPackOnly(a), DLPackOnly(b), DLPackOnly(c), n, grid=grid_for(n), BLOCK=128, TYPE="float")
     np.testing.assert_array_equal(c, a + b)
+    strided = DLPackOnly(np.zeros((n, 2), np.float32)[:, 0])
+    with pytest.raises(ValueError, match="argument 2: the DLPack tensor is not contiguous"):
+        tritonc.kernel(ADD)(DLPackOnly(a), DLPackOnly(b), strided, n, grid=grid_for(n), BLOCK=128, TYPE="float")
 
 
 @pytest.mark.parametrize("ta", [False, True])
@@ -166,6 +169,16 @@ def test_cuda_tensors_on_the_current_stream():
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+def test_cuda_objects_that_speak_only_dlpack():
+    n = 3000
+    a, b = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    c = torch.full((n,), float("nan"), device="cuda")
+    tritonc.kernel(ADD)(DLPackOnly(a), DLPackOnly(b), DLPackOnly(c), n, grid=grid_for(n), BLOCK=256, TYPE="float")
+    torch.cuda.synchronize()
+    assert torch.equal(c, a + b)
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
 def test_dot_cuda_with_gradients(ta, tb):
@@ -183,3 +196,50 @@ def test_dot_cuda_with_gradients(ta, tb):
     torch.testing.assert_close(c.detach(), ref.detach(), rtol=1e-3, atol=1e-3)
     torch.testing.assert_close(x.grad, x2.grad, rtol=1e-3, atol=1e-3)
     torch.testing.assert_close(y.grad, y2.grad, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
+    add = tritonc.kernel(ADD, ["c"])
+
+    def check(n, block, a=None, b=None, c=None):
+        a = torch.randn(n, device="cuda") if a is None else a.normal_()
+        b = torch.randn(n, device="cuda") if b is None else b.normal_()
+        c = torch.full((n,), float("nan"), device="cuda") if c is None else c.fill_(float("nan"))
+        out = add(a, b, c, n, grid=grid_for(n), BLOCK=block, TYPE=torch.float32)
+        assert out is c
+        torch.cuda.synchronize()
+        assert torch.equal(c, a + b)
+        return a, b, c
+
+    a, b, c = check(5000, 256)  # the first call of a shape runs Python
+    fast = add._fast_launches
+    for _ in range(3):  # the same call again, on fresh data: no Python
+        check(5000, 256, a, b, c)
+    assert add._fast_launches == fast + 3
+    # Other sizes, an unaligned view (a new specialization), another macro, a
+    # tuning list: each right, each new shape once through Python.
+    for n, block in [(4999, 256), (5000, 1024), (64, [128, 512]), (64, [128, 512])]:
+        check(n, block)
+    a2 = torch.randn(5001, device="cuda")
+    check(5000, 256, a2[1:], b, c)
+    check(5000, 256, a2[1:], b, c)
+    # On the current stream, whichever it is.
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        a, b = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
+        c = torch.full((5000,), float("nan"), device="cuda")
+        for _ in range(2):
+            add(a, b, c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+        s.synchronize()
+        assert torch.equal(c, a + b)
+    # After fast calls, bad arguments still raise their clear errors.
+    with pytest.raises(ValueError, match="not contiguous"):
+        add(a, b, torch.empty(10000, device="cuda")[::2], 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    with pytest.raises(tritonc.Error, match="takes 4 arguments"):
+        add(a, b, c, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    # CPU tensors with the same macros run on the CPU path.
+    ac, bc = torch.randn(300), torch.randn(300)
+    cc = torch.full((300,), float("nan"))
+    add(ac, bc, cc, 300, grid=grid_for(300), BLOCK=256, TYPE=torch.float32)
+    assert torch.equal(cc, ac + bc)

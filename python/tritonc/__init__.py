@@ -6,7 +6,7 @@
 
 Kernels take numpy arrays (run on the interpreter, or copied to the GPU and
 back), PyTorch tensors on the CPU or on CUDA (launched on the current stream),
-and any object that speaks DLPack (CPU) or ``__cuda_array_interface__``.
+and any object that speaks DLPack (CPU or CUDA) or ``__cuda_array_interface__``.
 TensorFlow cannot be installed on our machines and is not supported.
 """
 from . import _tritonc
@@ -108,6 +108,8 @@ def _argument(x, where):
     if torch is not None and isinstance(x, torch.Tensor):
         _contiguous_or_fail(x, where)
         cuda = x.is_cuda
+        if cuda and x.get_device() != 0:
+            raise ValueError("%s: the tensor is on %s; tritonc runs kernels on CUDA device 0 only" % (where, x.device))
         return (1 if cuda else 0, x.data_ptr(), x.numel() * x.element_size()), cuda
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
@@ -118,25 +120,37 @@ def _argument(x, where):
             n *= int(d)
         return (1, int(cai["data"][0]), n * np.dtype(cai["typestr"]).itemsize), True
     if hasattr(x, "__dlpack__"):
-        device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
-        if device_type != 1:
-            raise TypeError("%s: a DLPack tensor on device type %d needs __cuda_array_interface__ too" % (where, device_type))
-        view = np.from_dlpack(x)  # shares the memory
-        return _argument(view, where)
+        try:
+            device_type, device_id, address, nbytes, contiguous = _tritonc.dlpack_info(x)
+        except TypeError:
+            raise TypeError("%s: the %s's DLPack tensor cannot be read (its dtype or layout)" % (where, type(x).__name__))
+        if not contiguous:
+            raise ValueError("%s: the DLPack tensor is not contiguous" % where)
+        if device_type == 1:  # CPU
+            return (0, address, nbytes), False
+        if device_type == 2 and device_id == 0:  # CUDA
+            return (1, address, nbytes), True
+        raise TypeError("%s: a DLPack tensor on device (%d, %d); tritonc takes the CPU and CUDA device 0"
+                        % (where, device_type, device_id))
     raise TypeError("%s: cannot pass a %s to a kernel (expected a number, a numpy array, a torch tensor, "
                     "or an object with __dlpack__ / __cuda_array_interface__)" % (where, type(x).__name__))
 
 
-class kernel:
+class kernel(_tritonc.Launcher):
     """A Triton-C kernel callable as ``k(arg1, ..., argN, grid, **macros)``.
 
     ``outputs`` names the pointer parameters the call returns (in order).
     Macros are keyword arguments; a list is a tuning list (the first call for
     new integer arguments times every configuration), a dtype becomes its
     Triton-C type name. ``num_warps`` / ``num_stages`` may be ints or lists.
+
+    Calling goes to the C++ base class first: a call like one made before
+    with CUDA tensors is launched there without running Python code; any
+    other call comes to ``_call_slow`` below.
     """
 
     def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>", target="auto"):
+        super().__init__()
         self.src = src
         self.outputs = list(outputs)
         self.cache_dir = cache_dir
@@ -161,7 +175,7 @@ class kernel:
             self._compiled[key] = k
         return k
 
-    def __call__(self, *args, grid=None, **macros):
+    def _call_slow(self, *args, grid=None, **macros):
         if grid is None and args and (callable(args[-1]) or isinstance(args[-1], (tuple, list))):
             args, grid = args[:-1], args[-1]
         if grid is None:
@@ -190,16 +204,17 @@ class kernel:
             torch = _torch()
             if torch is not None and torch.cuda.is_available():
                 stream = torch.cuda.current_stream().cuda_stream
-        k.launch(converted, grid, stream)
-        if not self.outputs:
-            return None
         names = [p[0] for p in k.params()]
-        out = []
         for o in self.outputs:
             if o not in names:
                 raise ValueError("output '%s' is not a parameter of kernel '%s' (%s)" % (o, k.name, ", ".join(names)))
-            out.append(args[names.index(o)])
-        return out[0] if len(out) == 1 else tuple(out)
+        outputs = [names.index(o) for o in self.outputs]
+        k.launch(converted, grid, stream)
+        if on_device:
+            self._remember(macros, k, outputs)
+        if not outputs:
+            return None
+        return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
 
 
 class _Context:

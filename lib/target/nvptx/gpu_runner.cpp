@@ -23,15 +23,15 @@ CudaDriver* driver() {
   return d;
 }
 
-// The launch parameter block: one value per parameter, each in its own slot.
+// The launch parameter block: one 8-byte slot per parameter (no parameter
+// is wider), so a launch allocates two small arrays whatever the arguments.
 struct ParamBlock {
-  std::vector<std::vector<uint8_t>> storage;
+  std::vector<uint64_t> slots;
   std::vector<void*> pointers;
-  explicit ParamBlock(size_t n) : storage(n), pointers(n) {}
-  void put(size_t k, const void* p, size_t n) {
-    storage[k].assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-    pointers[k] = storage[k].data();
+  explicit ParamBlock(size_t n) : slots(n), pointers(n) {
+    for (size_t k = 0; k < n; ++k) pointers[k] = &slots[k];
   }
+  void put(size_t k, const void* p, size_t n) { std::memcpy(&slots[k], p, n); }
 };
 
 }  // namespace

@@ -1,0 +1,27 @@
+#include "runtime/launch_memo.h"
+
+#include <cstring>
+
+namespace tritonc::runtime {
+
+void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed, Shape& out) {
+  using Kind = interp::KernelArg::Kind;
+  out.clear();
+  for (size_t k = 0; k < args.size(); ++k) {
+    const interp::KernelArg& a = args[k];
+    bool key = k < keyed.size() && keyed[k];
+    int64_t v = 0;
+    switch (a.kind) {
+      case Kind::Int: v = key ? a.i : int64_t(a.i % 16 == 0); break;
+      case Kind::Float:
+        if (key) std::memcpy(&v, &a.f, sizeof v);
+        break;
+      case Kind::DevicePtr: v = key ? a.i : int64_t(uint64_t(a.i) % 16 == 0); break;
+      case Kind::Buffer: v = key && a.buffer ? int64_t(a.buffer->data.size()) : 0; break;
+    }
+    out.push_back(int64_t(a.kind));
+    out.push_back(v);
+  }
+}
+
+}  // namespace tritonc::runtime
