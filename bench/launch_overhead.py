@@ -2,7 +2,7 @@
 # tensors), many launches back to back, for tritonc, Triton and a torch op in
 # the same run. The GPU work is negligible: this measures the launch path.
 #   python3 bench/launch_overhead.py OUT.json
-import datetime, json, sys, time
+import datetime, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 import torch
 import triton
@@ -38,28 +38,36 @@ def tadd(a, b, c, n, B: tl.constexpr):
     tl.store(c + offs, tl.load(a + offs) + tl.load(b + offs))
 
 
-def per_launch_us(fn):
-    for _ in range(100):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(LAUNCHES):
+ROUNDS = 9
+
+
+def per_launch_us(variants):
+    """Host microseconds per launch for each variant: ROUNDS rounds, each
+    timing LAUNCHES back-to-back launches of every variant in turn (so that
+    drifts of the machine hit all alike); the median and the best round."""
+    for fn in variants.values():
+        for _ in range(200):
             fn()
-        t1 = time.perf_counter()
-        torch.cuda.synchronize()
-        best = min(best, (t1 - t0) / LAUNCHES * 1e6)
-    return best
+    torch.cuda.synchronize()
+    samples = {name: [] for name in variants}
+    for _ in range(ROUNDS):
+        for name, fn in variants.items():
+            t0 = time.perf_counter()
+            for _ in range(LAUNCHES):
+                fn()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            samples[name].append((t1 - t0) / LAUNCHES * 1e6)
+    return {name: {"median": statistics.median(v), "best": min(v)} for name, v in samples.items()}
 
 
-results = {
-    "tritonc": per_launch_us(lambda: k(a, b, c, N, grid=(1,))),
-    "tritonc (grid function, macros)": per_launch_us(
-        lambda: km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, TYPE=torch.float32)),
-    "triton": per_launch_us(lambda: tadd[(1,)](a, b, c, N, B=1024)),
-    "torch.add": per_launch_us(lambda: torch.add(a, b, out=c)),
-}
+results = per_launch_us({
+    "tritonc": lambda: k(a, b, c, N, grid=(1,)),
+    "tritonc (grid function, macros)":
+        lambda: km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, TYPE=torch.float32),
+    "triton": lambda: tadd[(1,)](a, b, c, N, B=1024),
+    "torch.add": lambda: torch.add(a, b, out=c),
+})
 torch.cuda.synchronize()
 assert torch.equal(c, a + b)
 k(a, b, c, N, grid=(1,))
@@ -70,12 +78,32 @@ km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, 
 torch.cuda.synchronize()
 assert torch.equal(c, a + b), "tritonc's result is wrong (grid function, macros)"
 fast = {"tritonc": k._fast_launches, "tritonc (grid function, macros)": km._fast_launches}
+
+
+def driver_floor():
+    """cuLaunchKernel alone from C++ (bench/launch_floor.cu), when nvcc is here."""
+    if not shutil.which("nvcc"):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "launch_floor")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch_floor.cu")
+        subprocess.run(["nvcc", "-O2", "-arch=sm_90", src, "-lcuda", "-o", exe], check=True)
+        return json.loads(subprocess.run([exe], check=True, capture_output=True, text=True).stdout)["us_per_launch"]
+
+
+floor = driver_floor()
 for name, us in results.items():
-    print("%-32s %8.2f us per launch (host, best of 5 x %d launches)" % (name, us, LAUNCHES))
+    print("%-32s %6.2f us per launch (median of %d rounds of %d launches; best %.2f)"
+          % (name, us["median"], ROUNDS, LAUNCHES, us["best"]))
+if floor:
+    print("%-32s %6.2f us per launch (median; best %.2f): the driver's floor, from C++"
+          % ("cuLaunchKernel", floor["median"], floor["best"]))
 print("calls launched without Python code: %s" % fast)
 out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(0),
        "versions": {"torch": torch.__version__, "triton": triton.__version__, "tritonc": tritonc.version()},
-       "method": "host microseconds per launch, best of 5 timings of %d back-to-back launches of a 1024-float add" % LAUNCHES,
-       "us_per_launch": results, "fast_path_launches": fast}
+       "commit": os.environ.get("TRITONC_COMMIT", "unknown"),  # the device's copy may not know its own
+       "method": "host microseconds per launch of a 1024-float add on CUDA tensors: %d rounds, each timing %d "
+                 "back-to-back launches of every variant in turn; median and best round" % (ROUNDS, LAUNCHES),
+       "us_per_launch": results, "driver_floor_us_per_launch": floor, "fast_path_launches": fast}
 if len(sys.argv) > 1:
     json.dump(out, open(sys.argv[1], "w"), indent=2)

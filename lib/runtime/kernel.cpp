@@ -420,7 +420,10 @@ void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg
     run(*p.compiled, args, grid, 0, stream);
     return;
   }
-  run(*p.compiled, args, grid, 0, stream);
+  bool allDevice = std::all_of(args.begin(), args.end(),
+                               [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
+  if (allDevice) p.compiled->gpu->launchAsync(grid, args, p.config->numWarps, stream);  // prepare() loaded it
+  else run(*p.compiled, args, grid, 0, stream);
 }
 
 void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {

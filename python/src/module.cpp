@@ -112,6 +112,16 @@ class PyKernel {
 
   size_t spaceSize() const { return k_->space().size(); }
   runtime::Kernel& core() { return *k_; }
+  // The `opt` a grid function receives: one Python object per configuration
+  // of the space, made once (a copy, so that user code may keep it).
+  nb::object options(const runtime::Config& c) {
+    const std::vector<runtime::Config>& space = k_->space();
+    if (&c < space.data() || &c >= space.data() + space.size()) return nb::cast(c);
+    size_t i = size_t(&c - space.data());
+    if (options_.size() != space.size()) options_.resize(space.size());
+    if (!options_[i].is_valid()) options_[i] = nb::cast(c);
+    return options_[i];
+  }
   // Runs `f` with compiler diagnostics given their source text (see located()).
   template <class F>
   void withDiagnostics(F&& f) const {
@@ -184,11 +194,11 @@ class PyKernel {
   }
 
   // A grid: a tuple, or a function of the configuration (opt.d('TM')).
-  runtime::GridFn gridFn(const nb::object& grid) const {
-    return [grid](const runtime::Config& c) {
+  runtime::GridFn gridFn(const nb::object& grid) {
+    return [this, grid](const runtime::Config& c) {
       nb::gil_scoped_acquire acquire;
       nb::object g = grid;
-      if (!nb::isinstance<nb::tuple>(grid) && !nb::isinstance<nb::list>(grid)) g = grid(nb::cast(c));
+      if (!nb::isinstance<nb::tuple>(grid) && !nb::isinstance<nb::list>(grid)) g = grid(options(c));
       std::vector<int64_t> dims;
       for (nb::handle h : g) {
         nb::object i = nb::steal(PyNumber_Index(h.ptr()));  // ints, numpy ints
@@ -205,119 +215,60 @@ class PyKernel {
 
   std::string source_, filename_;
   std::unique_ptr<runtime::Kernel> k_;
+  std::vector<nb::object> options_;  // by index in the space
 };
 
 
-// The launch path of tritonc.kernel (its base class). A call whose macros,
-// argument kinds and launch shape were seen before, with every pointer
-// argument a contiguous CUDA torch tensor on device 0, is launched from here
-// without running any Python: the macros are compared with the remembered
-// ones, each tensor gives its address, the runtime's memo gives the prepared
-// launch, and the driver launches on torch's current stream. Anything else
+// The launch path of tritonc.kernel (its base class, whose tp_call slot is
+// launcherCall below). A call whose macros, argument kinds and launch shape
+// were seen before, with every pointer argument a CUDA torch tensor on device
+// 0, is launched from here without running any Python: the macros are
+// compared with the remembered ones, each tensor gives its address, the
+// runtime's memo gives the prepared launch, and the driver launches on torch's
+// current stream (holding the GIL, as torch's own launches do). Anything else
 // (numpy, CPU tensors, new macros or shapes, bad arguments) goes to the
 // Python method _call_slow, which launches, raises the clear errors, and
 // remembers its macros here for the next call.
 class Launcher {
  public:
-  nb::object call(nb::args args, nb::kwargs kwargs) {
-    if (nb::object out; fast(args, kwargs, out)) return out;
-    return nb::find(this).attr("_call_slow")(*args, **kwargs);
-  }
-
   // Called by _call_slow after a launch on the GPU: later calls with these
   // macros may take the fast path. `outputs` are the indices of the returned arguments.
   void remember(const nb::dict& macros, nb::object kernel, std::vector<int> outputs) {
     for (const Entry& e : entries_)
       if (e.kernel.is(kernel) && e.macros.equal(macros)) return;  // known (a call with a new launch shape)
     if (entries_.size() >= kMaxEntries) entries_.clear();
-    entries_.push_back({nb::dict(macros), std::move(kernel), std::move(outputs)});
+    PyKernel* pk = &nb::cast<PyKernel&>(kernel);
+    entries_.push_back({nb::dict(macros), std::move(kernel), pk, std::move(outputs)});
   }
 
- private:
-  struct Entry {
-    nb::dict macros;
-    nb::object kernel;  // a PyKernel
-    std::vector<int> outputs;
-  };
-  static constexpr size_t kMaxEntries = 16;
-
-  // Interned names and torch's objects, found once (torch is never imported from here).
-  struct Names {
-    PyObject *grid, *isCuda, *isContiguous, *dataPtr, *getDevice;
-    PyObject* tensorType = nullptr;  // torch.Tensor
-    PyObject* rawStream = nullptr;   // torch._C._cuda_getCurrentRawStream
-    bool torchLooked = false;
-  };
-  static Names& names() {
-    static Names n{PyUnicode_InternFromString("grid"), PyUnicode_InternFromString("is_cuda"),
-                   PyUnicode_InternFromString("is_contiguous"), PyUnicode_InternFromString("data_ptr"),
-                   PyUnicode_InternFromString("get_device")};
-    if (!n.torchLooked) {
-      static PyObject* modules = nb::object(nb::module_::import_("sys").attr("modules")).release().ptr();  // kept for good
-      PyObject* torch = PyDict_GetItemString(modules, "torch");  // borrowed
-      if (!torch) return n;  // not imported yet: look again next time
-      n.torchLooked = true;
-      PyObject* t = PyObject_GetAttrString(torch, "Tensor");
-      PyObject* c = PyObject_GetAttrString(torch, "_C");
-      PyObject* s = c ? PyObject_GetAttrString(c, "_cuda_getCurrentRawStream") : nullptr;
-      Py_XDECREF(c);
-      PyErr_Clear();
-      n.tensorType = t && PyType_Check(t) ? t : nullptr;
-      n.rawStream = s;
-    }
-    return n;
-  }
-
-  const Entry* entryFor(const nb::kwargs& kwargs, Names& n) const {
-    Py_ssize_t count = PyDict_GET_SIZE(kwargs.ptr()) - (PyDict_GetItem(kwargs.ptr(), n.grid) ? 1 : 0);
-    for (const Entry& e : entries_) {
-      if (PyDict_GET_SIZE(e.macros.ptr()) != count) continue;
-      bool same = true;
-      Py_ssize_t pos = 0;
-      PyObject *key, *value;
-      while (same && PyDict_Next(kwargs.ptr(), &pos, &key, &value)) {
-        if (key == n.grid) continue;
-        PyObject* known = PyDict_GetItem(e.macros.ptr(), key);
-        // Same type too: 2, 2.0 and True compare equal but are different macros.
-        same = known && (known == value || (Py_TYPE(known) == Py_TYPE(value) &&
-                                            PyObject_RichCompareBool(known, value, Py_EQ) == 1));
-      }
-      PyErr_Clear();
-      if (same) return &e;
-    }
-    return nullptr;
-  }
-
-  // The launch without Python, or false (nothing launched) for _call_slow.
-  bool fast(const nb::args& args, const nb::kwargs& kwargs, nb::object& out) {
+  // The launch without Python: true with `out` set (a new reference), or
+  // false, having launched nothing, for _call_slow. `kwargs` may be null.
+  bool fast(PyObject* args, PyObject* kwargs, PyObject*& out) {
     Names& n = names();
     if (!n.tensorType || !n.rawStream || entries_.empty()) return false;
-    PyObject* grid = PyDict_GetItem(kwargs.ptr(), n.grid);
-    size_t count = args.size();
+    PyObject* grid = kwargs ? PyDict_GetItem(kwargs, n.grid) : nullptr;
+    Py_ssize_t count = PyTuple_GET_SIZE(args);
     if (!grid && count > 0) {  // k(a, b, c, n, (1,))
-      PyObject* last = PyTuple_GET_ITEM(args.ptr(), count - 1);
+      PyObject* last = PyTuple_GET_ITEM(args, count - 1);
       if (PyTuple_Check(last) || PyList_Check(last) || PyCallable_Check(last)) grid = last, --count;
     }
     if (!grid) return false;
     const Entry* e = entryFor(kwargs, n);
     if (!e) return false;
-    PyKernel& pk = nb::cast<PyKernel&>(e->kernel);
+    PyKernel& pk = *e->pykernel;
     runtime::Kernel& k = pk.core();
     const std::vector<runtime::Param>& params = k.params();
-    if (count != params.size()) return false;
+    if (size_t(count) != params.size()) return false;
     thread_local std::vector<interp::KernelArg> converted;
     converted.resize(count);
-    bool sawTensor = false;
-    for (size_t i = 0; i < count; ++i) {
-      PyObject* x = PyTuple_GET_ITEM(args.ptr(), i);
+    for (Py_ssize_t i = 0; i < count; ++i) {
+      PyObject* x = PyTuple_GET_ITEM(args, i);
       if (params[i].type.isPtr()) {
+        // A CUDA tensor on device 0, any strides: the kernel gets its data pointer.
         if (!PyObject_TypeCheck(x, reinterpret_cast<PyTypeObject*>(n.tensorType))) return false;
-        if (!attributeIsTrue(PyObject_GetAttr(x, n.isCuda))) return false;
-        if (!attributeIsTrue(PyObject_CallMethodNoArgs(x, n.isContiguous))) return false;
-        if (!sawTensor) {  // the module is loaded on device 0
-          sawTensor = true;
-          if (intResult(PyObject_CallMethodNoArgs(x, n.getDevice)) != 0) return false;
-        }
+        if (n.oneDevice ? !isTrue(PyObject_GetAttr(x, n.isCuda))
+                        : intResult(PyObject_CallMethodNoArgs(x, n.getDevice)) != 0)
+          return false;
         int64_t address = intResult(PyObject_CallMethodNoArgs(x, n.dataPtr));
         if (address < 0) return false;
         converted[i] = interp::KernelArg::ofDevicePtr(uint64_t(address));
@@ -332,42 +283,97 @@ class Launcher {
         return false;
       }
     }
-    if (!sawTensor) return false;
     runtime::PreparedLaunch p = k.prepared(converted);
     if (!p) return false;  // a new shape: tuning may need the buffers' sizes
     interp::Grid g;
-    if (!gridOf(grid, *p.config, g)) return false;
-    int64_t stream = intResult(PyObject_CallOneArg(n.rawStream, smallZero()));
+    if (!gridOf(grid, pk, *p.config, g)) return false;
+    int64_t stream = intResult(PyObject_CallOneArg(n.rawStream, n.zero));
     if (stream < 0) return false;
-    pk.withDiagnostics([&] {
-      nb::gil_scoped_release release;
-      k.launch(p, converted, g, reinterpret_cast<void*>(stream));
-    });
+    pk.withDiagnostics([&] { k.launch(p, converted, g, reinterpret_cast<void*>(stream)); });
     ++fastLaunches_;
     if (e->outputs.empty()) {
-      out = nb::none();
+      out = Py_NewRef(Py_None);
     } else if (e->outputs.size() == 1) {
-      out = nb::borrow(args[e->outputs[0]]);
+      out = Py_NewRef(PyTuple_GET_ITEM(args, e->outputs[0]));
     } else {
-      nb::list l;
-      for (int o : e->outputs) l.append(args[o]);
-      out = nb::tuple(l);
+      out = PyTuple_New(Py_ssize_t(e->outputs.size()));
+      for (size_t o = 0; o < e->outputs.size(); ++o)
+        PyTuple_SET_ITEM(out, Py_ssize_t(o), Py_NewRef(PyTuple_GET_ITEM(args, e->outputs[o])));
     }
     return true;
   }
 
-  static PyObject* smallZero() {
-    static PyObject* zero = PyLong_FromLong(0);
-    return zero;
+  uint64_t fastLaunches_ = 0;  // for tests: calls that ran no Python
+
+ private:
+  struct Entry {
+    nb::dict macros;
+    nb::object kernel;  // keeps `pykernel` alive
+    PyKernel* pykernel;
+    std::vector<int> outputs;
+  };
+  static constexpr size_t kMaxEntries = 16;
+
+  // Interned names and torch's objects, found once (torch is never imported
+  // from here); kept for the life of the process.
+  struct Names {
+    PyObject *grid, *isCuda, *dataPtr, *getDevice, *zero;
+    PyObject* tensorType = nullptr;  // torch.Tensor
+    PyObject* rawStream = nullptr;   // torch._C._cuda_getCurrentRawStream
+    bool oneDevice = false;          // a single CUDA device: is_cuda says device 0
+    bool torchLooked = false;
+  };
+  static Names& names() {
+    static Names n{PyUnicode_InternFromString("grid"), PyUnicode_InternFromString("is_cuda"),
+                   PyUnicode_InternFromString("data_ptr"), PyUnicode_InternFromString("get_device"),
+                   PyLong_FromLong(0)};
+    if (!n.torchLooked) {
+      static PyObject* modules = PyImport_GetModuleDict();  // borrowed, lives as long as the interpreter
+      PyObject* torch = PyDict_GetItemString(modules, "torch");  // borrowed
+      if (!torch) return n;  // not imported yet: look again next time
+      n.torchLooked = true;
+      nb::handle t(torch);
+      try {
+        nb::object tensor = t.attr("Tensor");
+        nb::object raw = t.attr("_C").attr("_cuda_getCurrentRawStream");
+        n.oneDevice = nb::cast<int>(t.attr("cuda").attr("device_count")()) == 1;
+        n.tensorType = PyType_Check(tensor.ptr()) ? tensor.release().ptr() : nullptr;
+        n.rawStream = raw.release().ptr();
+      } catch (const nb::python_error&) {  // a torch without CUDA: no fast path
+        n.tensorType = n.rawStream = nullptr;
+      }
+    }
+    return n;
   }
+
+  const Entry* entryFor(PyObject* kwargs, Names& n) const {
+    Py_ssize_t count = kwargs ? PyDict_GET_SIZE(kwargs) - (PyDict_GetItem(kwargs, n.grid) ? 1 : 0) : 0;
+    for (const Entry& e : entries_) {
+      if (PyDict_GET_SIZE(e.macros.ptr()) != count) continue;
+      bool same = true;
+      Py_ssize_t pos = 0;
+      PyObject *key, *value;
+      while (same && kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (key == n.grid) continue;
+        PyObject* known = PyDict_GetItem(e.macros.ptr(), key);
+        // Same type too: 2, 2.0 and True compare equal but are different macros.
+        same = known && (known == value || (Py_TYPE(known) == Py_TYPE(value) &&
+                                            PyObject_RichCompareBool(known, value, Py_EQ) == 1));
+      }
+      PyErr_Clear();
+      if (same) return &e;
+    }
+    return nullptr;
+  }
+
   // Consumes `r`: is it True? (false on an error, which is cleared)
-  static bool attributeIsTrue(PyObject* r) {
+  static bool isTrue(PyObject* r) {
     if (!r) return PyErr_Clear(), false;
     bool t = r == Py_True;
     Py_DECREF(r);
     return t;
   }
-  // Consumes `r`: its value as a non-negative int, or -1.
+  // Consumes `r`: its value as an int, or -1 (errors cleared).
   static int64_t intResult(PyObject* r) {
     if (!r) return PyErr_Clear(), -1;
     long long v = PyLong_Check(r) ? PyLong_AsLongLong(r) : -1;
@@ -376,13 +382,12 @@ class Launcher {
     return v;
   }
   // A tuple or list of ints, or a function of the configuration returning one.
-  static bool gridOf(PyObject* grid, const runtime::Config& c, interp::Grid& g) {
+  static bool gridOf(PyObject* grid, PyKernel& k, const runtime::Config& c, interp::Grid& g) {
     nb::object dims;
     if (PyTuple_Check(grid) || PyList_Check(grid)) {
       dims = nb::borrow(grid);
     } else {
-      nb::object opt = nb::cast(const_cast<runtime::Config*>(&c), nb::rv_policy::reference);  // no copy
-      PyObject* r = PyObject_CallOneArg(grid, opt.ptr());
+      PyObject* r = PyObject_CallOneArg(grid, k.options(c).ptr());
       if (!r) return PyErr_Clear(), false;  // _call_slow calls it again and raises
       dims = nb::steal(r);
       if (!PyTuple_Check(r) && !PyList_Check(r)) return false;
@@ -401,9 +406,28 @@ class Launcher {
   }
 
   std::vector<Entry> entries_;
- public:
-  uint64_t fastLaunches_ = 0;  // for tests: calls that ran no Python
 };
+
+PyObject* g_errorType = nullptr;  // tritonc.Error
+
+// tp_call of Launcher (and so of tritonc.kernel): the fast path, else _call_slow.
+PyObject* launcherCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    PyObject* out = nullptr;
+    if (nb::inst_ptr<Launcher>(self)->fast(args, kwargs, out)) return out;
+    nb::object slow = nb::handle(self).attr("_call_slow");
+    return PyObject_Call(slow.ptr(), args, kwargs);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const UserError& e) {
+    PyErr_SetString(g_errorType, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyType_Slot launcherSlots[] = {{Py_tp_call, reinterpret_cast<void*>(launcherCall)}, {0, nullptr}};
 
 }  // namespace
 
@@ -450,23 +474,27 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);
-  nb::class_<Launcher>(m, "Launcher")
+  g_errorType = compileError.ptr();
+  nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcherSlots))
       .def(nb::init<>())
-      .def("__call__", &Launcher::call)
       .def("_remember", &Launcher::remember, nb::arg("macros"), nb::arg("kernel"), nb::arg("outputs"))
       .def_ro("_fast_launches", &Launcher::fastLaunches_);
   // What the package needs of a DLPack tensor: (device type (1 CPU, 2 CUDA,
-  // ...), device id, address, bytes, contiguous?). nanobind reads the
-  // capsule; the memory stays the producer's (the caller holds the object).
+  // ...), device id, address, bytes, contiguous?, span: the bytes from the
+  // address to its last element, -1 with negative strides). nanobind reads
+  // the capsule; the memory stays the producer's (the caller holds the object).
   m.def("dlpack_info", [](nb::ndarray<nb::ro> a) {
     bool contiguous = true;
-    int64_t expected = 1;
+    int64_t expected = 1, last = 0;
     for (size_t d = a.ndim(); d-- > 0;) {
       if (a.shape(d) != 1 && a.stride(d) != expected) contiguous = false;
       expected *= int64_t(a.shape(d));
+      if (a.stride(d) < 0) last = INT64_MIN / 2;
+      else if (a.shape(d) > 0) last += (int64_t(a.shape(d)) - 1) * a.stride(d);
     }
+    int64_t span = a.size() == 0 ? 0 : last < 0 ? -1 : (last + 1) * int64_t(a.itemsize());
     return nb::make_tuple(a.device_type(), a.device_id(), uint64_t(reinterpret_cast<uintptr_t>(a.data())),
-                          uint64_t(a.nbytes()), contiguous);
+                          uint64_t(a.nbytes()), contiguous, span);
   });
   m.def("version", [] { return runtime::compilerVersion(); });
 }

@@ -233,9 +233,17 @@ def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
             add(a, b, c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
         s.synchronize()
         assert torch.equal(c, a + b)
+    # A strided CUDA view passes its data pointer (strides are the kernel's business).
+    big = torch.full((10000,), float("nan"), device="cuda")
+    for _ in range(2):
+        add(a, b, big[::2], 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    torch.cuda.synchronize()
+    assert torch.equal(big[:5000], a + b) and big[5000:].isnan().all()
     # After fast calls, bad arguments still raise their clear errors.
-    with pytest.raises(ValueError, match="not contiguous"):
-        add(a, b, torch.empty(10000, device="cuda")[::2], 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    with pytest.raises(ValueError, match="argument 2: the tensor is not contiguous"):
+        add(a, b, torch.empty(10000)[::2], 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    with pytest.raises(tritonc.Error, match="is a pointer"):
+        add(a, 1.5, c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     with pytest.raises(tritonc.Error, match="takes 4 arguments"):
         add(a, b, c, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     # CPU tensors with the same macros run on the CPU path.

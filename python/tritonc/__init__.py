@@ -106,30 +106,37 @@ def _argument(x, where):
         return (0, x.__array_interface__["data"][0], x.nbytes), False
     torch = _torch()
     if torch is not None and isinstance(x, torch.Tensor):
-        _contiguous_or_fail(x, where)
-        cuda = x.is_cuda
-        if cuda and x.get_device() != 0:
-            raise ValueError("%s: the tensor is on %s; tritonc runs kernels on CUDA device 0 only" % (where, x.device))
-        return (1 if cuda else 0, x.data_ptr(), x.numel() * x.element_size()), cuda
+        if x.is_cuda:
+            if x.get_device() != 0:
+                raise ValueError("%s: the tensor is on %s; tritonc runs kernels on CUDA device 0 only" % (where, x.device))
+            # The kernel gets the data pointer, whatever the strides (they are
+            # the kernel's business); it may reach up to the storage's end.
+            storage = x.untyped_storage() if hasattr(x, "untyped_storage") else x.storage()
+            return (1, x.data_ptr(), storage.nbytes() - x.storage_offset() * x.element_size()), True
+        _contiguous_or_fail(x, where)  # copied: numel elements from the data pointer
+        return (0, x.data_ptr(), x.numel() * x.element_size()), False
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
-        if cai.get("strides") is not None:
-            raise ValueError("%s: only contiguous __cuda_array_interface__ arrays are supported" % where)
-        n = 1
-        for d in cai["shape"]:
-            n *= int(d)
-        return (1, int(cai["data"][0]), n * np.dtype(cai["typestr"]).itemsize), True
+        itemsize = np.dtype(cai["typestr"]).itemsize
+        shape = [int(d) for d in cai["shape"]]
+        strides = cai.get("strides") or [itemsize * int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape))]
+        if any(s < 0 for s in strides):
+            raise ValueError("%s: __cuda_array_interface__ arrays with negative strides are not supported" % where)
+        span = 0 if 0 in shape else sum((d - 1) * s for d, s in zip(shape, strides)) + itemsize
+        return (1, int(cai["data"][0]), span), True
     if hasattr(x, "__dlpack__"):
         try:
-            device_type, device_id, address, nbytes, contiguous = _tritonc.dlpack_info(x)
+            device_type, device_id, address, nbytes, contiguous, span = _tritonc.dlpack_info(x)
         except TypeError:
             raise TypeError("%s: the %s's DLPack tensor cannot be read (its dtype or layout)" % (where, type(x).__name__))
-        if not contiguous:
-            raise ValueError("%s: the DLPack tensor is not contiguous" % where)
-        if device_type == 1:  # CPU
+        if device_type == 1:  # CPU: copied, numel elements from the address
+            if not contiguous:
+                raise ValueError("%s: the DLPack tensor is not contiguous" % where)
             return (0, address, nbytes), False
-        if device_type == 2 and device_id == 0:  # CUDA
-            return (1, address, nbytes), True
+        if device_type == 2 and device_id == 0:  # CUDA: the address, any strides
+            if span < 0:
+                raise ValueError("%s: DLPack tensors with negative strides are not supported" % where)
+            return (1, address, span), True
         raise TypeError("%s: a DLPack tensor on device (%d, %d); tritonc takes the CPU and CUDA device 0"
                         % (where, device_type, device_id))
     raise TypeError("%s: cannot pass a %s to a kernel (expected a number, a numpy array, a torch tensor, "

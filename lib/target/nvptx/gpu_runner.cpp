@@ -24,13 +24,26 @@ CudaDriver* driver() {
 }
 
 // The launch parameter block: one 8-byte slot per parameter (no parameter
-// is wider), so a launch allocates two small arrays whatever the arguments.
+// is wider), kept inline for up to 16 parameters so that a launch allocates nothing.
 struct ParamBlock {
-  std::vector<uint64_t> slots;
-  std::vector<void*> pointers;
-  explicit ParamBlock(size_t n) : slots(n), pointers(n) {
+  static constexpr size_t kInline = 16;
+  uint64_t inlineSlots[kInline];
+  void* inlinePointers[kInline];
+  std::vector<uint64_t> moreSlots;
+  std::vector<void*> morePointers;
+  uint64_t* slots = inlineSlots;
+  void** pointers = inlinePointers;
+  explicit ParamBlock(size_t n) {
+    if (n > kInline) {
+      moreSlots.resize(n);
+      morePointers.resize(n);
+      slots = moreSlots.data();
+      pointers = morePointers.data();
+    }
     for (size_t k = 0; k < n; ++k) pointers[k] = &slots[k];
   }
+  ParamBlock(const ParamBlock&) = delete;
+  ParamBlock& operator=(const ParamBlock&) = delete;
   void put(size_t k, const void* p, size_t n) { std::memcpy(&slots[k], p, n); }
 };
 
@@ -138,7 +151,7 @@ void GpuKernel::launchAsync(const interp::Grid& grid, const std::vector<interp::
   ParamBlock params(args.size());
   fillParams(params, paramTypes_, paramNames_, name_, args, nullptr);
   d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(32 * numWarps), 1,
-                             1, sharedBytes_, stream, params.pointers.data(), nullptr),
+                             1, sharedBytes_, stream, params.pointers, nullptr),
            "launching", name_);
 }
 
@@ -168,7 +181,7 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
   CUstream stream = opts.stream;
   auto launch = [&] {
     d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
-                               unsigned(32 * opts.numWarps), 1, 1, sharedBytes_, stream, params.pointers.data(), nullptr),
+                               unsigned(32 * opts.numWarps), 1, 1, sharedBytes_, stream, params.pointers, nullptr),
              "launching", name_);
   };
   GpuRunResult result;
