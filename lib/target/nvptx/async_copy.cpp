@@ -167,6 +167,14 @@ void FunctionLowering::planDotStaging() {
       s.offB = M * K * 2;
       s.stageBytes = (s.offB + K * N * 2 + 1023) / 1024 * 1024;
       usesWgmma_ = true;
+      // Pipelined when the accumulator is carried by the loop and the ring's
+      // extra stage fits (with room for the scratch outside the loop).
+      const ir::Instruction* acc = carriedAccumulator(*dot);
+      if (acc && (s.stages + 1) * s.stageBytes + 16 * 1024 <= maxSharedBytes(opts_.arch)) {
+        s.accumulator = acc;
+        ++s.stages;
+        pipelinedWgmma_ = true;
+      }
     }
     s.region = allocateRing(s.stages * s.stageBytes, s.asyncCount > 0, s.wgmma ? 1024 : 16);
     s.readStage = newReg(RegClass::B32);

@@ -364,6 +364,8 @@ std::string FunctionLowering::run() {
           // Leaving a loop with copies in flight (zero-fills of iterations
           // past the end): they must land before the ring's memory is reused.
           emit("cp.async.wait_all;");
+          // And pipelined wgmmas: the accumulator is read from here on.
+          if (pipelinedWgmma_) emit("wgmma.wait_group.sync.aligned 0;");
           break;
         }
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);

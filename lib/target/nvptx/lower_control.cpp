@@ -41,6 +41,7 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
       const auto& dst = L.mmaRegs(inst.get());
       std::vector<std::string> src = L.fragmentRegs(inst->operand(k), L.mmaLayoutOf(inst.get()));
       for (size_t e = 0; e < dst.size(); ++e) {
+        if (src[e] == dst[e]) continue;  // updated in place (a pipelined wgmma's accumulator)
         std::string tmp = L.newReg(c);
         L.emit(std::string("mov.") + movType(c) + " " + tmp + ", " + src[e] + ";");
         moves.push_back({dst[e], tmp, c});

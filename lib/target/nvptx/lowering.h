@@ -56,6 +56,10 @@ struct DotStaging {
   // B: blocks of 64 columns, K rows of 128 bytes each) read by descriptors.
   bool wgmma = false;
   int64_t swizzleA = 0;               // bytes: 32, 64 or 128 (the rows of A)
+  // Pipelined wgmma (see wgmma.cpp): the accumulator is the loop phi
+  // `accumulator`, updated in place, and each iteration waits only for the
+  // previous iteration's group; the ring has one more stage for that.
+  const ir::Instruction* accumulator = nullptr;
   std::string swizzledOffset[2];      // per operand: this thread's first copy offset (see wgmma.cpp)
 };
 
@@ -135,6 +139,7 @@ class FunctionLowering {
   // The byte offset in an operand's stage of the element at `idx` (registers: row, column).
   std::string wgmmaStageOffset(const DotStaging& s, int operand, const std::vector<std::string>& idx);
   void lowerDotWgmma(const ir::Instruction& i);
+  const ir::Instruction* carriedAccumulator(const ir::Instruction& dot) const;
   bool usesWgmma() const { return usesWgmma_; }
   // ---- asynchronous copies of dot operands (async_copy.cpp) ------------------
   void planDotStaging();
@@ -220,6 +225,7 @@ class FunctionLowering {
   }
   static const char* ringBase(bool async) { return async ? kAsyncRingBase : kRingBase; }
   // Whether the code being lowered runs while a cp.async ring is live.
+  bool inAsyncLoop(const ir::BasicBlock* b) const { return asyncLoopBlocks_.count(b) != 0; }
   bool inAsyncRing() const { return asyncRingLive_ || asyncLoopBlocks_.count(currentBlock_) != 0; }
 
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
@@ -276,6 +282,7 @@ class FunctionLowering {
   int64_t halfBytes_ = 0;    // the largest use that alternated
   bool usedSecondHalf_ = false, secondHalfWhileRingLive_ = false;
   bool usesWgmma_ = false;
+  bool pipelinedWgmma_ = false;  // some loop leaves wgmma groups in flight (see wgmma.cpp)
   int64_t scratchWhileRingLive_ = 0;
   // Blocks of the loops whose dots read cp.async rings; in a pre-header, the
   // ring is live from its first copy on (asyncRingLive_ until the block ends).

@@ -16,6 +16,16 @@
 //     next block of columns), SBO = 1024 (the next 8 rows); k16 steps advance
 //     the start address by 16 rows (2048 bytes).
 // Stages start at multiples of 1024 bytes, where the swizzle pattern starts.
+//
+// Pipelining: when the dot accumulates into a loop phi that nothing else in
+// the loop reads (c += a @ b), the wgmmas update the phi's registers in place
+// and each iteration waits only for the previous iteration's group
+// (wait_group 1), so the tensor cores work while the next tiles are waited
+// for. The stage the previous dot read may still be in use, so the ring has
+// one stage more than the copies run ahead: the refill at iteration i writes
+// the stage of iteration i - 2, whose dot every warpgroup waited for before
+// the barrier that precedes the refill. Blocks that leave the loop wait for
+// every group first (codegen.cpp), since they read the accumulator.
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -57,6 +67,22 @@ std::string FunctionLowering::wgmmaStageOffset(const DotStaging& s, int operand,
   return out;
 }
 
+const ir::Instruction* FunctionLowering::carriedAccumulator(const ir::Instruction& dot) const {
+  auto* phi = dynamic_cast<const ir::Instruction*>(dot.operand(2));
+  // (Called while staging is planned, before phis take their dot's layout.)
+  if (!phi || phi->opcode() != ir::Opcode::Phi || phi->type() != dot.type() || !inAsyncLoop(phi->parent))
+    return nullptr;
+  // The dot feeds only the phi, along the back edge; the phi feeds only the
+  // dot inside the loop (after it, the loop's result is read once the
+  // groups are waited for).
+  if (dot.users().size() != 1 || dot.users()[0] != phi) return nullptr;
+  for (const ir::Instruction* u : phi->users())
+    if (u != &dot && inAsyncLoop(u->parent)) return nullptr;
+  for (size_t k = 0; k < phi->numOperands(); ++k)
+    if (phi->operand(k) == &dot && !inAsyncLoop(phi->blocks[k])) return nullptr;
+  return phi;
+}
+
 namespace {
 
 // The descriptor's swizzle-mode field for a swizzle width in bytes.
@@ -69,7 +95,8 @@ void FunctionLowering::lowerDotWgmma(const ir::Instruction& i) {
   DotStaging& st = staging_.at(&i);
   int64_t N = L.N, K = i.operand(0)->type().shape[1];
   Scalar k = i.operand(0)->type().kind;
-  std::vector<std::string> acc = copyAccumulator(i, L);
+  // In place: the phi's registers (the next iteration's wgmmas chain on them).
+  std::vector<std::string> acc = st.accumulator ? mmaRegs(st.accumulator) : copyAccumulator(i, L);
   std::string base = newReg(RegClass::B32), wg = newReg(RegClass::B32), aBase = newReg(RegClass::B32),
               bBase = newReg(RegClass::B32);
   emitStageAddress(base, st, st.readStage, 0);
@@ -104,8 +131,9 @@ void FunctionLowering::lowerDotWgmma(const ir::Instruction& i) {
     emit("wgmma.mma_async.sync.aligned.m64n" + std::to_string(N) + "k16.f32." + ty + "." + ty + " " + regs + ", " + da +
          ", " + db + ", " + scaleD + ", 1, 1, 0, 1;");
   emit("wgmma.commit_group.sync.aligned;");
-  // Waiting here keeps the ring's rule: after the next barrier nobody reads this stage.
-  emit("wgmma.wait_group.sync.aligned 0;");
+  // The ring's rule: after the next barrier nobody reads the stage refilled
+  // there (pipelined: the previous iteration's, one stage further back).
+  emit(std::string("wgmma.wait_group.sync.aligned ") + (st.accumulator ? "1;" : "0;"));
   advanceStage(st.readStage, st);
   mmaRegs_[&i] = acc;
 }
