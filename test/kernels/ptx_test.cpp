@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "kernel_test_util.h"
+#include "lang/compile.h"
 #include "runtime/specialize.h"
 #include "target/nvptx/codegen.h"
 #include "transform/pass_manager.h"
@@ -73,6 +74,55 @@ TEST_P(PtxTest, AssemblesWithoutSpills) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, PtxTest, ::testing::ValuesIn(casePointers()), caseTestName);
+
+// The seed's matmul on sm_90a (8 warps): with TM=128 TN=128 TK=64 and
+// num_stages 3 the wgmmas are pipelined (wait for the previous group in the
+// loop, for all at the exit; four ring stages of 32 KB); with TN=256 and
+// num_stages 4 the extra stage does not fit and each K step waits for its own.
+std::string matmulPtx(const std::string& tn, int numStages) {
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/examples/matmul.tc";
+  lang::CompileOptions co;
+  co.filename = path;
+  co.defines = {{"TYPE", "half"}, {"TM", "128"}, {"TN", tn}, {"TK", "64"}};
+  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
+  transform::PipelineOptions po;
+  po.numStages = numStages;
+  transform::runPasses(*r.module, transform::defaultPipeline(), po);
+  // Launched with 16-byte-aligned pointers and sizes that are multiples of 16.
+  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
+  facts.resize(9, runtime::ArgFacts{false, 0, 4096, true});
+  runtime::applySpecialization(*r.module->functions()[0], facts);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  to.numWarps = 8;
+  return nvptx::emitPtx(*r.module, to);
+}
+
+TEST(PipelinedWgmma, WaitsForThePreviousGroupInTheLoopAndForAllAtTheExit) {
+  std::string ptx = matmulPtx("128", 3);
+  size_t inLoop = ptx.find("wgmma.wait_group.sync.aligned 1;");
+  size_t exit = ptx.find("wgmma.wait_group.sync.aligned 0;");
+  ASSERT_NE(inLoop, std::string::npos) << ptx;
+  ASSERT_NE(exit, std::string::npos);
+  EXPECT_LT(inLoop, exit);
+  EXPECT_EQ(ptx.find("wgmma.wait_group.sync.aligned 0;", exit + 1), std::string::npos);
+  // The exit waits before the epilogue reads the accumulator.
+  size_t exitLabel = ptx.rfind("$L_", exit);
+  EXPECT_NE(ptx.substr(exitLabel, 12).find("for_end"), std::string::npos) << ptx.substr(exitLabel, 40);
+  EXPECT_NE(ptx.find("dynamic_shared_bytes 131072"), std::string::npos);  // 4 stages x 32 KB
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "pipelined_wgmma", log), 0) << log;
+  EXPECT_EQ(log.find("serialized"), std::string::npos) << log;  // ptxas keeps the wgmmas asynchronous
+}
+
+TEST(PipelinedWgmma, NotWhenTheExtraStageDoesNotFit) {
+  std::string ptx = matmulPtx("256", 4);  // 5 stages of 48 KB would exceed 227 KB
+  EXPECT_EQ(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0;"), std::string::npos);
+  EXPECT_NE(ptx.find("dynamic_shared_bytes 196608"), std::string::npos);  // 4 stages x 48 KB
+}
 
 }  // namespace
 }  // namespace kernel_test
