@@ -69,6 +69,7 @@ void FunctionLowering::lowerControl(const ir::Instruction& i) {
     case Opcode::Ret:
       // Copies that a loop pre-fetched but never used must land before exit.
       if (hasAsyncCopies()) emit("cp.async.wait_all;");
+      if (pipelinedWgmma_) emit("wgmma.wait_group.sync.aligned 0;");  // nothing in flight at exit
       emit("ret;");
       return;
     case Opcode::Br:
