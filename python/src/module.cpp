@@ -116,10 +116,10 @@ class PyKernel {
   // of the space, made once (a copy, so that user code may keep it).
   nb::object options(const runtime::Config& c) {
     const std::vector<runtime::Config>& space = k_->space();
-    if (&c < space.data() || &c >= space.data() + space.size()) return nb::cast(c);
+    if (&c < space.data() || &c >= space.data() + space.size()) return makeOptions(c);
     size_t i = size_t(&c - space.data());
     if (options_.size() != space.size()) options_.resize(space.size());
-    if (!options_[i].is_valid()) options_[i] = nb::cast(c);
+    if (!options_[i].is_valid()) options_[i] = makeOptions(c);
     return options_[i];
   }
   // Runs `f` with compiler diagnostics given their source text (see located()).
@@ -211,6 +211,15 @@ class PyKernel {
       while (dims.size() < 3) dims.push_back(1);
       return interp::Grid{dims[0], dims[1], dims[2]};
     };
+  }
+
+  // tritonc.Options (whose d() is a dict lookup) when the package is there, else the Config.
+  static nb::object makeOptions(const runtime::Config& c) {
+    try {
+      return nb::module_::import_("tritonc").attr("Options")(nb::cast(c));
+    } catch (const nb::python_error&) {
+      return nb::cast(c);
+    }
   }
 
   std::string source_, filename_;
@@ -443,14 +452,27 @@ NB_MODULE(_tritonc, m) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
   });
+  // A macro's value as Python sees it: an int when it reads as one, else the text.
+  static auto macroValue = [](const std::string& v) -> nb::object {
+    char* end = nullptr;
+    long long x = std::strtoll(v.c_str(), &end, 0);
+    if (!v.empty() && *end == 0) return nb::int_(x);
+    return nb::str(v.c_str());
+  };
   nb::class_<runtime::Config>(m, "Config")
       .def("d", [](const runtime::Config& c, const std::string& name) -> nb::object {
         std::string v = c.value(name);
         if (v.empty()) throw nb::key_error(("no macro or tuning parameter '" + name + "'").c_str());
-        char* end = nullptr;
-        long long x = std::strtoll(v.c_str(), &end, 0);
-        if (*end == 0) return nb::int_(x);
-        return nb::str(v.c_str());
+        return macroValue(v);
+      })
+      // Every name d() knows, with its value (tritonc.Options reads them once).
+      .def("_values", [](const runtime::Config& c) {
+        nb::dict d;
+        d["num_warps"] = c.numWarps;
+        d["num_stages"] = c.numStages;
+        for (const auto* list : {&c.fixed, &c.values})  // the tuned values win, as in value()
+          for (const lang::Define& def : *list) d[def.name.c_str()] = macroValue(def.value);
+        return d;
       })
       .def("__repr__", [](const runtime::Config& c) { return "Config(" + c.text() + ")"; })
       .def_prop_ro("num_warps", [](const runtime::Config& c) { return c.numWarps; })

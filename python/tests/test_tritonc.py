@@ -51,6 +51,23 @@ def test_grid_as_positional_tuple_and_several_outputs():
     np.testing.assert_array_equal(zz, x + 1)
 
 
+def test_grid_function_sees_the_configuration():
+    n = 300
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    c = np.full(n, np.nan, np.float32)
+    seen = []
+
+    def grid(opt):
+        seen.append((opt.d("BLOCK"), opt.d("TYPE"), opt.num_warps, opt.num_stages))
+        with pytest.raises(KeyError, match="no macro or tuning parameter 'NOPE'"):
+            opt.d("NOPE")
+        return (tritonc.cdiv(n, opt.d("BLOCK")),)
+
+    tritonc.kernel(ADD)(a, b, c, n, grid=grid, BLOCK=128, TYPE="float", num_warps=2, num_stages=1)
+    np.testing.assert_array_equal(c, a + b)
+    assert seen and all(s == (128, "float", 2, 1) for s in seen)
+
+
 class DLPackOnly:
     """An array type that speaks only DLPack (no numpy or torch type)."""
 

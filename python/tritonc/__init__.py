@@ -12,7 +12,7 @@ TensorFlow cannot be installed on our machines and is not supported.
 from . import _tritonc
 from ._tritonc import Error
 
-__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "ops", "version"]
+__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version"]
 
 
 def version():
@@ -222,6 +222,30 @@ class kernel(_tritonc.Launcher):
         if not outputs:
             return None
         return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
+
+
+class _MacroValues(dict):
+    def __missing__(self, name):
+        raise KeyError("no macro or tuning parameter '%s'" % name)
+
+
+class Options:
+    """What a grid function receives: ``opt.d('TM')`` is the value of a macro
+    or tuning parameter in this configuration (an int when it reads as one),
+    ``opt.num_warps`` and ``opt.num_stages`` its launch options. Made once per
+    configuration: ``d`` is a plain dict lookup, cheap on every launch."""
+
+    __slots__ = ("d", "num_warps", "num_stages", "_config")
+
+    def __init__(self, config):
+        values = _MacroValues(config._values())
+        self.d = values.__getitem__
+        self.num_warps = values["num_warps"]
+        self.num_stages = values["num_stages"]
+        self._config = config
+
+    def __repr__(self):
+        return "Options(%s)" % repr(self._config)[len("Config("):-1]
 
 
 class _Context:
