@@ -260,6 +260,12 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         }
       }
       bool ihalf = ik == Scalar::F16 || ik == Scalar::BF16;
+      // A thread's columns come in runs of the layout's vector: 32-bit
+      // elements are read four at a time (one 16-byte load instead of four
+      // scalar loads that would each hit every bank four times across a warp).
+      // Runs start at multiples of 4 columns, and every row of B at a
+      // multiple of 16 bytes.
+      const int64_t colRun = isz == 4 && layoutOf(t).sizePerThread[1] % 4 == 0 && (N * isz) % 16 == 0 ? 4 : 1;
       auto step = [&](const std::string& aOff, const std::string& bOff) {
         std::map<int64_t, std::string> av, bv;
         for (auto& [j, addr] : rowAddr) {
@@ -268,6 +274,16 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
           av[j] = ihalf ? toF32(ik, x) : x;
         }
         for (auto& [j, addr] : colAddr) {
+          if (bv.count(j)) continue;  // read with its run
+          bool run = colRun == 4 && j % 4 == 0 && colAddr.count(j + 1) && colAddr.count(j + 2) && colAddr.count(j + 3);
+          if (run) {
+            std::string y[4];
+            for (std::string& r : y) r = newReg(regClassOf(ik));
+            emit(std::string("ld.shared.v4.") + memoryType(ik) + " {" + y[0] + ", " + y[1] + ", " + y[2] + ", " + y[3] +
+                 "}, [" + addr + "+" + bOff + "];");
+            for (int q = 0; q < 4; ++q) bv[j + q] = y[q];
+            continue;
+          }
           std::string y = newReg(regClassOf(ik));
           emit(std::string("ld.shared.") + memoryType(ik) + " " + y + ", [" + addr + "+" + bOff + "];");
           bv[j] = ihalf ? toF32(ik, y) : y;
