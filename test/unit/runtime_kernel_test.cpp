@@ -1,7 +1,8 @@
 // The runtime's kernel object (runtime/kernel.h) and its auto-tuner
 // (runtime/tuner.cpp) on the interpreter: compile once per key, memory and
 // disk hits, keys that change with the source / options / specialization,
-// damaged entries recompiled, processes sharing one cache, the tuner picking
+// damaged entries recompiled, processes sharing one cache, the launch memo
+// (repeated shapes reuse their configuration and code), the tuner picking
 // the configuration that is really fastest, skipping the ones that fail, and
 // never writing the caller's buffers.
 #include "runtime/kernel.h"
@@ -136,6 +137,52 @@ TEST(RuntimeKernel, CompilesOnceThenHitsMemoryThenDisk) {
 
 // A GPU target compiles without a GPU (PTX only); its disk hit reads the
 // signature and the PTX back without parsing the IR.
+// The launch memo: a launch whose shape (tuning-key values, specialization
+// facts) was seen before reuses its configuration and code without tuning or
+// compiling; other shapes do not; a forced re-tune forgets every shape.
+TEST(RuntimeKernel, RepeatedLaunchesReuseTheirShapesConfigurationAndCode) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  Kernel k(kSpin, interpOptions(dir.path(), {{"SPIN", "[1, 2]"}}));
+  auto argsFor = [](interp::Buffer* x, int64_t n) {
+    return std::vector<interp::KernelArg>{interp::KernelArg::ofBuffer(x), interp::KernelArg::ofInt(n)};
+  };
+  auto launchAndCheck = [&](int64_t n) {
+    auto x = randomBuffer(n, rng);
+    interp::Buffer before = *x;
+    k.launch(argsFor(x.get(), n), eights(n));
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(at(*x, i), at(before, i) + 1) << "n " << n << ", element " << i;
+  };
+  auto probe = randomBuffer(64, rng);
+  EXPECT_FALSE(k.prepared(argsFor(probe.get(), 64)));
+  launchAndCheck(64);  // tunes, compiles
+  runtime::CacheStats first = k.stats();
+  EXPECT_TRUE(k.prepared(argsFor(probe.get(), 64)));
+  launchAndCheck(64);
+  launchAndCheck(64);
+  EXPECT_EQ(k.stats().compiles, first.compiles);
+  EXPECT_EQ(k.stats().memoryHits, first.memoryHits + 3);  // the probe and two launches
+  // Another value of the tuning key is another shape.
+  EXPECT_FALSE(k.prepared(argsFor(probe.get(), 32)));
+  launchAndCheck(32);
+  EXPECT_TRUE(k.prepared(argsFor(probe.get(), 32)));
+  // A forced re-tune may choose differently: every shape is forgotten.
+  k.tune(argsFor(probe.get(), 64), eights(64), true);
+  EXPECT_FALSE(k.prepared(argsFor(probe.get(), 64)));
+  EXPECT_FALSE(k.prepared(argsFor(probe.get(), 32)));
+  launchAndCheck(64);
+  EXPECT_TRUE(k.prepared(argsFor(probe.get(), 64)));
+
+  // Without a tuning space integers key only by divisibility by 16, and
+  // device pointers by their alignment (as the specialization does).
+  Kernel single(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+  auto x = randomBuffer(64, rng);
+  single.launch(argsFor(x.get(), 64), blocks(64));
+  EXPECT_TRUE(single.prepared(argsFor(x.get(), 48)));
+  EXPECT_FALSE(single.prepared(argsFor(x.get(), 40)));
+  EXPECT_FALSE(single.prepared({interp::KernelArg::ofDevicePtr(0x1000, 256), interp::KernelArg::ofInt(64)}));
+}
+
 TEST(RuntimeKernel, GpuTargetDiskHitKeepsPtxAndSignature) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());
