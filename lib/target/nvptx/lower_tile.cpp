@@ -220,9 +220,12 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
       Scalar ik = at.kind;
       int64_t isz = ir::byteSize(ik);
-      // A's rows padded by one element: the threads of a warp read one
-      // column of A at a time, from different rows.
-      int64_t pitchA = K + 1;
+      // A's rows padded: the threads of a warp read one column of A at a
+      // time, from different rows, which the padding puts in different banks.
+      // 32-bit elements with K a multiple of 4 ("quads") are read four k at a
+      // time, one 16-byte load per row, so the padding is 4 elements.
+      const bool quads = ir::byteSize(at.kind) == 4 && K % 4 == 0;
+      int64_t pitchA = quads ? K + 4 : K + 1;
       int64_t offB = align16(M * pitchA * isz);
       Scalar k = t.kind;
       if (!((k == Scalar::F32 && ir::isFloatKind(ik) && ik != Scalar::F64) || (k == Scalar::F64 && ik == Scalar::F64) ||
@@ -266,13 +269,9 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       // Runs start at multiples of 4 columns, and every row of B at a
       // multiple of 16 bytes.
       const int64_t colRun = isz == 4 && layoutOf(t).sizePerThread[1] % 4 == 0 && (N * isz) % 16 == 0 ? 4 : 1;
-      auto step = [&](const std::string& aOff, const std::string& bOff) {
-        std::map<int64_t, std::string> av, bv;
-        for (auto& [j, addr] : rowAddr) {
-          std::string x = newReg(regClassOf(ik));
-          emit(std::string("ld.shared.") + memoryType(ik) + " " + x + ", [" + addr + "+" + aOff + "];");
-          av[j] = ihalf ? toF32(ik, x) : x;
-        }
+      using Values = std::map<int64_t, std::string>;  // by local row or column coordinate
+      auto loadB = [&](const std::string& bOff) {
+        Values bv;
         for (auto& [j, addr] : colAddr) {
           if (bv.count(j)) continue;  // read with its run
           bool run = colRun == 4 && j % 4 == 0 && colAddr.count(j + 1) && colAddr.count(j + 2) && colAddr.count(j + 3);
@@ -288,6 +287,30 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
           emit(std::string("ld.shared.") + memoryType(ik) + " " + y + ", [" + addr + "+" + bOff + "];");
           bv[j] = ihalf ? toF32(ik, y) : y;
         }
+        return bv;
+      };
+      // A at one k, or (quads) at four consecutive k: one 16-byte load per row.
+      auto loadA = [&](const std::string& aOff) {
+        Values av;
+        for (auto& [j, addr] : rowAddr) {
+          std::string x = newReg(regClassOf(ik));
+          emit(std::string("ld.shared.") + memoryType(ik) + " " + x + ", [" + addr + "+" + aOff + "];");
+          av[j] = ihalf ? toF32(ik, x) : x;
+        }
+        return av;
+      };
+      auto loadA4 = [&](const std::string& aOff) {
+        std::vector<Values> av(4);
+        for (auto& [j, addr] : rowAddr) {
+          std::string x[4];
+          for (std::string& r : x) r = newReg(regClassOf(ik));
+          emit(std::string("ld.shared.v4.") + memoryType(ik) + " {" + x[0] + ", " + x[1] + ", " + x[2] + ", " + x[3] +
+               "}, [" + addr + "+" + aOff + "];");
+          for (int q = 0; q < 4; ++q) av[size_t(q)][j] = x[q];
+        }
+        return av;
+      };
+      auto fmas = [&](Values& av, Values& bv) {
         for (size_t e = 0; e < idx.size(); ++e) {
           const std::string& x = av[coords[e][0]];
           const std::string& y = bv[coords[e][1]];
@@ -295,9 +318,22 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
           else emit(std::string("fma.rn.") + (k == Scalar::F64 ? "f64 " : "f32 ") + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
         }
       };
+      // Four k per step with quads, else one.
+      auto step = [&](const std::string& aOffset, int64_t bOffset) {
+        if (quads) {
+          std::vector<Values> a4 = loadA4(aOffset);
+          for (int64_t q = 0; q < 4; ++q) {
+            Values bv = loadB(std::to_string(bOffset + q * N * isz));
+            fmas(a4[size_t(q)], bv);
+          }
+        } else {
+          Values av = loadA(aOffset), bv = loadB(std::to_string(bOffset));
+          fmas(av, bv);
+        }
+      };
+      const int64_t kStep = quads ? 4 : 1;
       if (K <= 32) {
-        for (int64_t kk = 0; kk < K; ++kk)
-          step(std::to_string(kk * isz), std::to_string(offB + kk * N * isz));
+        for (int64_t kk = 0; kk < K; kk += kStep) step(std::to_string(kk * isz), offB + kk * N * isz);
       } else {
         // A loop over k whose body advances the row and column addresses.
         std::string ctr = newReg(RegClass::B32), p = newReg(RegClass::Pred);
@@ -306,10 +342,10 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         label(loop);
         emit("setp.ge.s32 " + p + ", " + ctr + ", " + std::to_string(K) + ";");
         emit("@" + p + " bra.uni " + done + ";");
-        step("0", std::to_string(offB));
-        for (auto& [j, addr] : rowAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(isz) + ";");
-        for (auto& [j, addr] : colAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(N * isz) + ";");
-        emit("add.s32 " + ctr + ", " + ctr + ", 1;");
+        step("0", offB);
+        for (auto& [j, addr] : rowAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(kStep * isz) + ";");
+        for (auto& [j, addr] : colAddr) emit("add.s32 " + addr + ", " + addr + ", " + std::to_string(kStep * N * isz) + ";");
+        emit("add.s32 " + ctr + ", " + ctr + ", " + std::to_string(kStep) + ";");
         emit("bra.uni " + loop + ";");
         label(done);
       }
