@@ -77,6 +77,32 @@ Launch matmulNT(const Params& p, std::mt19937_64& rng) {
   return L;
 }
 
+// C = A B for matmul_int.tc: int32 inputs in [-100, 100], an exact reference.
+Launch intDot(const Params& p, std::mt19937_64& rng) {
+  Launch L;
+  const int64_t M = p("M"), N = p("N"), K = p("K"), pad = 8;
+  const int64_t lda = K + pad, ldb = N + pad, ldc = N + pad;
+  interp::Buffer* A = L.newBuffer("A", Scalar::I32, M * lda);
+  interp::Buffer* B = L.newBuffer("B", Scalar::I32, K * ldb);
+  interp::Buffer* C = L.newBuffer("C", Scalar::I32, M * ldc);
+  fillRandom(*A, rng, -100, 100);
+  fillRandom(*B, rng, -100, 100);
+  poison(*C);
+  L.args = {P(A), P(B), P(C), I(M), I(N), I(K), I(lda), I(ldb), I(ldc)};
+  L.grid = {M / p("TM"), N / p("TN"), 1};
+  L.sizes = mnk(M, N, K);
+  std::vector<double> ref(size_t(M * ldc), NAN);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += readElement(*A, m * lda + k) * readElement(*B, k * ldb + n);
+      ref[size_t(m * ldc + n)] = acc;
+    }
+  L.expected.push_back({C, std::move(ref)});
+  L.tolerance = 0;
+  return L;
+}
+
 const char* typeSuffix(const std::string& type) { return type == "half" ? "f16" : "f32"; }
 
 // The macros of matmul_fused.tc for one operand layout (see its header).
@@ -143,6 +169,17 @@ void addMatmulCases(std::vector<Case>& out) {
            }};
     c.tf32 = true;
     out.push_back(c);
+  }
+
+  // Exact integer products on the FMA path: K tiles of 8 (read four k at a
+  // time) and of 2 (one at a time); values up to +-100 so that sums of
+  // products overflow nothing.
+  for (auto [tk, k] : {std::pair<const char*, int64_t>{"8", 64}, {"2", 40}}) {
+    out.push_back({std::string("matmul_int_tk") + tk, "examples/matmul_int.tc",
+                   {{"TM", "32"}, {"TN", "32"}, {"TK", tk}},
+                   {{"M", 64}, {"N", 96}, {"K", k}},
+                   {{"M", 128}, {"N", 128}, {"K", 2 * k}},
+                   [](const Params& p, std::mt19937_64& r) { return intDot(p, r); }});
   }
 
   // matmul_fused.tc in its four layouts ("nt": A as is, B transposed), f32
