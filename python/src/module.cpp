@@ -242,12 +242,14 @@ class Launcher {
  public:
   // Called by _call_slow after a launch on the GPU: later calls with these
   // macros may take the fast path. `outputs` are the indices of the returned arguments.
-  void remember(const nb::dict& macros, nb::object kernel, std::vector<int> outputs) {
+  // `dtypes` are the dtypes of that call's arguments (None for numbers):
+  // a fast call's tensors must have the same ones.
+  void remember(const nb::dict& macros, nb::object kernel, std::vector<int> outputs, const nb::list& dtypes) {
     for (const Entry& e : entries_)
-      if (e.kernel.is(kernel) && e.macros.equal(macros)) return;  // known (a call with a new launch shape)
+      if (e.kernel.is(kernel) && e.macros.equal(macros) && e.dtypes.equal(dtypes)) return;  // known
     if (entries_.size() >= kMaxEntries) entries_.clear();
     PyKernel* pk = &nb::cast<PyKernel&>(kernel);
-    entries_.push_back({nb::dict(macros), std::move(kernel), pk, std::move(outputs)});
+    entries_.push_back({nb::dict(macros), std::move(kernel), pk, std::move(outputs), nb::list(dtypes)});
   }
 
   // The launch without Python: true with `out` set (a new reference), or
@@ -267,7 +269,7 @@ class Launcher {
     PyKernel& pk = *e->pykernel;
     runtime::Kernel& k = pk.core();
     const std::vector<runtime::Param>& params = k.params();
-    if (size_t(count) != params.size()) return false;
+    if (size_t(count) != params.size() || PyList_GET_SIZE(e->dtypes.ptr()) != count) return false;
     thread_local std::vector<interp::KernelArg> converted;
     converted.resize(count);
     for (Py_ssize_t i = 0; i < count; ++i) {
@@ -278,6 +280,7 @@ class Launcher {
         if (n.oneDevice ? !isTrue(PyObject_GetAttr(x, n.isCuda))
                         : intResult(PyObject_CallMethodNoArgs(x, n.getDevice)) != 0)
           return false;
+        if (!sameObject(PyObject_GetAttr(x, n.dtype), PyList_GET_ITEM(e->dtypes.ptr(), i))) return false;
         int64_t address = intResult(PyObject_CallMethodNoArgs(x, n.dataPtr));
         if (address < 0) return false;
         converted[i] = interp::KernelArg::ofDevicePtr(uint64_t(address));
@@ -320,13 +323,14 @@ class Launcher {
     nb::object kernel;  // keeps `pykernel` alive
     PyKernel* pykernel;
     std::vector<int> outputs;
+    nb::list dtypes;  // per argument: the dtype its tensor had (torch dtypes are singletons)
   };
   static constexpr size_t kMaxEntries = 16;
 
   // Interned names and torch's objects, found once (torch is never imported
   // from here); kept for the life of the process.
   struct Names {
-    PyObject *grid, *isCuda, *dataPtr, *getDevice, *zero;
+    PyObject *grid, *isCuda, *dataPtr, *getDevice, *dtype, *zero;
     PyObject* tensorType = nullptr;  // torch.Tensor
     PyObject* rawStream = nullptr;   // torch._C._cuda_getCurrentRawStream
     bool oneDevice = false;          // a single CUDA device: is_cuda says device 0
@@ -335,7 +339,7 @@ class Launcher {
   static Names& names() {
     static Names n{PyUnicode_InternFromString("grid"), PyUnicode_InternFromString("is_cuda"),
                    PyUnicode_InternFromString("data_ptr"), PyUnicode_InternFromString("get_device"),
-                   PyLong_FromLong(0)};
+                   PyUnicode_InternFromString("dtype"), PyLong_FromLong(0)};
     if (!n.torchLooked) {
       static PyObject* modules = PyImport_GetModuleDict();  // borrowed, lives as long as the interpreter
       PyObject* torch = PyDict_GetItemString(modules, "torch");  // borrowed
@@ -375,6 +379,13 @@ class Launcher {
     return nullptr;
   }
 
+  // Consumes `r`: is it `expected`? (false on an error, which is cleared)
+  static bool sameObject(PyObject* r, PyObject* expected) {
+    if (!r) return PyErr_Clear(), false;
+    bool same = r == expected;
+    Py_DECREF(r);
+    return same;
+  }
   // Consumes `r`: is it True? (false on an error, which is cleared)
   static bool isTrue(PyObject* r) {
     if (!r) return PyErr_Clear(), false;
@@ -499,7 +510,8 @@ NB_MODULE(_tritonc, m) {
   g_errorType = compileError.ptr();
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcherSlots))
       .def(nb::init<>())
-      .def("_remember", &Launcher::remember, nb::arg("macros"), nb::arg("kernel"), nb::arg("outputs"))
+      .def("_remember", &Launcher::remember, nb::arg("macros"), nb::arg("kernel"), nb::arg("outputs"),
+           nb::arg("dtypes"))
       .def_ro("_fast_launches", &Launcher::fastLaunches_);
   // What the package needs of a DLPack tensor: (device type (1 CPU, 2 CUDA,
   // ...), device id, address, bytes, contiguous?, span: the bytes from the

@@ -126,6 +126,9 @@ def test_errors_are_clear():
     # The interpreter (target="interp", also on GPU machines) checks every access.
     with pytest.raises(tritonc.Error, match="out-of-bounds"):
         tritonc.kernel(ADD, target="interp")(a, a, a, 128, grid=(2,), BLOCK=64, TYPE="float")  # n > the arrays
+    # Arrays whose elements are not the kernel's pointer types.
+    with pytest.raises(TypeError, match=r"argument 1 \('b'\) holds f64 elements, but kernel 'add' takes f32\* there"):
+        add(a, a.astype(np.float64), a, 64, grid=(1,), BLOCK=64, TYPE="float")
     with pytest.raises(TypeError, match="no Triton-C type"):
         add(a, a, a, 64, grid=(1,), BLOCK=64, TYPE=np.complex64)
 
@@ -261,6 +264,8 @@ def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
         add(a, b, torch.empty(10000)[::2], 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     with pytest.raises(tritonc.Error, match="is a pointer"):
         add(a, 1.5, c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    with pytest.raises(TypeError, match="holds f16 elements"):
+        add(a, b.half(), c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     with pytest.raises(tritonc.Error, match="takes 4 arguments"):
         add(a, b, c, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     # CPU tensors with the same macros run on the CPU path.

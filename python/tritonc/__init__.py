@@ -143,6 +143,33 @@ def _argument(x, where):
                     "or an object with __dlpack__ / __cuda_array_interface__)" % (where, type(x).__name__))
 
 
+# Element types of arrays as the IR names them; unsigned integers pass for
+# the signed ones of their width.
+_IR_ELEMENT = {
+    "float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "bool": "i1",
+    "int64": "i64", "uint64": "i64", "int32": "i32", "uint32": "i32", "int16": "i16", "uint16": "i16",
+    "int8": "i8", "uint8": "i8",
+}
+
+
+def _element_type(x):
+    """The IR name of the elements of an array or tensor argument, when known."""
+    import numpy as np
+    dt = getattr(x, "dtype", None)
+    name = _dtype_name(dt) if dt is not None else None
+    if name is None and hasattr(x, "__cuda_array_interface__"):
+        name = np.dtype(x.__cuda_array_interface__["typestr"]).name
+    return _IR_ELEMENT.get(name) if name else None
+
+
+def _check_element_types(args, params, kernel_name):
+    for n, (x, (pname, is_ptr, dtype)) in enumerate(zip(args, params)):
+        found = _element_type(x) if is_ptr else None
+        if found is not None and found != dtype:
+            raise TypeError("argument %d ('%s') holds %s elements, but kernel '%s' takes %s* there "
+                            "(does a TYPE macro match the tensors?)" % (n, pname, found, kernel_name, dtype))
+
+
 class kernel(_tritonc.Launcher):
     """A Triton-C kernel callable as ``k(arg1, ..., argN, grid, **macros)``.
 
@@ -211,14 +238,17 @@ class kernel(_tritonc.Launcher):
             torch = _torch()
             if torch is not None and torch.cuda.is_available():
                 stream = torch.cuda.current_stream().cuda_stream
-        names = [p[0] for p in k.params()]
+        params = k.params()
+        _check_element_types(args, params, k.name)
+        names = [p[0] for p in params]
         for o in self.outputs:
             if o not in names:
                 raise ValueError("output '%s' is not a parameter of kernel '%s' (%s)" % (o, k.name, ", ".join(names)))
         outputs = [names.index(o) for o in self.outputs]
         k.launch(converted, grid, stream)
         if on_device:
-            self._remember(macros, k, outputs)
+            # The fast path checks each tensor's dtype against this call's.
+            self._remember(macros, k, outputs, [getattr(x, "dtype", None) for x in args])
         if not outputs:
             return None
         return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
