@@ -245,8 +245,13 @@ class Launcher {
   // `dtypes` are the dtypes of that call's arguments (None for numbers):
   // a fast call's tensors must have the same ones.
   void remember(const nb::dict& macros, nb::object kernel, std::vector<int> outputs, const nb::list& dtypes) {
-    for (const Entry& e : entries_)
-      if (e.kernel.is(kernel) && e.macros.equal(macros) && e.dtypes.equal(dtypes)) return;  // known
+    for (const Entry& e : entries_) {
+      if (!e.kernel.is(kernel)) continue;
+      try {
+        if (e.macros.equal(macros) && e.dtypes.equal(dtypes)) return;  // known
+      } catch (const nb::python_error&) {  // values that do not compare (arrays): not the same
+      }
+    }
     if (entries_.size() >= kMaxEntries) entries_.clear();
     PyKernel* pk = &nb::cast<PyKernel&>(kernel);
     entries_.push_back({nb::dict(macros), std::move(kernel), pk, std::move(outputs), nb::list(dtypes)});
