@@ -396,13 +396,13 @@ PreparedLaunch Kernel::prepared(const std::vector<interp::KernelArg>& args) {
   return p;
 }
 
-PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid) {
+PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
   if (args.size() != params_.size())
     throw UserError(SourceLoc{}, "kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                                      std::to_string(args.size()) + " given");
   if (PreparedLaunch p = prepared(args)) return p;
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid).bestIndex];
+  const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid, false, stream).bestIndex];
   std::shared_ptr<CompiledKernel> k = compile(config, args);
   if (target_ != "interp") loadOnGpu(*k, name_);  // launch(p, ...) runs outside the lock
   PreparedLaunch p{&config, k.get()};  // compiled_ keeps k for the kernel's life
@@ -427,7 +427,7 @@ void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg
 }
 
 void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
-  PreparedLaunch p = prepare(args, grid);
+  PreparedLaunch p = prepare(args, grid, stream);
   launch(p, args, grid(*p.config), stream);
 }
 

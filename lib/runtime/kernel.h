@@ -123,17 +123,21 @@ class Kernel {
   void launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
   // The two halves of launch(), for callers that compute the grid themselves
   // (the Python module): prepare() settles the configuration and the code for
-  // `args` (tuning and compiling when their shape is new; see launch_memo.h);
+  // `args` (tuning and compiling when their shape is new, see launch_memo.h;
+  // device buffers are copied for tuning once `stream`'s work is done);
   // prepared() is the same from the memo alone (empty when the shape is new);
   // launch(p, ...) runs it on `grid`.
-  PreparedLaunch prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid);
+  PreparedLaunch prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
   PreparedLaunch prepared(const std::vector<interp::KernelArg>& args);
   void launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
               void* stream = nullptr);
   // Times every configuration on copies of `args` (the caller's buffers are
   // never written) and keeps the fastest for the tuning key of `args`, in
   // memory and on disk. With `force`, tunes even when the key is known.
-  TuneResult tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force = false);
+  // Device buffers are copied after the work queued on `stream` (the stream
+  // the caller launches on) is done.
+  TuneResult tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force = false,
+                  void* stream = nullptr);
   // The tuning key of `args`: "M=512,N=512,K=128".
   std::string tuningKeyOf(const std::vector<interp::KernelArg>& args) const;
 

@@ -54,7 +54,7 @@ struct ScratchArgs {
 
 }  // namespace
 
-TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force) {
+TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force, void* stream) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   TuneResult result;
   result.tuningKey = tuningKeyOf(args);
@@ -84,6 +84,12 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
       throw UserError(SourceLoc{}, "tuning kernel '" + name_ +
                                        "' needs the size of every device buffer (it runs each configuration on "
                                        "copies of them, never on the caller's data)");
+  // The copies are taken on the legacy stream, which waits for the blocking
+  // streams only: the caller's stream may be a non-blocking one.
+  if (stream && std::any_of(args.begin(), args.end(), [](const interp::KernelArg& a) {
+        return a.kind == interp::KernelArg::Kind::DevicePtr;
+      }))
+    nvptx::synchronizeStream(stream);
   const int repeats = opts_.tuneRepeats > 0 ? opts_.tuneRepeats : target_ == "interp" ? 3 : 10;
   auto say = [&](const std::string& line) {
     if (opts_.progress) opts_.progress(line);

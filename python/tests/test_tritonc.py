@@ -253,6 +253,12 @@ def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
             add(a, b, c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
         s.synchronize()
         assert torch.equal(c, a + b)
+        # Tuning there: the inputs are written on `s` just before; the tuner waits for it.
+        a.copy_(torch.randn(5000, device="cuda"))
+        c.fill_(float("nan"))
+        add(a, b, c, 5000, grid=grid_for(5000), BLOCK=[128, 512], TYPE=torch.float32)
+        s.synchronize()
+        assert torch.equal(c, a + b)
     # A strided CUDA view passes its data pointer (strides are the kernel's business).
     big = torch.full((10000,), float("nan"), device="cuda")
     for _ in range(2):

@@ -29,6 +29,7 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
             bind(lib, d->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
             bind(lib, d->cuCtxSetCurrent, "cuCtxSetCurrent") && bind(lib, d->cuCtxSynchronize, "cuCtxSynchronize") &&
+            bind(lib, d->cuStreamSynchronize, "cuStreamSynchronize") &&
             bind(lib, d->cuModuleLoadDataEx, "cuModuleLoadDataEx") && bind(lib, d->cuModuleUnload, "cuModuleUnload") &&
             bind(lib, d->cuModuleGetFunction, "cuModuleGetFunction") &&
             bind(lib, d->cuFuncSetAttribute, "cuFuncSetAttribute") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&

@@ -224,6 +224,11 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
   return result;
 }
 
+void synchronizeStream(void* stream) {
+  CudaDriver* d = driver();
+  d->check(d->cuStreamSynchronize(static_cast<CUstream>(stream)), "waiting for the caller's stream");
+}
+
 DeviceCopy::DeviceCopy(uint64_t source, size_t bytes) {
   CudaDriver* d = driver();
   CUdeviceptr p = 0;

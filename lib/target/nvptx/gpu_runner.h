@@ -62,6 +62,10 @@ class GpuKernel {
   std::vector<std::string> paramNames_;
 };
 
+// Waits for the work queued on `stream` (before the tuner copies buffers
+// that work may still write).
+void synchronizeStream(void* stream);
+
 // A copy of device memory, freed with the object (the tuner runs every
 // configuration on copies of the caller's device buffers).
 class DeviceCopy {
