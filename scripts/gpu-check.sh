@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One-command GPU check, for a GPU host (Ubuntu 24.04, CUDA 13, no LLVM, no
-# network): builds tritonc from source, runs every example kernel on the GPU
-# against its reference, runs them under compute-sanitizer (memcheck,
-# racecheck), and writes logs and JSON into the folder given as $1 (or $OUT).
+# network): builds tritonc from source, runs the unit tests and every example
+# kernel on the GPU against its reference, runs them under compute-sanitizer
+# (memcheck, racecheck), and writes logs and JSON into the folder given as $1
+# (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # SKIP_BENCH=1 skips the benchmarks; PYTHON_ONLY=1 builds and checks only the
 # Python package (its tests and the launch-overhead benchmark).
@@ -32,6 +33,16 @@ log "build ok (tests: $tests)"
 
 EX="$BUILD/examples/tritonc-examples"
 if [ "${PYTHON_ONLY:-0}" != 1 ]; then
+# The unit and kernel tests, here with a GPU (the CUDA ones skip elsewhere).
+if [ "$tests" = ON ]; then
+  if (cd "$BUILD" && ctest -j "$(nproc)" --output-on-failure) > "$OUT_DIR/ctest.txt" 2>&1; then
+    log "ctest on the GPU host: $(grep 'tests passed' "$OUT_DIR/ctest.txt")"
+  else
+    log "ctest on the GPU host FAILED: $(grep 'tests passed' "$OUT_DIR/ctest.txt")"
+    status=1
+  fi
+fi
+
 for preset in test demo; do
   if "$EX" --root . --backend gpu --preset "$preset" > "$OUT_DIR/examples-gpu-$preset.txt" 2>&1; then
     log "examples on gpu ($preset): $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
