@@ -224,8 +224,9 @@ class FunctionLowering {
     return at;
   }
   static const char* ringBase(bool async) { return async ? kAsyncRingBase : kRingBase; }
-  // Whether the code being lowered runs while a cp.async ring is live.
+  // Whether `b` is in a loop whose dots read cp.async rings.
   bool inAsyncLoop(const ir::BasicBlock* b) const { return asyncLoopBlocks_.count(b) != 0; }
+  // Whether the code being lowered runs while a cp.async ring is live.
   bool inAsyncRing() const { return asyncRingLive_ || asyncLoopBlocks_.count(currentBlock_) != 0; }
 
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.

@@ -25,7 +25,8 @@
 // one stage more than the copies run ahead: the refill at iteration i writes
 // the stage of iteration i - 2, whose dot every warpgroup waited for before
 // the barrier that precedes the refill. Blocks that leave the loop wait for
-// every group first (codegen.cpp), since they read the accumulator.
+// every group first (codegen.cpp), since they read the accumulator, and so
+// does a return (lower_control.cpp).
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
