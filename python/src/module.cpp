@@ -275,8 +275,8 @@ class Launcher {
     runtime::Kernel& k = pk.core();
     const std::vector<runtime::Param>& params = k.params();
     if (size_t(count) != params.size() || PyList_GET_SIZE(e->dtypes.ptr()) != count) return false;
-    thread_local std::vector<interp::KernelArg> converted;
-    converted.resize(count);
+    // Local, not thread_local: a grid function may launch another kernel.
+    std::vector<interp::KernelArg> converted(size_t(count));
     for (Py_ssize_t i = 0; i < count; ++i) {
       PyObject* x = PyTuple_GET_ITEM(args, i);
       if (params[i].type.isPtr()) {
