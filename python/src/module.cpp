@@ -276,7 +276,8 @@ class Launcher {
     const std::vector<runtime::Param>& params = k.params();
     if (size_t(count) != params.size() || PyList_GET_SIZE(e->dtypes.ptr()) != count) return false;
     // Local, not thread_local: a grid function may launch another kernel.
-    std::vector<interp::KernelArg> converted(size_t(count));
+    std::vector<interp::KernelArg> converted;
+    converted.resize(size_t(count));
     for (Py_ssize_t i = 0; i < count; ++i) {
       PyObject* x = PyTuple_GET_ITEM(args, i);
       if (params[i].type.isPtr()) {
