@@ -274,6 +274,21 @@ def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
         add(a, b.half(), c, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
     with pytest.raises(tritonc.Error, match="takes 4 arguments"):
         add(a, b, c, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+    # A grid function may itself launch a kernel, on the fast path too.
+    x, y = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
+    inner, outer = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+
+    def grid_that_launches(opt):
+        add(x, y, inner, 5000, grid=grid_for(5000), BLOCK=256, TYPE=torch.float32)
+        return (tritonc.cdiv(5000, opt.d("BLOCK")),)
+
+    other = tritonc.kernel(ADD, ["c"])
+    for _ in range(3):
+        outer.fill_(float("nan"))
+        other(y, y, outer, 5000, grid=grid_that_launches, BLOCK=256, TYPE=torch.float32)
+        torch.cuda.synchronize()
+        assert torch.equal(outer, y + y) and torch.equal(inner, x + y)
+    assert other._fast_launches >= 1
     # CPU tensors with the same macros run on the CPU path.
     ac, bc = torch.randn(300), torch.randn(300)
     cc = torch.full((300,), float("nan"))
