@@ -348,6 +348,24 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   return out;
 }
 
+void Kernel::checkSignature(const CompiledKernel& k) const {
+  // The arguments were bound by the parameters of the space's first point; a
+  // configuration whose macros change them (TYPE=[float, half]) cannot run on them.
+  bool same = k.signature.size() == params_.size();
+  for (size_t i = 0; same && i < params_.size(); ++i) same = k.signature[i].type == params_[i].type;
+  if (same) return;
+  auto list = [](const std::vector<Param>& ps) {
+    std::string s;
+    for (const Param& p : ps)
+      s += (s.empty() ? "" : ", ") + std::string(p.type.isPtr() ? ir::scalarName(p.type.pointee) + std::string("*")
+                                                                   : ir::scalarName(p.type.kind)) +
+           " " + p.name;
+    return s;
+  };
+  throw UserError(SourceLoc{}, "its parameters (" + list(k.signature) + ") differ from the first configuration's (" +
+                                   list(params_) + ")");
+}
+
 // Loads the PTX of `k` into the GPU the first time it is needed (under the kernel's lock).
 static void loadOnGpu(CompiledKernel& k, const std::string& name) {
   if (k.gpu) return;
@@ -404,6 +422,7 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid, false, stream).bestIndex];
   std::shared_ptr<CompiledKernel> k = compile(config, args);
+  checkSignature(*k);
   if (target_ != "interp") loadOnGpu(*k, name_);  // launch(p, ...) runs outside the lock
   PreparedLaunch p{&config, k.get()};  // compiled_ keeps k for the kernel's life
   LaunchMemo::Shape shape;

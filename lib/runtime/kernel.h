@@ -151,6 +151,8 @@ class Kernel {
   std::string cacheKey(const Config& c, const std::string& specialization) const;
   std::string tuningRecordKey(const std::string& tuningKey) const;
   const Config* findConfig(const std::string& text) const;
+  // Throws UserError when `k`'s parameter types are not the kernel's (params()).
+  void checkSignature(const CompiledKernel& k) const;
   lang::CompileOptions compileOptionsFor(const Config& c) const;
 
   std::string source_;

@@ -103,6 +103,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
     t.config = space_[i];
     try {
       std::shared_ptr<CompiledKernel> k = compile(t.config, args);
+      checkSignature(*k);
       ScratchArgs scratch(args);
       std::vector<float> times = run(*k, scratch.args, grid(t.config), repeats, nullptr);
       std::sort(times.begin(), times.end());

@@ -368,6 +368,33 @@ TEST(RuntimeTuner, TunesOncePerTuningKeyInMemoryAndOnDisk) {
   EXPECT_EQ(named.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32)).origin, "memory");
 }
 
+// The arguments are bound by the first configuration's parameters: a
+// configuration whose macros change their types is skipped, with the reason.
+TEST(RuntimeTuner, SkipsConfigurationsWhoseParametersDiffer) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  const char* const src = R"(
+__global__ void inc(TYPE* x, int n) {
+  int off[8] = get_program_id(0) * 8 + 0 ... 8;
+  *(x + off) = *(x + off) + 1;
+}
+)";
+  Kernel k(src, interpOptions(dir.path(), {{"TYPE", "[float, double]"}}));
+  ASSERT_EQ(k.space().size(), 2u);
+  auto x = randomBuffer(64, rng);
+  interp::Buffer before = *x;
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  runtime::TuneResult r = k.tune(args, eights(64));
+  ASSERT_EQ(r.trials.size(), 2u);
+  EXPECT_EQ(r.trials[0].error, "");
+  EXPECT_NE(r.trials[1].error.find("its parameters (f64* x, i32 n) differ from the first configuration's (f32* x, i32 n)"),
+            std::string::npos)
+      << r.trials[1].error;
+  EXPECT_EQ(r.best.value("TYPE"), "float");
+  k.launch(args, eights(64));
+  for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(at(*x, i), at(before, i) + 1) << "element " << i;
+}
+
 TEST(RuntimeTuner, SkipsConfigurationsThatFailAndExplainsWhenAllFail) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());
