@@ -136,7 +136,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
   result.bestMs = best->ms;
   result.origin = "tuned";
   tuned_[result.tuningKey] = result.bestIndex;
-  memo_.clear();  // a forced re-tune may choose differently for shapes already launched
+  if (force) memo_.clear();  // a re-tune may choose differently for shapes already launched
   if (disk_) disk_->store(recordKey, best->config.text());
   return result;
 }
