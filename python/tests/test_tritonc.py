@@ -152,26 +152,30 @@ def test_add_torch_cpu_tensors():
     assert torch.equal(c, a + b)
 
 
+def check_dot_against_autograd(ta, tb, M, N, K, device, tol):
+    """tritonc.ops.dot and its gradients against PyTorch's autograd of the
+    same product on the same inputs (f32)."""
+    A = torch.randn(M, K, device=device)
+    B = torch.randn(K, N, device=device)
+    x = (A.t().contiguous() if ta else A.clone()).requires_grad_()
+    y = (B.t().contiguous() if tb else B.clone()).requires_grad_()
+    c = tritonc.ops.dot(x, y, ta, tb)
+    assert isinstance(c, torch.Tensor) and c.shape == (M, N) and c.device == A.device
+    dy = torch.randn(M, N, device=device)
+    c.backward(dy)
+    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
+    ref = (x2.t() if ta else x2) @ (y2.t() if tb else y2)
+    ref.backward(dy)
+    torch.testing.assert_close(c.detach(), ref.detach(), rtol=tol, atol=tol)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=tol, atol=tol)
+    torch.testing.assert_close(y.grad, y2.grad, rtol=tol, atol=tol)
+
+
 @needs_torch
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
 def test_dot_and_gradients_match_torch_autograd(ta, tb):
-    M, N, K = 64, 32, 48
-    A = torch.randn(M, K, dtype=torch.float32)
-    B = torch.randn(K, N, dtype=torch.float32)
-    x = (A.t().contiguous() if ta else A.clone()).requires_grad_()
-    y = (B.t().contiguous() if tb else B.clone()).requires_grad_()
-    c = tritonc.ops.dot(x, y, ta, tb)
-    assert isinstance(c, torch.Tensor) and c.shape == (M, N)
-    dy = torch.randn(M, N)
-    c.backward(dy)
-    # The same product through PyTorch's own autograd, on the same inputs.
-    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
-    ref = (x2.t() if ta else x2) @ (y2.t() if tb else y2)
-    ref.backward(dy)
-    torch.testing.assert_close(c.detach(), ref.detach(), rtol=1e-4, atol=1e-4)
-    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-4)
-    torch.testing.assert_close(y.grad, y2.grad, rtol=1e-4, atol=1e-4)
+    check_dot_against_autograd(ta, tb, 64, 32, 48, "cpu", 1e-4)
 
 
 def _cuda():
@@ -202,20 +206,7 @@ def test_cuda_objects_that_speak_only_dlpack():
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
 def test_dot_cuda_with_gradients(ta, tb):
-    M, N, K = 128, 64, 96
-    A = torch.randn(M, K, device="cuda")
-    B = torch.randn(K, N, device="cuda")
-    x = (A.t().contiguous() if ta else A.clone()).requires_grad_()
-    y = (B.t().contiguous() if tb else B.clone()).requires_grad_()
-    c = tritonc.ops.dot(x, y, ta, tb)
-    dy = torch.randn(M, N, device="cuda")
-    c.backward(dy)
-    x2, y2 = x.detach().clone().requires_grad_(), y.detach().clone().requires_grad_()
-    ref = (x2.t() if ta else x2) @ (y2.t() if tb else y2)
-    ref.backward(dy)
-    torch.testing.assert_close(c.detach(), ref.detach(), rtol=1e-3, atol=1e-3)
-    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-3, atol=1e-3)
-    torch.testing.assert_close(y.grad, y2.grad, rtol=1e-3, atol=1e-3)
+    check_dot_against_autograd(ta, tb, 128, 64, 96, "cuda", 1e-3)
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
