@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runtime/specialize.h"
+
 namespace tritonc::runtime {
 
 void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed, Shape& out) {
@@ -12,7 +14,7 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
     bool key = k < keyed.size() && keyed[k];
     int64_t v = 0;
     switch (a.kind) {
-      case Kind::Int: v = key ? a.i : int64_t(a.i % 16 == 0); break;
+      case Kind::Int: v = key ? a.i : intDivisor(a.i); break;
       case Kind::Float:
         if (key) std::memcpy(&v, &a.f, sizeof v);
         break;

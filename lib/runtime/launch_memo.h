@@ -31,8 +31,8 @@ class LaunchMemo {
 
   // Two words per parameter: the argument's kind, then its value when the
   // parameter is in the tuning key (`keyed`), else the one fact the
-  // specialization reads (is the pointer 16-byte aligned, is the integer a
-  // multiple of 16).
+  // specialization reads (is the pointer 16-byte aligned; which of 16, 8, 4,
+  // 2 divides the integer).
   static void shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed, Shape& out);
 
   PreparedLaunch find(const Shape& shape) const {

@@ -1,25 +1,43 @@
 #include "runtime/specialize.h"
 
+#include <numeric>
+
 namespace tritonc::runtime {
 
 namespace {
 constexpr int64_t kAlign = 16;
 bool alignedPtr(const ArgFacts& a) { return a.isPointer && a.address % kAlign == 0; }
-bool divisibleInt(const ArgFacts& a) { return a.isInt && a.value % kAlign == 0; }
+char keyLetter(const ArgFacts& a) {
+  if (a.isPointer) return alignedPtr(a) ? 'A' : 'P';
+  if (!a.isInt) return 'F';
+  switch (intDivisor(a.value)) {
+    case 16: return 'D';
+    case 8: return '8';
+    case 4: return '4';
+    case 2: return '2';
+    default: return 'N';
+  }
+}
 }  // namespace
+
+int64_t intDivisor(int64_t v) {
+  for (int64_t d = kAlign; d > 1; d /= 2)
+    if (v % d == 0) return d;
+  return 1;
+}
 
 std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts>& args) {
   std::string key;
   for (size_t k = 0; k < args.size() && k < fn.arguments().size(); ++k) {
     const ArgFacts& a = args[k];
-    key += a.isPointer ? (alignedPtr(a) ? "A" : "P") : a.isInt ? (divisibleInt(a) ? "D" : "N") : "F";
+    key += keyLetter(a);
   }
   return key;
 }
 
 std::string specializationKey(const std::vector<ArgFacts>& args) {
   std::string key;
-  for (const ArgFacts& a : args) key += a.isPointer ? (alignedPtr(a) ? "A" : "P") : a.isInt ? (divisibleInt(a) ? "D" : "N") : "F";
+  for (const ArgFacts& a : args) key += keyLetter(a);
   return key;
 }
 
@@ -42,8 +60,9 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
     ir::Argument* p = fn.argument(k);
     const ArgFacts& a = args[k];
     if (p->type().isPtr() && alignedPtr(a) && p->attrs.aligned < kAlign) p->attrs.aligned = kAlign;
-    if (!p->type().isPtr() && p->type().isInt() && divisibleInt(a) && p->attrs.multipleOf % kAlign != 0)
-      p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::max(p->attrs.multipleOf, kAlign) : kAlign;
+    int64_t d = a.isInt ? intDivisor(a.value) : 1;
+    if (!p->type().isPtr() && p->type().isInt() && d > 1 && p->attrs.multipleOf % d != 0)
+      p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::lcm(p->attrs.multipleOf, d) : d;
   }
 }
 

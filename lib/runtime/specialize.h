@@ -1,8 +1,11 @@
 // Launch specialization: what the launch's actual arguments promise about
 // alignment, recorded on the kernel's parameters so that the axis analysis
 // (and so vectorization) can use it, as Triton does. A pointer whose address
-// is a multiple of 16 bytes gets aligned(16); an integer divisible by 16 gets
-// multipleof(16). The key says which, so that each combination compiles once.
+// is a multiple of 16 bytes gets aligned(16); an integer gets multipleof(D)
+// for the largest D of 16, 8, 4, 2 that divides it (Triton stops at 16 or
+// nothing, which leaves a leading dimension of 7000 f16 unvectorized though
+// its rows are 16-byte aligned). The key says which, so that each
+// combination compiles once.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,10 +23,14 @@ struct ArgFacts {
   bool isInt = false;
 };
 
-// The key, one letter per parameter ("AAND"): A pointer aligned to 16 bytes,
-// P other pointer, D integer divisible by 16, N other integer, F float.
+// The key, one letter per parameter ("AAD8N"): A pointer aligned to 16 bytes,
+// P other pointer, D integer divisible by 16, 8 / 4 / 2 integer divisible by
+// that (and no more of 16), N odd integer, F float.
 std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts>& args);
 std::string specializationKey(const std::vector<ArgFacts>& args);
+
+// The largest of 16, 8, 4, 2 that divides `v` (1 when it is odd).
+int64_t intDivisor(int64_t v);
 
 // Facts of host-side launch arguments: a buffer is passed at its start, which
 // every allocator (host or device) aligns to at least 16 bytes.

@@ -36,6 +36,14 @@ bool isSubIdentity(ir::Value* c) {
   return k->type().isFloat() ? (k->f == 0 && !std::signbit(k->f)) : k->i == 0;
 }
 
+// Whether `a` and `b` are one value: the same, or splats of one constant
+// (constants are interned, so the same constant is the same object).
+bool sameSplat(ir::Value* a, ir::Value* b) {
+  if (a == b) return true;
+  ir::Constant* c = splatConstant(a);
+  return c && c == splatConstant(b) && a->type() == b->type();
+}
+
 // Returns the value `inst` simplifies to, or nullptr. May instead rewrite
 // `inst` in place (returning `inst` itself to report a change).
 ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
@@ -99,6 +107,11 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       if (isAllTrue(x)) return y;
       if (isAllFalse(x)) return inst->operand(2);
       if (y == inst->operand(2)) return y;
+      // `m ? *p : o` is a load masked by m that yields o where m is false,
+      // then a select of it by m with o: the select changes nothing. Without
+      // this rule the select hides the load from the pre-fetching of loops.
+      if (ir::Instruction* l = asInst(y, Opcode::Load))
+        if (l->numOperands() == 3 && l->operand(1) == x && sameSplat(l->operand(2), inst->operand(2))) return l;
       return nullptr;
     case Opcode::Gep:
       return isConstantValue(y, 0) && x->type() == t ? x : nullptr;

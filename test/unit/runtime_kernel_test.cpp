@@ -173,13 +173,17 @@ TEST(RuntimeKernel, RepeatedLaunchesReuseTheirShapesConfigurationAndCode) {
   launchAndCheck(64);
   EXPECT_TRUE(k.prepared(argsFor(probe.get(), 64)));
 
-  // Without a tuning space integers key only by divisibility by 16, and
+  // Without a tuning space integers key only by their divisibility, and
   // device pointers by their alignment (as the specialization does).
   Kernel single(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
   auto x = randomBuffer(64, rng);
   single.launch(argsFor(x.get(), 64), blocks(64));
   EXPECT_TRUE(single.prepared(argsFor(x.get(), 48)));
   EXPECT_FALSE(single.prepared(argsFor(x.get(), 40)));
+  // Integers are told apart by the largest of 16, 8, 4, 2 dividing them.
+  single.launch(argsFor(x.get(), 40), blocks(40));
+  EXPECT_TRUE(single.prepared(argsFor(x.get(), 56)));
+  EXPECT_FALSE(single.prepared(argsFor(x.get(), 36)));
   EXPECT_FALSE(single.prepared({interp::KernelArg::ofDevicePtr(0x1000, 256), interp::KernelArg::ofInt(64)}));
 }
 
