@@ -96,6 +96,7 @@ Value* Instruction::mask() const {
     case Opcode::Store:
     case Opcode::AtomicRmw: return operands_.size() >= 3 ? operands_[2] : nullptr;
     case Opcode::AtomicCas: return operands_.size() >= 4 ? operands_[3] : nullptr;
+    case Opcode::AsyncCopy: return operands_.size() >= 3 ? operands_[2] : nullptr;
     default: return nullptr;
   }
 }
@@ -194,6 +195,13 @@ Function* Module::function(const std::string& name) const {
   for (auto& f : funcs_)
     if (f->name() == name) return f.get();
   return nullptr;
+}
+
+const Layout* Module::layout(const Layout& l) {
+  std::string key = l.key();
+  auto it = layouts_.find(key);
+  if (it != layouts_.end()) return it->second.get();
+  return (layouts_[key] = std::make_unique<Layout>(l)).get();
 }
 
 Constant* Module::constInt(Scalar kind, int64_t v) {

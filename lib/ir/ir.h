@@ -6,10 +6,12 @@
 // by mask operands on load/store/atomics and by `select` (the psi function).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ir/layout.h"
 #include "ir/type.h"
 #include "support/diagnostic.h"
 
@@ -20,7 +22,7 @@ enum class Opcode : uint8_t {
 #include "ir/opcodes.def"
 #undef OPCODE
 };
-enum class OpCategory : uint8_t { Binary, Unary, Other };
+enum class OpCategory : uint8_t { Binary, Unary, Other, Gpu };
 
 const char* opcodeName(Opcode op);
 OpCategory opcodeCategory(Opcode op);
@@ -119,19 +121,35 @@ class Instruction : public Value {
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
   uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind
-  int64_t imm = 0;    // axis, range start, multiple_of divisor
+  int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait)
+  // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
+  int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
+  int64_t smem = -1;  // local_alloc, and instructions that need scratch: byte offset in shared memory
   SourceLoc loc;
   BasicBlock* parent = nullptr;
 
   bool isTerminator() const {
     return op_ == Opcode::Br || op_ == Opcode::CondBr || op_ == Opcode::Ret;
   }
+  // Instructions that passes must neither remove, merge nor move: stores,
+  // atomics, terminators, and the GPU IR's allocations, shared-memory
+  // writes, asynchronous operations and their waits, barriers and fences.
   bool hasSideEffects() const {
-    return op_ == Opcode::Store || op_ == Opcode::AtomicRmw || op_ == Opcode::AtomicCas ||
-           isTerminator();
+    switch (op_) {
+      case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      case Opcode::LocalAlloc: case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
+      case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::DotAsync:
+      case Opcode::DotWait:
+        return true;
+      default:
+        return isTerminator();
+    }
   }
+  // Reads memory that other instructions may write (never merged or hoisted).
+  bool readsMemory() const { return op_ == Opcode::Load || op_ == Opcode::LocalLoad; }
   // Load: operands (ptr [, mask, other]); Store: (ptr, value [, mask]);
-  // atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask]).
+  // atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask]);
+  // async_copy: (buffer, ptr [, mask]).
   Value* mask() const;
 
  private:
@@ -187,6 +205,7 @@ class Function {
   std::vector<BasicBlock*> predecessors(const BasicBlock* bb) const;
 
   SourceLoc loc;
+  int64_t sharedBytes = -1;  // GPU IR: shared memory one program uses (-1: not allocated yet)
 
  private:
   std::string name_;
@@ -210,12 +229,20 @@ class Module {
   Constant* constFloat(Scalar kind, double v);
   Constant* constBool(bool v) { return constInt(Scalar::I1, v ? 1 : 0); }
 
+  // The interned copy of `l` (GPU IR types point at it).
+  const Layout* layout(const Layout& l);
+
   std::string sourceFile;  // for diagnostics
   std::string sourceText;  // the preprocessed source, for carets (may be empty)
+  // GPU IR: the target ("sm_90a") and warps per program; empty for Triton-IR.
+  std::string target;
+  int numWarps = 0;
+  bool isGpu() const { return !target.empty(); }
 
  private:
   std::vector<std::unique_ptr<Function>> funcs_;
   std::vector<std::unique_ptr<Constant>> consts_;
+  std::map<std::string, std::unique_ptr<Layout>> layouts_;  // by key
 };
 
 // Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).

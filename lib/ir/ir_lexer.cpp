@@ -36,6 +36,7 @@ std::string describe(const Token& t) {
     case TokKind::Eof: return "end of input";
     case TokKind::Local: return "'%" + t.text + "'";
     case TokKind::Global: return "'@" + t.text + "'";
+    case TokKind::Hash: return "'#" + t.text + "'";
     case TokKind::String: return "a string";
     default: return "'" + t.text + "'";
   }
@@ -78,9 +79,9 @@ Token Lexer::next() {
   char c = at(0);
   if (pos_ >= text_.size()) {
     t.kind = TokKind::Eof;
-  } else if (c == '%' || c == '@') {
+  } else if (c == '%' || c == '@' || c == '#') {
     advance();
-    t.kind = c == '%' ? TokKind::Local : TokKind::Global;
+    t.kind = c == '%' ? TokKind::Local : c == '@' ? TokKind::Global : TokKind::Hash;
     t.text = readNameChars();
     if (t.text.empty())
       throw UserError(t.loc, std::string("expected a name after '") + c + "'");

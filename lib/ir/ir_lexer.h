@@ -13,6 +13,7 @@ enum class TokKind : uint8_t {
   Word,    // opcodes, types, labels, keywords: [A-Za-z_.][A-Za-z0-9_.]*
   Local,   // %name (text holds the name without '%')
   Global,  // @name (text holds the name without '@')
+  Hash,    // #name, a layout of the GPU IR (text holds the name without '#')
   Int,     // -?[0-9]+
   Float,   // -?[0-9]+(.[0-9]*)?([eE][+-]?[0-9]+)? with '.' or exponent, or -inf / -nan
   String,  // "..." (text holds the decoded contents)

@@ -26,9 +26,15 @@ inline OperandCount operandCount(Opcode op) {
   switch (opcodeCategory(op)) {
     case OpCategory::Binary: return {2, 2};
     case OpCategory::Unary: return {1, 1};
-    case OpCategory::Other: break;
+    case OpCategory::Other: case OpCategory::Gpu: break;
   }
   switch (op) {
+    case Opcode::LocalAlloc: return {0, 1};
+    case Opcode::LocalStore: case Opcode::MemIndex: return {2, 2};
+    case Opcode::AsyncCopy: return {2, 3};
+    case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
+      return {0, 0};
+    case Opcode::DotAsync: return {3, 3};
     case Opcode::Cmp: case Opcode::Gep: return {2, 2};
     case Opcode::Select: case Opcode::Dot: return {3, 3};
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
@@ -49,9 +55,23 @@ inline std::string operandCountText(Opcode op) {
   return std::to_string(c.fewest) + " or " + std::to_string(c.most);
 }
 
-// store, br, cond_br and ret have no result; every other opcode has one.
+// store, br, cond_br, ret and the GPU IR's stores, copies, waits for
+// copies, barriers and fences have no result; every other opcode has one.
 inline bool producesValue(Opcode op) {
-  return op != Opcode::Store && op != Opcode::Br && op != Opcode::CondBr && op != Opcode::Ret;
+  switch (op) {
+    case Opcode::Store: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret: case Opcode::LocalStore:
+    case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
+    case Opcode::FenceAsyncShared:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Opcodes written with an integer after their name (`range 0`, `async_wait 1`).
+inline bool hasImmediate(Opcode op) {
+  return op == Opcode::Reduce || op == Opcode::MultipleOf || op == Opcode::Range || op == Opcode::ProgramId ||
+         op == Opcode::NumPrograms || op == Opcode::AsyncWait || op == Opcode::DotWait;
 }
 
 // Number of block operands (Instruction::blocks) a non-phi opcode takes.
@@ -62,6 +82,11 @@ inline size_t blockOperandCount(Opcode op) {
 // Type rules of one instruction, ignoring where its operands come from
 // (verifier_rules.cpp). Returns "" or the first problem found.
 std::string checkInstructionTypes(const Instruction& inst);
+// The GPU IR's rules for one instruction (verifier_gpu.cpp): layouts on every
+// tile, layouts that agree where the instruction needs them to, and the GPU
+// instructions' own operands. Returns "" or the first problem found.
+std::string checkGpuInstruction(const Instruction& inst);
+std::string checkLayoutFitsType(const Type& t);
 // "" when `t` is a well-formed value type (pointee kind, dimensions, limits).
 std::string checkTypeWellFormed(const Type& t);
 

@@ -44,6 +44,11 @@ class Parser {
   double floatValue(const Token& t);
 
   // ---- grammar
+  void parseTarget();
+  void parseLayoutDefinition();
+  const Layout* parseLayoutRef();
+  std::vector<int64_t> parseIntList(const std::string& what);
+  void parseAttributes(Instruction* inst);
   void parseFunction();
   void parseParam();
   void parseParamAttr(ParamAttrs& attrs);
@@ -87,6 +92,7 @@ class Parser {
   std::unordered_map<std::string, ValueEntry> values_;
   std::unordered_map<std::string, BasicBlock*> blocks_;
   std::unordered_map<std::string, PendingBlock> pendingBlocks_;
+  std::unordered_map<std::string, const Layout*> layouts_;  // #name -> layout
 };
 
 // ---- tokens -----------------------------------------------------------------
@@ -153,9 +159,13 @@ std::unique_ptr<Module> Parser::run() {
     if (peek().kind != TokKind::String) failExpected("expected a file name string after 'source'");
     module_->sourceFile = take().text;
   }
+  if (peek().isWord("target")) parseTarget();
+  while (peek().kind == TokKind::Hash) parseLayoutDefinition();
   while (peek().kind != TokKind::Eof) {
     if (peek().isWord("kernel")) {
       parseFunction();
+    } else if (peek().kind == TokKind::Hash) {
+      failAt(peek().loc, "layouts must be defined before the first kernel");
     } else if (peek().isWord("source")) {
       failAt(peek().loc, "'source' must come before the first kernel");
     } else {
@@ -163,6 +173,124 @@ std::unique_ptr<Module> Parser::run() {
     }
   }
   return std::move(module_);
+}
+
+void Parser::parseTarget() {
+  take();  // target
+  if (peek().kind != TokKind::String) failExpected("expected a GPU target string such as \"sm_90a\" after 'target'");
+  Token target = take();
+  if (target.text.empty()) failAt(target.loc, "the target must not be empty");
+  module_->target = target.text;
+  if (!peek().isWord("num_warps")) failExpected("expected 'num_warps(N)' after the target");
+  take();
+  expect('(', "after 'num_warps'");
+  Token n = peek();
+  int64_t warps = expectInt("the number of warps");
+  if (warps < 1 || warps > 32 || (warps & (warps - 1))) failAt(n.loc, "num_warps must be a power of two up to 32");
+  module_->numWarps = int(warps);
+  expect(')', "after the number of warps");
+}
+
+std::vector<int64_t> Parser::parseIntList(const std::string& what) {
+  expect('[', "to start " + what);
+  std::vector<int64_t> out;
+  if (accept(']')) return out;
+  do {
+    if (out.size() == kMaxTileRank) failAt(peek().loc, what + " has too many entries");
+    out.push_back(expectInt("an integer in " + what));
+  } while (accept(','));
+  expect(']', "to end " + what);
+  return out;
+}
+
+const Layout* Parser::parseLayoutRef() {
+  if (peek().kind != TokKind::Hash) failExpected("expected a layout such as '#blocked0'");
+  Token name = take();
+  auto it = layouts_.find(name.text);
+  if (it == layouts_.end()) failAt(name.loc, "use of undefined layout '#" + name.text + "'");
+  return it->second;
+}
+
+void Parser::parseLayoutDefinition() {
+  Token name = take();
+  if (layouts_.count(name.text)) failAt(name.loc, "redefinition of layout '#" + name.text + "'");
+  expect('=', "after the layout name");
+  if (peek().kind != TokKind::Word) failExpected("expected a layout kind (blocked, slice, mma, dot_operand, shared)");
+  Token kindTok = take();
+  Layout l;
+  if (kindTok.text == "blocked") l.kind = LayoutKind::Blocked;
+  else if (kindTok.text == "slice") l.kind = LayoutKind::Slice;
+  else if (kindTok.text == "mma") l.kind = LayoutKind::Mma;
+  else if (kindTok.text == "dot_operand") l.kind = LayoutKind::DotOperand;
+  else if (kindTok.text == "shared") l.kind = LayoutKind::Shared;
+  else failAt(kindTok.loc, "unknown layout kind '" + kindTok.text + "'");
+  expect('<', "after the layout kind");
+  auto order = [](const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); };
+  if (!peek().is('>')) {
+    do {
+      if (peek().kind != TokKind::Word) failExpected("expected a layout parameter such as 'order=[1, 0]'");
+      Token key = take();
+      expect('=', "after '" + key.text + "'");
+      const std::string& k = key.text;
+      bool ok = true;
+      switch (l.kind) {
+        case LayoutKind::Blocked:
+          if (k == "spt") l.sizePerThread = parseIntList("spt");
+          else if (k == "tpw") l.threadsPerWarp = parseIntList("tpw");
+          else if (k == "wpc") l.warpsPerCta = parseIntList("wpc");
+          else if (k == "order") l.order = order(parseIntList("order"));
+          else ok = false;
+          break;
+        case LayoutKind::Slice:
+          if (k == "dim") l.dim = int(expectInt("a dimension"));
+          else if (k == "parent") l.parent = parseLayoutRef();
+          else ok = false;
+          break;
+        case LayoutKind::Mma:
+          if (k == "v") l.version = int(expectInt("an mma version"));
+          else if (k == "wpc") l.warpsPerCta = parseIntList("wpc");
+          else ok = false;
+          break;
+        case LayoutKind::DotOperand:
+          if (k == "op") l.opIdx = int(expectInt("an operand index"));
+          else if (k == "parent") l.parent = parseLayoutRef();
+          else ok = false;
+          break;
+        case LayoutKind::Shared:
+          if (k == "order") l.order = order(parseIntList("order"));
+          else if (k == "pad") l.pad = expectInt("a padding");
+          else if (k == "swizzle") l.swizzle = expectInt("a swizzle width");
+          else ok = false;
+          break;
+      }
+      if (!ok) failAt(key.loc, "unknown parameter '" + k + "' of a " + kindTok.text + " layout");
+    } while (accept(','));
+  }
+  expect('>', "to end the layout");
+  std::string problem = l.check();
+  if (!problem.empty()) failAt(kindTok.loc, "invalid " + kindTok.text + " layout: " + problem);
+  layouts_[name.text] = module_->layout(l);
+}
+
+void Parser::parseAttributes(Instruction* inst) {
+  if (!accept('{')) return;
+  do {
+    if (peek().kind != TokKind::Word) failExpected("expected an attribute such as 'vec = 8'");
+    Token key = take();
+    expect('=', "after '" + key.text + "'");
+    Token v = peek();
+    int64_t value = expectInt("the value of '" + key.text + "'");
+    if (key.text == "vec") {
+      if (value < 1 || value > 16) failAt(v.loc, "'vec' must be between 1 and 16");
+      inst->vec = int(value);
+    } else if (key.text == "smem") {
+      if (value < 0 || value > (int64_t(1) << 30)) failAt(v.loc, "'smem' must be a byte offset");
+      inst->smem = value;
+    } else {
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem)");
+    }
+  } while (accept(','));
+  expect('}', "to end the attributes");
 }
 
 void Parser::parseFunction() {
@@ -181,6 +309,15 @@ void Parser::parseFunction() {
     while (accept(','));
   }
   expect(')', "after the parameter list");
+  if (peek().isWord("shared") && peek(1).is('(')) {
+    take();
+    take();
+    Token n = peek();
+    int64_t bytes = expectInt("the shared memory size in bytes");
+    if (bytes < 0 || bytes > (int64_t(1) << 30)) failAt(n.loc, "shared memory size out of range");
+    func_->sharedBytes = bytes;
+    expect(')', "after the shared memory size");
+  }
   func_->loc = parseOptionalLoc();
   expect('{', "to open the function body");
 
@@ -336,7 +473,14 @@ Type Parser::parseType() {
     if (elements > kMaxTileElements)
       failAt(dim.loc, "tile has more than " + std::to_string(kMaxTileElements) + " elements");
     t.shape.push_back(n);
-    if (accept(',')) continue;
+    if (accept(',')) {
+      if (peek().kind == TokKind::Hash) {
+        t.layout = parseLayoutRef();
+        expect('>', "after the tile's layout");
+        return t;
+      }
+      continue;
+    }
     if (accept('>')) return t;
     failExpected("expected ',' or '>' in the tile shape");
   }
@@ -416,6 +560,8 @@ void Parser::parseInstruction(BasicBlock* bb) {
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
     case Opcode::ProgramId:
     case Opcode::NumPrograms: inst->imm = expectInt("an axis after '" + opTok.text + "'"); break;
+    case Opcode::AsyncWait:
+    case Opcode::DotWait: inst->imm = expectInt("the number of groups left pending after '" + opTok.text + "'"); break;
     default: break;
   }
 
@@ -429,7 +575,7 @@ void Parser::parseInstruction(BasicBlock* bb) {
     parseLabelRef(inst);
     expect(',', "between the branch targets");
     parseLabelRef(inst);
-  } else if (operandCount(op).most > 0) {
+  } else if (operandCount(op).most > 0 && !(operandCount(op).fewest == 0 && peek().is(':'))) {
     parseOperands(inst);
   }
 
@@ -440,6 +586,7 @@ void Parser::parseInstruction(BasicBlock* bb) {
   } else if (peek().is(':')) {
     failAt(peek().loc, "'" + opTok.text + "' has no result type");
   }
+  parseAttributes(inst);
   inst->loc = parseOptionalLoc();
   bb->append(std::move(owned));
   if (result) defineValue(*result, inst);

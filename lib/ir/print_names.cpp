@@ -52,7 +52,28 @@ std::string sanitizeName(const std::string& hint) {
   return out;
 }
 
-NameTable::NameTable(const Function* f) {
+LayoutNames::LayoutNames(const Module* m) {
+  if (!m) return;
+  for (auto& f : m->functions()) {
+    for (auto& arg : f->arguments()) add(arg->type().layout);
+    for (auto& bb : f->blocks())
+      for (auto& inst : bb->instructions()) add(inst->type().layout);
+  }
+}
+
+void LayoutNames::add(const Layout* l) {
+  if (!l || names_.count(l)) return;
+  if (l->parent) add(l->parent);
+  names_[l] = "#" + std::string(l->stem()) + std::to_string(counts_[l->stem()]++);
+  ordered_.push_back(l);
+}
+
+std::string LayoutNames::name(const Layout* l) const {
+  auto it = names_.find(l);
+  return it != names_.end() ? it->second : "#" + l->key();
+}
+
+NameTable::NameTable(const Function* f) : layouts_(f ? f->parent() : nullptr) {
   if (!f) return;
   // Hints never consist of digits only (those count as unnamed), so the
   // numbers given to unnamed values cannot collide with a hint.

@@ -19,11 +19,6 @@ std::string subKindName(const Instruction& inst) {
   }
 }
 
-bool hasImmediate(Opcode op) {
-  return op == Opcode::Reduce || op == Opcode::MultipleOf || op == Opcode::Range ||
-         op == Opcode::ProgramId || op == Opcode::NumPrograms;
-}
-
 std::string printLoc(SourceLoc loc) {
   return "loc(" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ")";
 }
@@ -62,9 +57,10 @@ std::string printFunctionWith(const Function& f, const NameTable& names, PrintOp
   std::string out = "kernel @" + (name.empty() ? "_" : name) + "(";
   for (auto& arg : f.arguments()) {
     if (arg->index() != 0) out += ", ";
-    out += names.value(arg.get()) + ": " + typeToString(arg->type()) + printParamAttrs(arg->attrs);
+    out += names.value(arg.get()) + ": " + names.type(arg->type()) + printParamAttrs(arg->attrs);
   }
   out += ")";
+  if (f.sharedBytes >= 0) out += " shared(" + std::to_string(f.sharedBytes) + ")";
   if (opts.locations && f.loc.known()) out += " " + printLoc(f.loc);
   out += " {\n";
   bool first = true;
@@ -106,7 +102,11 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   }
   if (!operands.empty()) out += " " + operands;
 
-  if (printsResult(inst)) out += " : " + typeToString(inst.type());
+  if (printsResult(inst)) out += " : " + names.type(inst.type());
+  std::string attrs;
+  if (inst.vec) attrs += "vec = " + std::to_string(inst.vec);
+  if (inst.smem >= 0) attrs += (attrs.empty() ? "" : ", ") + std::string("smem = ") + std::to_string(inst.smem);
+  if (!attrs.empty()) out += " {" + attrs + "}";
   if (withLocation && inst.loc.known()) out += " " + printLoc(inst.loc);
   return out;
 }
@@ -114,6 +114,13 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
 std::string printModule(const Module& m, PrintOptions opts) {
   std::string out;
   if (!m.sourceFile.empty()) out += "source " + quote(m.sourceFile) + "\n";
+  if (m.isGpu()) out += "target " + quote(m.target) + " num_warps(" + std::to_string(m.numWarps) + ")\n";
+  LayoutNames layouts(&m);
+  if (!layouts.ordered().empty()) {
+    if (!out.empty()) out += "\n";
+    for (const Layout* l : layouts.ordered())
+      out += layouts.name(l) + " = " + l->body(l->parent ? layouts.name(l->parent) : "") + "\n";
+  }
   for (auto& f : m.functions()) {
     if (!out.empty()) out += "\n";  // a blank line between top-level entities
     out += printFunctionWith(*f, NameTable(f.get()), opts);

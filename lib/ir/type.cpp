@@ -2,12 +2,15 @@
 
 #include <cctype>
 
+#include "ir/layout.h"
+
 namespace tritonc::ir {
 
 bool isIntKind(Scalar k) { return k >= Scalar::I1 && k <= Scalar::I64; }
 bool isFloatKind(Scalar k) { return k >= Scalar::F16 && k <= Scalar::F64; }
 bool Type::isInt() const { return isIntKind(kind); }
 bool Type::isFloat() const { return isFloatKind(kind); }
+bool Type::isShared() const { return layout && layout->isShared(); }
 
 int64_t Type::numElements() const {
   int64_t n = 1;
@@ -61,11 +64,12 @@ std::string shapeToString(const Shape& s) {
   return out + "]";
 }
 
-std::string typeToString(const Type& t) {
+std::string typeToString(const Type& t, std::string (*layoutName)(const Layout*, const void*), const void* context) {
   std::string out = t.isPtr() ? std::string(scalarName(t.pointee)) + "*" : scalarName(t.kind);
   if (t.isTile()) {
     out += "<";
     for (size_t i = 0; i < t.shape.size(); ++i) out += (i ? ", " : "") + std::to_string(t.shape[i]);
+    if (t.layout) out += ", " + (layoutName ? layoutName(t.layout, context) : "#" + t.layout->key());
     out += ">";
   }
   return out;

@@ -17,7 +17,7 @@ namespace {
 class FunctionVerifier {
  public:
   FunctionVerifier(const Function& f, std::vector<std::string>& errors)
-      : f_(f), names_(&f), errors_(errors), dom_(f) {}
+      : f_(f), names_(&f), errors_(errors), dom_(f), gpu_(f.parent() && f.parent()->isGpu()) {}
   void run();
 
  private:
@@ -41,6 +41,7 @@ class FunctionVerifier {
   NameTable names_;
   std::vector<std::string>& errors_;
   DominatorTree dom_;
+  bool gpu_;  // the GPU IR's rules apply
   struct Position {
     const BasicBlock* block;
     size_t index;
@@ -64,6 +65,13 @@ void FunctionVerifier::run() {
     for (size_t i = 0; i < insts.size(); ++i) {
       const Instruction* inst = insts[i].get();
       std::string problem = checkInstructionTypes(*inst);
+      if (problem.empty() && gpu_) problem = checkGpuInstruction(*inst);
+      if (problem.empty() && !gpu_ && opcodeCategory(inst->opcode()) == OpCategory::Gpu)
+        problem = "a GPU IR instruction in a module without a GPU target";
+      if (problem.empty() && !gpu_)
+        for (size_t k = 0; k <= inst->numOperands() && problem.empty(); ++k)
+          if ((k < inst->numOperands() ? inst->operand(k)->type() : inst->type()).layout)
+            problem = "a layout in a module without a GPU target";
       if (!problem.empty()) report(bb.get(), inst, problem);
       if (!checkOperandsBelong(bb.get(), inst)) continue;
       if (inst->opcode() == Opcode::Phi) checkPhiIncoming(bb.get(), inst);

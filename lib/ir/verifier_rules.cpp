@@ -22,7 +22,7 @@ bool isFloatOnly(Opcode op) {
 }
 
 std::string checkMask(const Type& mask, const Type& ptr) {
-  Type expected = Type::scalar(Scalar::I1).withShape(ptr.shape);
+  Type expected = Type::scalar(Scalar::I1).withShape(ptr.shape).withLayout(ptr.layout);
   if (mask != expected) return "mask must be " + str(expected) + " (the pointer's shape), not " + str(mask);
   return "";
 }
@@ -48,13 +48,14 @@ std::string checkCmp(const Instruction& inst) {
   if (inst.sub > uint8_t(CmpPred::Ge)) return "unknown comparison predicate " + std::to_string(inst.sub);
   if (a != b) return "operand types differ (" + str(a) + " vs " + str(b) + ")";
   if (!a.isInt() && !a.isFloat()) return "'cmp' compares integers or floats, not " + str(a);
-  Type expected = Type::scalar(Scalar::I1).withShape(a.shape);
+  Type expected = Type::scalar(Scalar::I1).withShape(a.shape).withLayout(a.layout);
   if (inst.type() != expected) return "result type must be " + str(expected) + ", not " + str(inst.type());
   return "";
 }
 
 std::string checkCast(const Type& from, const Type& to) {
-  if (from.shape != to.shape) return "'cast' must keep the shape (" + str(from) + " to " + str(to) + ")";
+  if (from.shape != to.shape || from.layout != to.layout)
+    return "'cast' must keep the shape and layout (" + str(from) + " to " + str(to) + ")";
   bool numeric = (from.isInt() || from.isFloat()) && (to.isInt() || to.isFloat());
   bool pointers = from.isPtr() && to.isPtr();
   bool ptrInt = (from.isPtr() && to.kind == Scalar::I64) || (from.kind == Scalar::I64 && to.isPtr());
@@ -154,8 +155,10 @@ std::string checkReduce(const Instruction& inst) {
     return "reduction axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
   Shape s = a.shape;
   s.erase(s.begin() + inst.imm);
-  Type expected = a.withShape(s);
-  if (inst.type() != expected) return "'reduce' result must be " + str(expected) + ", not " + str(inst.type());
+  // (The result's layout is the GPU rules' business: a slice of the operand's.)
+  Type expected = a.withShape(s).withLayout(nullptr);
+  if (inst.type().withLayout(nullptr) != expected)
+    return "'reduce' result must be " + str(expected) + ", not " + str(inst.type());
   return "";
 }
 
@@ -185,8 +188,8 @@ std::string checkOpcodeRules(const Instruction& inst) {
       const Type& b = inst.operand(2)->type();
       if (a != b) return "operand types differ (" + str(a) + " vs " + str(b) + ")";
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
-      if (c.kind != Scalar::I1 || (c.isTile() && c.shape != r.shape))
-        return "condition must be i1 of the result's shape or a scalar i1, not " + str(c);
+      if (c.kind != Scalar::I1 || (c.isTile() && (c.shape != r.shape || c.layout != r.layout)))
+        return "condition must be i1 of the result's shape (and layout) or a scalar i1, not " + str(c);
       return "";
     }
     case Opcode::Splat: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans:
@@ -199,7 +202,7 @@ std::string checkOpcodeRules(const Instruction& inst) {
       if (!r.isPtr()) return "'gep' result must be a pointer, not " + str(r);
       if (p != r) return "'gep' pointer operand must have the result type " + str(r) + ", not " + str(p);
       if (!off.isInt()) return "'gep' offset must be an integer, not " + str(off);
-      if (off.shape != r.shape)
+      if (off.shape != r.shape || off.layout != r.layout)
         return "'gep' offset shape must match the result (" + str(off) + " vs " + str(r) + ")";
       return "";
     }
@@ -230,6 +233,11 @@ std::string checkOpcodeRules(const Instruction& inst) {
       return "";
     }
     case Opcode::Br: case Opcode::Ret: return "";
+    case Opcode::DotAsync: return checkDot(inst);
+    case Opcode::DotWait: case Opcode::ConvertLayout: case Opcode::LocalAlloc: case Opcode::LocalLoad:
+    case Opcode::LocalStore: case Opcode::MemIndex: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
+    case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
+      return "";  // checkGpuInstruction
     default: return checkArithmetic(inst);  // binary and unary opcodes
   }
 }

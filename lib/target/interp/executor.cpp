@@ -250,6 +250,7 @@ void Executor::execute(const Step& s) {
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;
     case Op::Phi: case Op::Br: case Op::CondBr: case Op::Ret: break;
+    default: break;
   }
   throw InternalError(std::string("the executor cannot run '") + ir::opcodeName(op) + "' here");
 }

@@ -27,7 +27,7 @@ class Checker {
         else if (op != Op::Neg && op != Op::Abs) require(t.isFloat(), "needs floats");
         else require(t.isInt() || t.isFloat(), "needs numbers");
         return;
-      case ir::OpCategory::Other: break;
+      case ir::OpCategory::Other: case ir::OpCategory::Gpu: break;
     }
     switch (op) {
       case Op::Cmp:

@@ -1,0 +1,182 @@
+#include "gpu/layouts.h"
+
+#include <algorithm>
+
+namespace tritonc::gpu {
+
+using ir::Layout;
+using ir::LayoutKind;
+
+const Layout* blockedLayout(ir::Module& m, const ir::Shape& shape, int numWarps, std::vector<int> order,
+                            int64_t vector) {
+  size_t r = shape.size();
+  Layout l;
+  l.kind = LayoutKind::Blocked;
+  l.sizePerThread.assign(r, 1);
+  l.threadsPerWarp.assign(r, 1);
+  l.warpsPerCta.assign(r, 1);
+  l.order = std::move(order);
+  int fast = l.order[0];
+  l.sizePerThread[size_t(fast)] = std::max<int64_t>(1, std::min(vector, shape[size_t(fast)]));
+  int64_t lanes = 32;
+  for (int d : l.order) {
+    size_t du = size_t(d);
+    int64_t room = std::max<int64_t>(1, shape[du] / l.sizePerThread[du]);
+    int64_t t = std::min(lanes, room);
+    l.threadsPerWarp[du] = t;
+    lanes /= t;
+  }
+  l.threadsPerWarp[size_t(fast)] *= lanes;
+  int64_t warps = numWarps;
+  for (auto it = l.order.rbegin(); it != l.order.rend(); ++it) {
+    size_t du = size_t(*it);
+    int64_t room = std::max<int64_t>(1, shape[du] / (l.sizePerThread[du] * l.threadsPerWarp[du]));
+    int64_t w = std::min(warps, room);
+    l.warpsPerCta[du] = w;
+    warps /= w;
+  }
+  l.warpsPerCta[size_t(l.order.back())] *= warps;
+  return m.layout(l);
+}
+
+const Layout* defaultLayout(ir::Module& m, const ir::Shape& shape, int numWarps) {
+  std::vector<int> order;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) order.push_back(d);
+  return blockedLayout(m, shape, numWarps, order, 1);
+}
+
+const Layout* sliceLayout(ir::Module& m, int dim, const Layout* parent) {
+  Layout l;
+  l.kind = LayoutKind::Slice;
+  l.dim = dim;
+  l.parent = parent;
+  return m.layout(l);
+}
+
+const Layout* mmaLayout(ir::Module& m, int version, int64_t warpsM, int64_t warpsN) {
+  Layout l;
+  l.kind = LayoutKind::Mma;
+  l.version = version;
+  l.warpsPerCta = {warpsM, warpsN};
+  return m.layout(l);
+}
+
+const Layout* dotOperandLayout(ir::Module& m, int opIdx, const Layout* mma) {
+  Layout l;
+  l.kind = LayoutKind::DotOperand;
+  l.opIdx = opIdx;
+  l.parent = mma;
+  return m.layout(l);
+}
+
+const Layout* sharedLayout(ir::Module& m, std::vector<int> order, int64_t pad, int64_t swizzle) {
+  Layout l;
+  l.kind = LayoutKind::Shared;
+  l.order = std::move(order);
+  l.pad = pad;
+  l.swizzle = swizzle;
+  return m.layout(l);
+}
+
+const Layout* transposedLayout(ir::Module& m, const Layout* l) {
+  if (!l || l->kind != LayoutKind::Blocked || l->sizePerThread.size() != 2) return nullptr;
+  Layout t = *l;
+  std::swap(t.sizePerThread[0], t.sizePerThread[1]);
+  std::swap(t.threadsPerWarp[0], t.threadsPerWarp[1]);
+  std::swap(t.warpsPerCta[0], t.warpsPerCta[1]);
+  for (int& d : t.order) d = 1 - d;
+  return m.layout(t);
+}
+
+namespace {
+
+// The position of the size-1 dimension that `longer` has and `shorter`
+// lacks, when that is the only difference; -1 otherwise.
+int insertedUnitDim(const ir::Shape& shorter, const ir::Shape& longer) {
+  if (longer.size() != shorter.size() + 1) return -1;
+  for (size_t d = 0; d < longer.size(); ++d) {
+    if (longer[d] != 1) continue;
+    ir::Shape s = longer;
+    s.erase(s.begin() + long(d));
+    if (s == shorter) return int(d);
+  }
+  return -1;
+}
+
+// A blocked layout with a dimension of size 1 put in at `dim` (as the
+// slowest): on a tile with that dimension, each thread holds what it holds
+// in `l` on the tile without it.
+const Layout* unsqueezedBlocked(ir::Module& m, const Layout* l, int dim) {
+  if (l->kind != LayoutKind::Blocked) return nullptr;
+  Layout u = *l;
+  u.sizePerThread.insert(u.sizePerThread.begin() + dim, 1);
+  u.threadsPerWarp.insert(u.threadsPerWarp.begin() + dim, 1);
+  u.warpsPerCta.insert(u.warpsPerCta.begin() + dim, 1);
+  for (int& d : u.order)
+    if (d >= dim) ++d;
+  u.order.push_back(dim);
+  return m.layout(u);
+}
+
+}  // namespace
+
+const Layout* reshapeOperandLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* result) {
+  if (!result || !result->isDistributed()) return nullptr;
+  int d = insertedUnitDim(from, to);
+  if (d >= 0) return sliceLayout(m, d, result);
+  d = insertedUnitDim(to, from);
+  if (d < 0) return nullptr;
+  if (result->kind == LayoutKind::Slice && result->dim == d) return result->parent;
+  return unsqueezedBlocked(m, result, d);
+}
+
+const Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* operand) {
+  if (!operand || !operand->isDistributed()) return nullptr;
+  int d = insertedUnitDim(to, from);
+  if (d >= 0) return sliceLayout(m, d, operand);
+  d = insertedUnitDim(from, to);
+  if (d < 0) return nullptr;
+  if (operand->kind == LayoutKind::Slice && operand->dim == d) return operand->parent;
+  return unsqueezedBlocked(m, operand, d);
+}
+
+std::vector<int> operandDimsOf(const ir::Instruction& inst) {
+  const ir::Shape& from = inst.operand(0)->type().shape;
+  const ir::Shape& to = inst.type().shape;
+  std::vector<int> dims;
+  switch (inst.opcode()) {
+    case ir::Opcode::ConvertLayout: return identityDims(from.size());
+    case ir::Opcode::Trans: return {1, 0};
+    case ir::Opcode::Broadcast:
+      for (size_t e = 0; e < from.size(); ++e) dims.push_back(from[e] == 1 && to[e] != 1 ? -1 : int(e));
+      return dims;
+    case ir::Opcode::Reshape: {
+      int d = insertedUnitDim(from, to);
+      if (d >= 0) {
+        for (size_t e = 0; e < from.size(); ++e) dims.push_back(int(e) < d ? int(e) : int(e) + 1);
+        return dims;
+      }
+      d = insertedUnitDim(to, from);
+      if (d >= 0) {
+        for (size_t e = 0; e < from.size(); ++e) dims.push_back(int(e) == d ? -1 : int(e) < d ? int(e) : int(e) - 1);
+        return dims;
+      }
+      if (from == to) return identityDims(from.size());
+      return {};
+    }
+    default: return {};
+  }
+}
+
+LinearLayout linearOf(const ir::Type& t) {
+  int bits = t.isPtr() ? 64 : std::max(8, ir::bitWidth(t.kind));
+  return toLinear(t.layout, t.shape, bits);
+}
+
+bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg) {
+  std::vector<int> dims = operandDimsOf(inst);
+  if (dims.empty() && !inst.operand(0)->type().shape.empty()) return false;
+  return sameThreads(linearOf(inst.operand(0)->type()), linearOf(inst.type()), dims, srcReg);
+}
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,158 @@
+// The GPU IR's verifier rules (docs/GPU_IR.md, "Verifier"): every tile has a
+// layout of the right rank, shared layouts only on buffers, and each
+// instruction's layouts agree the way its lowering needs them to. The
+// Triton-IR rules (verifier_rules.cpp) run as well and compare whole types,
+// layouts included, wherever an instruction keeps the type of its operands.
+#include "ir/op_rules.h"
+
+namespace tritonc::ir {
+
+namespace {
+
+std::string str(const Type& t) { return typeToString(t); }
+
+// The rank of the tiles a layout describes (shared: of one stage).
+size_t layoutRank(const Layout* l) {
+  switch (l->kind) {
+    case LayoutKind::Blocked: return l->sizePerThread.size();
+    case LayoutKind::Slice: return layoutRank(l->parent) - 1;
+    case LayoutKind::Mma: case LayoutKind::DotOperand: return 2;
+    case LayoutKind::Shared: return l->order.size();
+  }
+  return 0;
+}
+
+bool distributed(const Type& t) { return t.isTile() && t.layout && t.layout->isDistributed(); }
+bool shared(const Type& t) { return t.isTile() && t.isShared(); }
+// The same elements and shape, whatever the layouts.
+bool sameTile(const Type& a, const Type& b) { return a.withLayout(nullptr) == b.withLayout(nullptr); }
+
+std::string checkDotLayouts(const Instruction& inst) {
+  const Type& a = inst.operand(0)->type();
+  const Type& b = inst.operand(1)->type();
+  const Layout* r = inst.type().layout;
+  bool async = inst.opcode() == Opcode::DotAsync;
+  auto operandOf = [&](const Type& t, int op) {
+    return distributed(t) && t.layout->kind == LayoutKind::DotOperand && t.layout->opIdx == op && t.layout->parent == r;
+  };
+  if (r->kind == LayoutKind::Mma && r->version == 3) {
+    if (!(shared(a) || operandOf(a, 0)) || !shared(b))
+      return "a wgmma dot reads B from shared memory and A from shared memory or registers (dot_operand 0 of its result)";
+    return "";
+  }
+  if (async) return "'dot_async' is a wgmma: its result needs an mma<v=3> layout";
+  if (r->kind == LayoutKind::Mma) {
+    if (!operandOf(a, 0) || !operandOf(b, 1))
+      return "an mma.sync dot takes its operands as dot_operand 0 and 1 of its result's layout";
+    return "";
+  }
+  if (r->kind == LayoutKind::Blocked) {
+    if (!shared(a) || !shared(b)) return "an FMA dot (blocked result) reads both operands from shared memory";
+    return "";
+  }
+  return "a dot's result needs an mma or blocked layout";
+}
+
+std::string checkGpuOp(const Instruction& inst) {
+  const Type& r = inst.type();
+  auto op = [&](size_t k) -> const Type& { return inst.operand(k)->type(); };
+  switch (inst.opcode()) {
+    case Opcode::ConvertLayout:
+      if (!distributed(op(0)) || !distributed(r) || !sameTile(op(0), r))
+        return "'convert_layout' changes only the layout of a distributed tile (" + str(op(0)) + " to " + str(r) + ")";
+      return "";
+    case Opcode::LocalAlloc:
+      if (!shared(r)) return "'local_alloc' makes a buffer in shared memory: its type needs a shared layout";
+      if (inst.numOperands() == 1 && (!distributed(op(0)) || !sameTile(op(0), r)))
+        return "'local_alloc' stores a distributed tile of its own shape and element type, not " + str(op(0));
+      return "";
+    case Opcode::LocalLoad:
+      if (!shared(op(0)) || !distributed(r) || !sameTile(op(0), r))
+        return "'local_load' reads a buffer (" + str(op(0)) + ") into a distributed tile of its shape, not " + str(r);
+      return "";
+    case Opcode::LocalStore:
+      if (!shared(op(0)) || !distributed(op(1)) || !sameTile(op(0), op(1)))
+        return "'local_store' writes a distributed tile into a buffer of its shape";
+      return "";
+    case Opcode::MemIndex: {
+      const Type& b = op(0);
+      if (!shared(b) || b.shape.size() != layoutRank(b.layout) + 1)
+        return "'mem_index' selects a stage of a buffer with a leading stage dimension, not " + str(b);
+      if (op(1).withLayout(nullptr) != Type::scalar(Scalar::I32)) return "'mem_index' takes an i32 stage index";
+      Type expected = b.withShape(Shape(b.shape.begin() + 1, b.shape.end()));
+      if (r != expected) return "'mem_index' result must be " + str(expected) + ", not " + str(r);
+      return "";
+    }
+    case Opcode::AsyncCopy: {
+      const Type& dst = op(0);
+      const Type& p = op(1);
+      if (!shared(dst) || dst.shape.size() != layoutRank(dst.layout))
+        return "'async_copy' writes one buffer (a single stage), not " + str(dst);
+      if (!p.isPtr() || !distributed(p)) return "'async_copy' reads through a distributed tile of pointers";
+      if (dst.shape != p.shape || dst.kind != p.pointee)
+        return "'async_copy' destination " + str(dst) + " does not match the pointers " + str(p);
+      if (inst.numOperands() == 3 && op(2) != Type::scalar(Scalar::I1).withShape(p.shape).withLayout(p.layout))
+        return "'async_copy' mask must be i1 of the pointers' shape and layout";
+      return "";
+    }
+    case Opcode::AsyncWait: case Opcode::DotWait:
+      if (inst.imm < 0) return "the number of pending groups must not be negative";
+      if (inst.opcode() == Opcode::DotWait && op(0) != r) return "'dot_wait' returns its operand's type";
+      return "";
+    case Opcode::AsyncCommit: case Opcode::Barrier: case Opcode::FenceAsyncShared:
+      return "";
+    case Opcode::DotAsync:
+      return checkDotLayouts(inst);
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string checkLayoutFitsType(const Type& t) {
+  if (!t.layout) return "";
+  if (!t.isTile()) return "a scalar has no layout";
+  size_t rank = layoutRank(t.layout);
+  if (t.layout->isShared()) {
+    if (t.shape.size() != rank && t.shape.size() != rank + 1)
+      return "shared layout of rank " + std::to_string(rank) + " on " + str(t);
+  } else if (t.shape.size() != rank) {
+    return "layout of rank " + std::to_string(rank) + " on " + str(t);
+  }
+  for (int64_t d : t.shape)
+    if (d & (d - 1)) return "GPU IR tiles have power-of-two dimensions, not " + str(t);
+  return "";
+}
+
+std::string checkGpuInstruction(const Instruction& inst) {
+  Opcode o = inst.opcode();
+  const Type& r = inst.type();
+  for (size_t k = 0; k <= inst.numOperands(); ++k) {
+    const Type& t = k < inst.numOperands() ? inst.operand(k)->type() : r;
+    if (t.isTile() && !t.layout) return std::string(k < inst.numOperands() ? "an operand" : "the result") + " has no layout";
+    std::string problem = checkLayoutFitsType(t);
+    if (!problem.empty()) return problem;
+  }
+  bool makesBuffer = o == Opcode::LocalAlloc || o == Opcode::MemIndex;
+  if (r.isShared() && !makesBuffer && o != Opcode::Phi)
+    return "only local_alloc and mem_index make buffers in shared memory";
+  if (opcodeCategory(o) == OpCategory::Gpu) return checkGpuOp(inst);
+  switch (o) {
+    case Opcode::Dot: return checkDotLayouts(inst);
+    case Opcode::Reduce:
+      if (r.isTile() && (r.layout->kind != LayoutKind::Slice || r.layout->parent != inst.operand(0)->type().layout ||
+                         r.layout->dim != inst.imm))
+        return "'reduce' result must have the slice of its operand's layout along the axis";
+      return "";
+    case Opcode::Broadcast:
+      if (inst.operand(0)->type().layout != r.layout) return "'broadcast' keeps its operand's layout";
+      return "";
+    default:
+      for (Value* v : inst.operands())
+        if (v->type().isShared() && o != Opcode::Phi) return "a buffer in shared memory is read by local_load or a dot";
+      return "";
+  }
+}
+
+}  // namespace tritonc::ir

@@ -1,0 +1,186 @@
+// The GPU IR's text form and verifier (docs/GPU_IR.md): layouts printed once
+// and referred to by name, GPU instructions with their attributes, round
+// trips, and the errors of malformed GPU IR.
+#include <gtest/gtest.h>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace tritonc::ir {
+namespace {
+
+// A pipelined K loop as the GPU passes leave it: a two-stage ring filled by
+// masked asynchronous copies, read by a wgmma that accumulates in place.
+const char* const kPipelined = R"(target "sm_90a" num_warps(4)
+
+#blocked0 = blocked<spt=[1, 8], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>
+#slice0 = slice<dim=1, parent=#blocked0>
+#shared0 = shared<order=[1, 0], swizzle=128>
+#mma0 = mma<v=3, wpc=[4, 1]>
+
+kernel @k(%a: f16* aligned(16), %n: i32) shared(32768) {
+entry:
+  %r = range 0 : i32<64, #slice0>
+  %r2 = reshape %r : i32<64, 1, #blocked0>
+  %rb = broadcast %r2 : i32<64, 64, #blocked0>
+  %pa = splat %a : f16*<64, 64, #blocked0>
+  %p = gep %pa, %rb : f16*<64, 64, #blocked0>
+  %sn = splat %n : i32<64, 64, #blocked0>
+  %m = cmp lt %rb, %sn : i1<64, 64, #blocked0>
+  %ring = local_alloc : f16<2, 64, 64, #shared0> {smem = 0}
+  %s0 = mem_index %ring, i32 0 : f16<64, 64, #shared0>
+  async_copy %s0, %p, %m {vec = 8}
+  async_commit
+  %acc0 = splat f32 0 : f32<64, 64, #mma0>
+  br loop
+
+loop:
+  %i = phi [i32 0, entry], [%i.next, loop] : i32
+  %acc = phi [%acc0, entry], [%acc.w, loop] : f32<64, 64, #mma0>
+  async_wait 0
+  barrier
+  fence_async_shared
+  %s = mem_index %ring, %i : f16<64, 64, #shared0>
+  %acc.d = dot_async %s, %s, %acc : f32<64, 64, #mma0>
+  %acc.w = dot_wait 1 %acc.d : f32<64, 64, #mma0>
+  %i.next = add %i, i32 1 : i32
+  %c = cmp lt %i.next, i32 4 : i1
+  cond_br %c, loop, exit
+
+exit:
+  %done = dot_wait 0 %acc.w : f32<64, 64, #mma0>
+  %b = convert_layout %done : f32<64, 64, #blocked0>
+  %h = cast %b : f16<64, 64, #blocked0>
+  store %p, %h, %m {vec = 8}
+  ret
+}
+)";
+
+TEST(GpuIrText, RoundTripsAndVerifies) {
+  std::unique_ptr<Module> m = parseModule(kPipelined);
+  EXPECT_EQ(printModule(*m), kPipelined);
+  EXPECT_EQ(verifyModule(*m), "");
+  EXPECT_EQ(m->target, "sm_90a");
+  EXPECT_EQ(m->numWarps, 4);
+  EXPECT_EQ(m->functions()[0]->sharedBytes, 32768);
+}
+
+TEST(GpuIrText, LayoutsAreInterned) {
+  std::unique_ptr<Module> m = parseModule(kPipelined);
+  const Function& f = *m->functions()[0];
+  const Instruction* r2 = f.blocks()[0]->instructions()[1].get();
+  const Instruction* rb = f.blocks()[0]->instructions()[2].get();
+  EXPECT_EQ(r2->type().layout, rb->type().layout);
+  EXPECT_EQ(r2->type().layout->kind, LayoutKind::Blocked);
+  const Layout* slice = f.blocks()[0]->instructions()[0]->type().layout;
+  EXPECT_EQ(slice->kind, LayoutKind::Slice);
+  EXPECT_EQ(slice->parent, r2->type().layout);
+  Layout copy = *r2->type().layout;
+  EXPECT_EQ(m->layout(copy), r2->type().layout);
+}
+
+// Names are given in order of first use, whatever the text called them.
+TEST(GpuIrText, LayoutNamesAreRenumbered) {
+  std::string text = R"(target "sm_80" num_warps(1)
+#zz = blocked<spt=[1], tpw=[32], wpc=[1], order=[0]>
+kernel @k(%p: f32*) {
+entry:
+  %r = range 0 : i32<32, #zz>
+  %q = splat %p : f32*<32, #zz>
+  %a = gep %q, %r : f32*<32, #zz>
+  %x = load %a : f32<32, #zz> {vec = 1}
+  store %a, %x {vec = 1}
+  ret
+}
+)";
+  std::string printed = printModule(*parseModule(text));
+  EXPECT_NE(printed.find("#blocked0 = blocked<spt=[1], tpw=[32], wpc=[1], order=[0]>"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("%x = load %a : f32<32, #blocked0> {vec = 1}"), std::string::npos) << printed;
+}
+
+void expectParseError(const std::string& text, const std::string& message) {
+  try {
+    parseModule(text);
+    ADD_FAILURE() << "no error for:\n" << text;
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuIrText, ParseErrors) {
+  expectParseError("target \"sm_80\"\n", "expected 'num_warps(N)'");
+  expectParseError("target \"sm_80\" num_warps(3)\n", "num_warps must be a power of two");
+  expectParseError("target \"sm_80\" num_warps(4)\n#b = blocked<spt=[1], tpw=[16], wpc=[1], order=[0]>\n",
+                   "tpw must multiply to 32");
+  expectParseError("target \"sm_80\" num_warps(4)\n#b = blocked<spt=[1], nope=[1]>\n",
+                   "unknown parameter 'nope' of a blocked layout");
+  expectParseError("target \"sm_80\" num_warps(4)\n#b = twisted<>\n", "unknown layout kind 'twisted'");
+  expectParseError("target \"sm_80\" num_warps(4)\nkernel @k() {\nentry:\n  %r = range 0 : i32<8, #nope>\n  ret\n}\n",
+                   "use of undefined layout '#nope'");
+  expectParseError("target \"sm_80\" num_warps(4)\n#s = shared<order=[1, 0], pad=8, swizzle=128>\n",
+                   "padded or swizzled, not both");
+  expectParseError("target \"sm_80\" num_warps(4)\nkernel @k() {\nentry:\n  barrier {bogus = 1}\n  ret\n}\n",
+                   "unknown attribute 'bogus'");
+}
+
+std::string verifyText(const std::string& text) { return verifyModule(*parseModule(text)); }
+
+const char* const kHeader = R"(target "sm_80" num_warps(4)
+#b = blocked<spt=[1, 4], tpw=[8, 4], wpc=[4, 1], order=[1, 0]>
+#c = blocked<spt=[4, 1], tpw=[4, 8], wpc=[1, 4], order=[0, 1]>
+#s = shared<order=[1, 0], pad=8>
+#m = mma<v=2, wpc=[2, 2]>
+#a0 = dot_operand<op=0, parent=#m>
+#a1 = dot_operand<op=1, parent=#m>
+kernel @k(%p: f16*, %i: i32) {
+entry:
+)";
+
+void expectVerifyError(const std::string& body, const std::string& problem) {
+  std::string message = verifyText(std::string(kHeader) + body + "  ret\n}\n");
+  EXPECT_NE(message.find(problem), std::string::npos) << "message:\n" << message << "\nexpected: " << problem;
+}
+
+TEST(GpuIrVerifier, LayoutRules) {
+  // Every tile has a layout, of the tile's rank.
+  expectVerifyError("  %r = range 0 : i32<32>\n", "the result has no layout");
+  expectVerifyError("  %r = range 0 : i32<32, #b>\n", "layout of rank 2");
+  // Element-wise operands share the result's layout.
+  expectVerifyError("  %x = splat %i : i32<32, 32, #b>\n  %y = splat %i : i32<32, 32, #c>\n  %z = add %x, %y : i32<32, 32, #b>\n",
+                    "operand types differ");
+  // A conversion changes the layout only.
+  expectVerifyError("  %x = splat %i : i32<32, 32, #b>\n  %y = convert_layout %x : i32<32, 16, #c>\n",
+                    "changes only the layout");
+  // Buffers come from local_alloc and mem_index only; only local_load and dots read them.
+  expectVerifyError("  %x = splat %i : i32<32, 32, #s>\n", "only local_alloc and mem_index make buffers");
+  expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %y = cast %x : f32<32, 32, #s>\n",
+                    "only local_alloc and mem_index make buffers");
+  expectVerifyError("  %x = local_alloc : f16<32, 32, #b>\n", "its type needs a shared layout");
+  expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %y = mem_index %x, i32 0 : f16<32, 32, #s>\n",
+                    "selects a stage of a buffer with a leading stage dimension");
+  // An mma.sync dot takes dot operands of its own layout.
+  expectVerifyError("  %x = splat f16 0 : f16<32, 16, #b>\n  %y = splat f16 0 : f16<16, 32, #b>\n"
+                    "  %z = splat f32 0 : f32<32, 32, #m>\n  %d = dot %x, %y, %z : f32<32, 32, #m>\n",
+                    "takes its operands as dot_operand 0 and 1");
+  // A reduction's result is the slice of its operand's layout.
+  expectVerifyError("  %x = splat %i : i32<32, 32, #b>\n  %y = reduce add 1 %x : i32<32, #b>\n", "layout of rank 2");
+  // Copies write a single stage whose shape is the pointers'.
+  expectVerifyError("  %x = local_alloc : f16<2, 32, 32, #s>\n  %q = splat %p : f16*<32, 32, #b>\n  async_copy %x, %q\n",
+                    "writes one buffer (a single stage)");
+}
+
+TEST(GpuIrVerifier, TritonIrRejectsGpuInstructions) {
+  EXPECT_NE(verifyText("kernel @k() {\nentry:\n  barrier\n  ret\n}\n").find("without a GPU target"), std::string::npos);
+}
+
+TEST(GpuIrVerifier, AcceptsWellFormedDots) {
+  std::string body = "  %x = splat f16 0 : f16<32, 16, #a0>\n  %y = splat f16 0 : f16<16, 32, #a1>\n"
+                     "  %z = splat f32 0 : f32<32, 32, #m>\n  %d = dot %x, %y, %z : f32<32, 32, #m>\n"
+                     "  %u = local_alloc : f16<32, 16, #s>\n  %v = local_alloc : f16<16, 32, #s>\n"
+                     "  %w = splat f32 0 : f32<32, 32, #b>\n  %e = dot %u, %v, %w : f32<32, 32, #b>\n";
+  EXPECT_EQ(verifyText(std::string(kHeader) + body + "  ret\n}\n"), "");
+}
+
+}  // namespace
+}  // namespace tritonc::ir
