@@ -186,6 +186,8 @@ AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
       std::reverse(a.constancy.begin(), a.constancy.end());
       return a;
     }
+    case Opcode::ConvertLayout:  // the same values, held by other threads
+      return op(0);
     case Opcode::Cast:
       if (t.isInt() && i.operand(0)->type().isInt() && ir::bitWidth(t.kind) >= ir::bitWidth(i.operand(0)->type().kind))
         return op(0);

@@ -5,6 +5,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "transform/passes.h"
+#include "gpu/passes.h"
 
 namespace tritonc::transform {
 
@@ -28,6 +29,10 @@ const std::vector<PassInfo>& allPasses() {
       {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>},
       {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch},
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>},
+      {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts},
+      {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline},
+      {"gpu-allocate-shared", "shared memory for buffers and scratch, by live ranges", gpu::runAllocateShared},
+      {"gpu-insert-barriers", "barriers and fences by the RAW/WAR data-flow equations", gpu::runInsertBarriers},
   };
   return passes;
 }
@@ -42,6 +47,12 @@ std::vector<std::string> defaultPipeline() {
   // Simplify first so that CSE and LICM see canonical code; pre-fetch after
   // LICM so that hoisted address computations are not cloned; clean up last.
   return {"constfold", "peephole", "cse", "licm", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+}
+
+std::vector<std::string> gpuPipeline() {
+  // Layouts first; CSE merges the values it recomputed or converted twice,
+  // DCE drops what they replaced.
+  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "dce", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {

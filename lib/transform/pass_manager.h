@@ -17,6 +17,12 @@ struct PipelineOptions {
   // num_stages - 1 iterations ahead; 1 turns pre-fetching off.
   int numStages = kDefaultNumStages;
   static constexpr int kDefaultNumStages = 3;
+  // The GPU target of the gpu-* passes (which turn Triton-IR into GPU IR and
+  // work on it; docs/GPU_IR.md). A module already in GPU IR carries its own.
+  std::string target = "sm_80";
+  int numWarps = 4;
+  bool wgmma = true;       // warpgroup MMA on sm_90a
+  bool allowTf32 = false;  // f32 dots on tensor cores with tf32 inputs
 };
 
 struct PassInfo {
@@ -30,6 +36,9 @@ const std::vector<PassInfo>& allPasses();
 const PassInfo* findPass(const std::string& name);
 // The default machine-independent pipeline.
 std::vector<std::string> defaultPipeline();
+// The GPU back end's passes after it: Triton-IR to GPU IR, then the GPU IR's
+// own decisions (pipelining, shared memory, barriers).
+std::vector<std::string> gpuPipeline();
 
 // Runs `passes` on every function of `m`. Throws UserError for an unknown pass
 // name and InternalError when a pass leaves invalid IR (naming the pass).

@@ -276,7 +276,12 @@ int emit(const Options& o, const std::string& source) {
   }
   if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
-    transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
+    transform::PipelineOptions popts = pipelineOptions(o);
+    popts.target = o.target.empty() ? "sm_90a" : o.target;
+    popts.numWarps = o.numWarps;
+    popts.allowTf32 = o.allowTf32;
+    if (o.printAfterAll) popts.printAfterEach = &std::cout;
+    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     // As a launch would specialize: pointer arguments 16-byte aligned (the
     // common case); --no-specialize shows the code for unknown alignment.
     if (o.specialize)
@@ -285,11 +290,18 @@ int emit(const Options& o, const std::string& source) {
         for (size_t k = 0; k < facts.size(); ++k) facts[k].isPointer = f->argument(k)->type().isPtr();
         runtime::applySpecialization(*f, facts);
       }
+    if (o.stage == "gpu-ir") {
+      transform::runPasses(*m, transform::gpuPipeline(), popts);
+      ir::PrintOptions po;
+      po.locations = o.locations;
+      if (!o.printAfterAll) std::cout << ir::printModule(*m, po);
+      return 0;
+    }
     nvptx::TargetOptions to;
-    to.arch = o.target.empty() ? "sm_90a" : o.target;
+    to.arch = popts.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    std::cout << (o.stage == "ptx" ? nvptx::emitPtx(*m, to) : nvptx::printLayouts(*m, to));
+    std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
   if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx");

@@ -1,0 +1,372 @@
+// gpu-assign-layouts (passes.h): Triton-IR to GPU IR.
+//
+// Layouts come from anchors and flow from there (Triton's TritonGPU passes
+// decide the same things: coalescing, then propagation, then removal of
+// conversions; this is one pass over our SSA form):
+//   1. anchors: each dot's result takes the accumulator layout of the
+//      instruction it runs on (dot_plan.cpp); each load and atomic the
+//      blocked layout that coalesces its accesses (threads along the most
+//      contiguous dimension of its pointers, as many elements per thread as
+//      alignment allows);
+//   2. forward: values computed from anchors (element-wise math, casts,
+//      phis, reductions, broadcasts) take their operands' layouts, dots'
+//      before loads', so that an accumulator stays in its registers;
+//   3. backward: what loads, atomics, stores and dot accumulators need of
+//      their operands flows up into operands not placed yet (a store takes
+//      its value's layout when it has one: accumulators go out from their
+//      own registers);
+//   4. whatever is left gets a default layout;
+//   5. where a use needs another layout than its operand has, cheap values
+//      (ranges, splats, address arithmetic, comparisons) are recomputed in
+//      that layout; others are converted (convert_layout);
+//   6. dot operands are staged in shared memory (local_alloc) and read into
+//      their operand registers (local_load), or converted in registers when
+//      they come from another dot's accumulator (attention);
+//   7. each load and store records its vector width ({vec = N}).
+#include <functional>
+#include <unordered_map>
+
+#include "analysis/axis_info.h"
+#include "gpu/dot_plan.h"
+#include "gpu/layouts.h"
+#include "gpu/passes.h"
+#include "ir/builder.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+using ir::Layout;
+using ir::LayoutKind;
+using ir::Opcode;
+
+ir::Instruction* asInst(ir::Value* v) {
+  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(v) : nullptr;
+}
+
+// Instructions whose tile operands all have the instruction's own layout.
+bool elementwise(Opcode op) {
+  switch (ir::opcodeCategory(op)) {
+    case ir::OpCategory::Binary: case ir::OpCategory::Unary: return true;
+    default: break;
+  }
+  switch (op) {
+    case Opcode::Cmp: case Opcode::Cast: case Opcode::Select: case Opcode::Gep: case Opcode::MultipleOf:
+    case Opcode::Phi:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool memoryAccess(Opcode op) {
+  return op == Opcode::Load || op == Opcode::Store || op == Opcode::AtomicRmw || op == Opcode::AtomicCas;
+}
+
+// Cheap to compute again in another layout: no memory, no reductions.
+bool rematerializable(Opcode op) {
+  if (op == Opcode::Phi) return false;
+  return elementwise(op) || op == Opcode::Splat || op == Opcode::Range || op == Opcode::Broadcast ||
+         op == Opcode::Reshape || op == Opcode::Trans;
+}
+
+class Assigner {
+ public:
+  Assigner(ir::Function& f, const transform::PipelineOptions& o)
+      : f_(f), m_(*f.parent()), o_(o), target_{o.target, o.numWarps, o.wgmma, o.allowTf32} {}
+  void run();
+
+ private:
+  const Layout* get(const ir::Value* v) const {
+    auto it = layout_.find(v);
+    return it == layout_.end() ? nullptr : it->second;
+  }
+  void set(ir::Value* v, const Layout* l) { layout_[v] = l; }
+  // The layout of the accesses of a load, store or atomic.
+  const Layout* access(const ir::Instruction& u) const {
+    if (u.opcode() == Opcode::Store) {
+      auto it = store_.find(&u);
+      return it == store_.end() ? nullptr : it->second;
+    }
+    return get(&u);
+  }
+  const Layout* coalesced(const ir::Value* ptr);
+  const Layout* operandWant(const ir::Instruction& u, size_t k, const Layout* own);
+  const Layout* resultFrom(const ir::Instruction& u, const ir::Value* operand);
+  void forwardFrom(ir::Value* v);
+  void require(ir::Value* v, const Layout* want);
+  void materializeTypes();
+  ir::Value* inLayout(ir::Value* v, const Layout* want);
+  ir::Value* rematerialize(ir::Value* v, const Layout* want, int& budget);
+  ir::Instruction* insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops);
+  void stageDotOperands();
+  void recordVectorWidths();
+
+  ir::Function& f_;
+  ir::Module& m_;
+  const transform::PipelineOptions& o_;
+  DotTarget target_;
+  std::unique_ptr<analysis::AxisInfoAnalysis> axis_;
+  std::unordered_map<const ir::Value*, const Layout*> layout_;
+  std::unordered_map<const ir::Instruction*, const Layout*> store_;
+  std::vector<std::pair<ir::Instruction*, DotPlan>> dots_;
+  std::map<std::pair<ir::Value*, const Layout*>, ir::Value*> converted_;
+};
+
+const Layout* Assigner::coalesced(const ir::Value* ptr) {
+  const ir::Type& t = ptr->type();
+  size_t r = t.shape.size();
+  int fast = int(r) - 1;
+  size_t dim = 0;
+  int64_t vec = axis_->vectorWidth(ptr, 16, &dim);
+  analysis::AxisInfo ai = axis_->get(ptr);
+  if (vec > 1 || ai.contiguity[dim] > ai.contiguity[size_t(fast)]) fast = int(dim);
+  std::vector<int> order{fast};
+  for (int d = int(r) - 1; d >= 0; --d)
+    if (d != fast) order.push_back(d);
+  return blockedLayout(m_, t.shape, o_.numWarps, order, vec);
+}
+
+const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const Layout* own) {
+  const ir::Value* v = u.operand(k);
+  if (!v->type().isTile() || !own) return nullptr;
+  Opcode op = u.opcode();
+  if (elementwise(op) || op == Opcode::Broadcast) return own;
+  switch (op) {
+    case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: return own;
+    case Opcode::Reshape: return reshapeOperandLayout(m_, v->type().shape, u.type().shape, own);
+    case Opcode::Trans: return transposedLayout(m_, own);
+    case Opcode::Reduce:
+      return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
+    case Opcode::Dot: return k == 2 ? own : nullptr;
+    default: return nullptr;
+  }
+}
+
+const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* operand) {
+  const Layout* l = get(operand);
+  if (!l || !u.type().isTile()) return nullptr;
+  Opcode op = u.opcode();
+  if (elementwise(op) || op == Opcode::Broadcast) return l;
+  switch (op) {
+    case Opcode::Reshape: return reshapeResultLayout(m_, operand->type().shape, u.type().shape, l);
+    case Opcode::Trans: return transposedLayout(m_, l);
+    case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
+    default: return nullptr;
+  }
+}
+
+void Assigner::forwardFrom(ir::Value* v) {
+  std::vector<ir::Value*> work{v};
+  while (!work.empty()) {
+    ir::Value* x = work.back();
+    work.pop_back();
+    for (ir::Instruction* u : x->users()) {
+      if (get(u) || !u->type().isTile()) continue;
+      if (const Layout* l = resultFrom(*u, x)) {
+        set(u, l);
+        work.push_back(u);
+      }
+    }
+  }
+}
+
+void Assigner::require(ir::Value* v, const Layout* want) {
+  std::vector<std::pair<ir::Value*, const Layout*>> work{{v, want}};
+  while (!work.empty()) {
+    auto [x, w] = work.back();
+    work.pop_back();
+    ir::Instruction* i = asInst(x);
+    if (!w || !i || !x->type().isTile() || get(x)) continue;
+    if (i->opcode() == Opcode::Reduce) {
+      // Its layout follows its operand's: place the operand.
+      if (w->kind == LayoutKind::Slice && w->dim == i->imm) work.push_back({i->operand(0), w->parent});
+      continue;
+    }
+    set(i, w);
+    for (size_t k = 0; k < i->numOperands(); ++k) work.push_back({i->operand(k), operandWant(*i, k, w)});
+  }
+}
+
+ir::Instruction* Assigner::insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops) {
+  ir::Instruction* d = asInst(def);
+  ir::BasicBlock* bb = d->parent;
+  size_t pos = bb->indexOf(d) + 1;
+  while (pos < bb->instructions().size() && bb->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
+  ir::Builder b(m_);
+  b.setInsertPoint(bb, pos);
+  b.setLoc(d->loc);
+  return b.create(op, std::move(t), std::move(ops));
+}
+
+ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget) {
+  if (v->type().layout == want) return v;
+  auto memo = converted_.find({v, want});
+  if (memo != converted_.end()) return memo->second;
+  ir::Instruction* i = asInst(v);
+  if (!i || !rematerializable(i->opcode()) || --budget < 0) return nullptr;
+  std::vector<ir::Value*> ops = i->operands();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!ops[k]->type().isTile()) continue;
+    const Layout* wk = operandWant(*i, k, want);
+    if (!wk) return nullptr;
+    ops[k] = rematerialize(ops[k], wk, budget);
+    if (!ops[k]) return nullptr;
+  }
+  ir::Instruction* c = insertAfterDef(i, i->opcode(), i->type().withLayout(want), ops);
+  c->sub = i->sub;
+  c->imm = i->imm;
+  c->setName(i->name());
+  converted_[{v, want}] = c;
+  return c;
+}
+
+ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
+  if (v->type().layout == want) return v;
+  int budget = 64;
+  if (ir::Value* r = rematerialize(v, want, budget)) return r;
+  auto memo = converted_.find({v, want});
+  if (memo != converted_.end()) return memo->second;
+  ir::Instruction* c = insertAfterDef(v, Opcode::ConvertLayout, v->type().withLayout(want), {v});
+  c->setName(v->name());
+  return converted_[{v, want}] = c;
+}
+
+void Assigner::materializeTypes() {
+  std::vector<ir::Instruction*> all;
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) all.push_back(inst.get());
+  for (ir::Instruction* i : all)
+    if (i->type().isTile()) i->setType(i->type().withLayout(get(i)));
+  for (ir::Instruction* u : all) {
+    const Layout* own = u->opcode() == Opcode::Store ? access(*u) : u->type().layout;
+    for (size_t k = 0; k < u->numOperands(); ++k) {
+      const Layout* want = operandWant(*u, k, own);
+      if (want && u->operand(k)->type().layout != want) u->setOperand(k, inLayout(u->operand(k), want));
+    }
+  }
+}
+
+void Assigner::stageDotOperands() {
+  ir::Builder b(m_);
+  for (auto& [dot, plan] : dots_) {
+    for (int k = 0; k < 2; ++k) {
+      ir::Value* x = dot->operand(size_t(k));
+      const ir::Type& t = x->type();
+      b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
+      b.setLoc(dot->loc);
+      const Layout* l = t.layout;
+      bool fromAccumulator = l->kind == LayoutKind::Mma &&
+                             ((plan.kind == DotKind::MmaSync && l->version == 2) ||
+                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0));
+      ir::Value* staged;
+      if (fromAccumulator) {
+        // Another dot's accumulator (attention's p @ v): its registers hold
+        // the operand's fragments, or are converted through shared memory.
+        staged = b.create(Opcode::ConvertLayout, t.withLayout(dotOperandLayout(m_, k, plan.result)), {x});
+      } else {
+        LinearLayout ll = linearOf(t);
+        int fast = ll.numRegs() > 1 && ll.reg[0][0] != 0 ? 0 : 1;
+        const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
+        staged = b.create(Opcode::LocalAlloc, t.withLayout(shared), {x});
+        if (plan.kind == DotKind::MmaSync)
+          staged = b.create(Opcode::LocalLoad, t.withLayout(dotOperandLayout(m_, k, plan.result)), {staged});
+      }
+      staged->setName(x->name());
+      dot->setOperand(size_t(k), staged);
+    }
+  }
+}
+
+void Assigner::recordVectorWidths() {
+  analysis::AxisInfoAnalysis axis(f_);
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) {
+      Opcode op = inst->opcode();
+      if (op != Opcode::Load && op != Opcode::Store) continue;
+      const ir::Type& pt = inst->operand(0)->type();
+      if (!pt.isTile()) continue;
+      int64_t esize = ir::byteSize(pt.pointee);
+      LinearLayout ll = linearOf(pt);
+      int64_t vec = 1;
+      if (esize >= 2 && ll.numRegs() > 1) {
+        size_t dim = 0;
+        while (dim + 1 < ll.rank() && ll.reg[0][dim] == 0) ++dim;
+        analysis::AxisInfo a = axis.get(inst->operand(0));
+        vec = std::min({ll.contiguousRegs(dim), a.contiguity[dim], 16 / esize});
+        while (vec > 1 && a.divisibility[dim] % (vec * esize) != 0) vec /= 2;
+        if (const ir::Value* mask = inst->mask()) vec = std::min(vec, axis.get(mask).constancy[dim]);
+        while (vec & (vec - 1)) vec &= vec - 1;
+      }
+      inst->vec = int(std::max<int64_t>(1, vec));
+    }
+}
+
+void Assigner::run() {
+  if (m_.isGpu() && (m_.target != o_.target || m_.numWarps != o_.numWarps))
+    throw InternalError("the kernels of one module are lowered for one target");
+  m_.target = o_.target;
+  m_.numWarps = o_.numWarps;
+  axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);
+  std::vector<ir::Instruction*> order;
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) order.push_back(inst.get());
+  // 1. Anchors.
+  std::vector<ir::Instruction*> loads;
+  for (ir::Instruction* i : order) {
+    if (i->opcode() == Opcode::Dot) {
+      DotPlan plan = planDot(m_, *i, target_);
+      dots_.push_back({i, plan});
+      set(i, plan.result);
+    } else if (i->type().isTile() && (i->opcode() == Opcode::Load || i->opcode() == Opcode::AtomicRmw ||
+                                      i->opcode() == Opcode::AtomicCas)) {
+      set(i, coalesced(i->operand(0)));
+      loads.push_back(i);
+    }
+  }
+  // 2. Forward, accumulators first.
+  for (auto& [dot, plan] : dots_) forwardFrom(dot);
+  for (ir::Instruction* l : loads) forwardFrom(l);
+  // 3. Backward from what accesses and accumulators need.
+  for (ir::Instruction* l : loads)
+    for (size_t k = 0; k < l->numOperands(); ++k) require(l->operand(k), get(l));
+  for (ir::Instruction* i : order) {
+    if (i->opcode() != Opcode::Store || !i->operand(0)->type().isTile()) continue;
+    const Layout* l = get(i->operand(1));
+    store_[i] = l && l->isDistributed() ? l : coalesced(i->operand(0));
+    for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), store_[i]);
+  }
+  for (auto& [dot, plan] : dots_) require(dot->operand(2), plan.result);
+  // 4. Defaults for the rest (in program order, so operands come first).
+  for (ir::Instruction* i : order) {
+    if (!i->type().isTile() || get(i)) continue;
+    const Layout* l = nullptr;
+    for (size_t k = 0; k < i->numOperands() && !l; ++k) l = resultFrom(*i, i->operand(k));
+    if (!l && i->opcode() == Opcode::Reduce) l = sliceLayout(m_, int(i->imm), defaultLayout(m_, i->operand(0)->type().shape, o_.numWarps));
+    if (!l) l = defaultLayout(m_, i->type().shape, o_.numWarps);
+    if (i->opcode() == Opcode::Reduce) {
+      require(i->operand(0), l->parent);
+      l = sliceLayout(m_, int(i->imm), get(i->operand(0)));
+    }
+    set(i, l);
+    for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), operandWant(*i, k, l));
+  }
+  // 5.-7.
+  materializeTypes();
+  stageDotOperands();
+  recordVectorWidths();
+}
+
+}  // namespace
+
+bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o) {
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->type().layout) return false;  // already GPU IR
+  if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
+    throw UserError(SourceLoc{}, "num_warps must be a power of two between 1 and 32, got " + std::to_string(o.numWarps));
+  Assigner(f, o).run();
+  return true;
+}
+
+}  // namespace tritonc::gpu

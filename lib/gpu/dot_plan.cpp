@@ -1,0 +1,107 @@
+#include "gpu/dot_plan.h"
+
+#include "gpu/layouts.h"
+
+namespace tritonc::gpu {
+
+using ir::Scalar;
+
+namespace {
+
+bool halfKind(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
+
+// wgmma: each warpgroup (4 warps) computes 64-row blocks of its share of
+// the tile. Warpgroups split M as far as it divides into 64-row blocks, then
+// N, each share of N a multiple of 64 columns (one 128-byte swizzle block of
+// B per 64 columns) and at most 256 (the widest wgmma).
+bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int numWarps, DotPlan* out) {
+  if (numWarps % 4 != 0 || M % 64 != 0 || K % 16 != 0) return false;
+  int64_t groups = numWarps / 4, groupsM = 1;
+  while (groupsM * 2 <= groups && M % (64 * groupsM * 2) == 0) groupsM *= 2;
+  int64_t wn = groups / groupsM;
+  if (N % wn != 0) return false;
+  int64_t cols = N / wn;
+  if (cols % 64 != 0 || cols > 256) return false;
+  out->kind = DotKind::Wgmma;
+  out->result = mmaLayout(m, 3, 4 * groupsM, wn);
+  return true;
+}
+
+// mma.sync: among the warp grids that leave every warp whole 16 x 8
+// fragments, the one with the fewest ldmatrix per warp and k step (one x4
+// per 16 rows of A, one x4 per 16 columns of B).
+bool planMmaSync(ir::Module& m, int64_t M, int64_t N, int64_t K, bool tf32, int numWarps, DotPlan* out) {
+  if (M % 16 || N % 8 || K % (tf32 ? 8 : 16)) return false;
+  bool found = false;
+  int64_t bestCost = 0, bestWm = 1;
+  for (int64_t wm = numWarps; wm >= 1; wm /= 2) {
+    int64_t wn = numWarps / wm;
+    if (M % (16 * wm) != 0 || N % (8 * wn) != 0) continue;
+    int64_t cost = M / wm / 16 + (N / wn / 8 + 1) / 2;
+    if (!found || cost < bestCost) {
+      bestCost = cost;
+      bestWm = wm;
+      found = true;
+    }
+  }
+  if (!found) return false;
+  out->kind = DotKind::MmaSync;
+  out->result = mmaLayout(m, 2, bestWm, numWarps / bestWm);
+  return true;
+}
+
+}  // namespace
+
+const char* dotKindName(DotKind k) {
+  switch (k) {
+    case DotKind::Fma: return "fma";
+    case DotKind::MmaSync: return "mma.sync";
+    case DotKind::Wgmma: return "wgmma";
+  }
+  return "?";
+}
+
+DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
+  const ir::Type& at = dot.operand(0)->type();
+  const ir::Type& bt = dot.operand(1)->type();
+  const ir::Type& rt = dot.type();
+  int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
+  Scalar k = at.kind;
+  DotPlan plan;
+  bool f32Acc = rt.kind == Scalar::F32 && bt.kind == k;
+  if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a" && planWgmma(m, M, N, K, t.numWarps, &plan)) return plan;
+  bool tf32 = t.allowTf32 && k == Scalar::F32;
+  if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
+  // FMA: threads along N with four columns each where the tile allows.
+  plan.kind = DotKind::Fma;
+  plan.result = blockedLayout(m, rt.shape, t.numWarps, {1, 0}, ir::byteSize(rt.kind) <= 4 ? 4 : 2);
+  return plan;
+}
+
+const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim) {
+  int64_t esize = ir::byteSize(type.kind);
+  switch (kind) {
+    case DotKind::Wgmma: {
+      // A K-major, rows of K elements in swizzled blocks of up to 128 bytes;
+      // B N-major in blocks of 64 columns (128 bytes), swizzled.
+      if (opIdx == 0) return sharedLayout(m, {1, 0}, 0, std::min<int64_t>(128, type.shape[1] * esize));
+      return sharedLayout(m, {1, 0}, 0, 128);
+    }
+    case DotKind::MmaSync: {
+      // Rows along the registers' contiguous dimension, padded by 16 bytes so
+      // that the eight rows an ldmatrix reads (or the tf32 fragment reads of
+      // a warp) fall in different banks.
+      std::vector<int> order = fastDim == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+      return sharedLayout(m, order, 16 / esize, 0);
+    }
+    case DotKind::Fma: {
+      // A: the threads of a warp read one k of different rows, so rows are
+      // padded (by 4 elements when 32-bit rows are read four k at a time).
+      if (opIdx == 0) return sharedLayout(m, {1, 0}, esize == 4 && type.shape[1] % 4 == 0 ? 4 : 1, 0);
+      return sharedLayout(m, {1, 0}, 0, 0);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,34 @@
+// Which instruction a dot runs on, and the layouts that follow: warpgroup
+// MMA (wgmma, sm_90a: operands read from shared memory through descriptors,
+// A possibly from registers), mma.sync (sm_80+: operands loaded from shared
+// memory into registers with ldmatrix), or FMA on the cores (operands read
+// from shared memory element by element).
+#pragma once
+#include "ir/ir.h"
+
+namespace tritonc::gpu {
+
+enum class DotKind { Fma, MmaSync, Wgmma };
+
+struct DotTarget {
+  std::string arch = "sm_80";
+  int numWarps = 4;
+  bool wgmma = true;       // use warpgroup MMA where the target has it
+  bool allowTf32 = false;  // f32 dots on tensor cores with tf32 inputs
+};
+
+struct DotPlan {
+  DotKind kind = DotKind::Fma;
+  const ir::Layout* result = nullptr;  // mma<v=3>, mma<v=2>, or blocked (FMA)
+};
+
+DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t);
+
+// The shared-memory layout operand `opIdx` of a dot planned as `kind` is
+// staged in, for an operand of `type` (its shape and element kind) whose
+// registers are contiguous along `fastDim`.
+const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim);
+
+const char* dotKindName(DotKind k);  // "fma", "mma.sync", "wgmma"
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,215 @@
+// gpu-insert-barriers (passes.h): barriers by the data-flow equations of the
+// paper (5.2.3, Triton's membar): going forward through the CFG, each point
+// knows the shared-memory bytes read and written since the last barrier (at
+// a join, the union of what reaches it; loops iterate to a fixed point). An
+// access that reads bytes with a pending write (RAW), or writes bytes with a
+// pending read or write (WAR, WAW), gets a barrier before it, which clears
+// both sets.
+//   - local_alloc (with a value) and local_store write their buffer;
+//     local_load and dots whose operands are buffers read them; a buffer
+//     seen through mem_index counts whole (every stage).
+//   - async_copy writes asynchronously: its own WAR/WAW hazards are checked
+//     where it is issued, but its bytes count as written only from the next
+//     async_wait on (reading them needs that wait and then a barrier; which
+//     stages are complete is the pipeliner's business).
+//   - An instruction with a scratch (layout changes, cross-warp reductions)
+//     writes it, waits at a barrier of its own, and reads it: afterwards only
+//     its reads are pending.
+// When a function has warpgroup MMAs (which read shared memory through the
+// async proxy), a barrier that publishes pending writes is preceded by
+// fence_async_shared, which makes them visible to that proxy.
+#include <map>
+
+#include "gpu/passes.h"
+#include "gpu/scratch.h"
+#include "gpu/shared_memory.h"
+#include "ir/builder.h"
+#include "ir/dominators.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+using ir::Opcode;
+
+struct Range {
+  int64_t lo, hi;  // [lo, hi)
+  bool operator<(const Range& o) const { return lo != o.lo ? lo < o.lo : hi < o.hi; }
+  bool operator==(const Range& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+struct Ranges {
+  std::vector<Range> items;
+  void add(Range r) {
+    for (const Range& x : items)
+      if (x == r) return;
+    items.push_back(r);
+    std::sort(items.begin(), items.end());
+  }
+  void add(const Ranges& o) {
+    for (const Range& r : o.items) add(r);
+  }
+  bool overlaps(Range r) const {
+    for (const Range& x : items)
+      if (x.lo < r.hi && r.lo < x.hi) return true;
+    return false;
+  }
+  bool empty() const { return items.empty(); }
+  bool operator==(const Ranges& o) const { return items == o.items; }
+};
+
+struct State {
+  Ranges reads, writes, inFlight;  // inFlight: async copies not waited for
+  bool operator==(const State& o) const { return reads == o.reads && writes == o.writes && inFlight == o.inFlight; }
+  void merge(const State& o) {
+    reads.add(o.reads);
+    writes.add(o.writes);
+    inFlight.add(o.inFlight);
+  }
+};
+
+// The buffer a value of shared type lives in (through mem_index).
+Range bufferRange(const ir::Value* v) {
+  while (v->valueKind() == ir::ValueKind::Instruction) {
+    auto* i = static_cast<const ir::Instruction*>(v);
+    if (i->opcode() == Opcode::MemIndex) {
+      v = i->operand(0);
+      continue;
+    }
+    if (i->opcode() == Opcode::LocalAlloc) {
+      if (i->smem < 0) throw InternalError("barriers need shared memory allocated first (gpu-allocate-shared)");
+      return {i->smem, i->smem + sharedBytes(i->type())};
+    }
+    break;
+  }
+  throw InternalError("a buffer in shared memory that no local_alloc made");
+}
+
+class BarrierInserter {
+ public:
+  explicit BarrierInserter(ir::Function& f) : f_(f), dom_(f) {
+    for (auto& bb : f.blocks())
+      for (auto& inst : bb->instructions()) {
+        Opcode op = inst->opcode();
+        if ((op == Opcode::Dot || op == Opcode::DotAsync) && inst->type().layout &&
+            inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3)
+          asyncProxyReads_ = true;
+      }
+  }
+  bool run();
+
+ private:
+  // Walks one block from `in`; with `insert`, puts the barriers in.
+  State walk(ir::BasicBlock* bb, State s, bool insert);
+  void barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert);
+
+  ir::Function& f_;
+  ir::DominatorTree dom_;
+  bool asyncProxyReads_ = false;
+  bool inserted_ = false;
+};
+
+void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert) {
+  if (insert) {
+    ir::Builder b(*f_.parent());
+    b.setInsertPoint(bb, index);
+    b.setLoc(bb->instructions()[index]->loc);
+    if (asyncProxyReads_ && !s.writes.empty()) {
+      b.create(Opcode::FenceAsyncShared, ir::Type::voidTy(), {});
+      ++index;
+    }
+    b.create(Opcode::Barrier, ir::Type::voidTy(), {});
+    ++index;
+    inserted_ = true;
+  }
+  s.reads = {};
+  s.writes = {};
+}
+
+State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
+  for (size_t i = 0; i < bb->instructions().size(); ++i) {
+    ir::Instruction* inst = bb->instructions()[i].get();
+    Opcode op = inst->opcode();
+    std::vector<Range> reads, writes;
+    bool async = false;
+    switch (op) {
+      case Opcode::Barrier:
+        s.reads = {};
+        s.writes = {};
+        continue;
+      case Opcode::AsyncWait:
+        s.writes.add(s.inFlight);
+        s.inFlight = {};
+        continue;
+      case Opcode::LocalAlloc:
+        if (inst->numOperands() == 1) writes.push_back(bufferRange(inst));
+        break;
+      case Opcode::LocalStore: writes.push_back(bufferRange(inst->operand(0))); break;
+      case Opcode::LocalLoad: reads.push_back(bufferRange(inst->operand(0))); break;
+      case Opcode::AsyncCopy:
+        writes.push_back(bufferRange(inst->operand(0)));
+        async = true;
+        break;
+      case Opcode::Dot: case Opcode::DotAsync:
+        for (size_t k = 0; k < 2; ++k)
+          if (inst->operand(k)->type().isShared()) reads.push_back(bufferRange(inst->operand(k)));
+        break;
+      default: {
+        ScratchUse sc = scratchOf(*inst);
+        if (sc.bytes > 0) {
+          if (inst->smem < 0) throw InternalError("barriers need shared memory allocated first (gpu-allocate-shared)");
+          Range r{inst->smem, inst->smem + sc.bytes};
+          if (s.reads.overlaps(r) || s.writes.overlaps(r)) barrierBefore(bb, i, s, insert);
+          // Its own barrier (between its writes and reads) orders everything before.
+          s.reads = {};
+          s.writes = {};
+          s.reads.add(r);
+        }
+        continue;
+      }
+    }
+    bool hazard = false;
+    for (const Range& r : reads) hazard = hazard || s.writes.overlaps(r);
+    for (const Range& r : writes) hazard = hazard || s.reads.overlaps(r) || s.writes.overlaps(r);
+    if (hazard) barrierBefore(bb, i, s, insert);
+    for (const Range& r : reads) s.reads.add(r);
+    for (const Range& r : writes) (async ? s.inFlight : s.writes).add(r);
+  }
+  return s;
+}
+
+bool BarrierInserter::run() {
+  std::map<const ir::BasicBlock*, State> out;
+  std::vector<ir::BasicBlock*> order;
+  for (const ir::BasicBlock* bb : dom_.reversePostOrder()) order.push_back(const_cast<ir::BasicBlock*>(bb));
+  auto entryState = [&](ir::BasicBlock* bb) {
+    State in;
+    for (ir::BasicBlock* p : f_.predecessors(bb)) {
+      auto it = out.find(p);
+      if (it != out.end()) in.merge(it->second);
+    }
+    return in;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ir::BasicBlock* bb : order) {
+      State s = walk(bb, entryState(bb), false);
+      auto it = out.find(bb);
+      if (it == out.end() || !(it->second == s)) {
+        out[bb] = s;
+        changed = true;
+      }
+    }
+  }
+  for (ir::BasicBlock* bb : order) walk(bb, entryState(bb), true);
+  return inserted_;
+}
+
+}  // namespace
+
+bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions&) {
+  if (!f.parent()->isGpu()) return false;
+  return BarrierInserter(f).run();
+}
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,36 @@
+// The passes of the GPU IR (docs/GPU_IR.md), one per file. Each takes the
+// pipeline's options (the target and warps of Triton-IR being lowered; a
+// module already in GPU IR carries its own) and returns whether it changed
+// the function. The pass manager verifies the IR after each.
+#pragma once
+#include "ir/ir.h"
+#include "transform/pass_manager.h"
+
+namespace tritonc::gpu {
+
+// Triton-IR to GPU IR: decides each dot's instruction (wgmma, mma.sync,
+// FMA), gives every tile a layout (loads and stores coalesced, dot results
+// in their accumulator layouts, the rest by propagation from them),
+// recomputes cheap values (ranges, splats, address arithmetic) where another
+// layout is wanted and converts the others (convert_layout), stages dot
+// operands through shared memory (local_alloc, local_load), and records the
+// vector width of each load and store ({vec = N}).
+bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
+
+// Software pipelining of dot operands: the pre-fetched loads of a loop whose
+// tiles are staged in shared memory for a dot become asynchronous copies
+// (masked ones zero-filled) into rings of stages; a wgmma accumulating into
+// its loop's phi becomes asynchronous (one group left in flight) when the
+// extra stage it needs fits.
+bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
+
+// Places buffers and scratch in shared memory by live ranges ({smem = N} on
+// each, the total as the function's shared(N)); too much for the target is
+// an error.
+bool runAllocateShared(ir::Function& f, const transform::PipelineOptions& o);
+
+// Barriers (and async-proxy fences) where the paper's RAW/WAR data-flow
+// equations over shared-memory byte ranges say.
+bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions& o);
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,308 @@
+// gpu-pipeline (passes.h): software pipelining of dot operands into
+// multi-stage rings in shared memory, filled by asynchronous copies.
+//
+// The pre-fetching of Triton-IR (transform/prefetch.cpp) leaves, for a tile
+// loaded on every iteration, the loads of the first d iterations in the
+// pre-header, the load d iterations ahead at the top of the body, and a
+// chain of d header phis carrying the tiles in flight. When such a chain's
+// head is staged in shared memory for a dot (`local_alloc %phi`), masked or
+// not, its loads become copies (cp.async, zero-filled where masked) straight
+// into a ring of d + 1 stages, and the phis go:
+//   pre-header: ring = local_alloc; per iteration k < d: copies into stage k; async_commit
+//   header:     r = phi [0, w = d]           (stage read, stage written)
+//   body:       async_wait d-1 (iteration i landed; d - 1 newer may be in flight);
+//               copies of iteration i + d into stage w; async_commit
+//   use:        mem_index ring, r            (instead of local_alloc %phi)
+//   latch:      r, w advance modulo the stages
+//   exits:      async_wait 0 (zero-fills past the end land before the memory is reused)
+// Every warp reads stage r only after the barrier that the barrier pass puts
+// before the next copies (they write the stage iteration i - 1 read).
+//
+// A wgmma that accumulates into its loop's phi (c += a @ b) is also made
+// asynchronous: dot_async, then dot_wait 1 (the previous iteration's group
+// is done, this one may still run), and dot_wait 0 at the exit. Its stage may
+// then still be read while iteration i + 1 refills the stage before it, so
+// the ring gets one stage more (when it fits in shared memory).
+#include <algorithm>
+
+#include "gpu/passes.h"
+#include "gpu/shared_memory.h"
+#include "ir/builder.h"
+#include "transform/loops.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+using ir::Opcode;
+
+ir::Instruction* asInst(ir::Value* v, Opcode op) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return nullptr;
+  auto* i = static_cast<ir::Instruction*>(v);
+  return i->opcode() == op ? i : nullptr;
+}
+
+bool zeroSplat(ir::Value* v) {
+  if (v->valueKind() == ir::ValueKind::Constant) return static_cast<ir::Constant*>(v)->f == 0;
+  ir::Instruction* s = asInst(v, Opcode::Splat);
+  return s && zeroSplat(s->operand(0));
+}
+
+ir::Value* incoming(ir::Instruction* phi, ir::BasicBlock* from) {
+  for (size_t k = 0; k < phi->blocks.size(); ++k)
+    if (phi->blocks[k] == from) return phi->operand(k);
+  return nullptr;
+}
+
+// One operand's chain: its staging, the phis, the loads in iteration order
+// (the pre-header's, then the one in the loop).
+struct Chain {
+  ir::Instruction* alloc = nullptr;
+  std::vector<ir::Instruction*> phis, loads;
+  ir::Instruction* ring = nullptr;
+};
+
+// A load that can become an asynchronous copy into `alloc`'s layout.
+bool copyable(ir::Instruction* load, const ir::Instruction* alloc) {
+  if (!load || load->users().size() != 1 || !load->type().isTile()) return false;
+  if (load->numOperands() == 3 && !zeroSplat(load->operand(2))) return false;  // copies fill with zeros
+  int64_t bytes = int64_t(load->vec) * ir::byteSize(load->type().kind);
+  if (bytes < 4 || bytes > 16) return false;  // cp.async moves 4, 8 or 16 bytes
+  return load->type().shape == alloc->type().shape && sharedVectorFits(alloc->type(), bytes);
+}
+
+bool findChain(const transform::Loop& loop, ir::Instruction* alloc, Chain* c) {
+  ir::Instruction* phi = asInst(alloc->operand(0), Opcode::Phi);
+  const ir::Instruction* user = alloc;
+  while (phi && phi->parent == loop.header && phi->numOperands() == 2 && phi->users().size() == 1 &&
+         phi->users()[0] == user) {
+    c->phis.push_back(phi);
+    ir::Instruction* early = asInst(incoming(phi, loop.preheader), Opcode::Load);
+    ir::Value* next = incoming(phi, loop.latch);
+    if (!copyable(early, alloc) || !next) return false;
+    c->loads.push_back(early);
+    if (ir::Instruction* ahead = asInst(next, Opcode::Load)) {
+      if (!loop.contains(ahead->parent) || !copyable(ahead, alloc)) return false;
+      c->loads.push_back(ahead);
+      c->alloc = alloc;
+      return true;
+    }
+    user = phi;
+    phi = asInst(next, Opcode::Phi);
+  }
+  return false;
+}
+
+// c = dot(a, b, acc) in the loop with acc a header phi that only this dot
+// reads inside the loop and that only takes this dot's result from the latch.
+ir::Instruction* carriedAccumulator(const transform::Loop& loop, ir::Instruction* dot) {
+  const ir::Type& t = dot->type();
+  if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return nullptr;
+  ir::Instruction* phi = asInst(dot->operand(2), Opcode::Phi);
+  if (!phi || phi->parent != loop.header || phi->numOperands() != 2 || incoming(phi, loop.latch) != dot) return nullptr;
+  if (dot->users().size() != 1) return nullptr;
+  for (ir::Instruction* u : phi->users())
+    if (u != dot && loop.contains(u->parent)) return nullptr;
+  return phi;
+}
+
+class LoopPipeliner {
+ public:
+  LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains)
+      : f_(f), m_(*f.parent()), loop_(loop), chains_(std::move(chains)), b_(m_) {}
+  void run();
+
+ private:
+  ir::Value* i32(int64_t v) { return m_.constInt(ir::Scalar::I32, v); }
+  void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
+  void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
+  void makeDotAsync(ir::Instruction* dot, ir::Instruction* phi);
+
+  ir::Function& f_;
+  ir::Module& m_;
+  const transform::Loop& loop_;
+  std::vector<Chain> chains_;
+  ir::Builder b_;
+};
+
+void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) {
+  insertAt(load);
+  b_.setLoc(load->loc);
+  ir::Instruction* dst = b_.create(Opcode::MemIndex, c.alloc->type(), {c.ring, stage});
+  std::vector<ir::Value*> ops{dst, load->operand(0)};
+  if (load->numOperands() == 3) ops.push_back(load->operand(1));
+  ir::Instruction* copy = b_.create(Opcode::AsyncCopy, ir::Type::voidTy(), ops);
+  copy->vec = load->vec;
+}
+
+void LoopPipeliner::makeDotAsync(ir::Instruction* dot, ir::Instruction* phi) {
+  insertAt(dot);
+  b_.setLoc(dot->loc);
+  ir::Instruction* issue = b_.create(Opcode::DotAsync, dot->type(), dot->operands());
+  issue->setName(dot->name());
+  ir::Instruction* wait = b_.create(Opcode::DotWait, dot->type(), {issue});
+  wait->imm = 1;
+  wait->setName(dot->name());
+  dot->replaceAllUsesWith(wait);
+  dot->parent->erase(dot);
+  // At the exit, every group is waited for before the accumulator is read.
+  ir::BasicBlock* exit = nullptr;
+  for (ir::BasicBlock* s : loop_.header->successors())
+    if (!loop_.contains(s)) exit = s;
+  size_t top = 0;
+  while (exit->instructions()[top]->opcode() == Opcode::Phi) ++top;
+  b_.setInsertPoint(exit, top);
+  ir::Instruction* done = b_.create(Opcode::DotWait, phi->type(), {phi});
+  done->setName(phi->name());
+  std::vector<ir::Instruction*> outside;
+  for (ir::Instruction* u : phi->users())
+    if (!loop_.contains(u->parent) && u != done) outside.push_back(u);
+  for (ir::Instruction* u : outside)
+    for (size_t k = 0; k < u->numOperands(); ++k)
+      if (u->operand(k) == phi) u->setOperand(k, done);
+}
+
+void LoopPipeliner::run() {
+  const int d = int(chains_[0].phis.size());
+  // Asynchronous wgmma: one consumer dot per chain, carried accumulator,
+  // one exit, and room for the extra stage.
+  std::vector<std::pair<ir::Instruction*, ir::Instruction*>> asyncDots;
+  bool canAsync = loop_.exitingBlocks().size() == 1 && loop_.exitingBlocks()[0] == loop_.header;
+  for (ir::BasicBlock* s : loop_.header->successors())
+    if (!loop_.contains(s) && f_.predecessors(s).size() != 1) canAsync = false;
+  int64_t ringBytes = 0;
+  for (Chain& c : chains_) {
+    ringBytes += sharedStageBytes(c.alloc->type());
+    for (ir::Instruction* u : c.alloc->users()) {
+      ir::Instruction* phi = u->opcode() == Opcode::Dot ? carriedAccumulator(loop_, u) : nullptr;
+      if (!phi) {
+        canAsync = false;
+      } else if (std::find_if(asyncDots.begin(), asyncDots.end(), [&](auto& p) { return p.first == u; }) ==
+                 asyncDots.end()) {
+        asyncDots.push_back({u, phi});
+      }
+    }
+  }
+  // Room for the scratch used outside the loop (the epilogue's conversions).
+  constexpr int64_t kScratchReserve = 16 * 1024;
+  if (canAsync && !asyncDots.empty() && (d + 2) * ringBytes + kScratchReserve > maxSharedBytes(m_.target))
+    canAsync = false;
+  const int stages = d + 1 + (canAsync && !asyncDots.empty() ? 1 : 0);
+
+  // The rings, in the pre-header before the first copy.
+  ir::Instruction* firstLoad = chains_[0].loads[0];
+  for (Chain& c : chains_)
+    if (loop_.preheader->indexOf(c.loads[0]) < loop_.preheader->indexOf(firstLoad)) firstLoad = c.loads[0];
+  for (Chain& c : chains_) {
+    insertAt(firstLoad);
+    ir::Shape shape = c.alloc->type().shape;
+    shape.insert(shape.begin(), stages);
+    c.ring = b_.create(Opcode::LocalAlloc, c.alloc->type().withShape(shape), {});
+    c.ring->setName(c.alloc->name() + ".ring");
+  }
+  // The first d iterations' copies, one commit group per iteration.
+  for (int k = 0; k < d; ++k) {
+    ir::Instruction* last = nullptr;
+    for (Chain& c : chains_) {
+      copyInto(c, c.loads[size_t(k)], i32(k));
+      if (!last || loop_.preheader->indexOf(c.loads[size_t(k)]) > loop_.preheader->indexOf(last)) last = c.loads[size_t(k)];
+    }
+    insertAt(last);
+    b_.setInsertPoint(last->parent, last->parent->indexOf(last) + 1);
+    b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
+  }
+  // Stage indices.
+  b_.setInsertPoint(loop_.header, 0);
+  ir::Instruction* read = b_.phi(ir::Type::scalar(ir::Scalar::I32));
+  ir::Instruction* write = b_.phi(ir::Type::scalar(ir::Scalar::I32));
+  read->setName("stage.read");
+  write->setName("stage.write");
+  // The copies d iterations ahead, after a wait for the current iteration's.
+  ir::Instruction* first = chains_[0].loads.back();
+  ir::Instruction* last = first;
+  for (Chain& c : chains_) {
+    ir::Instruction* l = c.loads.back();
+    if (l->parent->indexOf(l) < first->parent->indexOf(first)) first = l;
+    if (l->parent->indexOf(l) > last->parent->indexOf(last)) last = l;
+  }
+  insertAt(first);
+  ir::Instruction* wait = b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {});
+  wait->imm = d - 1;
+  for (Chain& c : chains_) copyInto(c, c.loads.back(), write);
+  b_.setInsertPoint(last->parent, last->parent->indexOf(last) + 1);
+  b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
+  // Readers take the current stage.
+  for (Chain& c : chains_) {
+    insertAt(c.alloc);
+    ir::Instruction* stage = b_.create(Opcode::MemIndex, c.alloc->type(), {c.ring, read});
+    stage->setName(c.alloc->name());
+    c.alloc->replaceAllUsesWith(stage);
+    c.alloc->parent->erase(c.alloc);
+  }
+  // Advance the indices at the latch.
+  insertAt(loop_.latch->terminator());
+  auto advance = [&](ir::Instruction* phi, int64_t start) {
+    ir::Value* next = b_.binary(Opcode::Add, phi, i32(1));
+    ir::Value* wrap = b_.cmp(ir::CmpPred::Eq, next, i32(stages));
+    ir::Value* v = b_.select(wrap, i32(0), next);
+    v->setName(phi->name() + ".next");
+    for (ir::BasicBlock* p : f_.predecessors(loop_.header)) {
+      phi->addOperand(p == loop_.latch ? v : i32(start));
+      phi->blocks.push_back(p);
+    }
+  };
+  advance(read, 0);
+  advance(write, d);
+  // The loads and phis are gone; exits wait for the copies still in flight.
+  for (Chain& c : chains_)
+    for (ir::Instruction* p : c.phis) p->dropAllOperands();
+  for (Chain& c : chains_) {
+    for (ir::Instruction* p : c.phis) p->parent->erase(p);
+    for (ir::Instruction* l : c.loads) l->parent->erase(l);
+  }
+  for (ir::BasicBlock* bb : loop_.blocks)
+    for (ir::BasicBlock* s : bb->successors()) {
+      if (loop_.contains(s)) continue;
+      size_t top = 0;
+      while (s->instructions()[top]->opcode() == Opcode::Phi) ++top;
+      if (top < s->instructions().size() && s->instructions()[top]->opcode() == Opcode::AsyncWait) continue;
+      b_.setInsertPoint(s, top);
+      b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = 0;
+    }
+  if (stages == d + 2)
+    for (auto& [dot, phi] : asyncDots) makeDotAsync(dot, phi);
+}
+
+}  // namespace
+
+bool runPipeline(ir::Function& f, const transform::PipelineOptions&) {
+  bool changed = false;
+  ir::DominatorTree dom(f);
+  for (const transform::Loop& loop : transform::findLoops(f, dom)) {
+    if (!loop.preheader || !loop.latch) continue;
+    std::vector<Chain> chains;
+    for (ir::BasicBlock* bb : loop.blocks)
+      for (auto& inst : bb->instructions()) {
+        if (inst->opcode() != Opcode::LocalAlloc || inst->numOperands() != 1) continue;
+        Chain c;
+        if (findChain(loop, inst.get(), &c)) chains.push_back(c);
+      }
+    // One commit group per iteration: every chain runs equally far ahead,
+    // and the copies of the loop are issued from one block.
+    bool ok = !chains.empty();
+    for (const Chain& c : chains)
+      ok = ok && c.phis.size() == chains[0].phis.size() && c.loads.back()->parent == chains[0].loads.back()->parent &&
+           c.loads.front()->parent == loop.preheader;
+    if (!ok) continue;
+    // Stable order: as the stagings appear in the function.
+    std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {
+      return a.alloc->parent == b.alloc->parent ? a.alloc->parent->indexOf(a.alloc) < b.alloc->parent->indexOf(b.alloc)
+                                                : a.alloc->parent->name() < b.alloc->parent->name();
+    });
+    LoopPipeliner(f, loop, chains).run();
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace tritonc::gpu

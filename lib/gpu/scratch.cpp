@@ -1,0 +1,56 @@
+#include "gpu/scratch.h"
+
+#include "gpu/layouts.h"
+
+namespace tritonc::gpu {
+
+ir::Scalar reduceCombineKind(ir::Scalar k) {
+  return k == ir::Scalar::F16 || k == ir::Scalar::BF16 ? ir::Scalar::F32 : k;
+}
+
+int64_t reduceWarpSlots(const ir::Instruction& reduce) {
+  LinearLayout ll = linearOf(reduce.operand(0)->type());
+  size_t axis = size_t(reduce.imm);
+  int64_t slots = 1;
+  for (const Index& b : ll.warp)
+    if (b[axis]) slots *= 2;
+  return slots;
+}
+
+ScratchUse scratchOf(const ir::Instruction& inst) {
+  ScratchUse s;
+  switch (inst.opcode()) {
+    case ir::Opcode::ConvertLayout: case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: {
+      const ir::Type& from = inst.operand(0)->type();
+      if (!from.isTile() || keepsElementsInThreads(inst)) return s;
+      int64_t esize = ir::byteSize(from.kind);
+      int64_t cols = from.shape.back();
+      // Reads that go down columns (a transposition) meet different banks
+      // when rows are padded: by 16 bytes when rows are written with 16-byte
+      // vectors, else by 4.
+      int64_t pad = 0;
+      if (inst.opcode() == ir::Opcode::Trans) {
+        LinearLayout ll = linearOf(from);
+        bool rowsContiguous = ll.contiguousRegs(from.shape.size() - 1) > 1;
+        pad = rowsContiguous ? std::max<int64_t>(1, 16 / esize) : std::max<int64_t>(1, 4 / esize);
+      }
+      s.pitch = cols + pad;
+      s.bytes = from.numElements() / cols * s.pitch * esize;
+      return s;
+    }
+    case ir::Opcode::Reduce: {
+      int64_t slots = reduceWarpSlots(inst);
+      if (slots == 1) return s;
+      int64_t outElems = inst.type().isTile() ? inst.type().numElements() : 1;
+      s.bytes = slots * outElems * ir::byteSize(reduceCombineKind(inst.type().kind));
+      return s;
+    }
+    case ir::Opcode::AtomicRmw: case ir::Opcode::AtomicCas:
+      if (!inst.type().isTile()) s.bytes = 8;
+      return s;
+    default:
+      return s;
+  }
+}
+
+}  // namespace tritonc::gpu

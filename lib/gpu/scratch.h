@@ -1,0 +1,28 @@
+// The shared memory an instruction needs only while it runs (its scratch),
+// shared by the allocation pass (which places it) and the PTX lowering
+// (which uses it): layout changes that move elements between threads go
+// through shared memory, and so do the cross-warp steps of reductions and
+// the old value of a scalar atomic (computed by one thread, read by all).
+#pragma once
+#include <cstdint>
+
+#include "ir/ir.h"
+
+namespace tritonc::gpu {
+
+struct ScratchUse {
+  int64_t bytes = 0;
+  // Layout changes: the operand is stored row-major (its shape) with rows of
+  // `pitch` elements (padded against bank conflicts when read across rows).
+  int64_t pitch = 0;
+};
+
+// What `inst` needs (bytes 0: none). Layouts must be assigned.
+ScratchUse scratchOf(const ir::Instruction& inst);
+
+// Reductions: the element type partial results are combined in (f32 for
+// f16/bf16), and how many warps hold partial results along the axis.
+ir::Scalar reduceCombineKind(ir::Scalar k);
+int64_t reduceWarpSlots(const ir::Instruction& reduce);
+
+}  // namespace tritonc::gpu
