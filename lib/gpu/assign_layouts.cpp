@@ -13,8 +13,9 @@
 //      before loads', so that an accumulator stays in its registers;
 //   3. backward: what loads, atomics, stores and dot accumulators need of
 //      their operands flows up into operands not placed yet (a store takes
-//      its value's layout when it has one: accumulators go out from their
-//      own registers);
+//      its value's layout when that one's lanes run along the pointers'
+//      contiguous dimension: accumulators go out from their own registers),
+//      then what the values placed in 2 need of their other operands;
 //   4. whatever is left gets a default layout;
 //   5. where a use needs another layout than its operand has, cheap values
 //      (ranges, splats, address arithmetic, comparisons) are recomputed in
@@ -332,11 +333,23 @@ void Assigner::run() {
     for (size_t k = 0; k < l->numOperands(); ++k) require(l->operand(k), get(l));
   for (ir::Instruction* i : order) {
     if (i->opcode() != Opcode::Store || !i->operand(0)->type().isTile()) continue;
+    // A value that has its layout keeps it when its lanes already run along
+    // the pointers' contiguous dimension (an accumulator goes out from its
+    // own registers); otherwise the store is coalesced and the value converted.
+    const Layout* mine = coalesced(i->operand(0));
     const Layout* l = get(i->operand(1));
-    store_[i] = l && l->isDistributed() ? l : coalesced(i->operand(0));
+    const ir::Shape& shape = i->operand(0)->type().shape;
+    bool keep = l && l->isDistributed() &&
+                (axis_->get(i->operand(0)).contiguity[size_t(mine->order[0])] == 1 ||
+                 laneFastDim(toLinear(l, shape)) == mine->order[0]);
+    store_[i] = keep ? l : mine;
     for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), store_[i]);
   }
   for (auto& [dot, plan] : dots_) require(dot->operand(2), plan.result);
+  // ... and what the values placed going forward need of their other operands.
+  for (ir::Instruction* i : order)
+    if (const Layout* l = get(i))
+      for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), operandWant(*i, k, l));
   // 4. Defaults for the rest (in program order, so operands come first).
   for (ir::Instruction* i : order) {
     if (!i->type().isTile() || get(i)) continue;
@@ -363,6 +376,7 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o) {
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions())
       if (inst->type().layout) return false;  // already GPU IR
+  if (o.target.empty()) throw UserError(SourceLoc{}, "the GPU passes need a target such as sm_80 or sm_90a");
   if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
     throw UserError(SourceLoc{}, "num_warps must be a power of two between 1 and 32, got " + std::to_string(o.numWarps));
   Assigner(f, o).run();

@@ -173,6 +173,13 @@ LinearLayout linearOf(const ir::Type& t) {
   return toLinear(t.layout, t.shape, bits);
 }
 
+int laneFastDim(const LinearLayout& ll) {
+  for (const Index& b : ll.lane)
+    for (size_t d = 0; d < b.size(); ++d)
+      if (b[d]) return int(d);
+  return -1;
+}
+
 bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg) {
   std::vector<int> dims = operandDimsOf(inst);
   if (dims.empty() && !inst.operand(0)->type().shape.empty()) return false;

@@ -51,4 +51,8 @@ bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* s
 // The linear form of a value's layout (its type's shape and element width).
 LinearLayout linearOf(const ir::Type& t);
 
+// The dimension along which the lanes of a warp first advance (what
+// coalescing is about), or -1 when every lane holds the same elements.
+int laneFastDim(const LinearLayout& ll);
+
 }  // namespace tritonc::gpu

@@ -25,13 +25,17 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       if (!from.isTile() || keepsElementsInThreads(inst)) return s;
       int64_t esize = ir::byteSize(from.kind);
       int64_t cols = from.shape.back();
-      // Reads that go down columns (a transposition) meet different banks
-      // when rows are padded: by 16 bytes when rows are written with 16-byte
-      // vectors, else by 4.
+      // Reads that go down columns (a transposition, or a conversion whose
+      // lanes advance along another dimension than the stored rows) meet
+      // different banks when rows are padded: by 16 bytes when rows are
+      // written with 16-byte vectors, else by 4.
       int64_t pad = 0;
-      if (inst.opcode() == ir::Opcode::Trans) {
-        LinearLayout ll = linearOf(from);
-        bool rowsContiguous = ll.contiguousRegs(from.shape.size() - 1) > 1;
+      LinearLayout ll = linearOf(from);
+      size_t last = from.shape.size() - 1;
+      bool acrossRows = inst.opcode() == ir::Opcode::Trans;
+      if (inst.opcode() == ir::Opcode::ConvertLayout) acrossRows = laneFastDim(linearOf(inst.type())) != int(last);
+      if (acrossRows) {
+        bool rowsContiguous = ll.contiguousRegs(last) > 1;
         pad = rowsContiguous ? std::max<int64_t>(1, 16 / esize) : std::max<int64_t>(1, 4 / esize);
       }
       s.pitch = cols + pad;

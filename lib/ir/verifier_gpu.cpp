@@ -120,8 +120,10 @@ std::string checkLayoutFitsType(const Type& t) {
   } else if (t.shape.size() != rank) {
     return "layout of rank " + std::to_string(rank) + " on " + str(t);
   }
-  for (int64_t d : t.shape)
-    if (d & (d - 1)) return "GPU IR tiles have power-of-two dimensions, not " + str(t);
+  // (A buffer's leading dimension of stages may have any size.)
+  size_t first = t.layout->isShared() && t.shape.size() == rank + 1 ? 1 : 0;
+  for (size_t k = first; k < t.shape.size(); ++k)
+    if (t.shape[k] & (t.shape[k] - 1)) return "GPU IR tiles have power-of-two dimensions, not " + str(t);
   return "";
 }
 

@@ -323,6 +323,9 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   applySpecialization(*fn, facts);
   std::string bad = ir::verifyModule(*r.module);
   if (!bad.empty()) throw InternalError("invalid IR after specialization:\n" + bad);
+  // The cache keeps the optimized Triton-IR (the PTX lowering turns the
+  // module into GPU IR in place).
+  std::string tritonIr = disk_ ? ir::printModule(*r.module) : std::string();
   if (gpu) {
     nvptx::TargetOptions to;
     to.arch = target_;
@@ -337,7 +340,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   out->origin = "compiled";
   ++stats_.compiles;
   if (disk_) {
-    std::string ir = ir::printModule(*out->module);
+    const std::string& ir = tritonIr;
     std::string sig = "sig " + std::to_string(out->signature.size()) + "\n";
     for (const Param& p : out->signature)
       sig += p.name + " " + (p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*" : ir::scalarName(p.type.kind)) + "\n";

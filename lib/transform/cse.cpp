@@ -16,8 +16,9 @@ using Key = std::tuple<ir::Opcode, std::string, std::vector<const ir::Value*>, s
                        uint8_t, int64_t>;
 
 bool mergeable(const ir::Instruction& i) {
-  // Loads could be merged only with alias analysis; stores and atomics never.
-  return !i.hasSideEffects() && i.opcode() != ir::Opcode::Load && i.opcode() != ir::Opcode::Phi;
+  // Loads (of global or shared memory) could be merged only with alias
+  // analysis; stores and atomics never.
+  return !i.hasSideEffects() && !i.readsMemory() && i.opcode() != ir::Opcode::Phi;
 }
 
 Key keyOf(const ir::Instruction& i) {

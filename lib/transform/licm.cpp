@@ -19,7 +19,8 @@ bool mayFault(const ir::Instruction& i) {
 }
 
 bool hoistable(const ir::Instruction& i) {
-  return !i.hasSideEffects() && i.opcode() != ir::Opcode::Phi;
+  // (GPU IR: a buffer's contents change inside loops that copy into it.)
+  return !i.hasSideEffects() && i.opcode() != ir::Opcode::Phi && i.opcode() != ir::Opcode::LocalLoad;
 }
 
 bool runOnLoop(const Loop& loop, const ir::DominatorTree& dom) {

@@ -23,16 +23,16 @@ bool prefetch(ir::Function& f, const PipelineOptions& o) { return runPrefetch(f,
 
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
-      {"constfold", "fold constants (scalars and splats)", plain<runConstantFolding>},
-      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", plain<runPeephole>},
-      {"cse", "common sub-expression elimination", plain<runCommonSubexpressionElimination>},
-      {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>},
-      {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch},
-      {"dce", "dead-code elimination", plain<runDeadCodeElimination>},
-      {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts},
-      {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline},
-      {"gpu-allocate-shared", "shared memory for buffers and scratch, by live ranges", gpu::runAllocateShared},
-      {"gpu-insert-barriers", "barriers and fences by the RAW/WAR data-flow equations", gpu::runInsertBarriers},
+      {"constfold", "fold constants (scalars and splats)", plain<runConstantFolding>, false},
+      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", plain<runPeephole>, false},
+      {"cse", "common sub-expression elimination", plain<runCommonSubexpressionElimination>, true},
+      {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>, true},
+      {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch, false},
+      {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
+      {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
+      {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
+      {"gpu-allocate-shared", "shared memory for buffers and scratch, by live ranges", gpu::runAllocateShared, true},
+      {"gpu-insert-barriers", "barriers and fences by the RAW/WAR data-flow equations", gpu::runInsertBarriers, true},
   };
   return passes;
 }
@@ -83,6 +83,8 @@ void runPasses(ir::Module& m, const std::vector<std::string>& passes, const Pipe
   if (opts.numStages < 1 || opts.numStages > 8)
     throw UserError(SourceLoc{}, "num_stages must be between 1 and 8, got " + std::to_string(opts.numStages));
   for (const PassInfo* p : infos) {
+    if (m.isGpu() && !p->onGpuIr)
+      throw UserError(SourceLoc{}, std::string("pass '") + p->name + "' works on Triton-IR, and this module is in GPU IR");
     for (auto& f : m.functions()) p->run(*f, opts);
     std::string err = ir::verifyModule(m);
     if (!err.empty())

@@ -29,6 +29,7 @@ struct PassInfo {
   const char* name;         // as given to --passes
   const char* description;  // one line for --help
   bool (*run)(ir::Function&, const PipelineOptions&);  // returns whether the function changed
+  bool onGpuIr;             // whether it may run on GPU IR (else Triton-IR only)
 };
 
 // Every pass, in the order of the default pipeline's first appearance.

@@ -1,7 +1,8 @@
 // The case files of test/ir/cases: IR text (`*.tir`) or Triton-C (`*.tc`),
 // several cases per file separated by a line `; -----` (`// -----` in .tc).
 // Each case has, in comment lines:
-//   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N   (once; keys may be combined)
+//   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N | target=sm_90a | num_warps=N
+//        (once; keys may be combined; target and num_warps are the GPU passes')
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
 //                                          for pass_semantics_test, see there)
@@ -43,6 +44,8 @@ struct IrCase {
   std::string passes;     // RUN: passes=
   std::string analysis;   // RUN: analysis=
   int numStages = transform::PipelineOptions::kDefaultNumStages;  // RUN: num_stages=
+  std::string target;     // RUN: target= (the GPU passes' target)
+  int numWarps = 4;       // RUN: num_warps=
   std::vector<lang::Define> defines;
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
@@ -104,7 +107,9 @@ inline void parseHeader(IrCase& c) {
         if (k == "passes" && !v.empty()) c.passes = v;
         else if (k == "analysis" && (v == "axis" || v == "liveness")) c.analysis = v;
         else if (k == "num_stages" && v.size() == 1 && v[0] >= '1' && v[0] <= '8') c.numStages = v[0] - '0';
-        else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness or num_stages=N)");
+        else if (k == "target" && (v == "sm_80" || v == "sm_90a")) c.target = v;
+        else if (k == "num_warps" && (v == "1" || v == "2" || v == "4" || v == "8" || v == "16")) c.numWarps = std::stoi(v);
+        else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness, num_stages=N, target=sm_80|sm_90a or num_warps=N)");
       }
     }
   }
@@ -115,7 +120,8 @@ inline void parseHeader(IrCase& c) {
 inline std::vector<IrCase> casesOfFile(const std::filesystem::path& path) {
   static const std::regex separator(R"(^\s*(;|//)\s*-----+\s*$)");
   std::string rel = "test/ir/cases/" + path.filename().string();
-  std::string stem = path.stem().string();
+  const std::string group = path.stem().string();  // the pass or analysis: gpu-pipeline
+  std::string stem = group;                          // as a gtest name: gpu_pipeline
   for (char& ch : stem)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   std::vector<IrCase> out;
@@ -126,7 +132,7 @@ inline std::vector<IrCase> casesOfFile(const std::filesystem::path& path) {
       cur.file = rel;
       cur.index = int(out.size()) + 1;
       cur.tritonC = path.extension() == ".tc";
-      cur.group = stem;
+      cur.group = group;
       cur.name = stem + (cur.tritonC ? "_tc_" : "_") + std::to_string(cur.index);
       parseHeader(cur);
       out.push_back(cur);

@@ -36,6 +36,8 @@ TEST_P(IrCaseTest, Check) {
   try {
     transform::PipelineOptions opts;
     opts.numStages = c.numStages;
+    if (!c.target.empty()) opts.target = c.target;
+    opts.numWarps = c.numWarps;
     if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes), opts);
   } catch (const std::exception& e) {
     FAIL() << "passes=" << c.passes << " failed: " << e.what() << "\ninput:\n" << input;

@@ -29,6 +29,7 @@
 #include "ir/verifier.h"
 #include "ir_case_file.h"
 #include "target/interp/interpreter.h"
+#include "runtime/specialize.h"
 #include "transform/pass_manager.h"
 
 namespace {
@@ -244,16 +245,32 @@ TEST_P(PassSemantics, SameResults) {
     for (auto& inst : bb->instructions()) hasDot = hasDot || inst->opcode() == ir::Opcode::Dot;
 
   // Each pass alone, the default pipeline, and the case's own RUN: passes,
-  // at the default pipelining depth; pre-fetching also 1 and 3 iterations ahead.
+  // at the default pipelining depth; pre-fetching also 1 and 3 iterations
+  // ahead; and the GPU back end's passes after the default pipeline and the
+  // launch's specialization (GPU IR runs on the interpreter too), for sm_80
+  // and sm_90a.
   const int defaultStages = transform::PipelineOptions::kDefaultNumStages;
-  std::vector<std::pair<std::string, int>> variants;
-  for (const transform::PassInfo& p : transform::allPasses()) variants.push_back({p.name, defaultStages});
-  variants.push_back({"default", defaultStages});
-  variants.push_back({"prefetch", 2});
-  variants.push_back({"prefetch", 4});
-  variants.push_back({"default", 2});
+  struct Variant {
+    std::string passes;
+    int stages;
+    std::string gpuTarget;  // non-empty: then the GPU pipeline
+    int numWarps = 4;
+  };
+  std::vector<Variant> variants;
+  const bool gpuIr = original->isGpu();  // a case written in GPU IR: only the passes that work on it
+  for (const transform::PassInfo& p : transform::allPasses())
+    if (!gpuIr || p.onGpuIr) variants.push_back({p.name, defaultStages, ""});
+  if (!gpuIr) {
+    variants.push_back({"default", defaultStages, ""});
+    variants.push_back({"prefetch", 2, ""});
+    variants.push_back({"prefetch", 4, ""});
+    variants.push_back({"default", 2, ""});
+    variants.push_back({"default", defaultStages, "sm_80", 4});
+    variants.push_back({"default", defaultStages, "sm_90a", 8});
+    variants.push_back({"default", 4, "sm_90a", 4});
+  }
   if (s.isCase && s.irCase.passes != "default" && !transform::findPass(s.irCase.passes))
-    variants.push_back({s.irCase.passes, s.irCase.numStages});
+    variants.push_back({s.irCase.passes, s.irCase.numStages, s.irCase.target, s.irCase.numWarps});
 
   for (size_t li = 0; li < launches.size(); ++li) {
     const ex::Launch& base = launches[li];
@@ -266,14 +283,22 @@ TEST_P(PassSemantics, SameResults) {
       ex::Comparison cmp = ex::compareOutputs(*ref);
       ASSERT_TRUE(cmp.passed(ref->tolerance)) << "before any pass: error " << cmp.maxError << " at " << cmp.worst;
     }
-    for (const auto& [name, stages] : variants) {
-      const std::string list = name + (stages == defaultStages ? "" : " (num_stages=" + std::to_string(stages) + ")");
+    for (const Variant& v : variants) {
+      const std::string list = v.passes + (v.stages == defaultStages ? "" : " (num_stages=" + std::to_string(v.stages) + ")") +
+                               (v.gpuTarget.empty() ? "" : ", then the GPU passes for " + v.gpuTarget + " with " +
+                                                              std::to_string(v.numWarps) + " warps");
       std::unique_ptr<ir::Module> m = compileSubject(s);
-      std::vector<std::string> passes = transform::parsePassList(name);
+      std::vector<std::string> passes = transform::parsePassList(v.passes);
       transform::PipelineOptions opts;
-      opts.numStages = stages;
+      opts.numStages = v.stages;
+      if (!v.gpuTarget.empty()) opts.target = v.gpuTarget;
+      opts.numWarps = v.numWarps;
       try {
         transform::runPasses(*m, passes, opts);
+        if (!v.gpuTarget.empty() && !m->isGpu()) {
+          for (auto& f : m->functions()) runtime::applySpecialization(*f, runtime::factsOf(base.args));
+          transform::runPasses(*m, transform::gpuPipeline(), opts);
+        }
       } catch (const std::exception& e) {
         ADD_FAILURE() << "passes=" << list << " failed: " << e.what();
         continue;

@@ -75,10 +75,12 @@ TEST_P(PtxTest, AssemblesWithoutSpills) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, PtxTest, ::testing::ValuesIn(casePointers()), caseTestName);
 
-// The seed's matmul on sm_90a (8 warps): with TM=128 TN=128 TK=64 and
-// num_stages 3 the wgmmas are pipelined (wait for the previous group in the
-// loop, for all at the exit; four ring stages of 32 KB); with TN=256 and
-// num_stages 4 the extra stage does not fit and each K step waits for its own.
+// The seed's matmul on sm_90a (8 warps), end to end to PTX: with TM=128
+// TN=128 TK=64 and num_stages 3 the wgmmas are pipelined (wait for the
+// previous group in the loop, for all at the exit; four ring stages of
+// 32 KB); with TN=256 and num_stages 4 the extra stage does not fit and each
+// K step waits for its own. (test/ir/cases/gpu-pipeline.tir checks the
+// decisions themselves, in the GPU IR.)
 std::string matmulPtx(const std::string& tn, int numStages) {
   std::string path = std::string(TRITONC_SOURCE_DIR) + "/examples/matmul.tc";
   lang::CompileOptions co;
@@ -105,11 +107,8 @@ TEST(PipelinedWgmma, WaitsForThePreviousGroupInTheLoopAndForAllAtTheExit) {
   ASSERT_NE(inLoop, std::string::npos) << ptx;
   ASSERT_NE(exit, std::string::npos);
   EXPECT_LT(inLoop, exit);
-  // Besides the exit, only the return waits (nothing stays in flight).
-  size_t atRet = ptx.find("wgmma.wait_group.sync.aligned 0;", exit + 1);
-  ASSERT_NE(atRet, std::string::npos);
-  EXPECT_EQ(ptx.find("wgmma.wait_group.sync.aligned 0;", atRet + 1), std::string::npos);
-  EXPECT_EQ(ptx.find_first_not_of(" \n", ptx.find(';', atRet) + 1), ptx.find("ret;", atRet));
+  // Only the exit waits for every group: nothing is in flight after it.
+  EXPECT_EQ(ptx.find("wgmma.wait_group.sync.aligned 0;", exit + 1), std::string::npos);
   // The exit waits before the epilogue reads the accumulator.
   size_t exitLabel = ptx.rfind("$L_", exit);
   EXPECT_NE(ptx.substr(exitLabel, 12).find("for_end"), std::string::npos) << ptx.substr(exitLabel, 40);

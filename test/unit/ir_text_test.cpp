@@ -499,7 +499,7 @@ TEST(IrTextErrors, ResultsWhereNoneBelongAndViceVersa) {
 TEST(IrTextErrors, LexicalErrors) {
   expectParseError("source \"abc\nkernel @k() {\n}\n", 1, 8, "unterminated string");
   expectParseError("source \"a\\qb\"\n", 1, 10, "invalid escape sequence");
-  expectParseError(kernel("  %x = add %a, #3 : i32\n  ret\n"), 3, 16, "unexpected character '#'");
+  expectParseError(kernel("  %x = add %a, $3 : i32\n  ret\n"), 3, 16, "unexpected character '$'");
   expectParseError(kernel("  %x = add %a, % : i32\n  ret\n"), 3, 16, "expected a name after '%'");
 }
 

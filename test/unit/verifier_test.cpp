@@ -62,16 +62,16 @@ TEST(Verifier, CmpAndCast) {
   expectEntryError("  %v = splat %a : i32<8>\n  %x = cmp lt %v, %v : i1\n  ret\n", "%x = cmp lt %v, %v : i1",
                    "result type must be i1<8>, not i1");
   expectEntryError("  %v = splat %a : i32<8>\n  %x = cast %v : f32<4>\n  ret\n", "%x = cast %v : f32<4>",
-                   "'cast' must keep the shape (i32<8> to f32<4>)");
+                   "'cast' must keep the shape and layout (i32<8> to f32<4>)");
   expectEntryError("  %x = cast %p : f32\n  ret\n", "%x = cast %p : f32", "cannot cast f32* to f32");
 }
 
 TEST(Verifier, SelectCondition) {
   expectEntryError("  %c = splat i1 1 : i1<4>\n  %v = splat %b : f32<8>\n  %x = select %c, %v, %v : f32<8>\n  ret\n",
                    "%x = select %c, %v, %v : f32<8>",
-                   "condition must be i1 of the result's shape or a scalar i1, not i1<4>");
+                   "condition must be i1 of the result's shape (and layout) or a scalar i1, not i1<4>");
   expectEntryError("  %x = select %a, %b, %b : f32\n  ret\n", "%x = select %a, %b, %b : f32",
-                   "condition must be i1 of the result's shape or a scalar i1, not i32");
+                   "condition must be i1 of the result's shape (and layout) or a scalar i1, not i32");
 }
 
 TEST(Verifier, ShapeOps) {

@@ -250,6 +250,10 @@ interp::Grid parseGrid(const Options& o) {
 transform::PipelineOptions pipelineOptions(const Options& o) {
   transform::PipelineOptions p;
   p.numStages = o.numStages;
+  // For the GPU passes (--passes=...,gpu-assign-layouts or --stage gpu-ir/ptx).
+  p.target = o.target.empty() ? "sm_90a" : o.target;
+  p.numWarps = o.numWarps;
+  p.allowTf32 = o.allowTf32;
   return p;
 }
 
@@ -277,9 +281,6 @@ int emit(const Options& o, const std::string& source) {
   if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     transform::PipelineOptions popts = pipelineOptions(o);
-    popts.target = o.target.empty() ? "sm_90a" : o.target;
-    popts.numWarps = o.numWarps;
-    popts.allowTf32 = o.allowTf32;
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
     transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     // As a launch would specialize: pointer arguments 16-byte aligned (the

@@ -34,7 +34,8 @@ Executor::Executor(const ir::Function& fn, const Grid& grid, const std::vector<K
 
 void Executor::numberValues() {
   auto addSlot = [&](const ir::Value* v, SourceLoc loc) {
-    int64_t n = checkedElementCount(v->type());
+    // A buffer in shared memory (GPU IR) is held as a handle.
+    int64_t n = v->type().isShared() ? 1 : checkedElementCount(v->type());
     if (n < 0)
       throw UserError(loc, kernelText() + ": the tile type " + ir::typeToString(v->type()) +
                                " is too large for the interpreter");
@@ -172,6 +173,9 @@ void Executor::run() {
 void Executor::runProgram() {
   int block = 0;
   int64_t steps = 0;
+  // Shared memory starts as garbage for every program (a NaN pattern): a
+  // stage read before anything was copied into it shows in the results.
+  for (Tile& b : buffers_) std::fill(b.begin(), b.end(), intElem(int64_t(0x7ff8dead0badf00dULL)));
   for (;;) {
     int next = -1;
     for (const Step& s : blocks_[size_t(block)].body) {
@@ -250,7 +254,9 @@ void Executor::execute(const Step& s) {
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;
     case Op::Phi: case Op::Br: case Op::CondBr: case Op::Ret: break;
-    default: break;
+    default:
+      if (ir::opcodeCategory(op) == ir::OpCategory::Gpu) return execGpu(s);
+      break;
   }
   throw InternalError(std::string("the executor cannot run '") + ir::opcodeName(op) + "' here");
 }

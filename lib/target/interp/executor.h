@@ -5,6 +5,7 @@
 //   elementwise_exec.cpp arithmetic, cmp, cast, select, multiple_of
 //   tile_exec.cpp        splat, reshape, broadcast, trans, range, dot, reduce
 //   memory_exec.cpp      gep, load, store, atomics
+//   gpu_exec.cpp         the GPU IR's buffers, copies and conversions
 #pragma once
 #include <string>
 #include <unordered_map>
@@ -81,6 +82,12 @@ class Executor {
   void execDot(const Step& s);
   void execReduce(const Step& s);
 
+  // ---- gpu_exec.cpp (the GPU IR's instructions)
+  void execGpu(const Step& s);
+  // Operand i as a tile of elements (read from its buffer when it is one).
+  Tile operandTile(const Step& s, size_t i);
+  Tile& bufferAt(const Elem& handle, int64_t elements, const ir::Instruction* user);
+
   // ---- memory_exec.cpp
   void execGep(const Step& s);
   void execLoad(const Step& s);
@@ -107,6 +114,8 @@ class Executor {
   std::vector<Tile> frame_;
   std::vector<Tile> phiScratch_;  // parallel copies of a block's phis on an edge
   std::vector<BlockPlan> blocks_;
+  std::vector<Tile> buffers_;  // a program's buffers in shared memory (GPU IR)
+  std::unordered_map<const ir::Instruction*, int> bufferIndex_;
   int64_t programId_[3] = {0, 0, 0};
 };
 

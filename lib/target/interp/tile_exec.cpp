@@ -92,7 +92,7 @@ void Executor::execDot(const Step& s) {
   const ir::Scalar k = s.inst->type().kind;
   // Operand i with its elements converted to T (ints in .i, floats in .f).
   auto converted = [&](size_t i) {
-    const Tile& t = in(s, i);
+    const Tile t = operandTile(s, i);
     const ir::Scalar from = inType(s, i).kind;
     Tile v(t.size());
     for (size_t j = 0; j < t.size(); ++j) {

@@ -147,6 +147,40 @@ class Checker {
                 "cond_br takes a scalar i1 and two successors");
         return;
       case Op::Ret: return;
+      case Op::ConvertLayout: case Op::DotWait:
+        operands(1, 1);
+        require(count(0) == t.numElements() && kindOf(0) == t.kind, "a copy changes the elements");
+        return;
+      case Op::DotAsync:
+        operands(3, 3);
+        require(t.shape == shapeOf(2) && t.kind == kindOf(2), "dot shapes do not fit");
+        return;
+      case Op::LocalAlloc:
+        operands(0, 1);
+        require(t.isShared(), "a buffer needs a shared layout");
+        return;
+      case Op::MemIndex:
+        operands(2, 2);
+        require(inst_.operand(0)->type().isShared() && t.isShared() && !inst_.operand(1)->type().isTile(),
+                "mem_index selects a stage of a buffer");
+        return;
+      case Op::LocalLoad:
+        operands(1, 1);
+        require(inst_.operand(0)->type().isShared() && kindOf(0) == t.kind, "local_load reads a buffer");
+        return;
+      case Op::LocalStore:
+        operands(2, 2);
+        require(inst_.operand(0)->type().isShared() && kindOf(0) == kindOf(1), "local_store writes a buffer");
+        return;
+      case Op::AsyncCopy:
+        operands(2, 3);
+        require(inst_.operand(0)->type().isShared() && kindOf(1) == ir::Scalar::Ptr &&
+                    inst_.operand(1)->type().pointee == kindOf(0),
+                "async_copy copies through pointers into a buffer");
+        return;
+      case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared:
+        operands(0, 0);
+        return;
       default: require(false, "unknown opcode");
     }
   }

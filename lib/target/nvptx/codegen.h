@@ -15,19 +15,20 @@ struct TargetOptions {
   bool allowTf32 = false;
 };
 
-// The PTX module for every kernel of `m`. The module should be optimized and
-// verified. Throws UserError for what the back end cannot compile yet.
-std::string emitPtx(const ir::Module& m, const TargetOptions& opts);
-
-// The module printed with the layout the back end gives each tile value
-// (`; #blocked<...>` or `; #mma<...>` after the instruction): what the
-// compiler decided about which thread holds which element.
-std::string printLayouts(const ir::Module& m, const TargetOptions& opts);
+// The PTX module for every kernel of `m`. The module should be optimized
+// Triton-IR (verified): it is lowered to GPU IR in place (the GPU pipeline,
+// transform::gpuPipeline(); docs/GPU_IR.md), then to PTX. A module already
+// in GPU IR is lowered as it is. Throws UserError for what the back end
+// cannot compile (too much shared memory, types it does not support).
+std::string emitPtx(ir::Module& m, const TargetOptions& opts);
 
 // The most shared memory one program may use on `arch` (bytes).
 int64_t maxSharedBytes(const std::string& arch);
 
 // The PTX ISA version to declare for `arch` (e.g. "8.0" for sm_90a).
 std::string ptxVersionFor(const std::string& arch);
+
+// Shared memory beyond this is dynamic (requested at launch).
+constexpr int64_t kMaxStaticShared = 48 * 1024;
 
 }  // namespace tritonc::nvptx

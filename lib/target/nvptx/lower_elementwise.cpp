@@ -38,10 +38,20 @@ std::string FunctionLowering::fromF32(Scalar k, const std::string& f) {
   return h;
 }
 
+namespace {
+// When every operand is the same in all elements (scalars, splats), so is
+// the result: one register.
+bool uniformOperands(FunctionLowering& L, const ir::Instruction& i) {
+  for (ir::Value* v : i.operands())
+    if (L.regs(v).size() != 1) return false;
+  return true;
+}
+}  // namespace
+
 void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
   const ir::Type& t = i.type();
   Opcode op = i.opcode();
-  size_t n = numOwned(t);
+  size_t n = uniformOperands(*this, i) ? 1 : numRegs(t);
   std::vector<std::string> out(n);
   Scalar k = op == Opcode::Cmp ? i.operand(0)->type().kind : t.kind;
   bool half = isHalf(k);
@@ -190,7 +200,7 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
 
 void FunctionLowering::lowerCast(const ir::Instruction& i) {
   Scalar from = i.operand(0)->type().kind, to = i.type().kind;
-  size_t n = numOwned(i.type());
+  size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
   for (size_t e = 0; e < n; ++e) {
     std::string a = elem(i.operand(0), e);

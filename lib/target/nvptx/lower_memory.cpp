@@ -1,7 +1,8 @@
 // PTX lowering of address arithmetic, loads, stores and atomics. Tile
-// accesses are vectorized up to 128 bits where the layout gives a thread
-// contiguous elements and the axis analysis proves alignment and a uniform
-// mask; replicated elements are written by their first owner only.
+// accesses move the number of elements their {vec = N} says at a time (the
+// layout pass proved the registers contiguous, the addresses aligned and
+// the mask uniform over them); replicated elements are written by their
+// first owner only.
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -12,20 +13,18 @@ using ir::Scalar;
 namespace {
 
 std::string braces(const std::vector<std::string>& r, size_t from, size_t n) {
-  std::string s = "{";
-  for (size_t k = 0; k < n; ++k) s += (k ? ", " : "") + r[from + k];
-  return s + "}";
+  return nvptx::braces(std::vector<std::string>(r.begin() + long(from), r.begin() + long(from + n)));
 }
 
 }  // namespace
 
 void FunctionLowering::lowerMemory(const ir::Instruction& i) {
-  if (isAsyncLoad(&i)) return lowerAsyncLoad(i);
   const ir::Type& t = i.type();
   if (i.opcode() == Opcode::Gep) {
     Scalar ok = i.operand(1)->type().kind;
     int64_t size = ir::byteSize(t.pointee);
-    std::vector<std::string> out(numOwned(t));
+    bool uniform = regs(i.operand(0)).size() == 1 && regs(i.operand(1)).size() == 1;
+    std::vector<std::string> out(uniform ? 1 : numRegs(t));
     for (size_t e = 0; e < out.size(); ++e) {
       if (!elementNeeded(&i, e)) continue;
       std::string r = newReg(RegClass::B64);
@@ -44,11 +43,11 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   const ir::Type& pt = ptr->type();
   Scalar k = pt.pointee;
   const ir::Value* mask = i.mask();
-  size_t n = numOwned(pt);
+  size_t n = numRegs(pt);
   int64_t size = ir::byteSize(k);
 
-  size_t vec = accessWidth(i);
-  std::string owner = i.opcode() == Opcode::Load ? "" : ownerPred(pt);
+  size_t vec = size_t(std::max(1, i.vec));
+  std::string owner = i.opcode() == Opcode::Load ? "" : pt.isTile() ? placement(pt).owner : scalarOwner();
 
   auto predicateFor = [&](size_t e) -> std::string {
     std::string p = owner;
@@ -185,7 +184,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
   if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
     throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
-  std::vector<std::string> out(numOwned(t));
+  std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
     std::string r = newReg(regClassOf(k));
@@ -196,14 +195,13 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     out[e] = r;
   }
   if (!t.isTile()) {
-    // Scalar atomics ran in thread 0 only: share the old value with every thread.
-    beginScratchUse(int64_t(1) << 62);  // at the scratch's start
-    needScratch(8);
-    guarded(owner, std::string("st.shared.") + (size == 8 ? "b64" : "b32") + " [scratch], " + out[0] + ";");
+    // Scalar atomics ran in thread 0 only: share the old value with every
+    // thread through the instruction's scratch.
+    std::string at = sharedAddress(i.smem);
+    guarded(owner, std::string("st.shared.") + (size == 8 ? "b64" : "b32") + " [" + at + "], " + out[0] + ";");
     barrier();
     std::string r = newReg(regClassOf(k));
-    emit(std::string("ld.shared.") + (size == 8 ? "b64 " : "b32 ") + r + ", [scratch];");
-    endScratchUse();
+    emit(std::string("ld.shared.") + (size == 8 ? "b64 " : "b32 ") + r + ", [" + at + "];");
     out[0] = r;
   }
   define(&i, std::move(out));

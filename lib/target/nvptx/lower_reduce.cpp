@@ -1,15 +1,17 @@
-// PTX lowering of reductions (`x[:, +]`, max, min), in three levels:
-//   1. in registers, over the elements a thread holds along the axis;
-//   2. across the lanes of a warp that hold different elements along the
-//      axis, with butterfly shuffles (shfl.sync.bfly);
-//   3. across warps, through shared memory: one partial per warp along the
-//      axis, combined by each thread for the elements of the result it owns
-//      (which also moves the result into its own layout).
-// Replicated elements (a tile smaller than the threads) are counted once.
-// f16/bf16 reduce in f32. The order of the additions differs from the
+// PTX lowering of reductions (`x[:, +]`, max, min), in three levels read off
+// the operand's linear layout:
+//   1. in registers: the registers whose bases run along the axis;
+//   2. across lanes: butterfly shuffles (shfl.sync.bfly) over the lane bits
+//      whose bases run along the axis (lanes holding copies are skipped, so
+//      nothing is counted twice);
+//   3. across warps: when warp bits run along the axis, one partial per warp
+//      goes through the instruction's scratch and every thread combines the
+//      partials of the elements it holds in the result (the slice layout).
+// f16/bf16 combine in f32. The order of the additions differs from the
 // interpreter's sequential one.
 #include <map>
 
+#include "gpu/scratch.h"
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -40,51 +42,39 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
   if (k == Scalar::I1 || k == Scalar::Ptr)
     throw UserError(i.loc, "reductions of booleans or pointers are not supported by the GPU back end");
   bool half = k == Scalar::F16 || k == Scalar::BF16;
-  Scalar ck = half ? Scalar::F32 : k;
+  Scalar ck = gpu::reduceCombineKind(k);
   bool wide = ir::bitWidth(ck) == 64;
+  const char* wordType = wide ? "b64" : ck == Scalar::F32 ? "f32" : "b32";
   std::string op = combineOp(ir::ReduceKind(i.sub), ck);
   auto combine = [&](const std::string& acc, const std::string& x) {
     emit(op + " " + acc + ", " + acc + ", " + x + ";");
     if (k == Scalar::I8) emit("cvt.s32.s8 " + acc + ", " + acc + ";");
     if (k == Scalar::I16) emit("cvt.s32.s16 " + acc + ", " + acc + ";");
   };
+  const gpu::LinearLayout& ll = placement(st).ll;
 
-  const BlockedLayout& l = layoutOf(st);
-  const auto& idx = elementIndices(st);
-  std::vector<std::vector<int64_t>> coords = localCoords(st);
-
-  // 1. Per group of elements that differ only along the axis, in registers.
-  std::map<std::vector<int64_t>, size_t> groupOf;  // coordinates without the axis -> group
-  std::vector<std::string> acc;
-  std::vector<size_t> firstElem;
-  for (size_t e = 0; e < coords.size(); ++e) {
-    std::vector<int64_t> key = coords[e];
+  // 1. In registers, grouped by the index without the axis.
+  std::map<gpu::Index, std::string> acc;
+  for (size_t r = 0; r < ll.numRegs(); ++r) {
+    gpu::Index key = ll.regIndex(r);
     key.erase(key.begin() + long(axis));
-    std::string v = elem(src, e);
+    std::string v = elem(src, r);
     if (half) v = toF32(k, v);
-    auto it = groupOf.find(key);
-    if (it == groupOf.end()) {
+    auto it = acc.find(key);
+    if (it == acc.end()) {
       std::string a = newReg(regClassOf(ck));
-      emit(std::string("mov.") + (wide ? "b64 " : ck == Scalar::F32 ? "f32 " : "b32 ") + a + ", " + v + ";");
-      groupOf[key] = acc.size();
-      acc.push_back(a);
-      firstElem.push_back(e);
+      emit(std::string("mov.") + wordType + " " + a + ", " + v + ";");
+      acc[key] = a;
     } else {
-      combine(acc[it->second], v);
+      combine(it->second, v);
     }
   }
 
-  // 2. Across lanes along the axis (only the lanes that hold distinct elements).
-  int64_t spt = std::min(l.sizePerThread[axis], st.shape[axis]);
-  int64_t distinctLanes = std::min<int64_t>(l.threadsPerWarp[axis], std::max<int64_t>(1, st.shape[axis] / spt));
-  int64_t laneStride = 1;
-  for (int d : l.order) {
-    if (size_t(d) == axis) break;
-    laneStride *= l.threadsPerWarp[size_t(d)];
-  }
-  for (int64_t off = distinctLanes / 2; off >= 1; off /= 2) {
-    std::string delta = std::to_string(off * laneStride);
-    for (std::string& a : acc) {
+  // 2. Across the lanes whose bits run along the axis.
+  for (size_t j = ll.lane.size(); j-- > 0;) {
+    if (ll.lane[j][axis] == 0) continue;
+    std::string delta = std::to_string(1u << j);
+    for (auto& [key, a] : acc) {
       if (wide) {
         std::string lo = newReg(RegClass::B32), hi = newReg(RegClass::B32), olo = newReg(RegClass::B32),
                     ohi = newReg(RegClass::B32), other = newReg(regClassOf(ck));
@@ -101,54 +91,85 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
     }
   }
 
-  // 3. One partial per warp along the axis, through shared memory.
-  int64_t tile = spt * l.threadsPerWarp[axis];
-  int64_t slots = std::min<int64_t>(l.warpsPerCTA[axis], std::max<int64_t>(1, st.shape[axis] / tile));
-  int64_t outElems = t.isTile() ? t.numElements() : 1;
-  int64_t size = ir::byteSize(ck);
+  // The result's registers, in its own layout's order.
+  size_t nOut = numRegs(t);
+  auto keyOf = [&](size_t r) -> gpu::Index {
+    if (!t.isTile()) return gpu::Index{};
+    return placement(t).ll.regIndex(r);
+  };
 
-  std::string base = idx[0][axis];  // this thread's first index along the axis
-  std::string writer = newReg(RegClass::Pred), q = newReg(RegClass::Pred), lanePart = newReg(RegClass::B32),
-              slot = newReg(RegClass::B32);
-  emit("div.u32 " + lanePart + ", " + base + ", " + std::to_string(spt) + ";");
-  emit("rem.u32 " + lanePart + ", " + lanePart + ", " + std::to_string(l.threadsPerWarp[axis]) + ";");
-  emit("setp.eq.u32 " + q + ", " + lanePart + ", 0;");
-  emit("and.pred " + writer + ", " + q + ", " + ownerPred(st) + ";");
-  emit("div.u32 " + slot + ", " + base + ", " + std::to_string(tile) + ";");
-  beginScratchUse(slots * outElems * size);
-  needScratch(slots * outElems * size);
-  std::string scratchBase = this->scratchBase();
-  ir::Shape outShape = st.shape;
-  outShape.erase(outShape.begin() + long(axis));
-  std::string zero = newReg(RegClass::B32);
-  emit("mov.s32 " + zero + ", 0;");
-  for (size_t g = 0; g < acc.size(); ++g) {
-    std::vector<std::string> dst = idx[firstElem[g]];
-    dst.erase(dst.begin() + long(axis));
-    std::string lin = dst.empty() ? zero : linearIndex(dst, outShape);
-    std::string addr = newReg(RegClass::B32);
-    emit("mad.lo.s32 " + addr + ", " + slot + ", " + std::to_string(outElems) + ", " + lin + ";");
-    emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(size) + ", " + scratchBase + ";");
-    emit("@" + writer + " st.shared." + (wide ? "b64" : ck == Scalar::F32 ? "f32" : "b32") + " [" + addr + "], " +
-         acc[g] + ";");
-  }
-  barrier();
+  // 3. Across warps along the axis, through the scratch.
+  int64_t slots = gpu::reduceWarpSlots(i);
   std::vector<std::string> out;
-  size_t nOut = numOwned(t);
-  for (size_t e = 0; e < nOut; ++e) {
-    std::string lin = t.isTile() ? linearIndex(elementIndices(t)[e], t.shape) : zero;
-    std::string r;
-    for (int64_t s = 0; s < slots; ++s) {
-      std::string addr = newReg(RegClass::B32), x = newReg(regClassOf(ck));
-      emit("add.s32 " + addr + ", " + lin + ", " + std::to_string(s * outElems) + ";");
-      emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(size) + ", " + scratchBase + ";");
-      emit(std::string("ld.shared.") + (wide ? "b64 " : ck == Scalar::F32 ? "f32 " : "b32 ") + x + ", [" + addr + "];");
-      if (s == 0) r = x;
-      else combine(r, x);
+  if (slots == 1) {
+    for (size_t r = 0; r < nOut; ++r) out.push_back(acc.at(keyOf(r)));
+  } else {
+    if (i.smem < 0) throw InternalError("a cross-warp reduction without its scratch");
+    int64_t outElems = t.isTile() ? t.numElements() : 1;
+    int64_t size = ir::byteSize(ck);
+    std::string base = sharedAddress(i.smem);
+    // This warp's slot: its warp bits along the axis, packed.
+    std::string slot = newReg(RegClass::B32);
+    emit("mov.s32 " + slot + ", 0;");
+    int packed = 0;
+    for (size_t w = 0; w < ll.warp.size(); ++w) {
+      if (ll.warp[w][axis] == 0) continue;
+      std::string bit = newReg(RegClass::B32);
+      emit("bfe.u32 " + bit + ", " + warpId() + ", " + std::to_string(w) + ", 1;");
+      emit("shl.b32 " + bit + ", " + bit + ", " + std::to_string(packed++) + ";");
+      emit("or.b32 " + slot + ", " + slot + ", " + bit + ";");
     }
-    out.push_back(half ? fromF32(k, r) : r);
+    // Writers: lane bits along the axis zero (the lane holding the combined
+    // value) and no copy (replicated lanes and warps hold the same partial).
+    unsigned laneMask = ll.replicatedLaneMask(), warpMask = ll.replicatedWarpMask();
+    for (size_t j = 0; j < ll.lane.size(); ++j)
+      if (ll.lane[j][axis]) laneMask |= 1u << j;
+    std::string m = newReg(RegClass::B32), q = newReg(RegClass::B32), writer = newReg(RegClass::Pred);
+    emit("and.b32 " + m + ", " + laneId() + ", " + std::to_string(laneMask) + ";");
+    emit("and.b32 " + q + ", " + warpId() + ", " + std::to_string(warpMask) + ";");
+    emit("or.b32 " + m + ", " + m + ", " + q + ";");
+    emit("setp.eq.u32 " + writer + ", " + m + ", 0;");
+    // Element position of each partial: the source index without the axis, row-major.
+    ir::Shape outShape = st.shape;
+    outShape.erase(outShape.begin() + long(axis));
+    auto linearOf = [&](const std::vector<std::string>& idx) {
+      std::string lin = newReg(RegClass::B32);
+      emit("mov.s32 " + lin + ", 0;");
+      for (size_t d = 0; d < outShape.size(); ++d)
+        emit("mad.lo.s32 " + lin + ", " + lin + ", " + std::to_string(outShape[d]) + ", " + idx[d] + ";");
+      return lin;
+    };
+    std::map<gpu::Index, bool> written;
+    for (size_t r = 0; r < ll.numRegs(); ++r) {
+      gpu::Index key = ll.regIndex(r);
+      key.erase(key.begin() + long(axis));
+      if (written[key]) continue;
+      written[key] = true;
+      std::vector<std::string> idx = indexRegs(st, r);
+      idx.erase(idx.begin() + long(axis));
+      std::string addr = newReg(RegClass::B32);
+      emit("mad.lo.s32 " + addr + ", " + slot + ", " + std::to_string(outElems) + ", " + linearOf(idx) + ";");
+      emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(size) + ", " + base + ";");
+      emit("@" + writer + " st.shared." + wordType + " [" + addr + "], " + acc.at(key) + ";");
+    }
+    barrier();
+    for (size_t r = 0; r < nOut; ++r) {
+      std::string lin = t.isTile() ? linearOf(indexRegs(t, r)) : "0";
+      std::string res;
+      for (int64_t s = 0; s < slots; ++s) {
+        std::string addr = newReg(RegClass::B32), x = newReg(regClassOf(ck));
+        if (lin == "0") emit("mov.s32 " + addr + ", " + std::to_string(s * outElems) + ";");
+        else emit("add.s32 " + addr + ", " + lin + ", " + std::to_string(s * outElems) + ";");
+        emit("mad.lo.s32 " + addr + ", " + addr + ", " + std::to_string(size) + ", " + base + ";");
+        emit(std::string("ld.shared.") + wordType + " " + x + ", [" + addr + "];");
+        if (s == 0) res = x;
+        else combine(res, x);
+      }
+      out.push_back(res);
+    }
   }
-  endScratchUse();
+  if (half)
+    for (std::string& r : out) r = fromF32(k, r);
   define(&i, out);
 }
 

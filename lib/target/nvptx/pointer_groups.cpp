@@ -1,6 +1,7 @@
-// Sparse pointer tiles. A vectorized access reads the address of the first
-// element of each vector only; a tile of pointers that reaches nothing but
-// such accesses (through geps and loop phis) needs its other elements never.
+// Sparse pointer tiles. A vectorized access ({vec = N}: loads, stores,
+// async copies) reads the address of the first element of each vector only;
+// a tile of pointers that reaches nothing but such accesses (through geps and
+// loop phis, all in one layout) needs its other elements never.
 // Computing them anyway costs a 64-bit add per element per loop iteration and
 // two registers each: for a 128 x 32 f16 operand tile, eight times what the
 // cp.async copies use. This analysis finds, per pointer tile defined by a gep
@@ -25,26 +26,6 @@ bool sparseCandidate(const ir::Value* v) {
 
 }  // namespace
 
-size_t FunctionLowering::accessWidth(const ir::Instruction& i) {
-  const ir::Value* ptr = i.operand(0);
-  const ir::Type& pt = ptr->type();
-  int64_t size = ir::byteSize(pt.pointee);
-  if (!pt.isTile() || (i.opcode() != Opcode::Load && i.opcode() != Opcode::Store) || size < 2) return 1;
-  // Contiguous along the layout's fastest dimension, aligned, and with a
-  // mask that is constant over each vector.
-  const BlockedLayout& l = layoutOf(pt);
-  size_t dim = 0;
-  int64_t w = axis().vectorWidth(ptr, 16, &dim);
-  int fast = l.order[0];
-  if (int(dim) != fast) return 1;
-  w = std::min<int64_t>(w, std::min(l.sizePerThread[size_t(fast)], pt.shape[size_t(fast)]));
-  if (const ir::Value* mask = i.mask()) w = std::min<int64_t>(w, axis().get(mask).constancy[size_t(fast)]);
-  if (size == 8) w = std::min<int64_t>(w, 2);
-  size_t vec = size_t(std::max<int64_t>(1, w));
-  while (vec > 1 && (vec & (vec - 1))) vec /= 2;
-  return vec;
-}
-
 void FunctionLowering::planPointerGroups() {
   std::vector<const ir::Instruction*> candidates;
   for (auto& bb : f_.blocks())
@@ -62,9 +43,11 @@ void FunctionLowering::planPointerGroups() {
         int allowed = 1;
         if ((u->opcode() == Opcode::Load || u->opcode() == Opcode::Store) && u->operand(0) == v &&
             (u->opcode() == Opcode::Load || u->operand(1) != v)) {
-          allowed = isAsyncLoad(u) ? 8 : int(accessWidth(*u));
+          allowed = std::max(1, u->vec);
+        } else if (u->opcode() == Opcode::AsyncCopy && u->operand(1) == v && (u->numOperands() < 3 || u->operand(2) != v)) {
+          allowed = std::max(1, u->vec);
         } else if ((u->opcode() == Opcode::Gep && u->operand(0) == v && u->operand(1) != v) ||
-                   (u->opcode() == Opcode::Phi && !isAsyncPhi(u))) {
+                   u->opcode() == Opcode::Phi) {
           // Element e of the result needs element e of v (same shape, same layout).
           auto it = pointerGroup_.find(u);
           allowed = it == pointerGroup_.end() ? 1 : it->second;

@@ -1,0 +1,119 @@
+// The GPU IR's own instructions on the interpreter, so that the GPU passes
+// are checked like the others: a program's buffers in shared memory are
+// arrays of its own (one per local_alloc, reused each time it runs), a
+// buffer value is a handle (buffer number, element offset of the stage);
+// copies happen at once (masked-off elements become zeros, as cp.async's
+// zero-fill), so waits, commits, barriers and fences do nothing, and layout
+// conversions are copies. Whether the pipeliner reads each stage after its
+// copy and before the copy that overwrites it is what this checks.
+#include <algorithm>
+
+#include "target/interp/executor.h"
+
+namespace tritonc::interp::detail {
+
+namespace {
+
+Elem handle(int64_t buffer, int64_t offset) { return intElem((buffer << 32) | offset); }
+int64_t bufferOf(const Elem& e) { return e.i >> 32; }
+int64_t offsetOf(const Elem& e) { return e.i & 0xffffffff; }
+
+// Elements of one stage of a buffer type (the whole buffer when it has no
+// stage dimension).
+int64_t stageElements(const ir::Type& t) {
+  int64_t n = 1;
+  size_t rank = t.layout ? t.layout->order.size() : t.shape.size();
+  for (size_t d = t.shape.size() - rank; d < t.shape.size(); ++d) n *= t.shape[d];
+  return n;
+}
+
+}  // namespace
+
+Tile& Executor::bufferAt(const Elem& h, int64_t elements, const ir::Instruction* user) {
+  int64_t b = bufferOf(h);
+  if (b < 0 || size_t(b) >= buffers_.size() || offsetOf(h) + elements > int64_t(buffers_[size_t(b)].size()))
+    fail(user, kernelText() + ": '" + ir::opcodeName(user->opcode()) + "' outside its buffer in shared memory in " +
+                   programText());
+  return buffers_[size_t(b)];
+}
+
+Tile Executor::operandTile(const Step& s, size_t i) {
+  const ir::Type& t = inType(s, i);
+  if (!t.isShared()) return in(s, i);
+  const Elem& h = in(s, i)[0];
+  int64_t n = stageElements(t);
+  Tile& buf = bufferAt(h, n, s.inst);
+  return Tile(buf.begin() + offsetOf(h), buf.begin() + offsetOf(h) + n);
+}
+
+void Executor::execGpu(const Step& s) {
+  using Op = ir::Opcode;
+  const ir::Instruction& inst = *s.inst;
+  switch (inst.opcode()) {
+    case Op::ConvertLayout: case Op::DotWait:
+      out(s) = in(s, 0);
+      return;
+    case Op::DotAsync:
+      execDot(s);
+      return;
+    case Op::LocalAlloc: {
+      auto [it, fresh] = bufferIndex_.try_emplace(&inst, int(buffers_.size()));
+      if (fresh) buffers_.emplace_back(size_t(inst.type().numElements()));
+      out(s)[0] = handle(it->second, 0);
+      if (inst.numOperands() == 1) {
+        const Tile& v = in(s, 0);
+        Tile& buf = buffers_[size_t(it->second)];
+        for (size_t j = 0; j < buf.size(); ++j) buf[j] = v[v.size() == 1 ? 0 : j];
+      }
+      return;
+    }
+    case Op::MemIndex: {
+      const Elem& h = in(s, 0)[0];
+      int64_t stages = inType(s, 0).shape[0], index = in(s, 1)[0].i;
+      if (index < 0 || index >= stages)
+        fail(s.inst, kernelText() + ": stage " + std::to_string(index) + " of a buffer of " + std::to_string(stages) +
+                         " stages in " + programText());
+      out(s)[0] = handle(bufferOf(h), offsetOf(h) + index * stageElements(inst.type()));
+      return;
+    }
+    case Op::LocalLoad:
+      out(s) = operandTile(s, 0);
+      return;
+    case Op::LocalStore: {
+      const Elem& h = in(s, 0)[0];
+      int64_t n = stageElements(inType(s, 0));
+      Tile& buf = bufferAt(h, n, s.inst);
+      const Tile& v = in(s, 1);
+      for (int64_t j = 0; j < n; ++j) buf[size_t(offsetOf(h) + j)] = v[v.size() == 1 ? 0 : size_t(j)];
+      return;
+    }
+    case Op::AsyncCopy: {
+      const Elem& h = in(s, 0)[0];
+      int64_t n = stageElements(inType(s, 0));
+      Tile& buf = bufferAt(h, n, s.inst);
+      const ir::Scalar kind = inType(s, 1).pointee;
+      const Tile& ptrs = in(s, 1);
+      const Elem* mask = s.operands.size() == 3 ? in(s, 2).data() : nullptr;
+      size_t sm = s.operands.size() == 3 ? strideOf(s, 2) : 0;
+      const int size = ir::byteSize(kind);
+      for (int64_t j = 0; j < n; ++j) {
+        Elem& dst = buf[size_t(offsetOf(h) + j)];
+        if (mask && !mask[size_t(j) * sm].i) {
+          dst = ir::isFloatKind(kind) ? floatElem(0) : intElem(0);
+          continue;
+        }
+        const uint64_t addr = uint64_t(ptrs[size_t(j)].i);
+        const uint8_t* host = memory_.resolve(addr, size, false);
+        if (!host) host = access(s, addr, kind, false, j);
+        dst = decodeElem(kind, host);
+      }
+      return;
+    }
+    case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared:
+      return;
+    default:
+      throw InternalError(std::string("the executor cannot run '") + ir::opcodeName(inst.opcode()) + "' here");
+  }
+}
+
+}  // namespace tritonc::interp::detail

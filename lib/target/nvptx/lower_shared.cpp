@@ -1,0 +1,298 @@
+// PTX lowering of the GPU IR's shared-memory instructions: buffers
+// (local_alloc, mem_index: a register with the address of the buffer or its
+// stage, at the offset the allocation pass gave), stores into them from
+// registers and loads out of them (st/ld.shared, vectorized where both
+// sides are contiguous; ldmatrix for mma.sync operands), asynchronous copies
+// from global memory (cp.async, zero-filled where masked), their commit
+// groups and waits, barriers and the async-proxy fence. Per-thread offsets
+// inside a buffer do not change while a kernel runs: they are computed once,
+// before the first block.
+#include "gpu/layouts.h"
+#include "gpu/shared_memory.h"
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Opcode;
+using ir::Scalar;
+
+namespace {
+
+int64_t log2Of(int64_t v) {
+  int64_t r = 0;
+  while ((int64_t(1) << r) < v) ++r;
+  return r;
+}
+
+// How many registers at a time a transfer between `regType` (distributed)
+// and the buffer `buf` can move: contiguous in both, at most 16 bytes.
+int64_t transferWidth(FunctionLowering& L, const ir::Type& regType, const ir::Type& buf) {
+  if (regType.kind == Scalar::I1) return 1;
+  int64_t esize = ir::byteSize(regType.kind);
+  size_t fast = size_t(buf.layout->order[0]);
+  int64_t v = std::min<int64_t>(L.placement(regType).ll.contiguousRegs(fast), 16 / esize);
+  while (v > 1 && !gpu::sharedVectorFits(buf, v * esize)) v /= 2;
+  return v;
+}
+
+}  // namespace
+
+std::string FunctionLowering::sharedOffsetReg(const ir::Type& t, const std::vector<std::string>& idx) {
+  const ir::Layout& l = *t.layout;
+  ir::Shape s = gpu::stageShape(t);
+  int64_t esize = ir::byteSize(t.kind);
+  std::string off = newReg(RegClass::B32);
+  if (l.swizzle) {
+    size_t fast = size_t(l.order[0]), outer = size_t(l.order[1]);
+    int64_t perBlock = l.swizzle / esize;
+    std::string block = newReg(RegClass::B32), inner = newReg(RegClass::B32), o = newReg(RegClass::B32),
+                x = newReg(RegClass::B32);
+    emit("shr.u32 " + block + ", " + idx[fast] + ", " + std::to_string(log2Of(perBlock)) + ";");
+    emit("and.b32 " + inner + ", " + idx[fast] + ", " + std::to_string(perBlock - 1) + ";");
+    emit("mul.lo.s32 " + o + ", " + idx[outer] + ", " + std::to_string(l.swizzle) + ";");
+    emit("mad.lo.s32 " + o + ", " + inner + ", " + std::to_string(esize) + ", " + o + ";");
+    emit("shr.u32 " + x + ", " + o + ", 7;");
+    emit("and.b32 " + x + ", " + x + ", " + std::to_string(l.swizzle / 16 - 1) + ";");
+    emit("shl.b32 " + x + ", " + x + ", 4;");
+    emit("xor.b32 " + o + ", " + o + ", " + x + ";");
+    emit("mad.lo.s32 " + off + ", " + block + ", " + std::to_string(s[outer] * l.swizzle) + ", " + o + ";");
+    return off;
+  }
+  emit("mov.s32 " + off + ", 0;");
+  int64_t stride = esize;
+  for (size_t k = 0; k < l.order.size(); ++k) {
+    size_t d = size_t(l.order[k]);
+    emit("mad.lo.s32 " + off + ", " + idx[d] + ", " + std::to_string(stride) + ", " + off + ";");
+    stride *= s[d] + (k == 0 ? l.pad : 0);
+  }
+  return off;
+}
+
+void FunctionLowering::storeShared(const ir::Value* v, const ir::Type& buf, const std::string& base) {
+  const ir::Type& t = v->type();
+  Scalar k = t.kind;
+  const char* mt = k == Scalar::I1 ? "u8" : memoryType(k);
+  const Placement& p = placement(t);
+  int64_t vec = transferWidth(*this, t, buf);
+  for (size_t r = 0; r < p.ll.numRegs(); r += size_t(vec)) {
+    std::string off;
+    {
+      InSetup inSetup(*this);
+      off = sharedOffsetReg(buf, indexRegs(t, r));
+    }
+    std::string addr = newReg(RegClass::B32);
+    emit("add.s32 " + addr + ", " + base + ", " + off + ";");
+    std::vector<std::string> vals;
+    for (int64_t q = 0; q < vec; ++q) {
+      std::string x = elem(v, r + size_t(q));
+      if (k == Scalar::I1) {
+        std::string b = newReg(RegClass::B32);
+        emit("selp.u32 " + b + ", 1, 0, " + x + ";");
+        x = b;
+      }
+      vals.push_back(x);
+    }
+    std::string st = vec == 1 ? std::string("st.shared.") + mt + " [" + addr + "], " + vals[0] + ";"
+                               : "st.shared.v" + std::to_string(vec) + "." + mt + " [" + addr + "], " + braces(vals) + ";";
+    emit(p.owner.empty() ? st : "@" + p.owner + " " + st);
+  }
+}
+
+namespace {
+
+// The part of this thread's index along `dim` that comes from its warp.
+std::string warpPart(FunctionLowering& L, const gpu::LinearLayout& ll, size_t dim) {
+  FunctionLowering::InSetup inSetup(L);
+  std::string acc = L.newReg(RegClass::B32);
+  L.emit("mov.s32 " + acc + ", 0;");
+  for (size_t w = 0; w < ll.warp.size(); ++w) {
+    if (ll.warp[w][dim] == 0) continue;
+    std::string bit = L.newReg(RegClass::B32);
+    L.emit("bfe.u32 " + bit + ", " + L.warpId() + ", " + std::to_string(w) + ", 1;");
+    L.emit("mad.lo.s32 " + acc + ", " + bit + ", " + std::to_string(ll.warp[w][dim]) + ", " + acc + ";");
+  }
+  return acc;
+}
+
+// Whether operand registers of mma.sync can be read with ldmatrix: 16-bit
+// elements in rows of 16-byte multiples along the dimension ldmatrix reads
+// (K for A, N for B with .trans).
+bool ldmatrixFits(const ir::Type& buf, const ir::Type& dst) {
+  const ir::Layout* l = dst.layout;
+  if (l->kind != ir::LayoutKind::DotOperand || l->parent->version != 2 || ir::bitWidth(dst.kind) != 16) return false;
+  const ir::Layout& s = *buf.layout;
+  if (s.swizzle || s.order != std::vector<int>{1, 0}) return false;
+  ir::Shape shape = gpu::stageShape(buf);
+  return ((shape[1] + s.pad) * 2) % 16 == 0 && shape[0] % 16 == 0 && shape[1] % 16 == 0;
+}
+
+}  // namespace
+
+// ldmatrix.x4: lane l gives the address of row (l % 8) + 8 ((l / 8) % 2),
+// column 8 (l / 16) of a 16 x 16 block; the four 8 x 8 matrices arrive as
+// the four 32-bit registers of the A fragment (a0..a3), or with .trans from
+// a K x N block as b0, b1 of two 8-column groups.
+static std::vector<std::string> loadWithLdmatrix(FunctionLowering& L, const ir::Value* bufV, const ir::Type& dst) {
+  const ir::Type& buf = bufV->type();
+  const gpu::LinearLayout& ll = L.placement(dst).ll;
+  int opIdx = dst.layout->opIdx;
+  ir::Shape shape = gpu::stageShape(buf);
+  int64_t pitch = shape[1] + buf.layout->pad;
+  std::string base = L.elem(bufV, 0);
+  std::string lanePart;
+  {
+    FunctionLowering::InSetup inSetup(L);
+    std::string r8 = L.newReg(RegClass::B32), hi = L.newReg(RegClass::B32), row = L.newReg(RegClass::B32),
+                col = L.newReg(RegClass::B32);
+    L.emit("and.b32 " + r8 + ", " + L.laneId() + ", 7;");
+    L.emit("bfe.u32 " + hi + ", " + L.laneId() + ", 3, 1;");
+    L.emit("mad.lo.s32 " + row + ", " + hi + ", 8, " + r8 + ";");
+    L.emit("bfe.u32 " + col + ", " + L.laneId() + ", 4, 1;");
+    L.emit("shl.b32 " + col + ", " + col + ", 3;");
+    // The warp's block: rows (A) or columns (B) it owns.
+    std::string w = warpPart(L, ll, opIdx == 0 ? 0 : 1);
+    if (opIdx == 0) L.emit("add.s32 " + row + ", " + row + ", " + w + ";");
+    else L.emit("add.s32 " + col + ", " + col + ", " + w + ";");
+    lanePart = L.newReg(RegClass::B32);
+    L.emit("mad.lo.s32 " + lanePart + ", " + row + ", " + std::to_string(pitch) + ", " + col + ";");
+    L.emit("shl.b32 " + lanePart + ", " + lanePart + ", 1;");
+  }
+  std::string addr = L.newReg(RegClass::B32);
+  L.emit("add.s32 " + addr + ", " + base + ", " + lanePart + ";");
+  std::vector<std::string> out(ll.numRegs());
+  auto unpack = [&](const std::string& word, const gpu::Index& lo, const gpu::Index& hi) {
+    std::string a = L.newReg(RegClass::B16), b = L.newReg(RegClass::B16);
+    L.emit("mov.b32 {" + a + ", " + b + "}, " + word + ";");
+    out.at(size_t(ll.regOf(lo))) = a;
+    out.at(size_t(ll.regOf(hi))) = b;
+  };
+  // The extent of the warp's block in each dimension: the register bases.
+  int64_t rows = 1, cols = 1;
+  for (const gpu::Index& b : ll.reg) {
+    rows = std::max(rows, b[0] * 2);
+    cols = std::max(cols, b[1] * 2);
+  }
+  if (opIdx == 0) {
+    for (int64_t mi = 0; mi < rows; mi += 16)
+      for (int64_t kk = 0; kk < cols; kk += 16) {
+        std::vector<std::string> w(4);
+        for (auto& x : w) x = L.newReg(RegClass::B32);
+        L.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 " + braces(w) + ", [" + addr + "+" +
+               std::to_string((mi * pitch + kk) * 2) + "];");
+        for (int q = 0; q < 4; ++q) {
+          int64_t r = mi + 8 * (q & 1), c = kk + 8 * (q >> 1);
+          unpack(w[size_t(q)], {r, c}, {r, c + 1});
+        }
+      }
+  } else {
+    for (int64_t kk = 0; kk < rows; kk += 16)
+      for (int64_t nj = 0; nj < cols; nj += 16) {
+        bool pair = nj + 8 < cols;
+        std::vector<std::string> w(pair ? 4 : 2);
+        for (auto& x : w) x = L.newReg(RegClass::B32);
+        L.emit(std::string("ldmatrix.sync.aligned.m8n8.") + (pair ? "x4" : "x2") + ".trans.shared.b16 " + braces(w) +
+               ", [" + addr + "+" + std::to_string((kk * pitch + nj) * 2) + "];");
+        for (size_t q = 0; q < w.size(); ++q) {
+          int64_t k = kk + 8 * int64_t(q & 1), n = nj + 8 * int64_t(q >> 1);
+          unpack(w[q], {k, n}, {k + 1, n});
+        }
+      }
+  }
+  return out;
+}
+
+void FunctionLowering::lowerShared(const ir::Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::LocalAlloc: {
+      if (i.smem < 0) throw InternalError("a buffer without its place in shared memory");
+      std::string base = sharedAddress(i.smem);
+      if (i.numOperands() == 1) storeShared(i.operand(0), i.type(), base);
+      define(&i, {base});
+      return;
+    }
+    case Opcode::MemIndex: {
+      std::string r = newReg(RegClass::B32);
+      emit("mad.lo.s32 " + r + ", " + elem(i.operand(1), 0) + ", " + std::to_string(gpu::sharedStageBytes(i.operand(0)->type())) +
+           ", " + elem(i.operand(0), 0) + ";");
+      define(&i, {r});
+      return;
+    }
+    case Opcode::LocalStore:
+      storeShared(i.operand(1), i.operand(0)->type(), elem(i.operand(0), 0));
+      return;
+    case Opcode::LocalLoad: {
+      const ir::Type& buf = i.operand(0)->type();
+      const ir::Type& t = i.type();
+      if (ldmatrixFits(buf, t)) {
+        define(&i, loadWithLdmatrix(*this, i.operand(0), t));
+        return;
+      }
+      Scalar k = t.kind;
+      const char* mt = k == Scalar::I1 ? "u8" : memoryType(k);
+      int64_t vec = transferWidth(*this, t, buf);
+      std::string base = elem(i.operand(0), 0);
+      std::vector<std::string> out(numRegs(t));
+      for (size_t r = 0; r < out.size(); r += size_t(vec)) {
+        std::string off;
+        {
+          InSetup inSetup(*this);
+          off = sharedOffsetReg(buf, indexRegs(t, r));
+        }
+        std::string addr = newReg(RegClass::B32);
+        emit("add.s32 " + addr + ", " + base + ", " + off + ";");
+        if (k == Scalar::I1) {
+          std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
+          emit("ld.shared.u8 " + b + ", [" + addr + "];");
+          emit("setp.ne.u32 " + p + ", " + b + ", 0;");
+          out[r] = p;
+          continue;
+        }
+        std::vector<std::string> vals;
+        for (int64_t q = 0; q < vec; ++q) vals.push_back(newReg(regClassOf(k)));
+        if (vec == 1) emit(std::string("ld.shared.") + mt + " " + vals[0] + ", [" + addr + "];");
+        else emit("ld.shared.v" + std::to_string(vec) + "." + mt + " " + braces(vals) + ", [" + addr + "];");
+        for (int64_t q = 0; q < vec; ++q) out[r + size_t(q)] = vals[size_t(q)];
+      }
+      define(&i, out);
+      return;
+    }
+    case Opcode::AsyncCopy: {
+      const ir::Type& buf = i.operand(0)->type();
+      const ir::Value* ptr = i.operand(1);
+      const ir::Type& pt = ptr->type();
+      const Placement& p = placement(pt);
+      int64_t vec = std::max(1, i.vec);
+      int64_t bytes = vec * ir::byteSize(pt.pointee);
+      if (bytes != 4 && bytes != 8 && bytes != 16) throw InternalError("cp.async copies 4, 8 or 16 bytes");
+      // .cg (through L2 only) exists for 16-byte copies; smaller ones are .ca.
+      std::string cp = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global";
+      std::string base = elem(i.operand(0), 0);
+      for (size_t r = 0; r < p.ll.numRegs(); r += size_t(vec)) {
+        std::string off;
+        {
+          InSetup inSetup(*this);
+          off = sharedOffsetReg(buf, indexRegs(pt, r));
+        }
+        std::string dst = newReg(RegClass::B32);
+        emit("add.s32 " + dst + ", " + base + ", " + off + ";");
+        std::string line = cp + " [" + dst + "], [" + elem(ptr, r) + "], " + std::to_string(bytes);
+        if (i.numOperands() == 3) {
+          // Masked-off copies read nothing and fill the bytes with zeros.
+          std::string size = newReg(RegClass::B32);
+          emit("selp.u32 " + size + ", " + std::to_string(bytes) + ", 0, " + elem(i.operand(2), r) + ";");
+          line += ", " + size;
+        }
+        line += ";";
+        emit(p.owner.empty() ? line : "@" + p.owner + " " + line);
+      }
+      return;
+    }
+    case Opcode::AsyncCommit: emit("cp.async.commit_group;"); return;
+    case Opcode::AsyncWait: emit("cp.async.wait_group " + std::to_string(i.imm) + ";"); return;
+    case Opcode::Barrier: barrier(); return;
+    case Opcode::FenceAsyncShared: emit("fence.proxy.async.shared::cta;"); return;
+    default: throw InternalError(std::string("shared-memory op ") + ir::opcodeName(i.opcode()));
+  }
+}
+
+}  // namespace tritonc::nvptx
