@@ -77,7 +77,7 @@ Range bufferRange(const ir::Value* v) {
       continue;
     }
     if (i->opcode() == Opcode::LocalAlloc) {
-      if (i->smem < 0) throw InternalError("barriers need shared memory allocated first (gpu-allocate-shared)");
+      if (i->smem < 0) throw UserError(i->loc, "gpu-insert-barriers needs shared memory placed first (gpu-allocate-shared)");
       return {i->smem, i->smem + sharedBytes(i->type())};
     }
     break;
@@ -157,7 +157,8 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
       default: {
         ScratchUse sc = scratchOf(*inst);
         if (sc.bytes > 0) {
-          if (inst->smem < 0) throw InternalError("barriers need shared memory allocated first (gpu-allocate-shared)");
+          if (inst->smem < 0)
+            throw UserError(inst->loc, "gpu-insert-barriers needs shared memory placed first (gpu-allocate-shared)");
           Range r{inst->smem, inst->smem + sc.bytes};
           if (s.reads.overlaps(r) || s.writes.overlaps(r)) barrierBefore(bb, i, s, insert);
           // Its own barrier (between its writes and reads) orders everything before.

@@ -171,10 +171,19 @@ void LoopPipeliner::run() {
   for (ir::BasicBlock* s : loop_.header->successors())
     if (!loop_.contains(s) && f_.predecessors(s).size() != 1) canAsync = false;
   int64_t ringBytes = 0;
+  // Both operands of an asynchronous wgmma must come from the rings: a
+  // buffer (or registers) written anew every iteration could be overwritten
+  // while the previous iteration's wgmma still reads it.
+  auto fromRing = [&](const ir::Value* v) {
+    for (const Chain& c : chains_)
+      if (c.alloc == v) return true;
+    return false;
+  };
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
     for (ir::Instruction* u : c.alloc->users()) {
       ir::Instruction* phi = u->opcode() == Opcode::Dot ? carriedAccumulator(loop_, u) : nullptr;
+      if (phi && (!fromRing(u->operand(0)) || !fromRing(u->operand(1)))) phi = nullptr;
       if (!phi) {
         canAsync = false;
       } else if (std::find_if(asyncDots.begin(), asyncDots.end(), [&](auto& p) { return p.first == u; }) ==
@@ -198,7 +207,7 @@ void LoopPipeliner::run() {
     ir::Shape shape = c.alloc->type().shape;
     shape.insert(shape.begin(), stages);
     c.ring = b_.create(Opcode::LocalAlloc, c.alloc->type().withShape(shape), {});
-    c.ring->setName(c.alloc->name() + ".ring");
+    c.ring->setName(c.alloc->name().empty() ? "ring" : c.alloc->name() + ".ring");
   }
   // The first d iterations' copies, one commit group per iteration.
   for (int k = 0; k < d; ++k) {

@@ -61,7 +61,8 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
     const ArgFacts& a = args[k];
     if (p->type().isPtr() && alignedPtr(a) && p->attrs.aligned < kAlign) p->attrs.aligned = kAlign;
     int64_t d = a.isInt ? intDivisor(a.value) : 1;
-    if (!p->type().isPtr() && p->type().isInt() && d > 1 && p->attrs.multipleOf % d != 0)
+    // (An integer without the attribute has multipleOf 0, which 0 % d would call divisible.)
+    if (!p->type().isPtr() && p->type().isInt() && d > 1 && (p->attrs.multipleOf == 0 || p->attrs.multipleOf % d != 0))
       p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::lcm(p->attrs.multipleOf, d) : d;
   }
 }

@@ -244,6 +244,20 @@ TEST(RuntimeKernel, KeyChangesWithSourceOptionsAndSpecialization) {
   EXPECT_EQ(c->origin, "disk");
 }
 
+// What the specialization promises reaches the compiled kernel's parameters
+// (the axis analysis, and so vector widths, read them there).
+TEST(RuntimeKernel, SpecializationMarksIntegersAndPointers) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  for (auto [n, divisor] : std::vector<std::pair<int64_t, int64_t>>{{64, 16}, {40, 8}, {36, 4}, {66, 2}, {65, 0}}) {
+    Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    auto c = k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(n)});
+    EXPECT_EQ(c->function->argument(1)->attrs.multipleOf, divisor) << "n = " << n;
+    EXPECT_EQ(c->function->argument(0)->attrs.aligned, 16);
+  }
+}
+
 TEST(RuntimeKernel, DamagedDiskEntriesAreRecompiledNeverLoaded) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());

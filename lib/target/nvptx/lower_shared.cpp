@@ -37,6 +37,63 @@ int64_t transferWidth(FunctionLowering& L, const ir::Type& regType, const ir::Ty
 
 }  // namespace
 
+void FunctionLowering::storeSharedVector(const std::string& addr, Scalar k, const std::vector<std::string>& vals,
+                                         const std::string& pred) {
+  std::vector<std::string> words;
+  std::string type;
+  if (k == Scalar::I1) {
+    for (const std::string& v : vals) {
+      std::string b = newReg(RegClass::B32);
+      emit("selp.u32 " + b + ", 1, 0, " + v + ";");
+      words.push_back(b);
+    }
+    type = "u8";
+  } else if (ir::byteSize(k) == 2 && vals.size() > 1) {
+    for (size_t q = 0; q < vals.size(); q += 2) {
+      std::string w = newReg(RegClass::B32);
+      emit("mov.b32 " + w + ", {" + vals[q] + ", " + vals[q + 1] + "};");
+      words.push_back(w);
+    }
+    type = "b32";
+  } else {
+    words = vals;
+    type = memoryType(k);
+  }
+  std::string st = words.size() == 1 ? "st.shared." + type + " [" + addr + "], " + words[0] + ";"
+                                     : "st.shared.v" + std::to_string(words.size()) + "." + type + " [" + addr + "], " +
+                                           braces(words) + ";";
+  emit(pred.empty() ? st : "@" + pred + " " + st);
+}
+
+std::vector<std::string> FunctionLowering::loadSharedVector(const std::string& addr, Scalar k, size_t n) {
+  std::vector<std::string> out;
+  if (k == Scalar::I1) {
+    std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
+    emit("ld.shared.u8 " + b + ", [" + addr + "];");
+    emit("setp.ne.u32 " + p + ", " + b + ", 0;");
+    return {p};
+  }
+  if (ir::byteSize(k) == 2 && n > 1) {
+    std::vector<std::string> words(n / 2);
+    for (auto& w : words) w = newReg(RegClass::B32);
+    emit((words.size() == 1 ? std::string("ld.shared.b32 ") + words[0]
+                            : "ld.shared.v" + std::to_string(words.size()) + ".b32 " + braces(words)) +
+         ", [" + addr + "];");
+    for (const std::string& w : words) {
+      std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
+      emit("mov.b32 {" + lo + ", " + hi + "}, " + w + ";");
+      out.push_back(lo);
+      out.push_back(hi);
+    }
+    return out;
+  }
+  for (size_t q = 0; q < n; ++q) out.push_back(newReg(regClassOf(k)));
+  emit((n == 1 ? std::string("ld.shared.") + memoryType(k) + " " + out[0]
+               : "ld.shared.v" + std::to_string(n) + "." + memoryType(k) + " " + braces(out)) +
+       ", [" + addr + "];");
+  return out;
+}
+
 std::string FunctionLowering::sharedOffsetReg(const ir::Type& t, const std::vector<std::string>& idx) {
   const ir::Layout& l = *t.layout;
   ir::Shape s = gpu::stageShape(t);
@@ -71,7 +128,6 @@ std::string FunctionLowering::sharedOffsetReg(const ir::Type& t, const std::vect
 void FunctionLowering::storeShared(const ir::Value* v, const ir::Type& buf, const std::string& base) {
   const ir::Type& t = v->type();
   Scalar k = t.kind;
-  const char* mt = k == Scalar::I1 ? "u8" : memoryType(k);
   const Placement& p = placement(t);
   int64_t vec = transferWidth(*this, t, buf);
   for (size_t r = 0; r < p.ll.numRegs(); r += size_t(vec)) {
@@ -83,18 +139,8 @@ void FunctionLowering::storeShared(const ir::Value* v, const ir::Type& buf, cons
     std::string addr = newReg(RegClass::B32);
     emit("add.s32 " + addr + ", " + base + ", " + off + ";");
     std::vector<std::string> vals;
-    for (int64_t q = 0; q < vec; ++q) {
-      std::string x = elem(v, r + size_t(q));
-      if (k == Scalar::I1) {
-        std::string b = newReg(RegClass::B32);
-        emit("selp.u32 " + b + ", 1, 0, " + x + ";");
-        x = b;
-      }
-      vals.push_back(x);
-    }
-    std::string st = vec == 1 ? std::string("st.shared.") + mt + " [" + addr + "], " + vals[0] + ";"
-                               : "st.shared.v" + std::to_string(vec) + "." + mt + " [" + addr + "], " + braces(vals) + ";";
-    emit(p.owner.empty() ? st : "@" + p.owner + " " + st);
+    for (int64_t q = 0; q < vec; ++q) vals.push_back(elem(v, r + size_t(q)));
+    storeSharedVector(addr, k, vals, p.owner);
   }
 }
 
@@ -228,7 +274,6 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
         return;
       }
       Scalar k = t.kind;
-      const char* mt = k == Scalar::I1 ? "u8" : memoryType(k);
       int64_t vec = transferWidth(*this, t, buf);
       std::string base = elem(i.operand(0), 0);
       std::vector<std::string> out(numRegs(t));
@@ -240,17 +285,7 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
         }
         std::string addr = newReg(RegClass::B32);
         emit("add.s32 " + addr + ", " + base + ", " + off + ";");
-        if (k == Scalar::I1) {
-          std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
-          emit("ld.shared.u8 " + b + ", [" + addr + "];");
-          emit("setp.ne.u32 " + p + ", " + b + ", 0;");
-          out[r] = p;
-          continue;
-        }
-        std::vector<std::string> vals;
-        for (int64_t q = 0; q < vec; ++q) vals.push_back(newReg(regClassOf(k)));
-        if (vec == 1) emit(std::string("ld.shared.") + mt + " " + vals[0] + ", [" + addr + "];");
-        else emit("ld.shared.v" + std::to_string(vec) + "." + mt + " " + braces(vals) + ", [" + addr + "];");
+        std::vector<std::string> vals = loadSharedVector(addr, k, size_t(vec));
         for (int64_t q = 0; q < vec; ++q) out[r + size_t(q)] = vals[size_t(q)];
       }
       define(&i, out);

@@ -36,7 +36,6 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
   const ir::Type& st = src->type();
   Scalar k = st.kind;
   int64_t esize = ir::byteSize(k);
-  const char* mt = k == Scalar::I1 ? "u8" : memoryType(k);
   std::string base = sharedAddress(offset);
   const Placement& sp = placement(st);
   size_t last = st.shape.size() - 1;
@@ -48,18 +47,8 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
     std::string addr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(esize) + ", " + base + ";");
     std::vector<std::string> vals;
-    for (int64_t q = 0; q < vec; ++q) {
-      std::string v = elem(src, r + size_t(q));
-      if (k == Scalar::I1) {
-        std::string b = newReg(RegClass::B32);
-        emit("selp.u32 " + b + ", 1, 0, " + v + ";");
-        v = b;
-      }
-      vals.push_back(v);
-    }
-    std::string store = vec == 1 ? std::string("st.shared.") + mt + " [" + addr + "], " + vals[0] + ";"
-                                 : "st.shared.v" + std::to_string(vec) + "." + mt + " [" + addr + "], " + braces(vals) + ";";
-    emit(sp.owner.empty() ? store : "@" + sp.owner + " " + store);
+    for (int64_t q = 0; q < vec; ++q) vals.push_back(elem(src, r + size_t(q)));
+    storeSharedVector(addr, k, vals, sp.owner);
   }
   barrier();
   // Loads: per register of the new layout, from the element it holds.
@@ -95,17 +84,7 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
     }
     std::string addr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(esize) + ", " + base + ";");
-    if (k == Scalar::I1) {
-      std::string b = newReg(RegClass::B32), p = newReg(RegClass::Pred);
-      emit("ld.shared.u8 " + b + ", [" + addr + "];");
-      emit("setp.ne.u32 " + p + ", " + b + ", 0;");
-      out[r] = p;
-      continue;
-    }
-    std::vector<std::string> vals;
-    for (int64_t q = 0; q < rvec; ++q) vals.push_back(newReg(regClassOf(k)));
-    if (rvec == 1) emit(std::string("ld.shared.") + mt + " " + vals[0] + ", [" + addr + "];");
-    else emit("ld.shared.v" + std::to_string(rvec) + "." + mt + " " + braces(vals) + ", [" + addr + "];");
+    std::vector<std::string> vals = loadSharedVector(addr, k, size_t(rvec));
     for (int64_t q = 0; q < rvec; ++q) out[r + size_t(q)] = vals[size_t(q)];
   }
   return out;

@@ -99,6 +99,12 @@ class FunctionLowering {
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
                                                  int64_t pitch, const std::vector<int>& dstDimOf);
   void barrier() { emit("bar.sync 0;"); }
+  // One st.shared / ld.shared of consecutive elements of kind `k` (i1 as
+  // bytes; 16-bit elements in pairs per 32-bit word, as PTX vectors hold at
+  // most four). `pred` (may be empty) guards the store.
+  void storeSharedVector(const std::string& addr, ir::Scalar k, const std::vector<std::string>& vals,
+                         const std::string& pred);
+  std::vector<std::string> loadSharedVector(const std::string& addr, ir::Scalar k, size_t n);
 
   // ---- sparse pointer tiles (pointer_groups.cpp) ---------------------------
   void planPointerGroups();
