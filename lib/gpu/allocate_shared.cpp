@@ -25,13 +25,13 @@ struct Buffer {
 
 bool overlaps(const Buffer& a, const Buffer& b) { return a.start <= b.end && b.start <= a.end; }
 
-// The last instruction using `v` or a stage of it.
+// The last instruction using `v`, a stage of it or a transposed view of it.
 void extendByUses(const analysis::Liveness& live, const ir::Value* v, size_t& end) {
   auto it = live.intervals().find(v);
   if (it != live.intervals().end()) end = std::max(end, it->second.end);
   for (const ir::Instruction* u : v->users()) {
     end = std::max(end, live.indexOf(u));
-    if (u->opcode() == ir::Opcode::MemIndex) extendByUses(live, u, end);
+    if (u->opcode() == ir::Opcode::MemIndex || u->opcode() == ir::Opcode::Trans) extendByUses(live, u, end);
   }
 }
 

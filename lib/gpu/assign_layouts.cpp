@@ -60,9 +60,6 @@ bool elementwise(Opcode op) {
   }
 }
 
-bool memoryAccess(Opcode op) {
-  return op == Opcode::Load || op == Opcode::Store || op == Opcode::AtomicRmw || op == Opcode::AtomicCas;
-}
 
 // Cheap to compute again in another layout: no memory, no reductions.
 bool rematerializable(Opcode op) {
@@ -194,6 +191,9 @@ ir::Instruction* Assigner::insertAfterDef(ir::Value* def, ir::Opcode op, ir::Typ
   ir::BasicBlock* bb = d->parent;
   size_t pos = bb->indexOf(d) + 1;
   while (pos < bb->instructions().size() && bb->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
+  // After a phi, after what was placed there before (operands staged in order).
+  if (d->opcode() == Opcode::Phi)
+    while (pos < bb->instructions().size() && bb->instructions()[pos]->opcode() == op) ++pos;
   ir::Builder b(m_);
   b.setInsertPoint(bb, pos);
   b.setLoc(d->loc);
@@ -254,7 +254,6 @@ void Assigner::stageDotOperands() {
     for (int k = 0; k < 2; ++k) {
       ir::Value* x = dot->operand(size_t(k));
       const ir::Type& t = x->type();
-      b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
       b.setLoc(dot->loc);
       const Layout* l = t.layout;
       bool fromAccumulator = l->kind == LayoutKind::Mma &&
@@ -264,16 +263,32 @@ void Assigner::stageDotOperands() {
       if (fromAccumulator) {
         // Another dot's accumulator (attention's p @ v): its registers hold
         // the operand's fragments, or are converted through shared memory.
+        b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
         staged = b.create(Opcode::ConvertLayout, t.withLayout(dotOperandLayout(m_, k, plan.result)), {x});
       } else {
-        LinearLayout ll = linearOf(t);
-        int fast = ll.numRegs() > 1 && ll.reg[0][0] != 0 ? 0 : 1;
+        // The tile is staged where it is computed (once, for a loop-invariant
+        // operand). A transposed operand (`^k`) is staged as it was loaded
+        // and the buffer seen transposed, so its copy stays contiguous (and
+        // can be pipelined); FMA reads row-major buffers only.
+        ir::Value* src = x;
+        ir::Instruction* tr = asInst(x);
+        bool view = plan.kind != DotKind::Fma && tr && tr->opcode() == Opcode::Trans && tr->users().size() == 1;
+        if (view) src = tr->operand(0);
+        LinearLayout ll = linearOf(src->type());
+        int fast = ll.numRegs() > 1 && ll.reg[0][0] != 0 ? 0 : ll.numRegs() > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
+        if (view) fast = 1 - fast;
         const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
-        staged = b.create(Opcode::LocalAlloc, t.withLayout(shared), {x});
+        ir::Instruction* def = asInst(src);
+        ir::Instruction* alloc = insertAfterDef(def, Opcode::LocalAlloc,
+                                                src->type().withLayout(view ? transposedLayout(m_, shared) : shared), {src});
+        alloc->setName(src->name());
+        staged = alloc;
+        b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
+        if (view) staged = b.create(Opcode::Trans, t.withLayout(shared), {alloc});
         if (plan.kind == DotKind::MmaSync)
           staged = b.create(Opcode::LocalLoad, t.withLayout(dotOperandLayout(m_, k, plan.result)), {staged});
       }
-      staged->setName(x->name());
+      if (staged->name().empty()) staged->setName(x->name());
       dot->setOperand(size_t(k), staged);
     }
   }

@@ -82,10 +82,14 @@ const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, co
   int64_t esize = ir::byteSize(type.kind);
   switch (kind) {
     case DotKind::Wgmma: {
-      // A K-major, rows of K elements in swizzled blocks of up to 128 bytes;
-      // B N-major in blocks of 64 columns (128 bytes), swizzled.
-      if (opIdx == 0) return sharedLayout(m, {1, 0}, 0, std::min<int64_t>(128, type.shape[1] * esize));
-      return sharedLayout(m, {1, 0}, 0, 128);
+      // K-major (K contiguous): rows of K elements in swizzled blocks of up
+      // to 128 bytes. MN-major: blocks of 64 rows or columns (128 bytes),
+      // swizzled; the descriptors read either (wgmma.cpp).
+      int kDim = opIdx == 0 ? 1 : 0;
+      int64_t K = type.shape[size_t(kDim)];
+      if (fastDim == kDim)
+        return sharedLayout(m, {kDim, 1 - kDim}, 0, std::min<int64_t>(128, K * esize));
+      return sharedLayout(m, {1 - kDim, kDim}, 0, 128);
     }
     case DotKind::MmaSync: {
       // Rows along the registers' contiguous dimension, padded by 16 bytes so

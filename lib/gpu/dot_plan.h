@@ -26,7 +26,8 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t);
 
 // The shared-memory layout operand `opIdx` of a dot planned as `kind` is
 // staged in, for an operand of `type` (its shape and element kind) whose
-// registers are contiguous along `fastDim`.
+// registers are contiguous along `fastDim` (so that they are stored with
+// vectors: for wgmma, K-major or MN-major as the operand comes).
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim);
 
 const char* dotKindName(DotKind k);  // "fma", "mma.sync", "wgmma"

@@ -72,7 +72,7 @@ struct State {
 Range bufferRange(const ir::Value* v) {
   while (v->valueKind() == ir::ValueKind::Instruction) {
     auto* i = static_cast<const ir::Instruction*>(v);
-    if (i->opcode() == Opcode::MemIndex) {
+    if (i->opcode() == Opcode::MemIndex || i->opcode() == Opcode::Trans) {  // a stage, a transposed view
       v = i->operand(0);
       continue;
     }

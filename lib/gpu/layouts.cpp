@@ -79,6 +79,11 @@ const Layout* sharedLayout(ir::Module& m, std::vector<int> order, int64_t pad, i
 }
 
 const Layout* transposedLayout(ir::Module& m, const Layout* l) {
+  if (l && l->kind == LayoutKind::Shared && l->order.size() == 2) {
+    Layout t = *l;
+    std::swap(t.order[0], t.order[1]);
+    return m.layout(t);
+  }
   if (!l || l->kind != LayoutKind::Blocked || l->sizePerThread.size() != 2) return nullptr;
   Layout t = *l;
   std::swap(t.sizePerThread[0], t.sizePerThread[1]);

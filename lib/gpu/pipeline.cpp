@@ -175,13 +175,21 @@ void LoopPipeliner::run() {
   // buffer (or registers) written anew every iteration could be overwritten
   // while the previous iteration's wgmma still reads it.
   auto fromRing = [&](const ir::Value* v) {
+    if (ir::Instruction* t = asInst(const_cast<ir::Value*>(v), Opcode::Trans)) v = t->operand(0);  // a transposed view
     for (const Chain& c : chains_)
       if (c.alloc == v) return true;
     return false;
   };
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
+    std::vector<ir::Instruction*> readers;
     for (ir::Instruction* u : c.alloc->users()) {
+      if (u->opcode() == Opcode::Trans)
+        for (ir::Instruction* w : u->users()) readers.push_back(w);
+      else
+        readers.push_back(u);
+    }
+    for (ir::Instruction* u : readers) {
       ir::Instruction* phi = u->opcode() == Opcode::Dot ? carriedAccumulator(loop_, u) : nullptr;
       if (phi && (!fromRing(u->operand(0)) || !fromRing(u->operand(1)))) phi = nullptr;
       if (!phi) {

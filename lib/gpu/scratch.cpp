@@ -22,7 +22,8 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
   switch (inst.opcode()) {
     case ir::Opcode::ConvertLayout: case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: {
       const ir::Type& from = inst.operand(0)->type();
-      if (!from.isTile() || keepsElementsInThreads(inst)) return s;
+      // (A transposed view of a buffer moves nothing.)
+      if (!from.isTile() || from.isShared() || keepsElementsInThreads(inst)) return s;
       int64_t esize = ir::byteSize(from.kind);
       int64_t cols = from.shape.back();
       // Reads that go down columns (a transposition, or a conversion whose

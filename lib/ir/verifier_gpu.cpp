@@ -137,8 +137,19 @@ std::string checkGpuInstruction(const Instruction& inst) {
     if (!problem.empty()) return problem;
   }
   bool makesBuffer = o == Opcode::LocalAlloc || o == Opcode::MemIndex;
+  if (o == Opcode::Trans && inst.operand(0)->type().isShared() && !r.isShared())
+    return "a transposed buffer is a buffer";
+  if (o == Opcode::Trans && r.isShared()) {
+    // A transposed view of a buffer: the same bytes, the dimensions swapped.
+    const Type& a = inst.operand(0)->type();
+    const Layout* l = a.layout;
+    if (!a.isShared() || a.shape.size() != 2 || l->order.size() != 2 || r.layout->order != std::vector<int>{l->order[1], l->order[0]} ||
+        r.layout->pad != l->pad || r.layout->swizzle != l->swizzle)
+      return "a transposed buffer is the same buffer with its order swapped";
+    return "";
+  }
   if (r.isShared() && !makesBuffer && o != Opcode::Phi)
-    return "only local_alloc and mem_index make buffers in shared memory";
+    return "only local_alloc, mem_index and trans make buffers in shared memory";
   if (opcodeCategory(o) == OpCategory::Gpu) return checkGpuOp(inst);
   switch (o) {
     case Opcode::Dot: return checkDotLayouts(inst);

@@ -153,9 +153,9 @@ TEST(GpuIrVerifier, LayoutRules) {
   expectVerifyError("  %x = splat %i : i32<32, 32, #b>\n  %y = convert_layout %x : i32<32, 16, #c>\n",
                     "changes only the layout");
   // Buffers come from local_alloc and mem_index only; only local_load and dots read them.
-  expectVerifyError("  %x = splat %i : i32<32, 32, #s>\n", "only local_alloc and mem_index make buffers");
+  expectVerifyError("  %x = splat %i : i32<32, 32, #s>\n", "only local_alloc, mem_index and trans make buffers");
   expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %y = cast %x : f32<32, 32, #s>\n",
-                    "only local_alloc and mem_index make buffers");
+                    "only local_alloc, mem_index and trans make buffers");
   expectVerifyError("  %x = local_alloc : f16<32, 32, #b>\n", "its type needs a shared layout");
   expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %y = mem_index %x, i32 0 : f16<32, 32, #s>\n",
                     "selects a stage of a buffer with a leading stage dimension");

@@ -235,7 +235,10 @@ void Executor::execute(const Step& s) {
       return;
     }
     case Op::Broadcast: execBroadcast(s); return;
-    case Op::Trans: execTrans(s); return;
+    case Op::Trans:
+      if (s.inst->type().isShared()) return execGpu(s);  // a view of a buffer
+      execTrans(s);
+      return;
     case Op::Range: execRange(s); return;
     case Op::ProgramId:
       out(s)[0] = intElem(ir::wrapInt(s.inst->type().kind, programId_[s.inst->imm]));

@@ -14,9 +14,12 @@ namespace tritonc::interp::detail {
 
 namespace {
 
+// Bit 31 of the offset word marks a transposed view (of a 2-D stage).
+constexpr int64_t kTransposed = int64_t(1) << 31;
 Elem handle(int64_t buffer, int64_t offset) { return intElem((buffer << 32) | offset); }
 int64_t bufferOf(const Elem& e) { return e.i >> 32; }
-int64_t offsetOf(const Elem& e) { return e.i & 0xffffffff; }
+int64_t offsetOf(const Elem& e) { return e.i & 0x7fffffff; }
+bool transposed(const Elem& e) { return (e.i & kTransposed) != 0; }
 
 // Elements of one stage of a buffer type (the whole buffer when it has no
 // stage dimension).
@@ -43,7 +46,14 @@ Tile Executor::operandTile(const Step& s, size_t i) {
   const Elem& h = in(s, i)[0];
   int64_t n = stageElements(t);
   Tile& buf = bufferAt(h, n, s.inst);
-  return Tile(buf.begin() + offsetOf(h), buf.begin() + offsetOf(h) + n);
+  Tile out(buf.begin() + offsetOf(h), buf.begin() + offsetOf(h) + n);
+  if (!transposed(h)) return out;
+  // The view's element (r, c) is the buffer's (c, r).
+  int64_t rows = t.shape[t.shape.size() - 2], cols = t.shape.back();
+  Tile view(out.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) view[size_t(r * cols + c)] = out[size_t(c * rows + r)];
+  return view;
 }
 
 void Executor::execGpu(const Step& s) {
@@ -69,6 +79,7 @@ void Executor::execGpu(const Step& s) {
     }
     case Op::MemIndex: {
       const Elem& h = in(s, 0)[0];
+      if (transposed(h)) throw InternalError("mem_index of a transposed view");
       int64_t stages = inType(s, 0).shape[0], index = in(s, 1)[0].i;
       if (index < 0 || index >= stages)
         fail(s.inst, kernelText() + ": stage " + std::to_string(index) + " of a buffer of " + std::to_string(stages) +
@@ -79,8 +90,12 @@ void Executor::execGpu(const Step& s) {
     case Op::LocalLoad:
       out(s) = operandTile(s, 0);
       return;
+    case Op::Trans:  // of a buffer: a transposed view
+      out(s)[0] = intElem(in(s, 0)[0].i ^ kTransposed);
+      return;
     case Op::LocalStore: {
       const Elem& h = in(s, 0)[0];
+      if (transposed(h)) throw InternalError("local_store into a transposed view");
       int64_t n = stageElements(inType(s, 0));
       Tile& buf = bufferAt(h, n, s.inst);
       const Tile& v = in(s, 1);
@@ -89,6 +104,7 @@ void Executor::execGpu(const Step& s) {
     }
     case Op::AsyncCopy: {
       const Elem& h = in(s, 0)[0];
+      if (transposed(h)) throw InternalError("async_copy into a transposed view");
       int64_t n = stageElements(inType(s, 0));
       Tile& buf = bufferAt(h, n, s.inst);
       const ir::Scalar kind = inType(s, 1).pointee;

@@ -125,6 +125,11 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
     }
     case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans: case Opcode::ConvertLayout: {
       const ir::Value* src = i.operand(0);
+      // A transposed view of a buffer: the same address, another layout.
+      if (t.isShared()) {
+        define(&i, regs(src));
+        return;
+      }
       // A splat stays a splat whatever its shape or layout.
       if (regs(src).size() == 1) {
         define(&i, {regs(src)[0]});

@@ -1,15 +1,16 @@
 // Warpgroup tensor cores (sm_90a): a dot whose result has the mma<v=3>
 // layout runs on wgmma.mma_async, each warpgroup (four warps) computing its
 // share of the tile in m64nNk16 steps, with B (and usually A) read straight
-// from their swizzled buffers in shared memory through 64-bit descriptors:
-//   A (M x K, K-major, shared<order=[1, 0], swizzle=S>): rows of S bytes
-//     (S = min(128, 2K)), blocks of S bytes along K one after the other
-//     (M * S bytes apart); a descriptor per 64 rows and 16 k: start address,
-//     SBO = 8 rows (8 S), swizzle mode; a k step inside a block adds 32 bytes.
-//   B (K x N, N-major, shared<order=[1, 0], swizzle=128>): blocks of 64
-//     columns, K rows of 128 bytes each; LBO = K * 128 (the next block of
-//     columns), SBO = 1024 (8 rows), transposed (imm-trans-b = 1); a k step
-//     adds 16 rows (2048 bytes).
+// from their swizzled buffers in shared memory through 64-bit descriptors.
+// An operand buffer is either
+//   K-major (shared<order=[K, MN], swizzle=S>, S = min(128, 2K)): rows of S
+//     bytes, one per row (A) or column (B), blocks of S bytes along K one
+//     after the other (MN * S bytes apart); descriptor SBO = 8 rows (8 S),
+//     not transposed; a k step inside a block adds 32 bytes;
+//   MN-major (shared<order=[MN, K], swizzle=128>): blocks of 64 rows or
+//     columns, K lines of 128 bytes each; LBO = K * 128 (the next block),
+//     SBO = 1024 (8 lines), transposed (imm-trans = 1); a k step adds 16
+//     lines (2048 bytes).
 // A may instead come from registers (dot_operand<op=0> of the result's
 // layout: another dot's accumulator, as in attention).
 //   dot:       fence, the wgmmas, commit, wait for every group (0);
@@ -26,6 +27,33 @@ namespace {
 
 // The descriptor's swizzle-mode field for a swizzle width in bytes.
 int swizzleMode(int64_t width) { return width == 128 ? 1 : width == 64 ? 2 : 3; }
+
+// One operand buffer as wgmma reads it.
+struct OperandBuffer {
+  bool kMajor;
+  int64_t swizzle, mnExtent, kExtent, esize;
+  // Byte offset of the 16-k step at k of the rows or columns from mn0.
+  int64_t offset(int64_t mn0, int64_t k) const {
+    if (kMajor) return (k * esize / swizzle) * mnExtent * swizzle + mn0 * swizzle + (k * esize) % swizzle;
+    return (mn0 / 64) * kExtent * 128 + k * 128;
+  }
+  int64_t lbo() const { return kMajor ? 16 : kExtent * 128; }
+  int64_t sbo() const { return kMajor ? 8 * swizzle : 1024; }
+  int trans() const { return kMajor ? 0 : 1; }
+};
+
+OperandBuffer operandBuffer(const ir::Type& t, int kDim) {
+  const ir::Layout& l = *t.layout;
+  if (!l.swizzle || l.order.size() != 2) throw InternalError("wgmma reads swizzled buffers");
+  OperandBuffer b;
+  b.kMajor = l.order[0] == kDim;
+  if (!b.kMajor && l.swizzle != 128) throw InternalError("wgmma reads MN-major buffers with the 128-byte swizzle");
+  b.swizzle = l.swizzle;
+  b.kExtent = t.shape[size_t(kDim)];
+  b.mnExtent = t.shape[size_t(1 - kDim)];
+  b.esize = ir::byteSize(t.kind);
+  return b;
+}
 
 // Descriptors of one buffer at `address`: its low word (address >> 4 and
 // LBO >> 4 << 16) is computed once; a descriptor at `offset` bytes further
@@ -72,23 +100,23 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   emit("shr.u32 " + group + ", " + warpId() + ", 2;");
   emit("rem.u32 " + gm + ", " + group + ", " + std::to_string(groupsM) + ";");
   emit("div.u32 " + gn + ", " + group + ", " + std::to_string(groupsM) + ";");
-  // B: blocks of 64 columns, K rows of 128 bytes each.
+  // B, and A when it is a buffer: the warpgroup's first column (row) is a
+  // multiple of 64, so its part of the offset is exact in either major.
   const ir::Type& bt = b->type();
-  if (!bt.isShared() || bt.layout->swizzle != 128 || bt.layout->order != std::vector<int>{1, 0})
-    throw InternalError("wgmma reads B N-major with the 128-byte swizzle");
+  if (!bt.isShared()) throw InternalError("wgmma reads B from shared memory");
+  OperandBuffer bBuf = operandBuffer(bt, 0);
   std::string bAddr = newReg(RegClass::B32);
-  emit("mad.lo.s32 " + bAddr + ", " + gn + ", " + std::to_string(colsPerGroup / 64 * K * 128) + ", " + elem(b, 0) + ";");
-  Descriptors bDesc(*this, bAddr, K * 128, 1024, swizzleMode(128));
-  // A: from its buffer (K-major, swizzled) or from registers.
+  emit("mad.lo.s32 " + bAddr + ", " + gn + ", " + std::to_string(bBuf.offset(colsPerGroup, 0)) + ", " + elem(b, 0) + ";");
+  Descriptors bDesc(*this, bAddr, bBuf.lbo(), bBuf.sbo(), swizzleMode(bBuf.swizzle));
   const ir::Type& at = a->type();
   bool aShared = at.isShared();
-  int64_t swA = aShared ? at.layout->swizzle : 0;
+  OperandBuffer aBuf{};
   std::unique_ptr<Descriptors> aDesc;
   if (aShared) {
-    if (!swA || at.layout->order != std::vector<int>{1, 0}) throw InternalError("wgmma reads A K-major, swizzled");
+    aBuf = operandBuffer(at, 1);
     std::string aAddr = newReg(RegClass::B32);
-    emit("mad.lo.s32 " + aAddr + ", " + gm + ", " + std::to_string(rowsPerGroup * swA) + ", " + elem(a, 0) + ";");
-    aDesc = std::make_unique<Descriptors>(*this, aAddr, 16, 8 * swA, swizzleMode(swA));
+    emit("mad.lo.s32 " + aAddr + ", " + gm + ", " + std::to_string(aBuf.offset(rowsPerGroup, 0)) + ", " + elem(a, 0) + ";");
+    aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred);
@@ -101,7 +129,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   };
   std::vector<Issue> issues;
   for (int64_t kk = 0; kk < K; kk += 16) {
-    std::string bd = bDesc.at(kk * 128);
+    std::string bd = bDesc.at(bBuf.offset(0, kk));
     for (int64_t mi = 0; mi < rowsPerGroup; mi += 64) {
       Issue is;
       for (int64_t j = 0; j < colsPerGroup; j += 8)
@@ -111,8 +139,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
           is.d.push_back(acc.at(size_t(r)));
         }
       if (aShared) {
-        int64_t bytes = kk * 2, block = bytes / swA;
-        is.a = aDesc->at(block * M * swA + mi * swA + bytes % swA);
+        is.a = aDesc->at(aBuf.offset(mi, kk));
       } else {
         std::vector<std::string> frag;
         for (int q = 0; q < 4; ++q) {
@@ -133,8 +160,8 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   // asynchronous reads of the tensor cores.
   emit("wgmma.fence.sync.aligned;");
   for (const Issue& is : issues)
-    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + scaleD + ", 1, 1" +
-         (aShared ? ", 0, 1;" : ", 1;"));
+    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + scaleD + ", 1, 1, " +
+         (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";");
   emit("wgmma.commit_group.sync.aligned;");
   if (i.opcode() == ir::Opcode::Dot) emit("wgmma.wait_group.sync.aligned 0;");
   define(&i, acc);
