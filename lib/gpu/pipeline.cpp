@@ -25,6 +25,7 @@
 // the ring gets one stage more (when it fits in shared memory).
 #include <algorithm>
 
+#include "gpu/layouts.h"
 #include "gpu/passes.h"
 #include "gpu/shared_memory.h"
 #include "ir/builder.h"
@@ -62,14 +63,23 @@ struct Chain {
   ir::Instruction* ring = nullptr;
 };
 
-// A load that can become an asynchronous copy into `alloc`'s layout.
-bool copyable(ir::Instruction* load, const ir::Instruction* alloc) {
-  if (!load || load->users().size() != 1 || !load->type().isTile()) return false;
-  if (load->numOperands() == 3 && !zeroSplat(load->operand(2))) return false;  // copies fill with zeros
-  int64_t bytes = int64_t(load->vec) * ir::byteSize(load->type().kind);
-  if (bytes < 4 || bytes > 16) return false;  // cp.async moves 4, 8 or 16 bytes
-  return load->type().shape == alloc->type().shape && sharedVectorFits(alloc->type(), bytes);
+// The elements per copy when `load` becomes asynchronous copies into
+// `alloc`'s layout: its vector, if the buffer's rows run the same way (else
+// one element at a time); 0 when it cannot (cp.async moves 4, 8 or 16
+// bytes and fills with zeros).
+int copyWidth(ir::Instruction* load, const ir::Instruction* alloc) {
+  if (!load || load->users().size() != 1 || !load->type().isTile()) return 0;
+  if (load->numOperands() == 3 && !zeroSplat(load->operand(2))) return 0;
+  if (load->type().shape != alloc->type().shape) return 0;
+  int vec = std::max(1, load->vec);
+  LinearLayout ll = linearOf(load->operand(0)->type());
+  if (vec > 1 && ll.reg[0][size_t(alloc->type().layout->order[0])] != 1) vec = 1;
+  int64_t bytes = int64_t(vec) * ir::byteSize(load->type().kind);
+  if (bytes < 4 || bytes > 16 || !sharedVectorFits(alloc->type(), bytes)) return 0;
+  return vec;
 }
+
+bool copyable(ir::Instruction* load, const ir::Instruction* alloc) { return copyWidth(load, alloc) > 0; }
 
 bool findChain(const transform::Loop& loop, ir::Instruction* alloc, Chain* c) {
   ir::Instruction* phi = asInst(alloc->operand(0), Opcode::Phi);
@@ -132,7 +142,7 @@ void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) 
   std::vector<ir::Value*> ops{dst, load->operand(0)};
   if (load->numOperands() == 3) ops.push_back(load->operand(1));
   ir::Instruction* copy = b_.create(Opcode::AsyncCopy, ir::Type::voidTy(), ops);
-  copy->vec = load->vec;
+  copy->vec = copyWidth(load, c.alloc);
 }
 
 void LoopPipeliner::makeDotAsync(ir::Instruction* dot, ir::Instruction* phi) {

@@ -235,9 +235,7 @@ std::string Kernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) cons
   return key + " [" + specializationKey(factsOf(args)) + "]";
 }
 
-std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
-  std::vector<ArgFacts> facts = factsOf(args);
-  std::string specialization = specializationKey(facts);
+std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::string& specialization, std::string* key) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   // The launch path: a configuration of the space and a specialization seen
   // before, found without building the full key (it holds the source).
@@ -250,8 +248,8 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
       return fast->second;
     }
   }
-  std::string key = cacheKey(config, specialization);
-  auto hit = compiled_.find(key);
+  *key = cacheKey(config, specialization);
+  auto hit = compiled_.find(*key);
   if (hit != compiled_.end()) {
     ++stats_.memoryHits;
     if (inSpace) recent_[fastKey] = hit->second;
@@ -259,14 +257,14 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   }
   auto out = std::make_shared<CompiledKernel>();
   out->config = config;
-  out->key = key;
+  out->key = *key;
   bool gpu = target_ != "interp";
   // The disk entry: "ir <bytes>\n", the optimized IR, "sig <n>\n" and a line
   // "<name> <type>" per parameter, then the PTX. A GPU hit reads the
   // signature and the PTX only: parsing the IR would cost a millisecond.
   if (disk_) {
     std::string why;
-    if (std::optional<std::string> payload = disk_->load(key, &why)) {
+    if (std::optional<std::string> payload = disk_->load(*key, &why)) {
       try {
         size_t nl = payload->find('\n');
         if (payload->compare(0, 3, "ir ") != 0 || nl == std::string::npos) throw std::runtime_error("no IR header");
@@ -299,7 +297,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
         }
         out->origin = "disk";
         ++stats_.diskHits;
-        compiled_[key] = out;
+        compiled_[*key] = out;
         if (inSpace) recent_[fastKey] = out;
         return out;
       } catch (const std::exception& e) {
@@ -313,6 +311,15 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
       stats_.lastDiskProblem = why;
     }
   }
+  return nullptr;
+}
+
+std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::vector<ArgFacts>& facts,
+                                              const std::string& key, std::string* tritonIr) const {
+  auto out = std::make_shared<CompiledKernel>();
+  out->config = config;
+  out->key = key;
+  bool gpu = target_ != "interp";
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
   transform::PipelineOptions po;
@@ -325,7 +332,7 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   if (!bad.empty()) throw InternalError("invalid IR after specialization:\n" + bad);
   // The cache keeps the optimized Triton-IR (the PTX lowering turns the
   // module into GPU IR in place).
-  std::string tritonIr = disk_ ? ir::printModule(*r.module) : std::string();
+  if (tritonIr && disk_) *tritonIr = ir::printModule(*r.module);
   if (gpu) {
     nvptx::TargetOptions to;
     to.arch = target_;
@@ -338,16 +345,33 @@ std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std:
   out->function = fn;
   out->compileMs = msSince(t0);
   out->origin = "compiled";
+  return out;
+}
+
+void Kernel::adopt(const std::shared_ptr<CompiledKernel>& out, const std::string& tritonIr, const Config& config,
+                   const std::string& specialization) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   ++stats_.compiles;
   if (disk_) {
-    const std::string& ir = tritonIr;
     std::string sig = "sig " + std::to_string(out->signature.size()) + "\n";
     for (const Param& p : out->signature)
       sig += p.name + " " + (p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*" : ir::scalarName(p.type.kind)) + "\n";
-    if (disk_->store(key, "ir " + std::to_string(ir.size()) + "\n" + ir + sig + out->ptx)) ++stats_.diskStores;
+    if (disk_->store(out->key, "ir " + std::to_string(tritonIr.size()) + "\n" + tritonIr + sig + out->ptx)) ++stats_.diskStores;
   }
-  compiled_[key] = out;
-  if (inSpace) recent_[fastKey] = out;
+  compiled_[out->key] = out;
+  const bool inSpace = &config >= space_.data() && &config < space_.data() + space_.size();
+  if (inSpace) recent_[{size_t(&config - space_.data()), specialization}] = out;
+}
+
+std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
+  std::vector<ArgFacts> facts = factsOf(args);
+  std::string specialization = specializationKey(facts);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::string key;
+  if (std::shared_ptr<CompiledKernel> hit = cached(config, specialization, &key)) return hit;
+  std::string tritonIr;
+  std::shared_ptr<CompiledKernel> out = build(config, facts, key, &tritonIr);
+  adopt(out, tritonIr, config, specialization);
   return out;
 }
 
@@ -369,8 +393,7 @@ void Kernel::checkSignature(const CompiledKernel& k) const {
                                    list(params_) + ")");
 }
 
-// Loads the PTX of `k` into the GPU the first time it is needed (under the kernel's lock).
-static void loadOnGpu(CompiledKernel& k, const std::string& name) {
+void loadOnGpu(CompiledKernel& k, const std::string& name) {
   if (k.gpu) return;
   std::vector<ir::Type> types;
   std::vector<std::string> names;
@@ -378,7 +401,8 @@ static void loadOnGpu(CompiledKernel& k, const std::string& name) {
     types.push_back(p.type);
     names.push_back(p.name);
   }
-  k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name, types, names);
+  k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name, types, names, k.cubin);
+  k.cubin.clear();  // loaded: no longer needed
 }
 
 std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,

@@ -24,6 +24,8 @@ class GpuKernel;
 
 namespace tritonc::runtime {
 
+struct ArgFacts;
+
 // The compiler version in cache keys: "tritonc 0.2 (<git id>, <binary>)",
 // where <binary> is the size and time of the file holding this code, so that
 // a rebuilt compiler never loads an old compiler's entries, whatever git says.
@@ -55,8 +57,13 @@ struct KernelOptions {
   std::string cacheDir;                // empty: DiskCache::defaultDirectory(); "none": memory only
   bool allowTf32 = false;              // f32 dots on tensor cores with tf32 inputs (GPU)
   int tuneRepeats = 0;                 // timed runs per configuration (0: 10 on a GPU, 3 on the interpreter)
-  // Tuning progress, one line at a time (configuration i of n, best so far); null: quiet.
+  // Tuning progress, one line at a time (configuration i of n, best so far);
+  // null: quiet, unless TRITONC_TUNE_VERBOSE=1 (then to stderr).
   std::function<void(const std::string&)> progress;
+  int tuneThreads = 0;                 // threads that compile the space (0: the machine's cores, at most 16)
+  // Skip spilling configurations and stop timing the clearly slower early
+  // (off: every configuration timed in full, as a reference).
+  bool tuneShortcuts = true;
 };
 
 struct Param {
@@ -74,6 +81,7 @@ struct CompiledKernel {
   std::unique_ptr<ir::Module> module;  // optimized and specialized (null for a GPU target's disk hit)
   const ir::Function* function = nullptr;
   std::string ptx;                     // GPU targets
+  std::string cubin;                   // the PTX assembled by ptxas (the tuner), or empty
   std::vector<Param> signature;        // the compiled function's parameters
   std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
   double compileMs = 0;                // 0 for a cache hit
@@ -85,10 +93,12 @@ struct TuneTrial {
   Config config;
   double ms = 0;      // median; 0 when it failed
   std::string error;  // why it was skipped
+  bool stoppedEarly = false;  // timed less: clearly slower than the best so far (ms is that estimate)
 };
 
 struct TuneResult {
   std::vector<TuneTrial> trials;  // empty when the result came from a cache
+  double compileSeconds = 0, timeSeconds = 0;  // the two phases of tuning
   Config best;
   size_t bestIndex = 0;  // of `best` in the kernel's space
   double bestMs = 0;
@@ -100,6 +110,10 @@ struct CacheStats {
   int memoryHits = 0, diskHits = 0, compiles = 0, diskStores = 0;
   std::string lastDiskProblem;  // why the last disk entry was rejected, if one was
 };
+
+// Loads the PTX of `k` into the GPU (the driver's compiler runs) unless it
+// is loaded already. Touches `k` only: the tuner loads on several threads.
+void loadOnGpu(CompiledKernel& k, const std::string& name);
 
 class Kernel {
  public:
@@ -153,6 +167,16 @@ class Kernel {
   const Config* findConfig(const std::string& text) const;
   // Throws UserError when `k`'s parameter types are not the kernel's (params()).
   void checkSignature(const CompiledKernel& k) const;
+  // compile() in three steps, so that the tuner can build on several threads:
+  // the caches (memory, then disk; null on a miss, with the cache key in
+  // `key`), building (reads only the kernel's source and options: safe on
+  // any thread; the optimized Triton-IR text in `tritonIr` for the disk
+  // entry), and keeping what was built (in memory and on disk).
+  std::shared_ptr<CompiledKernel> cached(const Config& config, const std::string& specialization, std::string* key);
+  std::shared_ptr<CompiledKernel> build(const Config& config, const std::vector<ArgFacts>& facts,
+                                        const std::string& key, std::string* tritonIr) const;
+  void adopt(const std::shared_ptr<CompiledKernel>& k, const std::string& tritonIr, const Config& config,
+             const std::string& specialization);
   lang::CompileOptions compileOptionsFor(const Config& c) const;
 
   std::string source_;

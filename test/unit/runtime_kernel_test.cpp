@@ -348,6 +348,30 @@ TEST(RuntimeTuner, PicksTheConfigurationThatIsFastest) {
   EXPECT_GT(r.trials[2].ms, r.trials[1].ms) << "300 iterations were not slower than 1";
 }
 
+// The space is compiled on several threads (the same choice as on one), and
+// a configuration found clearly slower than the best so far after its first
+// runs is timed no more.
+TEST(RuntimeTuner, CompilesInParallelAndStopsTheClearlySlowerEarly) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(32, rng);
+  for (int threads : {1, 4}) {
+    KernelOptions o = interpOptions(dir.path() + "/" + std::to_string(threads), {{"SPIN", "[1, 2, 3000, 4, 5000]"}});
+    o.tuneThreads = threads;
+    o.tuneRepeats = 10;
+    Kernel k(kSpin, o);
+    runtime::TuneResult r = k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32));
+    ASSERT_EQ(r.trials.size(), 5u);
+    EXPECT_EQ(k.stats().compiles, 5);
+    EXPECT_NE(r.best.value("SPIN"), "3000");
+    EXPECT_NE(r.best.value("SPIN"), "5000");
+    EXPECT_TRUE(r.trials[2].stoppedEarly) << "3000 iterations, after the best so far (1 or 2)";
+    EXPECT_TRUE(r.trials[4].stoppedEarly);
+    EXPECT_FALSE(r.trials[0].stoppedEarly);
+    EXPECT_GT(r.compileSeconds, 0);
+  }
+}
+
 TEST(RuntimeTuner, NeverWritesTheCallersBuffersAndLaunchesOnce) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());

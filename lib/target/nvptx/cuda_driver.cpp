@@ -32,7 +32,8 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuStreamSynchronize, "cuStreamSynchronize") &&
             bind(lib, d->cuModuleLoadDataEx, "cuModuleLoadDataEx") && bind(lib, d->cuModuleUnload, "cuModuleUnload") &&
             bind(lib, d->cuModuleGetFunction, "cuModuleGetFunction") &&
-            bind(lib, d->cuFuncSetAttribute, "cuFuncSetAttribute") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&
+            bind(lib, d->cuFuncSetAttribute, "cuFuncSetAttribute") &&
+            bind(lib, d->cuFuncGetAttribute, "cuFuncGetAttribute") && bind(lib, d->cuMemAlloc, "cuMemAlloc_v2") &&
             bind(lib, d->cuMemFree, "cuMemFree_v2") && bind(lib, d->cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(lib, d->cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
             bind(lib, d->cuMemcpyDtoD, "cuMemcpyDtoD_v2") && bind(lib, d->cuMemsetD8, "cuMemsetD8_v2") &&

@@ -66,20 +66,23 @@ GpuKernel::GpuKernel(const std::string& ptx, const ir::Function& fn)
     : GpuKernel(ptx, fn.name(), typesOf(fn), namesOf(fn)) {}
 
 GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vector<ir::Type> paramTypes,
-                     std::vector<std::string> paramNames)
+                     std::vector<std::string> paramNames, const std::string& cubin)
     : name_(name), paramTypes_(std::move(paramTypes)), paramNames_(std::move(paramNames)) {
   CudaDriver* d = driver();
   char log[8192] = {0};
   int optKeys[2] = {5, 6};  // CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
   void* optVals[2] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
   CUmodule mod = nullptr;
-  CUresult r = d->cuModuleLoadDataEx(&mod, ptx.c_str(), 2, optKeys, optVals);
+  CUresult r = cubin.empty() ? 1 : d->cuModuleLoadDataEx(&mod, cubin.data(), 2, optKeys, optVals);
+  if (r != 0) r = d->cuModuleLoadDataEx(&mod, ptx.c_str(), 2, optKeys, optVals);  // the driver compiles
   if (r != 0) throw UserError(SourceLoc{}, "loading the PTX of kernel '" + name_ + "' failed: " + d->errorText(r) + "\n" + log);
   module_ = mod;
   try {
     CUfunction func = nullptr;
     d->check(d->cuModuleGetFunction(&func, mod, name_.c_str()), "finding the function", name_);
     func_ = func;
+    d->cuFuncGetAttribute(&registers_, 4 /* NUM_REGS */, func);
+    d->cuFuncGetAttribute(&localBytes_, 3 /* LOCAL_SIZE_BYTES */, func);
     // Dynamic shared memory, as the PTX of this kernel asks.
     size_t entry = ptx.find(".entry " + name_ + "(");
     size_t mark = entry == std::string::npos ? entry : ptx.find("// tritonc: dynamic_shared_bytes ", entry);
@@ -227,6 +230,18 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
 void synchronizeStream(void* stream) {
   CudaDriver* d = driver();
   d->check(d->cuStreamSynchronize(static_cast<CUstream>(stream)), "waiting for the caller's stream");
+}
+
+DeviceCopy::DeviceCopy(const void* host, size_t bytes) {
+  CudaDriver* d = driver();
+  CUdeviceptr p = 0;
+  d->check(d->cuMemAlloc(&p, std::max<size_t>(bytes, 16)), "allocating a device buffer");
+  address_ = p;
+  CUresult r = d->cuMemcpyHtoD(p, host, bytes);
+  if (r != 0) {
+    d->cuMemFree(p);
+    d->check(r, "copying a buffer to the device");
+  }
 }
 
 DeviceCopy::DeviceCopy(uint64_t source, size_t bytes) {

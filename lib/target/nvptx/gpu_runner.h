@@ -35,8 +35,10 @@ class GpuKernel {
   // (naming the kernel) on any CUDA error, and when no GPU is present.
   GpuKernel(const std::string& ptx, const ir::Function& fn);
   // The same from the kernel's signature (parameter types and names).
+  // `cubin`, when not empty, is the PTX already assembled (ptxas.h): loaded
+  // as it is, the driver compiles nothing.
   GpuKernel(const std::string& ptx, const std::string& name, std::vector<ir::Type> paramTypes,
-            std::vector<std::string> paramNames);
+            std::vector<std::string> paramNames, const std::string& cubin = "");
   ~GpuKernel();
   GpuKernel(const GpuKernel&) = delete;
   GpuKernel& operator=(const GpuKernel&) = delete;
@@ -50,6 +52,10 @@ class GpuKernel {
                    void* stream) const;
   const std::string& name() const { return name_; }
   unsigned sharedBytes() const { return sharedBytes_; }
+  // What the driver's compiler made of it: registers per thread, and local
+  // memory per thread (spilled registers and arrays indexed at run time).
+  int registers() const { return registers_; }
+  int localBytes() const { return localBytes_; }
 
  private:
   void check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
@@ -57,6 +63,7 @@ class GpuKernel {
   void* module_ = nullptr;
   void* func_ = nullptr;
   unsigned sharedBytes_ = 0;
+  int registers_ = 0, localBytes_ = 0;
   std::string name_;
   std::vector<ir::Type> paramTypes_;
   std::vector<std::string> paramNames_;
@@ -71,6 +78,7 @@ void synchronizeStream(void* stream);
 class DeviceCopy {
  public:
   DeviceCopy(uint64_t source, size_t bytes);
+  DeviceCopy(const void* host, size_t bytes);  // a device buffer holding `host`'s bytes
   ~DeviceCopy();
   DeviceCopy(const DeviceCopy&) = delete;
   DeviceCopy& operator=(const DeviceCopy&) = delete;

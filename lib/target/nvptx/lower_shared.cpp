@@ -299,6 +299,8 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
       int64_t vec = std::max(1, i.vec);
       int64_t bytes = vec * ir::byteSize(pt.pointee);
       if (bytes != 4 && bytes != 8 && bytes != 16) throw InternalError("cp.async copies 4, 8 or 16 bytes");
+      if (vec > 1 && p.ll.contiguousRegs(size_t(buf.layout->order[0])) < vec)
+        throw InternalError("an async_copy whose vectors do not run along its buffer's rows");
       // .cg (through L2 only) exists for 16-byte copies; smaller ones are .ca.
       std::string cp = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global";
       std::string base = elem(i.operand(0), 0);
