@@ -23,7 +23,8 @@
 //   6. dot operands are staged in shared memory (local_alloc) and read into
 //      their operand registers (local_load), or converted in registers when
 //      they come from another dot's accumulator (attention);
-//   7. each load and store records its vector width ({vec = N}).
+//   7. each load and store (and addition whose old value nobody reads)
+//      records its vector width ({vec = N}).
 #include <functional>
 #include <unordered_map>
 
@@ -299,7 +300,8 @@ void Assigner::recordVectorWidths() {
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) {
       Opcode op = inst->opcode();
-      if (op != Opcode::Load && op != Opcode::Store) continue;
+      bool reduction = op == Opcode::AtomicRmw && inst->users().empty() && inst->sub == uint8_t(ir::AtomicKind::Add);
+      if (op != Opcode::Load && op != Opcode::Store && !reduction) continue;
       const ir::Type& pt = inst->operand(0)->type();
       if (!pt.isTile()) continue;
       int64_t esize = ir::byteSize(pt.pointee);
@@ -310,6 +312,7 @@ void Assigner::recordVectorWidths() {
         while (dim + 1 < ll.rank() && ll.reg[0][dim] == 0) ++dim;
         analysis::AxisInfo a = axis.get(inst->operand(0));
         vec = std::min({ll.contiguousRegs(dim), a.contiguity[dim], 16 / esize});
+        if (reduction) vec = std::min<int64_t>(vec, esize == 4 ? 4 : 1);  // red.v2/.v4 hold f32
         while (vec > 1 && a.divisibility[dim] % (vec * esize) != 0) vec /= 2;
         if (const ir::Value* mask = inst->mask()) vec = std::min(vec, axis.get(mask).constancy[dim]);
         while (vec & (vec - 1)) vec &= vec - 1;

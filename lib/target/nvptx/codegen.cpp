@@ -75,8 +75,8 @@ std::string braces(const std::vector<std::string>& r) {
 }
 
 std::string ptxVersionFor(const std::string& arch) {
-  // PTX 8.0 is the first with sm_90a; 7.0 covers sm_80.
-  if (arch.rfind("sm_90", 0) == 0) return "8.0";
+  // PTX 8.1 has sm_90a and vector reductions (red.global.add.v4.f32); 7.0 covers sm_80.
+  if (arch.rfind("sm_90", 0) == 0) return "8.1";
   if (arch == "sm_89") return "7.8";
   if (arch == "sm_86") return "7.1";
   return "7.0";

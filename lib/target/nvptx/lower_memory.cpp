@@ -184,6 +184,23 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
   if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
     throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
+  // An atomic whose old value nobody reads is a reduction (red: no value
+  // comes back); f32 additions go several at a time where sm_90 has vector
+  // reductions and the layout pass proved them contiguous ({vec = N}).
+  if (!cas && i.users().empty()) {
+    size_t rv = k == Scalar::F32 && std::string(opName) == "add" && opts().arch.rfind("sm_90", 0) == 0
+                    ? size_t(std::max(1, i.vec)) : 1;
+    size_t count = t.isTile() ? numRegs(t) : 1;
+    for (size_t e = 0; e < count; e += rv) {
+      std::string pred = predicateFor(e);
+      std::vector<std::string> vals;
+      for (size_t v = 0; v < rv; ++v) vals.push_back(elem(i.operand(1), e + v));
+      std::string op = "red.global." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") + "." + aty;
+      guarded(pred, op + " [" + elem(ptr, e) + "], " + (rv > 1 ? braces(vals, 0, rv) : vals[0]) + ";");
+    }
+    define(&i, {"0"});  // (never read)
+    return;
+  }
   std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
