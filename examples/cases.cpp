@@ -199,6 +199,7 @@ double toleranceFor(ir::Scalar k) {
 ir::Scalar scalarOfType(const std::string& typeMacro) {
   if (typeMacro == "float") return ir::Scalar::F32;
   if (typeMacro == "half") return ir::Scalar::F16;
+  if (typeMacro == "bf16") return ir::Scalar::BF16;
   if (typeMacro == "double") return ir::Scalar::F64;
   throw std::invalid_argument("no element type for TYPE=" + typeMacro);
 }
@@ -209,6 +210,7 @@ const std::vector<Case>& allCases() {
     addBasicCases(v);
     addMatmulCases(v);
     addConvCases(v);
+    addMaskedCases(v);
     return v;
   }();
   return cases;

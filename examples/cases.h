@@ -122,5 +122,6 @@ ir::Scalar scalarOfType(const std::string& typeMacro);
 void addBasicCases(std::vector<Case>& out);   // vector add, transpose, relu, softmax, layernorm
 void addMatmulCases(std::vector<Case>& out);  // matmul*.tc
 void addConvCases(std::vector<Case>& out);    // shift_conv, conv_implicit_gemm
+void addMaskedCases(std::vector<Case>& out);  // masked matmuls, split-K, conv_nhwc, attention
 
 }  // namespace tritonc::examples

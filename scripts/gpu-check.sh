@@ -5,8 +5,12 @@
 # (memcheck, racecheck), and writes logs and JSON into the folder given as $1
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
-# SKIP_BENCH=1 skips the benchmarks; PYTHON_ONLY=1 builds and checks only the
-# Python package (its tests and the launch-overhead benchmark).
+# STEPS (comma-separated, default all) picks what runs after the build:
+#   ctest, examples, sanitizer, python, launch, runtime, bench, shapes
+# (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
+# and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
+# SKIP_BENCH=1 drops launch, runtime, bench and shapes; PYTHON_ONLY=1 keeps
+# only python and launch (and builds only the Python package's core).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu-check-out}}
@@ -15,6 +19,11 @@ BUILD=${BUILD_DIR:-build-gpu}
 status=0
 
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
+
+STEPS=${STEPS:-ctest,examples,sanitizer,python,launch,runtime,bench,shapes}
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch)$' | paste -sd,)
+step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 log "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -32,9 +41,8 @@ fi
 log "build ok (tests: $tests)"
 
 EX="$BUILD/examples/tritonc-examples"
-if [ "${PYTHON_ONLY:-0}" != 1 ]; then
 # The unit and kernel tests, here with a GPU (the CUDA ones skip elsewhere).
-if [ "$tests" = ON ]; then
+if step ctest && [ "$tests" = ON ]; then
   if (cd "$BUILD" && ctest -j "$(nproc)" --output-on-failure) > "$OUT_DIR/ctest.txt" 2>&1; then
     log "ctest on the GPU host: $(grep 'tests passed' "$OUT_DIR/ctest.txt")"
   else
@@ -43,6 +51,7 @@ if [ "$tests" = ON ]; then
   fi
 fi
 
+if step examples; then
 for preset in test demo; do
   if "$EX" --root . --backend gpu --preset "$preset" > "$OUT_DIR/examples-gpu-$preset.txt" 2>&1; then
     log "examples on gpu ($preset): $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
@@ -61,8 +70,11 @@ for stages in 1 2 4; do
     status=1
   fi
 done
+fi
 
-if command -v compute-sanitizer >/dev/null 2>&1; then
+if ! step sanitizer; then
+  :
+elif command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 3 "$EX" --root . --backend gpu --preset test --seed 1 \
       > "$OUT_DIR/sanitizer-$tool.txt" 2>&1
@@ -79,20 +91,23 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 else
   log "compute-sanitizer not found: skipped"
 fi
-fi  # PYTHON_ONLY
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
+if ! step python && ! step launch && ! step shapes; then
+  :
+elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
      cmake --build "$BUILD" -j "$(nproc)" --target _tritonc tritonc_python_files >> "$OUT_DIR/build.log" 2>&1; then
-    if PYTHONPATH="$BUILD/python" python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
+    if ! step python; then
+      :
+    elif PYTHONPATH="$BUILD/python" python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
       log "python tests: $(tail -1 "$OUT_DIR/python-tests.txt")"
     else
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"
       status=1
     fi
-    if [ "${SKIP_BENCH:-0}" != 1 ]; then
+    if step launch; then
       PYTHONPATH="$BUILD/python" python3 bench/launch_overhead.py "$OUT_DIR/launch.json" > "$OUT_DIR/launch.txt" 2>&1 ||
         status=1
       log "launch overhead: $(tr '\n' ';' < "$OUT_DIR/launch.txt")"
@@ -105,7 +120,7 @@ else
   log "python: nanobind, torch or pytest missing: skipped"
 fi
 
-if [ "${SKIP_BENCH:-0}" != 1 ] && [ "${PYTHON_ONLY:-0}" != 1 ]; then
+if step runtime; then
   # The runtime: the seed's matmul space tuned for three shapes, compile and cache-hit times.
   if "$BUILD/bench/tritonc-runtime-bench" --root . --out "$OUT_DIR/runtime.json" > "$OUT_DIR/runtime.txt" 2>&1; then
     log "runtime bench: $(grep -c best "$OUT_DIR/runtime.txt") shapes tuned (see runtime.txt / runtime.json)"
@@ -113,11 +128,22 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ "${PYTHON_ONLY:-0}" != 1 ]; then
     log "runtime bench FAILED: $(tail -1 "$OUT_DIR/runtime.txt")"
     status=1
   fi
+fi
+if step bench; then
   if python3 -c "import torch, triton" 2>/dev/null; then
     python3 bench/bench.py "$BUILD" "$OUT_DIR" > "$OUT_DIR/bench.txt" 2>&1 || status=1
   else
     "$BUILD/bench/tritonc-bench" --root . --out "$OUT_DIR/tritonc.json" > "$OUT_DIR/bench.txt" 2>&1 || status=1
   fi
   log "bench: see bench.txt / bench.json"
+fi
+if step shapes; then
+  # The user-style kernels (masked, ragged) beside cuBLAS/cuDNN/torch and Triton.
+  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/shapes.py "$OUT_DIR" ${SHAPES_ARGS:-} > "$OUT_DIR/shapes.txt" 2>&1; then
+    log "shapes bench: $(grep -c tritonc "$OUT_DIR/shapes.txt") rows of ours (shapes.txt / shapes.json / shapes.png)"
+  else
+    log "shapes bench FAILED: $(tail -3 "$OUT_DIR/shapes.txt" | tr '\n' ';')"
+    status=1
+  fi
 fi
 exit $status

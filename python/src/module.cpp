@@ -64,7 +64,7 @@ class PyKernel {
 
   // The launch path: `args` holds ints, floats and (kind, address, bytes)
   // tuples (kind 0: host, 1: device), converted here without Arg objects.
-  void launch(const nb::list& args, const nb::object& grid, uint64_t stream) {
+  static std::vector<PyArg> convert(const nb::list& args) {
     std::vector<PyArg> converted(args.size());
     for (size_t k = 0; k < converted.size(); ++k) {
       nb::handle h = args[k];
@@ -84,6 +84,11 @@ class PyKernel {
         a.bytes = std::get<2>(t);
       }
     }
+    return converted;
+  }
+
+  void launch(const nb::list& args, const nb::object& grid, uint64_t stream) {
+    std::vector<PyArg> converted = convert(args);
     Bound b = bind(converted);
     runtime::GridFn fn = gridFn(grid);
     located([&] {
@@ -93,8 +98,17 @@ class PyKernel {
     b.copyBack();
   }
 
-  nb::dict tune(const std::vector<PyArg>& args, const nb::object& grid) {
-    Bound b = bind(args);
+  // The configuration that calls with `args` run (the tuner's choice), as
+  // text; None while no call with their shape was made.
+  nb::object chosen(const nb::list& args) {
+    Bound b = bind(convert(args));
+    runtime::PreparedLaunch p = k_->prepared(b.args);
+    if (!p) return nb::none();
+    return nb::str(p.config->text().c_str());
+  }
+
+  nb::dict tune(const nb::list& args, const nb::object& grid) {
+    Bound b = bind(convert(args));
     runtime::TuneResult r;
     runtime::GridFn fn = gridFn(grid);
     located([&] {
@@ -510,6 +524,7 @@ NB_MODULE(_tritonc, m) {
       .def("params", &PyKernel::params)
       .def("launch", &PyKernel::launch, nb::arg("args"), nb::arg("grid"), nb::arg("stream") = 0)
       .def("tune", &PyKernel::tune)
+      .def("chosen", &PyKernel::chosen)
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);

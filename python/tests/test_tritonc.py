@@ -34,6 +34,18 @@ def test_add_numpy_with_tuning_list_and_dtype_macro(dtype):
     np.testing.assert_array_equal(c, (a.astype(np.float32) + b.astype(np.float32)).astype(dtype))
 
 
+def test_config_of_names_the_tuned_configuration():
+    n = int(rng.integers(100, 3000))
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = np.full(n, np.nan, dtype=np.float32)
+    add = tritonc.kernel(ADD)
+    assert add.config_of(a, b, c, n, BLOCK=[64, 256], TYPE=np.float32) is None  # not called yet
+    add(a, b, c, n, grid=grid_for(n), BLOCK=[64, 256], TYPE=np.float32)
+    chosen = add.config_of(a, b, c, n, BLOCK=[64, 256], TYPE=np.float32)
+    assert chosen.split()[0] in ("BLOCK=64", "BLOCK=256") and "num_warps=4" in chosen
+
+
 def test_grid_as_positional_tuple_and_several_outputs():
     src = """
     __global__ void two(float* x, float* y, float* z, int n) {

@@ -254,6 +254,18 @@ class kernel(_tritonc.Launcher):
         return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
 
 
+    def config_of(self, *args, **macros):
+        """The configuration that calls with these arguments and macros run
+        (the tuner's choice), as text ("TM=64 TN=128 num_warps=4
+        num_stages=3"); None before the first such call."""
+        converted, on_device = [], False
+        for n, x in enumerate(args):
+            a, dev = _argument(x, "argument %d" % n)
+            converted.append(a)
+            on_device = on_device or dev
+        return self._kernel_for(dict(macros), on_device).chosen(converted)
+
+
 class _MacroValues(dict):
     def __missing__(self, name):
         raise KeyError("no macro or tuning parameter '%s'" % name)

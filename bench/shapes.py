@@ -1,0 +1,632 @@
+# The shapes benchmark: kernels as users write them (boundary masks, ragged
+# sizes) through the Python package, side by side in one run with the peers
+# doing the same work: torch (cuBLAS, cuDNN, flash attention) and Triton
+# kernels written the same way (same masks, same tile spaces or close).
+#   python3 bench/shapes.py OUT_DIR [--only matmul,softmax,...] [--quick]
+#   python3 bench/shapes.py OUT_DIR --dry     (no GPU: tiny sizes on the
+#                                               interpreter, our kernels only,
+#                                               checked against float64)
+# Writes OUT_DIR/shapes.json (date, device, commit, versions, every row) and
+# OUT_DIR/shapes.png (tritonc / best peer per shape); prints a table.
+# Timing: medians of CUDA-event-timed launches after warm-up with the L2
+# flushed between launches (triton.testing.do_bench for everyone). Our first
+# call with a tuning space tunes (its wall time is reported as tune_s, with a
+# fresh kernel cache: TRITONC_CACHE_DIR is a new folder per run).
+import argparse, datetime, json, math, os, subprocess, sys, tempfile, time, traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ap = argparse.ArgumentParser()
+ap.add_argument("out")
+ap.add_argument("--only", default="", help="comma-separated ops: matmul,splitk,softmax,layernorm,conv,attention")
+ap.add_argument("--quick", action="store_true", help="fewer shapes")
+ap.add_argument("--dry", action="store_true", help="tiny sizes on the interpreter, no peers")
+args = ap.parse_args()
+os.makedirs(args.out, exist_ok=True)
+os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-shapes-cache-"))
+
+import torch  # noqa: E402
+import tritonc  # noqa: E402
+
+DRY = args.dry
+dev = torch.device("cpu" if DRY else "cuda")
+ONLY = set(filter(None, args.only.split(",")))
+HAVE_TRITON = False
+if not DRY:
+    try:
+        import triton
+        import triton.language as tl
+        from triton.testing import do_bench
+        HAVE_TRITON = True
+    except ImportError:
+        pass
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+
+rows = []
+
+
+def want(op):
+    return not ONLY or op in ONLY
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def next_pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+def bench(fn):
+    if DRY:
+        t0 = time.perf_counter()
+        fn()
+        return (time.perf_counter() - t0) * 1e3
+    if HAVE_TRITON:
+        return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    # Without Triton: CUDA events, median, L2 flushed by a 256 MB write.
+    flush = torch.empty(2 ** 26, dtype=torch.int32, device=dev)
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(50):
+        flush.zero_()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return sorted(times)[len(times) // 2]
+
+
+def relerr(out, ref):
+    out = out.double()
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def record(op, shape, dtype, who, ms, flop=0, nbytes=0, err=None, config="", tune_s=None, note=""):
+    r = {"op": op, "shape": shape, "dtype": dtype, "who": who, "ms": ms,
+         "TFLOPs": flop / ms / 1e9 if flop and ms else 0, "GBps": nbytes / ms / 1e6 if nbytes and ms else 0,
+         "relerr": err, "config": config, "tune_s": tune_s, "note": note}
+    rows.append(r)
+    rate = f"{r['TFLOPs']:8.1f} TFLOP/s" if flop else f"{r['GBps']:8.1f} GB/s"
+    extra = f" err {err:.1e}" if err is not None else ""
+    extra += f" tune {tune_s:.1f}s" if tune_s is not None else ""
+    print(f"{op:10} {shape:22} {dtype:5} {who:10} {ms:9.4f} ms {rate}{extra} {config} {note}", flush=True)
+
+
+def failed(op, shape, dtype, who, e):
+    msg = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " | ")[:400]
+    rows.append({"op": op, "shape": shape, "dtype": dtype, "who": who, "ms": None, "error": msg})
+    print(f"{op:10} {shape:22} {dtype:5} {who:10} FAILED: {msg}", flush=True)
+
+
+def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_args=None, tol=1e-2, pre=None):
+    """Runs our kernel: the first call tunes (timed as tune_s), then a
+    poisoned-output call is checked against float64, then it is timed."""
+    try:
+        t0 = time.perf_counter()
+        call()
+        if not DRY:
+            torch.cuda.synchronize()
+        tune_s = time.perf_counter() - t0
+        if pre is not None:
+            pre()
+        call()
+        err = check()
+        config = kernel.config_of(*config_args[0], **config_args[1]) if kernel is not None else ""
+        if not (err <= tol):
+            raise RuntimeError(f"wrong result: relative error {err:.3e} > {tol:g} ({config})")
+        ms = bench((lambda: (pre(), call())) if pre is not None else call)
+        record(op, shape, dtype, "tritonc", ms, flop, nbytes, err, config or "", tune_s)
+    except Exception as e:  # noqa: BLE001 - every failure is a row of the table
+        failed(op, shape, dtype, "tritonc", e)
+
+
+def peer(op, shape, dtype, who, fn, check=None, flop=0, nbytes=0, note="", tol=1e-2):
+    if DRY:
+        return
+    try:
+        fn()
+        err = check() if check is not None else None
+        if err is not None and not (err <= tol):
+            raise RuntimeError(f"wrong result: relative error {err:.3e}")
+        record(op, shape, dtype, who, bench(fn), flop, nbytes, err, note=note)
+    except Exception as e:  # noqa: BLE001
+        failed(op, shape, dtype, who, e)
+
+
+def src(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return f.read()
+
+
+def kernel(path, outputs=()):
+    return tritonc.kernel(src(path), list(outputs), filename=path)
+
+
+DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+TOL = {"f16": 1e-2, "bf16": 2e-2, "f32": 1e-4}
+TILE_SPACE = dict(TM=[64, 128], TN=[64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[3, 4])
+if DRY:
+    TILE_SPACE = dict(TM=[32, 64], TN=[32], TK=[16], num_warps=[4], num_stages=[3])
+
+# ---------------------------------------------------------------- Triton peers
+if HAVE_TRITON:
+    MM_CONFIGS = [triton.Config({"BM": m, "BN": n, "BK": k}, num_warps=w, num_stages=s) for m, n, k, w, s in (
+        (128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 4), (128, 128, 64, 4, 4), (128, 128, 32, 4, 4),
+        (64, 256, 32, 4, 4), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (64, 64, 64, 4, 3), (64, 64, 32, 4, 4))]
+
+    @triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K"])
+    @triton.jit
+    def tri_matmul(a, b, c, M, N, K, lda, ldb, ldc, TRANS_B: tl.constexpr, PREC: tl.constexpr,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        pa = a + rm[:, None] * lda + rk[None, :]
+        if TRANS_B:
+            pb = b + rn[:, None] * ldb + rk[None, :]
+        else:
+            pb = b + rk[:, None] * ldb + rn[None, :]
+        for k0 in range(0, K, BK):
+            x = tl.load(pa, mask=(rm[:, None] < M) & (rk[None, :] < K - k0), other=0.0)
+            if TRANS_B:
+                w = tl.load(pb, mask=(rn[:, None] < N) & (rk[None, :] < K - k0), other=0.0)
+                acc = tl.dot(x, tl.trans(w), acc, input_precision=PREC)
+                pb += BK
+            else:
+                w = tl.load(pb, mask=(rk[:, None] < K - k0) & (rn[None, :] < N), other=0.0)
+                acc = tl.dot(x, w, acc, input_precision=PREC)
+                pb += BK * ldb
+            pa += BK
+        pc = c + rm[:, None] * ldc + rn[None, :]
+        tl.store(pc, acc.to(c.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    @triton.autotune(configs=[triton.Config({"BM": m, "BN": n, "BK": 64, "SPLIT": s}, num_warps=w, num_stages=3)
+                              for m, n, s, w in ((64, 64, 8, 4), (64, 64, 16, 4), (128, 128, 4, 8), (128, 64, 8, 4),
+                                                 (64, 128, 8, 4), (128, 128, 8, 8))],
+                     key=["M", "N", "K"], reset_to_zero=["c"])
+    @triton.jit
+    def tri_splitk(a, b, c, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   SPLIT: tl.constexpr):
+        pm, pn, pz = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+        slice_k = tl.cdiv(K, SPLIT * BK) * BK
+        k_begin = pz * slice_k
+        k_end = tl.minimum(K, k_begin + slice_k)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = k_begin + tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        pa = a + rm[:, None] * lda + rk[None, :]
+        pb = b + rk[:, None] * ldb + rn[None, :]
+        for k0 in range(k_begin, k_end, BK):
+            x = tl.load(pa, mask=(rm[:, None] < M) & (rk[None, :] < k_end - k0 + k_begin), other=0.0)
+            w = tl.load(pb, mask=(rk[:, None] < k_end - k0 + k_begin) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(x, w, acc)
+            pa += BK
+            pb += BK * ldb
+        pc = c + rm[:, None] * ldc + rn[None, :]
+        tl.atomic_add(pc, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    @triton.jit
+    def tri_softmax(x, y, n, ldx, ldy, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        v = tl.load(x + row * ldx + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+        e = tl.exp(v - tl.max(v, axis=0))
+        tl.store(y + row * ldy + cols, e / tl.sum(e, axis=0), mask=cols < n)
+
+    @triton.jit
+    def tri_layernorm(x, y, w, b, n, ld, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        keep = cols < n
+        v = tl.load(x + row * ld + cols, mask=keep, other=0.0).to(tl.float32)
+        mean = tl.sum(v, axis=0) / n
+        d = tl.where(keep, v - mean, 0.0)
+        var = tl.sum(d * d, axis=0) / n
+        rstd = 1 / tl.sqrt(var + eps)
+        wt = tl.load(w + cols, mask=keep, other=0.0)
+        bs = tl.load(b + cols, mask=keep, other=0.0)
+        tl.store(y + row * ld + cols, d * rstd * wt + bs, mask=keep)
+
+    CONV_CONFIGS = [triton.Config({"BM": m, "BN": n, "BK": k}, num_warps=w, num_stages=s) for m, n, k, w, s in (
+        (128, 128, 64, 8, 3), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (128, 128, 32, 4, 4), (64, 64, 32, 4, 4),
+        (128, 32, 32, 4, 4), (64, 32, 32, 4, 4), (128, 256, 64, 8, 3))]
+
+    @triton.autotune(configs=CONV_CONFIGS, key=["B", "C", "H", "W", "K", "R", "S"])
+    @triton.jit
+    def tri_conv_nhwc(x, wt, y, B, C, H, W, K, P, Q, R, S, pad_h, pad_w,
+                      BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pm, pn = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        PQ = P * Q
+        RSC = R * S * C
+        SC = S * C
+        rb = rm // PQ
+        rpq = rm % PQ
+        rp = rpq // Q
+        rq = rpq % Q
+        checkm = rm < B * PQ
+        checkn = rn < K
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, RSC, BK):
+            rsc = k0 + rk
+            rr = rsc // SC
+            rs = (rsc % SC) // C
+            rc = rsc % C
+            checkk = rsc < RSC
+            h = rp[:, None] + rr[None, :] - pad_h
+            w = rq[:, None] + rs[None, :] - pad_w
+            checka = checkm[:, None] & checkk[None, :] & (h >= 0) & (h < H) & (w >= 0) & (w < W)
+            a = tl.load(x + ((rb[:, None] * H + h) * W + w) * C + rc[None, :], mask=checka, other=0.0)
+            bt = tl.load(wt + rn[:, None] * RSC + rsc[None, :], mask=checkn[:, None] & checkk[None, :], other=0.0)
+            acc = tl.dot(a, tl.trans(bt), acc)
+        tl.store(y + rm[:, None] * K + rn[None, :], acc.to(y.dtype.element_ty),
+                 mask=checkm[:, None] & checkn[None, :])
+
+    ATT_CONFIGS = [triton.Config({"BM": m, "BN": n}, num_warps=w, num_stages=s) for m, n, w, s in (
+        (128, 64, 8, 3), (128, 128, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3), (128, 32, 4, 3), (64, 128, 4, 3),
+        (128, 128, 8, 2), (64, 32, 4, 2))]
+
+    @triton.autotune(configs=ATT_CONFIGS, key=["L", "HEAD", "CAUSAL"])
+    @triton.jit
+    def tri_attention(q, k, v, o, L, scale, HEAD: tl.constexpr, CAUSAL: tl.constexpr,
+                      BM: tl.constexpr, BN: tl.constexpr):
+        pm, bh = tl.program_id(0), tl.program_id(1)
+        rm = pm * BM + tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rd = tl.arange(0, HEAD)
+        base = bh.to(tl.int64) * L * HEAD
+        checkm = rm < L
+        qq = tl.load(q + base + rm[:, None] * HEAD + rd[None, :], mask=checkm[:, None], other=0.0)
+        m_i = tl.full((BM,), -float("inf"), tl.float32)
+        l_i = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, HEAD), tl.float32)
+        end = L
+        if CAUSAL:
+            end = tl.minimum(L, (pm + 1) * BM)
+        for n0 in range(0, end, BN):
+            cols = n0 + rn
+            checkn = cols < L
+            kk = tl.load(k + base + cols[:, None] * HEAD + rd[None, :], mask=checkn[:, None], other=0.0)
+            vv = tl.load(v + base + cols[:, None] * HEAD + rd[None, :], mask=checkn[:, None], other=0.0)
+            s = tl.dot(qq, tl.trans(kk))
+            keep = checkn[None, :]
+            if CAUSAL:
+                keep = keep & (cols[None, :] <= rm[:, None])
+            s = tl.where(keep, s * scale, -float("inf"))
+            m_new = tl.maximum(m_i, tl.max(s, axis=1))
+            alpha = tl.exp(m_i - m_new)
+            p = tl.exp(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, axis=1)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(qq.dtype), vv, acc)
+            m_i = m_new
+        acc = acc / l_i[:, None]
+        tl.store(o + base + rm[:, None] * HEAD + rd[None, :], acc.to(o.dtype.element_ty), mask=checkm[:, None])
+
+
+# ---------------------------------------------------------------- matmul
+MM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 1024, 1024), (1760, 7000, 1760), (2560, 7000, 2560),
+             (512, 512, 8192), (2048, 128, 2048), (1000, 1000, 1000), (4095, 4095, 4095)]
+MM_OTHER = [(4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000), (4095, 4095, 4095)]
+if args.quick:
+    MM_SHAPES = [(4096, 4096, 4096), (1760, 7000, 1760), (512, 512, 8192), (1000, 1000, 1000), (4095, 4095, 4095)]
+    MM_OTHER = [(4096, 4096, 4096), (1000, 1000, 1000)]
+if DRY:
+    MM_SHAPES = [(77, 45, 50), (64, 64, 64)]
+    MM_OTHER = [(77, 45, 50)]
+
+
+def matmul_cases():
+    for dt in ("f16", "bf16", "f32"):
+        for trans_b in (False, True):
+            if dt != "f16" and trans_b:
+                continue
+            shapes = MM_SHAPES if dt == "f16" and not trans_b else MM_OTHER
+            if dt == "f32":
+                shapes = [s for s in shapes if s[0] * s[1] * s[2] <= 4096 ** 3]
+            yield dt, trans_b, shapes
+
+
+if want("matmul"):
+    k_nn = kernel("bench/kernels/matmul_masked.tc")
+    k_nt = kernel("bench/kernels/matmul_masked_nt.tc")
+    for dt, trans_b, shapes in matmul_cases():
+        op = "matmul_nt" if trans_b else "matmul"
+        tdt = DT[dt]
+        for M, N, K in shapes:
+            shape = f"{M}x{N}x{K}"
+            flop = 2 * M * N * K
+            a = torch.randn(M, K, device=dev, dtype=tdt)
+            b = torch.randn(N, K, device=dev, dtype=tdt) if trans_b else torch.randn(K, N, device=dev, dtype=tdt)
+            bm = b.t() if trans_b else b
+            ref = a.double() @ bm.double()
+            c = torch.empty(M, N, device=dev, dtype=tdt)
+            kk = k_nt if trans_b else k_nn
+            ldb = K if trans_b else N
+            grid = lambda o, M=M, N=N: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN")))
+            call_args = (a, b, c, M, N, K, K, ldb, N)
+            macros = dict(TILE_SPACE, TYPE=tdt)
+
+            def call(kk=kk, call_args=call_args, grid=grid, macros=macros):
+                kk(*call_args, grid=grid, **macros)
+
+            def check(c=c, ref=ref):
+                return relerr(c, ref)
+            c.fill_(float("nan"))
+            ours(op, shape, dt, call, check, flop, kernel=kk, config_args=(call_args, macros), tol=TOL[dt],
+                 pre=None)
+            peer(op, shape, dt, "cublas", lambda: torch.matmul(a, bm), lambda: relerr(torch.matmul(a, bm), ref), flop,
+                 tol=TOL[dt])
+            if HAVE_TRITON:
+                ct = torch.empty(M, N, device=dev, dtype=tdt)
+                prec = "ieee" if dt == "f32" else "tf32"
+
+                def tri(ct=ct):
+                    tri_matmul[lambda m: (cdiv(M, m["BM"]), cdiv(N, m["BN"]))](
+                        a, b, ct, M, N, K, K, ldb, N, TRANS_B=trans_b, PREC=prec)
+                peer(op, shape, dt, "triton", tri, lambda: relerr(ct, ref), flop, tol=TOL[dt])
+            del a, b, c, ref
+
+# ---------------------------------------------------------------- split-K
+if want("splitk"):
+    k_sk = kernel("examples/matmul_splitk.tc")
+    shapes = [(512, 512, 8192), (2048, 128, 2048)] if not DRY else [(70, 72, 200)]
+    space = dict(TM=[64, 128], TN=[64, 128], TK=[64], SPLIT=[4, 8, 16], num_warps=[4, 8], num_stages=[3])
+    if DRY:
+        space = dict(TM=[32], TN=[32], TK=[16], SPLIT=[2, 3], num_warps=[4], num_stages=[3])
+    for M, N, K in shapes:
+        shape = f"{M}x{N}x{K}"
+        flop = 2 * M * N * K
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        ref = a.double() @ b.double()
+        c = torch.zeros(M, N, device=dev, dtype=torch.float32)
+        grid = lambda o, M=M, N=N: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN")), o.d("SPLIT"))
+        call_args = (a, b, c, M, N, K, K, N, N)
+        macros = dict(space, TYPE=torch.float16)
+        # The tuner times configurations on copies; the timed call zeroes C first, as users must.
+        ours("matmul_splitk", shape, "f16", lambda: k_sk(*call_args, grid=grid, **macros), lambda: relerr(c, ref),
+             flop, kernel=k_sk, config_args=(call_args, macros), pre=c.zero_)
+        if HAVE_TRITON:
+            ct = torch.zeros(M, N, device=dev, dtype=torch.float32)
+
+            def tri():
+                ct.zero_()
+                tri_splitk[lambda m: (cdiv(M, m["BM"]), cdiv(N, m["BN"]), m["SPLIT"])](a, b, ct, M, N, K, K, N, N)
+            peer("matmul_splitk", shape, "f16", "triton", tri, lambda: relerr(ct, ref), flop)
+        del a, b, c
+
+# ---------------------------------------------------------------- softmax, layer norm
+ROW_SHAPES = [(8192, 500), (8192, 1000), (8192, 3000), (4096, 12000), (4096, 16384)]
+if DRY:
+    ROW_SHAPES = [(16, 100), (8, 300)]
+WARPS = [2, 4, 8, 16] if not DRY else [4]
+
+if want("softmax"):
+    k_sm = kernel("examples/softmax.tc")
+    for R, N in ROW_SHAPES:
+        shape = f"{R}x{N}"
+        x = torch.randn(R, N, device=dev)
+        y = torch.empty_like(x)
+        ref = torch.softmax(x.double(), dim=1)
+        nbytes = 2 * R * N * 4
+        B = next_pow2(N)
+        call_args = (x, y, N, N, N)
+        macros = dict(TYPE=torch.float32, BLOCK=B, num_warps=WARPS)
+        y.fill_(float("nan"))
+        ours("softmax", shape, "f32", lambda: k_sm(*call_args, grid=(R,), **macros), lambda: relerr(y, ref),
+             nbytes=nbytes, kernel=k_sm, config_args=(call_args, macros), tol=1e-5)
+        peer("softmax", shape, "f32", "torch", lambda: torch.softmax(x, dim=1), nbytes=nbytes)
+        if HAVE_TRITON:
+            yt = torch.empty_like(x)
+            best = None
+            for w in WARPS:  # the best number of warps, measured
+                try:
+                    ms = bench(lambda: tri_softmax[(R,)](x, yt, N, N, N, BLOCK=B, num_warps=w))
+                    if best is None or ms < best[0]:
+                        best = (ms, w)
+                except Exception:  # noqa: BLE001 - too many registers for this width
+                    pass
+            if best is None:
+                failed("softmax", shape, "f32", "triton", RuntimeError("no number of warps ran"))
+            else:
+                tri_softmax[(R,)](x, yt, N, N, N, BLOCK=B, num_warps=best[1])
+                record("softmax", shape, "f32", "triton", best[0], nbytes=nbytes, err=relerr(yt, ref),
+                       note=f"num_warps={best[1]}")
+        del x, y
+
+if want("layernorm"):
+    k_ln = kernel("examples/layernorm.tc")
+    for R, N in ROW_SHAPES:
+        shape = f"{R}x{N}"
+        x = torch.randn(R, N, device=dev) * 2 + 0.5
+        w = torch.rand(N, device=dev) + 0.5
+        b = torch.rand(N, device=dev) - 0.5
+        y = torch.empty_like(x)
+        ref = torch.nn.functional.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+        nbytes = 2 * R * N * 4
+        B = next_pow2(N)
+        call_args = (x, y, w, b, N, N, 1e-5)
+        macros = dict(TYPE=torch.float32, BLOCK=B, num_warps=WARPS)
+        y.fill_(float("nan"))
+        ours("layernorm", shape, "f32", lambda: k_ln(*call_args, grid=(R,), **macros), lambda: relerr(y, ref),
+             nbytes=nbytes, kernel=k_ln, config_args=(call_args, macros), tol=1e-5)
+        peer("layernorm", shape, "f32", "torch", lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5),
+             nbytes=nbytes)
+        if HAVE_TRITON:
+            yt = torch.empty_like(x)
+            best = None
+            for nw in WARPS:
+                try:
+                    ms = bench(lambda: tri_layernorm[(R,)](x, yt, w, b, N, N, 1e-5, BLOCK=B, num_warps=nw))
+                    if best is None or ms < best[0]:
+                        best = (ms, nw)
+                except Exception:  # noqa: BLE001
+                    pass
+            if best is None:
+                failed("layernorm", shape, "f32", "triton", RuntimeError("no number of warps ran"))
+            else:
+                tri_layernorm[(R,)](x, yt, w, b, N, N, 1e-5, BLOCK=B, num_warps=best[1])
+                record("layernorm", shape, "f32", "triton", best[0], nbytes=nbytes, err=relerr(yt, ref),
+                       note=f"num_warps={best[1]}")
+        del x, y
+
+# ---------------------------------------------------------------- conv (paper Table 1, stride 1, no padding)
+CONV_TASKS = [(1, 112, 112, 64, 4, 128, 3, 3), (2, 56, 56, 128, 4, 256, 3, 3), (3, 28, 28, 256, 4, 512, 3, 3),
+              (4, 14, 14, 512, 4, 512, 3, 3), (5, 7, 7, 512, 4, 512, 3, 3), (6, 161, 700, 1, 8, 64, 5, 5),
+              (7, 79, 341, 32, 8, 32, 5, 10)]
+if DRY:
+    CONV_TASKS = [(1, 9, 8, 8, 2, 20, 3, 3), (6, 12, 14, 1, 1, 5, 5, 5)]
+CONV_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[32, 64], num_warps=[4, 8], num_stages=[3])
+if DRY:
+    CONV_SPACE = dict(TM=[64], TN=[32], TK=[32], num_warps=[4], num_stages=[3])
+
+if want("conv"):
+    k_nchw = kernel("examples/conv_implicit_gemm.tc")
+    k_nhwc = kernel("examples/conv_nhwc.tc")
+    for t, H, W, C, B, K, R, S in CONV_TASKS:
+        shape = f"task{t}:{H}x{W}x{C}>{K},{R}x{S},b{B}"
+        P, Q = H - R + 1, W - S + 1
+        flop = 2 * B * K * P * Q * C * R * S
+        x = torch.randn(B, C, H, W, device=dev, dtype=torch.float16)
+        wt = torch.randn(K, C, R, S, device=dev, dtype=torch.float16)
+        ref = torch.nn.functional.conv2d(x.double(), wt.double()) if not DRY else \
+            torch.nn.functional.conv2d(x.double(), wt.double())
+        tol = 1e-2
+        # NCHW, the seed's layout.
+        y = torch.empty(B, K, P, Q, device=dev, dtype=torch.float16)
+        grid = lambda o, B=B, P=P, Q=Q, K=K: (cdiv(B * P * Q, o.d("TM")), cdiv(K, o.d("TN")))
+        ca = (x, wt, y, B, C, H, W, K, P, Q, R, S, 0, 0)
+        macros = dict(CONV_SPACE, TYPE=torch.float16)
+        y.fill_(float("nan"))
+        ours("conv_nchw", shape, "f16", lambda: k_nchw(*ca, grid=grid, **macros), lambda: relerr(y, ref), flop,
+             kernel=k_nchw, config_args=(ca, macros), tol=tol)
+        # NHWC (channels last) with KRSC filters.
+        xl = x.permute(0, 2, 3, 1).contiguous()
+        wl = wt.permute(0, 2, 3, 1).contiguous()
+        yl = torch.empty(B, P, Q, K, device=dev, dtype=torch.float16)
+        cl = (xl, wl, yl, B, C, H, W, K, P, Q, R, S, 0, 0)
+        yl.fill_(float("nan"))
+        ours("conv_nhwc", shape, "f16", lambda: k_nhwc(*cl, grid=grid, **macros),
+             lambda: relerr(yl.permute(0, 3, 1, 2), ref), flop, kernel=k_nhwc, config_args=(cl, macros), tol=tol)
+        if not DRY:
+            peer("conv_nchw", shape, "f16", "cudnn", lambda: torch.nn.functional.conv2d(x, wt),
+                 lambda: relerr(torch.nn.functional.conv2d(x, wt), ref), flop)
+            xcl = x.to(memory_format=torch.channels_last)
+            wcl = wt.to(memory_format=torch.channels_last)
+            peer("conv_nhwc", shape, "f16", "cudnn", lambda: torch.nn.functional.conv2d(xcl, wcl),
+                 lambda: relerr(torch.nn.functional.conv2d(xcl, wcl), ref), flop)
+        if HAVE_TRITON:
+            yt = torch.empty(B, P, Q, K, device=dev, dtype=torch.float16)
+            peer("conv_nhwc", shape, "f16", "triton",
+                 lambda: tri_conv_nhwc[lambda m: (cdiv(B * P * Q, m["BM"]), cdiv(K, m["BN"]))](
+                     xl, wl, yt, B, C, H, W, K, P, Q, R, S, 0, 0),
+                 lambda: relerr(yt.permute(0, 3, 1, 2), ref), flop)
+        del x, wt, y, xl, wl, yl, ref
+
+# ---------------------------------------------------------------- attention
+ATT = [(4, 32, 4096, 64), (4, 32, 4096, 128)]
+if args.quick:
+    ATT = [(4, 32, 4096, 64)]
+if DRY:
+    ATT = [(1, 2, 100, 32)]
+ATT_SPACE = dict(BM=[64, 128], BN=[32, 64, 128], num_warps=[4, 8], num_stages=[2, 3])
+if DRY:
+    ATT_SPACE = dict(BM=[32], BN=[32], num_warps=[4], num_stages=[3])
+
+if want("attention"):
+    k_att = kernel("examples/attention.tc")
+    for Bt, Hh, L, D in ATT:
+        for causal in (False, True):
+            shape = f"b{Bt}h{Hh}L{L}d{D}" + ("causal" if causal else "")
+            flop = 4 * Bt * Hh * L * L * D // (2 if causal else 1)
+            q, k, v = (torch.randn(Bt, Hh, L, D, device=dev, dtype=torch.float16) for _ in range(3))
+            scale = 1 / math.sqrt(D)
+            # The reference in float64 on a subset of heads (the whole would take gigabytes).
+            qs, ks, vs = (t[:1, :2].double() for t in (q, k, v))
+            s = qs @ ks.transpose(-1, -2) * scale
+            if causal:
+                s = s.masked_fill(torch.ones(L, L, device=dev, dtype=torch.bool).triu(1), float("-inf"))
+            ref = torch.softmax(s, -1) @ vs
+            o = torch.empty_like(q)
+            grid = lambda opt, L=L, Bt=Bt, Hh=Hh: (cdiv(L, opt.d("BM")), Bt * Hh)
+            ca = (q, k, v, o, L, scale)
+            macros = dict(ATT_SPACE, TYPE=torch.float16, HEAD=D, CAUSAL=int(causal))
+            o.fill_(float("nan"))
+            ours("attention", shape, "f16", lambda: k_att(*ca, grid=grid, **macros),
+                 lambda: relerr(o[:1, :2], ref) if torch.isfinite(o).all() else float("inf"), flop, kernel=k_att,
+                 config_args=(ca, macros))
+            if not DRY:
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                def sdpa():
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                peer("attention", shape, "f16", "torch-flash", sdpa, lambda: relerr(sdpa()[:1, :2], ref), flop)
+            if HAVE_TRITON:
+                ot = torch.empty_like(q)
+                peer("attention", shape, "f16", "triton",
+                     lambda: tri_attention[lambda m: (cdiv(L, m["BM"]), Bt * Hh)](
+                         q, k, v, ot, L, scale, HEAD=D, CAUSAL=causal),
+                     lambda: relerr(ot[:1, :2], ref), flop)
+            del q, k, v, o
+
+# ---------------------------------------------------------------- results
+commit = os.environ.get("TRITONC_COMMIT") or subprocess.run(
+    ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip() or "unknown"
+result = {
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "device": "cpu (dry run: interpreter)" if DRY else torch.cuda.get_device_name(0),
+    "versions": {"torch": torch.__version__, "triton": triton.__version__ if HAVE_TRITON else None,
+                 "cuda": torch.version.cuda, "tritonc": commit},
+    "method": "median of CUDA-event-timed launches after warm-up, L2 flushed between launches "
+              "(triton.testing.do_bench); our first call tunes (tune_s, cold kernel cache)",
+    "rows": rows,
+}
+with open(os.path.join(args.out, "shapes.json"), "w") as f:
+    json.dump(result, f, indent=1)
+
+# The summary: tritonc / best peer per shape (time ratio inverted: > 1 is faster).
+summary = []
+for key in dict.fromkeys((r["op"], r["shape"], r["dtype"]) for r in rows):
+    mine = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and r["who"] == "tritonc" and r["ms"]]
+    others = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and r["who"] != "tritonc" and r["ms"]]
+    if mine and others:
+        best = min(others, key=lambda r: r["ms"])
+        summary.append((key, best["ms"] / mine[0]["ms"], best["who"]))
+print("\n== tritonc speed / best peer's (1.0 = as fast)")
+for (op, shape, dt), ratio, who in summary:
+    print(f"{op:14} {shape:30} {dt:5} {ratio:6.2f}  (best peer: {who})")
+if summary and not DRY:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(10, 0.28 * len(summary) + 1.5))
+        labels = [f"{op} {dt} {shape}" for (op, shape, dt), _, _ in summary]
+        ratios = [r for _, r, _ in summary]
+        ax.barh(range(len(summary)), ratios, color=["tab:green" if r >= 0.9 else "tab:orange" if r >= 0.8 else
+                                                     "tab:red" for r in ratios])
+        ax.set_yticks(range(len(summary)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.axvline(1.0, color="k", lw=0.8)
+        ax.set_xlabel("tritonc speed / best peer (torch, cuBLAS, cuDNN, Triton 3.6), same run")
+        ax.set_title(f"{result['device']}, {result['date'][:10]}, tritonc {commit}", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "shapes.png"), dpi=110)
+    except Exception as e:  # noqa: BLE001
+        print("plot failed:", e)
+bad = [r for r in rows if r["who"] == "tritonc" and not r.get("ms")]
+sys.exit(1 if bad and DRY else 0)
