@@ -40,6 +40,26 @@ int64_t elementDiv(const AxisInfo& a, size_t d) { return a.contiguity[d] > 1 ? 1
 
 bool isIntOrPtr(const ir::Type& t) { return t.isInt() || t.isPtr(); }
 
+bool isIntConstant(const ir::Value* v, int64_t value) {
+  if (v->valueKind() == ir::ValueKind::Instruction) {
+    auto* i = static_cast<const ir::Instruction*>(v);
+    return i->opcode() == Opcode::Splat && isIntConstant(i->operand(0), value);
+  }
+  return v->valueKind() == ir::ValueKind::Constant && v->type().isInt() &&
+         static_cast<const ir::Constant*>(v)->i == value;
+}
+
+// d for `select(cmp eq d, 0), 1, d)`, else null.
+const ir::Value* guardedDivisor(const ir::Instruction& sel) {
+  const ir::Value* c = sel.operand(0);
+  if (c->valueKind() != ir::ValueKind::Instruction) return nullptr;
+  auto* cmp = static_cast<const ir::Instruction*>(c);
+  if (cmp->opcode() != Opcode::Cmp || ir::CmpPred(cmp->sub) != ir::CmpPred::Eq) return nullptr;
+  const ir::Value* d = sel.operand(2);
+  if (cmp->operand(0) != d || !isIntConstant(cmp->operand(1), 0) || !isIntConstant(sel.operand(1), 1)) return nullptr;
+  return d;
+}
+
 }  // namespace
 
 AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& f) {
@@ -74,12 +94,59 @@ AxisInfo AxisInfoAnalysis::get(const ir::Value* v) const {
   if (it != info_.end()) return it->second;
   if (v->valueKind() == ir::ValueKind::Constant) {
     auto* c = static_cast<const ir::Constant*>(v);
-    return uniform(v->type(), c->type().isInt() ? pow2Factor(c->i) : 1);
+    AxisInfo a = uniform(v->type(), c->type().isInt() ? pow2Factor(c->i) : 1);
+    a.nonNegative = c->type().isInt() && c->i >= 0;
+    return a;
   }
   return unknown(v->type());
 }
 
 AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
+  AxisInfo out = computeRuns(i);
+  out.nonNegative = nonNegative(i);
+  return out;
+}
+
+bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
+  if (!i.type().isInt()) return false;
+  auto nn = [&](size_t k) { return get(i.operand(k)).nonNegative; };
+  switch (i.opcode()) {
+    case Opcode::Range: return i.imm >= 0;
+    case Opcode::ProgramId:
+    case Opcode::NumPrograms: return true;
+    case Opcode::Splat:
+    case Opcode::Broadcast:
+    case Opcode::Reshape:
+    case Opcode::Trans:
+    case Opcode::ConvertLayout:
+    case Opcode::MultipleOf:
+    case Opcode::Rem:  // C's remainder has the dividend's sign
+      return nn(0);
+    case Opcode::Cast:  // sign extension keeps the sign
+      return i.operand(0)->type().isInt() && ir::bitWidth(i.type().kind) >= ir::bitWidth(i.operand(0)->type().kind) &&
+             nn(0);
+    case Opcode::Add:
+    case Opcode::Mul:
+    case Opcode::Div:
+    case Opcode::Min: return nn(0) && nn(1);
+    case Opcode::Max:
+    case Opcode::And: return nn(0) || nn(1);
+    case Opcode::Phi:
+    case Opcode::Select: {
+      bool any = false;
+      for (size_t k = i.opcode() == Opcode::Select ? 1 : 0; k < i.numOperands(); ++k) {
+        const ir::Value* v = i.operand(k);
+        if (v->valueKind() == ir::ValueKind::Instruction && !info_.count(v)) continue;  // not computed yet
+        if (!get(v).nonNegative) return false;
+        any = true;
+      }
+      return any;
+    }
+    default: return false;
+  }
+}
+
+AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
   const ir::Type& t = i.type();
   size_t r = rankOf(t);
   AxisInfo out = unknown(t);
@@ -126,6 +193,32 @@ AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
         out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
         out.divisibility[d] = std::min(elementDiv(a, d) * elementDiv(b, d), kMaxDivisibility);
       }
+      return out;
+    }
+    case Opcode::Div:
+    case Opcode::Rem: {
+      // a / b and a % b for a >= 0 and b constant over runs: within a run of
+      // consecutive a whose start and length are multiples of a power of two
+      // g that divides b, a / b is constant and a % b consecutive (starting
+      // at a multiple of g). Negative dividends round toward zero and break
+      // the runs.
+      if (!t.isInt()) return out;
+      AxisInfo a = op(0), b = op(1);
+      for (size_t d = 0; d < r; ++d) {
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        if (!a.nonNegative || a.contiguity[d] <= 1 || b.constancy[d] <= 1) continue;
+        int64_t g = std::min({a.contiguity[d], b.constancy[d], gcd(a.divisibility[d], elementDiv(b, d))});
+        if (g <= 1) continue;
+        if (i.opcode() == Opcode::Div) {
+          out.constancy[d] = std::max(out.constancy[d], g);
+        } else {
+          out.contiguity[d] = g;
+          out.divisibility[d] = g;
+        }
+      }
+      if (i.opcode() == Opcode::Rem)  // constant runs: every value a multiple of gcd(a, b)'s factors
+        for (size_t d = 0; d < r; ++d)
+          if (out.contiguity[d] <= 1) out.divisibility[d] = gcd(elementDiv(a, d), elementDiv(b, d));
       return out;
     }
     case Opcode::Shl: {
@@ -192,8 +285,12 @@ AxisInfo AxisInfoAnalysis::compute(const ir::Instruction& i) const {
       if (t.isInt() && i.operand(0)->type().isInt() && ir::bitWidth(t.kind) >= ir::bitWidth(i.operand(0)->type().kind))
         return op(0);
       return out;
-    case Opcode::Phi:
-    case Opcode::Select: {
+    case Opcode::Select:
+      // `d == 0 ? 1 : d`, a divisor guarded by pre-fetching (transform/
+      // prefetch.cpp): d wherever a division by it means something.
+      if (const ir::Value* d = guardedDivisor(i)) return get(d);
+      [[fallthrough]];
+    case Opcode::Phi: {
       // The meet of the incoming facts; incoming values not computed yet (the
       // loop's back edge on the first pass) do not constrain.
       bool any = false;

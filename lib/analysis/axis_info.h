@@ -4,7 +4,12 @@
 //                 (pointers: consecutive elements) along the dimension;
 //   divisibility: the largest power of two dividing the first value of every
 //                 run (pointers: the byte address); with contiguity 1, every value;
-//   constancy:    values come in runs of this many equal values.
+//   constancy:    values come in runs of this many equal values;
+//   nonNegative:  every value is >= 0 (ranges from 0, program ids and sums,
+//                 products, quotients and remainders of such; integer
+//                 overflow, undefined for index arithmetic, is ignored as
+//                 Triton does). Truncating division and remainder keep runs
+//                 only for non-negative dividends.
 // Scalars are described as one dimension of size 1. Facts come from ranges,
 // constants, `multiple_of` / `__multipleof`, pointer alignment (`aligned`,
 // which the launch will set when it specializes on 16-byte alignment) and
@@ -21,8 +26,10 @@ namespace tritonc::analysis {
 
 struct AxisInfo {
   std::vector<int64_t> contiguity, divisibility, constancy;
+  bool nonNegative = false;
   bool operator==(const AxisInfo& o) const {
-    return contiguity == o.contiguity && divisibility == o.divisibility && constancy == o.constancy;
+    return contiguity == o.contiguity && divisibility == o.divisibility && constancy == o.constancy &&
+           nonNegative == o.nonNegative;
   }
 };
 
@@ -41,6 +48,8 @@ class AxisInfoAnalysis {
 
  private:
   AxisInfo compute(const ir::Instruction& i) const;
+  AxisInfo computeRuns(const ir::Instruction& i) const;  // contiguity, divisibility, constancy
+  bool nonNegative(const ir::Instruction& i) const;
   std::map<const ir::Value*, AxisInfo> info_;
 };
 

@@ -44,9 +44,11 @@ const PassInfo* findPass(const std::string& name) {
 }
 
 std::vector<std::string> defaultPipeline() {
-  // Simplify first so that CSE and LICM see canonical code; pre-fetch after
-  // LICM so that hoisted address computations are not cloned; clean up last.
-  return {"constfold", "peephole", "cse", "licm", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+  // Simplify first so that CSE and LICM see canonical code (CSE before the
+  // peephole too: `m[:, newaxis] ? *p : 0` broadcasts m twice, and only one
+  // value is the load's own mask); pre-fetch after LICM so that hoisted
+  // address computations are not cloned; clean up last.
+  return {"constfold", "cse", "peephole", "cse", "licm", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
 }
 
 std::vector<std::string> gpuPipeline() {

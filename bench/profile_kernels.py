@@ -1,0 +1,86 @@
+# Runs a few fixed configurations of our user-style kernels and the Triton
+# kernels written the same way, two launches each, for a profiler to look at
+# side by side (no tuning, so that every launch is one of these):
+#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|conv|attention]...
+# Prints each kernel's median time (CUDA events) when run without a profiler.
+import math, os, sys
+
+import torch
+import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tritonc  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+what = set(sys.argv[1:]) or {"matmul", "conv", "attention"}
+dev = torch.device("cuda")
+
+
+def src(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return tritonc.kernel(f.read(), filename=path)
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def run(name, fn):
+    for _ in range(2):
+        fn()
+    torch.cuda.synchronize()
+    if os.environ.get("PROFILE_TIMES", "1") == "1":
+        ms = triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
+        print(f"{name:60} {ms:8.4f} ms", flush=True)
+
+
+if "matmul" in what:
+    import shapes_peers as peers  # the Triton kernels of bench/shapes.py, without autotuning
+    mm = src("bench/kernels/matmul_masked.tc")
+    for (M, N, K), (tm, tn, tk, w, s) in (((4096, 4096, 4096), (128, 256, 64, 8, 3)),
+                                          ((4096, 1024, 1024), (128, 256, 64, 8, 3)),
+                                          ((4096, 1024, 1024), (128, 128, 64, 8, 4)),
+                                          ((1760, 7000, 1760), (128, 256, 64, 8, 3))):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+            lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                       TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        run(f"triton  matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+            lambda: peers.tri_matmul_fixed[(cdiv(M, tm), cdiv(N, tn))](
+                a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=tm, BN=tn, BK=tk, num_warps=w,
+                num_stages=s))
+
+if "conv" in what:
+    import shapes_peers as peers
+    cv = src("examples/conv_nhwc.tc")
+    for B, H, W, C, K, R, S in ((4, 56, 56, 128, 256, 3, 3),):
+        P, Q = H - R + 1, W - S + 1
+        x = torch.randn(B, H, W, C, device=dev, dtype=torch.float16)
+        wt = torch.randn(K, R, S, C, device=dev, dtype=torch.float16)
+        y = torch.empty(B, P, Q, K, device=dev, dtype=torch.float16)
+        for tm, tn, tk, w, s in ((128, 128, 64, 8, 3), (128, 128, 32, 4, 3)):
+            run(f"tritonc conv_nhwc {H}x{W}x{C}>{K} {tm}x{tn}x{tk} w{w} s{s}",
+                lambda: cv(x, wt, y, B, C, H, W, K, P, Q, R, S, 0, 0, grid=(cdiv(B * P * Q, tm), cdiv(K, tn)),
+                           TYPE=torch.float16, TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        xx = x.permute(0, 3, 1, 2)
+        ww = wt.permute(0, 3, 1, 2)
+        xl, wl = xx.contiguous(memory_format=torch.channels_last), ww.contiguous(memory_format=torch.channels_last)
+        torch.backends.cudnn.benchmark = True
+        run(f"cudnn   conv_nhwc {H}x{W}x{C}>{K}", lambda: torch.nn.functional.conv2d(xl, wl))
+
+if "attention" in what:
+    import shapes_peers as peers
+    at = src("examples/attention.tc")
+    for Bt, Hh, L, D, causal in ((4, 32, 4096, 64, False),):
+        q, k, v = (torch.randn(Bt, Hh, L, D, device=dev, dtype=torch.float16) for _ in range(3))
+        o = torch.empty_like(q)
+        scale = 1 / math.sqrt(D)
+        for bm, bn, w, s in ((128, 64, 8, 2), (128, 64, 8, 3), (128, 128, 8, 2)):
+            run(f"tritonc attention L{L} d{D} {bm}x{bn} w{w} s{s}",
+                lambda: at(q, k, v, o, L, scale, grid=(cdiv(L, bm), Bt * Hh), TYPE=torch.float16, HEAD=D,
+                           CAUSAL=int(causal), BM=bm, BN=bn, num_warps=w, num_stages=s))
+            run(f"triton  attention L{L} d{D} {bm}x{bn} w{w} s{s}",
+                lambda: peers.tri_attention_fixed[(cdiv(L, bm), Bt * Hh)](
+                    q, k, v, o, L, scale, HEAD=D, CAUSAL=causal, BM=bm, BN=bn, num_warps=w, num_stages=s))
