@@ -25,10 +25,22 @@ def cdiv(a, b):
     return -(-a // b)
 
 
+DUMP = os.environ.get("DUMP_DIR")
+
+
 def run(name, fn):
     for _ in range(2):
-        fn()
+        r = fn()
     torch.cuda.synchronize()
+    # Triton's launches return the compiled kernel: keep its PTX and SASS
+    # (DUMP_DIR) to read beside ours.
+    asm = getattr(r, "asm", None)
+    if DUMP and asm:
+        stem = os.path.join(DUMP, name.split()[0] + "_" + "_".join(name.split()[1:3]).replace("/", "_"))
+        for kind in ("ptx", "sass"):
+            if kind in asm:
+                with open(stem + "." + kind, "w") as f:
+                    f.write(asm[kind] if isinstance(asm[kind], str) else asm[kind].decode())
     if os.environ.get("PROFILE_TIMES", "1") == "1":
         ms = triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
         print(f"{name:60} {ms:8.4f} ms", flush=True)

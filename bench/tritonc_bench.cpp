@@ -123,11 +123,8 @@ Result runOne(Workload& w, const std::string& root, const std::string& arch) {
       }
       w.grid = {m / tm, n / tn, 1};
     }
-    transform::PipelineOptions po;
-    po.numStages = w.numStages;
-    transform::runPasses(*c.module, transform::defaultPipeline(), po);
     ir::Function& fn = *c.module->functions()[0];
-    runtime::applySpecialization(fn, runtime::factsOf(w.args));
+    runtime::specializeAndOptimize(*c.module, fn, runtime::factsOf(w.args), w.numStages, true);
     nvptx::TargetOptions to;
     to.arch = arch;
     to.numWarps = w.numWarps;

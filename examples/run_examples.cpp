@@ -77,18 +77,18 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     for (auto& n : compiled.notes) notes.push_back(c.file + ": note: " + n);
     std::string bad = ir::verifyModule(*compiled.module);
     if (!bad.empty()) throw std::runtime_error("the front end produced invalid IR:\n" + bad);
-    transform::PipelineOptions po;
-    po.numStages = o.numStages;
-    if (o.optimize) transform::runPasses(*compiled.module, transform::defaultPipeline(), po);
     double compileMs = msSince(t0);
 
     std::mt19937_64 rng(caseSeed(seed, c.name));
     Launch launch = c.build(paramsFor(c, o.preset, compiled), rng);
     row.sizes = launch.sizes;
-    // Specialize on the launch's alignment, as a JIT launch does.
+    // Specialize on the launch's alignment, then optimize, as a JIT launch does.
     t0 = std::chrono::steady_clock::now();
     ir::Function& fn = *compiled.module->functions()[0];
-    runtime::applySpecialization(fn, runtime::factsOf(launch.args));
+    if (o.optimize)
+      runtime::specializeAndOptimize(*compiled.module, fn, runtime::factsOf(launch.args), o.numStages, o.backend == "gpu");
+    else
+      runtime::applySpecialization(fn, runtime::factsOf(launch.args));
     std::string ptx;
     if (o.backend == "gpu") {
       nvptx::TargetOptions to;

@@ -221,6 +221,17 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
           if (out.contiguity[d] <= 1) out.divisibility[d] = gcd(elementDiv(a, d), elementDiv(b, d));
       return out;
     }
+    case Opcode::Max:
+    case Opcode::Min: {
+      // Each element is one of the two: what both promise.
+      if (!t.isInt()) return out;
+      AxisInfo a = op(0), b = op(1);
+      for (size_t d = 0; d < r; ++d) {
+        out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        out.divisibility[d] = gcd(elementDiv(a, d), elementDiv(b, d));
+      }
+      return out;
+    }
     case Opcode::Shl: {
       if (!t.isInt()) return out;
       AxisInfo a = op(0);

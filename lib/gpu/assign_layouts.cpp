@@ -33,6 +33,7 @@
 #include "gpu/layouts.h"
 #include "gpu/passes.h"
 #include "ir/builder.h"
+#include "ir/dominators.h"
 
 namespace tritonc::gpu {
 
@@ -95,7 +96,10 @@ class Assigner {
   void forwardFrom(ir::Value* v);
   void require(ir::Value* v, const Layout* want);
   void materializeTypes();
+  // `v` recomputed in `want` (cheap values only), or null.
   ir::Value* inLayout(ir::Value* v, const Layout* want);
+  void placeConversion(ir::Value* v, const Layout* want, const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
+                       const ir::DominatorTree& dom);
   ir::Value* rematerialize(ir::Value* v, const Layout* want, int& budget);
   ir::Instruction* insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops);
   void stageDotOperands();
@@ -226,12 +230,40 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
 ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
   if (v->type().layout == want) return v;
   int budget = 64;
-  if (ir::Value* r = rematerialize(v, want, budget)) return r;
-  auto memo = converted_.find({v, want});
-  if (memo != converted_.end()) return memo->second;
-  ir::Instruction* c = insertAfterDef(v, Opcode::ConvertLayout, v->type().withLayout(want), {v});
+  return rematerialize(v, want, budget);
+}
+
+// Where a conversion of `v` read by `uses` goes: in the nearest block that
+// dominates every use (a phi's use is at the end of its incoming block),
+// before the first use there, and never before `v`'s definition. After the
+// definition would run it on every iteration of a loop that the value only
+// leaves (an accumulator stored after its loop).
+void Assigner::placeConversion(ir::Value* v, const Layout* want,
+                               const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
+                               const ir::DominatorTree& dom) {
+  auto useBlock = [&](ir::Instruction* u, size_t k) {
+    return u->opcode() == Opcode::Phi ? u->blocks[k] : u->parent;
+  };
+  const ir::BasicBlock* common = useBlock(uses[0].first, uses[0].second);
+  for (auto& [u, k] : uses)
+    while (!dom.dominates(common, useBlock(u, k))) common = dom.idom(common);
+  ir::Instruction* def = asInst(v);
+  ir::Instruction* c;
+  if (def && def->parent == common) {
+    c = insertAfterDef(v, Opcode::ConvertLayout, v->type().withLayout(want), {v});
+  } else {
+    auto* bb = const_cast<ir::BasicBlock*>(common);
+    size_t pos = bb->instructions().size() - 1;  // before the terminator, unless a use comes first
+    for (auto& [u, k] : uses)
+      if (u->parent == bb && u->opcode() != Opcode::Phi) pos = std::min(pos, bb->indexOf(u));
+    while (pos < bb->instructions().size() && bb->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
+    ir::Builder b(m_);
+    b.setInsertPoint(bb, pos);
+    b.setLoc(def ? def->loc : uses[0].first->loc);
+    c = b.create(Opcode::ConvertLayout, v->type().withLayout(want), {v});
+  }
   c->setName(v->name());
-  return converted_[{v, want}] = c;
+  for (auto& [u, k] : uses) u->setOperand(k, c);
 }
 
 void Assigner::materializeTypes() {
@@ -240,13 +272,28 @@ void Assigner::materializeTypes() {
     for (auto& inst : bb->instructions()) all.push_back(inst.get());
   for (ir::Instruction* i : all)
     if (i->type().isTile()) i->setType(i->type().withLayout(get(i)));
+  // Cheap values are recomputed in the layout a use wants; the others are
+  // converted once per (value, layout), where all such uses can see it.
+  std::map<std::pair<ir::Value*, const Layout*>, std::vector<std::pair<ir::Instruction*, size_t>>> pending;
+  std::vector<std::pair<ir::Value*, const Layout*>> order;
   for (ir::Instruction* u : all) {
     const Layout* own = u->opcode() == Opcode::Store ? access(*u) : u->type().layout;
     for (size_t k = 0; k < u->numOperands(); ++k) {
       const Layout* want = operandWant(*u, k, own);
-      if (want && u->operand(k)->type().layout != want) u->setOperand(k, inLayout(u->operand(k), want));
+      ir::Value* v = u->operand(k);
+      if (!want || v->type().layout == want) continue;
+      if (ir::Value* r = inLayout(v, want)) {
+        u->setOperand(k, r);
+        continue;
+      }
+      auto& uses = pending[{v, want}];
+      if (uses.empty()) order.push_back({v, want});
+      uses.push_back({u, k});
     }
   }
+  if (order.empty()) return;
+  ir::DominatorTree dom(f_);
+  for (auto& key : order) placeConversion(key.first, key.second, pending[key], dom);
 }
 
 void Assigner::stageDotOperands() {
@@ -352,14 +399,25 @@ void Assigner::run() {
   for (ir::Instruction* i : order) {
     if (i->opcode() != Opcode::Store || !i->operand(0)->type().isTile()) continue;
     // A value that has its layout keeps it when its lanes already run along
-    // the pointers' contiguous dimension (an accumulator goes out from its
-    // own registers); otherwise the store is coalesced and the value converted.
+    // the pointers' contiguous dimension, with vectors as wide as coalesced
+    // accesses would move or in a tile too small for a conversion to pay
+    // (under two 16-byte vectors per thread); otherwise the store is
+    // coalesced and the value converted (through shared memory for an MMA
+    // accumulator, whose threads hold pairs: then 16-byte stores of whole
+    // lines go out instead of 4-byte pieces).
     const Layout* mine = coalesced(i->operand(0));
     const Layout* l = get(i->operand(1));
     const ir::Shape& shape = i->operand(0)->type().shape;
-    bool keep = l && l->isDistributed() &&
-                (axis_->get(i->operand(0)).contiguity[size_t(mine->order[0])] == 1 ||
-                 laneFastDim(toLinear(l, shape)) == mine->order[0]);
+    size_t fastDim = size_t(mine->order[0]);
+    bool keep = false;
+    if (l && l->isDistributed()) {
+      LinearLayout own = toLinear(l, shape);
+      int64_t bytes = i->operand(1)->type().numElements() * ir::byteSize(i->operand(1)->type().kind);
+      bool small = bytes < int64_t(o_.numWarps) * 32 * 16 * 2;
+      keep = axis_->get(i->operand(0)).contiguity[fastDim] == 1 ||
+             (laneFastDim(own) == mine->order[0] &&
+              (small || own.contiguousRegs(fastDim) >= toLinear(mine, shape).contiguousRegs(fastDim)));
+    }
     store_[i] = keep ? l : mine;
     for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), store_[i]);
   }

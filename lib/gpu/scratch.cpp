@@ -26,15 +26,20 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       if (!from.isTile() || from.isShared() || keepsElementsInThreads(inst)) return s;
       int64_t esize = ir::byteSize(from.kind);
       int64_t cols = from.shape.back();
-      // Reads that go down columns (a transposition, or a conversion whose
-      // lanes advance along another dimension than the stored rows) meet
-      // different banks when rows are padded: by 16 bytes when rows are
-      // written with 16-byte vectors, else by 4.
+      // Accesses that go down columns (a transposition, a conversion whose
+      // lanes advance along another dimension than the stored rows, or a
+      // source whose warps write a few elements of several rows at once, as
+      // MMA accumulators do) meet different banks when rows are padded: by
+      // 16 bytes when rows are written with vectors, else by 4.
       int64_t pad = 0;
       LinearLayout ll = linearOf(from);
       size_t last = from.shape.size() - 1;
       bool acrossRows = inst.opcode() == ir::Opcode::Trans;
-      if (inst.opcode() == ir::Opcode::ConvertLayout) acrossRows = laneFastDim(linearOf(inst.type())) != int(last);
+      if (inst.opcode() == ir::Opcode::ConvertLayout) {
+        acrossRows = laneFastDim(linearOf(inst.type())) != int(last);
+        for (const Index& b : ll.lane)
+          for (size_t d = 0; d < last; ++d) acrossRows = acrossRows || b[d] != 0;
+      }
       if (acrossRows) {
         bool rowsContiguous = ll.contiguousRegs(last) > 1;
         pad = rowsContiguous ? std::max<int64_t>(1, 16 / esize) : std::max<int64_t>(1, 4 / esize);

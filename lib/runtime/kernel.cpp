@@ -322,14 +322,9 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   bool gpu = target_ != "interp";
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
-  transform::PipelineOptions po;
-  po.numStages = config.numStages;
-  transform::runPasses(*r.module, transform::defaultPipeline(), po);
   ir::Function* fn = r.module->function(name_);
   if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
-  applySpecialization(*fn, facts);
-  std::string bad = ir::verifyModule(*r.module);
-  if (!bad.empty()) throw InternalError("invalid IR after specialization:\n" + bad);
+  specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);
   // The cache keeps the optimized Triton-IR (the PTX lowering turns the
   // module into GPU IR in place).
   if (tritonIr && disk_) *tritonIr = ir::printModule(*r.module);

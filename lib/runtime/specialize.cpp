@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "transform/pass_manager.h"
+
 namespace tritonc::runtime {
 
 namespace {
@@ -65,6 +67,15 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
     if (!p->type().isPtr() && p->type().isInt() && d > 1 && (p->attrs.multipleOf == 0 || p->attrs.multipleOf % d != 0))
       p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::lcm(p->attrs.multipleOf, d) : d;
   }
+}
+
+void specializeAndOptimize(ir::Module& m, ir::Function& fn, const std::vector<ArgFacts>& args, int numStages,
+                           bool forGpu) {
+  applySpecialization(fn, args);
+  transform::PipelineOptions po;
+  po.numStages = numStages;
+  po.asyncCopies = forGpu;
+  transform::runPasses(m, transform::defaultPipeline(), po);
 }
 
 }  // namespace tritonc::runtime

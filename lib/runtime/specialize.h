@@ -39,4 +39,11 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args);
 // Adds the facts to the parameters of `fn` (never weakens what the source said).
 void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args);
 
+// What a launch compiles: the kernel `fn` of `m` specialized for `args`,
+// then the default optimization pipeline (after the specialization, so that
+// the optimizer sees the launch's facts; `forGpu` tells pre-fetching that
+// loads can become asynchronous copies, see transform/passes.h).
+void specializeAndOptimize(ir::Module& m, ir::Function& fn, const std::vector<ArgFacts>& args, int numStages,
+                           bool forGpu);
+
 }  // namespace tritonc::runtime

@@ -17,7 +17,7 @@ bool plain(ir::Function& f, const PipelineOptions&) {
   return Run(f);
 }
 
-bool prefetch(ir::Function& f, const PipelineOptions& o) { return runPrefetch(f, o.numStages - 1); }
+bool prefetch(ir::Function& f, const PipelineOptions& o) { return runPrefetch(f, o.numStages - 1, o.asyncCopies); }
 
 }  // namespace
 

@@ -17,6 +17,9 @@ struct PipelineOptions {
   // num_stages - 1 iterations ahead; 1 turns pre-fetching off.
   int numStages = kDefaultNumStages;
   static constexpr int kDefaultNumStages = 3;
+  // The code will run where loads can become asynchronous copies (the GPU):
+  // pre-fetching sends the others only one iteration ahead (passes.h).
+  bool asyncCopies = false;
   // The GPU target of the gpu-* passes (which turn Triton-IR into GPU IR and
   // work on it; docs/GPU_IR.md). A module already in GPU IR carries its own.
   std::string target = "sm_80";

@@ -36,6 +36,10 @@ bool runPeephole(ir::Function& f);
 // issued `distance` iterations ahead, at the top of its block, masked by the
 // loop conditions up to that iteration (the first `distance` iterations' loads
 // go in the pre-header), and carried by a chain of `distance` phis.
-bool runPrefetch(ir::Function& f, int distance = 1);
+// With `asyncCopies` (a back end that copies 4 to 16 bytes asynchronously
+// into shared memory, the GPU), loads that cannot become such copies (their
+// vectors are narrower: unaligned rows) are fetched only one iteration
+// ahead: they wait in registers, and each iteration ahead costs a tile of them.
+bool runPrefetch(ir::Function& f, int distance = 1, bool asyncCopies = false);
 
 }  // namespace tritonc::transform

@@ -96,12 +96,12 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
     case Opcode::Div:
       return isConstantValue(y, 1) ? x : nullptr;
     case Opcode::And:
-      if (t.isBool() && isAllTrue(y)) return x;
-      if (t.isBool() && isAllTrue(x)) return y;
+      if (t.isBool() && (isAllTrue(y) || isAllFalse(x))) return x;
+      if (t.isBool() && (isAllTrue(x) || isAllFalse(y))) return y;
       return nullptr;
     case Opcode::Or:
-      if (t.isBool() && isAllFalse(y)) return x;
-      if (t.isBool() && isAllFalse(x)) return y;
+      if (t.isBool() && (isAllFalse(y) || isAllTrue(x))) return x;
+      if (t.isBool() && (isAllFalse(x) || isAllTrue(y))) return y;
       return nullptr;
     case Opcode::Select:
       if (isAllTrue(x)) return y;

@@ -12,9 +12,11 @@
 // %y = phi [%x1', pre], [%x2, latch]. Each pre-fetch is masked by the loop
 // conditions of the iterations up to the one it belongs to, recomputed from
 // the header's phis, so it never reads what the original program would not.
+#include <algorithm>
 #include <map>
 #include <memory>
 
+#include "analysis/axis_info.h"
 #include "ir/builder.h"
 #include "transform/loops.h"
 #include "transform/passes.h"
@@ -175,7 +177,20 @@ ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b,
   return x;
 }
 
-bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, int distance) {
+// How far ahead `load` is fetched: `distance`, or one iteration for a load
+// that will wait in registers (see runPrefetch).
+int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisInfoAnalysis* axis) {
+  if (!axis || distance <= 1) return distance;
+  const ir::Type& t = load.type();
+  if (!t.isTile()) return 1;
+  size_t dim = 0;
+  int64_t vec = axis->vectorWidth(load.operand(0), 16, &dim);
+  if (load.numOperands() >= 2) vec = std::min(vec, axis->get(load.operand(1)).constancy[dim]);
+  return vec * ir::byteSize(t.kind) >= 4 ? distance : 1;
+}
+
+bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, int distance,
+               const analysis::AxisInfoAnalysis* axis) {
   if (!loop.preheader || !loop.latch || loop.hasMemoryWrites()) return false;
   int contEdge = continueEdge(loop);
   if (contEdge < 0) return false;
@@ -193,6 +208,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     if (!firstCheck.clonable(loopCond, k, budget)) return false;
 
   std::vector<ir::Instruction*> loads;
+  std::vector<int> dist;  // per load
   for (auto& owned : f.blocks()) {  // in function order, for a stable result
     ir::BasicBlock* bb = owned.get();
     if (!loop.contains(bb)) continue;
@@ -201,17 +217,21 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     for (auto& inst : bb->instructions()) {
       if (inst->opcode() != Opcode::Load) continue;
       size_t b2 = kMaxClonedChain;
+      int d = distanceOf(*inst, distance, axis);
       // Clonable for the first iterations (pre-header) and for the one
-      // `distance` ahead, recomputed at the top of the load's block.
-      bool ok = aheadCheck.clonable(loopCond, distance, b2);
+      // `d` ahead, recomputed at the top of the load's block.
+      bool ok = aheadCheck.clonable(loopCond, d, b2);
       for (ir::Value* op : inst->operands()) {
-        for (int k = 0; k < distance; ++k) ok = ok && firstCheck.clonable(op, k, b2);
-        ok = ok && aheadCheck.clonable(op, distance, b2);
+        for (int k = 0; k < d; ++k) ok = ok && firstCheck.clonable(op, k, b2);
+        ok = ok && aheadCheck.clonable(op, d, b2);
       }
       // Loop-invariant loads are LICM's business, not ours.
       bool variant = false;
       for (ir::Value* op : inst->operands()) variant = variant || loop.definedInside(op);
-      if (ok && variant) loads.push_back(inst.get());
+      if (ok && variant) {
+        loads.push_back(inst.get());
+        dist.push_back(d);
+      }
     }
   }
   if (loads.empty()) return false;
@@ -242,24 +262,28 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
   IterationCloner first(loop, pre, nullptr, nullptr, &safeDivisors);
   std::vector<std::vector<ir::Value*>> early(loads.size());
   ir::Value* cond = nullptr;
-  for (int k = 0; k < distance; ++k) {
+  int most = *std::max_element(dist.begin(), dist.end());
+  for (int k = 0; k < most; ++k) {
     ir::Value* ck = conditionsHold(loop, first, pre, k, k, contEdge);
     cond = cond ? pre.binary(Opcode::And, cond, ck) : ck;
-    for (size_t n = 0; n < loads.size(); ++n) early[n].push_back(emitPrefetch(loads[n], first, pre, k, cond));
+    for (size_t n = 0; n < loads.size(); ++n)
+      if (k < dist[n]) early[n].push_back(emitPrefetch(loads[n], first, pre, k, cond));
   }
-  // The loads `distance` iterations ahead, at the top of each load's block.
+  // The loads d iterations ahead, at the top of each load's block.
   std::map<ir::BasicBlock*, std::unique_ptr<BlockPrefetcher>> blocks;
-  std::map<ir::BasicBlock*, ir::Value*> aheadConds;
+  std::map<std::pair<ir::BasicBlock*, int>, ir::Value*> aheadConds;
   std::vector<ir::Value*> ahead;
-  for (ir::Instruction* l : loads) {
+  for (size_t n = 0; n < loads.size(); ++n) {
+    ir::Instruction* l = loads[n];
     auto& bp = blocks[l->parent];
     if (!bp) {
       size_t top = 0;
       while (top < l->parent->instructions().size() && l->parent->instructions()[top]->opcode() == Opcode::Phi) ++top;
       bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, top, safeDivisors);
-      aheadConds[l->parent] = conditionsHold(loop, bp->cloner, bp->builder, 1, distance, contEdge);
     }
-    ahead.push_back(emitPrefetch(l, bp->cloner, bp->builder, distance, aheadConds[l->parent]));
+    ir::Value*& c = aheadConds[{l->parent, dist[n]}];
+    if (!c) c = conditionsHold(loop, bp->cloner, bp->builder, 1, dist[n], contEdge);
+    ahead.push_back(emitPrefetch(l, bp->cloner, bp->builder, dist[n], c));
   }
   // The chain of phis: the one for ahead step j takes the next step's value.
   ir::Builder hb(*f.parent());
@@ -268,6 +292,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     ir::Instruction* l = loads[n];
     std::vector<ir::Instruction*> chain;
     hb.setLoc(l->loc);
+    const int distance = dist[n];
     for (int j = 0; j < distance; ++j) {
       hb.setInsertPoint(loop.header, headerPos++);
       ir::Instruction* phi = hb.phi(l->type());
@@ -288,12 +313,15 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
 
 }  // namespace
 
-bool runPrefetch(ir::Function& f, int distance) {
+bool runPrefetch(ir::Function& f, int distance, bool asyncCopies) {
   if (distance < 1) return false;
   bool changed = false;
-  // The pass adds no blocks, so the loops found up front stay valid.
+  // The pass adds no blocks, so the loops found up front stay valid. The
+  // axis facts of the loads (their vectors) do not change either.
   ir::DominatorTree dom(f);
-  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(f, loop, dom, distance) || changed;
+  std::unique_ptr<analysis::AxisInfoAnalysis> axis;
+  if (asyncCopies) axis = std::make_unique<analysis::AxisInfoAnalysis>(f);
+  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(f, loop, dom, distance, axis.get()) || changed;
   return changed;
 }
 

@@ -32,8 +32,8 @@ TEST_P(OptimizedExampleTest, SameResultsAsUnoptimized) {
   std::mt19937_64 rng(caseSeed(seed, c.name));
   Launch a = c.build(paramsFor(c, Preset::Test, plain), rng);
   Launch b = a.clone();
-  transform::runPasses(*optimized.module, transform::defaultPipeline());
-  runtime::applySpecialization(*optimized.module->functions()[0], runtime::factsOf(b.args));
+  runtime::specializeAndOptimize(*optimized.module, *optimized.module->functions()[0], runtime::factsOf(b.args),
+                                 transform::PipelineOptions::kDefaultNumStages, true);
   ASSERT_EQ(ir::verifyModule(*optimized.module), "");
 
   runOrThrow(kernelOf(*plain.module), a);

@@ -49,10 +49,10 @@ TEST_P(PtxTest, AssemblesWithoutSpills) {
   for (Config cfg : {Config{"sm_80", c.numWarps}, Config{"sm_80", 2}, Config{"sm_90a", c.numWarps}, Config{"sm_90a", 8}}) {
     SCOPED_TRACE(c.name + " " + cfg.arch + " num_warps=" + std::to_string(cfg.warps));
     lang::CompileResult compiled = compileOrThrow(c);
-    transform::runPasses(*compiled.module, transform::defaultPipeline());
     std::mt19937_64 rng(1);
     Launch launch = c.build(paramsFor(c, Preset::Test, compiled), rng);
-    runtime::applySpecialization(*compiled.module->functions()[0], runtime::factsOf(launch.args));
+    runtime::specializeAndOptimize(*compiled.module, *compiled.module->functions()[0], runtime::factsOf(launch.args),
+                                   transform::PipelineOptions::kDefaultNumStages, true);
     nvptx::TargetOptions to;
     to.arch = cfg.arch;
     to.numWarps = cfg.warps;
@@ -87,13 +87,10 @@ std::string matmulPtx(const std::string& tn, int numStages) {
   co.filename = path;
   co.defines = {{"TYPE", "half"}, {"TM", "128"}, {"TN", tn}, {"TK", "64"}};
   lang::CompileResult r = lang::compileSource(readTextFile(path), co);
-  transform::PipelineOptions po;
-  po.numStages = numStages;
-  transform::runPasses(*r.module, transform::defaultPipeline(), po);
   // Launched with 16-byte-aligned pointers and sizes that are multiples of 16.
   std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   facts.resize(9, runtime::ArgFacts{false, 0, 4096, true});
-  runtime::applySpecialization(*r.module->functions()[0], facts);
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, numStages, true);
   nvptx::TargetOptions to;
   to.arch = "sm_90a";
   to.numWarps = 8;

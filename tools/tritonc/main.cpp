@@ -35,6 +35,7 @@ const char* const kUsage =
     "usage:\n"
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx [--locations]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
+    "               [--arg NAME=INT]...  (gpu-ir/ptx: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
     "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present)\n"
@@ -257,6 +258,26 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   return p;
 }
 
+// The launch facts `emit` assumes: every pointer 16-byte aligned, and the
+// integers named in --arg NAME=N (the others unknown).
+std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f,
+                                        const std::vector<std::pair<std::string, std::string>>& args) {
+  std::vector<runtime::ArgFacts> facts(f.arguments().size());
+  for (size_t k = 0; k < facts.size(); ++k) facts[k].isPointer = f.argument(k)->type().isPtr();
+  for (const auto& [name, value] : args) {
+    size_t k = 0;
+    while (k < facts.size() && f.argument(k)->name() != name) ++k;
+    if (k == facts.size()) throw UsageError("--arg " + name + ": kernel '" + f.name() + "' has no parameter '" + name + "'");
+    char* end = nullptr;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    if (!f.argument(k)->type().isInt() || value.empty() || *end != 0)
+      throw UsageError("--arg " + name + "=" + value + ": with emit, only integer parameters take values (a launch's facts)");
+    facts[k].isInt = true;
+    facts[k].value = v;
+  }
+  return facts;
+}
+
 int emit(const Options& o, const std::string& source) {
   if (o.stage == "ast") {
     if (endsWith(o.file, ".tir")) throw UsageError("--stage ast needs a Triton-C file");
@@ -281,16 +302,15 @@ int emit(const Options& o, const std::string& source) {
   if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     transform::PipelineOptions popts = pipelineOptions(o);
+    popts.asyncCopies = true;
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
-    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
-    // As a launch would specialize: pointer arguments 16-byte aligned (the
-    // common case); --no-specialize shows the code for unknown alignment.
+    // As a launch would specialize, before the optimizer: pointer arguments
+    // 16-byte aligned (the common case), integers given with --arg NAME=N
+    // by their divisibility; --no-specialize shows the code for unknown
+    // alignment.
     if (o.specialize)
-      for (auto& f : m->functions()) {
-        std::vector<runtime::ArgFacts> facts(f->arguments().size());
-        for (size_t k = 0; k < facts.size(); ++k) facts[k].isPointer = f->argument(k)->type().isPtr();
-        runtime::applySpecialization(*f, facts);
-      }
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
+    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (o.stage == "gpu-ir") {
       transform::runPasses(*m, transform::gpuPipeline(), popts);
       ir::PrintOptions po;
@@ -380,13 +400,17 @@ int run(const Options& o, const std::string& source) {
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
   interp::Grid grid = parseGrid(o);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
-  if (o.optimize) transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
   const ir::Function& fn = pickKernel(*m, o.kernel);
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
   cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
   runtime::applySpecialization(*m->function(fn.name()), runtime::factsOf(bound.args));
+  if (o.optimize) {
+    transform::PipelineOptions popts = pipelineOptions(o);
+    popts.asyncCopies = backend == "gpu";
+    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
+  }
   auto t0 = std::chrono::steady_clock::now();
   if (backend == "gpu") {
     nvptx::TargetOptions to;

@@ -154,7 +154,18 @@ std::string FunctionLowering::sharedAddress(int64_t offset) {
   return r;
 }
 
-std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction& dot) {
+bool FunctionLowering::zeroAccumulator(const ir::Instruction& dot) {
+  const ir::Value* v = dot.operand(2);
+  while (v->valueKind() == ir::ValueKind::Instruction) {
+    auto* i = static_cast<const ir::Instruction*>(v);
+    if (i->opcode() != ir::Opcode::Splat && i->opcode() != ir::Opcode::Broadcast) return false;
+    v = i->operand(0);
+  }
+  return v->valueKind() == ir::ValueKind::Constant && static_cast<const ir::Constant*>(v)->f == 0 &&
+         static_cast<const ir::Constant*>(v)->i == 0;
+}
+
+std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction& dot, bool zeroFree) {
   // dot_async into its loop's phi, which the pipeliner made sure nothing
   // else in the loop reads: the phi's registers are updated in place.
   const ir::Value* acc = dot.operand(2);
@@ -170,9 +181,10 @@ std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction
   // Otherwise a copy: the tensor cores update their accumulators in place.
   std::vector<std::string> out;
   size_t n = numRegs(dot.type());
+  bool unset = zeroFree && zeroAccumulator(dot);
   for (size_t e = 0; e < n; ++e) {
     std::string c = newReg(RegClass::F32);
-    emit("mov.f32 " + c + ", " + elem(acc, e) + ";");
+    if (!unset) emit("mov.f32 " + c + ", " + elem(acc, e) + ";");
     out.push_back(c);
   }
   return out;

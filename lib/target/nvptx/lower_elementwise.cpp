@@ -119,10 +119,23 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
             throw UserError(i.loc, std::string("'") + ir::opcodeName(op) + "' on " + ir::scalarName(k) +
                                        " is not supported by the GPU back end yet (f32, f16, bf16 only)");
           switch (op) {
-            case Opcode::Exp: {  // e^x = 2^(x log2 e)
+            case Opcode::Exp: {
+              // e^x = 2^(x log2 e), flushing subnormal results to zero (the
+              // non-ftz form costs three more instructions per element);
+              // e^(a - b), softmax's exp(x - max), is 2^(a log2 e - b log2 e)
+              // in one fma (b log2 e is one value across a broadcast row).
               std::string s = newReg(RegClass::F32);
-              emit("mul.f32 " + s + ", " + a + ", 0f3FB8AA3B;");
-              emit("ex2.approx.f32 " + r + ", " + s + ";");
+              const ir::Value* x = i.operand(0);
+              const auto* sub = x->valueKind() == ir::ValueKind::Instruction
+                                    ? static_cast<const ir::Instruction*>(x) : nullptr;
+              if (sub && sub->opcode() == Opcode::Sub && !half && sub->type().kind == Scalar::F32) {
+                std::string nb = newReg(RegClass::F32);
+                emit("mul.f32 " + nb + ", " + elem(sub->operand(1), e) + ", 0fBFB8AA3B;");
+                emit("fma.rn.f32 " + s + ", " + elem(sub->operand(0), e) + ", 0f3FB8AA3B, " + nb + ";");
+              } else {
+                emit("mul.f32 " + s + ", " + a + ", 0f3FB8AA3B;");
+              }
+              emit("ex2.approx.ftz.f32 " + r + ", " + s + ";");
               break;
             }
             case Opcode::Log: {  // ln x = log2(x) ln 2

@@ -65,8 +65,10 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
       std::string flat = pitchedLinear(*this, di, dst.shape, dst.shape.back());
       std::string row = newReg(RegClass::B32), col = newReg(RegClass::B32);
       int64_t cols = st.shape.back();
-      emit("div.u32 " + row + ", " + flat + ", " + std::to_string(cols) + ";");
-      emit("rem.u32 " + col + ", " + flat + ", " + std::to_string(cols) + ";");
+      int log2Cols = 0;  // tile dimensions are powers of two
+      while ((int64_t(1) << log2Cols) < cols) ++log2Cols;
+      emit("shr.u32 " + row + ", " + flat + ", " + std::to_string(log2Cols) + ";");
+      emit("and.b32 " + col + ", " + flat + ", " + std::to_string(cols - 1) + ";");
       lin = newReg(RegClass::B32);
       emit("mad.lo.s32 " + lin + ", " + row + ", " + std::to_string(pitch) + ", " + col + ";");
     } else {

@@ -119,8 +119,12 @@ class FunctionLowering {
   const ir::Function& fn() const { return f_; }
   const TargetOptions& opts() const { return opts_; }
   // Registers a dot accumulates into in place (a phi the dot feeds back):
-  // the phi's own, so the back edge copies nothing.
-  std::vector<std::string> accumulatorRegs(const ir::Instruction& dot);
+  // the phi's own, so the back edge copies nothing. With `zeroFree`, an
+  // accumulator that is all zeros gets fresh registers left unset: the
+  // caller's first products must not add to them (wgmma's scale-d = 0).
+  std::vector<std::string> accumulatorRegs(const ir::Instruction& dot, bool zeroFree = false);
+  // Whether the accumulator of `dot` is a splat of +-0.
+  static bool zeroAccumulator(const ir::Instruction& dot);
 
  private:
   void prologue();

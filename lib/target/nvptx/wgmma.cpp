@@ -94,12 +94,18 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   int64_t groupsM = cl.warpsPerCta[0] / 4, wn = cl.warpsPerCta[1];
   int64_t rowsPerGroup = M / groupsM, colsPerGroup = N / wn;
   const gpu::LinearLayout& accLayout = placement(ct).ll;
-  std::vector<std::string> acc = accumulatorRegs(i);
+  // A zero accumulator (attention's q @ ^k) is not materialized: the first
+  // k-step's products ignore the registers (scale-d = 0).
+  const bool fromZero = zeroAccumulator(i);
+  std::vector<std::string> acc = accumulatorRegs(i, true);
   // This warpgroup's share: its first row (of A) and column (of B).
   std::string group = newReg(RegClass::B32), gm = newReg(RegClass::B32), gn = newReg(RegClass::B32);
+  // (groupsM is a power of two: masks and shifts, not a division in the loop.)
+  int log2M = 0;
+  while ((int64_t(1) << log2M) < groupsM) ++log2M;
   emit("shr.u32 " + group + ", " + warpId() + ", 2;");
-  emit("rem.u32 " + gm + ", " + group + ", " + std::to_string(groupsM) + ";");
-  emit("div.u32 " + gn + ", " + group + ", " + std::to_string(groupsM) + ";");
+  emit("and.b32 " + gm + ", " + group + ", " + std::to_string(groupsM - 1) + ";");
+  emit("shr.u32 " + gn + ", " + group + ", " + std::to_string(log2M) + ";");
   // B, and A when it is a buffer: the warpgroup's first column (row) is a
   // multiple of 64, so its part of the offset is exact in either major.
   const ir::Type& bt = b->type();
@@ -119,13 +125,17 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
-  std::string scaleD = newReg(RegClass::Pred);
+  std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
   emit("setp.ne.b32 " + scaleD + ", 1, 0;");
+  if (fromZero) {
+    firstScaleD = newReg(RegClass::Pred);
+    emit("setp.ne.b32 " + firstScaleD + ", 0, 0;");
+  }
   const char* ty = k == Scalar::F16 ? "f16" : "bf16";
   std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k16.f32." + ty + "." + ty;
   struct Issue {
     std::vector<std::string> d;
-    std::string a, b;
+    std::string a, b, scaleD;
   };
   std::vector<Issue> issues;
   for (int64_t kk = 0; kk < K; kk += 16) {
@@ -153,6 +163,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
         is.a = braces(frag);
       }
       is.b = bd;
+      is.scaleD = kk == 0 ? firstScaleD : scaleD;
       issues.push_back(is);
     }
   }
@@ -160,7 +171,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   // asynchronous reads of the tensor cores.
   emit("wgmma.fence.sync.aligned;");
   for (const Issue& is : issues)
-    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + scaleD + ", 1, 1, " +
+    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + ", 1, 1, " +
          (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";");
   emit("wgmma.commit_group.sync.aligned;");
   if (i.opcode() == ir::Opcode::Dot) emit("wgmma.wait_group.sync.aligned 0;");
