@@ -124,5 +124,86 @@ TEST(PipelinedWgmma, NotWhenTheExtraStageDoesNotFit) {
   EXPECT_NE(ptx.find("dynamic_shared_bytes 196608"), std::string::npos);  // 4 stages x 48 KB
 }
 
+
+// Kernels as users write them reach the fast paths (issue 14): compiled as a
+// launch with these integer arguments would be (pointers 16-byte aligned),
+// for sm_90a, they contain what each path must (wgmma, cp.async, vector
+// reductions), and ptxas reports no spills.
+struct UserKernel {
+  const char* name;
+  const char* file;
+  std::vector<lang::Define> defines;
+  std::vector<std::pair<std::string, int64_t>> ints;  // integer arguments by name
+  int warps;
+  std::vector<std::string> contains;
+};
+
+std::string userKernelPtx(const UserKernel& k) {
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/" + k.file;
+  lang::CompileOptions co;
+  co.filename = path;
+  co.defines = k.defines;
+  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
+  ir::Function& fn = *r.module->functions()[0];
+  std::vector<runtime::ArgFacts> facts(fn.arguments().size());
+  for (size_t a = 0; a < facts.size(); ++a) {
+    facts[a].isPointer = fn.argument(a)->type().isPtr();
+    facts[a].address = facts[a].isPointer ? 256 : 0;
+    for (auto& [name, v] : k.ints)
+      if (fn.argument(a)->name() == name) facts[a].isInt = true, facts[a].value = v;
+  }
+  runtime::specializeAndOptimize(*r.module, fn, facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  to.numWarps = k.warps;
+  return nvptx::emitPtx(*r.module, to);
+}
+
+class UserKernelTest : public ::testing::TestWithParam<UserKernel> {};
+
+TEST_P(UserKernelTest, TakesTheFastPathWithoutSpills) {
+  const UserKernel& k = GetParam();
+  std::string ptx = userKernelPtx(k);
+  for (const std::string& what : k.contains) EXPECT_NE(ptx.find(what), std::string::npos) << k.name << " lacks " << what;
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", std::string("user_") + k.name, log), 0) << log;
+  EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
+  EXPECT_EQ(log.find("serialized"), std::string::npos) << log;
+}
+
+const std::vector<std::pair<std::string, int64_t>> kSquare = {{"M", 4096}, {"N", 4096}, {"K", 4096},
+                                                              {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
+const std::vector<std::pair<std::string, int64_t>> kRagged = {{"M", 1760}, {"N", 7000}, {"K", 1760},
+                                                              {"lda", 1760}, {"ldb", 7000}, {"ldc", 7000}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Sm90a, UserKernelTest,
+    ::testing::Values(
+        UserKernel{"masked_matmul", "bench/kernels/matmul_masked.tc",
+                   {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}}, kSquare, 8,
+                   {"wgmma.mma_async", "cp.async.cg.shared.global", "wgmma.wait_group.sync.aligned 1;",
+                    "st.global.v4"}},
+        UserKernel{"masked_matmul_ragged", "bench/kernels/matmul_masked.tc",
+                   {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kRagged, 8,
+                   {"wgmma.mma_async", "cp.async.cg.shared.global"}},
+        UserKernel{"masked_matmul_nt_bf16", "bench/kernels/matmul_masked_nt.tc",
+                   {{"TYPE", "bf16"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kSquare, 8,
+                   {"wgmma.mma_async", "cp.async.cg.shared.global"}},
+        UserKernel{"conv_nhwc", "examples/conv_nhwc.tc",
+                   {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
+                   {{"B", 4}, {"C", 128}, {"H", 56}, {"W", 56}, {"K", 256}, {"P", 54}, {"Q", 54}, {"R", 3}, {"S", 3},
+                    {"pad_h", 0}, {"pad_w", 0}},
+                   8, {"wgmma.mma_async", "cp.async.cg.shared.global [%r", ", 16, %r"}},
+        UserKernel{"split_k", "examples/matmul_splitk.tc",
+                   {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}, {"SPLIT", "8"}},
+                   {{"M", 512}, {"N", 512}, {"K", 8192}, {"lda", 8192}, {"ldb", 512}, {"ldc", 512}}, 4,
+                   {"wgmma.mma_async", "cp.async.cg.shared.global", "red.global.add.v4.f32"}},
+        UserKernel{"attention", "examples/attention.tc",
+                   {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "1"}}, {{"L", 4096}}, 8,
+                   {"wgmma.mma_async", "cp.async.cg.shared.global", "ex2.approx.ftz.f32"}}),
+    [](const ::testing::TestParamInfo<UserKernel>& i) { return std::string(i.param.name); });
+
 }  // namespace
 }  // namespace kernel_test
