@@ -104,7 +104,8 @@ def failed(op, shape, dtype, who, e):
     print(f"{op:10} {shape:22} {dtype:5} {who:10} FAILED: {msg}", flush=True)
 
 
-def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_args=None, tol=1e-2, pre=None):
+def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_args=None, tol=1e-2, pre=None,
+         who="tritonc"):
     """Runs our kernel: the first call tunes (timed as tune_s), then a
     poisoned-output call is checked against float64, then it is timed."""
     try:
@@ -121,9 +122,9 @@ def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_ar
         if not (err <= tol):
             raise RuntimeError(f"wrong result: relative error {err:.3e} > {tol:g} ({config})")
         ms = bench((lambda: (pre(), call())) if pre is not None else call)
-        record(op, shape, dtype, "tritonc", ms, flop, nbytes, err, config or "", tune_s)
+        record(op, shape, dtype, who, ms, flop, nbytes, err, config or "", tune_s)
     except Exception as e:  # noqa: BLE001 - every failure is a row of the table
-        failed(op, shape, dtype, "tritonc", e)
+        failed(op, shape, dtype, who, e)
 
 
 def peer(op, shape, dtype, who, fn, check=None, flop=0, nbytes=0, note="", tol=1e-2):
@@ -239,15 +240,15 @@ if want("splitk"):
         call_args = (a, b, c, M, N, K, K, N, N)
         macros = dict(space, TYPE=torch.float16)
         # The tuner times configurations on copies; the timed call zeroes C first, as users must.
-        ours("matmul_splitk", shape, "f16", lambda: k_sk(*call_args, grid=grid, **macros), lambda: relerr(c, ref),
-             flop, kernel=k_sk, config_args=(call_args, macros), pre=c.zero_)
+        ours("matmul", shape, "f16", lambda: k_sk(*call_args, grid=grid, **macros), lambda: relerr(c, ref),
+             flop, kernel=k_sk, config_args=(call_args, macros), pre=c.zero_, who="tritonc-splitk")
         if HAVE_TRITON:
             ct = torch.zeros(M, N, device=dev, dtype=torch.float32)
 
             def tri():
                 ct.zero_()
                 tri_splitk[lambda m: (cdiv(M, m["BM"]), cdiv(N, m["BN"]), m["SPLIT"])](a, b, ct, M, N, K, K, N, N)
-            peer("matmul_splitk", shape, "f16", "triton", tri, lambda: relerr(ct, ref), flop)
+            peer("matmul", shape, "f16", "triton-splitk", tri, lambda: relerr(ct, ref), flop)
         del a, b, c
 
 # ---------------------------------------------------------------- softmax, layer norm
@@ -332,12 +333,15 @@ CONV_TASKS = [(1, 112, 112, 64, 4, 128, 3, 3), (2, 56, 56, 128, 4, 256, 3, 3), (
 if DRY:
     CONV_TASKS = [(1, 9, 8, 8, 2, 20, 3, 3), (6, 12, 14, 1, 1, 5, 5, 5)]
 CONV_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[32, 64], num_warps=[4, 8], num_stages=[3])
+CONV_SPLIT_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[64], SPLIT=[2, 4, 8, 16], num_warps=[4], num_stages=[3])
 if DRY:
     CONV_SPACE = dict(TM=[64], TN=[32], TK=[32], num_warps=[4], num_stages=[3])
+    CONV_SPLIT_SPACE = dict(TM=[64], TN=[32], TK=[32], SPLIT=[2], num_warps=[4], num_stages=[3])
 
 if want("conv"):
     k_nchw = kernel("examples/conv_implicit_gemm.tc")
     k_nhwc = kernel("examples/conv_nhwc.tc")
+    k_nhwc_sk = kernel("examples/conv_nhwc_splitk.tc")
     for t, H, W, C, B, K, R, S in CONV_TASKS:
         shape = f"task{t}:{H}x{W}x{C}>{K},{R}x{S},b{B}"
         P, Q = H - R + 1, W - S + 1
@@ -363,6 +367,14 @@ if want("conv"):
         yl.fill_(float("nan"))
         ours("conv_nhwc", shape, "f16", lambda: k_nhwc(*cl, grid=grid, **macros),
              lambda: relerr(yl.permute(0, 3, 1, 2), ref), flop, kernel=k_nhwc, config_args=(cl, macros), tol=tol)
+        # Split-K (f32 output zeroed first, in the timed call too).
+        ys = torch.zeros(B, P, Q, K, device=dev, dtype=torch.float32)
+        cs = (xl, wl, ys, B, C, H, W, K, P, Q, R, S, 0, 0)
+        ms_ = dict(CONV_SPLIT_SPACE, TYPE=torch.float16)
+        grid_s = lambda o, B=B, P=P, Q=Q, K=K: (cdiv(B * P * Q, o.d("TM")), cdiv(K, o.d("TN")), o.d("SPLIT"))
+        ours("conv_nhwc", shape, "f16", lambda: k_nhwc_sk(*cs, grid=grid_s, **ms_),
+             lambda: relerr(ys.permute(0, 3, 1, 2), ref), flop, kernel=k_nhwc_sk, config_args=(cs, ms_), tol=tol,
+             pre=ys.zero_, who="tritonc-splitk")
         if not DRY:
             peer("conv_nchw", shape, "f16", "cudnn", lambda: torch.nn.functional.conv2d(x, wt),
                  lambda: relerr(torch.nn.functional.conv2d(x, wt), ref), flop)
@@ -376,7 +388,7 @@ if want("conv"):
                  lambda: tri_conv_nhwc[lambda m: (cdiv(B * P * Q, m["BM"]), cdiv(K, m["BN"]))](
                      xl, wl, yt, B, C, H, W, K, P, Q, R, S, 0, 0),
                  lambda: relerr(yt.permute(0, 3, 1, 2), ref), flop)
-        del x, wt, y, xl, wl, yl, ref
+        del x, wt, y, xl, wl, yl, ys, ref
 
 # ---------------------------------------------------------------- attention
 ATT = [(4, 32, 4096, 64), (4, 32, 4096, 128)]
@@ -440,25 +452,32 @@ result = {
 with open(os.path.join(args.out, "shapes.json"), "w") as f:
     json.dump(result, f, indent=1)
 
-# The summary: tritonc / best peer per shape (time ratio inverted: > 1 is faster).
+# The summary: tritonc / best peer per shape (time ratio inverted: > 1 is
+# faster); ours is the best of our variants (the kernel of the op, and a
+# split-K version where one was run: tritonc-splitk).
+def is_ours(r):
+    return r["who"].startswith("tritonc")
+
+
 summary = []
 for key in dict.fromkeys((r["op"], r["shape"], r["dtype"]) for r in rows):
-    mine = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and r["who"] == "tritonc" and r["ms"]]
-    others = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and r["who"] != "tritonc" and r["ms"]]
+    mine = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and is_ours(r) and r["ms"]]
+    others = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and not is_ours(r) and r["ms"]]
     if mine and others:
         best = min(others, key=lambda r: r["ms"])
-        summary.append((key, best["ms"] / mine[0]["ms"], best["who"]))
+        me = min(mine, key=lambda r: r["ms"])
+        summary.append((key, best["ms"] / me["ms"], best["who"], me["who"]))
 print("\n== tritonc speed / best peer's (1.0 = as fast)")
-for (op, shape, dt), ratio, who in summary:
-    print(f"{op:14} {shape:30} {dt:5} {ratio:6.2f}  (best peer: {who})")
+for (op, shape, dt), ratio, who, me in summary:
+    print(f"{op:14} {shape:30} {dt:5} {ratio:6.2f}  ({me} vs best peer {who})")
 if summary and not DRY:
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(10, 0.28 * len(summary) + 1.5))
-        labels = [f"{op} {dt} {shape}" for (op, shape, dt), _, _ in summary]
-        ratios = [r for _, r, _ in summary]
+        labels = [f"{op} {dt} {shape}" + (" (split-K)" if me != "tritonc" else "") for (op, shape, dt), _, _, me in summary]
+        ratios = [r for _, r, _, _ in summary]
         ax.barh(range(len(summary)), ratios, color=["tab:green" if r >= 0.9 else "tab:orange" if r >= 0.8 else
                                                      "tab:red" for r in ratios])
         ax.set_yticks(range(len(summary)), labels, fontsize=7)
@@ -470,5 +489,5 @@ if summary and not DRY:
         fig.savefig(os.path.join(args.out, "shapes.png"), dpi=110)
     except Exception as e:  # noqa: BLE001
         print("plot failed:", e)
-bad = [r for r in rows if r["who"] == "tritonc" and not r.get("ms")]
+bad = [r for r in rows if is_ours(r) and not r.get("ms")]
 sys.exit(1 if bad and DRY else 0)

@@ -71,20 +71,21 @@ Launch splitK(const Params& p, std::mt19937_64& rng, Scalar t) {
 }
 
 // NHWC convolution, stride 1: X is B x H x W x C, Wt is K x R x S x C, Y is
-// B x P x Q x K with P = H + 2*pad_h - R + 1 (and Q likewise).
-Launch convNhwc(const Params& p, std::mt19937_64& rng, Scalar t) {
+// B x P x Q x K with P = H + 2*pad_h - R + 1 (and Q likewise). With
+// `splitK` (conv_nhwc_splitk.tc), Y is f32 and starts at zero.
+Launch convNhwc(const Params& p, std::mt19937_64& rng, Scalar t, bool splitK = false) {
   Launch L;
   const int64_t B = p("B"), C = p("C"), H = p("H"), W = p("W"), K = p("K"), R = p("R"), S = p("S");
   const int64_t ph = p("PH"), pw = p("PW");
   const int64_t P_ = H + 2 * ph - R + 1, Q = W + 2 * pw - S + 1;
   interp::Buffer* X = L.newBuffer("X", t, B * H * W * C);
   interp::Buffer* Wt = L.newBuffer("Wt", t, K * R * S * C);
-  interp::Buffer* Y = L.newBuffer("Y", t, B * P_ * Q * K);
+  interp::Buffer* Y = L.newBuffer("Y", splitK ? Scalar::F32 : t, B * P_ * Q * K);
   fillRandom(*X, rng);
   fillRandom(*Wt, rng);
-  poison(*Y);
+  if (!splitK) poison(*Y);  // (split-K adds into it)
   L.args = {P(X), P(Wt), P(Y), I(B), I(C), I(H), I(W), I(K), I(P_), I(Q), I(R), I(S), I(ph), I(pw)};
-  L.grid = {cdiv(B * P_ * Q, p("TM")), cdiv(K, p("TN")), 1};
+  L.grid = {cdiv(B * P_ * Q, p("TM")), cdiv(K, p("TN")), splitK ? p("SPLIT") : 1};
   L.sizes = "B=" + std::to_string(B) + " C=" + std::to_string(C) + " H=" + std::to_string(H) +
             " W=" + std::to_string(W) + " K=" + std::to_string(K) + " R=" + std::to_string(R) +
             " S=" + std::to_string(S) + " pad=" + std::to_string(ph) + "," + std::to_string(pw);
@@ -194,6 +195,16 @@ void addMaskedCases(std::vector<Case>& out) {
                    {{"B", 2}, {"C", 16}, {"H", 16}, {"W", 15}, {"K", 40}, {"R", 3}, {"S", 3}, {"PH", 1}, {"PW", 1}},
                    [t](const Params& p, std::mt19937_64& r) { return convNhwc(p, r, t); }});
   }
+  // Few output pixels, deep reduction: split-K with atomic additions.
+  out.push_back({"conv_nhwc_splitk_f16", "examples/conv_nhwc_splitk.tc",
+                 {{"TYPE", "half"}, {"TM", "64"}, {"TN", "32"}, {"TK", "32"}, {"SPLIT", "3"}},
+                 {{"B", 2}, {"C", 24}, {"H", 5}, {"W", 6}, {"K", 40}, {"R", 3}, {"S", 3}, {"PH", 0}, {"PW", 1}},
+                 {{"B", 2}, {"C", 64}, {"H", 7}, {"W", 7}, {"K", 72}, {"R", 3}, {"S", 3}, {"PH", 1}, {"PW", 1}},
+                 [](const Params& p, std::mt19937_64& r) {
+                   Launch l = convNhwc(p, r, Scalar::F16, true);
+                   l.tolerance = 1e-4;  // f32 sums of f16 products
+                   return l;
+                 }});
   out.push_back({"conv_nhwc_5x10_f16", "examples/conv_nhwc.tc",
                  {{"TYPE", "half"}, {"TM", "64"}, {"TN", "32"}, {"TK", "32"}},
                  {{"B", 1}, {"C", 3}, {"H", 12}, {"W", 14}, {"K", 5}, {"R", 5}, {"S", 10}, {"PH", 0}, {"PW", 0}},

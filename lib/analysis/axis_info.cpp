@@ -69,6 +69,7 @@ AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& f) {
     if (t.isPtr() && a->attrs.aligned) div = pow2Factor(a->attrs.aligned);
     if (!t.isPtr() && a->attrs.multipleOf) div = pow2Factor(a->attrs.multipleOf);
     info_[a.get()] = uniform(t, div);
+    info_[a.get()].nonNegative = t.isInt() && a->attrs.nonNegative;
   }
   // Iterate to a fixed point: phis start optimistic (absent = top) and only
   // go down; every other rule is monotone.
@@ -406,7 +407,7 @@ std::string printAxisInfo(const ir::Function& f) {
       if (isIntOrPtr(t)) {
         AxisInfo i = ax.get(inst.get());
         out += "  ; contiguity=" + list(i.contiguity) + " divisibility=" + list(i.divisibility) +
-               " constancy=" + list(i.constancy);
+               " constancy=" + list(i.constancy) + (i.nonNegative ? " nonneg" : "");
       }
       if (inst->opcode() == Opcode::Load || inst->opcode() == Opcode::Store) {
         size_t dim = 0;

@@ -76,6 +76,7 @@ class Value {
 // Kernel parameter attributes (from __multipleof, __aligned, __readonly, ...).
 struct ParamAttrs {
   int64_t multipleOf = 0;     // integer divisible by this (0: unknown)
+  bool nonNegative = false;   // integer >= 0 (a launch's specialization)
   int64_t aligned = 0;        // pointer aligned to this many bytes (0: unknown)
   bool readonly = false;
   bool noalias = false;

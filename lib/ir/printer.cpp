@@ -45,6 +45,7 @@ std::string quote(const std::string& s) {
 std::string printParamAttrs(const ParamAttrs& a) {
   std::string out;
   if (a.multipleOf) out += " multipleof(" + std::to_string(a.multipleOf) + ")";
+  if (a.nonNegative) out += " nonneg";
   if (a.aligned) out += " aligned(" + std::to_string(a.aligned) + ")";
   if (a.readonly) out += " readonly";
   if (a.noalias) out += " noalias";

@@ -14,7 +14,7 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
     bool key = k < keyed.size() && keyed[k];
     int64_t v = 0;
     switch (a.kind) {
-      case Kind::Int: v = key ? a.i : intDivisor(a.i); break;
+      case Kind::Int: v = key ? a.i : intFact(a.i); break;
       case Kind::Float:
         if (key) std::memcpy(&v, &a.f, sizeof v);
         break;

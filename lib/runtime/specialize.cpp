@@ -12,6 +12,7 @@ bool alignedPtr(const ArgFacts& a) { return a.isPointer && a.address % kAlign ==
 char keyLetter(const ArgFacts& a) {
   if (a.isPointer) return alignedPtr(a) ? 'A' : 'P';
   if (!a.isInt) return 'F';
+  if (a.value < 0) return 'M';  // negative: no facts
   switch (intDivisor(a.value)) {
     case 16: return 'D';
     case 8: return '8';
@@ -21,6 +22,8 @@ char keyLetter(const ArgFacts& a) {
   }
 }
 }  // namespace
+
+int64_t intFact(int64_t v) { return v < 0 ? 0 : intDivisor(v); }
 
 int64_t intDivisor(int64_t v) {
   for (int64_t d = kAlign; d > 1; d /= 2)
@@ -63,6 +66,7 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
     const ArgFacts& a = args[k];
     if (p->type().isPtr() && alignedPtr(a) && p->attrs.aligned < kAlign) p->attrs.aligned = kAlign;
     int64_t d = a.isInt ? intDivisor(a.value) : 1;
+    if (a.isInt && a.value >= 0 && p->type().isInt()) p->attrs.nonNegative = true;
     // (An integer without the attribute has multipleOf 0, which 0 % d would call divisible.)
     if (!p->type().isPtr() && p->type().isInt() && d > 1 && (p->attrs.multipleOf == 0 || p->attrs.multipleOf % d != 0))
       p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::lcm(p->attrs.multipleOf, d) : d;

@@ -88,7 +88,18 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       return nullptr;
     }
     case Opcode::Sub:
-      return isSubIdentity(y) ? x : nullptr;
+      if (isSubIdentity(y)) return x;
+      // (z + c1) - c2 is z + (c1 - c2) on integers (they wrap alike): the
+      // rounding-up idiom (n + d - 1) / d then adds one constant, and the
+      // axis analysis can see that the sum of non-negatives stays so.
+      if (t.isInt() && !t.isTile())
+        if (ir::Instruction* inner = asInst(x, Opcode::Add)) {
+          ir::Constant* c1 = splatConstant(inner->operand(1));
+          ir::Constant* c2 = splatConstant(y);
+          if (c1 && c2 && inner->operand(1)->type() == t && y->type() == t)
+            return b.binary(Opcode::Add, inner->operand(0), b.module().constInt(t.kind, ir::wrapInt(t.kind, c1->i - c2->i)));
+        }
+      return nullptr;
     case Opcode::Mul:
       if (isConstantValue(y, 1)) return x;
       if (isConstantValue(x, 1)) return y;

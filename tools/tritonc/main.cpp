@@ -288,6 +288,9 @@ int emit(const Options& o, const std::string& source) {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     transform::PipelineOptions popts = pipelineOptions(o);
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
+    // With --arg, as a launch with those integers would see it.
+    if (!o.args.empty() && o.specialize)
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
     if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (!o.analysis.empty()) {
       for (auto& f : m->functions())

@@ -151,6 +151,8 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
       if (options_.checkMultipleOf && m > 0 && value.i % m != 0)
         throw UserError(fn_.loc, who + " is declared multipleof(" + std::to_string(m) + ") but was given " +
                                      std::to_string(value.i));
+      if (options_.checkMultipleOf && param.attrs.nonNegative && value.i < 0)
+        throw UserError(fn_.loc, who + " is declared nonneg but was given " + std::to_string(value.i));
     } else {
       throw InternalError(who + " has no value type");
     }
