@@ -96,3 +96,52 @@ if "attention" in what:
             run(f"triton  attention L{L} d{D} {bm}x{bn} w{w} s{s}",
                 lambda: peers.tri_attention_fixed[(cdiv(L, bm), Bt * Hh)](
                     q, k, v, o, L, scale, HEAD=D, CAUSAL=causal, BM=bm, BN=bn, num_warps=w, num_stages=s))
+
+if "sweep" in what:
+    # Configurations the tuning spaces leave out, on the shapes that fall short.
+    mm = src("bench/kernels/matmul_masked.tc")
+    nt = src("bench/kernels/matmul_masked_nt.tc")
+    for (M, N, K), cfgs in (((1000, 1000, 1000), ((128, 64, 64, 4, 3), (128, 64, 64, 4, 4), (128, 64, 64, 4, 5),
+                                                   (128, 64, 64, 4, 6), (64, 64, 64, 4, 4), (64, 64, 64, 4, 6),
+                                                   (64, 128, 64, 4, 5), (128, 128, 64, 8, 4), (64, 64, 128, 4, 4))),
+                            ((4095, 4095, 4095), ((128, 128, 32, 8, 2), (128, 128, 32, 8, 3), (128, 128, 64, 8, 2),
+                                                  (128, 256, 32, 8, 2), (64, 128, 32, 4, 2), (128, 128, 32, 4, 2))),
+                            ((1760, 7000, 1760), ((128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 4),
+                                                  (256, 128, 64, 8, 3)))):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        bt = b.t().contiguous()
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        for tm, tn, tk, w, s in cfgs:
+            try:
+                run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+                    lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                               TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+                if M == 1760:
+                    run(f"tritonc matmul_nt {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+                        lambda: nt(a, bt, c, M, N, K, K, K, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                                   TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+            except Exception as e:  # noqa: BLE001
+                print(f"{M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}: {str(e)[:100]}")
+        run(f"cublas  matmul {M}x{N}x{K}", lambda: torch.matmul(a, b))
+    sm = src("examples/softmax.tc")
+    for R, N in ((4096, 16384), (4096, 12000), (8192, 3000)):
+        x = torch.randn(R, N, device=dev)
+        y = torch.empty_like(x)
+        B = 1 << (N - 1).bit_length()
+        for w in (4, 8, 16, 32):
+            run(f"tritonc softmax {R}x{N} w{w}", lambda: sm(x, y, N, N, N, grid=(R,), TYPE=torch.float32, BLOCK=B,
+                                                            num_warps=w))
+
+if "ragged7000" in what:
+    # A B and A B^T at 1760 x 7000 x 1760, one configuration, for the profiler.
+    mm = src("bench/kernels/matmul_masked.tc")
+    nt = src("bench/kernels/matmul_masked_nt.tc")
+    M, N, K = 1760, 7000, 1760
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    b = torch.randn(K, N, device=dev, dtype=torch.float16)
+    bt = b.t().contiguous()
+    c = torch.empty(M, N, device=dev, dtype=torch.float16)
+    cfg = dict(TYPE=torch.float16, TM=128, TN=256, TK=64, num_warps=8, num_stages=3)
+    run("tritonc nn 1760x7000", lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, 128), cdiv(N, 256)), **cfg))
+    run("tritonc nt 1760x7000", lambda: nt(a, bt, c, M, N, K, K, K, N, grid=(cdiv(M, 128), cdiv(N, 256)), **cfg))
