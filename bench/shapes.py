@@ -151,7 +151,7 @@ def kernel(path, outputs=()):
 
 DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 TOL = {"f16": 1e-2, "bf16": 2e-2, "f32": 1e-4}
-TILE_SPACE = dict(TM=[64, 128], TN=[64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[3, 4])
+TILE_SPACE = dict(TM=[64, 128, 256], TN=[64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[3, 4])
 if DRY:
     TILE_SPACE = dict(TM=[32, 64], TN=[32], TK=[16], num_warps=[4], num_stages=[3])
 
@@ -255,7 +255,7 @@ if want("splitk"):
 ROW_SHAPES = [(8192, 500), (8192, 1000), (8192, 3000), (4096, 12000), (4096, 16384)]
 if DRY:
     ROW_SHAPES = [(16, 100), (8, 300)]
-WARPS = [2, 4, 8, 16] if not DRY else [4]
+WARPS = [2, 4, 8, 16, 32] if not DRY else [4]
 
 if want("softmax"):
     k_sm = kernel("examples/softmax.tc")
