@@ -77,6 +77,7 @@ class Value {
 struct ParamAttrs {
   int64_t multipleOf = 0;     // integer divisible by this (0: unknown)
   bool nonNegative = false;   // integer >= 0 (a launch's specialization)
+  bool one = false;           // integer equal to 1 (a launch's specialization: its uses are the constant)
   int64_t aligned = 0;        // pointer aligned to this many bytes (0: unknown)
   bool readonly = false;
   bool noalias = false;

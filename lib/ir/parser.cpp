@@ -363,6 +363,7 @@ void Parser::parseParamAttr(ParamAttrs& attrs) {
   else if (attr.text == "aligned") attrs.aligned = positiveArg();
   else if (attr.text == "constant") attrs.constantTable = positiveArg();
   else if (attr.text == "nonneg") attrs.nonNegative = true;
+  else if (attr.text == "one") attrs.one = true;
   else if (attr.text == "readonly") attrs.readonly = true;
   else if (attr.text == "noalias") attrs.noalias = true;
   else failAt(attr.loc, "unknown parameter attribute '" + attr.text + "'");

@@ -46,6 +46,7 @@ std::string printParamAttrs(const ParamAttrs& a) {
   std::string out;
   if (a.multipleOf) out += " multipleof(" + std::to_string(a.multipleOf) + ")";
   if (a.nonNegative) out += " nonneg";
+  if (a.one) out += " one";
   if (a.aligned) out += " aligned(" + std::to_string(a.aligned) + ")";
   if (a.readonly) out += " readonly";
   if (a.noalias) out += " noalias";

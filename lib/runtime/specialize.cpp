@@ -13,6 +13,7 @@ char keyLetter(const ArgFacts& a) {
   if (a.isPointer) return alignedPtr(a) ? 'A' : 'P';
   if (!a.isInt) return 'F';
   if (a.value < 0) return 'M';  // negative: no facts
+  if (a.value == 1) return '1';
   switch (intDivisor(a.value)) {
     case 16: return 'D';
     case 8: return '8';
@@ -23,7 +24,7 @@ char keyLetter(const ArgFacts& a) {
 }
 }  // namespace
 
-int64_t intFact(int64_t v) { return v < 0 ? 0 : intDivisor(v); }
+int64_t intFact(int64_t v) { return v < 0 ? 0 : v == 1 ? -1 : intDivisor(v); }
 
 int64_t intDivisor(int64_t v) {
   for (int64_t d = kAlign; d > 1; d /= 2)
@@ -65,8 +66,15 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
     ir::Argument* p = fn.argument(k);
     const ArgFacts& a = args[k];
     if (p->type().isPtr() && alignedPtr(a) && p->attrs.aligned < kAlign) p->attrs.aligned = kAlign;
-    int64_t d = a.isInt ? intDivisor(a.value) : 1;
+    int64_t d = a.isInt && a.value >= 0 ? intDivisor(a.value) : 1;  // (negatives: key M, no facts)
     if (a.isInt && a.value >= 0 && p->type().isInt()) p->attrs.nonNegative = true;
+    // An integer equal to 1 (a unit stride, one channel) becomes the
+    // constant in the kernel, as Triton does: products by it fold away and
+    // the address arithmetic shows its runs.
+    if (a.isInt && a.value == 1 && p->type().isInt() && !p->attrs.one) {
+      p->attrs.one = true;
+      p->replaceAllUsesWith(fn.parent()->constInt(p->type().kind, 1));
+    }
     // (An integer without the attribute has multipleOf 0, which 0 % d would call divisible.)
     if (!p->type().isPtr() && p->type().isInt() && d > 1 && (p->attrs.multipleOf == 0 || p->attrs.multipleOf % d != 0))
       p->attrs.multipleOf = p->attrs.multipleOf > 0 ? std::lcm(p->attrs.multipleOf, d) : d;

@@ -25,7 +25,8 @@ struct ArgFacts {
 
 // The key, one letter per parameter ("AAD8N"): A pointer aligned to 16 bytes,
 // P other pointer, D integer divisible by 16, 8 / 4 / 2 integer divisible by
-// that (and no more of 16), N odd integer, M negative integer, F float.
+// that (and no more of 16), 1 the integer 1 (its uses become the constant),
+// N other odd integer, M negative integer, F float.
 // Integers that are not negative are also marked `nonneg` (index arithmetic
 // from them keeps the runs of divisions and remainders: analysis/axis_info.h).
 std::string specializationKey(const ir::Function& fn, const std::vector<ArgFacts>& args);
@@ -33,8 +34,8 @@ std::string specializationKey(const std::vector<ArgFacts>& args);
 
 // The largest of 16, 8, 4, 2 that divides `v` (1 when it is odd).
 int64_t intDivisor(int64_t v);
-// What the specialization reads of an integer: 0 when it is negative, else
-// intDivisor(v) (the launch memo compares launches by it).
+// What the specialization reads of an integer: 0 when it is negative, -1
+// for 1, else intDivisor(v) (the launch memo compares launches by it).
 int64_t intFact(int64_t v);
 
 // Facts of host-side launch arguments: a buffer is passed at its start, which

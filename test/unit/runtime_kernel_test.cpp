@@ -250,12 +250,43 @@ TEST(RuntimeKernel, SpecializationMarksIntegersAndPointers) {
   TempDir dir;
   std::mt19937_64 rng(std::random_device{}());
   auto x = randomBuffer(64, rng);
-  for (auto [n, divisor] : std::vector<std::pair<int64_t, int64_t>>{{64, 16}, {40, 8}, {36, 4}, {66, 2}, {65, 0}}) {
+  for (auto [n, divisor] : std::vector<std::pair<int64_t, int64_t>>{{64, 16}, {40, 8}, {36, 4}, {66, 2}, {65, 0}, {-8, 0}}) {
     Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
     auto c = k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(n)});
-    EXPECT_EQ(c->function->argument(1)->attrs.multipleOf, divisor) << "n = " << n;
+    EXPECT_EQ(c->function->argument(1)->attrs.multipleOf, n < 0 ? 0 : divisor) << "n = " << n;
+    EXPECT_EQ(c->function->argument(1)->attrs.nonNegative, n >= 0) << "n = " << n;
+    EXPECT_FALSE(c->function->argument(1)->attrs.one);
     EXPECT_EQ(c->function->argument(0)->attrs.aligned, 16);
   }
+}
+
+// An integer equal to 1 is compiled as the constant (a stride of 1 folds
+// away), under its own key; the result is the same as with any other value.
+TEST(RuntimeKernel, SpecializationMakesOneAConstant) {
+  const char* const strided = R"(
+__global__ void pick(float* x, float* y, int stride) {
+  int i[16] = 0 ... 16;
+  *(y + i) = *(x + i * stride) + 1;
+}
+)";
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  std::vector<std::string> keys;
+  for (int64_t stride : {1, 3}) {
+    auto y = randomBuffer(16, rng);
+    Kernel k(strided, interpOptions(dir.path(), {}));
+    std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofBuffer(y.get()),
+                                        interp::KernelArg::ofInt(stride)};
+    auto c = k.compile(k.space()[0], args);
+    EXPECT_EQ(c->function->argument(2)->attrs.one, stride == 1);
+    EXPECT_EQ(c->function->argument(2)->users().empty(), stride == 1) << "the uses of 1 are the constant";
+    keys.push_back(c->key);
+    k.launch(args, [](const Config&) { return interp::Grid{1, 1, 1}; });
+    for (int64_t e = 0; e < 16; ++e)
+      EXPECT_EQ(interp::readElement(*y, e), float(interp::readElement(*x, e * stride)) + 1.0f) << "stride " << stride;
+  }
+  EXPECT_NE(keys[0], keys[1]);
 }
 
 TEST(RuntimeKernel, DamagedDiskEntriesAreRecompiledNeverLoaded) {

@@ -153,6 +153,8 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
                                      std::to_string(value.i));
       if (options_.checkMultipleOf && param.attrs.nonNegative && value.i < 0)
         throw UserError(fn_.loc, who + " is declared nonneg but was given " + std::to_string(value.i));
+      if (options_.checkMultipleOf && param.attrs.one && value.i != 1)
+        throw UserError(fn_.loc, who + " was specialized as 1 but was given " + std::to_string(value.i));
     } else {
       throw InternalError(who + " has no value type");
     }
