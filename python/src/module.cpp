@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "ir/type.h"
+#include "runtime/compile_report.h"
 #include "runtime/kernel.h"
 #include "support/diagnostic.h"
 
@@ -552,4 +553,28 @@ NB_MODULE(_tritonc, m) {
                           uint64_t(a.nbytes()), contiguous, span);
   });
   m.def("version", [] { return runtime::compilerVersion(); });
+  // The compile report of one configuration (runtime/compile_report.h), as
+  // text with the source in it, or JSON.
+  m.def("compile_report",
+        [](const std::string& source, const std::vector<std::pair<std::string, std::string>>& defines, int numWarps,
+           int numStages, const std::string& target, bool allowTf32,
+           const std::vector<std::pair<std::string, int64_t>>& ints, const std::string& filename, bool json) {
+          runtime::ReportOptions o;
+          o.filename = filename;
+          for (auto& [n, v] : defines) o.defines.push_back({n, v});
+          o.numWarps = numWarps;
+          o.numStages = numStages;
+          o.arch = target;
+          o.allowTf32 = allowTf32;
+          o.ints = ints;
+          try {
+            runtime::CompileReport r = runtime::compileReport(source, o);
+            return json ? runtime::reportJson(r) : runtime::renderReport(r, source);
+          } catch (const UserError& e) {
+            if (!e.loc().known()) throw;
+            throw UserError(SourceLoc{}, formatDiagnostic(filename, source, e.loc(), e.what()));
+          }
+        },
+        nb::arg("source"), nb::arg("defines"), nb::arg("num_warps"), nb::arg("num_stages"), nb::arg("target"),
+        nb::arg("allow_tf32"), nb::arg("ints"), nb::arg("filename"), nb::arg("json"));
 }

@@ -34,6 +34,25 @@ def test_add_numpy_with_tuning_list_and_dtype_macro(dtype):
     np.testing.assert_array_equal(c, (a.astype(np.float32) + b.astype(np.float32)).astype(dtype))
 
 
+def test_report_names_the_copies_and_the_dot_of_a_masked_matmul():
+    import json, os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
+    src = open(path).read()
+    mm = tritonc.kernel(src, filename="matmul_masked.tc")
+    a = np.zeros((64, 64), np.float16)
+    rep = json.loads(mm.report(a, a, a, 4096, 4096, 4096, 4096, 4096, 4096, TYPE=np.float16, TM=[128, 64], TN=128,
+                               TK=64, num_warps=8, json=True))
+    lines = src.splitlines()
+    dot_line = 1 + next(i for i, l in enumerate(lines) if "c += a @ b" in l)
+    load_line = 1 + next(i for i, l in enumerate(lines) if "TYPE a[TM, TK] = checka" in l)
+    by = {(f["line"], f["kind"]): f for f in rep["lines"]}
+    assert by[(dot_line, "dot")]["instruction"] == "wgmma" and by[(dot_line, "dot")]["tile"] == "128x128x64"
+    assert by[(load_line, "copy")]["access_bytes"] == 16 and by[(load_line, "copy")]["stages"] == 4
+    assert "TM=128" in rep["config"]
+    text = mm.report(a, a, a, 4095, 4095, 4095, 4095, 4095, 4095, TYPE=np.float16, TM=128, TN=128, TK=64, num_warps=8)
+    assert "%4d | " % load_line in text and "`lda`" in text  # the source with its facts, and the advice
+
+
 def test_config_of_names_the_tuned_configuration():
     n = int(rng.integers(100, 3000))
     a = rng.standard_normal(n).astype(np.float32)

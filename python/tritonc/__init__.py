@@ -254,6 +254,27 @@ class kernel(_tritonc.Launcher):
         return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
 
 
+    def report(self, *args, num_warps=4, num_stages=3, target="sm_90a", allow_tf32=False, json=False, **macros):
+        """The compile report of one configuration: the source with what the
+        compiler decided beside each line (vector widths, asynchronous copies
+        and their stages, the instruction of each dot, conversions through
+        shared memory), then registers, spills, shared memory and occupancy
+        (ptxas -v where the CUDA toolkit is installed), and warnings. Integer
+        arguments given positionally (tensors may stand in the other places)
+        specialize it as a launch with them would be; a macro list takes its
+        first value. ``json=True`` returns JSON text."""
+        defines = [(str(k), _macro_text(k, v[0] if isinstance(v, (list, tuple)) else v))
+                   for k, v in sorted(macros.items())]
+        ints = []
+        if args:
+            params = _tritonc.Kernel(self.src, defines, [int(num_warps)], [int(num_stages)], "interp", "", "none",
+                                     self.filename, [], False).params()
+            for (name, is_ptr, _), a in zip(params, args):
+                if not is_ptr and isinstance(a, int) and not isinstance(a, bool):
+                    ints.append((name, int(a)))
+        return _tritonc.compile_report(self.src, defines, int(num_warps), int(num_stages), target, bool(allow_tf32),
+                                       ints, self.filename, bool(json))
+
     def config_of(self, *args, **macros):
         """The configuration that calls with these arguments and macros run
         (the tuner's choice), as text ("TM=64 TN=128 num_warps=4

@@ -241,6 +241,28 @@ TEST_F(CliTest, EmitEveryExample) {
   }
 }
 
+// The compile report: the source with the decisions in the margin (a
+// masked matmul as launched with 4096s), and the same as JSON.
+TEST_F(CliTest, EmitReportAnnotatesTheSource) {
+  std::vector<std::string> base = {"emit",       kRoot + "/bench/kernels/matmul_masked.tc", "--stage", "report",
+                                   "-DTYPE=half", "-DTM=128", "-DTN=256", "-DTK=64", "--num-warps", "8",
+                                   "--arg",       "K=4096", "--arg", "N=4096", "--arg", "lda=4096", "--arg", "ldb=4096",
+                                   "--arg",       "M=4096", "--arg", "ldc=4096"};
+  Result r = run(base);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(c \+= a @ b; +\| wgmma m64n256k16)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(checka \? \*pa : 0; +\| cp.async 128x64 f16: 16 B)"))) << r.out;
+  EXPECT_NE(r.out.find("occupancy: "), std::string::npos);
+  base.push_back("--json");
+  Result j = run(base);
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_NE(j.out.find(R"("instruction": "wgmma")"), std::string::npos) << j.out;
+  Result bad = run({"emit", kRoot + "/examples/matmul.tc", "--stage", "report", "-DTYPE=half", "-DTM=64", "-DTN=64",
+                    "-DTK=16", "--arg", "nope=3"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("'nope'"), std::string::npos) << bad.err;
+}
+
 TEST_F(CliTest, SyntaxErrorShowsLocationSourceAndCaret) {
   std::ofstream(path("bad.tc")) << "__global__ void k(int N) {\n  int x = 1 +;\n}\n";
   Result r = run({"emit", "bad.tc", "--stage", "ir"});

@@ -24,6 +24,7 @@
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
+#include "runtime/compile_report.h"
 #include "runtime/specialize.h"
 #include "transform/pass_manager.h"
 
@@ -33,7 +34,7 @@ using namespace tritonc;
 
 const char* const kUsage =
     "usage:\n"
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx [--locations]\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|report [--locations] [--json]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
     "               [--arg NAME=INT]...  (gpu-ir/ptx: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
@@ -63,6 +64,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;
   bool printAfterAll = false;
+  bool json = false;               // emit --stage report: JSON
   bool specialize = true;          // emit ptx/gpu-ir: assume 16-byte aligned pointers
   bool optimize = true;            // run: optimize before interpreting (-O0: no)
   std::string passes = "default";  // --passes
@@ -161,6 +163,8 @@ Options parseCommandLine(int argc, char** argv) {
       o.specialize = false;
     } else if (a == "--print-after-all") {
       o.printAfterAll = true;
+    } else if (a == "--json") {
+      o.json = true;
     } else if (is("--print-analysis")) {
       o.analysis = value("--print-analysis");
       if (o.analysis != "axis" && o.analysis != "liveness")
@@ -328,8 +332,27 @@ int emit(const Options& o, const std::string& source) {
     std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
-  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx");
-  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir or ptx)");
+  if (o.stage == "report") {
+    if (endsWith(o.file, ".tir")) throw UsageError("--stage report needs a Triton-C file");
+    runtime::ReportOptions ro;
+    ro.filename = o.file;
+    ro.defines = o.compile.defines;
+    ro.arch = o.target.empty() ? "sm_90a" : o.target;
+    ro.numWarps = o.numWarps;
+    ro.numStages = o.numStages;
+    ro.allowTf32 = o.allowTf32;
+    for (const auto& [name, value] : o.args) {
+      char* end = nullptr;
+      long long v = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != 0) throw UsageError("--arg " + name + "=" + value + ": the report takes integers");
+      ro.ints.push_back({name, v});
+    }
+    runtime::CompileReport r = runtime::compileReport(source, ro);
+    std::cout << (o.json ? runtime::reportJson(r) : runtime::renderReport(r, source));
+    return 0;
+  }
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx|report");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir, ptx or report)");
 }
 
 // Whether `run` must tune first: a tuning space in the options or the source.

@@ -17,4 +17,15 @@ const std::string& ptxasPath();
 // Safe to call from several threads.
 std::string assembleCubin(const std::string& ptx, const std::string& arch, std::string* why = nullptr);
 
+// What `ptxas -v` reports of the (one) kernel of `ptx`: the figures a
+// compile report shows. `ok` false (and `problem` says why) without ptxas.
+struct PtxasInfo {
+  bool ok = false;
+  std::string problem, log;
+  int64_t registers = -1;  // per thread
+  int64_t spillStores = 0, spillLoads = 0, stackFrame = 0;  // bytes per thread
+  int64_t staticShared = 0;  // bytes of .shared declared in the PTX (dynamic shared memory is not counted)
+};
+PtxasInfo ptxasInfo(const std::string& ptx, const std::string& arch);
+
 }  // namespace tritonc::nvptx

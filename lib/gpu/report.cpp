@@ -1,0 +1,213 @@
+#include "gpu/report.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/axis_info.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+using ir::Opcode;
+
+std::string shapeText(const ir::Shape& s) {
+  std::string out;
+  for (size_t k = 0; k < s.size(); ++k) out += (k ? "x" : "") + std::to_string(s[k]);
+  return out;
+}
+
+const ir::Instruction* asInst(const ir::Value* v) {
+  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(v) : nullptr;
+}
+
+std::string accessText(int vec, ir::Scalar k) {
+  int64_t bytes = int64_t(std::max(vec, 1)) * ir::byteSize(k);
+  return std::to_string(bytes) + " B (" + std::to_string(std::max(vec, 1)) + " x " + ir::scalarName(k) + ")";
+}
+
+// The integer parameters that an address is computed from and that do not
+// promise the divisibility a 16-byte vector needs: where a user can add
+// __multipleof (or what the launch saw instead).
+std::vector<std::string> weakIntegers(const ir::Value* ptr, const analysis::AxisInfoAnalysis& ax, int64_t want) {
+  std::vector<std::string> out;
+  std::set<const ir::Value*> seen;
+  std::vector<const ir::Value*> work{ptr};
+  while (!work.empty() && seen.size() < 256) {
+    const ir::Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->valueKind() == ir::ValueKind::Argument) {
+      if (v->type().isInt() && ax.get(v).divisibility[0] < want) out.push_back(v->name());
+      continue;
+    }
+    const ir::Instruction* i = asInst(v);
+    if (!i) continue;
+    switch (i->opcode()) {
+      case Opcode::Gep: case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Splat:
+      case Opcode::Broadcast: case Opcode::Reshape: case Opcode::ConvertLayout: case Opcode::Phi:
+      case Opcode::Cast: case Opcode::Trans:
+        for (const ir::Value* op : i->operands()) work.push_back(op);
+        break;
+      default:
+        break;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+KernelFacts describeGpuFunction(const ir::Function& f) {
+  KernelFacts kf;
+  kf.kernel = f.name();
+  kf.target = f.parent()->target;
+  kf.numWarps = f.parent()->numWarps;
+  kf.sharedBytes = std::max<int64_t>(0, f.sharedBytes);
+  analysis::AxisInfoAnalysis ax(f);
+  // One fact per (position, kind): the copies of a pre-fetched load (the
+  // first stages before the loop, the one in it) are one source load.
+  std::map<std::tuple<uint32_t, uint32_t, std::string>, LineFact> byPlace;
+  auto add = [&](const ir::Instruction& i, LineFact fact) {
+    fact.line = i.loc.line;
+    fact.col = i.loc.col;
+    byPlace.emplace(std::make_tuple(fact.line, fact.col, fact.kind), fact);
+  };
+  for (auto& bb : f.blocks())
+    for (auto& owned : bb->instructions()) {
+      const ir::Instruction& i = *owned;
+      const ir::Type& t = i.type();
+      switch (i.opcode()) {
+        case Opcode::Load: {
+          if (!t.isTile()) break;
+          LineFact fact;
+          fact.kind = "load";
+          fact.vec = std::max(i.vec, 1);
+          fact.accessBytes = int64_t(fact.vec) * ir::byteSize(t.kind);
+          fact.tile = shapeText(t.shape);
+          fact.instruction = "ld.global";
+          fact.text = "load " + fact.tile + " " + ir::scalarName(t.kind) + ": " + accessText(i.vec, t.kind) +
+                      " per access" + (i.numOperands() > 1 ? ", masked" : "");
+          // Staged for a dot through registers: read by a local_alloc, maybe
+          // through the phis that carry pre-fetched tiles.
+          bool staged = false;
+          std::vector<const ir::Instruction*> readers(i.users().begin(), i.users().end());
+          for (size_t r = 0; r < readers.size() && r < 64; ++r) {
+            staged = staged || readers[r]->opcode() == Opcode::LocalAlloc;
+            if (readers[r]->opcode() == Opcode::Phi)
+              for (const ir::Instruction* u : readers[r]->users()) readers.push_back(u);
+          }
+          if (staged) fact.text += "; staged in shared memory through registers (not asynchronous)";
+          if (fact.accessBytes < 16 && ir::byteSize(t.kind) < 16) {
+            analysis::AxisInfo a = ax.get(i.operand(0));
+            int64_t contiguous = *std::max_element(a.contiguity.begin(), a.contiguity.end());
+            int64_t want = 16 / ir::byteSize(t.kind);
+            if (contiguous > fact.vec) {
+              std::vector<std::string> weak = weakIntegers(i.operand(0), ax, want);
+              std::string w = "load at line " + std::to_string(i.loc.line) + " moves " + std::to_string(fact.accessBytes) +
+                              " B per access though " + std::to_string(contiguous) +
+                              " elements are contiguous: the alignment of its rows is not known to be 16 bytes";
+              if (!weak.empty()) {
+                w += " (its address uses";
+                for (size_t k = 0; k < weak.size(); ++k) w += (k ? ", `" : " `") + weak[k] + "`";
+                w += ", not known to be multiples of " + std::to_string(want) + "): add __multipleof(" +
+                     std::to_string(want) + ") where that holds, or pad the rows";
+              }
+              if (std::find(kf.warnings.begin(), kf.warnings.end(), w) == kf.warnings.end()) kf.warnings.push_back(w);
+            }
+          }
+          add(i, fact);
+          break;
+        }
+        case Opcode::AsyncCopy: {
+          const ir::Type& dst = i.operand(0)->type();
+          const ir::Instruction* stage = asInst(i.operand(0));
+          const ir::Instruction* ring = stage && stage->opcode() == Opcode::MemIndex ? asInst(stage->operand(0)) : nullptr;
+          LineFact fact;
+          fact.kind = "copy";
+          fact.instruction = "cp.async";
+          fact.vec = std::max(i.vec, 1);
+          fact.accessBytes = int64_t(fact.vec) * ir::byteSize(dst.kind);
+          fact.tile = shapeText(dst.shape);
+          fact.stages = ring ? int(ring->type().shape[0]) : 1;
+          fact.text = "cp.async " + fact.tile + " " + ir::scalarName(dst.kind) + ": " + accessText(i.vec, dst.kind) +
+                      " per copy into a " + std::to_string(fact.stages) + "-stage ring in shared memory" +
+                      (i.numOperands() > 2 ? ", zero-filled where masked" : "");
+          add(i, fact);
+          break;
+        }
+        case Opcode::Store: case Opcode::AtomicRmw: {
+          const ir::Type& vt = i.operand(1)->type();
+          if (!vt.isTile()) break;
+          LineFact fact;
+          fact.kind = i.opcode() == Opcode::Store ? "store" : "atomic";
+          fact.vec = std::max(i.vec, 1);
+          fact.accessBytes = int64_t(fact.vec) * ir::byteSize(vt.kind);
+          fact.tile = shapeText(vt.shape);
+          fact.instruction = i.opcode() == Opcode::Store ? "st.global" : i.users().empty() ? "red.global" : "atom.global";
+          fact.text = (i.opcode() == Opcode::Store ? "store " : fact.instruction + " ") + fact.tile + " " +
+                      ir::scalarName(vt.kind) + ": " + accessText(i.vec, vt.kind) + " per access";
+          add(i, fact);
+          break;
+        }
+        case Opcode::Dot: case Opcode::DotAsync: {
+          const ir::Layout* l = t.layout;
+          LineFact fact;
+          fact.kind = "dot";
+          int64_t K = i.operand(0)->type().shape.back();
+          fact.tile = std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]) + "x" + std::to_string(K);
+          const char* in = ir::scalarName(i.operand(0)->type().kind);
+          if (l && l->kind == ir::LayoutKind::Mma && l->version == 3) {
+            int64_t n = t.shape[1] / l->warpsPerCta[1];
+            fact.instruction = "wgmma";
+            fact.text = "wgmma m64n" + std::to_string(n) + "k16 (" + in + "), tile " + fact.tile +
+                        (i.opcode() == Opcode::DotAsync ? ", asynchronous across iterations" : "") + "; A from " +
+                        (i.operand(0)->type().isShared() ? "shared memory" : "registers") + ", B from shared memory";
+          } else if (l && l->kind == ir::LayoutKind::Mma) {
+            fact.instruction = "mma.sync";
+            fact.text = std::string("mma.sync m16n8k") + (i.operand(0)->type().kind == ir::Scalar::F32 ? "8 (tf32)" : "16") +
+                        " (" + in + "), tile " + fact.tile;
+          } else {
+            fact.instruction = "fma";
+            fact.text = std::string("FMA on the cores (") + in + "), tile " + fact.tile;
+          }
+          add(i, fact);
+          break;
+        }
+        case Opcode::Reduce:
+          if (i.smem >= 0) {
+            LineFact fact;
+            fact.kind = "reduce";
+            fact.instruction = "shared";
+            fact.text = "reduction across warps through shared memory";
+            add(i, fact);
+          }
+          break;
+        case Opcode::ConvertLayout: case Opcode::Trans: case Opcode::Reshape: case Opcode::Broadcast:
+          if (i.smem >= 0 && t.isTile() && !t.isShared()) {
+            LineFact fact;
+            fact.kind = "convert";
+            fact.instruction = "shared";
+            fact.tile = shapeText(t.shape);
+            fact.text = std::string(i.opcode() == Opcode::ConvertLayout ? "layout conversion" : ir::opcodeName(i.opcode())) +
+                        " of " + fact.tile + " " + ir::scalarName(t.kind) + " through shared memory";
+            add(i, fact);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  for (auto& [place, fact] : byPlace) kf.facts.push_back(fact);
+  if (kf.target.rfind("sm_90", 0) == 0)
+    for (const LineFact& fact : kf.facts)
+      if (fact.kind == "dot" && fact.instruction == "fma")
+        kf.warnings.push_back("dot at line " + std::to_string(fact.line) +
+                              " runs on the cores (FMA): f32 operands reach the tensor cores with tf32 (allow_tf32), "
+                              "f16/bf16 with M a multiple of 64 per warpgroup");
+  return kf;
+}
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,189 @@
+#include "runtime/compile_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "runtime/specialize.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/ptxas.h"
+
+namespace tritonc::runtime {
+
+namespace {
+
+// What one multiprocessor holds, by architecture (sm_80: A100, sm_90: H100).
+struct SmLimits {
+  int64_t registers = 65536, sharedBytes = 167936, threads = 2048, programs = 32;
+};
+SmLimits limitsOf(const std::string& arch) {
+  SmLimits l;
+  if (arch.rfind("sm_90", 0) == 0) l.sharedBytes = 233472;
+  return l;
+}
+
+void computeOccupancy(Resources& r, const std::string& arch, int numWarps) {
+  SmLimits l = limitsOf(arch);
+  r.threads = 32 * numWarps;
+  struct Bound {
+    int64_t programs;
+    const char* what;
+  };
+  std::vector<Bound> bounds{{l.threads / r.threads, "threads"}, {l.programs, "programs per multiprocessor"}};
+  if (r.registers > 0) {
+    // Registers are handed out per warp in units of 256.
+    int64_t perWarp = (r.registers * 32 + 255) / 256 * 256;
+    bounds.push_back({l.registers / (perWarp * numWarps), "registers"});
+  }
+  // The driver reserves 1 KB of shared memory per program.
+  bounds.push_back({l.sharedBytes / (r.sharedBytes + 1024), "shared memory"});
+  const Bound* least = &bounds[0];
+  for (const Bound& b : bounds)
+    if (b.programs < least->programs) least = &b;
+  r.programsPerSm = int(std::max<int64_t>(0, least->programs));
+  r.limitedBy = least->what;
+  r.occupancy = double(r.programsPerSm * numWarps) / double(l.threads / 32);
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+    else out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+CompileReport compileReport(const std::string& source, const ReportOptions& o) {
+  CompileReport r;
+  lang::CompileOptions co;
+  co.filename = o.filename;
+  co.defines = o.defines;
+  lang::CompileResult c = lang::compileSource(source, co);
+  if (c.module->functions().size() != 1)
+    throw UserError(SourceLoc{}, "a compile report covers one kernel; " + o.filename + " has " +
+                                     std::to_string(c.module->functions().size()));
+  ir::Function& fn = *c.module->functions()[0];
+  std::vector<ArgFacts> facts(fn.arguments().size());
+  for (size_t k = 0; k < facts.size(); ++k) {
+    facts[k].isPointer = fn.argument(k)->type().isPtr();
+    for (auto& [name, v] : o.ints)
+      if (fn.argument(k)->name() == name) facts[k].isInt = true, facts[k].value = v;
+  }
+  for (auto& [name, v] : o.ints) {
+    bool found = false;
+    for (auto& a : fn.arguments()) found = found || (a->name() == name && a->type().isInt());
+    if (!found) throw UserError(SourceLoc{}, "kernel '" + fn.name() + "' has no integer parameter '" + name + "'");
+  }
+  specializeAndOptimize(*c.module, fn, facts, o.numStages, true);
+  nvptx::TargetOptions to;
+  to.arch = o.arch;
+  to.numWarps = o.numWarps;
+  to.allowTf32 = o.allowTf32;
+  r.ptx = nvptx::emitPtx(*c.module, to);  // runs the GPU passes on the module in place
+  r.facts = gpu::describeGpuFunction(fn);
+  for (const lang::Define& d : o.defines) r.config += d.name + "=" + lang::defineValues(d).front() + " ";
+  r.config += "num_warps=" + std::to_string(o.numWarps) + " num_stages=" + std::to_string(o.numStages) +
+              " target=" + o.arch;
+  Resources& res = r.resources;
+  res.sharedBytes = r.facts.sharedBytes;
+  nvptx::PtxasInfo info;
+  if (o.assemble) info = nvptx::ptxasInfo(r.ptx, o.arch);
+  if (info.ok) {
+    res.from = "ptxas -v";
+    res.registers = info.registers;
+    res.spillStores = info.spillStores;
+    res.spillLoads = info.spillLoads;
+    res.stackFrame = info.stackFrame;
+  } else {
+    res.from = "our allocation (" + (o.assemble ? info.problem : std::string("not assembled")) + ")";
+  }
+  computeOccupancy(res, o.arch, o.numWarps);
+  r.warnings = r.facts.warnings;
+  if (res.spillStores > 0)
+    r.warnings.push_back("spills " + std::to_string(res.spillStores) + " B per thread to local memory (" +
+                         std::to_string(res.registers) + " registers): try smaller tiles or more warps");
+  if (res.programsPerSm == 0)
+    r.warnings.push_back("no program fits on a multiprocessor (" + res.limitedBy + "): smaller tiles or fewer stages");
+  return r;
+}
+
+std::string renderReport(const CompileReport& r, const std::string& source) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(source);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  std::map<uint32_t, std::vector<const gpu::LineFact*>> byLine;
+  std::vector<const gpu::LineFact*> unplaced;
+  for (const gpu::LineFact& f : r.facts.facts)
+    (f.line > 0 && f.line <= lines.size() ? byLine[f.line] : unplaced).push_back(&f);
+  size_t width = 0;
+  for (auto& [line, fs] : byLine) width = std::max(width, lines[line - 1].size());
+  width = std::min<size_t>(width, 72);
+  std::ostringstream out;
+  out << "compile report: kernel " << r.facts.kernel << ", " << r.config << "\n\n";
+  for (size_t k = 0; k < lines.size(); ++k) {
+    std::string text = lines[k];
+    auto it = byLine.find(uint32_t(k + 1));
+    char num[32];
+    std::snprintf(num, sizeof num, "%4zu | ", k + 1);
+    if (it == byLine.end()) {
+      out << num << text << "\n";
+      continue;
+    }
+    for (size_t j = 0; j < it->second.size(); ++j) {
+      std::string left = j == 0 ? text : "";
+      if (left.size() < width) left += std::string(width - left.size(), ' ');
+      out << (j == 0 ? std::string(num) : std::string("     | ")) << left << "  | " << it->second[j]->text << "\n";
+    }
+  }
+  for (const gpu::LineFact* f : unplaced) out << "     (no source line) " << f->text << "\n";
+  const Resources& res = r.resources;
+  out << "\nkernel " << r.facts.kernel << " (" << r.facts.target << ", " << r.facts.numWarps << " warps, "
+      << res.threads << " threads):\n";
+  out << "  registers: " << (res.registers >= 0 ? std::to_string(res.registers) + " per thread" : "unknown")
+      << "; spills: " << res.spillStores << " B stored, " << res.spillLoads << " B loaded; stack frame "
+      << res.stackFrame << " B  [" << res.from << "]\n";
+  out << "  shared memory: " << res.sharedBytes << " B per program\n";
+  char occ[64];
+  std::snprintf(occ, sizeof occ, "%.0f%%", 100 * res.occupancy);
+  out << "  occupancy: " << res.programsPerSm << " program(s) per multiprocessor (limited by " << res.limitedBy
+      << "), " << occ << " of its warps\n";
+  if (!r.warnings.empty()) {
+    out << "\nwarnings:\n";
+    for (const std::string& w : r.warnings) out << "  - " << w << "\n";
+  }
+  return out.str();
+}
+
+std::string reportJson(const CompileReport& r) {
+  std::ostringstream out;
+  const Resources& res = r.resources;
+  out << "{\n  \"kernel\": " << jsonString(r.facts.kernel) << ",\n  \"config\": " << jsonString(r.config)
+      << ",\n  \"target\": " << jsonString(r.facts.target) << ",\n  \"num_warps\": " << r.facts.numWarps
+      << ",\n  \"lines\": [";
+  for (size_t k = 0; k < r.facts.facts.size(); ++k) {
+    const gpu::LineFact& f = r.facts.facts[k];
+    out << (k ? "," : "") << "\n    {\"line\": " << f.line << ", \"col\": " << f.col << ", \"kind\": " << jsonString(f.kind)
+        << ", \"instruction\": " << jsonString(f.instruction) << ", \"vec\": " << f.vec
+        << ", \"access_bytes\": " << f.accessBytes << ", \"stages\": " << f.stages << ", \"tile\": " << jsonString(f.tile)
+        << ", \"text\": " << jsonString(f.text) << "}";
+  }
+  out << "\n  ],\n  \"resources\": {\"from\": " << jsonString(res.from) << ", \"registers\": " << res.registers
+      << ", \"spill_stores\": " << res.spillStores << ", \"spill_loads\": " << res.spillLoads
+      << ", \"stack_frame\": " << res.stackFrame << ", \"shared_bytes\": " << res.sharedBytes
+      << ", \"threads\": " << res.threads << ", \"programs_per_sm\": " << res.programsPerSm
+      << ", \"limited_by\": " << jsonString(res.limitedBy) << ", \"occupancy\": " << res.occupancy << "},\n";
+  out << "  \"warnings\": [";
+  for (size_t k = 0; k < r.warnings.size(); ++k) out << (k ? ", " : "") << jsonString(r.warnings[k]);
+  out << "]\n}\n";
+  return out.str();
+}
+
+}  // namespace tritonc::runtime

@@ -1,0 +1,163 @@
+// The compile report (runtime/compile_report.h): the seed's matmul and a
+// masked matmul for sm_90a name, on the right source lines, the vector
+// widths, the cp.async rings and their stages, the wgmma; its registers and
+// spills are what ptxas -v says of the same PTX (run here independently),
+// and on a GPU host what the driver says of the loaded function.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "runtime/compile_report.h"
+#include "target/nvptx/cuda_driver.h"
+#include "target/nvptx/gpu_runner.h"
+#include "target/nvptx/ptxas.h"
+
+namespace {
+
+using namespace tritonc;
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The 1-based line of the first line of `text` containing `needle` (0: none).
+uint32_t lineOf(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  uint32_t n = 0;
+  for (std::string l; std::getline(in, l);) {
+    ++n;
+    if (l.find(needle) != std::string::npos) return n;
+  }
+  return 0;
+}
+
+const gpu::LineFact* factAt(const runtime::CompileReport& r, uint32_t line, const std::string& kind) {
+  for (const gpu::LineFact& f : r.facts.facts)
+    if (f.line == line && f.kind == kind) return &f;
+  return nullptr;
+}
+
+struct Subject {
+  const char* file;
+  std::vector<lang::Define> defines;
+  const char* loadA;  // text of the line that loads A, B, the dot, the store
+  const char* loadB;
+  const char* dot;
+  const char* store;
+};
+
+runtime::CompileReport reportOf(const Subject& s, const std::string& source) {
+  runtime::ReportOptions o;
+  o.filename = s.file;
+  o.defines = s.defines;
+  o.arch = "sm_90a";
+  o.numWarps = 8;
+  o.numStages = 3;
+  o.ints = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
+  return runtime::compileReport(source, o);
+}
+
+class ReportTest : public ::testing::TestWithParam<Subject> {};
+
+TEST_P(ReportTest, NamesWhatTheCompilerDidOnTheRightLines) {
+  const Subject& s = GetParam();
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
+  runtime::CompileReport r = reportOf(s, source);
+  for (const char* load : {s.loadA, s.loadB}) {
+    const gpu::LineFact* f = factAt(r, lineOf(source, load), "copy");
+    ASSERT_NE(f, nullptr) << "no copy fact on the line of '" << load << "'\n" << runtime::renderReport(r, source);
+    EXPECT_EQ(f->instruction, "cp.async");
+    EXPECT_EQ(f->vec, 8);
+    EXPECT_EQ(f->accessBytes, 16);
+    EXPECT_EQ(f->stages, 4);  // num_stages 3: two tiles ahead, plus one for the asynchronous wgmma
+  }
+  const gpu::LineFact* dot = factAt(r, lineOf(source, s.dot), "dot");
+  ASSERT_NE(dot, nullptr) << runtime::renderReport(r, source);
+  EXPECT_EQ(dot->instruction, "wgmma");
+  EXPECT_EQ(dot->tile, "128x128x64");
+  EXPECT_NE(dot->text.find("m64n128k16"), std::string::npos) << dot->text;
+  const gpu::LineFact* store = factAt(r, lineOf(source, s.store), "store");
+  ASSERT_NE(store, nullptr) << runtime::renderReport(r, source);
+  EXPECT_EQ(store->vec, 8);
+  // The rendering puts each fact beside its line; the JSON has the same.
+  std::string text = runtime::renderReport(r, source);
+  EXPECT_NE(text.find("wgmma m64n128k16"), std::string::npos);
+  std::string json = runtime::reportJson(r);
+  EXPECT_NE(json.find("\"line\": " + std::to_string(dot->line)), std::string::npos) << json;
+  EXPECT_NE(json.find("\"stages\": 4"), std::string::npos);
+  EXPECT_EQ(r.resources.sharedBytes, 4 * (128 * 64 + 64 * 128) * 2);  // the two rings
+}
+
+TEST_P(ReportTest, RegistersAndSpillsAreWhatPtxasSays) {
+  if (nvptx::ptxasPath().empty()) GTEST_SKIP() << "ptxas not found: the report estimates, nothing to compare";
+  const Subject& s = GetParam();
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
+  runtime::CompileReport r = reportOf(s, source);
+  ASSERT_EQ(r.resources.from, "ptxas -v");
+  // Independently: ptxas -v on the same PTX, read with a regular expression.
+  nvptx::PtxasInfo info = nvptx::ptxasInfo(r.ptx, "sm_90a");
+  ASSERT_TRUE(info.ok) << info.problem;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(info.log, m, std::regex("Used (\\d+) registers"))) << info.log;
+  EXPECT_EQ(r.resources.registers, std::stoll(m[1]));
+  ASSERT_TRUE(std::regex_search(info.log, m, std::regex("(\\d+) bytes spill stores"))) << info.log;
+  EXPECT_EQ(r.resources.spillStores, std::stoll(m[1]));
+  EXPECT_EQ(r.resources.spillStores, 0) << "these configurations do not spill";
+  EXPECT_GE(r.resources.programsPerSm, 1);
+}
+
+// On a GPU host: the driver's attributes of the loaded function agree.
+TEST_P(ReportTest, RegistersAreWhatTheDriverSays) {
+  if (!nvptx::CudaDriver::get()) GTEST_SKIP() << "no GPU";
+  if (nvptx::gpuArch() != "sm_90a") GTEST_SKIP() << "the report is for sm_90a; this GPU is " << nvptx::gpuArch();
+  const Subject& s = GetParam();
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
+  runtime::CompileReport r = reportOf(s, source);
+  std::vector<ir::Type> types(9, ir::Type::pointer(ir::Scalar::F16));
+  for (size_t k = 3; k < 9; ++k) types[k] = ir::Type::scalar(ir::Scalar::I32);
+  nvptx::GpuKernel k(r.ptx, r.facts.kernel, types, {"A", "B", "C", "M", "N", "K", "lda", "ldb", "ldc"});
+  EXPECT_EQ(k.registers(), r.resources.registers);
+  EXPECT_EQ(k.localBytes(), r.resources.stackFrame);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sm90a, ReportTest,
+    ::testing::Values(Subject{"examples/matmul.tc", {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
+                              "TYPE a[TM, TK] = *pa", "TYPE b[TK, TN] = *pb", "c += a @ b", "*pc = c"},
+                      Subject{"bench/kernels/matmul_masked.tc",
+                              {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
+                              "TYPE a[TM, TK] = checka", "TYPE b[TK, TN] = checkb", "c += a @ b", "@checkc *pc = c"}),
+    [](const ::testing::TestParamInfo<Subject>& i) { return i.index == 0 ? std::string("seed_matmul") : std::string("masked_matmul"); });
+
+// A kernel whose rows are only 2-byte aligned gets a warning naming the
+// line and the parameter to promise about; a spilling one, the spill.
+TEST(Report, WarnsAboutScalarLoadsAndSpills) {
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/bench/kernels/matmul_masked.tc");
+  runtime::ReportOptions o;
+  o.filename = "matmul_masked.tc";
+  o.defines = {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}};
+  o.numWarps = 8;
+  o.ints = {{"M", 4095}, {"N", 4095}, {"K", 4095}, {"lda", 4095}, {"ldb", 4095}, {"ldc", 4095}};
+  runtime::CompileReport r = runtime::compileReport(source, o);
+  uint32_t line = lineOf(source, "TYPE a[TM, TK] = checka");
+  bool named = false;
+  for (const std::string& w : r.warnings)
+    named = named || (w.find("load at line " + std::to_string(line)) != std::string::npos &&
+                      w.find("`lda`") != std::string::npos && w.find("__multipleof(8)") != std::string::npos);
+  EXPECT_TRUE(named) << runtime::renderReport(r, source);
+  const gpu::LineFact* load = factAt(r, line, "load");
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->vec, 1);
+  if (r.resources.spillStores > 0) {
+    bool spill = false;
+    for (const std::string& w : r.warnings) spill = spill || w.find("spills") != std::string::npos;
+    EXPECT_TRUE(spill);
+  }
+}
+
+}  // namespace
