@@ -452,42 +452,16 @@ result = {
 with open(os.path.join(args.out, "shapes.json"), "w") as f:
     json.dump(result, f, indent=1)
 
-# The summary: tritonc / best peer per shape (time ratio inverted: > 1 is
-# faster); ours is the best of our variants (the kernel of the op, and a
-# split-K version where one was run: tritonc-splitk).
-def is_ours(r):
-    return r["who"].startswith("tritonc")
+# The summary and the plot (bench/plot_shapes.py: also for merged runs).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_shapes  # noqa: E402
 
-
-summary = []
-for key in dict.fromkeys((r["op"], r["shape"], r["dtype"]) for r in rows):
-    mine = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and is_ours(r) and r["ms"]]
-    others = [r for r in rows if (r["op"], r["shape"], r["dtype"]) == key and not is_ours(r) and r["ms"]]
-    if mine and others:
-        best = min(others, key=lambda r: r["ms"])
-        me = min(mine, key=lambda r: r["ms"])
-        summary.append((key, best["ms"] / me["ms"], best["who"], me["who"]))
-print("\n== tritonc speed / best peer's (1.0 = as fast)")
-for (op, shape, dt), ratio, who, me in summary:
-    print(f"{op:14} {shape:30} {dt:5} {ratio:6.2f}  ({me} vs best peer {who})")
-if summary and not DRY:
+print("\n" + plot_shapes.summary_text(rows))
+if not DRY:
     try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(10, 0.28 * len(summary) + 1.5))
-        labels = [f"{op} {dt} {shape}" + (" (split-K)" if me != "tritonc" else "") for (op, shape, dt), _, _, me in summary]
-        ratios = [r for _, r, _, _ in summary]
-        ax.barh(range(len(summary)), ratios, color=["tab:green" if r >= 0.9 else "tab:orange" if r >= 0.8 else
-                                                     "tab:red" for r in ratios])
-        ax.set_yticks(range(len(summary)), labels, fontsize=7)
-        ax.invert_yaxis()
-        ax.axvline(1.0, color="k", lw=0.8)
-        ax.set_xlabel("tritonc speed / best peer (torch, cuBLAS, cuDNN, Triton 3.6), same run")
-        ax.set_title(f"{result['device']}, {result['date'][:10]}, tritonc {commit}", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(os.path.join(args.out, "shapes.png"), dpi=110)
+        plot_shapes.plot(rows, os.path.join(args.out, "shapes.png"),
+                         f"{result['device']}, {result['date'][:10]}, tritonc {commit}")
     except Exception as e:  # noqa: BLE001
         print("plot failed:", e)
-bad = [r for r in rows if is_ours(r) and not r.get("ms")]
+bad = [r for r in rows if plot_shapes.is_ours(r) and not r.get("ms")]
 sys.exit(1 if bad and DRY else 0)

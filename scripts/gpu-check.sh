@@ -9,6 +9,8 @@
 #   ctest, examples, sanitizer, python, launch, runtime, bench, shapes
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
+# TRITONC_COMMIT names the commit in the results where the tree's .git does
+# not (a copy of the working tree).
 # SKIP_BENCH=1 drops launch, runtime, bench and shapes; PYTHON_ONLY=1 keeps
 # only python and launch (and builds only the Python package's core).
 set -uo pipefail
