@@ -35,6 +35,13 @@ struct CompileOptions {
   bool keepLlvmIr = false;     // keep the optimized LLVM IR text (CpuKernel::llvmIr)
 };
 
+struct RunOptions {
+  // Threads that run the grid: 0 for the pool (every core), 1 for the calling
+  // thread alone, programs in the interpreter's order (x fastest), so that
+  // programs racing on memory end as they do there.
+  int threads = 0;
+};
+
 // One kernel compiled for the host. Thread-safe to run from several threads
 // (launches share the worker pool one at a time).
 class CpuKernel {
@@ -48,7 +55,8 @@ class CpuKernel {
   // Runs every program of `grid` over host buffers. Throws UserError on bad
   // arguments (count, kinds, broken multipleof/nonneg/aligned promises), a
   // grid dimension < 1, or an integer division by zero in a program.
-  void run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
+  void run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
+           const RunOptions& options = {}) const;
 
   const std::string& name() const;
   double compileMs() const;              // lowering, optimization and code generation

@@ -134,7 +134,8 @@ double CpuKernel::compileMs() const { return impl_->compileMs; }
 size_t CpuKernel::frameBytes() const { return impl_->frameBytes; }
 const std::string& CpuKernel::llvmIr() const { return impl_->llvmIr; }
 
-void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const {
+void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
+                    const RunOptions& options) const {
   const Impl& k = *impl_;
   const std::string kernel = "kernel '" + k.name + "'";
   if (grid.x < 1 || grid.y < 1 || grid.z < 1)
@@ -202,7 +203,7 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
   const size_t frameBytes = k.frameBytes;
   const GridEntry entry = k.entry;
   const int32_t gx = int32_t(grid.x), gy = int32_t(grid.y), gz = int32_t(grid.z);
-  pool.run(total, chunk, [&](int, int64_t begin, int64_t end) {
+  auto work = [&](int, int64_t begin, int64_t end) {
     void* frame = threadFrame(frameBytes);
     if (!frame) {
       std::lock_guard<std::mutex> lock(mutex);
@@ -218,7 +219,9 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
       errorProgram = failed;
     }
     return false;
-  });
+  };
+  if (options.threads == 1) work(0, 0, total);
+  else pool.run(total, chunk, work);
   if (outOfMemory) throw std::bad_alloc();
   if (errorCode == 0) return;
   if (errorCode < 0 || size_t(errorCode) > k.errors.size())

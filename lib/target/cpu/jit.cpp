@@ -73,6 +73,7 @@ std::unique_ptr<llvm::TargetMachine> Jit::hostMachine() {
 void* Jit::load(std::unique_ptr<llvm::MemoryBuffer> object, const std::string& symbol, llvm::orc::JITDylib** dylib) {
   std::lock_guard<std::mutex> lock(mutex_);
   llvm::orc::JITDylib& jd = check(jit_->createJITDylib("kernel." + std::to_string(nextDylib_++)), "a JITDylib");
+  jd.addToLinkOrder(jit_->getMainJITDylib());  // our runtime symbols (the process's come by default)
   if (llvm::Error e = jit_->addObjectFile(jd, std::move(object))) {
     llvm::consumeError(jit_->getExecutionSession().removeJITDylib(jd));
     throw InternalError("linking a compiled kernel: " + errorText(std::move(e)));

@@ -21,7 +21,9 @@ const std::string& hostDescription() {
 std::unique_ptr<CpuKernel> CpuKernel::compile(const ir::Function&, const CompileOptions&) { notBuilt(); }
 CpuKernel::CpuKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CpuKernel::~CpuKernel() = default;
-void CpuKernel::run(const interp::Grid&, const std::vector<interp::KernelArg>&) const { notBuilt(); }
+void CpuKernel::run(const interp::Grid&, const std::vector<interp::KernelArg>&, const RunOptions&) const {
+  notBuilt();
+}
 const std::string& CpuKernel::name() const { notBuilt(); }
 double CpuKernel::compileMs() const { return 0; }
 size_t CpuKernel::frameBytes() const { return 0; }
