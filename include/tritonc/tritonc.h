@@ -59,8 +59,9 @@ typedef struct {
   size_t num_num_warps;
   const int* num_stages; /* NULL/0: {3}; several: tuned over */
   size_t num_num_stages;
-  const char* target;    /* NULL or "auto" (the GPU when present, else "interp"), "interp", "cpu" (native code
-                            through LLVM, when built with it), "gpu", "sm_90a", ... */
+  const char* target;    /* NULL or "auto" (the GPU when present, else "cpu" when built with it, else
+                            "interp"), "interp" (checks every access), "cpu" (native code through LLVM),
+                            "gpu", "sm_90a", ... */
   const char* kernel;    /* NULL: the only kernel of the source */
   const char* cache_dir; /* NULL: default per-user cache ($TRITONC_CACHE_DIR, ...); "none": memory only */
   const char* const* tuning_key; /* argument names keying tuning results; NULL: every integer argument */

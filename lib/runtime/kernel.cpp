@@ -106,7 +106,9 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     target_ = nvptx::gpuArch(&why);
     if (target_.empty()) {
       if (opts_.target == "gpu") throw optionError("target gpu: " + why);
-      target_ = "interp";
+      // No GPU: native code on the CPU when this build has the back end;
+      // the interpreter (target "interp") stays the checked debug mode.
+      target_ = cpu::available() ? "cpu" : "interp";
     }
   } else if (opts_.target == "cpu") {
     if (!cpu::available())

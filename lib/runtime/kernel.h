@@ -53,7 +53,7 @@ struct KernelOptions {
   std::vector<lang::Define> defines;   // -D; NAME=[a, b] is a tuning parameter
   std::vector<int> numWarps = {4};     // several values: tuned over
   std::vector<int> numStages = {3};    // several values: tuned over
-  std::string target = "auto";         // auto (the GPU when present, else interp), interp, cpu, gpu, sm_80, sm_90a, ...
+  std::string target = "auto";         // auto (the GPU when present, else cpu when built, else interp), interp, cpu, gpu, sm_80, sm_90a, ...
   std::string kernel;                  // the __global__ function to run (empty: the only one)
   // Arguments whose values key the tuning results; empty: every integer argument.
   std::vector<std::string> tuningKey;

@@ -40,7 +40,8 @@ const char* const kUsage =
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
     "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
-    "               else interp, the checked one; cpu: native code through LLVM, on every core)\n"
+    "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
+    "               interp checks every memory access)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
     "               with a tuning space (lists), the kernel is tuned first (results are cached)\n"
     "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
@@ -411,7 +412,7 @@ int run(const Options& o, const std::string& source) {
   std::string backend = o.backend;
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
-  if (backend.empty()) backend = arch.empty() ? "interp" : "gpu";
+  if (backend.empty()) backend = !arch.empty() ? "gpu" : cpu::available() ? "cpu" : "interp";
   if (backend != "interp" && backend != "gpu" && backend != "cpu")
     throw UsageError("unknown back end '" + backend + "' (available: interp, cpu, gpu)");
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
