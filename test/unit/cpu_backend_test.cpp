@@ -6,6 +6,8 @@
 // the interpreter can run it, the CPU's bytes must be the interpreter's
 // (NaNs match any NaN). Skipped when the build has no CPU back end.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -417,6 +419,34 @@ TEST(CpuBackend, GridPrograms) {
     for (int y = 0; y < Y; ++y)
       for (int x = 0; x < X; ++x)
         ASSERT_EQ(interp::readElement(out, (z * Y + y) * X + x), x * 10000 + y * 100 + z + Z * 1000000);
+}
+
+// A child of fork() (Python's multiprocessing, a data loader) has none of
+// the parent's worker threads: its launches make a pool of their own.
+TEST(CpuBackend, LaunchesAfterFork) {
+  REQUIRE_CPU();
+  const char* src = R"(
+    __global__ void k(int* out) {
+      int i[64] = get_program_id(0) * 64 + 0 ... 64;
+      *(out + i) = i * 3;
+    })";
+  interp::Buffer out = buffer("out", Scalar::I32, 64 * 500);
+  std::vector<interp::KernelArg> args{buf(out)};
+  Compiled k = compile(src, args);
+  auto kernel = cpu::CpuKernel::compile(*k.fn);
+  kernel->run({500}, args);  // the parent's pool exists now
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::fill(out.data.begin(), out.data.end(), 0);
+    kernel->run({500}, args);
+    bool ok = true;
+    for (int i = 0; i < 64 * 500; ++i) ok = ok && interp::readElement(out, i) == 3.0 * i;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 // Arguments are checked as the interpreter checks them.

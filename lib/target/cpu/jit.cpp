@@ -2,7 +2,6 @@
 #include "target/cpu/jit.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -107,7 +106,7 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   // have constant trip counts of tens to thousands, and unrolling all of
   // them made compiles of a convolution take seconds for no speed-up; the
   // vectorizer still interleaves its vector loops.
-  pto.LoopUnrolling = std::getenv("TRITONC_CPU_UNROLL") != nullptr;
+  pto.LoopUnrolling = false;
   llvm::PassBuilder pb(&tm, pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

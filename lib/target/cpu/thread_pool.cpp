@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <new>
+#include <pthread.h>
 #include <string>
 
 namespace tritonc::cpu::detail {
@@ -18,10 +20,26 @@ int threadsWanted() {
 }
 }  // namespace
 
+namespace {
+std::mutex globalMutex;
+ThreadPool* globalPool = nullptr;
+// A child of fork() has none of the parent's workers: it makes its own pool
+// (the parent's object is abandoned, its threads do not exist here).
+void forgetPoolInChild() {
+  new (&globalMutex) std::mutex;  // another thread may have held it at the fork
+  globalPool = nullptr;
+}
+}  // namespace
+
 ThreadPool& ThreadPool::global() {
-  // Never destroyed: kernels may be launched from other static destructors.
-  static ThreadPool* pool = new ThreadPool(threadsWanted());
-  return *pool;
+  std::lock_guard<std::mutex> lock(globalMutex);
+  if (!globalPool) {
+    static bool registered = (pthread_atfork(nullptr, nullptr, forgetPoolInChild), true);
+    (void)registered;
+    // Never destroyed: kernels may be launched from other static destructors.
+    globalPool = new ThreadPool(threadsWanted());
+  }
+  return *globalPool;
 }
 
 ThreadPool::ThreadPool(int threads) {
