@@ -209,6 +209,37 @@ TEST(CpuBackend, TilePhisSwap) {
   }
 }
 
+// Phis of tiles kept without buffers while their values allow: uniform
+// (splats), affine with the same strides (a pointer tile advanced by a
+// constant), and ones that must go to memory (strides that change each
+// iteration, a uniform start then a loaded value).
+TEST(CpuBackend, PhisThatStayUniformOrAffineOrNot) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* x, float* y, int n) {
+      int r[16] = 0 ... 16;
+      float* p[16] = x + r;
+      int step[16] = 0;
+      float acc[16] = 0;
+      float u[16] = 1;
+      for (int i = 0; i < n; i++) {
+        acc = acc + *(p + step) * u;
+        p = p + 16;
+        step = step + r % 3;
+        u = u * 2;
+      }
+      *(y + r) = acc;
+    })";
+  interp::Buffer x = buffer("x", Scalar::F32, 16 * 64), y = buffer("y", Scalar::F32, 16);
+  fillUniform(x, rng, -1, 1);
+  for (int n : {0, 1, 5, 30}) {
+    std::vector<interp::KernelArg> args{buf(x), buf(y), num(n)};
+    Compiled k = compile(src, args);
+    runBoth(*k.fn, {1}, args);
+  }
+}
+
 // Atomics from many programs on every core: integer sums and float sums of
 // small integers are exact in any order; max/min; every exchanged value is
 // seen exactly once; exactly one CAS from 0 succeeds.

@@ -115,8 +115,8 @@ void Lowering::lowerAtomic(const ir::Instruction& inst) {
   }
   Tile out = newTile(t);
   forEach(t.shape,
-          {out.strides, p.strides, a.strides, cas ? b.strides : std::vector<int64_t>{},
-           masked ? mask.strides : std::vector<int64_t>{}},
+          {out.strides, p.strides, a.strides, cas ? b.strides : Strides{},
+           masked ? mask.strides : Strides{}},
           [&](const std::vector<llvm::Value*>& o) {
             llvm::Value* y = cas ? loadElement(b, o[3]) : nullptr;
             llvm::Value* m = masked ? loadElement(mask, o[4]) : nullptr;

@@ -14,15 +14,15 @@ void Lowering::lowerDot(const ir::Instruction& inst) {
   const int64_t M = a.shape.at(0), K = a.shape.at(1), N = t.shape.at(1);
   Tile out = newTile(t);
   copyInto(out, acc);
-  const int64_t as0 = a.strides[0], as1 = a.strides[1], bs0 = b.strides[0], bs1 = b.strides[1];
+  const Stride as0 = a.strides[0], as1 = a.strides[1], bs0 = b.strides[0], bs1 = b.strides[1];
   loop(M, [&](llvm::Value* i) {
     llvm::Value* row = b_.CreateMul(i, i64(N));
-    llvm::Value* aRow = b_.CreateMul(i, i64(as0));
+    llvm::Value* aRow = scaled(i, as0);
     loop(K, [&](llvm::Value* kk) {
-      llvm::Value* x = convert(a.kind, k, loadElement(a, b_.CreateAdd(aRow, b_.CreateMul(kk, i64(as1)))));
-      llvm::Value* bRow = b_.CreateMul(kk, i64(bs0));
+      llvm::Value* x = convert(a.kind, k, loadElement(a, b_.CreateAdd(aRow, scaled(kk, as1))));
+      llvm::Value* bRow = scaled(kk, bs0);
       loop(N, [&](llvm::Value* j) {
-        llvm::Value* y = convert(b.kind, k, loadElement(b, b_.CreateAdd(bRow, b_.CreateMul(j, i64(bs1)))));
+        llvm::Value* y = convert(b.kind, k, loadElement(b, b_.CreateAdd(bRow, scaled(j, bs1))));
         llvm::Value* o = b_.CreateAdd(row, j);
         storeElement(out, o, binary(ir::Opcode::Add, k, loadElement(out, o), binary(ir::Opcode::Mul, k, x, y)));
       });

@@ -16,11 +16,17 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     throw UserError(inst.loc, std::string("the CPU back end cannot lower '") + ir::opcodeName(op) + "' yet");
   std::vector<Tile> ops;
   for (const ir::Value* v : inst.operands()) ops.push_back(get(v));
-  // A pointer cast reinterprets the pointee: the same elements.
-  if (op == Opcode::Cast && t.isPtr() && ops[0].kind == ir::Scalar::Ptr) {
+  // A pointer cast reinterprets the pointee: the same elements (an affine
+  // tile's strides count pointees, so only for one of the same size).
+  if (op == Opcode::Cast && t.isPtr() && ops[0].kind == ir::Scalar::Ptr &&
+      (!ops[0].affine || ir::byteSize(ops[0].pointee) == ir::byteSize(t.pointee))) {
     Tile r = ops[0];
     r.pointee = t.pointee;
     set(&inst, r);
+    return;
+  }
+  if (std::optional<Tile> r = affineArithmetic(inst, ops)) {
+    set(&inst, *r);
     return;
   }
   int code = 0;
@@ -37,7 +43,7 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     return unary(op, t.kind, v[0]);
   };
   bool uniform = true;
-  for (const Tile& o : ops) uniform = uniform && !o.inMemory();
+  for (const Tile& o : ops) uniform = uniform && !o.hasBase();
   if (uniform) {
     std::vector<llvm::Value*> v;
     for (const Tile& o : ops) v.push_back(o.scalar);
@@ -46,7 +52,7 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     set(&inst, out);
   } else {
     Tile out = newTile(t);
-    std::vector<std::vector<int64_t>> strides{out.strides};
+    std::vector<Strides> strides{out.strides};
     for (const Tile& o : ops) strides.push_back(o.strides);
     forEach(t.shape, strides, [&](const std::vector<llvm::Value*>& offsets) {
       std::vector<llvm::Value*> v;
@@ -56,6 +62,39 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     set(&inst, out);
   }
   if (code) checkStatus();
+}
+
+// Integer add and sub of uniform and affine tiles, and mul of an affine tile
+// by a uniform one, stay affine: base and strides follow (exact in the
+// ring of the element's width, like the wrapping arithmetic they replace).
+std::optional<Tile> Lowering::affineArithmetic(const ir::Instruction& inst, const std::vector<Tile>& ops) {
+  const Opcode op = inst.opcode();
+  const ir::Type& t = inst.type();
+  if (!t.isTile() || !ir::isIntKind(t.kind) || t.kind == ir::Scalar::I1) return std::nullopt;
+  if (op != Opcode::Add && op != Opcode::Sub && op != Opcode::Mul) return std::nullopt;
+  const Tile &a = ops[0], &b = ops[1];
+  auto usable = [](const Tile& x) { return x.affine || x.isUniform(); };
+  if (!usable(a) || !usable(b) || (!a.affine && !b.affine)) return std::nullopt;
+  Tile r;
+  r.kind = t.kind;
+  r.shape = t.shape;
+  r.affine = true;
+  if (op == Opcode::Mul) {
+    if (a.affine && b.affine) return std::nullopt;
+    const Tile& x = a.affine ? a : b;
+    llvm::Value* s = (a.affine ? b : a).scalar;
+    r.base = b_.CreateMul(x.base, s);
+    llvm::Value* factor = b_.CreateSExtOrTrunc(s, b_.getInt64Ty());
+    for (const Stride& st : x.strides) r.strides.push_back(mulStride(st, factor));
+    return r;
+  }
+  llvm::Value* baseA = a.affine ? a.base : a.scalar;
+  llvm::Value* baseB = b.affine ? b.base : b.scalar;
+  r.base = op == Opcode::Add ? b_.CreateAdd(baseA, baseB) : b_.CreateSub(baseA, baseB);
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    r.strides.push_back(addStride(a.affine ? a.strides[d] : Stride(0), b.affine ? b.strides[d] : Stride(0),
+                                  op == Opcode::Sub));
+  return r;
 }
 
 }  // namespace tritonc::cpu::detail

@@ -18,9 +18,25 @@ void Lowering::lowerGep(const ir::Instruction& inst) {
     // Wrapping address arithmetic (no inbounds): the interpreter's too.
     return b_.CreateGEP(elem, ptr, convert(off.kind, ir::Scalar::I64, o));
   };
-  if (!p.inMemory() && !off.inMemory()) {
+  if (!p.hasBase() && !off.hasBase()) {
     set(&inst, uniformTile(t, lane(p.scalar, off.scalar)));
-    if (!t.isTile()) values_[&inst].shape.clear();
+    return;
+  }
+  // A uniform or affine base plus uniform or affine offsets: affine, so
+  // accesses through it see consecutive addresses where the offsets are.
+  // (The offsets' strides are used as i64: they differ from the interpreter's
+  // wrapping 32-bit index arithmetic only where that overflows.)
+  if (t.isTile() && !p.inMemory() && !off.inMemory()) {
+    Tile r;
+    r.kind = ir::Scalar::Ptr;
+    r.pointee = t.pointee;
+    r.shape = t.shape;
+    r.affine = true;
+    llvm::Value* offBase = off.affine ? off.base : off.scalar;
+    r.base = lane(p.affine ? p.base : p.scalar, offBase);
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      r.strides.push_back(addStride(p.affine ? p.strides[d] : Stride(0), off.affine ? off.strides[d] : Stride(0)));
+    set(&inst, r);
     return;
   }
   Tile out = newTile(t);
@@ -60,7 +76,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     phi->addIncoming(otherValue, from);
     return phi;
   };
-  const bool uniform = !p.inMemory() && (!masked || !mask.inMemory()) && !other.inMemory();
+  const bool uniform = !p.hasBase() && (!masked || !mask.hasBase()) && !other.hasBase();
   if (!t.isTile() || uniform) {
     Tile r = uniformTile(t, lane(p.scalar, masked ? mask.scalar : nullptr, other.scalar));
     if (!t.isTile()) r.strides.clear();
@@ -68,7 +84,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     return;
   }
   Tile out = newTile(t);
-  forEach(t.shape, {out.strides, p.strides, masked ? mask.strides : std::vector<int64_t>{}, other.strides},
+  forEach(t.shape, {out.strides, p.strides, masked ? mask.strides : Strides{}, other.strides},
           [&](const std::vector<llvm::Value*>& o) {
             llvm::Value* m = masked ? loadElement(mask, o[2]) : nullptr;
             storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
@@ -100,7 +116,7 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
   };
-  if (!p.isScalar() && !p.inMemory() && !v.inMemory() && (!masked || !mask.inMemory())) {
+  if (!p.isScalar() && !p.hasBase() && !v.hasBase() && (!masked || !mask.hasBase())) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);  // every lane stores the same value at one address
     return;
   }
@@ -108,7 +124,7 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);
     return;
   }
-  forEach(p.shape, {p.strides, v.strides, masked ? mask.strides : std::vector<int64_t>{}},
+  forEach(p.shape, {p.strides, v.strides, masked ? mask.strides : Strides{}},
           [&](const std::vector<llvm::Value*>& o) {
             lane(loadElement(p, o[0]), loadElement(v, o[1]), masked ? loadElement(mask, o[2]) : nullptr);
           });

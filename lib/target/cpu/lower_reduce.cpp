@@ -9,7 +9,7 @@ namespace tritonc::cpu::detail {
 void Lowering::lowerReduce(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
   Tile a = get(inst.operand(0));
-  if (!a.inMemory()) a = contiguous(a);  // a uniform tile (rare): fold it like any other
+  if (!a.hasBase()) a = contiguous(a);  // a uniform tile (rare): fold it like any other
   const size_t axis = size_t(inst.imm);
   const int64_t n = a.shape.at(axis);
   ir::Opcode op = ir::Opcode::Add;
@@ -18,13 +18,13 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
     case ir::ReduceKind::Max: op = ir::Opcode::Max; break;
     case ir::ReduceKind::Min: op = ir::Opcode::Min; break;
   }
-  const int64_t axisStride = a.strides[axis];
+  const Stride axisStride = a.strides[axis];
   if (!t.isTile()) {
     llvm::AllocaInst* acc = variable(valueType(t.kind), "acc");
     b_.CreateStore(loadElement(a, i64(0)), acc);
     if (n > 1)
       loop(n - 1, [&](llvm::Value* i) {
-        llvm::Value* off = b_.CreateMul(b_.CreateAdd(i, i64(1)), i64(axisStride));
+        llvm::Value* off = scaled(b_.CreateAdd(i, i64(1)), axisStride);
         b_.CreateStore(binary(op, t.kind, b_.CreateLoad(valueType(t.kind), acc), loadElement(a, off)), acc);
       });
     Tile r;
@@ -33,7 +33,7 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
     set(&inst, r);
     return;
   }
-  std::vector<int64_t> kept = a.strides;
+  Strides kept = a.strides;
   kept.erase(kept.begin() + long(axis));
   Tile out = newTile(t);
   forEach(t.shape, {out.strides, kept}, [&](const std::vector<llvm::Value*>& o) {
@@ -41,7 +41,7 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
   });
   if (n > 1)
     loop(n - 1, [&](llvm::Value* i) {
-      llvm::Value* slice = b_.CreateMul(b_.CreateAdd(i, i64(1)), i64(axisStride));
+      llvm::Value* slice = scaled(b_.CreateAdd(i, i64(1)), axisStride);
       forEach(t.shape, {out.strides, kept}, [&](const std::vector<llvm::Value*>& o) {
         llvm::Value* x = loadElement(a, b_.CreateAdd(o[1], slice));
         storeElement(out, o[0], binary(op, t.kind, loadElement(out, o[0]), x));

@@ -1,7 +1,7 @@
-// Tile-shaped instructions that move no data when they can: splat makes a
-// uniform tile; broadcast, trans, reshape (of a contiguous tile) and
-// multiple_of are views (new shape and strides over the same elements);
-// range fills a buffer.
+// Tile-shaped instructions, none of which moves data when it can help it:
+// splat makes a uniform tile, range an affine one (start + index);
+// broadcast, trans, reshape (where strides can express it) and multiple_of
+// are views (new shape and strides over the same elements).
 #include "target/cpu/lowering.h"
 
 namespace tritonc::cpu::detail {
@@ -19,7 +19,7 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
       return;
     case Opcode::Broadcast: {
       Tile a = get(inst.operand(0));
-      if (!a.inMemory()) {
+      if (!a.hasBase()) {
         set(&inst, uniformTile(t, a.scalar));
         return;
       }
@@ -27,13 +27,13 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
       Tile r = a;
       r.shape = t.shape;
       for (size_t d = 0; d < a.shape.size(); ++d)
-        if (a.shape[d] == 1) r.strides[d] = 0;
+        if (a.shape[d] == 1) r.strides[d] = Stride(0);
       set(&inst, r);
       return;
     }
     case Opcode::Trans: {
       Tile a = get(inst.operand(0));
-      if (!a.inMemory()) {
+      if (!a.hasBase()) {
         set(&inst, uniformTile(t, a.scalar));
         return;
       }
@@ -45,22 +45,22 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
     }
     case Opcode::Reshape: {
       Tile a = get(inst.operand(0));
-      if (!a.inMemory()) {
-        set(&inst, uniformTile(t, a.scalar));
+      if (std::optional<Tile> view = reshaped(a, t.shape)) {
+        set(&inst, *view);
         return;
       }
-      Tile r = contiguous(a);  // row-major order is what reshape keeps
-      r.shape = t.shape;
-      r.strides = rowMajorStrides(t.shape);
+      Tile r = *reshaped(contiguous(a), t.shape);  // a copy in row-major order reshapes as a view
       set(&inst, r);
       return;
     }
     case Opcode::Range: {
-      Tile r = newTile(t);
-      llvm::Type* et = valueType(t.kind);
-      forEach(t.shape, {r.strides}, [&](const std::vector<llvm::Value*>& o) {
-        storeElement(r, o[0], b_.CreateAdd(llvm::ConstantInt::getSigned(et, inst.imm), b_.CreateTrunc(o[0], et)));
-      });
+      // START + index, along the only dimension.
+      Tile r;
+      r.kind = t.kind;
+      r.shape = t.shape;
+      r.affine = true;
+      r.base = llvm::ConstantInt::getSigned(valueType(t.kind), inst.imm);
+      r.strides = {Stride(1)};
       set(&inst, r);
       return;
     }

@@ -1,10 +1,9 @@
-// The lowering's driver: the program and grid functions, tiles in the frame,
-// loops, blocks in reverse post-order, phis and the edges that copy into
-// them, and dispatch to the op families (lower_*.cpp).
+// The lowering's driver: the program and grid functions, tiles (uniform,
+// affine, in the frame), loops, blocks in reverse post-order, phis and the
+// edges that set them, and dispatch to the op families (lower_*.cpp).
 #include "target/cpu/lowering.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tritonc::cpu::detail {
 
@@ -12,9 +11,9 @@ using ir::Opcode;
 
 // ---- tiles --------------------------------------------------------------
 
-std::vector<int64_t> rowMajorStrides(const ir::Shape& shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+Strides rowMajorStrides(const ir::Shape& shape) {
+  Strides s(shape.size(), Stride(1));
+  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = Stride(s[d].c * shape[d]);
   return s;
 }
 
@@ -25,8 +24,8 @@ int64_t Tile::numElements() const {
 }
 
 bool Tile::isContiguous() const {
-  if (!base) return false;
-  const std::vector<int64_t> rm = rowMajorStrides(shape);
+  if (!inMemory()) return false;
+  const Strides rm = rowMajorStrides(shape);
   for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] != 1 && strides[d] != rm[d]) return false;
   return true;
@@ -56,7 +55,7 @@ Tile Lowering::uniformTile(const ir::Type& t, llvm::Value* scalar) {
   r.pointee = t.pointee;
   r.shape = t.shape;
   r.scalar = scalar;
-  r.strides.assign(t.shape.size(), 0);
+  r.strides.assign(t.shape.size(), Stride(0));
   return r;
 }
 
@@ -78,25 +77,70 @@ Tile Lowering::newTile(const ir::Type& t) {
 }
 
 llvm::Value* Lowering::elementAddress(const Tile& t, llvm::Value* offset) {
-  return b_.CreateGEP(storageType(t.kind), t.base, offset);
+  return b_.CreateGEP(storageType(t.kind == ir::Scalar::Ptr && t.affine ? t.pointee : t.kind), t.base, offset);
 }
 
 llvm::Value* Lowering::loadElement(const Tile& t, llvm::Value* offset) {
   if (!t.base) return t.scalar;
+  if (t.affine) {
+    if (t.kind == ir::Scalar::Ptr) return elementAddress(t, offset);
+    // Integers wrap: the i64 offset truncated is the sum in the element's width.
+    return b_.CreateAdd(t.base, b_.CreateTrunc(offset, t.base->getType()));
+  }
   llvm::Value* v = b_.CreateLoad(storageType(t.kind), elementAddress(t, offset));
   return t.kind == ir::Scalar::I1 ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
 }
 
 void Lowering::storeElement(const Tile& t, llvm::Value* offset, llvm::Value* v) {
+  if (!t.inMemory()) throw InternalError("a store into a tile that is not in memory");
   if (t.kind == ir::Scalar::I1) v = b_.CreateZExt(v, b_.getInt8Ty());
   b_.CreateStore(v, elementAddress(t, offset));
 }
 
 Tile Lowering::contiguous(const Tile& t) {
   if (t.isContiguous()) return t;
-  ir::Type type = t.pointee != ir::Scalar::Void ? ir::Type::pointer(t.pointee, t.shape) : ir::Type::scalar(t.kind).withShape(t.shape);
+  ir::Type type = t.kind == ir::Scalar::Ptr ? ir::Type::pointer(t.pointee, t.shape)
+                                            : ir::Type::scalar(t.kind).withShape(t.shape);
   Tile r = newTile(type);
   copyInto(r, t);
+  return r;
+}
+
+std::optional<Tile> Lowering::reshaped(const Tile& t, const ir::Shape& shape) {
+  Tile r = t;
+  r.shape = shape;
+  if (!t.hasBase()) {
+    r.strides.assign(shape.size(), Stride(0));
+    return r;
+  }
+  // Only size-1 dimensions come or go: the others keep their strides.
+  std::vector<size_t> from, to;
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    if (t.shape[d] != 1) from.push_back(d);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) to.push_back(d);
+  bool same = from.size() == to.size();
+  for (size_t k = 0; same && k < from.size(); ++k) same = t.shape[from[k]] == shape[to[k]];
+  if (same) {
+    r.strides.assign(shape.size(), Stride(0));
+    for (size_t k = 0; k < from.size(); ++k) r.strides[to[k]] = t.strides[from[k]];
+    return r;
+  }
+  // Otherwise the elements must lie in one arithmetic sequence (constant strides).
+  int64_t step = 0;
+  bool linear = true;
+  int64_t run = 1;  // elements of the dimensions inside this one
+  for (size_t k = from.size(); k-- > 0;) {
+    const Stride& s = t.strides[from[k]];
+    if (!s.isConst()) return std::nullopt;
+    if (k + 1 == from.size()) step = s.c;
+    linear = linear && s.c == step * run;
+    run *= t.shape[from[k]];
+  }
+  if (!linear) return std::nullopt;
+  const Strides rm = rowMajorStrides(shape);
+  r.strides.clear();
+  for (const Stride& s : rm) r.strides.push_back(Stride(s.c * step));
   return r;
 }
 
@@ -109,6 +153,28 @@ void Lowering::copyInto(const Tile& dst, const Tile& src) {
 llvm::AllocaInst* Lowering::variable(llvm::Type* t, const std::string& name) {
   llvm::IRBuilder<> eb(entry_, entry_->begin());
   return eb.CreateAlloca(t, nullptr, name);
+}
+
+llvm::Value* Lowering::scaled(llvm::Value* i, const Stride& s) {
+  if (s.is(0)) return i64(0);
+  if (s.is(1)) return i;
+  return b_.CreateMul(i, strideValue(s));
+}
+
+Stride Lowering::addStride(const Stride& a, const Stride& b, bool subtract) {
+  if (b.is(0)) return a;
+  if (a.isConst() && b.isConst()) return Stride(subtract ? a.c - b.c : a.c + b.c);
+  if (a.is(0) && !subtract) return b;
+  return Stride::dynamic(subtract ? b_.CreateSub(strideValue(a), strideValue(b))
+                                  : b_.CreateAdd(strideValue(a), strideValue(b)));
+}
+
+Stride Lowering::mulStride(const Stride& a, llvm::Value* factor) {
+  if (a.is(0)) return a;
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(factor); c && a.isConst())
+    return Stride(int64_t(uint64_t(a.c) * c->getZExtValue()));
+  if (a.is(1)) return Stride::dynamic(factor);
+  return Stride::dynamic(b_.CreateMul(strideValue(a), factor));
 }
 
 // ---- loops --------------------------------------------------------------
@@ -132,23 +198,27 @@ void Lowering::loop(int64_t n, const std::function<void(llvm::Value* i)>& body) 
   b_.SetInsertPoint(exit);
 }
 
-void Lowering::forEach(const ir::Shape& shape, const std::vector<std::vector<int64_t>>& strides,
+void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
                        const std::function<void(const std::vector<llvm::Value*>& offsets)>& body) {
   // Dimensions (outer first) with every operand's stride; size-1 ones dropped.
   struct Dim {
     int64_t size;
-    std::vector<int64_t> strides;
+    Strides strides;
   };
   std::vector<Dim> dims;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
     Dim dim{shape[d], {}};
-    for (const auto& s : strides) dim.strides.push_back(s.empty() ? 0 : s[d]);
-    // Merge into the outer neighbour when every operand walks both as one.
+    for (const auto& s : strides) dim.strides.push_back(s.empty() ? Stride(0) : s[d]);
+    // Merge into the outer neighbour when every operand walks both as one
+    // (known strides only).
     if (!dims.empty()) {
       Dim& outer = dims.back();
       bool merge = true;
-      for (size_t k = 0; k < strides.size(); ++k) merge = merge && outer.strides[k] == dim.strides[k] * dim.size;
+      for (size_t k = 0; k < strides.size() && merge; ++k) {
+        const Stride &o = outer.strides[k], &i = dim.strides[k];
+        merge = o.isConst() && i.isConst() && o.c == i.c * dim.size;
+      }
       if (merge) {
         outer.size *= dim.size;
         outer.strides = dim.strides;
@@ -166,8 +236,8 @@ void Lowering::forEach(const ir::Shape& shape, const std::vector<std::vector<int
     const std::vector<llvm::Value*> outer = offsets;
     loop(dims[d].size, [&](llvm::Value* i) {
       for (size_t k = 0; k < offsets.size(); ++k) {
-        const int64_t s = dims[d].strides[k];
-        offsets[k] = s == 0 ? outer[k] : b_.CreateAdd(outer[k], s == 1 ? i : b_.CreateMul(i, i64(s)));
+        const Stride& s = dims[d].strides[k];
+        offsets[k] = s.is(0) ? outer[k] : b_.CreateAdd(outer[k], scaled(i, s));
       }
       level(d + 1);
     });
@@ -195,7 +265,8 @@ void Lowering::checkStatus() {
 namespace {
 
 // Blocks reachable from the entry, in reverse post-order: every block comes
-// after its dominators, so operands are lowered before their uses.
+// after its dominators, so operands are lowered before their uses, and a
+// block's predecessors come before it except along back edges.
 std::vector<const ir::BasicBlock*> reversePostOrder(const ir::Function& fn) {
   std::vector<const ir::BasicBlock*> post;
   std::set<const ir::BasicBlock*> seen;
@@ -258,53 +329,111 @@ void Lowering::emitPrologue() {
   eb.CreateRet(eb.CreateLoad(i32, status_));
 }
 
+void Lowering::reset() {
+  if (program_) program_->eraseFromParent();
+  program_ = nullptr;
+  values_.clear();
+  blocks_.clear();
+  pendingEdges_.clear();
+  lowered_.clear();
+  errors_.clear();
+  frameBytes_ = 0;
+}
+
 llvm::Function* Lowering::run() {
   if (fn_.blocks().empty()) throw InternalError("kernel '" + fn_.name() + "' has no blocks");
+  // A phi guessed uniform or affine that a back edge contradicts goes to
+  // memory, and everything is lowered again (at most once per tile phi).
+  for (;;) {
+    try {
+      return lowerOnce();
+    } catch (const PhiMismatch& m) {
+      if (!phisInMemory_.insert(m.phi).second) throw InternalError("a tile phi in memory still mismatched");
+      reset();
+    }
+  }
+}
+
+llvm::Function* Lowering::lowerOnce() {
   emitPrologue();
   const std::vector<const ir::BasicBlock*> order = reversePostOrder(fn_);
   for (const ir::BasicBlock* bb : order)
     blocks_[bb] = llvm::BasicBlock::Create(ctx_, bb->name().empty() ? "bb" : bb->name(), program_);
   b_.CreateBr(blocks_.at(fn_.entry()));  // ends the prologue
-  // Phis first, so that edges lowered before their destination find them:
-  // a tile phi owns a buffer; a scalar phi is an LLVM phi.
-  for (const ir::BasicBlock* bb : order) {
-    for (const auto& inst : bb->instructions()) {
-      if (inst->opcode() != Opcode::Phi) break;
-      if (inst->type().isTile()) {
-        Tile t = newTile(inst->type());
-        t.owner = inst.get();
-        set(inst.get(), t);
-      } else {
-        llvm::IRBuilder<> pb(blocks_.at(bb));
-        Tile t;
-        t.kind = inst->type().kind;
-        t.pointee = inst->type().pointee;
-        t.scalar = pb.CreatePHI(valueType(t.kind), unsigned(inst->numOperands()), inst->name());
-        set(inst.get(), t);
-      }
-    }
-  }
   for (const ir::BasicBlock* bb : order) lowerBlock(*bb);
   return emitGridFunction();
 }
 
+// Phis of `bb`, decided from the incoming values of the predecessors lowered
+// already (all but those of back edges): a scalar phi is an LLVM phi; a tile
+// phi is uniform (an LLVM phi of the scalar) when they all are, affine (an
+// LLVM phi of the base) when they all are with the same strides, and
+// otherwise owns a buffer.
+void Lowering::decidePhis(const ir::BasicBlock& bb) {
+  llvm::IRBuilder<> pb(blocks_.at(&bb));
+  for (const auto& owned : bb.instructions()) {
+    const ir::Instruction* inst = owned.get();
+    if (inst->opcode() != Opcode::Phi) break;
+    const ir::Type& t = inst->type();
+    Tile r;
+    r.kind = t.kind;
+    r.pointee = t.pointee;
+    if (!t.isTile()) {
+      r.scalar = pb.CreatePHI(valueType(t.kind), unsigned(inst->numOperands()), inst->name());
+      set(inst, r);
+      continue;
+    }
+    std::vector<Tile> known;
+    for (size_t k = 0; k < inst->numOperands(); ++k)
+      if (lowered_.count(inst->blocks[k])) known.push_back(get(inst->operand(k)));
+    bool uniform = !phisInMemory_.count(inst) && !known.empty();
+    bool affine = uniform;
+    for (const Tile& k : known) {
+      uniform = uniform && k.isUniform();
+      affine = affine && k.affine && k.strides == known.front().strides;
+    }
+    if (uniform) {
+      r = uniformTile(t, pb.CreatePHI(valueType(t.kind), unsigned(inst->numOperands()), inst->name()));
+    } else if (affine) {
+      r = known.front();
+      r.owner = nullptr;
+      r.base = pb.CreatePHI(known.front().base->getType(), unsigned(inst->numOperands()), inst->name());
+    } else {
+      r = newTile(t);
+      r.owner = inst;
+    }
+    set(inst, r);
+  }
+}
+
 void Lowering::lowerBlock(const ir::BasicBlock& bb) {
+  decidePhis(bb);
+  lowered_.insert(&bb);
+  for (auto& [e, from] : pendingEdges_[&bb]) fillEdge(e, from, &bb);
+  pendingEdges_.erase(&bb);
   b_.SetInsertPoint(blocks_.at(&bb));
   for (const auto& inst : bb.instructions()) {
-    if (inst->opcode() == Opcode::Phi) continue;  // made by run()
+    if (inst->opcode() == Opcode::Phi) continue;  // decidePhis made them
     lowerInstruction(*inst);
   }
 }
 
 // The block that the branch from `from` to `to` jumps to: `to` itself when
-// it has no phis, else a block of this edge that sets them (tile phis by
-// copies, done as a parallel copy: a phi's source that is another phi of
-// `to`, or a view of one, is read before any of them is written).
+// it has no phis, else a block of this edge that sets them, filled now when
+// `to` is lowered already (a back edge), else when it is.
 llvm::BasicBlock* Lowering::edge(const ir::BasicBlock* from, const ir::BasicBlock* to) {
-  llvm::BasicBlock* dest = blocks_.at(to);
-  if (!hasPhis(to)) return dest;
-  llvm::BasicBlock* saved = b_.GetInsertBlock();
+  if (!hasPhis(to)) return blocks_.at(to);
   llvm::BasicBlock* e = llvm::BasicBlock::Create(ctx_, "edge", program_);
+  if (lowered_.count(to)) fillEdge(e, from, to);
+  else pendingEdges_[to].push_back({e, from});
+  return e;
+}
+
+// Sets the phis of `to` for the edge from `from`: incoming values of LLVM
+// phis, and copies into tile phis' buffers as a parallel copy (a source that
+// is a phi of `to`, or a view of one, is read before any of them is written).
+void Lowering::fillEdge(llvm::BasicBlock* e, const ir::BasicBlock* from, const ir::BasicBlock* to) {
+  llvm::IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(e);
   std::set<const ir::Instruction*> phisOfTo;
   for (const auto& inst : to->instructions()) {
@@ -312,33 +441,38 @@ llvm::BasicBlock* Lowering::edge(const ir::BasicBlock* from, const ir::BasicBloc
     phisOfTo.insert(inst.get());
   }
   std::vector<std::pair<const ir::Instruction*, Tile>> copies;
-  std::vector<std::pair<llvm::PHINode*, llvm::Value*>> scalars;
-  for (const auto& inst : to->instructions()) {
+  std::vector<std::pair<llvm::PHINode*, llvm::Value*>> incoming;
+  for (const auto& owned : to->instructions()) {
+    const ir::Instruction* inst = owned.get();
     if (inst->opcode() != Opcode::Phi) break;
     size_t k = 0;
     while (k < inst->blocks.size() && inst->blocks[k] != from) ++k;
     if (k == inst->blocks.size())
       throw InternalError("phi in block '" + to->name() + "' has no value for predecessor '" + from->name() + "'");
     Tile src = get(inst->operand(k));
-    if (!inst->type().isTile()) {
-      scalars.push_back({llvm::cast<llvm::PHINode>(get(inst.get()).scalar), src.scalar});
+    const Tile& dst = values_.at(inst);
+    if (!inst->type().isTile() || dst.isUniform()) {
+      if (!src.isScalar() && !src.isUniform()) throw PhiMismatch{inst};
+      incoming.push_back({llvm::cast<llvm::PHINode>(dst.scalar), src.scalar});
       continue;
     }
-    const Tile& dst = values_.at(inst.get());
-    if (src.owner == inst.get() && src.base == dst.base && src.strides == dst.strides) continue;  // itself
-    if (src.owner && phisOfTo.count(src.owner)) {  // read before any phi of `to` is written
+    if (dst.affine) {
+      if (!src.affine || src.strides != dst.strides) throw PhiMismatch{inst};
+      incoming.push_back({llvm::cast<llvm::PHINode>(dst.base), src.base});
+      continue;
+    }
+    if (src.owner == inst && src.base == dst.base && src.strides == dst.strides) continue;  // itself
+    if (src.owner && phisOfTo.count(src.owner)) {
       Tile tmp = newTile(inst->type());
       copyInto(tmp, src);
       src = tmp;
     }
-    copies.push_back({inst.get(), src});
+    copies.push_back({inst, src});
   }
   for (auto& [phi, src] : copies) copyInto(values_.at(phi), src);
   // The copies' loops may have added blocks: the edge ends in the last one.
-  for (auto& [phi, v] : scalars) phi->addIncoming(v, b_.GetInsertBlock());
-  b_.CreateBr(dest);
-  b_.SetInsertPoint(saved);
-  return e;
+  for (auto& [phi, v] : incoming) phi->addIncoming(v, b_.GetInsertBlock());
+  b_.CreateBr(blocks_.at(to));
 }
 
 void Lowering::lowerInstruction(const ir::Instruction& inst) {
