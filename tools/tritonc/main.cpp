@@ -441,8 +441,8 @@ int run(const Options& o, const std::string& source) {
     nvptx::runOnGpu(ptx, fn, grid, bound.args, lo);
   } else if (backend == "cpu") {
     std::unique_ptr<cpu::CpuKernel> k = cpu::CpuKernel::compile(fn);
-    std::fprintf(stderr, "compiled kernel '%s' for the CPU (%s threads): %.1f ms\n", fn.name().c_str(),
-                 std::to_string(cpu::numThreads()).c_str(), k->compileMs());
+    std::fprintf(stderr, "compiled kernel '%s' for the CPU (%d threads, %.1f KiB of tiles per program): %.1f ms\n",
+                 fn.name().c_str(), cpu::numThreads(), double(k->frameBytes()) / 1024, k->compileMs());
     t0 = std::chrono::steady_clock::now();
     k->run(grid, bound.args);
   } else {
