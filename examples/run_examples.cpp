@@ -2,12 +2,13 @@
 // (examples/cases.h) on the best back end present, checks each result against
 // its C++ reference, and prints one line per case. Exits 1 if any case fails.
 //   tritonc-examples [--filter SUBSTR] [--seed N] [--preset test|demo] [--root DIR] [--list]
-//                    [--backend auto|interp|gpu] [--num-stages N] [-O0]
+//                    [--backend auto|interp|cpu|gpu] [--num-stages N] [-O0]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cases.h"
 #include "ir/verifier.h"
 #include "support/diagnostic.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
 #include "runtime/specialize.h"
@@ -28,7 +30,7 @@ using namespace tritonc::examples;
 
 struct Options {
   std::string filter, root = TRITONC_SOURCE_DIR;
-  std::string backend = "auto";  // resolved in main: interp or gpu
+  std::string backend = "auto";  // resolved in main: gpu, cpu or interp
   std::string arch;              // the GPU's, when backend == gpu
   bool optimize = true;
   int numStages = transform::PipelineOptions::kDefaultNumStages;
@@ -44,7 +46,8 @@ const char* const kUsage =
     "  --preset P       problem sizes: test (small, default) or demo (bigger)\n"
     "  --root DIR       repository root holding examples/*.tc (default: the source dir)\n"
     "  --list           print the case names and exit\n"
-    "  --backend B      auto (gpu when a GPU is present, else interp), interp or gpu\n"
+    "  --backend B      auto (gpu when a GPU is present, else cpu when built with it, else interp),\n"
+    "                   interp (checks every access), cpu or gpu\n"
     "  --num-stages N   software-pipelining depth: loads pre-fetched N - 1 iterations ahead (default 3)\n"
     "  -O0              run the IR as generated, without the optimizer\n";
 
@@ -90,6 +93,8 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     else
       runtime::applySpecialization(fn, runtime::factsOf(launch.args));
     std::string ptx;
+    std::unique_ptr<cpu::CpuKernel> native;
+    if (o.backend == "cpu") native = cpu::CpuKernel::compile(kernelOf(*compiled.module));
     if (o.backend == "gpu") {
       nvptx::TargetOptions to;
       to.arch = o.arch;
@@ -109,6 +114,18 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
       nvptx::GpuRunResult r = nvptx::runOnGpu(ptx, kernelOf(*compiled.module), timed.grid, timed.args, lo);
       std::sort(r.timesMs.begin(), r.timesMs.end());
       row.runMs = fixed(r.timesMs[r.timesMs.size() / 2], 4);
+    } else if (o.backend == "cpu") {
+      // One checked launch on the poisoned outputs, then timed launches.
+      native->run(launch.grid, launch.args);
+      Launch timed = launch.clone();
+      std::vector<double> times;
+      for (int rep = 0; rep < 5; ++rep) {
+        t0 = std::chrono::steady_clock::now();
+        native->run(timed.grid, timed.args);
+        times.push_back(msSince(t0));
+      }
+      std::sort(times.begin(), times.end());
+      row.runMs = fixed(times[times.size() / 2], 4);
     } else {
       t0 = std::chrono::steady_clock::now();
       interp::runKernel(kernelOf(*compiled.module), launch.grid, launch.args);
@@ -182,8 +199,8 @@ Options parseOptions(int argc, char** argv, bool& list) {
       o.root = value();
     } else if (a == "--backend") {
       o.backend = value();
-      if (o.backend != "auto" && o.backend != "interp" && o.backend != "gpu")
-        throw std::invalid_argument("unknown back end '" + o.backend + "' (expected auto, interp or gpu)");
+      if (o.backend != "auto" && o.backend != "interp" && o.backend != "cpu" && o.backend != "gpu")
+        throw std::invalid_argument("unknown back end '" + o.backend + "' (expected auto, interp, cpu or gpu)");
     } else if (a == "--num-stages") {
       std::string s = value();
       if (s.size() != 1 || s[0] < '1' || s[0] > '8') throw std::invalid_argument("bad --num-stages '" + s + "' (1 to 8)");
@@ -232,7 +249,11 @@ int main(int argc, char** argv) {
   const uint64_t seed = o.haveSeed ? o.seed : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
-  if (o.backend == "auto") o.backend = arch.empty() ? "interp" : "gpu";
+  if (o.backend == "auto") o.backend = !arch.empty() ? "gpu" : cpu::available() ? "cpu" : "interp";
+  if (o.backend == "cpu" && !cpu::available()) {
+    std::cerr << "tritonc-examples: error: --backend cpu: this build has no CPU back end (it needs LLVM 19)\n";
+    return 1;
+  }
   if (o.backend == "gpu" && arch.empty()) {
     std::cerr << "tritonc-examples: error: --backend gpu: " << noGpu << "\n";
     return 1;
@@ -242,6 +263,9 @@ int main(int argc, char** argv) {
             << ", seed " << seed << "\n";
   if (o.backend == "gpu")
     std::cout << "back end: gpu (" << arch << "); run ms is the median of 10 launches timed with CUDA events\n\n";
+  else if (o.backend == "cpu")
+    std::cout << "back end: cpu (" << cpu::numThreads() << " threads; " << cpu::hostDescription().substr(0, 60)
+              << "...); compile ms includes LLVM; run ms is the median of 5 launches\n\n";
   else
     std::cout << "back end: interp (the reference interpreter; " << (noGpu.empty() ? "chosen" : noGpu)
               << "), so timings are the interpreter's, not those of compiled code\n\n";

@@ -27,7 +27,7 @@ typedef enum {
   TRITONC_ERROR_INVALID_ARGUMENT = 1, /* a NULL pointer, a bad count or option, an argument of the wrong kind */
   TRITONC_ERROR_COMPILE = 2,          /* the source does not compile */
   TRITONC_ERROR_LAUNCH = 3,           /* the run failed (e.g. an out-of-bounds access found by the interpreter) */
-  TRITONC_ERROR_NO_DEVICE = 4,        /* target "gpu" (or sm_XX) without a usable GPU */
+  TRITONC_ERROR_NO_DEVICE = 4,        /* target "gpu" (or sm_XX) without a usable GPU; "cpu" in a build without it */
   TRITONC_ERROR_INTERNAL = 5          /* a bug in tritonc, or out of memory */
 } tritonc_status;
 
@@ -59,7 +59,9 @@ typedef struct {
   size_t num_num_warps;
   const int* num_stages; /* NULL/0: {3}; several: tuned over */
   size_t num_num_stages;
-  const char* target;    /* NULL or "auto" (the GPU when present), "interp", "gpu", "sm_90a", ... */
+  const char* target;    /* NULL or "auto" (the GPU when present, else "cpu" when built with it, else
+                            "interp"), "interp" (checks every access), "cpu" (native code through LLVM),
+                            "gpu", "sm_90a", ... */
   const char* kernel;    /* NULL: the only kernel of the source */
   const char* cache_dir; /* NULL: default per-user cache ($TRITONC_CACHE_DIR, ...); "none": memory only */
   const char* const* tuning_key; /* argument names keying tuning results; NULL: every integer argument */
@@ -115,7 +117,7 @@ tritonc_status tritonc_kernel_param(const tritonc_kernel* k, size_t index, const
 /* The size of the tuning space (1: nothing to tune; 0 for NULL). */
 size_t tritonc_kernel_num_configs(const tritonc_kernel* k);
 
-/* The resolved target: "interp" or "sm_90a", ... (owned by the kernel; "" for NULL). */
+/* The resolved target: "interp", "cpu" or "sm_90a", ... (owned by the kernel; "" for NULL). */
 const char* tritonc_kernel_target(const tritonc_kernel* k);
 
 /* Runs the kernel on `args` (num_args must be its parameter count). The grid

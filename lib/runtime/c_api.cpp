@@ -58,7 +58,7 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 // What a UserError of the constructor means when it has no source location:
 // these messages come from the option checks of runtime::Kernel.
 tritonc_status classifyCreateError(const std::string& what) {
-  if (startsWith(what, "target gpu:")) return TRITONC_ERROR_NO_DEVICE;
+  if (startsWith(what, "target gpu:") || startsWith(what, "target cpu:")) return TRITONC_ERROR_NO_DEVICE;
   static const char* const kOptionErrors[] = {"num_warps",
                                               "num_stages",
                                               "unknown target",
@@ -206,7 +206,7 @@ BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
     fail(TRITONC_ERROR_INVALID_ARGUMENT, "kernel '" + k.name() + "' takes " + std::to_string(params.size()) +
                                              " arguments (" + names + "), " + std::to_string(n) + " given");
   }
-  const bool gpu = k.target() != "interp";
+  const bool gpu = k.onGpu();
   BoundArgs out;
   std::map<std::tuple<void*, size_t, ir::Scalar>, interp::Buffer*> shared;
   for (size_t i = 0; i < n; ++i) {
@@ -292,7 +292,7 @@ runtime::GridFn makeGrid(const int64_t* grid, tritonc_grid_fn fn, void* user) {
 // For GPU targets: fails with NO_DEVICE without a GPU. (CudaDriver::get makes
 // device 0's primary context current on the calling thread.)
 void prepareDevice(const runtime::Kernel& k) {
-  if (k.target() == "interp") return;
+  if (!k.onGpu()) return;
   std::string why;
   nvptx::CudaDriver* d = nvptx::CudaDriver::get(&why);
   if (!d)

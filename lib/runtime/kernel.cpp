@@ -13,6 +13,7 @@
 #include "ir/verifier.h"
 #include "runtime/hash.h"
 #include "runtime/specialize.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
 #include "transform/pass_manager.h"
@@ -105,12 +106,18 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     target_ = nvptx::gpuArch(&why);
     if (target_.empty()) {
       if (opts_.target == "gpu") throw optionError("target gpu: " + why);
-      target_ = "interp";
+      // No GPU: native code on the CPU when this build has the back end;
+      // the interpreter (target "interp") stays the checked debug mode.
+      target_ = cpu::available() ? "cpu" : "interp";
     }
+  } else if (opts_.target == "cpu") {
+    if (!cpu::available())
+      throw optionError("target cpu: this tritonc was built without the CPU back end (it needs LLVM 19)");
+    target_ = "cpu";
   } else if (opts_.target == "interp" || opts_.target.rfind("sm_", 0) == 0) {
     target_ = opts_.target;
   } else {
-    throw optionError("unknown target '" + opts_.target + "' (expected auto, gpu, interp or sm_XX)");
+    throw optionError("unknown target '" + opts_.target + "' (expected auto, gpu, cpu, interp or sm_XX)");
   }
 
   // The parameters and the tuning space: -D lists are known before
@@ -201,14 +208,20 @@ static std::string describeOptions(const KernelOptions& o) {
   return s + "\nkernel " + o.kernel + "\ntf32 " + (o.allowTf32 ? "1" : "0") + "\n";
 }
 
+// The target in keys: CPU code is valid for the host CPU it was compiled for
+// (its features), which a cache directory shared between machines must tell.
+static std::string targetKey(const std::string& target) {
+  return target == "cpu" ? "cpu " + cpu::hostDescription() : target;
+}
+
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
-  return std::string("compiled\n") + compilerVersion() + "\ntarget " + target_ + "\nconfig " + c.text() +
+  return std::string("compiled\n") + compilerVersion() + "\ntarget " + targetKey(target_) + "\nconfig " + c.text() +
          "\nspecialization " + specialization + "\n" + describeOptions(opts_) + "file " + opts_.filename +
          "\nsource\n" + source_;
 }
 
 std::string Kernel::tuningRecordKey(const std::string& tuningKey) const {
-  std::string key = std::string("tuned\n") + compilerVersion() + "\ntarget " + target_ + "\nkey " + tuningKey + "\n" +
+  std::string key = std::string("tuned\n") + compilerVersion() + "\ntarget " + targetKey(target_) + "\nkey " + tuningKey + "\n" +
                     describeOptions(opts_) + "source\n" + source_;
   return key;
 }
@@ -258,10 +271,12 @@ std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::
   auto out = std::make_shared<CompiledKernel>();
   out->config = config;
   out->key = *key;
-  bool gpu = target_ != "interp";
+  bool gpu = onGpu();
   // The disk entry: "ir <bytes>\n", the optimized IR, "sig <n>\n" and a line
   // "<name> <type>" per parameter, then the PTX. A GPU hit reads the
-  // signature and the PTX only: parsing the IR would cost a millisecond.
+  // signature and the PTX only: parsing the IR would cost a millisecond. A
+  // CPU hit parses the IR and compiles it again (loadOnCpu): the machine
+  // code is not cached yet.
   if (disk_) {
     std::string why;
     if (std::optional<std::string> payload = disk_->load(*key, &why)) {
@@ -319,7 +334,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   auto out = std::make_shared<CompiledKernel>();
   out->config = config;
   out->key = key;
-  bool gpu = target_ != "interp";
+  bool gpu = onGpu();
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
   ir::Function* fn = r.module->function(name_);
@@ -334,6 +349,8 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
     to.numWarps = config.numWarps;
     to.allowTf32 = opts_.allowTf32;
     out->ptx = nvptx::emitPtx(*r.module, to);
+  } else if (target_ == "cpu") {
+    out->cpu = cpu::CpuKernel::compile(*fn);
   }
   for (auto& a : fn->arguments()) out->signature.push_back({a->name(), a->type()});
   out->module = std::move(r.module);
@@ -400,13 +417,21 @@ void loadOnGpu(CompiledKernel& k, const std::string& name) {
   k.cubin.clear();  // loaded: no longer needed
 }
 
+void loadOnCpu(CompiledKernel& k) {
+  if (k.cpu) return;
+  if (!k.function) throw InternalError("a CPU kernel without its IR");
+  k.cpu = cpu::CpuKernel::compile(*k.function);
+}
+
 std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                                int repeats, void* stream) {
   std::vector<float> times;
-  if (target_ == "interp") {
+  if (!onGpu()) {
+    if (target_ == "cpu") loadOnCpu(k);
     for (int rep = 0; rep < std::max(repeats, 1); ++rep) {
       auto t0 = std::chrono::steady_clock::now();
-      interp::runKernel(*k.function, grid, args);
+      if (target_ == "cpu") k.cpu->run(grid, args);
+      else interp::runKernel(*k.function, grid, args);
       times.push_back(float(msSince(t0)));
     }
     if (repeats <= 0) times.clear();
@@ -445,7 +470,8 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
   const Config& config = space_[space_.size() == 1 ? 0 : tune(args, grid, false, stream).bestIndex];
   std::shared_ptr<CompiledKernel> k = compile(config, args);
   checkSignature(*k);
-  if (target_ != "interp") loadOnGpu(*k, name_);  // launch(p, ...) runs outside the lock
+  if (onGpu()) loadOnGpu(*k, name_);  // launch(p, ...) runs outside the lock
+  if (target_ == "cpu") loadOnCpu(*k);
   PreparedLaunch p{&config, k.get()};  // compiled_ keeps k for the kernel's life
   LaunchMemo::Shape shape;
   LaunchMemo::shapeOf(args, keyed_, shape);
@@ -459,6 +485,10 @@ void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg
     // Interpreted runs stay serialized, as every launch was before the memo.
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     run(*p.compiled, args, grid, 0, stream);
+    return;
+  }
+  if (target_ == "cpu") {  // prepare() compiled it; CpuKernel::run is thread-safe
+    p.compiled->cpu->run(grid, args);
     return;
   }
   bool allDevice = std::all_of(args.begin(), args.end(),

@@ -21,6 +21,9 @@
 namespace tritonc::nvptx {
 class GpuKernel;
 }
+namespace tritonc::cpu {
+class CpuKernel;
+}
 
 namespace tritonc::runtime {
 
@@ -50,7 +53,7 @@ struct KernelOptions {
   std::vector<lang::Define> defines;   // -D; NAME=[a, b] is a tuning parameter
   std::vector<int> numWarps = {4};     // several values: tuned over
   std::vector<int> numStages = {3};    // several values: tuned over
-  std::string target = "auto";         // auto (the GPU when present), interp, sm_80, sm_90a, ...
+  std::string target = "auto";         // auto (the GPU when present, else cpu when built, else interp), interp, cpu, gpu, sm_80, sm_90a, ...
   std::string kernel;                  // the __global__ function to run (empty: the only one)
   // Arguments whose values key the tuning results; empty: every integer argument.
   std::vector<std::string> tuningKey;
@@ -84,6 +87,7 @@ struct CompiledKernel {
   std::string cubin;                   // the PTX assembled by ptxas (the tuner), or empty
   std::vector<Param> signature;        // the compiled function's parameters
   std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
+  std::unique_ptr<cpu::CpuKernel> cpu;    // the CPU target's code (JIT-compiled from `module`)
   double compileMs = 0;                // 0 for a cache hit
   std::string origin;                  // "compiled", "disk" or "memory"
   ~CompiledKernel();
@@ -114,6 +118,9 @@ struct CacheStats {
 // Loads the PTX of `k` into the GPU (the driver's compiler runs) unless it
 // is loaded already. Touches `k` only: the tuner loads on several threads.
 void loadOnGpu(CompiledKernel& k, const std::string& name);
+// JIT-compiles the optimized IR of `k` for the CPU unless it is compiled
+// already (a disk hit holds the IR only). Touches `k` only.
+void loadOnCpu(CompiledKernel& k);
 
 class Kernel {
  public:
@@ -124,7 +131,8 @@ class Kernel {
 
   const std::vector<Param>& params() const { return params_; }
   const std::vector<Config>& space() const { return space_; }
-  const std::string& target() const { return target_; }  // resolved: "interp" or "sm_XX"
+  const std::string& target() const { return target_; }  // resolved: "interp", "cpu" or "sm_XX"
+  bool onGpu() const { return target_.rfind("sm_", 0) == 0; }
   const std::string& name() const { return name_; }
   const KernelOptions& options() const { return opts_; }
 

@@ -126,7 +126,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
   std::vector<std::string> keys(n), tritonIr(n);
   std::vector<bool> built(n, false);
   for (size_t i = 0; i < n; ++i) code[i] = cached(space_[i], specialization, &keys[i]);
-  const bool gpu = target_ != "interp";
+  const bool gpu = onGpu();
   std::atomic<size_t> next{0};
   std::string internal;  // an InternalError on a worker: rethrown here
   std::mutex internalMutex;
@@ -142,6 +142,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
         // module at a time), then a load that compiles nothing.
         if (gpu && !code[i]->gpu && code[i]->cubin.empty()) code[i]->cubin = nvptx::assembleCubin(code[i]->ptx, target_);
         if (gpu) loadOnGpu(*code[i], name_);
+        if (target_ == "cpu") loadOnCpu(*code[i]);  // a disk hit: compile here, in parallel
       } catch (const InternalError& e) {
         std::lock_guard<std::mutex> g(internalMutex);
         internal = e.what();

@@ -136,6 +136,31 @@ def test_dot_numpy_all_variants(ta, tb):
     np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+def cpu_kernel(src, outputs=()):
+    """A kernel for the CPU back end, or a skip where tritonc was built without it."""
+    k = tritonc.kernel(src, outputs, target="cpu")
+    try:
+        k(np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32), 1, grid=(1,), BLOCK=16,
+          TYPE="float")
+    except tritonc.Error as e:
+        if "built without the CPU back end" in str(e):
+            pytest.skip(str(e))
+        raise
+    return k
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_cpu_target_tunes_and_matches_numpy(dtype):
+    n = int(rng.integers(1000, 100000))
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    c = np.full(n, np.nan, dtype=dtype)
+    add = cpu_kernel(ADD, ["c"])
+    out = add(a, b, c, n, grid=grid_for(n), BLOCK=[128, 1024], TYPE=dtype)
+    assert out is c
+    np.testing.assert_array_equal(c, (a.astype(np.float32) + b.astype(np.float32)).astype(dtype))
+
+
 def test_errors_are_clear():
     add = tritonc.kernel(ADD, ["c"])
     a = np.zeros(64, np.float32)

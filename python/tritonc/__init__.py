@@ -190,7 +190,7 @@ class kernel(_tritonc.Launcher):
         self.cache_dir = cache_dir
         self.verbose = verbose
         self.filename = filename
-        self.target = target  # "auto" (the GPU for device tensors, else the best present), "interp", "gpu"
+        self.target = target  # "auto" (the GPU for device tensors, else the best present), "interp", "cpu", "gpu"
         self._compiled = {}
         self._by_call = {}  # (macro items as given, on device) -> compiled kernel: the launch path
 

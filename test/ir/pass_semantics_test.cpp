@@ -9,6 +9,10 @@
 // Kernels: the cases of test/ir/cases with LAUNCH: lines, and a few example
 // kernels (examples/*.tc) with the inputs and sizes of their test preset.
 //
+// The CPU back end (when built) runs the default pipeline's result too, on
+// one thread in the interpreter's program order, and must write the same
+// bytes as the interpreter (NaNs: any NaN).
+//
 // LAUNCH: grid=X[,Y[,Z]] then one NAME=VALUE per kernel parameter:
 //   in:N[:LO:HI]  a buffer of N elements of the pointee type, uniform in
 //                 [LO, HI) (floats: [-1, 1), integers: [-100, 100) unless given)
@@ -28,6 +32,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir_case_file.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
 #include "runtime/specialize.h"
 #include "transform/pass_manager.h"
@@ -180,8 +185,9 @@ double toleranceOf(ir::Scalar k) {
 }
 
 // "" when `got` matches `ref` (bit for bit, or within the tolerance when
-// `exact` is false); otherwise the first differences.
-std::string compareBuffers(const ex::Launch& ref, const ex::Launch& got, bool exact) {
+// `exact` is false; with `anyNan`, a NaN matches any NaN); otherwise the
+// first differences.
+std::string compareBuffers(const ex::Launch& ref, const ex::Launch& got, bool exact, bool anyNan = false) {
   std::string out;
   for (size_t k = 0; k < ref.buffers.size(); ++k) {
     const interp::Buffer& a = *ref.buffers[k];
@@ -202,6 +208,7 @@ std::string compareBuffers(const ex::Launch& ref, const ex::Launch& got, bool ex
       // Within the tolerance, but never +0 for -0: no rewrite may flip a sign.
       bool signFlip = x == 0 && y == 0 && std::signbit(x) != std::signbit(y);
       if (!exact && !signFlip && ((std::isnan(x) && std::isnan(y)) || std::fabs(x - y) <= tol)) continue;
+      if (anyNan && std::isnan(x) && std::isnan(y)) continue;
       ++bad;
       if (shown++ < 5) {
         char line[200];
@@ -318,6 +325,20 @@ TEST_P(PassSemantics, SameResults) {
       std::string diff = compareBuffers(*ref, *got, exact);
       EXPECT_EQ(diff, "") << "after passes=" << list << " the results differ"
                           << (exact ? " (bit for bit)" : "") << ":\n" << diff << ir::printModule(*m);
+      if (cpu::available() && v.passes == "default" && v.stages == defaultStages && v.gpuTarget.empty()) {
+        ex::Launch onCpu = base.clone();
+        try {
+          cpu::RunOptions one;
+          one.threads = 1;
+          cpu::CpuKernel::compile(kernelOf(*m))->run(onCpu.grid, onCpu.args, one);
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "on the CPU after the default pipeline: " << e.what();
+          continue;
+        }
+        diff = compareBuffers(*got, onCpu, true, true);
+        EXPECT_EQ(diff, "") << "on the CPU after the default pipeline, the results differ from the interpreter's:\n"
+                            << diff << ir::printModule(*m);
+      }
     }
   }
 }

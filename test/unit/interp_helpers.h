@@ -1,8 +1,10 @@
 // Helpers for the interpreter tests: a kernel under construction, host
-// buffers of C++ values, poisoning, and seeded randomness.
+// buffers of C++ values, poisoning, and seeded randomness. Kernel::run also
+// checks the CPU back end against the interpreter, bit for bit.
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 #include "ir/builder.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
 
 namespace interp_test {
@@ -54,12 +57,47 @@ struct Kernel {
   ir::Value* at(ir::Value* base, int64_t index) { return b.gep(base, b.i32(index)); }
   ir::Value* f32(double v) { return module.constFloat(Scalar::F32, v); }
 
-  // Checks the kernel with the project's verifier, then interprets it.
+  // Checks the kernel with the project's verifier, then interprets it. When
+  // the interpreter succeeds (so every access was in bounds), the CPU back
+  // end (when built) runs the kernel too, from the same inputs, on one
+  // thread in the interpreter's program order, and must write the same bytes.
   void run(interp::Grid grid, const std::vector<interp::KernelArg>& args, const interp::RunOptions& options = {}) {
     const std::string problems = ir::verifyFunction(*fn);
     if (!problems.empty())
       throw std::logic_error("test kernel is not valid IR:\n" + problems + "\n" + ir::printFunction(*fn));
+    const bool alsoOnCpu = cpu::available() && !module.isGpu() && options.checkMultipleOf &&
+                           options.maxStepsPerProgram == interp::RunOptions{}.maxStepsPerProgram;
+    std::vector<std::pair<interp::Buffer*, interp::Buffer>> inputs;  // each buffer once, as it was
+    if (alsoOnCpu)
+      for (const interp::KernelArg& a : args)
+        if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer) {
+          bool seen = false;
+          for (auto& [b, copy] : inputs) seen = seen || b == a.buffer;
+          if (!seen) inputs.push_back({a.buffer, *a.buffer});
+        }
     interp::runKernel(*fn, grid, args, options);
+    if (!alsoOnCpu) return;
+    std::vector<interp::KernelArg> cpuArgs = args;
+    for (interp::KernelArg& a : cpuArgs)
+      for (auto& [b, copy] : inputs)
+        if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer == b) a.buffer = &copy;
+    cpu::RunOptions one;
+    one.threads = 1;
+    cpu::CpuKernel::compile(*fn)->run(grid, cpuArgs, one);
+    for (auto& [b, copy] : inputs) {
+      const int size = ir::byteSize(b->elem);
+      for (size_t i = 0; i < b->data.size(); i += size_t(size)) {
+        if (std::memcmp(b->data.data() + i, copy.data.data() + i, size_t(size)) == 0) continue;
+        // NaNs match whatever their sign and payload (which constant folding may choose).
+        if (ir::isFloatKind(b->elem) && std::isnan(interp::readElement(copy, int64_t(i) / size)) &&
+            std::isnan(interp::readElement(*b, int64_t(i) / size)))
+          continue;
+        ADD_FAILURE() << "the CPU back end wrote " << b->name << "[" << i / size_t(size) << "] = "
+                      << interp::readElement(copy, int64_t(i) / size) << ", the interpreter "
+                      << interp::readElement(*b, int64_t(i) / size) << "\n" << ir::printFunction(*fn);
+        break;
+      }
+    }
   }
 };
 

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "ir/printer.h"
+#include "target/cpu/cpu_backend.h"
 
 using namespace tritonc;
 using runtime::Config;
@@ -545,3 +546,35 @@ TEST(RuntimeKernel, BadOptionsAndArgumentsAreClearErrors) {
 }
 
 }  // namespace
+
+// Target "cpu": compiled to native code, kept in memory and on disk (a disk
+// hit compiles the cached IR again), tuned on the CPU, and keyed by the
+// host's CPU description so that another CPU never loads the code.
+TEST(RuntimeKernel, CpuTargetCompilesCachesAndTunes) {
+  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end";
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  KernelOptions o = interpOptions(dir.path(), {{"BLOCK", "[16, 64]"}});
+  o.target = "cpu";
+  {
+    Kernel k(kScale, o);
+    EXPECT_EQ(k.target(), "cpu");
+    EXPECT_FALSE(k.onGpu());
+    expectScaleWorks(k, 1024, rng);
+    expectScaleWorks(k, 1024, rng);
+    runtime::CacheStats s = k.stats();
+    EXPECT_EQ(s.compiles, 2);  // both configurations, for tuning
+    auto x = randomBuffer(64, rng);
+    std::shared_ptr<runtime::CompiledKernel> c =
+        k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)});
+    ASSERT_TRUE(c->cpu);
+    EXPECT_NE(c->key.find("target cpu " + cpu::hostDescription()), std::string::npos);
+  }
+  {
+    Kernel k(kScale, o);  // a new process would see this: everything from disk
+    expectScaleWorks(k, 1024, rng);
+    runtime::CacheStats s = k.stats();
+    EXPECT_EQ(s.compiles, 0);
+    EXPECT_EQ(s.diskHits, 1);
+  }
+}

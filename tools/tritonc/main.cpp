@@ -1,6 +1,6 @@
 // tritonc: the command line.
 //   tritonc emit KERNEL.tc [-DNAME=VALUE]... --stage ast|ir [--locations]
-//   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend interp]
+//   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp]
 //                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
 //   tritonc tune KERNEL.tc -DTM=[32,64] ... --grid M/TM,N/TN --arg NAME=SPEC...
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
@@ -21,6 +21,7 @@
 #include "grid_expr.h"
 #include "launch_args.h"
 #include "runtime/kernel.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
@@ -34,12 +35,14 @@ using namespace tritonc;
 
 const char* const kUsage =
     "usage:\n"
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|report [--locations] [--json]\n"
+    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report [--locations] [--json]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
     "               [--arg NAME=INT]...  (gpu-ir/ptx: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
-    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present)\n"
+    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
+    "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
+    "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
+    "               interp checks every memory access)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
     "               with a tuning space (lists), the kernel is tuned first (results are cached)\n"
     "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
@@ -306,6 +309,15 @@ int emit(const Options& o, const std::string& source) {
     std::cout << ir::printModule(*m, po);
     return 0;
   }
+  if (o.stage == "llvm") {
+    // The CPU back end's optimized LLVM IR, for the launch facts of emit.
+    std::unique_ptr<ir::Module> m = loadModule(o, source);
+    if (o.specialize)
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
+    transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
+    for (auto& f : m->functions()) std::cout << cpu::emitLlvmIr(*f);
+    return 0;
+  }
   if (o.stage == "ptx" || o.stage == "gpu-ir") {
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     transform::PipelineOptions popts = pipelineOptions(o);
@@ -351,8 +363,8 @@ int emit(const Options& o, const std::string& source) {
     std::cout << (o.json ? runtime::reportJson(r) : runtime::renderReport(r, source));
     return 0;
   }
-  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx|report");
-  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir, ptx or report)");
+  if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report");
+  throw UsageError("unknown stage '" + o.stage + "' (expected ast, ir, opt-ir, gpu-ir, ptx, llvm or report)");
 }
 
 // Whether `run` must tune first: a tuning space in the options or the source.
@@ -367,14 +379,17 @@ bool hasTuningSpace(const Options& o, const std::string& source) {
 // kernel object (tuner, caches).
 int runTuned(const Options& o, const std::string& source) {
   if (endsWith(o.file, ".tir")) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
-  if (o.backend != "" && o.backend != "gpu" && o.backend != "interp")
-    throw UsageError("unknown back end '" + o.backend + "' (available: interp, gpu)");
+  if (o.backend != "" && o.backend != "gpu" && o.backend != "cpu" && o.backend != "interp")
+    throw UsageError("unknown back end '" + o.backend + "' (available: interp, cpu, gpu)");
   runtime::KernelOptions ko;
   ko.filename = o.file;
   ko.defines = o.compile.defines;
   ko.numWarps = o.numWarpsList;
   ko.numStages = o.numStagesList;
-  ko.target = o.backend == "interp" ? "interp" : !o.target.empty() ? o.target : o.backend == "gpu" ? "gpu" : "auto";
+  ko.target = o.backend == "interp" || o.backend == "cpu" ? o.backend
+              : !o.target.empty()                          ? o.target
+              : o.backend == "gpu"                         ? "gpu"
+                                                           : "auto";
   ko.kernel = o.kernel;
   ko.cacheDir = o.cacheDir;
   ko.allowTf32 = o.allowTf32;
@@ -420,9 +435,9 @@ int run(const Options& o, const std::string& source) {
   std::string backend = o.backend;
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
-  if (backend.empty()) backend = arch.empty() ? "interp" : "gpu";
-  if (backend != "interp" && backend != "gpu")
-    throw UsageError("unknown back end '" + backend + "' (available: interp, gpu)");
+  if (backend.empty()) backend = !arch.empty() ? "gpu" : cpu::available() ? "cpu" : "interp";
+  if (backend != "interp" && backend != "gpu" && backend != "cpu")
+    throw UsageError("unknown back end '" + backend + "' (available: interp, cpu, gpu)");
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
   interp::Grid grid = parseGrid(o);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
@@ -447,6 +462,12 @@ int run(const Options& o, const std::string& source) {
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;
     nvptx::runOnGpu(ptx, fn, grid, bound.args, lo);
+  } else if (backend == "cpu") {
+    std::unique_ptr<cpu::CpuKernel> k = cpu::CpuKernel::compile(fn);
+    std::fprintf(stderr, "compiled kernel '%s' for the CPU (%d threads, %.1f KiB of tiles per program): %.1f ms\n",
+                 fn.name().c_str(), cpu::numThreads(), double(k->frameBytes()) / 1024, k->compileMs());
+    t0 = std::chrono::steady_clock::now();
+    k->run(grid, bound.args);
   } else {
     interp::runKernel(fn, grid, bound.args);
   }

@@ -1,0 +1,306 @@
+// The element semantics of Triton-IR in LLVM IR: the interpreter's
+// scalar_ops.h and elementwise_exec.cpp, one element at a time. Every
+// function here works on SSA values (scalars, or one element inside a loop).
+//
+// Rounding: the interpreter computes in double and rounds once to the
+// result's kind. For + - * / sqrt of f32 operands the f32 instruction gives
+// the same result; for f16/bf16 the f32 result rounded to 16 bits does too
+// (f32 has more than twice their precision plus two bits, so the double
+// rounding is innocuous). Transcendental functions are computed in double
+// by libm, like the interpreter, and a double is narrowed to f16/bf16 with
+// one correct rounding through round-to-odd f32 (see roundF64).
+#include <llvm/IR/Intrinsics.h>
+
+#include "target/cpu/lowering.h"
+#include "target/interp/scalar_ops.h"
+
+namespace tritonc::cpu::detail {
+
+using ir::Scalar;
+
+llvm::Type* Lowering::valueType(Scalar k) {
+  switch (k) {
+    case Scalar::I1: return b_.getInt1Ty();
+    case Scalar::I8: return b_.getInt8Ty();
+    case Scalar::I16: return b_.getInt16Ty();
+    case Scalar::I32: return b_.getInt32Ty();
+    case Scalar::I64: return b_.getInt64Ty();
+    case Scalar::F16: return b_.getHalfTy();
+    case Scalar::BF16: return b_.getInt16Ty();  // its bits: conversions are ours (see bf16FromF32)
+    case Scalar::F32: return b_.getFloatTy();
+    case Scalar::F64: return b_.getDoubleTy();
+    case Scalar::Ptr: return b_.getPtrTy();
+    case Scalar::Void: break;
+  }
+  throw InternalError("no LLVM type for void");
+}
+
+llvm::Type* Lowering::storageType(Scalar k) { return k == Scalar::I1 ? b_.getInt8Ty() : valueType(k); }
+
+llvm::Type* Lowering::computeType(Scalar k) {
+  return k == Scalar::F16 || k == Scalar::BF16 ? b_.getFloatTy() : valueType(k);
+}
+
+llvm::Value* Lowering::constant(const ir::Constant& c) {
+  const Scalar k = c.type().kind;
+  if (ir::isFloatKind(k)) {
+    const double v = interp::detail::roundTo(k, c.f);  // as the interpreter holds it
+    if (k == Scalar::F16) return llvm::ConstantFP::get(b_.getHalfTy(), llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, doubleToHalf(v))));
+    if (k == Scalar::BF16) return b_.getInt16(doubleToBf16(v));
+    return llvm::ConstantFP::get(valueType(k), v);
+  }
+  if (k == Scalar::Ptr) return llvm::ConstantExpr::getIntToPtr(b_.getInt64(uint64_t(c.i)), b_.getPtrTy());
+  return llvm::ConstantInt::get(valueType(k), uint64_t(ir::wrapInt(k, c.i)), /*isSigned=*/true);
+}
+
+llvm::Value* Lowering::zero(Scalar k) { return llvm::Constant::getNullValue(valueType(k)); }
+
+namespace {
+
+// f32 -> bf16 bits, round to nearest even; a NaN stays a quiet NaN with its
+// sign and top payload bits (as support/float16.cpp).
+llvm::Value* bf16FromF32(llvm::IRBuilder<>& b, llvm::Value* f) {
+  llvm::Value* u = b.CreateBitCast(f, b.getInt32Ty());
+  llvm::Value* lsb = b.CreateAnd(b.CreateLShr(u, 16), 1);
+  llvm::Value* rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(u, b.getInt32(0x7fff)), lsb), 16);
+  llvm::Value* isNan = b.CreateICmpUGT(b.CreateAnd(u, 0x7fffffff), b.getInt32(0x7f800000));
+  llvm::Value* quiet = b.CreateOr(b.CreateLShr(u, 16), 0x40);
+  return b.CreateTrunc(b.CreateSelect(isNan, quiet, rounded), b.getInt16Ty());
+}
+
+// double -> float rounded to odd: truncate toward zero, and set the last bit
+// when inexact. Rounding that to any format with at most 22 fraction bits
+// (f16, bf16) equals rounding the double directly.
+llvm::Value* roundToOddF32(llvm::IRBuilder<>& b, llvm::Value* d) {
+  llvm::Value* t = b.CreateFPTrunc(d, b.getFloatTy());
+  llvm::Value* back = b.CreateFPExt(t, b.getDoubleTy());
+  llvm::Value* keep = b.CreateOr(b.CreateFCmpOEQ(back, d), b.CreateFCmpUNO(d, d));
+  llvm::Function* fabs = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), llvm::Intrinsic::fabs,
+                                                         {b.getDoubleTy()});
+  llvm::Value* over = b.CreateFCmpOGT(b.CreateCall(fabs, {back}), b.CreateCall(fabs, {d}));
+  llvm::Value* bits = b.CreateBitCast(t, b.getInt32Ty());
+  bits = b.CreateSelect(over, b.CreateSub(bits, b.getInt32(1)), bits);  // one step toward zero
+  llvm::Value* odd = b.CreateBitCast(b.CreateOr(bits, 1), b.getFloatTy());
+  return b.CreateSelect(keep, t, odd);
+}
+
+llvm::Value* callIntrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value*> args,
+                           llvm::ArrayRef<llvm::Type*> types) {
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(b.GetInsertBlock()->getModule(), id, types);
+  return b.CreateCall(f, args);
+}
+
+}  // namespace
+
+llvm::Value* Lowering::toCompute(Scalar k, llvm::Value* v) {
+  if (k == Scalar::F16) return b_.CreateFPExt(v, b_.getFloatTy());
+  if (k == Scalar::BF16) return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+  return v;
+}
+
+llvm::Value* Lowering::fromCompute(Scalar k, llvm::Value* v) {
+  if (k == Scalar::F16) return b_.CreateFPTrunc(v, b_.getHalfTy());
+  if (k == Scalar::BF16) return bf16FromF32(b_, v);
+  return v;
+}
+
+llvm::Value* Lowering::roundF64(Scalar k, llvm::Value* d) {
+  switch (k) {
+    case Scalar::F64: return d;
+    case Scalar::F32: return b_.CreateFPTrunc(d, b_.getFloatTy());
+    case Scalar::F16: return b_.CreateFPTrunc(roundToOddF32(b_, d), b_.getHalfTy());
+    case Scalar::BF16: return bf16FromF32(b_, roundToOddF32(b_, d));
+    default: throw InternalError(std::string("roundF64 to ") + ir::scalarName(k));
+  }
+}
+
+llvm::FunctionCallee Lowering::libm(const char* name, llvm::Type* t) {
+  llvm::FunctionCallee f = mod_.getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->setDoesNotAccessMemory();  // errno aside, which nothing here reads
+  }
+  return f;
+}
+
+llvm::FunctionCallee Lowering::helper(const char* name, llvm::FunctionType* t) {
+  llvm::FunctionCallee f = mod_.getOrInsertFunction(name, t);
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->setDoesNotAccessMemory();
+  }
+  return f;
+}
+
+llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Value* b, int errorCode) {
+  using Op = ir::Opcode;
+  if (ir::isFloatKind(k)) {
+    llvm::Value* x = toCompute(k, a);
+    llvm::Value* y = toCompute(k, b);
+    llvm::Value* r = nullptr;
+    switch (op) {
+      case Op::Add: r = b_.CreateFAdd(x, y); break;
+      case Op::Sub: r = b_.CreateFSub(x, y); break;
+      case Op::Mul: r = b_.CreateFMul(x, y); break;
+      case Op::Div: r = b_.CreateFDiv(x, y); break;
+      case Op::Rem: r = b_.CreateFRem(x, y); break;  // fmod: exact
+      // IEEE maximum/minimum: NaN propagates, -0 < +0 (scalar_ops.h floatMax).
+      case Op::Max: r = callIntrinsic(b_, llvm::Intrinsic::maximum, {x, y}, {x->getType()}); break;
+      case Op::Min: r = callIntrinsic(b_, llvm::Intrinsic::minimum, {x, y}, {x->getType()}); break;
+      default: throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
+    }
+    return fromCompute(k, r);
+  }
+  const bool isBool = k == Scalar::I1;
+  const unsigned width = unsigned(ir::bitWidth(k));
+  switch (op) {
+    case Op::Add: return b_.CreateAdd(a, b);
+    case Op::Sub: return b_.CreateSub(a, b);
+    case Op::Mul: return b_.CreateMul(a, b);
+    case Op::And: return b_.CreateAnd(a, b);
+    case Op::Or: return b_.CreateOr(a, b);
+    case Op::Xor: return b_.CreateXor(a, b);
+    // Shift amounts modulo the width (on i1, always 0).
+    case Op::Shl: return b_.CreateShl(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
+    case Op::Shr: return b_.CreateAShr(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
+    // i1 holds 0 or 1 in the interpreter: unsigned order.
+    case Op::Max: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {a, b}, {a->getType()});
+    case Op::Min: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {a, b}, {a->getType()});
+    case Op::Div:
+    case Op::Rem: {
+      // x / 0 is an error; x / -1 is negation (wrapping at the minimum) and
+      // x % -1 is 0, which the hardware would trap on: neither reaches sdiv.
+      llvm::Value* isZero = b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0));
+      llvm::Value* isMinusOne = b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(b->getType(), -1));
+      if (errorCode > 0) {
+        llvm::Value* old = b_.CreateLoad(b_.getInt32Ty(), status_);
+        b_.CreateStore(b_.CreateSelect(isZero, b_.getInt32(uint32_t(errorCode)), old), status_);
+      }
+      llvm::Value* safe = b_.CreateSelect(b_.CreateOr(isZero, isMinusOne), llvm::ConstantInt::get(b->getType(), 1), b);
+      if (op == Op::Div)
+        return b_.CreateSelect(isMinusOne, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a), b_.CreateSDiv(a, safe));
+      return b_.CreateSelect(isMinusOne, llvm::ConstantInt::get(a->getType(), 0), b_.CreateSRem(a, safe));
+    }
+    default: break;
+  }
+  throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
+}
+
+llvm::Value* Lowering::unary(ir::Opcode op, Scalar k, llvm::Value* a) {
+  using Op = ir::Opcode;
+  if (!ir::isFloatKind(k)) {
+    switch (op) {
+      case Op::Neg: return b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a);
+      case Op::Abs:
+        if (k == Scalar::I1) return a;  // 0 or 1
+        return callIntrinsic(b_, llvm::Intrinsic::abs, {a, b_.getFalse()}, {a->getType()});  // abs(min) wraps
+      case Op::Not: return b_.CreateNot(a);
+      default: throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
+    }
+  }
+  llvm::Value* x = toCompute(k, a);
+  llvm::Type* ct = x->getType();
+  switch (op) {
+    case Op::Neg: return fromCompute(k, b_.CreateFNeg(x));
+    case Op::Abs: return fromCompute(k, callIntrinsic(b_, llvm::Intrinsic::fabs, {x}, {ct}));
+    case Op::Floor: return fromCompute(k, callIntrinsic(b_, llvm::Intrinsic::floor, {x}, {ct}));
+    case Op::Ceil: return fromCompute(k, callIntrinsic(b_, llvm::Intrinsic::ceil, {x}, {ct}));
+    case Op::Sqrt: return fromCompute(k, callIntrinsic(b_, llvm::Intrinsic::sqrt, {x}, {ct}));
+    default: break;
+  }
+  // In double, as the interpreter, then rounded once.
+  llvm::Value* d = k == Scalar::F64 ? x : b_.CreateFPExt(x, b_.getDoubleTy());
+  llvm::Type* dt = b_.getDoubleTy();
+  llvm::Value* r = nullptr;
+  switch (op) {
+    case Op::Exp: r = b_.CreateCall(libm("exp", dt), {d}); break;
+    case Op::Log: r = b_.CreateCall(libm("log", dt), {d}); break;
+    case Op::Sin: r = b_.CreateCall(libm("sin", dt), {d}); break;
+    case Op::Cos: r = b_.CreateCall(libm("cos", dt), {d}); break;
+    case Op::Tanh: r = b_.CreateCall(libm("tanh", dt), {d}); break;
+    case Op::Rsqrt:
+      r = b_.CreateFDiv(llvm::ConstantFP::get(dt, 1.0), callIntrinsic(b_, llvm::Intrinsic::sqrt, {d}, {dt}));
+      break;
+    default: throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
+  }
+  return roundF64(k, r);
+}
+
+llvm::Value* Lowering::compare(ir::CmpPred p, Scalar k, llvm::Value* a, llvm::Value* b) {
+  using P = ir::CmpPred;
+  if (ir::isFloatKind(k)) {
+    llvm::Value* x = toCompute(k, a);
+    llvm::Value* y = toCompute(k, b);
+    switch (p) {
+      case P::Eq: return b_.CreateFCmpOEQ(x, y);
+      case P::Ne: return b_.CreateFCmpUNE(x, y);  // true on NaN
+      case P::Lt: return b_.CreateFCmpOLT(x, y);
+      case P::Le: return b_.CreateFCmpOLE(x, y);
+      case P::Gt: return b_.CreateFCmpOGT(x, y);
+      case P::Ge: return b_.CreateFCmpOGE(x, y);
+    }
+  }
+  const bool u = k == Scalar::I1 || k == Scalar::Ptr;  // i1: 0 < 1
+  switch (p) {
+    case P::Eq: return b_.CreateICmpEQ(a, b);
+    case P::Ne: return b_.CreateICmpNE(a, b);
+    case P::Lt: return u ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case P::Le: return u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case P::Gt: return u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case P::Ge: return u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+  }
+  throw InternalError("bad comparison predicate");
+}
+
+llvm::Value* Lowering::convert(Scalar from, Scalar to, llvm::Value* v) {
+  if (from == to) return v;
+  const bool fromFloat = ir::isFloatKind(from), toFloat = ir::isFloatKind(to);
+  if (to == Scalar::I1) {  // `!= 0`; NaN is not 0
+    if (fromFloat) return b_.CreateFCmpUNE(toCompute(from, v), llvm::ConstantFP::get(computeType(from), 0.0));
+    if (from == Scalar::Ptr) v = b_.CreatePtrToInt(v, b_.getInt64Ty());
+    return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  }
+  if (fromFloat && toFloat) {
+    if (from == Scalar::F64) return roundF64(to, v);
+    llvm::Value* x = toCompute(from, v);  // f32, exact
+    if (to == Scalar::F64) return b_.CreateFPExt(x, b_.getDoubleTy());
+    if (to == Scalar::F32) return x;
+    return fromCompute(to, x);
+  }
+  if (fromFloat) {  // truncate toward zero, saturate, NaN -> 0
+    llvm::Value* x = toCompute(from, v);
+    return callIntrinsic(b_, llvm::Intrinsic::fptosi_sat, {x}, {valueType(to), x->getType()});
+  }
+  if (toFloat) {
+    const bool u = from == Scalar::I1;
+    if (from == Scalar::Ptr) v = b_.CreatePtrToInt(v, b_.getInt64Ty());
+    auto toFp = [&](llvm::Type* t) { return u ? b_.CreateUIToFP(v, t) : b_.CreateSIToFP(v, t); };
+    switch (to) {
+      case Scalar::F64: return toFp(b_.getDoubleTy());
+      case Scalar::F32: return toFp(b_.getFloatTy());
+      // Below 2^24 the f32 is exact; above, both roundings overflow f16 to inf.
+      case Scalar::F16: return b_.CreateFPTrunc(toFp(b_.getFloatTy()), b_.getHalfTy());
+      case Scalar::BF16:
+        if (ir::bitWidth(from) <= 16) return bf16FromF32(b_, toFp(b_.getFloatTy()));  // exact in f32
+        if (from == Scalar::I32) return roundF64(to, toFp(b_.getDoubleTy()));        // exact in f64
+        return b_.CreateCall(helper("tritonc_cpu_i64_to_bf16",
+                                    llvm::FunctionType::get(b_.getInt16Ty(), {b_.getInt64Ty()}, false)),
+                             {v});
+      default: break;
+    }
+  }
+  // Integers and pointers: truncate or sign-extend (i1 is 0 or 1: zero-extend).
+  if (from == Scalar::Ptr && to == Scalar::Ptr) return v;
+  if (from == Scalar::Ptr) v = b_.CreatePtrToInt(v, b_.getInt64Ty()), from = Scalar::I64;
+  if (to == Scalar::Ptr) {
+    llvm::Value* w = from == Scalar::I1 ? b_.CreateZExt(v, b_.getInt64Ty()) : b_.CreateSExtOrTrunc(v, b_.getInt64Ty());
+    return b_.CreateIntToPtr(w, b_.getPtrTy());
+  }
+  if (from == to) return v;
+  if (from == Scalar::I1) return b_.CreateZExt(v, valueType(to));
+  return b_.CreateSExtOrTrunc(v, valueType(to));
+}
+
+}  // namespace tritonc::cpu::detail

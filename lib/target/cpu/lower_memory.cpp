@@ -1,0 +1,133 @@
+// Pointer arithmetic and memory: gep, load, store. Lanes run in row-major
+// order; a lane whose mask is 0 does not touch memory (a branch around its
+// access, which the loop vectorizer may turn into a masked gather/scatter).
+// Accesses are not checked: that is the interpreter's job.
+#include "target/cpu/lowering.h"
+
+namespace tritonc::cpu::detail {
+
+namespace {
+llvm::Align alignOf(ir::Scalar k) { return llvm::Align(uint64_t(ir::byteSize(k))); }
+}  // namespace
+
+void Lowering::lowerGep(const ir::Instruction& inst) {
+  const ir::Type& t = inst.type();
+  Tile p = get(inst.operand(0)), off = get(inst.operand(1));
+  llvm::Type* elem = storageType(t.pointee);
+  auto lane = [&](llvm::Value* ptr, llvm::Value* o) {
+    // Wrapping address arithmetic (no inbounds): the interpreter's too.
+    return b_.CreateGEP(elem, ptr, convert(off.kind, ir::Scalar::I64, o));
+  };
+  if (!p.hasBase() && !off.hasBase()) {
+    set(&inst, uniformTile(t, lane(p.scalar, off.scalar)));
+    return;
+  }
+  // A uniform or affine base plus uniform or affine offsets: affine, so
+  // accesses through it see consecutive addresses where the offsets are.
+  // (The offsets' strides are used as i64: they differ from the interpreter's
+  // wrapping 32-bit index arithmetic only where that overflows.)
+  if (t.isTile() && !p.inMemory() && !off.inMemory()) {
+    Tile r;
+    r.kind = ir::Scalar::Ptr;
+    r.pointee = t.pointee;
+    r.shape = t.shape;
+    r.affine = true;
+    llvm::Value* offBase = off.affine ? off.base : off.scalar;
+    r.base = lane(p.affine ? p.base : p.scalar, offBase);
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      r.strides.push_back(addStride(p.affine ? p.strides[d] : Stride(0), off.affine ? off.strides[d] : Stride(0)));
+    set(&inst, r);
+    return;
+  }
+  Tile out = newTile(t);
+  forEach(t.shape, {out.strides, p.strides, off.strides}, [&](const std::vector<llvm::Value*>& o) {
+    storeElement(out, o[0], lane(loadElement(p, o[1]), loadElement(off, o[2])));
+  });
+  set(&inst, out);
+}
+
+void Lowering::lowerLoad(const ir::Instruction& inst) {
+  const ir::Type& t = inst.type();
+  const ir::Scalar kind = t.kind;
+  Tile p = get(inst.operand(0));
+  const bool masked = inst.numOperands() >= 2;
+  Tile mask, other;
+  if (masked) mask = get(inst.operand(1));
+  if (inst.numOperands() >= 3) other = get(inst.operand(2));
+  else other = uniformTile(t, zero(kind));
+  auto lane = [&](llvm::Value* ptr, llvm::Value* m, llvm::Value* otherValue) -> llvm::Value* {
+    auto access = [&]() -> llvm::Value* {
+      llvm::Value* v = b_.CreateAlignedLoad(storageType(kind), ptr, alignOf(kind));
+      return kind == ir::Scalar::I1 ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;  // a byte: != 0
+    };
+    if (!m) return access();
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(m)) return c->isOne() ? access() : otherValue;
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx_, "load.on", program_);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "load.join", program_);
+    b_.CreateCondBr(m, then, join);
+    b_.SetInsertPoint(then);
+    llvm::Value* v = access();
+    llvm::BasicBlock* thenEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* phi = b_.CreatePHI(v->getType(), 2);
+    phi->addIncoming(v, thenEnd);
+    phi->addIncoming(otherValue, from);
+    return phi;
+  };
+  const bool uniform = !p.hasBase() && (!masked || !mask.hasBase()) && !other.hasBase();
+  if (!t.isTile() || uniform) {
+    Tile r = uniformTile(t, lane(p.scalar, masked ? mask.scalar : nullptr, other.scalar));
+    if (!t.isTile()) r.strides.clear();
+    set(&inst, r);
+    return;
+  }
+  Tile out = newTile(t);
+  forEach(t.shape, {out.strides, p.strides, masked ? mask.strides : Strides{}, other.strides},
+          [&](const std::vector<llvm::Value*>& o) {
+            llvm::Value* m = masked ? loadElement(mask, o[2]) : nullptr;
+            storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
+          });
+  set(&inst, out);
+}
+
+void Lowering::lowerStore(const ir::Instruction& inst) {
+  Tile p = get(inst.operand(0)), v = get(inst.operand(1));
+  const ir::Scalar kind = p.pointee;
+  const bool masked = inst.numOperands() >= 3;
+  Tile mask;
+  if (masked) mask = get(inst.operand(2));
+  auto lane = [&](llvm::Value* ptr, llvm::Value* value, llvm::Value* m) {
+    auto access = [&] {
+      if (kind == ir::Scalar::I1) value = b_.CreateZExt(value, b_.getInt8Ty());
+      b_.CreateAlignedStore(value, ptr, alignOf(kind));
+    };
+    if (!m) return access();
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(m)) {
+      if (c->isOne()) access();
+      return;
+    }
+    llvm::BasicBlock* then = llvm::BasicBlock::Create(ctx_, "store.on", program_);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "store.join", program_);
+    b_.CreateCondBr(m, then, join);
+    b_.SetInsertPoint(then);
+    access();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  };
+  if (!p.isScalar() && !p.hasBase() && !v.hasBase() && (!masked || !mask.hasBase())) {
+    lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);  // every lane stores the same value at one address
+    return;
+  }
+  if (p.isScalar()) {
+    lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);
+    return;
+  }
+  forEach(p.shape, {p.strides, v.strides, masked ? mask.strides : Strides{}},
+          [&](const std::vector<llvm::Value*>& o) {
+            lane(loadElement(p, o[0]), loadElement(v, o[1]), masked ? loadElement(mask, o[2]) : nullptr);
+          });
+}
+
+}  // namespace tritonc::cpu::detail

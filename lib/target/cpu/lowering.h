@@ -1,0 +1,216 @@
+// Lowering of Triton-IR to LLVM IR (internal to the CPU back end).
+//
+// One IR function becomes two LLVM functions:
+//   i32 program(ptr args, i32 pid x/y/z, i32 grid x/y/z, ptr frame)
+//       one program of the grid; returns 0, or the 1-based index of the
+//       error site (ErrorSite) that stopped it;
+//   i32 tritonc_grid(ptr args, i64 begin, i64 end, i32 grid x/y/z, ptr frame, ptr failed)
+//       programs begin..end-1 in the interpreter's order (x fastest), which
+//       a worker of the thread pool calls for its chunk of the grid.
+// `args` is an array of 8-byte slots, one per parameter, holding the value
+// in its memory format (cpu_kernel.cpp fills it).
+//
+// Scalars are SSA values. A tile is one of
+//   uniform: one SSA value for every element (splats, and element-wise
+//            results of uniform operands);
+//   affine:  element = base + offset, where offset = sum of index * stride
+//            (ranges and index arithmetic on them: add, sub, mul by a
+//            uniform; pointers gep'd by such offsets), so nothing is stored
+//            and loads through `base + offsets` are contiguous vector loads;
+//   memory:  element = load(base + offset), a strided view of a buffer.
+// Broadcast, trans, reshape (where strides can express it) and multiple_of
+// are views: new shape and strides, nothing copied. Every instruction that
+// makes a tile in memory gets its own buffer at a fixed offset of the
+// per-worker `frame` (no stack: tiles can be megabytes), and each tile
+// operation is a loop nest over its elements, which LLVM's loop vectorizer
+// turns into vector code. A tile phi is uniform or affine when its incoming
+// values are (an LLVM phi of the scalar or base; the lowering starts again
+// with the phi in memory when a back edge brings something else), else it
+// owns a buffer that each incoming edge copies into (parallel copies on an
+// edge block).
+//
+// Element semantics follow the interpreter exactly (target/interp/scalar_ops.h):
+// f16/bf16 are computed in f32 and rounded back after every operation (the
+// same as rounding the exact result once), transcendental functions in f64
+// through libm and rounded once, no contraction into FMAs, reductions fold in
+// index order. So results are bit for bit the interpreter's.
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/ir.h"
+
+namespace tritonc::cpu::detail {
+
+// A stride in elements: a constant, or an i64 value known at run time.
+struct Stride {
+  int64_t c = 0;
+  llvm::Value* v = nullptr;
+  Stride() = default;
+  Stride(int64_t constant) : c(constant) {}  // NOLINT: strides are mostly constants
+  static Stride dynamic(llvm::Value* value) {
+    Stride s;
+    s.v = value;
+    return s;
+  }
+  bool isConst() const { return v == nullptr; }
+  bool is(int64_t k) const { return !v && c == k; }
+  bool operator==(const Stride& o) const { return v == o.v && (v != nullptr || c == o.c); }
+  bool operator!=(const Stride& o) const { return !(*this == o); }
+};
+using Strides = std::vector<Stride>;
+
+// How an IR value lives in the generated code.
+struct Tile {
+  ir::Scalar kind = ir::Scalar::Void;  // element kind (Ptr for pointers)
+  ir::Scalar pointee = ir::Scalar::Void;
+  ir::Shape shape;                     // empty: a scalar
+  llvm::Value* scalar = nullptr;       // the scalar, or every element of a uniform tile
+  llvm::Value* base = nullptr;         // memory: the address of element [0, ...]; affine: its value
+  bool affine = false;                 // elements are base + offset, not loads
+  Strides strides;                     // per dimension (0: repeated)
+  const ir::Instruction* owner = nullptr;  // the tile phi whose buffer `base` points into
+
+  bool isScalar() const { return shape.empty(); }
+  bool isUniform() const { return !shape.empty() && !base; }
+  bool hasBase() const { return base != nullptr; }  // affine or memory
+  bool inMemory() const { return base != nullptr && !affine; }
+  bool isContiguous() const;  // in memory, row-major, no repetition
+  int64_t numElements() const;
+};
+
+Strides rowMajorStrides(const ir::Shape& shape);
+
+// Where a program stops with an error: the code returned is index + 1.
+struct ErrorSite {
+  SourceLoc loc;
+  std::string what;  // "integer division by zero"
+};
+
+class Lowering {
+ public:
+  Lowering(const ir::Function& fn, llvm::Module& module);
+  // Emits both functions into the module; returns the grid function.
+  llvm::Function* run();
+  size_t frameBytes() const { return frameBytes_; }
+  const std::vector<ErrorSite>& errors() const { return errors_; }
+
+  static constexpr const char* kGridSymbol = "tritonc_grid";
+
+  // ---- types (element_ops.cpp)
+  llvm::Type* valueType(ir::Scalar k);    // one element as an SSA value (bf16 as its i16 bits)
+  llvm::Type* storageType(ir::Scalar k);  // one element in memory (i1 as a byte)
+  llvm::Type* computeType(ir::Scalar k);  // arithmetic on it (f16/bf16 in f32)
+
+  // ---- element semantics (element_ops.cpp), on SSA values of valueType
+  llvm::Value* constant(const ir::Constant& c);
+  llvm::Value* zero(ir::Scalar k);
+  llvm::Value* toCompute(ir::Scalar k, llvm::Value* v);    // exact
+  llvm::Value* fromCompute(ir::Scalar k, llvm::Value* v);  // rounds an exact f32 result once
+  llvm::Value* roundF64(ir::Scalar k, llvm::Value* v);     // rounds a double once to float kind k
+  // Division by zero sets the program's status to `errorCode` (see checkStatus).
+  llvm::Value* binary(ir::Opcode op, ir::Scalar k, llvm::Value* a, llvm::Value* b, int errorCode = 0);
+  llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);
+  llvm::Value* compare(ir::CmpPred p, ir::Scalar k, llvm::Value* a, llvm::Value* b);
+  llvm::Value* convert(ir::Scalar from, ir::Scalar to, llvm::Value* v);
+
+  // ---- tiles in memory (lowering.cpp)
+  Tile get(const ir::Value* v);
+  void set(const ir::Value* v, Tile t);
+  Tile uniformTile(const ir::Type& t, llvm::Value* scalar);
+  Tile newTile(const ir::Type& t);  // a fresh contiguous buffer in the frame
+  Tile contiguous(const Tile& t);   // `t`, or a contiguous copy of it
+  // `t` with `shape` (same elements in row-major order) without copying
+  // when its strides allow, else nullopt.
+  std::optional<Tile> reshaped(const Tile& t, const ir::Shape& shape);
+  void copyInto(const Tile& dst, const Tile& src);
+  llvm::Value* loadElement(const Tile& t, llvm::Value* offset);  // offset in elements (i64)
+  void storeElement(const Tile& t, llvm::Value* offset, llvm::Value* v);
+  llvm::Value* elementAddress(const Tile& t, llvm::Value* offset);
+  llvm::Value* i64(int64_t v) { return b_.getInt64(uint64_t(v)); }
+  // Stride arithmetic (at the insertion point for run-time strides).
+  llvm::Value* strideValue(const Stride& s) { return s.v ? s.v : i64(s.c); }
+  llvm::Value* scaled(llvm::Value* i, const Stride& s);  // i * s, i64
+  Stride addStride(const Stride& a, const Stride& b, bool subtract = false);
+  Stride mulStride(const Stride& a, llvm::Value* factor);  // factor: i64
+  // A counted loop 0..n-1 at the insertion point (n >= 1); `body` may add blocks.
+  void loop(int64_t n, const std::function<void(llvm::Value* i)>& body);
+  // Visits every element of `shape` (row-major); strides[k] are operand k's
+  // strides and offsets[k] its element offset in `body`. Dimensions that all
+  // operands walk alike are merged, so contiguous operands get one flat loop.
+  void forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
+               const std::function<void(const std::vector<llvm::Value*>& offsets)>& body);
+  // An i64 variable in the entry block (a loop-carried value; mem2reg makes it SSA).
+  llvm::AllocaInst* variable(llvm::Type* t, const std::string& name);
+  // A new error site; `code` for binary().
+  int addErrorSite(const ir::Instruction& inst, const std::string& what);
+  // Returns from the program with the status if an error was recorded.
+  void checkStatus();
+
+  llvm::IRBuilder<>& builder() { return b_; }
+  llvm::LLVMContext& context() { return ctx_; }
+  llvm::Module& module() { return mod_; }
+  llvm::Function* function() { return program_; }
+  llvm::FunctionCallee libm(const char* name, llvm::Type* t);
+  llvm::FunctionCallee helper(const char* name, llvm::FunctionType* t);
+
+ private:
+  // ---- lowering.cpp: functions, blocks, control flow
+  struct PhiMismatch {  // a back edge brought what the phi cannot hold: start again
+    const ir::Instruction* phi;
+  };
+  void reset();
+  llvm::Function* lowerOnce();
+  void emitPrologue();
+  void lowerBlock(const ir::BasicBlock& bb);
+  void decidePhis(const ir::BasicBlock& bb);
+  void lowerInstruction(const ir::Instruction& inst);
+  llvm::BasicBlock* edge(const ir::BasicBlock* from, const ir::BasicBlock* to);
+  void fillEdge(llvm::BasicBlock* e, const ir::BasicBlock* from, const ir::BasicBlock* to);
+  llvm::Function* emitGridFunction();
+  // Element-wise add/sub/mul that keep an affine tile affine (nullopt: not here).
+  std::optional<Tile> affineArithmetic(const ir::Instruction& inst, const std::vector<Tile>& ops);
+
+  // ---- per op family
+  void lowerElementwise(const ir::Instruction& inst);  // lower_elementwise.cpp
+  void lowerTileOp(const ir::Instruction& inst);       // lower_tile.cpp
+  void lowerGep(const ir::Instruction& inst);          // lower_memory.cpp
+  void lowerLoad(const ir::Instruction& inst);
+  void lowerStore(const ir::Instruction& inst);
+  void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
+  void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
+  void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
+  // One lane of an atomic (lower_atomic.cpp): returns the old value.
+  llvm::Value* atomicLane(const ir::Instruction& inst, llvm::Value* ptr, llvm::Value* a, llvm::Value* b);
+
+  const ir::Function& fn_;
+  llvm::Module& mod_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* program_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;      // allocas, parameters, frame addresses
+  llvm::BasicBlock* errorExit_ = nullptr;  // returns the status
+  llvm::Value* frame_ = nullptr;
+  llvm::AllocaInst* status_ = nullptr;
+  llvm::Value* programId_[3] = {nullptr, nullptr, nullptr};
+  llvm::Value* numPrograms_[3] = {nullptr, nullptr, nullptr};
+  std::unordered_map<const ir::Value*, Tile> values_;
+  std::unordered_map<const ir::BasicBlock*, llvm::BasicBlock*> blocks_;
+  std::unordered_map<const ir::BasicBlock*, std::vector<std::pair<llvm::BasicBlock*, const ir::BasicBlock*>>>
+      pendingEdges_;                                  // edge blocks into blocks not lowered yet
+  std::set<const ir::BasicBlock*> lowered_;           // blocks whose phis are decided
+  std::set<const ir::Instruction*> phisInMemory_;     // tile phis that must own a buffer (kept across attempts)
+  size_t frameBytes_ = 0;
+  std::vector<ErrorSite> errors_;
+};
+
+}  // namespace tritonc::cpu::detail

@@ -1,0 +1,509 @@
+// The CPU back end on the cases where a native lowering can go wrong: masked
+// lanes that must not touch memory, reductions, tile phis that swap, atomics
+// racing across programs on every core, f16/bf16 rounding over every bit
+// pattern, division by zero, the grid's programs, and argument checks.
+// Each kernel runs on fresh random inputs with poisoned outputs, and where
+// the interpreter can run it, the CPU's bytes must be the interpreter's
+// (NaNs match any NaN). Skipped when the build has no CPU back end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "lang/compile.h"
+#include "runtime/specialize.h"
+#include "support/float16.h"
+#include "target/cpu/cpu_backend.h"
+#include "target/interp/interpreter.h"
+#include "transform/pass_manager.h"
+
+namespace {
+
+using namespace tritonc;
+using ir::Scalar;
+
+#define REQUIRE_CPU() \
+  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end (TRITONC_CPU needs LLVM 19)"
+
+#define FRESH_RNG()                                      \
+  const unsigned seed = std::random_device{}();          \
+  SCOPED_TRACE("random seed " + std::to_string(seed));   \
+  std::mt19937_64 rng(seed)
+
+// A Triton-C kernel, compiled, specialized for `args` and optimized as a launch would.
+struct Compiled {
+  lang::CompileResult result;
+  ir::Function* fn = nullptr;
+};
+
+Compiled compile(const std::string& source, const std::vector<interp::KernelArg>& args,
+                 std::vector<lang::Define> defines = {}) {
+  lang::CompileOptions o;
+  o.filename = "test.tc";
+  o.defines = std::move(defines);
+  Compiled c{lang::compileSource(source, o), nullptr};
+  c.fn = c.result.module->functions()[0].get();
+  runtime::specializeAndOptimize(*c.result.module, *c.fn, runtime::factsOf(args), 3, false);
+  return c;
+}
+
+interp::Buffer buffer(const std::string& name, Scalar k, size_t n) {
+  interp::Buffer b;
+  b.name = name;
+  b.elem = k;
+  b.shape = {int64_t(n)};
+  b.data.assign(n * size_t(ir::byteSize(k)), 0xAB);  // poison
+  return b;
+}
+
+void fillUniform(interp::Buffer& b, std::mt19937_64& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (int64_t i = 0; i < b.numElements(); ++i) interp::writeElement(b, i, ir::isFloatKind(b.elem) ? d(rng) : std::floor(d(rng)));
+}
+
+interp::KernelArg buf(interp::Buffer& b) { return interp::KernelArg::ofBuffer(&b); }
+interp::KernelArg num(int64_t v) { return interp::KernelArg::ofInt(v); }
+
+// Runs `fn` on the CPU, and on the interpreter from copies of the inputs;
+// every buffer must come out with the same bytes (NaNs: any NaN).
+void runBoth(const ir::Function& fn, interp::Grid grid, const std::vector<interp::KernelArg>& args) {
+  std::vector<std::pair<interp::Buffer*, std::unique_ptr<interp::Buffer>>> copies;
+  std::vector<interp::KernelArg> interpArgs = args;
+  for (interp::KernelArg& a : interpArgs) {
+    if (a.kind != interp::KernelArg::Kind::Buffer) continue;
+    interp::Buffer* original = a.buffer;
+    auto it = std::find_if(copies.begin(), copies.end(), [&](auto& p) { return p.first == original; });
+    if (it == copies.end()) {
+      copies.push_back({original, std::make_unique<interp::Buffer>(*original)});
+      it = copies.end() - 1;
+    }
+    a.buffer = it->second.get();
+  }
+  cpu::CpuKernel::compile(fn)->run(grid, args);
+  interp::runKernel(fn, grid, interpArgs);
+  for (auto& [onCpu, onInterp] : copies) {
+    const int size = ir::byteSize(onCpu->elem);
+    for (int64_t i = 0; i < onCpu->numElements(); ++i) {
+      if (std::memcmp(onCpu->data.data() + i * size, onInterp->data.data() + i * size, size_t(size)) == 0) continue;
+      const double x = interp::readElement(*onCpu, i), y = interp::readElement(*onInterp, i);
+      if (ir::isFloatKind(onCpu->elem) && std::isnan(x) && std::isnan(y)) continue;
+      ADD_FAILURE() << onCpu->name << "[" << i << "]: " << x << " on the CPU, " << y << " on the interpreter";
+      return;
+    }
+  }
+}
+
+// Masked-off lanes point 2^40 elements away: touching one would crash.
+// Active lanes load (with `other` elsewhere) and store only themselves.
+TEST(CpuBackend, MaskedLanesTouchNothing) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* a, float* c, int n) {
+      int i[64] = get_program_id(0) * 64 + 0 ... 64;
+      bool m[64] = i < n;
+      long far[64] = m ? 0 : 1099511627776;
+      float* pa[64] = a + i + far;
+      float x[64] = m ? *pa : -3.5;
+      float* pc[64] = c + i + far;
+      @m *pc = x * 2;
+    })";
+  for (int n : {1, 37, 64, 100, 128}) {
+    interp::Buffer a = buffer("a", Scalar::F32, size_t(n)), c = buffer("c", Scalar::F32, size_t(n));
+    fillUniform(a, rng, -10, 10);
+    std::vector<interp::KernelArg> args{buf(a), buf(c), num(n)};
+    Compiled k = compile(src, args);
+    cpu::CpuKernel::compile(*k.fn)->run({(n + 63) / 64}, args);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(interp::readElement(c, i), 2 * interp::readElement(a, i)) << i;
+  }
+}
+
+// A masked load's `other` shows where the mask is off; the mask varies
+// within rows and columns of a 2-D tile.
+TEST(CpuBackend, MaskedLoadOther2D) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(half* a, half* c, int M, int N) {
+      int rm[16] = 0 ... 16;
+      int rn[32] = 0 ... 32;
+      bool m[16, 32] = rm[:, newaxis] < M && rn[newaxis, :] < N;
+      half* pa[16, 32] = a + rm[:, newaxis] * 32 + rn[newaxis, :];
+      half x[16, 32] = m ? *pa : 7;
+      half* pc[16, 32] = c + rm[:, newaxis] * 32 + rn[newaxis, :];
+      *pc = x;
+    })";
+  interp::Buffer a = buffer("a", Scalar::F16, 512), c = buffer("c", Scalar::F16, 512);
+  fillUniform(a, rng, -2, 2);
+  std::vector<interp::KernelArg> args{buf(a), buf(c), num(11), num(19)};
+  Compiled k = compile(src, args);
+  runBoth(*k.fn, {1}, args);
+  for (int r = 0; r < 16; ++r)
+    for (int q = 0; q < 32; ++q)
+      ASSERT_EQ(interp::readElement(c, r * 32 + q), r < 11 && q < 19 ? interp::readElement(a, r * 32 + q) : 7.0);
+}
+
+// Sums, maxima and minima along each axis and of everything, in f32, f16
+// and i32, against the interpreter (same order, so the same rounding) and
+// a C++ sum of the f32 case.
+TEST(CpuBackend, Reductions) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* x, TYPE* r0, TYPE* r1, TYPE* mx, TYPE* mn, TYPE* all) {
+      int rm[8] = 0 ... 8;
+      int rn[64] = 0 ... 64;
+      TYPE v[8, 64] = *(x + rm[:, newaxis] * 64 + rn[newaxis, :]);
+      *(r0 + rn) = v[+, :];
+      *(r1 + rm) = v[:, +];
+      *(mx + rm) = v[:, max];
+      *(mn + rn) = v[min, :];
+      TYPE flat[512] = *(x + (0 ... 512));
+      *all = flat[+];
+    })";
+  for (auto [type, kind] : {std::pair{"float", Scalar::F32}, {"half", Scalar::F16}, {"int", Scalar::I32}}) {
+    SCOPED_TRACE(type);
+    interp::Buffer x = buffer("x", kind, 512), r0 = buffer("r0", kind, 64), r1 = buffer("r1", kind, 8),
+                   mx = buffer("mx", kind, 8), mn = buffer("mn", kind, 64), all = buffer("all", kind, 1);
+    fillUniform(x, rng, -100, 100);
+    std::vector<interp::KernelArg> args{buf(x), buf(r0), buf(r1), buf(mx), buf(mn), buf(all)};
+    Compiled k = compile(src, args, {{"TYPE", type}});
+    runBoth(*k.fn, {1}, args);
+    if (kind == Scalar::F32) {
+      float s = 0;
+      for (int i = 0; i < 64; ++i) s += float(interp::readElement(x, i));  // row 0, in order
+      EXPECT_EQ(interp::readElement(r1, 0), double(s));
+    }
+  }
+}
+
+// Tile phis that swap each iteration (a, b = b, a + b) and a transposed
+// view of one: the edge copies must read every phi before writing any.
+TEST(CpuBackend, TilePhisSwap) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(int* x, int* y, int* z, int n) {
+      int r[8] = 0 ... 8;
+      int a[8, 8] = *(x + r[:, newaxis] * 8 + r[newaxis, :]);
+      int b[8, 8] = *(y + r[:, newaxis] * 8 + r[newaxis, :]);
+      for (int i = 0; i < n; i++) {
+        int t[8, 8] = a;
+        a = b;
+        b = t + ^b;
+      }
+      *(z + r[:, newaxis] * 8 + r[newaxis, :]) = a * 3 + b;
+    })";
+  interp::Buffer x = buffer("x", Scalar::I32, 64), y = buffer("y", Scalar::I32, 64), z = buffer("z", Scalar::I32, 64);
+  fillUniform(x, rng, -50, 50);
+  fillUniform(y, rng, -50, 50);
+  for (int n : {0, 1, 2, 7}) {
+    std::vector<interp::KernelArg> args{buf(x), buf(y), buf(z), num(n)};
+    Compiled k = compile(src, args);
+    runBoth(*k.fn, {1}, args);
+  }
+}
+
+// Phis of tiles kept without buffers while their values allow: uniform
+// (splats), affine with the same strides (a pointer tile advanced by a
+// constant), and ones that must go to memory (strides that change each
+// iteration, a uniform start then a loaded value).
+TEST(CpuBackend, PhisThatStayUniformOrAffineOrNot) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* x, float* y, int n) {
+      int r[16] = 0 ... 16;
+      float* p[16] = x + r;
+      int step[16] = 0;
+      float acc[16] = 0;
+      float u[16] = 1;
+      for (int i = 0; i < n; i++) {
+        acc = acc + *(p + step) * u;
+        p = p + 16;
+        step = step + r % 3;
+        u = u * 2;
+      }
+      *(y + r) = acc;
+    })";
+  interp::Buffer x = buffer("x", Scalar::F32, 16 * 64), y = buffer("y", Scalar::F32, 16);
+  fillUniform(x, rng, -1, 1);
+  for (int n : {0, 1, 5, 30}) {
+    std::vector<interp::KernelArg> args{buf(x), buf(y), num(n)};
+    Compiled k = compile(src, args);
+    runBoth(*k.fn, {1}, args);
+  }
+}
+
+// Atomics from many programs on every core: integer sums and float sums of
+// small integers are exact in any order; max/min; every exchanged value is
+// seen exactly once; exactly one CAS from 0 succeeds.
+TEST(CpuBackend, AtomicsRaceAcrossPrograms) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(int* counter, float* fsum, int* imax, int* imin, int* slot, int* seen, int* owner, int* won,
+                      int* v) {
+      int pid = get_program_id(0);
+      int r[32] = 0 ... 32;
+      int x[32] = *(v + pid * 32 + r);
+      int one[32] = 1;
+      atomic_add(counter + r % 4, one);
+      float fx[32] = x;
+      atomic_add(fsum + r % 8, fx);
+      atomic_max(imax + r, x);
+      atomic_min(imin + r, x);
+      int old = atomic_xchg(slot, pid + 1);
+      *(seen + pid) = old;
+      int prev = atomic_cas(owner, 0, pid + 1);
+      *(won + pid) = prev == 0;
+    })";
+  const int P = 2000;
+  interp::Buffer counter = buffer("counter", Scalar::I32, 4), fsum = buffer("fsum", Scalar::F32, 8),
+                 imax = buffer("imax", Scalar::I32, 32), imin = buffer("imin", Scalar::I32, 32),
+                 slot = buffer("slot", Scalar::I32, 1), seen = buffer("seen", Scalar::I32, P),
+                 owner = buffer("owner", Scalar::I32, 1), won = buffer("won", Scalar::I32, P),
+                 v = buffer("v", Scalar::I32, P * 32);
+  for (interp::Buffer* b : {&counter, &fsum, &slot, &owner}) std::fill(b->data.begin(), b->data.end(), 0);
+  for (int i = 0; i < 32; ++i) interp::writeElement(imax, i, -1e9), interp::writeElement(imin, i, 1e9);
+  fillUniform(v, rng, -1000, 1000);
+  std::vector<interp::KernelArg> args{buf(counter), buf(fsum), buf(imax), buf(imin), buf(slot),
+                                      buf(seen),    buf(owner), buf(won), buf(v)};
+  Compiled k = compile(src, args);
+  cpu::CpuKernel::compile(*k.fn)->run({P}, args);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(interp::readElement(counter, i), P * 8);
+  for (int j = 0; j < 8; ++j) {
+    double s = 0;
+    for (int p = 0; p < P; ++p)
+      for (int i = j; i < 32; i += 8) s += interp::readElement(v, p * 32 + i);
+    EXPECT_EQ(interp::readElement(fsum, j), s) << j;  // |s| < 2^24: exact in every order
+  }
+  for (int i = 0; i < 32; ++i) {
+    double hi = -1e9, lo = 1e9;
+    for (int p = 0; p < P; ++p) hi = std::max(hi, interp::readElement(v, p * 32 + i)), lo = std::min(lo, interp::readElement(v, p * 32 + i));
+    EXPECT_EQ(interp::readElement(imax, i), hi);
+    EXPECT_EQ(interp::readElement(imin, i), lo);
+  }
+  // The exchanges form one chain: 0, then each program's id once.
+  std::multiset<int> values{int(interp::readElement(slot, 0))};
+  for (int p = 0; p < P; ++p) values.insert(int(interp::readElement(seen, p)));
+  std::multiset<int> expected;
+  for (int p = 0; p <= P; ++p) expected.insert(p);
+  EXPECT_TRUE(values == expected) << "atomic_xchg lost or duplicated a value";
+  int winners = 0;
+  for (int p = 0; p < P; ++p) winners += int(interp::readElement(won, p));
+  EXPECT_EQ(winners, 1);
+  EXPECT_GE(interp::readElement(owner, 0), 1);
+}
+
+// Masked atomics on f16 and bf16 (compare-exchange loops) and float max with
+// a NaN, against the interpreter on one program.
+TEST(CpuBackend, MaskedSixteenBitAtomics) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* acc, TYPE* v, TYPE* old, float* fm, float* fv) {
+      int r[64] = 0 ... 64;
+      bool m[64] = r % 3 != 0;
+      TYPE x[64] = *(v + r);
+      TYPE o[64] = 5;
+      @m o = atomic_add(acc + r % 16, x);
+      *(old + r) = o;
+      float y[64] = *(fv + r);
+      atomic_max(fm + r % 4, y);
+    })";
+  for (auto [type, kind] : {std::pair{"half", Scalar::F16}, {"bf16", Scalar::BF16}}) {
+    SCOPED_TRACE(type);
+    interp::Buffer acc = buffer("acc", kind, 16), v = buffer("v", kind, 64), old = buffer("old", kind, 64),
+                   fm = buffer("fm", Scalar::F32, 4), fv = buffer("fv", Scalar::F32, 64);
+    fillUniform(acc, rng, -4, 4);
+    fillUniform(v, rng, -4, 4);
+    fillUniform(fm, rng, -1, 1);
+    fillUniform(fv, rng, -1, 1);
+    interp::writeElement(fv, 9, NAN);
+    std::vector<interp::KernelArg> args{buf(acc), buf(v), buf(old), buf(fm), buf(fv)};
+    Compiled k = compile(src, args, {{"TYPE", type}});
+    runBoth(*k.fn, {1}, args);
+    EXPECT_TRUE(std::isnan(interp::readElement(fm, 1)));
+  }
+}
+
+// Every f16 bit pattern through casts (to f32, bf16, i32, f64 and back),
+// arithmetic rounded to f16, exp/sqrt/rsqrt/tanh rounded from f64, and
+// doubles of every magnitude narrowed to f16 and bf16 with one rounding.
+TEST(CpuBackend, SixteenBitRoundingOnEveryPattern) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(half* h, double* d, half* o1, bf16* o2, int* o3, half* o4, half* o5, half* o6, bf16* o7,
+                      half* o8, bf16* o9, long* l, bf16* o10) {
+      int i[1024] = get_program_id(0) * 1024 + 0 ... 1024;
+      half x[1024] = *(h + i);
+      float f[1024] = x;
+      *(o1 + i) = (half)(f * 1.5);
+      *(o2 + i) = (bf16)x;
+      *(o3 + i) = (int)x;
+      *(o4 + i) = x * x + x;
+      *(o5 + i) = exp(x) - sqrt(x);
+      *(o6 + i) = rsqrt(x) + tanh(x);
+      double y[1024] = *(d + i);
+      *(o7 + i) = (bf16)y;
+      *(o8 + i) = (half)y;
+      *(o9 + i) = (bf16)x / (bf16)3;
+      *(o10 + i) = (bf16)*(l + i);
+    })";
+  const int N = 65536;
+  interp::Buffer h = buffer("h", Scalar::F16, N), d = buffer("d", Scalar::F64, N), l = buffer("l", Scalar::I64, N);
+  for (int i = 0; i < N; ++i) {
+    const uint16_t bits = uint16_t(i);
+    std::memcpy(h.data.data() + 2 * i, &bits, 2);
+  }
+  std::uniform_real_distribution<double> mant(1, 2);
+  std::uniform_int_distribution<int> expo(-150, 140);
+  std::uniform_int_distribution<int64_t> wide(INT64_MIN, INT64_MAX);
+  std::uniform_int_distribution<int> shift(0, 63);
+  for (int i = 0; i < N; ++i) {
+    interp::writeElement(d, i, (i & 1 ? -1 : 1) * std::ldexp(mant(rng), expo(rng)));
+    const int64_t v = wide(rng) >> shift(rng);
+    std::memcpy(l.data.data() + 8 * i, &v, 8);
+  }
+  std::vector<interp::Buffer> outs;
+  const Scalar kinds[] = {Scalar::F16, Scalar::BF16, Scalar::I32, Scalar::F16, Scalar::F16,
+                          Scalar::F16, Scalar::BF16, Scalar::F16, Scalar::BF16, Scalar::BF16};
+  outs.reserve(10);
+  for (int o = 0; o < 10; ++o) outs.push_back(buffer("o" + std::to_string(o + 1), kinds[o], N));
+  std::vector<interp::KernelArg> args{buf(h), buf(d)};  // then o1..o9, l, o10
+  for (int o = 0; o < 9; ++o) args.push_back(buf(outs[size_t(o)]));
+  args.push_back(buf(l));
+  args.push_back(buf(outs[9]));
+  Compiled k = compile(src, args);
+  runBoth(*k.fn, {N / 1024}, args);
+  // And against the conversions of support/float16.h, for the direct ones.
+  for (int i = 0; i < N; i += 97) {
+    const double y = interp::readElement(d, i);
+    EXPECT_EQ(interp::readElement(outs[7], i), halfToFloat(doubleToHalf(y))) << y;
+    EXPECT_EQ(interp::readElement(outs[6], i), bf16ToFloat(doubleToBf16(y))) << y;
+  }
+}
+
+// Division by zero stops the program and names it; MIN / -1 wraps.
+TEST(CpuBackend, IntegerDivision) {
+  REQUIRE_CPU();
+  const char* src = R"(
+    __global__ void k(int* a, int* b, int* q, int* r) {
+      int i[16] = get_program_id(0) * 16 + 0 ... 16;
+      int x[16] = *(a + i);
+      int y[16] = *(b + i);
+      *(q + i) = x / y;
+      *(r + i) = x % y;
+    })";
+  interp::Buffer a = buffer("a", Scalar::I32, 64), b = buffer("b", Scalar::I32, 64), q = buffer("q", Scalar::I32, 64),
+                 r = buffer("r", Scalar::I32, 64);
+  for (int i = 0; i < 64; ++i) {
+    interp::writeElement(a, i, i % 2 ? -2147483648.0 : i * 7 - 200);
+    interp::writeElement(b, i, i % 3 == 0 ? -1 : i % 5 - 2 == 0 ? 3 : i % 5 - 2);
+  }
+  std::vector<interp::KernelArg> args{buf(a), buf(b), buf(q), buf(r)};
+  Compiled k = compile(src, args);
+  runBoth(*k.fn, {4}, args);
+  EXPECT_EQ(interp::readElement(q, 3), -2147483648.0);  // MIN / -1
+  EXPECT_EQ(interp::readElement(r, 3), 0);
+  interp::writeElement(b, 37, 0);  // program 2
+  try {
+    cpu::CpuKernel::compile(*k.fn)->run({4}, args);
+    ADD_FAILURE() << "no error for a division by zero";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("integer division by zero in kernel 'k': program (2, 0, 0)"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.loc().line, 6);
+  }
+}
+
+// Every program of a 3-D grid runs once with its own ids and the grid's size.
+TEST(CpuBackend, GridPrograms) {
+  REQUIRE_CPU();
+  const char* src = R"(
+    __global__ void k(int* out) {
+      int x = get_program_id(0);
+      int y = get_program_id(1);
+      int z = get_program_id(2);
+      int nx = get_num_programs(0);
+      int ny = get_num_programs(1);
+      int nz = get_num_programs(2);
+      int id = (z * ny + y) * nx + x;
+      int* p = out + id;
+      *p = *p + x * 10000 + y * 100 + z + nz * 1000000;
+    })";
+  const int X = 37, Y = 11, Z = 5;
+  interp::Buffer out = buffer("out", Scalar::I32, X * Y * Z);
+  std::fill(out.data.begin(), out.data.end(), 0);
+  std::vector<interp::KernelArg> args{buf(out)};
+  Compiled k = compile(src, args);
+  auto kernel = cpu::CpuKernel::compile(*k.fn);
+  kernel->run({X, Y, Z}, args);
+  for (int z = 0; z < Z; ++z)
+    for (int y = 0; y < Y; ++y)
+      for (int x = 0; x < X; ++x)
+        ASSERT_EQ(interp::readElement(out, (z * Y + y) * X + x), x * 10000 + y * 100 + z + Z * 1000000);
+}
+
+// A child of fork() (Python's multiprocessing, a data loader) has none of
+// the parent's worker threads: its launches make a pool of their own.
+TEST(CpuBackend, LaunchesAfterFork) {
+  REQUIRE_CPU();
+  const char* src = R"(
+    __global__ void k(int* out) {
+      int i[64] = get_program_id(0) * 64 + 0 ... 64;
+      *(out + i) = i * 3;
+    })";
+  interp::Buffer out = buffer("out", Scalar::I32, 64 * 500);
+  std::vector<interp::KernelArg> args{buf(out)};
+  Compiled k = compile(src, args);
+  auto kernel = cpu::CpuKernel::compile(*k.fn);
+  kernel->run({500}, args);  // the parent's pool exists now
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::fill(out.data.begin(), out.data.end(), 0);
+    kernel->run({500}, args);
+    bool ok = true;
+    for (int i = 0; i < 64 * 500; ++i) ok = ok && interp::readElement(out, i) == 3.0 * i;
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// Arguments are checked as the interpreter checks them.
+TEST(CpuBackend, ArgumentErrors) {
+  REQUIRE_CPU();
+  const char* src = "__global__ void k(int n __multipleof(8), float* out) { *out = n; }";
+  interp::Buffer out = buffer("out", Scalar::F32, 1);
+  lang::CompileOptions o;
+  lang::CompileResult r = lang::compileSource(src, o);
+  auto kernel = cpu::CpuKernel::compile(*r.module->functions()[0]);
+  auto message = [&](interp::Grid g, std::vector<interp::KernelArg> args) -> std::string {
+    try {
+      kernel->run(g, args);
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message({1}, {num(8)}).find("takes 2 arguments but 1 was given"), std::string::npos);
+  EXPECT_NE(message({1}, {num(12), buf(out)}).find("multipleof(8)"), std::string::npos);
+  EXPECT_NE(message({1}, {num(8), num(3)}).find("needs a buffer"), std::string::npos);
+  EXPECT_NE(message({1}, {buf(out), buf(out)}).find("is a scalar"), std::string::npos);
+  EXPECT_NE(message({1}, {num(8), interp::KernelArg::ofDevicePtr(4096)}).find("GPU address"), std::string::npos);
+  EXPECT_NE(message({0, 1, 1}, {num(8), buf(out)}).find("grid dimensions must be >= 1"), std::string::npos);
+  EXPECT_EQ(message({3}, {num(16), buf(out)}), "");
+  EXPECT_EQ(interp::readElement(out, 0), 16);
+}
+
+}  // namespace
