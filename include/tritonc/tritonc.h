@@ -148,7 +148,8 @@ int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value
  * this thread that returned a tritonc_status, and valid until the next one. */
 const char* tritonc_last_error(void);
 
-/* The compiler's version, "tritonc 0.2 (...)"; a static string. */
+/* The compiler's version, "tritonc 0.2 (<git id>)" (as `tritonc --version` and
+   the Python package's tritonc.version()); a static string. */
 const char* tritonc_version(void);
 
 #ifdef __cplusplus

@@ -415,6 +415,6 @@ int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value
 
 const char* tritonc_last_error(void) { return lastError.c_str(); }
 
-const char* tritonc_version(void) { return runtime::compilerVersion().c_str(); }
+const char* tritonc_version(void) { return runtime::versionString().c_str(); }
 
 }  // extern "C"

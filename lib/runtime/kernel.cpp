@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-
-#include <dlfcn.h>
-#include <sys/stat.h>
 #include <set>
 
 #include "ir/parser.h"
@@ -13,28 +10,12 @@
 #include "ir/verifier.h"
 #include "runtime/hash.h"
 #include "runtime/specialize.h"
+#include "runtime/version.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
 #include "transform/pass_manager.h"
 
-#ifndef TRITONC_BUILD_ID
-#define TRITONC_BUILD_ID "unknown"
-#endif
-
 namespace tritonc::runtime {
-
-const std::string& compilerVersion() {
-  static const std::string version = [] {
-    std::string binary = "unknown binary";
-    Dl_info info;
-    struct stat st;
-    if (dladdr(reinterpret_cast<void*>(&compilerVersion), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
-      binary = std::to_string(st.st_size) + " bytes, " + std::to_string(st.st_mtim.tv_sec) + "." +
-               std::to_string(st.st_mtim.tv_nsec);
-    return std::string("tritonc 0.2 (" TRITONC_BUILD_ID ", ") + binary + ")";
-  }();
-  return version;
-}
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include "lang/compile.h"
 #include "runtime/disk_cache.h"
 #include "runtime/launch_memo.h"
+#include "runtime/version.h"
 #include "target/interp/interpreter.h"
 
 namespace tritonc::nvptx {
@@ -25,11 +26,6 @@ class GpuKernel;
 namespace tritonc::runtime {
 
 struct ArgFacts;
-
-// The compiler version in cache keys: "tritonc 0.2 (<git id>, <binary>)",
-// where <binary> is the size and time of the file holding this code, so that
-// a rebuilt compiler never loads an old compiler's entries, whatever git says.
-const std::string& compilerVersion();
 
 // One point of a tuning space: a value for each tuning parameter (a -D list
 // or a `tunable` declaration), num_warps and num_stages.

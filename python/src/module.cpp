@@ -551,5 +551,5 @@ NB_MODULE(_tritonc, m) {
     return nb::make_tuple(a.device_type(), a.device_id(), uint64_t(reinterpret_cast<uintptr_t>(a.data())),
                           uint64_t(a.nbytes()), contiguous, span);
   });
-  m.def("version", [] { return runtime::compilerVersion(); });
+  m.def("version", [] { return runtime::versionString(); });
 }
