@@ -60,7 +60,17 @@ struct Expr {
   bool masked = false;            // Deref: *?(mask) p  (args[0] = mask, args[1] = ptr)
 
   Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+  // Not recursive: a chain `a + b + c ...` is a tree as deep as it is long.
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
 };
+
+// The left spine of a binary chain: `e`, its left operand while that is a
+// Binary too, and so on (top first; the last one's left operand is not a
+// Binary; empty when `e` is not a Binary). Walks of the AST go down a chain with this loop instead of
+// recursing once per operator.
+std::vector<const Expr*> binarySpine(const Expr& e);
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;

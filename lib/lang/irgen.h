@@ -59,13 +59,15 @@ class IRGen {
 
   // ---- expressions (irgen_expr.cpp) ---------------------------------------
   ir::Value* expr(const Expr& e);
-  ir::Value* binary(const Expr& e);
+  ir::Value* binaryChain(const Expr& e);
+  // One operator of a chain, its left operand `a` already evaluated.
+  ir::Value* binary(const Expr& e, ir::Value* a);
   ir::Value* arith(const std::string& op, ir::Value* a, ir::Value* b, const Expr* ea, const Expr* eb,
                    SourceLoc loc);
   // Converts two operands to their common kind and broadcast shape.
   std::pair<ir::Value*, ir::Value*> unifyOperands(ir::Value* a, ir::Value* b, const Expr* ea, const Expr* eb,
                                                   SourceLoc loc, const std::string& op, bool bitwise = false);
-  ir::Value* logical(const Expr& e);
+  ir::Value* logical(const Expr& e, ir::Value* left);
   ir::Value* unary(const Expr& e);
   ir::Value* ternary(const Expr& e);
   ir::Value* subscript(const Expr& e);
@@ -92,6 +94,7 @@ class IRGen {
   ir::Value* toBool(ir::Value* v, SourceLoc loc);
   ir::Value* zero(const ir::Type& t);
   std::optional<int64_t> constEval(const Expr& e);
+  std::optional<int64_t> constBinary(const Expr& e, int64_t a, int64_t b);
   int64_t requireConst(const Expr& e, const char* what);
   int64_t shapeDim(const Expr& e);
   // Tiles have at most 4 dimensions and 2^20 elements: no program can make
