@@ -275,7 +275,10 @@ runtime::GridFn makeGrid(const int64_t* grid, tritonc_grid_fn fn, void* user) {
       if (g[d] < 1)
         fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string(from) + ": grid dimension " + std::to_string(d) + " is " +
                                                  std::to_string(g[d]) + " (must be at least 1)");
-    return interp::Grid{g[0], g[1], g[2]};
+    interp::Grid out{g[0], g[1], g[2]};
+    std::string problem = interp::gridProblem(out);
+    if (!problem.empty()) fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string(from) + ": " + problem);
+    return out;
   };
   if (grid) {
     interp::Grid g = check(grid, "grid");

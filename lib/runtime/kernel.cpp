@@ -381,8 +381,14 @@ void loadOnGpu(CompiledKernel& k, const std::string& name) {
   k.cubin.clear();  // loaded: no longer needed
 }
 
+void Kernel::checkGrid(const interp::Grid& grid) const {
+  std::string problem = interp::gridProblem(grid);
+  if (!problem.empty()) throw UserError(SourceLoc{}, "kernel '" + name_ + "': " + problem);
+}
+
 std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                                int repeats, void* stream) {
+  checkGrid(grid);  // on every back end, before any work
   std::vector<float> times;
   if (target_ == "interp") {
     for (int rep = 0; rep < std::max(repeats, 1); ++rep) {
@@ -436,6 +442,7 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
 
 void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                     void* stream) {
+  checkGrid(grid);
   if (target_ == "interp") {
     // Interpreted runs stay serialized, as every launch was before the memo.
     std::lock_guard<std::recursive_mutex> lock(mutex_);

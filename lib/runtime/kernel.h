@@ -163,6 +163,8 @@ class Kernel {
   const Config* findConfig(const std::string& text) const;
   // Throws UserError when `k`'s parameter types are not the kernel's (params()).
   void checkSignature(const CompiledKernel& k) const;
+  // Throws UserError for a grid beyond the GPU's limits (interp::gridProblem).
+  void checkGrid(const interp::Grid& grid) const;
   // compile() in three steps, so that the tuner can build on several threads:
   // the caches (memory, then disk; null on a miss, with the cache key in
   // `key`), building (reads only the kernel's source and options: safe on

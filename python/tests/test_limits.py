@@ -4,6 +4,7 @@ and recompiles are logged or refused (TRITONC_LOG_COMPILES, cache_must_hit)."""
 import os
 import re
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -19,3 +20,33 @@ def test_version_is_the_command_lines():
     r = subprocess.run([cli, "--version"], capture_output=True, text=True, timeout=10)
     assert r.returncode == 0 and r.stderr == ""
     assert r.stdout == tritonc.version() + "\n"
+
+
+ADD = """
+__global__ void add(TYPE* a, TYPE* b, TYPE* c, int n) {
+  int off[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+  bool m[BLOCK] = off < n;
+  @m *(c + off) = *(a + off) + *(b + off);
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["interp", "auto"])
+def test_grids_beyond_the_gpu_limits_are_refused(target):
+    add = tritonc.kernel(ADD, ["c"], target=target)
+    a = np.ones(64, np.float32)
+    c = np.zeros(64, np.float32)
+    cases = [
+        ((2**30, 2**30, 2**30), "(1073741824, 1073741824, 1073741824)"),
+        ((2**31,), "(2147483648, 1, 1)"),
+        ([1, 65536], "(1, 65536, 1)"),
+        (lambda opt: (1, 1, 65536), "(1, 1, 65536)"),
+    ]
+    for grid, shown in cases:
+        t0 = time.monotonic()
+        with pytest.raises(tritonc.Error, match=re.escape("grid " + shown + " is beyond the GPU's limits")):
+            add(a, a, c, 64, grid=grid, BLOCK=64, TYPE="float")
+        assert time.monotonic() - t0 < 10
+    assert not c.any()  # nothing ran
+    add(a, a, c, 64, grid=(1,), BLOCK=64, TYPE="float")  # a grid within the limits runs
+    np.testing.assert_array_equal(c, np.full(64, 2, np.float32))

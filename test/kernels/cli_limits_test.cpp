@@ -249,5 +249,33 @@ TEST_F(CliLimits, TenThousandSequentialLoops) {
   EXPECT_EQ(v, expected);
 }
 
+// ---- grids ------------------------------------------------------------------
+
+TEST_F(CliLimits, GridsBeyondTheGpuLimitsAreRefusedOnEveryBackEnd) {
+  const std::string kernel = kRoot + "/examples/vector_add.tc";
+  const std::vector<std::string> args = {"--arg", "N=64", "--arg", "a=zeros:f32:64", "--arg", "b=zeros:f32:64",
+                                         "--arg", "c=zeros:f32:64"};
+  const std::vector<std::pair<std::string, std::string>> grids = {
+      {"1073741824,1073741824,1073741824", "(1073741824, 1073741824, 1073741824)"},
+      {"2147483648", "(2147483648, 1, 1)"},
+      {"1,65536", "(1, 65536, 1)"},
+      {"1,1,65536", "(1, 1, 65536)"}};
+  for (const auto& [grid, shown] : grids)
+    for (const char* backend : {"interp", "gpu"}) {
+      std::vector<std::string> cmd = {"run", kernel, "--backend", backend, "--grid", grid};
+      cmd.insert(cmd.end(), args.begin(), args.end());
+      Result r = run(cmd);
+      expectClean(r, 1, grid);
+      EXPECT_NE(r.err.find("--grid " + grid + ": grid " + shown + " is beyond the GPU's limits (x < 2^31, y and z <= 65535 programs)"),
+                std::string::npos) << r.err;
+    }
+  // Through the tuner: each configuration's grid is refused, and the error says so.
+  std::vector<std::string> cmd = {"run", kernel, "--backend", "interp", "--num-warps", "1,2", "--grid", "65536,65536,65536"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  Result r = run(cmd);
+  expectClean(r, 1, "tuned");
+  EXPECT_NE(r.err.find("grid (65536, 65536, 65536) is beyond the GPU's limits"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kernel_test

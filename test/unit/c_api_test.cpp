@@ -422,6 +422,22 @@ TEST(CApi, BadArgumentsNameTheParameter) {
   EXPECT_TRUE(contains(tritonc_last_error(), "grid dimension 1 is 0")) << tritonc_last_error();
   EXPECT_EQ(tritonc_launch(k.get(), good, 4, nullptr, zero, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(tritonc_last_error(), "grid_fn")) << tritonc_last_error();
+  // Grids beyond the GPU's limits (x < 2^31, y and z <= 65535), given or
+  // from the callback, launched or tuned: refused at once (the interpreter
+  // would run 2^90 programs).
+  int64_t huge[3] = {int64_t(1) << 30, int64_t(1) << 30, int64_t(1) << 30};
+  EXPECT_EQ(launch(good, 4, huge), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "grid (1073741824, 1073741824, 1073741824) is beyond the GPU's limits"))
+      << tritonc_last_error();
+  int64_t wide[3] = {int64_t(1) << 31, 1, 1};
+  EXPECT_EQ(launch(good, 4, wide), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "(2147483648, 1, 1)")) << tritonc_last_error();
+  tritonc_grid_fn deep = [](const tritonc_config*, void*, int64_t g[3]) { g[2] = 65536; };
+  EXPECT_EQ(tritonc_launch(k.get(), good, 4, nullptr, deep, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "grid_fn for configuration")) << tritonc_last_error();
+  EXPECT_TRUE(contains(tritonc_last_error(), "(1, 1, 65536) is beyond the GPU's limits")) << tritonc_last_error();
+  EXPECT_EQ(tritonc_tune(k.get(), good, 4, huge, nullptr, nullptr, nullptr, 0, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "beyond the GPU's limits")) << tritonc_last_error();
 
   // A NULL kernel.
   EXPECT_EQ(tritonc_launch(nullptr, good, 4, grid, nullptr, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);

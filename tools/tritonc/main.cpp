@@ -272,7 +272,11 @@ std::optional<int64_t> gridName(const Options& o, const std::string& name, const
 
 interp::Grid parseGrid(const Options& o) {
   if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
-  return cli::evaluateGrid(cli::parseGridSpec(o.grid), [&](const std::string& n) { return gridName(o, n, nullptr); });
+  interp::Grid g =
+      cli::evaluateGrid(cli::parseGridSpec(o.grid), [&](const std::string& n) { return gridName(o, n, nullptr); });
+  std::string problem = interp::gridProblem(g);  // on every back end, before compiling
+  if (!problem.empty()) throw UsageError("--grid " + o.grid + ": " + problem);
+  return g;
 }
 
 transform::PipelineOptions pipelineOptions(const Options& o) {
@@ -418,6 +422,7 @@ int runTuned(const Options& o, const std::string& source) {
 
 int run(const Options& o, const std::string& source) {
   if (o.command == "tune" || hasTuningSpace(o, source)) return runTuned(o, source);
+  interp::Grid grid = parseGrid(o);
   std::string backend = o.backend;
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
@@ -425,7 +430,6 @@ int run(const Options& o, const std::string& source) {
   if (backend != "interp" && backend != "gpu")
     throw UsageError("unknown back end '" + backend + "' (available: interp, gpu)");
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
-  interp::Grid grid = parseGrid(o);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
   const ir::Function& fn = pickKernel(*m, o.kernel);
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
