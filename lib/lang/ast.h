@@ -17,6 +17,7 @@ struct Attrs {
   ExprPtr multipleOf;  // constant expression
   ExprPtr aligned;     // constant expression
   bool readonly = false;
+  std::string readonlyWord;  // "__readonly" or "read_only", as written
   bool noalias = false;
 };
 
@@ -29,6 +30,7 @@ struct TypeSpec {
   bool constantSpace = false;  // __constant__
   bool restrict = false;
   bool readonly = false;       // read_only / __readonly
+  std::string readonlyWord;    // which of the two, as written
   SourceLoc loc;
 };
 

@@ -11,14 +11,16 @@
 #include "ir/builder.h"
 #include "lang/ast.h"
 #include "lang/compile.h"
+#include "lang/readonly_stores.h"
 #include "lang/ssa_builder.h"
 
 namespace tritonc::lang {
 
 class IRGen {
  public:
-  IRGen(ir::Module& m, std::vector<TuningParam>& tuning, std::vector<std::string>& notes)
-      : module_(m), b_(m), ssa_(m), tuning_(tuning), notes_(notes) {}
+  IRGen(ir::Module& m, std::vector<TuningParam>& tuning, std::vector<std::string>& notes,
+        std::vector<Warning>& warnings)
+      : module_(m), b_(m), ssa_(m), tuning_(tuning), notes_(notes), warnings_(warnings) {}
 
   void translationUnit(const TranslationUnit& tu);
   // -D values given for names the source declares `tunable`: they replace the
@@ -119,6 +121,8 @@ class IRGen {
   SsaBuilder ssa_;
   std::vector<TuningParam>& tuning_;
   std::vector<std::string>& notes_;
+  std::vector<Warning>& warnings_;
+  std::map<const ir::Argument*, ReadonlyOrigin> readonlyOrigins_;  // of the current function
   std::vector<std::map<std::string, Symbol>> scopes_;
   std::vector<ir::Value*> masks_;
   ir::Function* fn_ = nullptr;

@@ -126,7 +126,7 @@ class Parser {
       if (t.text == "tunable") ts.tunable = true;
       if (t.text == "__constant__") ts.constantSpace = true;
       if (t.text == "restrict" || t.text == "__restrict" || t.text == "__restrict__") ts.restrict = true;
-      if (t.text == "read_only" || t.text == "__readonly") ts.readonly = true;
+      if (t.text == "read_only" || t.text == "__readonly") ts.readonly = true, ts.readonlyWord = t.text;
       ++pos_;
     }
     if (!haveScalar) throw error(at(), "expected a type name");
@@ -135,7 +135,7 @@ class Parser {
       ++pos_;
       while (at().kind == TokKind::Ident && isQualifier(at().text) && at().text != "tunable") {
         if (at().text == "restrict" || at().text == "__restrict" || at().text == "__restrict__") ts.restrict = true;
-        if (at().text == "read_only" || at().text == "__readonly") ts.readonly = true;
+        if (at().text == "read_only" || at().text == "__readonly") ts.readonly = true, ts.readonlyWord = at().text;
         ++pos_;
       }
     }
@@ -154,6 +154,7 @@ class Parser {
       } else if (t.is("__readonly") || t.is("read_only")) {
         ++pos_;
         a.readonly = true;
+        a.readonlyWord = t.text;
       } else if (t.is("__noalias") || t.is("restrict") || t.is("__restrict")) {
         ++pos_;
         a.noalias = true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "ir/parser.h"
@@ -122,6 +123,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     }
   }
   if (!r) throw optionError("no configuration of the kernel compiles:" + errors);
+  reportWarnings(r->warnings);
   const ir::Function* fn = nullptr;
   for (auto& f : r->module->functions())
     if (opts_.kernel.empty() || f->name() == opts_.kernel) {
@@ -159,6 +161,18 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
 }
 
 Kernel::~Kernel() = default;
+
+void Kernel::reportWarnings(const std::vector<Warning>& warnings) const {
+  for (const Warning& w : warnings) {
+    std::string text = formatDiagnostic(opts_.filename, source_, w.loc, w.message, "warning");
+    {
+      std::lock_guard<std::mutex> lock(warnMutex_);
+      if (!warned_.insert(text).second) continue;
+    }
+    if (opts_.warn) opts_.warn(text);
+    else std::fputs(text.c_str(), stderr);
+  }
+}
 
 lang::CompileOptions Kernel::compileOptionsFor(const Config& c) const {
   lang::CompileOptions co;
@@ -303,6 +317,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   bool gpu = target_ != "interp";
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
+  reportWarnings(r.warnings);
   ir::Function* fn = r.module->function(name_);
   if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
   specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);

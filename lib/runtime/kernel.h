@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct KernelOptions {
   // Skip spilling configurations and stop timing the clearly slower early
   // (off: every configuration timed in full, as a reference).
   bool tuneShortcuts = true;
+  // Warnings about the source (`FILE:LINE:COL: warning: ...` with the line
+  // and a caret), each once per kernel object; null: printed to stderr.
+  std::function<void(const std::string&)> warn;
 };
 
 struct Param {
@@ -176,6 +180,8 @@ class Kernel {
   void adopt(const std::shared_ptr<CompiledKernel>& k, const std::string& tritonIr, const Config& config,
              const std::string& specialization);
   lang::CompileOptions compileOptionsFor(const Config& c) const;
+  // Passes each warning of a compile not passed before to opts_.warn (any thread).
+  void reportWarnings(const std::vector<Warning>& warnings) const;
 
   std::string source_;
   KernelOptions opts_;
@@ -192,6 +198,8 @@ class Kernel {
   std::vector<bool> keyed_;              // per parameter: in the tuning key (and the space has several points)
   LaunchMemo memo_;
   CacheStats stats_;
+  mutable std::mutex warnMutex_;          // build() reports from the tuner's threads
+  mutable std::set<std::string> warned_;  // rendered warnings already reported
 };
 
 }  // namespace tritonc::runtime

@@ -50,3 +50,27 @@ def test_grids_beyond_the_gpu_limits_are_refused(target):
     assert not c.any()  # nothing ran
     add(a, a, c, 64, grid=(1,), BLOCK=64, TYPE="float")  # a grid within the limits runs
     np.testing.assert_array_equal(c, np.full(64, 2, np.float32))
+
+
+SCALE_IN_PLACE = """
+__global__ void scale(float* __readonly x, int n) {
+  int off[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+  bool m[BLOCK] = off < n;
+  @m *(x + off) = *(x + off) * 2 + 1;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["interp", "auto"])
+def test_store_through_readonly_warns_once_and_runs(target, capfd):
+    scale = tritonc.kernel(SCALE_IN_PLACE, ["x"], target=target)
+    rng = np.random.default_rng()
+    for n in (100, 37, 100):
+        x = rng.standard_normal(n).astype(np.float32)
+        expected = x * 2 + 1
+        scale(x, n, grid=lambda opt: (tritonc.cdiv(n, opt.d("BLOCK")),), BLOCK=[16, 32])
+        np.testing.assert_array_equal(x, expected)
+    err = capfd.readouterr().err
+    assert err.count("warning:") == 1, err
+    assert re.search(r"<python>:5:6: warning: store through 'x', which is declared __readonly \(line 2\): "
+                     r"the buffer is written, so __readonly is ignored\n  @m \*\(x \+ off\)", err), err

@@ -19,6 +19,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "lang/compile.h"
+#include "lang/readonly_stores.h"
 #include "grid_expr.h"
 #include "launch_args.h"
 #include "runtime/kernel.h"
@@ -230,9 +231,13 @@ std::unique_ptr<ir::Module> loadModule(const Options& o, const std::string& sour
     m->sourceText = source;
     std::string err = ir::verifyModule(*m);
     if (!err.empty()) throw UserError(SourceLoc{}, "invalid IR:\n" + err);
+    for (auto& f : m->functions())
+      for (const Warning& w : lang::dropBrokenReadonly(*f, {}))
+        std::cerr << formatDiagnostic(o.file, source, w.loc, w.message, "warning");
   } else {
     lang::CompileResult r = lang::compileSource(source, o.compile);
     for (auto& n : r.notes) std::cerr << o.file << ": note: " << n << "\n";
+    for (const Warning& w : r.warnings) std::cerr << formatDiagnostic(o.file, source, w.loc, w.message, "warning");
     m = std::move(r.module);
     std::string err = ir::verifyModule(*m);
     if (!err.empty()) throw InternalError("the front end produced invalid IR:\n" + err);
