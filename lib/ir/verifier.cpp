@@ -78,8 +78,13 @@ void FunctionVerifier::run() {
       const Instruction* inst = insts[i].get();
       std::string problem = checkInstructionTypes(*inst);
       if (problem.empty() && gpu_) problem = checkGpuInstruction(*inst);
-      if (problem.empty() && !gpu_ && opcodeCategory(inst->opcode()) == OpCategory::Gpu)
+      // `barrier` is the one GPU IR instruction that Triton-IR has too (the
+      // front end's __debug_barrier()).
+      const bool barrier = inst->opcode() == Opcode::Barrier;
+      if (problem.empty() && !gpu_ && opcodeCategory(inst->opcode()) == OpCategory::Gpu && !barrier)
         problem = "a GPU IR instruction in a module without a GPU target";
+      if (problem.empty() && !gpu_ && barrier && (inst->numOperands() != 0 || !inst->type().isVoid()))
+        problem = "barrier takes no operands and has no result";
       if (problem.empty() && !gpu_)
         for (size_t k = 0; k <= inst->numOperands() && problem.empty(); ++k)
           if ((k < inst->numOperands() ? inst->operand(k)->type() : inst->type()).layout)
