@@ -65,6 +65,9 @@ typedef struct {
   const char* const* tuning_key; /* argument names keying tuning results; NULL: every integer argument */
   size_t num_tuning_key;
   int verbose; /* nonzero: tuning progress on stderr */
+  int cache_must_hit; /* nonzero: a compile (a miss of the memory and disk caches) fails the launch
+                         (TRITONC_ERROR_LAUNCH) naming the key, as TRITONC_CACHE_MUST_HIT=1 does;
+                         TRITONC_LOG_COMPILES=1 prints a line per compile with what changed */
 } tritonc_options;
 
 /* Sets every field to its default (NULL / 0). */

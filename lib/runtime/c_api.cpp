@@ -157,6 +157,7 @@ runtime::KernelOptions toKernelOptions(const tritonc_options& o) {
     ko.tuningKey.push_back(o.tuning_key[i]);
   }
   if (o.verbose) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  ko.cacheMustHit = o.cache_must_hit != 0;
   return ko;
 }
 

@@ -9,6 +9,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "runtime/compile_log.h"
 #include "runtime/hash.h"
 #include "runtime/specialize.h"
 #include "runtime/version.h"
@@ -315,6 +316,21 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   out->config = config;
   out->key = key;
   bool gpu = target_ != "interp";
+  CompileRequest request;
+  request.kernel = name_;
+  request.source = source_;
+  request.target = target_;
+  request.macros = config.values;
+  request.macros.insert(request.macros.end(), config.fixed.begin(), config.fixed.end());
+  request.numWarps = config.numWarps;
+  request.numStages = config.numStages;
+  for (const Param& p : params_) {
+    request.paramNames.push_back(p.name);
+    request.paramTypes.push_back(p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*"
+                                                : ir::scalarName(p.type.kind));
+  }
+  request.specialization = specializationKey(facts);
+  noteCompile(request, opts_.cacheMustHit);
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
   reportWarnings(r.warnings);

@@ -64,6 +64,9 @@ struct KernelOptions {
   // Warnings about the source (`FILE:LINE:COL: warning: ...` with the line
   // and a caret), each once per kernel object; null: printed to stderr.
   std::function<void(const std::string&)> warn;
+  // A compile (a miss of both caches) is an error naming the key, as with
+  // TRITONC_CACHE_MUST_HIT=1 (compile_log.h; TRITONC_LOG_COMPILES=1 logs them).
+  bool cacheMustHit = false;
 };
 
 struct Param {

@@ -163,6 +163,36 @@ TEST(CApi, VectorAddEqualsLoop) {
   }
 }
 
+TEST(CApi, CacheMustHitFailsACompileAndPassesAWarmCache) {
+  TempDir cache;
+  const std::string src = readExample("vector_add.tc");
+  std::vector<float> a(64, 1.0f), b(64, 2.0f), c(64, 0.0f);
+  tritonc_arg args[] = {intArg(64), hostArg(a), hostArg(b), hostArg(c)};
+  int64_t grid[3] = {2, 1, 1};
+  tritonc_options o = interpOptions(cache, "vector_add.tc");
+  o.cache_must_hit = 1;
+  {
+    KernelPtr cold = create(src, o);
+    ASSERT_TRUE(cold);
+    EXPECT_EQ(tritonc_launch(cold.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_ERROR_LAUNCH);
+    EXPECT_TRUE(contains(tritonc_last_error(), "the cache must hit")) << tritonc_last_error();
+    EXPECT_TRUE(contains(tritonc_last_error(), "kernel 'add' (num_warps=4 num_stages=3) for N: divisible by 16, a: "
+                                               "16-byte aligned, b: 16-byte aligned, c: 16-byte aligned, on interp"))
+        << tritonc_last_error();
+    for (float v : c) ASSERT_EQ(v, 0.0f);  // nothing ran
+  }
+  {
+    o.cache_must_hit = 0;
+    KernelPtr warm = create(src, o);
+    ASSERT_EQ(tritonc_launch(warm.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+  }
+  o.cache_must_hit = 1;
+  KernelPtr hit = create(src, o);  // a new kernel object: the disk cache hits
+  c.assign(64, 0.0f);
+  ASSERT_EQ(tritonc_launch(hit.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+  for (float v : c) ASSERT_EQ(v, 3.0f);
+}
+
 TEST(CApi, SameMemoryTwiceIsOneBuffer) {
   // c = a + b with c and a the same array: the kernel reads and writes one buffer.
   TempDir cache;
