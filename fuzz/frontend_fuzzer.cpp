@@ -4,7 +4,8 @@
 // so those files are useful seeds and findings replay in the regression test).
 // A UserError is the expected outcome for garbage; anything else is a bug:
 // another exception, a crash, a sanitizer report, or front-end output that
-// fails the IR verifier or the print/parse round trip.
+// fails the IR verifier or the print/parse round trip. Mutations: libFuzzer's,
+// and long and deep programs (long_program_mutator.cpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

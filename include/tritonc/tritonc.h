@@ -67,6 +67,9 @@ typedef struct {
   const char* const* tuning_key; /* argument names keying tuning results; NULL: every integer argument */
   size_t num_tuning_key;
   int verbose; /* nonzero: tuning progress on stderr */
+  int cache_must_hit; /* nonzero: a compile (a miss of the memory and disk caches) fails the launch
+                         (TRITONC_ERROR_LAUNCH) naming the key, as TRITONC_CACHE_MUST_HIT=1 does;
+                         TRITONC_LOG_COMPILES=1 prints a line per compile with what changed */
 } tritonc_options;
 
 /* Sets every field to its default (NULL / 0). */
@@ -150,7 +153,8 @@ int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value
  * this thread that returned a tritonc_status, and valid until the next one. */
 const char* tritonc_last_error(void);
 
-/* The compiler's version, "tritonc 0.2 (...)"; a static string. */
+/* The compiler's version, "tritonc 0.2 (<git id>)" (as `tritonc --version` and
+   the Python package's tritonc.version()); a static string. */
 const char* tritonc_version(void);
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
 #include "ir/cfg.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tritonc::ir {
@@ -30,6 +31,17 @@ bool removeUnreachableBlocks(Function& f) {
     }
   f.eraseBlocks(dead);
   return true;
+}
+
+PredecessorMap predecessorMap(const Function& f) {
+  PredecessorMap preds;
+  for (auto& bb : f.blocks())
+    if (Instruction* t = bb->terminator())
+      for (BasicBlock* s : t->blocks) {
+        std::vector<BasicBlock*>& p = preds[s];
+        if (std::find(p.begin(), p.end(), bb.get()) == p.end()) p.push_back(bb.get());
+      }
+  return preds;
 }
 
 }  // namespace tritonc::ir

@@ -47,10 +47,17 @@ bool atomicKindFromName(const std::string& s, AtomicKind* out) { return fromName
 
 void Value::replaceAllUsesWith(Value* v) {
   if (v == this) return;
-  std::vector<Instruction*> users = users_;
-  for (Instruction* u : users)
-    for (size_t i = 0; i < u->numOperands(); ++i)
-      if (u->operand(i) == this) u->setOperand(i, v);
+  TRITONC_CHECK(v, "null operand");
+  // Every use goes, so the slots are rewritten without dropping uses one by
+  // one (each drop searches the list: quadratic for a value used often).
+  std::vector<Instruction*> users;
+  users.swap(users_);
+  for (Instruction* u : users)  // a user of several slots is listed once per slot
+    for (Value*& op : u->operands_)
+      if (op == this) {
+        op = v;
+        v->users_.push_back(u);
+      }
 }
 
 // ---- Instruction ----------------------------------------------------------
@@ -63,8 +70,10 @@ Instruction::Instruction(Opcode op, Type t, std::vector<Value*> operands, Source
 Instruction::~Instruction() { dropAllOperands(); }
 
 void Value::dropUse(Instruction* user) {
-  auto it = std::find(users_.begin(), users_.end(), user);
-  if (it != users_.end()) users_.erase(it);
+  // From the back: the most recent users are the ones most often dropped
+  // (new instructions replaced, and callers that drop many go backwards).
+  auto it = std::find(users_.rbegin(), users_.rend(), user);
+  if (it != users_.rend()) users_.erase(std::next(it).base());
 }
 
 void Instruction::setOperand(size_t i, Value* v) {
@@ -86,7 +95,7 @@ void Instruction::removeOperand(size_t i) {
 }
 
 void Instruction::dropAllOperands() {
-  for (Value* v : operands_) v->dropUse(this);
+  for (auto it = operands_.rbegin(); it != operands_.rend(); ++it) (*it)->dropUse(this);
   operands_.clear();
 }
 
@@ -140,6 +149,18 @@ void BasicBlock::erase(Instruction* inst) {
   detach(inst);  // the unique_ptr dies here, dropping its operands
 }
 
+void BasicBlock::eraseAll(const std::unordered_set<const Instruction*>& dead) {
+  if (dead.empty()) return;
+  InstList kept, gone;
+  kept.reserve(insts_.size());
+  for (auto& i : insts_) (dead.count(i.get()) ? gone : kept).push_back(std::move(i));
+  // Last first: each drop then finds its use at the end of the used value's list.
+  for (auto it = gone.rbegin(); it != gone.rend(); ++it) (*it)->dropAllOperands();
+  for (auto& i : gone) TRITONC_CHECK(i->users().empty(), "erasing an instruction that still has users");
+  insts_ = std::move(kept);
+  for (auto it = gone.rbegin(); it != gone.rend(); ++it) it->reset();
+}
+
 // ---- Function / Module ----------------------------------------------------
 
 Argument* Function::addArgument(Type t, std::string name) {
@@ -174,16 +195,18 @@ void Function::moveBlockAfter(BasicBlock* bb, BasicBlock* after) {
 std::vector<BasicBlock*> Function::predecessors(const BasicBlock* bb) const {
   std::vector<BasicBlock*> preds;
   for (auto& b : blocks_)
-    for (BasicBlock* s : b->successors())
-      if (s == bb && std::find(preds.begin(), preds.end(), b.get()) == preds.end())
-        preds.push_back(b.get());
+    if (Instruction* t = b->terminator())  // (successors() would copy the targets)
+      for (BasicBlock* s : t->blocks)
+        if (s == bb && std::find(preds.begin(), preds.end(), b.get()) == preds.end()) preds.push_back(b.get());
   return preds;
 }
 
 Module::~Module() {
-  for (auto& f : funcs_)
-    for (auto& bb : f->blocks())
-      for (auto& inst : bb->instructions()) inst->dropAllOperands();
+  // Last first, so that each use dropped is the last of its value's list.
+  for (auto f = funcs_.rbegin(); f != funcs_.rend(); ++f)
+    for (auto bb = (*f)->blocks().rbegin(); bb != (*f)->blocks().rend(); ++bb)
+      for (auto inst = (*bb)->instructions().rbegin(); inst != (*bb)->instructions().rend(); ++inst)
+        (*inst)->dropAllOperands();
 }
 
 Function* Module::addFunction(std::string name) {
@@ -206,17 +229,23 @@ const Layout* Module::layout(const Layout& l) {
 
 Constant* Module::constInt(Scalar kind, int64_t v) {
   v = wrapInt(kind, v);
-  for (auto& c : consts_)
-    if (c->type().kind == kind && c->i == v && !isFloatKind(kind)) return c.get();
+  // (An integer constant of a float kind is never shared, as before the index.)
+  Constant** slot = isFloatKind(kind) ? nullptr : &intConsts_[{kind, uint64_t(v)}];
+  if (slot && *slot) return *slot;
   consts_.push_back(std::make_unique<Constant>(Type::scalar(kind), v));
+  if (slot) *slot = consts_.back().get();
   return consts_.back().get();
 }
 
 Constant* Module::constFloat(Scalar kind, double v) {
-  for (auto& c : consts_)
-    if (c->type().kind == kind && std::memcmp(&c->f, &v, sizeof v) == 0) return c.get();
-  consts_.push_back(std::make_unique<Constant>(Type::scalar(kind), v));
-  return consts_.back().get();
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof v);
+  Constant*& slot = floatConsts_[{kind, bits}];
+  if (!slot) {
+    consts_.push_back(std::make_unique<Constant>(Type::scalar(kind), v));
+    slot = consts_.back().get();
+  }
+  return slot;
 }
 
 int64_t wrapInt(Scalar kind, int64_t v) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/layout.h"
@@ -155,6 +156,7 @@ class Instruction : public Value {
   Value* mask() const;
 
  private:
+  friend class Value;  // replaceAllUsesWith rewrites operand slots directly
   Opcode op_;
   std::vector<Value*> operands_;
 };
@@ -178,6 +180,10 @@ class BasicBlock {
   void erase(Instruction* inst);
   // Removes `inst` without destroying it (for moving it elsewhere).
   std::unique_ptr<Instruction> detach(Instruction* inst);
+  // Removes and destroys every instruction in `dead`, in one pass over the
+  // block (erase() costs the block's length each time). Nothing outside
+  // `dead` may use them; they may use each other.
+  void eraseAll(const std::unordered_set<const Instruction*>& dead);
   size_t indexOf(const Instruction* inst) const;
 
  private:
@@ -244,6 +250,9 @@ class Module {
  private:
   std::vector<std::unique_ptr<Function>> funcs_;
   std::vector<std::unique_ptr<Constant>> consts_;
+  // Interned constants by kind and value bits (a folded chain makes many: a
+  // search of consts_ would cost their number each).
+  std::map<std::pair<Scalar, uint64_t>, Constant*> intConsts_, floatConsts_;
   std::map<std::string, std::unique_ptr<Layout>> layouts_;  // by key
 };
 

@@ -3,11 +3,13 @@
 // against predecessors, and dominance of every use by its definition.
 #include "ir/verifier.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/dominators.h"
 #include "ir/op_rules.h"
+#include "ir/pointer_index.h"
 #include "ir/print_names.h"
 
 namespace tritonc::ir {
@@ -17,16 +19,16 @@ namespace {
 class FunctionVerifier {
  public:
   FunctionVerifier(const Function& f, std::vector<std::string>& errors)
-      : f_(f), names_(&f), errors_(errors), dom_(f), gpu_(f.parent() && f.parent()->isGpu()) {}
+      : f_(f), errors_(errors), dom_(f), gpu_(f.parent() && f.parent()->isGpu()) {}
   void run();
 
  private:
   void report(const std::string& problem) { errors_.push_back("in @" + f_.name() + ": " + problem); }
   void report(const BasicBlock* bb, const std::string& problem) {
-    errors_.push_back("in @" + f_.name() + ", block " + names_.block(bb) + ": " + problem);
+    errors_.push_back("in @" + f_.name() + ", block " + names().block(bb) + ": " + problem);
   }
   void report(const BasicBlock* bb, const Instruction* inst, const std::string& problem) {
-    report(bb, "'" + printInstructionWith(*inst, names_, false) + "': " + problem);
+    report(bb, "'" + printInstructionWith(*inst, names(), false) + "': " + problem);
   }
 
   void indexFunction();
@@ -37,8 +39,15 @@ class FunctionVerifier {
   void checkPhiIncoming(const BasicBlock* bb, const Instruction* phi);
   void checkDominance(const BasicBlock* bb, size_t index, const Instruction* inst);
 
+  // The printed names, only for messages: made on the first problem (naming
+  // every value costs more than checking a valid function).
+  const NameTable& names() {
+    if (!names_) names_.emplace(&f_);
+    return *names_;
+  }
+
   const Function& f_;
-  NameTable names_;
+  std::optional<NameTable> names_;
   std::vector<std::string>& errors_;
   DominatorTree dom_;
   bool gpu_;  // the GPU IR's rules apply
@@ -46,10 +55,13 @@ class FunctionVerifier {
     const BasicBlock* block;
     size_t index;
   };
-  std::unordered_map<const Instruction*, Position> positions_;
-  std::unordered_set<const BasicBlock*> blocks_;
+  PointerIndex<Instruction, Position> positions_;
+  PointerIndex<BasicBlock, size_t> blocks_;  // position in the function
   std::unordered_set<const Value*> params_;
-  std::unordered_map<const BasicBlock*, std::vector<const BasicBlock*>> preds_;
+  // Predecessors by block position, as one array: those of the block at
+  // position b are preds_[predBegin_[b] .. predBegin_[b + 1]).
+  std::vector<size_t> predBegin_;
+  std::vector<const BasicBlock*> preds_;
 };
 
 void FunctionVerifier::run() {
@@ -66,8 +78,13 @@ void FunctionVerifier::run() {
       const Instruction* inst = insts[i].get();
       std::string problem = checkInstructionTypes(*inst);
       if (problem.empty() && gpu_) problem = checkGpuInstruction(*inst);
-      if (problem.empty() && !gpu_ && opcodeCategory(inst->opcode()) == OpCategory::Gpu)
+      // `barrier` is the one GPU IR instruction that Triton-IR has too (the
+      // front end's __debug_barrier()).
+      const bool barrier = inst->opcode() == Opcode::Barrier;
+      if (problem.empty() && !gpu_ && opcodeCategory(inst->opcode()) == OpCategory::Gpu && !barrier)
         problem = "a GPU IR instruction in a module without a GPU target";
+      if (problem.empty() && !gpu_ && barrier && (inst->numOperands() != 0 || !inst->type().isVoid()))
+        problem = "barrier takes no operands and has no result";
       if (problem.empty() && !gpu_)
         for (size_t k = 0; k <= inst->numOperands() && problem.empty(); ++k)
           if ((k < inst->numOperands() ? inst->operand(k)->type() : inst->type()).layout)
@@ -81,45 +98,66 @@ void FunctionVerifier::run() {
 }
 
 void FunctionVerifier::indexFunction() {
+  size_t numInsts = 0;
+  for (auto& bb : f_.blocks()) numInsts += bb->instructions().size();
+  positions_.reserve(numInsts);
+  blocks_.reserve(f_.blocks().size());
   for (auto& arg : f_.arguments()) params_.insert(arg.get());
+  for (size_t b = 0; b < f_.blocks().size(); ++b) blocks_.add(f_.blocks()[b].get(), b);
+  blocks_.seal();
   for (auto& bb : f_.blocks()) {
-    blocks_.insert(bb.get());
     if (bb->parent() != &f_) report(bb.get(), "block's parent is another function");
     const auto& insts = bb->instructions();
     for (size_t i = 0; i < insts.size(); ++i) {
-      positions_[insts[i].get()] = Position{bb.get(), i};
+      positions_.add(insts[i].get(), Position{bb.get(), i});
       if (insts[i]->parent != bb.get())
         report(bb.get(), insts[i].get(), "instruction's parent is not the block that holds it");
     }
   }
-  for (auto& bb : f_.blocks())
-    for (BasicBlock* s : bb->successors()) {
-      if (!blocks_.count(s)) continue;
-      auto& preds = preds_[s];
-      if (preds.empty() || preds.back() != bb.get()) preds.push_back(bb.get());  // cond_br x, b, b
+  positions_.seal();
+  // Each predecessor once per block (cond_br x, b, b is one edge), in block order.
+  const size_t n = f_.blocks().size();
+  std::vector<size_t> edges;  // targets' positions, edge by edge in block order
+  std::vector<size_t> sources;
+  for (size_t b = 0; b < n; ++b) {
+    const Instruction* t = f_.blocks()[b]->terminator();
+    if (!t) continue;
+    for (size_t k = 0; k < t->blocks.size(); ++k) {
+      const size_t* at = blocks_.find(t->blocks[k]);
+      if (!at || (k > 0 && t->blocks[k] == t->blocks[k - 1])) continue;
+      edges.push_back(*at);
+      sources.push_back(b);
     }
+  }
+  predBegin_.assign(n + 1, 0);
+  for (size_t e : edges) ++predBegin_[e + 1];
+  for (size_t b = 0; b < n; ++b) predBegin_[b + 1] += predBegin_[b];
+  preds_.resize(edges.size());
+  std::vector<size_t> fill(predBegin_.begin(), predBegin_.end() - 1);
+  for (size_t i = 0; i < edges.size(); ++i) preds_[fill[edges[i]]++] = f_.blocks()[sources[i]].get();
 }
 
 void FunctionVerifier::checkParams() {
   for (auto& arg : f_.arguments()) {
     const Type& t = arg->type();
-    std::string param = "parameter " + names_.value(arg.get());
+    // (A lambda: naming needs the name table, made only for problems.)
+    auto param = [&] { return "parameter " + names().value(arg.get()); };
     std::string problem = checkTypeWellFormed(t);
-    if (!problem.empty()) report(param + ": " + problem);
-    else if (t.isVoid()) report(param + " has type void");
-    else if (t.isTile()) report(param + " must be a scalar or a pointer, not " + typeToString(t));
+    if (!problem.empty()) report(param() + ": " + problem);
+    else if (t.isVoid()) report(param() + " has type void");
+    else if (t.isTile()) report(param() + " must be a scalar or a pointer, not " + typeToString(t));
     const ParamAttrs& a = arg->attrs;
     if (a.multipleOf < 0 || a.aligned < 0 || a.constantTable < 0)
-      report(param + ": attribute values must not be negative");
+      report(param() + ": attribute values must not be negative");
     if (a.multipleOf > 0 && !t.isInt())
-      report(param + ": multipleof(" + std::to_string(a.multipleOf) + ") applies to integers, not " +
+      report(param() + ": multipleof(" + std::to_string(a.multipleOf) + ") applies to integers, not " +
              typeToString(t));
     if (a.nonNegative && !t.isInt()) report(param + ": nonneg applies to integers, not " + typeToString(t));
     if (a.one && !t.isInt()) report(param + ": one applies to integers, not " + typeToString(t));
     if (a.aligned > 0 && !t.isPtr())
-      report(param + ": aligned(" + std::to_string(a.aligned) + ") applies to pointers, not " + typeToString(t));
+      report(param() + ": aligned(" + std::to_string(a.aligned) + ") applies to pointers, not " + typeToString(t));
     if (a.constantTable > 0 && !t.isPtr())
-      report(param + ": constant(" + std::to_string(a.constantTable) + ") applies to pointers, not " +
+      report(param() + ": constant(" + std::to_string(a.constantTable) + ") applies to pointers, not " +
              typeToString(t));
   }
 }
@@ -146,11 +184,11 @@ bool FunctionVerifier::checkOperandsBelong(const BasicBlock* bb, const Instructi
   bool ok = true;
   for (const Value* v : inst->operands()) {
     if (v->valueKind() == ValueKind::Argument && !params_.count(v)) {
-      report(bb, inst, "operand " + names_.value(v) + " is not a parameter of this function");
+      report(bb, inst, "operand " + names().value(v) + " is not a parameter of this function");
       ok = false;
     } else if (v->valueKind() == ValueKind::Instruction &&
-               !positions_.count(static_cast<const Instruction*>(v))) {
-      report(bb, inst, "operand " + names_.value(v) + " is not an instruction of this function");
+               !positions_.contains(static_cast<const Instruction*>(v))) {
+      report(bb, inst, "operand " + names().value(v) + " is not an instruction of this function");
       ok = false;
     }
   }
@@ -158,8 +196,8 @@ bool FunctionVerifier::checkOperandsBelong(const BasicBlock* bb, const Instructi
     if (!target) {
       report(bb, inst, "block operand is missing");
       ok = false;
-    } else if (!blocks_.count(target)) {
-      report(bb, inst, "block '" + names_.block(target) + "' is not a block of this function");
+    } else if (!blocks_.contains(target)) {
+      report(bb, inst, "block '" + names().block(target) + "' is not a block of this function");
       ok = false;
     }
   }
@@ -167,19 +205,18 @@ bool FunctionVerifier::checkOperandsBelong(const BasicBlock* bb, const Instructi
 }
 
 void FunctionVerifier::checkPhiIncoming(const BasicBlock* bb, const Instruction* phi) {
-  auto predsIt = preds_.find(bb);
-  static const std::vector<const BasicBlock*> kNone;
-  const auto& preds = predsIt == preds_.end() ? kNone : predsIt->second;
+  size_t at = *blocks_.find(bb);
+  std::vector<const BasicBlock*> preds(preds_.begin() + long(predBegin_[at]), preds_.begin() + long(predBegin_[at + 1]));
   for (const BasicBlock* p : preds) {
     size_t count = 0;
     for (const BasicBlock* b : phi->blocks) count += b == p;
-    if (count == 0) report(bb, phi, "no incoming value for predecessor '" + names_.block(p) + "'");
-    if (count > 1) report(bb, phi, "more than one incoming value for predecessor '" + names_.block(p) + "'");
+    if (count == 0) report(bb, phi, "no incoming value for predecessor '" + names().block(p) + "'");
+    if (count > 1) report(bb, phi, "more than one incoming value for predecessor '" + names().block(p) + "'");
   }
   for (const BasicBlock* b : phi->blocks) {
     bool isPred = false;
     for (const BasicBlock* p : preds) isPred = isPred || p == b;
-    if (!isPred) report(bb, phi, "incoming block '" + names_.block(b) + "' is not a predecessor");
+    if (!isPred) report(bb, phi, "incoming block '" + names().block(b) + "' is not a predecessor");
   }
 }
 
@@ -188,19 +225,19 @@ void FunctionVerifier::checkDominance(const BasicBlock* bb, size_t index, const 
   for (size_t k = 0; k < inst->numOperands(); ++k) {
     const Value* v = inst->operand(k);
     if (v->valueKind() != ValueKind::Instruction) continue;
-    Position def = positions_.at(static_cast<const Instruction*>(v));
-    std::string name = names_.value(v);
+    Position def = *positions_.find(static_cast<const Instruction*>(v));
+    auto name = [&] { return names().value(v); };
     if (isPhi) {
       // A phi's operand must be available at the end of its incoming block.
       const BasicBlock* from = k < inst->blocks.size() ? inst->blocks[k] : nullptr;
       if (!from || !dom_.isReachable(from) || dom_.dominates(def.block, from)) continue;
-      report(bb, inst, name + " is defined in block " + names_.block(def.block) +
-                           ", which does not dominate incoming block " + names_.block(from));
+      report(bb, inst, name() + " is defined in block " + names().block(def.block) +
+                           ", which does not dominate incoming block " + names().block(from));
     } else if (def.block == bb) {
       if (def.index == index) report(bb, inst, "instruction uses its own result");
-      else if (def.index > index) report(bb, inst, name + " is used before its definition");
+      else if (def.index > index) report(bb, inst, name() + " is used before its definition");
     } else if (dom_.isReachable(bb) && !dom_.dominates(def.block, bb)) {
-      report(bb, inst, name + " is defined in block " + names_.block(def.block) +
+      report(bb, inst, name() + " is defined in block " + names().block(def.block) +
                            ", which does not dominate this use");
     }
   }

@@ -17,6 +17,7 @@ struct Attrs {
   ExprPtr multipleOf;  // constant expression
   ExprPtr aligned;     // constant expression
   bool readonly = false;
+  std::string readonlyWord;  // "__readonly" or "read_only", as written
   bool noalias = false;
 };
 
@@ -29,6 +30,7 @@ struct TypeSpec {
   bool constantSpace = false;  // __constant__
   bool restrict = false;
   bool readonly = false;       // read_only / __readonly
+  std::string readonlyWord;    // which of the two, as written
   SourceLoc loc;
 };
 
@@ -60,7 +62,17 @@ struct Expr {
   bool masked = false;            // Deref: *?(mask) p  (args[0] = mask, args[1] = ptr)
 
   Expr(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+  // Not recursive: a chain `a + b + c ...` is a tree as deep as it is long.
+  ~Expr();
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
 };
+
+// The left spine of a binary chain: `e`, its left operand while that is a
+// Binary too, and so on (top first; the last one's left operand is not a
+// Binary; empty when `e` is not a Binary). Walks of the AST go down a chain with this loop instead of
+// recursing once per operator.
+std::vector<const Expr*> binarySpine(const Expr& e);
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;

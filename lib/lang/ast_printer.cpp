@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "lang/compile.h"
+#include "lang/parser.h"
 
 namespace tritonc::lang {
 
@@ -68,14 +69,32 @@ class AstPrinter {
     for (auto& b : s.body) stmt(*b, depth + 1);
   }
 
+  // A chain `a + b - c` (operators of one precedence, as written without
+  // parentheses) prints as one node, `Binary + -`, over its operands: a tree
+  // printed level by level would be as deep as the chain is long.
+  void chain(const Expr& e, int depth) {
+    std::vector<const Expr*> links{&e};
+    for (const Expr* x = &e; x->args[0]->kind == ExprKind::Binary && !x->args[0]->parenthesized &&
+                             binaryPrecedence(x->args[0]->op) == binaryPrecedence(e.op);) {
+      x = x->args[0].get();
+      links.push_back(x);
+    }
+    std::string ops = "Binary";
+    for (auto it = links.rbegin(); it != links.rend(); ++it) ops += " " + (*it)->op;
+    line(depth, ops, links.back()->loc);
+    expr(*links.back()->args[0], depth + 1);
+    for (auto it = links.rbegin(); it != links.rend(); ++it) expr(*(*it)->args[1], depth + 1);
+  }
+
   void expr(const Expr& e, int depth) {
+    if (e.kind == ExprKind::Binary) return chain(e, depth);
     std::string s;
     switch (e.kind) {
       case ExprKind::IntLit: s = "Int " + std::to_string(e.intValue); break;
       case ExprKind::FloatLit: s = "Float " + e.op; break;
       case ExprKind::Ident: s = "Ident " + e.op; break;
       case ExprKind::Unary: s = "Unary " + e.op; break;
-      case ExprKind::Binary: s = "Binary " + e.op; break;
+      case ExprKind::Binary: break;  // chain()
       case ExprKind::Assign: s = "Assign " + e.op; break;
       case ExprKind::Ternary: s = "Ternary"; break;
       case ExprKind::Call: s = "Call " + e.op; break;

@@ -111,7 +111,7 @@ CompileResult compileSource(const std::string& source, const CompileOptions& opt
   r.module = std::make_unique<ir::Module>();
   r.module->sourceFile = opts.filename;
   r.module->sourceText = source;
-  IRGen gen(*r.module, r.tuning, r.notes);
+  IRGen gen(*r.module, r.tuning, r.notes, r.warnings);
   gen.setTunableOverrides(std::move(overrides));
   gen.translationUnit(tu);
   return r;

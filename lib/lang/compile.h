@@ -34,6 +34,7 @@ struct CompileResult {
   std::unique_ptr<ir::Module> module;
   std::vector<TuningParam> tuning;   // the tuning space found
   std::vector<std::string> notes;    // e.g. "TM is tuned over [32, 64]; using 32"
+  std::vector<Warning> warnings;     // located: e.g. a store through a __readonly parameter
 };
 
 // Parses "NAME", "NAME=VALUE"; throws UserError (no location) if malformed.

@@ -130,6 +130,8 @@ void IRGen::function(const FunctionDef& f) {
       arg->attrs.aligned = al;
     }
     arg->attrs.readonly = a.readonly || p.type.readonly || (p.type.isConst && t.isPtr());
+    if (arg->attrs.readonly)
+      readonlyOrigins_[arg] = {a.readonly ? a.readonlyWord : p.type.readonly ? p.type.readonlyWord : "const", p.decl.loc};
     arg->attrs.noalias = a.noalias || p.type.restrict;
     Symbol sym;
     sym.type = t;
@@ -157,6 +159,8 @@ void IRGen::function(const FunctionDef& f) {
   ssa_.finalize();
   // Blocks that nothing reaches (code after a return) are dropped.
   ir::removeUnreachableBlocks(*fn_);
+  for (Warning& w : dropBrokenReadonly(*fn_, readonlyOrigins_)) warnings_.push_back(std::move(w));
+  readonlyOrigins_.clear();
   popScope();
   fn_ = nullptr;
 }

@@ -11,14 +11,16 @@
 #include "ir/builder.h"
 #include "lang/ast.h"
 #include "lang/compile.h"
+#include "lang/readonly_stores.h"
 #include "lang/ssa_builder.h"
 
 namespace tritonc::lang {
 
 class IRGen {
  public:
-  IRGen(ir::Module& m, std::vector<TuningParam>& tuning, std::vector<std::string>& notes)
-      : module_(m), b_(m), ssa_(m), tuning_(tuning), notes_(notes) {}
+  IRGen(ir::Module& m, std::vector<TuningParam>& tuning, std::vector<std::string>& notes,
+        std::vector<Warning>& warnings)
+      : module_(m), b_(m), ssa_(m), tuning_(tuning), notes_(notes), warnings_(warnings) {}
 
   void translationUnit(const TranslationUnit& tu);
   // -D values given for names the source declares `tunable`: they replace the
@@ -59,13 +61,15 @@ class IRGen {
 
   // ---- expressions (irgen_expr.cpp) ---------------------------------------
   ir::Value* expr(const Expr& e);
-  ir::Value* binary(const Expr& e);
+  ir::Value* binaryChain(const Expr& e);
+  // One operator of a chain, its left operand `a` already evaluated.
+  ir::Value* binary(const Expr& e, ir::Value* a);
   ir::Value* arith(const std::string& op, ir::Value* a, ir::Value* b, const Expr* ea, const Expr* eb,
                    SourceLoc loc);
   // Converts two operands to their common kind and broadcast shape.
   std::pair<ir::Value*, ir::Value*> unifyOperands(ir::Value* a, ir::Value* b, const Expr* ea, const Expr* eb,
                                                   SourceLoc loc, const std::string& op, bool bitwise = false);
-  ir::Value* logical(const Expr& e);
+  ir::Value* logical(const Expr& e, ir::Value* left);
   ir::Value* unary(const Expr& e);
   ir::Value* ternary(const Expr& e);
   ir::Value* subscript(const Expr& e);
@@ -92,6 +96,7 @@ class IRGen {
   ir::Value* toBool(ir::Value* v, SourceLoc loc);
   ir::Value* zero(const ir::Type& t);
   std::optional<int64_t> constEval(const Expr& e);
+  std::optional<int64_t> constBinary(const Expr& e, int64_t a, int64_t b);
   int64_t requireConst(const Expr& e, const char* what);
   int64_t shapeDim(const Expr& e);
   // Tiles have at most 4 dimensions and 2^20 elements: no program can make
@@ -116,6 +121,8 @@ class IRGen {
   SsaBuilder ssa_;
   std::vector<TuningParam>& tuning_;
   std::vector<std::string>& notes_;
+  std::vector<Warning>& warnings_;
+  std::map<const ir::Argument*, ReadonlyOrigin> readonlyOrigins_;  // of the current function
   std::vector<std::map<std::string, Symbol>> scopes_;
   std::vector<ir::Value*> masks_;
   ir::Function* fn_ = nullptr;

@@ -34,6 +34,13 @@ ir::Value* IRGen::call(const Expr& e) {
     return int(axis);
   };
 
+  if (f == "__debug_barrier") {
+    // A barrier among the program's threads: bar.sync on the GPU. The
+    // interpreter runs a program's threads as one, so there it orders nothing.
+    arity(0, 0);
+    b_.setLoc(e.loc);
+    return b_.create(Opcode::Barrier, ir::Type::voidTy(), {});
+  }
   if (f == "get_program_id" || f == "get_num_programs") {
     arity(1, 1);
     int axis = axisArg(*e.args[0]);

@@ -38,9 +38,7 @@ ir::Value* IRGen::expr(const Expr& e) {
     case ExprKind::FloatLit: return module_.constFloat(Scalar::F32, e.floatValue);
     case ExprKind::Ident: return identifier(e);
     case ExprKind::Unary: return unary(e);
-    case ExprKind::Binary:
-      if (e.op == "&&" || e.op == "||") return logical(e);
-      return binary(e);
+    case ExprKind::Binary: return binaryChain(e);
     case ExprKind::Assign: return assign(e);
     case ExprKind::Ternary: return ternary(e);
     case ExprKind::Call: return call(e);
@@ -71,14 +69,20 @@ ir::Value* IRGen::identifier(const Expr& e) {
   return ssa_.read(s->var, b_.block());
 }
 
-ir::Value* IRGen::binary(const Expr& e) {
-  if (e.op == "@") {
-    ir::Value* a = expr(*e.args[0]);
-    ir::Value* b = expr(*e.args[1]);
-    return matmul(a, b, nullptr, e.loc);
-  }
-  ir::Value* a = expr(*e.args[0]);
+ir::Value* IRGen::binaryChain(const Expr& e) {
+  // The left spine by a loop (left operands first, as C evaluates them); only
+  // right operands recurse, so `x + x + ... + x` of any length is no deeper
+  // than one `+`.
+  std::vector<const Expr*> spine = binarySpine(e);
+  ir::Value* v = expr(*spine.back()->args[0]);
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) v = binary(**it, v);
+  return v;
+}
+
+ir::Value* IRGen::binary(const Expr& e, ir::Value* a) {
+  if (e.op == "&&" || e.op == "||") return logical(e, a);
   ir::Value* b = expr(*e.args[1]);
+  if (e.op == "@") return matmul(a, b, nullptr, e.loc);
   return arith(e.op, a, b, e.args[0].get(), e.args[1].get(), e.loc);
 }
 
@@ -140,10 +144,10 @@ std::pair<ir::Value*, ir::Value*> IRGen::unifyOperands(ir::Value* a, ir::Value* 
   return {broadcastTo(convertKind(a, k), shape, loc), broadcastTo(convertKind(b, k), shape, loc)};
 }
 
-ir::Value* IRGen::logical(const Expr& e) {
+ir::Value* IRGen::logical(const Expr& e, ir::Value* left) {
   // The right operand is evaluated under the left one (as a mask), so that
   // `i < n && *p > 0` never loads where `i < n` is false.
-  ir::Value* a = toBool(expr(*e.args[0]), e.loc);
+  ir::Value* a = toBool(left, e.loc);
   b_.setLoc(e.loc);
   ir::Value* guard = e.op == "&&" ? a : b_.cmp(ir::CmpPred::Eq, a, zero(a->type()));
   pushMask(guard, e.loc);

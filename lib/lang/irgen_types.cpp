@@ -50,7 +50,7 @@ std::string IRGen::typeName(const ir::Type& t) const {
 
 SourceLoc IRGen::leftmost(const Expr& e) {
   const Expr* x = &e;
-  for (int guard = 0; guard < 1000 && !x->parenthesized; ++guard) {
+  while (!x->parenthesized) {
     bool leftOperand = x->kind == ExprKind::Binary || x->kind == ExprKind::Assign || x->kind == ExprKind::Ternary ||
                        x->kind == ExprKind::Range || x->kind == ExprKind::Subscript ||
                        (x->kind == ExprKind::IncDec && !x->prefix);
@@ -194,37 +194,44 @@ std::optional<int64_t> IRGen::constEval(const Expr& e) {
       return constEval(*e.args[*c ? 1 : 2]);
     }
     case ExprKind::Binary: {
-      auto a = constEval(*e.args[0]);
-      if (!a) return std::nullopt;
-      auto b = constEval(*e.args[1]);
-      if (!b) return std::nullopt;
-      uint64_t ua = uint64_t(*a), ub = uint64_t(*b);
-      const std::string& o = e.op;
-      if (o == "+") return int64_t(ua + ub);
-      if (o == "-") return int64_t(ua - ub);
-      if (o == "*") return int64_t(ua * ub);
-      if (o == "/" || o == "%") {
-        if (*b == 0) throw UserError(e.loc, "division by zero in a constant expression");
-        if (*a == INT64_MIN && *b == -1) return o == "/" ? *a : 0;
-        return o == "/" ? *a / *b : *a % *b;
+      // The left spine by a loop: `1 + 1 + ... + 1` recurses only into `1`.
+      std::vector<const Expr*> spine = binarySpine(e);
+      auto v = constEval(*spine.back()->args[0]);
+      for (auto it = spine.rbegin(); v && it != spine.rend(); ++it) {
+        auto b = constEval(*(*it)->args[1]);
+        v = b ? constBinary(**it, *v, *b) : std::nullopt;
       }
-      if (o == "<<") return int64_t(ua << (ub & 63));
-      if (o == ">>") return *a >> (ub & 63);
-      if (o == "&") return *a & *b;
-      if (o == "|") return *a | *b;
-      if (o == "^") return *a ^ *b;
-      if (o == "&&") return int64_t(*a && *b);
-      if (o == "||") return int64_t(*a || *b);
-      if (o == "==") return int64_t(*a == *b);
-      if (o == "!=") return int64_t(*a != *b);
-      if (o == "<") return int64_t(*a < *b);
-      if (o == ">") return int64_t(*a > *b);
-      if (o == "<=") return int64_t(*a <= *b);
-      if (o == ">=") return int64_t(*a >= *b);
-      return std::nullopt;
+      return v;
     }
     default: return std::nullopt;
   }
+}
+
+std::optional<int64_t> IRGen::constBinary(const Expr& e, int64_t a, int64_t b) {
+  uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  const std::string& o = e.op;
+  if (o == "+") return int64_t(ua + ub);
+  if (o == "-") return int64_t(ua - ub);
+  if (o == "*") return int64_t(ua * ub);
+  if (o == "/" || o == "%") {
+    if (b == 0) throw UserError(e.loc, "division by zero in a constant expression");
+    if (a == INT64_MIN && b == -1) return o == "/" ? a : 0;
+    return o == "/" ? a / b : a % b;
+  }
+  if (o == "<<") return int64_t(ua << (ub & 63));
+  if (o == ">>") return a >> (ub & 63);
+  if (o == "&") return a & b;
+  if (o == "|") return a | b;
+  if (o == "^") return a ^ b;
+  if (o == "&&") return int64_t(a && b);
+  if (o == "||") return int64_t(a || b);
+  if (o == "==") return int64_t(a == b);
+  if (o == "!=") return int64_t(a != b);
+  if (o == "<") return int64_t(a < b);
+  if (o == ">") return int64_t(a > b);
+  if (o == "<=") return int64_t(a <= b);
+  if (o == ">=") return int64_t(a >= b);
+  return std::nullopt;
 }
 
 int64_t IRGen::requireConst(const Expr& e, const char* what) {

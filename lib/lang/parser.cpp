@@ -2,12 +2,17 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace tritonc::lang {
 
 namespace {
 
-constexpr int kMaxNesting = 200;  // deeper input is an error, not a stack overflow
+// Deeper input is an error, not a stack overflow: the parser, the AST's
+// walks and IR generation recurse once per level. Left-associative chains
+// (`a + b + c ...`) are no nesting: they are parsed, walked and generated
+// by loops, whatever their length.
+constexpr int kMaxNesting = 200;
 
 bool isQualifier(const std::string& w) {
   static const char* const q[] = {"const", "restrict", "__restrict", "__restrict__", "read_only",
@@ -67,13 +72,20 @@ class Parser {
     }
     return toks_[pos_++];
   }
+  // One level of nesting, counted from the top of the function: a statement
+  // inside another; an expression inside parentheses, a prefix operator, a
+  // call, an arm of `?:`, the right side of `=`, a postfix operator.
+  // (Binary operators nest only as far as their precedence levels go.)
   struct DepthGuard {
     int& d;
-    DepthGuard(int& depth, const Token& t) : d(depth) {
-      if (++d > kMaxNesting) throw UserError(t.loc, "program nested too deeply");
+    DepthGuard(int& depth, const Token& t, const char* what = "expression") : d(depth) {
+      if (++d > kMaxNesting) throw tooDeep(t, what);
     }
     ~DepthGuard() { --d; }
   };
+  static UserError tooDeep(const Token& t, const char* what) {
+    return UserError(t.loc, std::string(what) + " nested deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
 
   // ---- types --------------------------------------------------------------
   bool isTypeWord(const Token& t) const {
@@ -114,7 +126,7 @@ class Parser {
       if (t.text == "tunable") ts.tunable = true;
       if (t.text == "__constant__") ts.constantSpace = true;
       if (t.text == "restrict" || t.text == "__restrict" || t.text == "__restrict__") ts.restrict = true;
-      if (t.text == "read_only" || t.text == "__readonly") ts.readonly = true;
+      if (t.text == "read_only" || t.text == "__readonly") ts.readonly = true, ts.readonlyWord = t.text;
       ++pos_;
     }
     if (!haveScalar) throw error(at(), "expected a type name");
@@ -123,7 +135,7 @@ class Parser {
       ++pos_;
       while (at().kind == TokKind::Ident && isQualifier(at().text) && at().text != "tunable") {
         if (at().text == "restrict" || at().text == "__restrict" || at().text == "__restrict__") ts.restrict = true;
-        if (at().text == "read_only" || at().text == "__readonly") ts.readonly = true;
+        if (at().text == "read_only" || at().text == "__readonly") ts.readonly = true, ts.readonlyWord = at().text;
         ++pos_;
       }
     }
@@ -142,6 +154,7 @@ class Parser {
       } else if (t.is("__readonly") || t.is("read_only")) {
         ++pos_;
         a.readonly = true;
+        a.readonlyWord = t.text;
       } else if (t.is("__noalias") || t.is("restrict") || t.is("__restrict")) {
         ++pos_;
         a.noalias = true;
@@ -230,7 +243,6 @@ class Parser {
 
   // ---- statements ---------------------------------------------------------
   StmtPtr block() {
-    DepthGuard g(depth_, at());
     auto s = std::make_unique<Stmt>(StmtKind::Block, at().loc);
     expect("{", "");
     while (!at().isPunct("}")) {
@@ -253,7 +265,7 @@ class Parser {
   }
 
   StmtPtr statement() {
-    DepthGuard g(depth_, at());
+    DepthGuard g(depth_, at(), "statement");
     const Token& t = at();
     SourceLoc loc = t.loc;
     if (t.isPunct("{")) return block();
@@ -345,13 +357,13 @@ class Parser {
   ExprPtr expression() { return assignment(); }
 
   ExprPtr assignment() {
-    DepthGuard g(depth_, at());
     ExprPtr lhs = conditional();
     static const char* const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
     for (const char* op : ops) {
       if (at().isPunct(op)) {
         auto e = std::make_unique<Expr>(ExprKind::Assign, at().loc);
         e->op = op;
+        DepthGuard g(depth_, at());  // `a = b = c ...` nests to the right
         ++pos_;
         e->args.push_back(std::move(lhs));
         e->args.push_back(assignment());
@@ -365,6 +377,7 @@ class Parser {
     ExprPtr c = binary(0);
     if (!at().isPunct("?")) return c;
     auto e = std::make_unique<Expr>(ExprKind::Ternary, at().loc);
+    DepthGuard g(depth_, at());  // `a ? b : c ? d : ...` nests to the right
     ++pos_;
     e->args.push_back(std::move(c));
     e->args.push_back(assignment());
@@ -373,19 +386,9 @@ class Parser {
     return e;
   }
 
-  static int precedence(const Token& t) {
-    if (t.kind != TokKind::Punct) return -1;
-    static const std::pair<const char*, int> table[] = {
-        {"||", 0}, {"&&", 1}, {"|", 2},  {"^", 3},  {"&", 4},  {"==", 5},  {"!=", 5},
-        {"<", 6},  {">", 6},  {"<=", 6}, {">=", 6}, {"<<", 7}, {">>", 7},  {"+", 8},
-        {"-", 8},  {"...", 9}, {"*", 10}, {"/", 10}, {"%", 10}, {"@", 10}};
-    for (auto& [s, p] : table)
-      if (t.text == s) return p;
-    return -1;
-  }
+  static int precedence(const Token& t) { return t.kind == TokKind::Punct ? binaryPrecedence(t.text) : -1; }
 
   ExprPtr binary(int minPrec) {
-    DepthGuard g(depth_, at());
     ExprPtr lhs = unary();
     for (;;) {
       int p = precedence(at());
@@ -406,9 +409,14 @@ class Parser {
   }
 
   ExprPtr unary() {
-    DepthGuard g(depth_, at());
     const Token& t = at();
     if (t.kind == TokKind::Punct) {
+      // Prefix operators and casts recurse into their operand.
+      static const char* const prefix[] = {"*", "-", "+", "!", "~", "^", "++", "--"};
+      std::optional<DepthGuard> g;
+      for (const char* p : prefix)
+        if (t.text == p) g.emplace(depth_, t);
+      if (!g && startsCast()) g.emplace(depth_, t);
       if (t.text == "*" && peek(1).isPunct("?")) {
         auto e = std::make_unique<Expr>(ExprKind::Deref, t.loc);
         pos_ += 2;
@@ -463,9 +471,16 @@ class Parser {
 
   ExprPtr postfix() {
     ExprPtr e = primary();
+    // `x[:][:]...` and `x++++` are parsed by this loop but nest in the AST:
+    // each counts as a level.
+    int levels = 0;
+    auto nest = [&](const Token& t) {
+      if (depth_ + ++levels > kMaxNesting) throw tooDeep(t, "expression");
+    };
     for (;;) {
       const Token& t = at();
       if (t.isPunct("[")) {
+        nest(t);
         ++pos_;
         auto s = std::make_unique<Expr>(ExprKind::Subscript, t.loc);
         s->args.push_back(std::move(e));
@@ -496,6 +511,7 @@ class Parser {
         continue;
       }
       if (t.isPunct("++") || t.isPunct("--")) {
+        nest(t);
         auto x = std::make_unique<Expr>(ExprKind::IncDec, t.loc);
         x->op = t.text;
         ++pos_;
@@ -535,6 +551,7 @@ class Parser {
         if (isTypeWord(t)) throw error(t, "expected an expression");
         if (t.text == "alloc_const") {
           auto e = std::make_unique<Expr>(ExprKind::AllocConst, t.loc);
+          DepthGuard g(depth_, t);
           ++pos_;
           e->castType = typeSpec();
           expect("[", "after the type of alloc_const");
@@ -547,6 +564,7 @@ class Parser {
           auto e = std::make_unique<Expr>(ExprKind::Call, t.loc);
           e->op = t.text;
           ++pos_;
+          DepthGuard g(depth_, t);
           e->sizeArg = conditional();
           expect("]", "to close the size of get_global_range[...]");
           if (!at().isPunct("(")) throw error(at(), "expected '(' after get_global_range[...]");
@@ -565,6 +583,7 @@ class Parser {
       }
       case TokKind::Punct:
         if (t.text == "(") {
+          DepthGuard g(depth_, t);
           ++pos_;
           ExprPtr e = expression();
           expect(")", "to close the parenthesized expression");
@@ -580,6 +599,7 @@ class Parser {
   }
 
   void callArgs(Expr& call) {
+    DepthGuard g(depth_, at());
     expect("(", "");
     if (accept(")")) return;
     for (;;) {
@@ -596,6 +616,16 @@ class Parser {
 };
 
 }  // namespace
+
+int binaryPrecedence(const std::string& op) {
+  static const std::pair<const char*, int> table[] = {
+      {"||", 0}, {"&&", 1}, {"|", 2},  {"^", 3},  {"&", 4},  {"==", 5},  {"!=", 5},
+      {"<", 6},  {">", 6},  {"<=", 6}, {">=", 6}, {"<<", 7}, {">>", 7},  {"+", 8},
+      {"-", 8},  {"...", 9}, {"*", 10}, {"/", 10}, {"%", 10}, {"@", 10}};
+  for (auto& [s, p] : table)
+    if (op == s) return p;
+  return -1;
+}
 
 std::optional<ir::Scalar> scalarTypeKeyword(const std::string& w) {
   using ir::Scalar;

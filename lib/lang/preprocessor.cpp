@@ -253,6 +253,8 @@ class Preprocessor {
 
   // Precedence climbing over C's integer operators; identifiers are 0.
   int64_t evalExpr(const Tokens& t, size_t& pos, int minPrec) {
+    // `a ? b : c ? d : ...` recurses here, not through evalUnary.
+    Nesting level(t[pos], depth_);
     int64_t lhs = evalUnary(t, pos);
     for (;;) {
       const Token& op = t[pos];
@@ -310,8 +312,7 @@ class Preprocessor {
 
   int64_t evalUnary(const Tokens& t, size_t& pos) {
     const Token& tok = t[pos];
-    if (++unaryDepth_ > 256) throw UserError(tok.loc, "'#if' expression nested too deeply");
-    struct Leave { int& d; ~Leave() { --d; } } leave{unaryDepth_};
+    Nesting level(tok, depth_);
     if (tok.isPunct("(")) {
       ++pos;
       int64_t v = evalExpr(t, pos, 0);
@@ -339,7 +340,17 @@ class Preprocessor {
   std::map<std::string, Macro> macros_;
   std::set<std::string> expanding_;
   std::vector<Cond> conds_;
-  int unaryDepth_ = 0;
+  // Nesting of `#if` expressions: deeper is an error, not a stack overflow.
+  static constexpr int kMaxIfNesting = 256;
+  struct Nesting {
+    int& d;
+    Nesting(const Token& tok, int& depth) : d(depth) {
+      if (++d > kMaxIfNesting)
+        throw UserError(tok.loc, "'#if' expression nested deeper than " + std::to_string(kMaxIfNesting) + " levels");
+    }
+    ~Nesting() { --d; }
+  };
+  int depth_ = 0;
   size_t produced_ = 0;
 };
 

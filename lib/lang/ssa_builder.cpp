@@ -10,13 +10,6 @@ int SsaBuilder::newVariable(const ir::Type& t, const std::string& name) {
 
 void SsaBuilder::write(int var, ir::BasicBlock* bb, ir::Value* v) { defs_[bb][var] = v; }
 
-ir::Value* SsaBuilder::read(int var, ir::BasicBlock* bb) {
-  auto& blockDefs = defs_[bb];
-  auto it = blockDefs.find(var);
-  if (it != blockDefs.end()) return resolve(it->second);
-  return resolve(readRecursive(var, bb));
-}
-
 ir::Instruction* SsaBuilder::newPhi(int var, ir::BasicBlock* bb) {
   ir::Builder b(module_);
   b.setInsertPoint(bb, 0);
@@ -25,26 +18,67 @@ ir::Instruction* SsaBuilder::newPhi(int var, ir::BasicBlock* bb) {
   return phi;
 }
 
-ir::Value* SsaBuilder::readRecursive(int var, ir::BasicBlock* bb) {
-  ir::Value* v;
-  const auto& preds = preds_[bb];
-  if (!sealed(bb)) {
-    ir::Instruction* phi = newPhi(var, bb);
-    incomplete_[bb][var] = phi;
-    v = phi;
-  } else if (preds.size() == 1) {
-    v = read(var, preds[0]);
-  } else if (preds.empty()) {
-    // Read of a variable with no definition on any path (unreachable code):
-    // any value will do; zero keeps the IR well typed.
-    v = zeroOf(varTypes_[var], bb);
-  } else {
-    ir::Instruction* phi = newPhi(var, bb);
-    write(var, bb, phi);  // breaks cycles through loops
-    v = addPhiOperands(var, phi);
+// Braun et al.'s readVariable, with an explicit stack instead of recursion:
+// a read may walk back through every block before it (the blocks of a
+// function with thousands of loops, one pre-header and header after another).
+// The order of the walk, and so the IR built, is the recursive algorithm's.
+ir::Value* SsaBuilder::read(int var, ir::BasicBlock* bb) {
+  struct Frame {
+    ir::BasicBlock* bb;
+    ir::Instruction* phi;  // null: a block with one predecessor
+    size_t next;           // the phi's next predecessor to read from
+  };
+  std::vector<Frame> stack;
+  ir::Value* v = nullptr;
+  for (;;) {
+    // Down: find the value at the end of `bb`, or go on to a predecessor.
+    auto& blockDefs = defs_[bb];
+    auto it = blockDefs.find(var);
+    const auto& preds = preds_[bb];
+    if (it != blockDefs.end()) {
+      v = resolve(it->second);
+    } else if (!sealed(bb)) {
+      ir::Instruction* phi = newPhi(var, bb);
+      incomplete_[bb][var] = phi;
+      write(var, bb, phi);
+      v = phi;
+    } else if (preds.size() == 1) {
+      stack.push_back({bb, nullptr, 0});
+      bb = preds[0];
+      continue;
+    } else if (preds.empty()) {
+      // Read of a variable with no definition on any path (unreachable code):
+      // any value will do; zero keeps the IR well typed.
+      v = zeroOf(varTypes_[var], bb);
+      write(var, bb, v);
+    } else {
+      ir::Instruction* phi = newPhi(var, bb);
+      write(var, bb, phi);  // breaks cycles through loops
+      stack.push_back({bb, phi, 0});
+      bb = preds[0];
+      continue;
+    }
+    // Up: `v` is the value at the end of the block below the top frame.
+    for (;;) {
+      if (stack.empty()) return v;
+      Frame& top = stack.back();
+      if (!top.phi) {
+        write(var, top.bb, v);
+        stack.pop_back();
+        continue;
+      }
+      const auto& topPreds = preds_[top.bb];
+      top.phi->addOperand(v);
+      top.phi->blocks.push_back(topPreds[top.next]);
+      if (++top.next < topPreds.size()) {
+        bb = topPreds[top.next];
+        break;  // down again, into the next predecessor
+      }
+      v = tryRemoveTrivialPhi(top.phi);
+      write(var, top.bb, v);
+      stack.pop_back();
+    }
   }
-  write(var, bb, v);
-  return v;
 }
 
 ir::Value* SsaBuilder::addPhiOperands(int var, ir::Instruction* phi) {
@@ -55,7 +89,7 @@ ir::Value* SsaBuilder::addPhiOperands(int var, ir::Instruction* phi) {
   return tryRemoveTrivialPhi(phi);
 }
 
-ir::Value* SsaBuilder::tryRemoveTrivialPhi(ir::Instruction* phi) {
+ir::Value* SsaBuilder::removeIfTrivial(ir::Instruction* phi, std::vector<ir::Instruction*>& users) {
   ir::Value* same = nullptr;
   for (ir::Value* op : phi->operands()) {
     if (op == same || op == phi) continue;
@@ -63,20 +97,44 @@ ir::Value* SsaBuilder::tryRemoveTrivialPhi(ir::Instruction* phi) {
     same = op;
   }
   if (!same) same = zeroOf(phi->type(), phi->parent);
-  std::vector<ir::Instruction*> users;
   for (ir::Instruction* u : phi->users())
     if (u != phi) users.push_back(u);
   phi->replaceAllUsesWith(same);
-  for (auto& [bb, vars] : defs_)
-    for (auto& [var, v] : vars)
-      if (v == phi) v = same;
-  for (auto& [bb, vars] : incomplete_)
-    for (auto& [var, p] : vars)
+  // Definitions that name the phi are resolved by read() (replacedBy_).
+  auto inc = incomplete_.find(phi->parent);
+  if (inc != incomplete_.end())
+    for (auto& [var, p] : inc->second)
       if (p == phi) p = nullptr;
   phi->dropAllOperands();
   replacedBy_[phi] = same;
-  for (ir::Instruction* u : users)
-    if (u->opcode() == ir::Opcode::Phi && u != same && !replacedBy_.count(u)) tryRemoveTrivialPhi(u);
+  return same;
+}
+
+ir::Value* SsaBuilder::tryRemoveTrivialPhi(ir::Instruction* phi) {
+  std::vector<ir::Instruction*> users;
+  ir::Value* same = removeIfTrivial(phi, users);
+  if (same == phi) return phi;
+  // Removing a phi may make the phis that used it trivial, and so on: a
+  // depth-first walk of them with an explicit stack (the recursion's order).
+  struct Frame {
+    std::vector<ir::Instruction*> users;
+    ir::Value* same;
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({std::move(users), same});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == top.users.size()) {
+      stack.pop_back();
+      continue;
+    }
+    ir::Instruction* u = top.users[top.next++];
+    if (u->opcode() != ir::Opcode::Phi || u == top.same || replacedBy_.count(u)) continue;
+    std::vector<ir::Instruction*> next;
+    ir::Value* s = removeIfTrivial(u, next);
+    if (s != u) stack.push_back({std::move(next), s});  // `top` dangles from here on
+  }
   return resolve(same);
 }
 

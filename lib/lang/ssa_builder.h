@@ -29,9 +29,11 @@ class SsaBuilder {
   void finalize();
 
  private:
-  ir::Value* readRecursive(int var, ir::BasicBlock* bb);
   ir::Value* addPhiOperands(int var, ir::Instruction* phi);
   ir::Value* tryRemoveTrivialPhi(ir::Instruction* phi);
+  // Replaces `phi` by the one value it merges and returns that value, adding
+  // the phi's users to `users`; returns `phi` when it merges two values.
+  ir::Value* removeIfTrivial(ir::Instruction* phi, std::vector<ir::Instruction*>& users);
   ir::Value* zeroOf(const ir::Type& t, ir::BasicBlock* bb);
   ir::Instruction* newPhi(int var, ir::BasicBlock* bb);
 

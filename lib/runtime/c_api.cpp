@@ -157,6 +157,7 @@ runtime::KernelOptions toKernelOptions(const tritonc_options& o) {
     ko.tuningKey.push_back(o.tuning_key[i]);
   }
   if (o.verbose) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  ko.cacheMustHit = o.cache_must_hit != 0;
   return ko;
 }
 
@@ -275,7 +276,10 @@ runtime::GridFn makeGrid(const int64_t* grid, tritonc_grid_fn fn, void* user) {
       if (g[d] < 1)
         fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string(from) + ": grid dimension " + std::to_string(d) + " is " +
                                                  std::to_string(g[d]) + " (must be at least 1)");
-    return interp::Grid{g[0], g[1], g[2]};
+    interp::Grid out{g[0], g[1], g[2]};
+    std::string problem = interp::gridProblem(out);
+    if (!problem.empty()) fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string(from) + ": " + problem);
+    return out;
   };
   if (grid) {
     interp::Grid g = check(grid, "grid");
@@ -415,6 +419,6 @@ int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value
 
 const char* tritonc_last_error(void) { return lastError.c_str(); }
 
-const char* tritonc_version(void) { return runtime::compilerVersion().c_str(); }
+const char* tritonc_version(void) { return runtime::versionString().c_str(); }
 
 }  // extern "C"

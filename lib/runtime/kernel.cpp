@@ -3,39 +3,22 @@
 
 #include <algorithm>
 #include <chrono>
-
-#include <dlfcn.h>
-#include <sys/stat.h>
+#include <cstdio>
 #include <set>
 
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "runtime/compile_log.h"
 #include "runtime/hash.h"
 #include "runtime/specialize.h"
 #include "target/cpu/cpu_backend.h"
+#include "runtime/version.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
 #include "transform/pass_manager.h"
 
-#ifndef TRITONC_BUILD_ID
-#define TRITONC_BUILD_ID "unknown"
-#endif
-
 namespace tritonc::runtime {
-
-const std::string& compilerVersion() {
-  static const std::string version = [] {
-    std::string binary = "unknown binary";
-    Dl_info info;
-    struct stat st;
-    if (dladdr(reinterpret_cast<void*>(&compilerVersion), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
-      binary = std::to_string(st.st_size) + " bytes, " + std::to_string(st.st_mtim.tv_sec) + "." +
-               std::to_string(st.st_mtim.tv_nsec);
-    return std::string("tritonc 0.2 (" TRITONC_BUILD_ID ", ") + binary + ")";
-  }();
-  return version;
-}
 
 namespace {
 
@@ -148,6 +131,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
     }
   }
   if (!r) throw optionError("no configuration of the kernel compiles:" + errors);
+  reportWarnings(r->warnings);
   const ir::Function* fn = nullptr;
   for (auto& f : r->module->functions())
     if (opts_.kernel.empty() || f->name() == opts_.kernel) {
@@ -185,6 +169,18 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
 }
 
 Kernel::~Kernel() = default;
+
+void Kernel::reportWarnings(const std::vector<Warning>& warnings) const {
+  for (const Warning& w : warnings) {
+    std::string text = formatDiagnostic(opts_.filename, source_, w.loc, w.message, "warning");
+    {
+      std::lock_guard<std::mutex> lock(warnMutex_);
+      if (!warned_.insert(text).second) continue;
+    }
+    if (opts_.warn) opts_.warn(text);
+    else std::fputs(text.c_str(), stderr);
+  }
+}
 
 lang::CompileOptions Kernel::compileOptionsFor(const Config& c) const {
   lang::CompileOptions co;
@@ -335,8 +331,24 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   out->config = config;
   out->key = key;
   bool gpu = onGpu();
+  CompileRequest request;
+  request.kernel = name_;
+  request.source = source_;
+  request.target = target_;
+  request.macros = config.values;
+  request.macros.insert(request.macros.end(), config.fixed.begin(), config.fixed.end());
+  request.numWarps = config.numWarps;
+  request.numStages = config.numStages;
+  for (const Param& p : params_) {
+    request.paramNames.push_back(p.name);
+    request.paramTypes.push_back(p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*"
+                                                : ir::scalarName(p.type.kind));
+  }
+  request.specialization = specializationKey(facts);
+  noteCompile(request, opts_.cacheMustHit);
   auto t0 = std::chrono::steady_clock::now();
   lang::CompileResult r = lang::compileSource(source_, compileOptionsFor(config));
+  reportWarnings(r.warnings);
   ir::Function* fn = r.module->function(name_);
   if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
   specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);
@@ -423,8 +435,14 @@ void loadOnCpu(CompiledKernel& k) {
   k.cpu = cpu::CpuKernel::compile(*k.function);
 }
 
+void Kernel::checkGrid(const interp::Grid& grid) const {
+  std::string problem = interp::gridProblem(grid);
+  if (!problem.empty()) throw UserError(SourceLoc{}, "kernel '" + name_ + "': " + problem);
+}
+
 std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                                int repeats, void* stream) {
+  checkGrid(grid);  // on every back end, before any work
   std::vector<float> times;
   if (!onGpu()) {
     if (target_ == "cpu") loadOnCpu(k);
@@ -481,6 +499,7 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
 
 void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                     void* stream) {
+  checkGrid(grid);
   if (target_ == "interp") {
     // Interpreted runs stay serialized, as every launch was before the memo.
     std::lock_guard<std::recursive_mutex> lock(mutex_);

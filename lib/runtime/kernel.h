@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "lang/compile.h"
 #include "runtime/disk_cache.h"
 #include "runtime/launch_memo.h"
+#include "runtime/version.h"
 #include "target/interp/interpreter.h"
 
 namespace tritonc::nvptx {
@@ -28,11 +30,6 @@ class CpuKernel;
 namespace tritonc::runtime {
 
 struct ArgFacts;
-
-// The compiler version in cache keys: "tritonc 0.2 (<git id>, <binary>)",
-// where <binary> is the size and time of the file holding this code, so that
-// a rebuilt compiler never loads an old compiler's entries, whatever git says.
-const std::string& compilerVersion();
 
 // One point of a tuning space: a value for each tuning parameter (a -D list
 // or a `tunable` declaration), num_warps and num_stages.
@@ -67,6 +64,12 @@ struct KernelOptions {
   // Skip spilling configurations and stop timing the clearly slower early
   // (off: every configuration timed in full, as a reference).
   bool tuneShortcuts = true;
+  // Warnings about the source (`FILE:LINE:COL: warning: ...` with the line
+  // and a caret), each once per kernel object; null: printed to stderr.
+  std::function<void(const std::string&)> warn;
+  // A compile (a miss of both caches) is an error naming the key, as with
+  // TRITONC_CACHE_MUST_HIT=1 (compile_log.h; TRITONC_LOG_COMPILES=1 logs them).
+  bool cacheMustHit = false;
 };
 
 struct Param {
@@ -175,6 +178,8 @@ class Kernel {
   const Config* findConfig(const std::string& text) const;
   // Throws UserError when `k`'s parameter types are not the kernel's (params()).
   void checkSignature(const CompiledKernel& k) const;
+  // Throws UserError for a grid beyond the GPU's limits (interp::gridProblem).
+  void checkGrid(const interp::Grid& grid) const;
   // compile() in three steps, so that the tuner can build on several threads:
   // the caches (memory, then disk; null on a miss, with the cache key in
   // `key`), building (reads only the kernel's source and options: safe on
@@ -186,6 +191,8 @@ class Kernel {
   void adopt(const std::shared_ptr<CompiledKernel>& k, const std::string& tritonIr, const Config& config,
              const std::string& specialization);
   lang::CompileOptions compileOptionsFor(const Config& c) const;
+  // Passes each warning of a compile not passed before to opts_.warn (any thread).
+  void reportWarnings(const std::vector<Warning>& warnings) const;
 
   std::string source_;
   KernelOptions opts_;
@@ -202,6 +209,8 @@ class Kernel {
   std::vector<bool> keyed_;              // per parameter: in the tuning key (and the space has several points)
   LaunchMemo memo_;
   CacheStats stats_;
+  mutable std::mutex warnMutex_;          // build() reports from the tuner's threads
+  mutable std::set<std::string> warned_;  // rendered warnings already reported
 };
 
 }  // namespace tritonc::runtime

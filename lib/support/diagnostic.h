@@ -36,6 +36,13 @@ class InternalError : public std::logic_error {
       : std::logic_error("internal compiler error: " + message) {}
 };
 
+// A warning about the program: it compiles and runs, but probably not as its
+// author meant. Rendered like an error, with severity "warning".
+struct Warning {
+  SourceLoc loc;
+  std::string message;
+};
+
 // Throws InternalError when `cond` is false: for invariants, never for user input.
 #define TRITONC_CHECK(cond, msg)                                             \
   do {                                                                       \

@@ -3,6 +3,7 @@
 // entry; an instruction equal to one in the table is replaced by it.
 #include <map>
 #include <tuple>
+#include <unordered_set>
 
 #include "ir/dominators.h"
 #include "transform/passes.h"
@@ -28,6 +29,8 @@ Key keyOf(const ir::Instruction& i) {
 }
 
 class Cse {
+  using Table = std::map<Key, ir::Instruction*>;
+
  public:
   explicit Cse(ir::Function& f) : f_(f), dom_(f) {
     for (const ir::BasicBlock* bb : dom_.reversePostOrder())
@@ -40,7 +43,7 @@ class Cse {
     struct Frame {
       const ir::BasicBlock* bb;
       size_t next = 0;  // next child to visit
-      std::vector<Key> added;
+      std::vector<Table::iterator> added;  // entries to remove on leaving
     };
     if (!f_.entry()) return false;
     std::vector<Frame> stack;
@@ -55,7 +58,7 @@ class Cse {
         enter(stack.back());
         continue;
       }
-      for (const Key& k : top.added) table_.erase(k);
+      for (Table::iterator it : top.added) table_.erase(it);
       stack.pop_back();
     }
     return changed_;
@@ -65,7 +68,7 @@ class Cse {
   template <class Frame>
   void enter(Frame& fr) {
     auto* bb = const_cast<ir::BasicBlock*>(fr.bb);
-    std::vector<ir::Instruction*> dead;
+    std::unordered_set<const ir::Instruction*> dead;
     for (auto& up : bb->instructions()) {
       ir::Instruction* inst = up.get();
       if (!mergeable(*inst)) continue;
@@ -73,20 +76,19 @@ class Cse {
       auto it = table_.find(k);
       if (it != table_.end()) {
         inst->replaceAllUsesWith(it->second);
-        dead.push_back(inst);
+        dead.insert(inst);
         continue;
       }
-      table_.emplace(k, inst);
-      fr.added.push_back(k);
+      fr.added.push_back(table_.emplace(std::move(k), inst).first);
     }
-    for (ir::Instruction* d : dead) bb->erase(d);
+    bb->eraseAll(dead);
     changed_ = changed_ || !dead.empty();
   }
 
   ir::Function& f_;
   ir::DominatorTree dom_;
   std::map<const ir::BasicBlock*, std::vector<const ir::BasicBlock*>> children_;
-  std::map<Key, ir::Instruction*> table_;
+  Table table_;
   bool changed_ = false;
 };
 

@@ -1,5 +1,7 @@
 // Loop-invariant code motion: hoists instructions whose operands are all
 // defined outside a loop into the loop's pre-header, innermost loops first.
+#include <algorithm>
+
 #include "ir/dominators.h"
 #include "transform/loops.h"
 #include "transform/passes.h"
@@ -28,11 +30,15 @@ bool runOnLoop(const Loop& loop, const ir::DominatorTree& dom) {
   std::vector<ir::BasicBlock*> exits = loop.exitingBlocks();
   bool writes = loop.hasMemoryWrites();
   bool changed = false;
+  // The loop's blocks in reverse post-order (not the function's: a function
+  // of many loops would cost its size per loop).
+  std::vector<ir::BasicBlock*> order(loop.blocks.begin(), loop.blocks.end());
+  std::sort(order.begin(), order.end(),
+            [&](ir::BasicBlock* a, ir::BasicBlock* b) { return dom.rpoIndex(a) < dom.rpoIndex(b); });
   for (bool again = true; again;) {
     again = false;
-    for (const ir::BasicBlock* cbb : dom.reversePostOrder()) {
-      auto* bb = const_cast<ir::BasicBlock*>(cbb);
-      if (!loop.contains(bb)) continue;
+    for (ir::BasicBlock* bb : order) {
+      if (dom.rpoIndex(bb) < 0) continue;  // unreachable
       for (size_t idx = 0; idx < bb->instructions().size();) {
         ir::Instruction* inst = bb->instructions()[idx].get();
         bool invariant = hoistable(*inst);

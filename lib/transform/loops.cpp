@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/cfg.h"
+#include "ir/pointer_index.h"
+
 namespace tritonc::transform {
 
 bool Loop::definedInside(const ir::Value* v) const {
@@ -34,6 +37,7 @@ std::vector<Loop> findLoops(ir::Function& f, const ir::DominatorTree& dom) {
   // One loop per header; several back edges to one header make one loop.
   std::map<ir::BasicBlock*, Loop> byHeader;
   std::map<ir::BasicBlock*, std::vector<ir::BasicBlock*>> latches;
+  ir::PredecessorMap preds = ir::predecessorMap(f);
   for (auto& bb : f.blocks()) {
     if (!dom.isReachable(bb.get())) continue;
     for (ir::BasicBlock* s : bb->successors())
@@ -48,19 +52,29 @@ std::vector<Loop> findLoops(ir::Function& f, const ir::DominatorTree& dom) {
       ir::BasicBlock* bb = work.back();
       work.pop_back();
       if (!loop.blocks.insert(bb).second) continue;
-      for (ir::BasicBlock* p : f.predecessors(bb))
+      for (ir::BasicBlock* p : preds[bb])
         if (dom.isReachable(p)) work.push_back(p);
     }
     if (ls.size() == 1) loop.latch = ls[0];
     std::vector<ir::BasicBlock*> outside;
-    for (ir::BasicBlock* p : f.predecessors(header))
+    for (ir::BasicBlock* p : preds[header])
       if (!loop.contains(p)) outside.push_back(p);
     // A pre-header must lead only to the header, so that code placed at its
     // end runs exactly when the loop is entered.
     if (outside.size() == 1 && outside[0]->successors().size() == 1) loop.preheader = outside[0];
   }
+  ir::PointerIndex<ir::BasicBlock, size_t> position;
+  position.reserve(f.blocks().size());
+  for (size_t i = 0; i < f.blocks().size(); ++i) position.add(f.blocks()[i].get(), i);
+  position.seal();
   std::vector<Loop> loops;
-  for (auto& [h, l] : byHeader) loops.push_back(l);
+  for (auto& [h, l] : byHeader) {
+    l.blocksInOrder.assign(l.blocks.begin(), l.blocks.end());
+    std::sort(l.blocksInOrder.begin(), l.blocksInOrder.end(),
+              [&](ir::BasicBlock* a, ir::BasicBlock* b) { return *position.find(a) < *position.find(b); });
+    l.headerPredecessors = preds[h];
+    loops.push_back(std::move(l));
+  }
   std::stable_sort(loops.begin(), loops.end(),
                    [](const Loop& a, const Loop& b) { return a.blocks.size() < b.blocks.size(); });
   return loops;

@@ -1,6 +1,6 @@
 // The pass manager: runs named function passes in a declared order, verifies
-// the IR after every pass (a pass that breaks the IR is named at once), and
-// can print the IR after every pass.
+// the IR after every pass that reports a change (a pass that breaks the IR is
+// named at once), and can print the IR after every pass.
 #pragma once
 #include <functional>
 #include <ostream>

@@ -40,7 +40,7 @@ class PyKernel {
   PyKernel(const std::string& source, const std::vector<std::pair<std::string, std::string>>& defines,
            const std::vector<int>& numWarps, const std::vector<int>& numStages, const std::string& target,
            const std::string& kernel, const std::string& cacheDir, const std::string& filename,
-           const std::vector<std::string>& tuningKey, bool verbose)
+           const std::vector<std::string>& tuningKey, bool verbose, bool cacheMustHit)
       : source_(source), filename_(filename) {
     runtime::KernelOptions o;
     o.filename = filename;
@@ -52,6 +52,7 @@ class PyKernel {
     o.cacheDir = cacheDir;
     o.tuningKey = tuningKey;
     if (verbose) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    o.cacheMustHit = cacheMustHit;
     located([&] { k_ = std::make_unique<runtime::Kernel>(source, o); });
   }
 
@@ -519,9 +520,10 @@ NB_MODULE(_tritonc, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&, const std::vector<int>&,
                     const std::vector<int>&, const std::string&, const std::string&, const std::string&,
-                    const std::string&, const std::vector<std::string>&, bool>(),
+                    const std::string&, const std::vector<std::string>&, bool, bool>(),
            nb::arg("source"), nb::arg("defines"), nb::arg("num_warps"), nb::arg("num_stages"), nb::arg("target"),
-           nb::arg("kernel"), nb::arg("cache_dir"), nb::arg("filename"), nb::arg("tuning_key"), nb::arg("verbose"))
+           nb::arg("kernel"), nb::arg("cache_dir"), nb::arg("filename"), nb::arg("tuning_key"), nb::arg("verbose"),
+           nb::arg("cache_must_hit") = false)
       .def("params", &PyKernel::params)
       .def("launch", &PyKernel::launch, nb::arg("args"), nb::arg("grid"), nb::arg("stream") = 0)
       .def("tune", &PyKernel::tune)
@@ -552,7 +554,7 @@ NB_MODULE(_tritonc, m) {
     return nb::make_tuple(a.device_type(), a.device_id(), uint64_t(reinterpret_cast<uintptr_t>(a.data())),
                           uint64_t(a.nbytes()), contiguous, span);
   });
-  m.def("version", [] { return runtime::compilerVersion(); });
+  m.def("version", [] { return runtime::versionString(); });
   // The compile report of one configuration (runtime/compile_report.h), as
   // text with the source in it, or JSON.
   m.def("compile_report",

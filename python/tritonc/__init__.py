@@ -178,12 +178,19 @@ class kernel(_tritonc.Launcher):
     new integer arguments times every configuration), a dtype becomes its
     Triton-C type name. ``num_warps`` / ``num_stages`` may be ints or lists.
 
+    ``cache_must_hit=True`` makes a call that would compile (a miss of the
+    memory and disk caches) raise ``tritonc.Error`` naming the key, as
+    ``TRITONC_CACHE_MUST_HIT=1`` does; ``TRITONC_LOG_COMPILES=1`` prints a
+    line per compile saying what changed since the kernel's closest earlier
+    compile (an argument's alignment or divisibility, a dtype, a macro).
+
     Calling goes to the C++ base class first: a call like one made before
     with CUDA tensors is launched there without running Python code; any
     other call comes to ``_call_slow`` below.
     """
 
-    def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>", target="auto"):
+    def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>", target="auto",
+                 cache_must_hit=False):
         super().__init__()
         self.src = src
         self.outputs = list(outputs)
@@ -191,6 +198,9 @@ class kernel(_tritonc.Launcher):
         self.verbose = verbose
         self.filename = filename
         self.target = target  # "auto" (the GPU for device tensors, else the best present), "interp", "cpu", "gpu"
+        # A compile (a miss of the memory and disk caches) raises tritonc.Error naming the key, as
+        # TRITONC_CACHE_MUST_HIT=1 does; TRITONC_LOG_COMPILES=1 prints a line per compile.
+        self.cache_must_hit = cache_must_hit
         self._compiled = {}
         self._by_call = {}  # (macro items as given, on device) -> compiled kernel: the launch path
 
@@ -205,7 +215,7 @@ class kernel(_tritonc.Launcher):
         k = self._compiled.get(key)
         if k is None:
             k = _tritonc.Kernel(self.src, defines, warps, stages, target, "", self.cache_dir, self.filename, [],
-                                self.verbose)
+                                self.verbose, self.cache_must_hit)
             self._compiled[key] = k
         return k
 

@@ -1,91 +1,16 @@
 // End-to-end tests of the `tritonc` command line: it is run as a process,
 // its stdout and stderr captured to files of a per-test temporary folder.
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <regex>
 
-#include "kernel_test_util.h"
+#include "cli_fixture.h"
 #include "support/float16.h"
 #include "support/npy.h"
 
 namespace kernel_test {
 namespace {
-
-namespace fs = std::filesystem;
-
-const std::string kBinary = TRITONC_BINARY_DIR "/tools/tritonc/tritonc";
-const std::string kRoot = TRITONC_SOURCE_DIR;
-
-// Quotes one word for /bin/sh.
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs::exists(kBinary)) << kBinary << " is missing: build the `tritonc` target first";
-    std::string pattern = (fs::temp_directory_path() / "tritonc_cli_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-
-  // Runs tritonc with `args` (each quoted) in the temporary folder.
-  Result run(const std::vector<std::string>& args) {
-    std::string cmd = "cd " + quote(dir_) + " && " + quote(kBinary);
-    for (auto& a : args) cmd += " " + quote(a);
-    cmd += " >" + quote(path("stdout.txt")) + " 2>" + quote(path("stderr.txt"));
-    Result r;
-    const int raw = std::system(cmd.c_str());
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = readTextFile(path("stdout.txt"));
-    r.err = readTextFile(path("stderr.txt"));
-    return r;
-  }
-
-  // A 1-D .npy file of floats, as f32 or f16.
-  void writeFloats(const std::string& name, const std::vector<float>& v, bool half = false) {
-    NpyArray a;
-    a.descr = half ? "<f2" : "<f4";
-    a.shape = {int64_t(v.size())};
-    for (float x : v) {
-      uint8_t bytes[4];
-      const uint16_t h = floatToHalf(x);
-      if (half) std::memcpy(bytes, &h, 2);
-      else std::memcpy(bytes, &x, 4);
-      a.data.insert(a.data.end(), bytes, bytes + (half ? 2 : 4));
-    }
-    writeNpy(path(name), a);
-  }
-
-  std::vector<float> readFloats(const std::string& name) {
-    NpyArray a = readNpy(path(name));
-    EXPECT_EQ(a.descr, "<f4");
-    std::vector<float> v(size_t(a.numElements()));
-    std::memcpy(v.data(), a.data.data(), v.size() * 4);
-    return v;
-  }
-
-  std::string dir_;
-};
 
 const std::string kVectorAdd = kRoot + "/examples/vector_add.tc";
 

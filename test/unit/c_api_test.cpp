@@ -190,6 +190,36 @@ TEST(CApi, CpuTarget) {
   }
 }
 
+TEST(CApi, CacheMustHitFailsACompileAndPassesAWarmCache) {
+  TempDir cache;
+  const std::string src = readExample("vector_add.tc");
+  std::vector<float> a(64, 1.0f), b(64, 2.0f), c(64, 0.0f);
+  tritonc_arg args[] = {intArg(64), hostArg(a), hostArg(b), hostArg(c)};
+  int64_t grid[3] = {2, 1, 1};
+  tritonc_options o = interpOptions(cache, "vector_add.tc");
+  o.cache_must_hit = 1;
+  {
+    KernelPtr cold = create(src, o);
+    ASSERT_TRUE(cold);
+    EXPECT_EQ(tritonc_launch(cold.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_ERROR_LAUNCH);
+    EXPECT_TRUE(contains(tritonc_last_error(), "the cache must hit")) << tritonc_last_error();
+    EXPECT_TRUE(contains(tritonc_last_error(), "kernel 'add' (num_warps=4 num_stages=3) for N: divisible by 16, a: "
+                                               "16-byte aligned, b: 16-byte aligned, c: 16-byte aligned, on interp"))
+        << tritonc_last_error();
+    for (float v : c) ASSERT_EQ(v, 0.0f);  // nothing ran
+  }
+  {
+    o.cache_must_hit = 0;
+    KernelPtr warm = create(src, o);
+    ASSERT_EQ(tritonc_launch(warm.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+  }
+  o.cache_must_hit = 1;
+  KernelPtr hit = create(src, o);  // a new kernel object: the disk cache hits
+  c.assign(64, 0.0f);
+  ASSERT_EQ(tritonc_launch(hit.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+  for (float v : c) ASSERT_EQ(v, 3.0f);
+}
+
 TEST(CApi, SameMemoryTwiceIsOneBuffer) {
   // c = a + b with c and a the same array: the kernel reads and writes one buffer.
   TempDir cache;
@@ -449,6 +479,22 @@ TEST(CApi, BadArgumentsNameTheParameter) {
   EXPECT_TRUE(contains(tritonc_last_error(), "grid dimension 1 is 0")) << tritonc_last_error();
   EXPECT_EQ(tritonc_launch(k.get(), good, 4, nullptr, zero, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(tritonc_last_error(), "grid_fn")) << tritonc_last_error();
+  // Grids beyond the GPU's limits (x < 2^31, y and z <= 65535), given or
+  // from the callback, launched or tuned: refused at once (the interpreter
+  // would run 2^90 programs).
+  int64_t huge[3] = {int64_t(1) << 30, int64_t(1) << 30, int64_t(1) << 30};
+  EXPECT_EQ(launch(good, 4, huge), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "grid (1073741824, 1073741824, 1073741824) is beyond the GPU's limits"))
+      << tritonc_last_error();
+  int64_t wide[3] = {int64_t(1) << 31, 1, 1};
+  EXPECT_EQ(launch(good, 4, wide), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "(2147483648, 1, 1)")) << tritonc_last_error();
+  tritonc_grid_fn deep = [](const tritonc_config*, void*, int64_t g[3]) { g[2] = 65536; };
+  EXPECT_EQ(tritonc_launch(k.get(), good, 4, nullptr, deep, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "grid_fn for configuration")) << tritonc_last_error();
+  EXPECT_TRUE(contains(tritonc_last_error(), "(1, 1, 65536) is beyond the GPU's limits")) << tritonc_last_error();
+  EXPECT_EQ(tritonc_tune(k.get(), good, 4, huge, nullptr, nullptr, nullptr, 0, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(tritonc_last_error(), "beyond the GPU's limits")) << tritonc_last_error();
 
   // A NULL kernel.
   EXPECT_EQ(tritonc_launch(nullptr, good, 4, grid, nullptr, nullptr, nullptr), TRITONC_ERROR_INVALID_ARGUMENT);

@@ -162,6 +162,24 @@ TEST(InterpErrors, GridMustBePositive) {
   expectMentions(e.what(), {"kernel 'grid'", "grid dimensions must be >= 1", "(2, 0, 1)"});
 }
 
+TEST(InterpErrors, GridBeyondTheGpuLimitsIsRefusedBeforeRunning) {
+  // A program that would fault if it ran: the refusal comes first.
+  Kernel k("huge");
+  k.b.setLoc(kLoc);
+  k.b.binary(ir::Opcode::Div, k.b.i32(1), k.b.i32(0));
+  k.b.ret();
+  const int64_t big = int64_t(1) << 30;
+  UserError e = expectUserError([&] { k.run({big, big, big}, {}); });
+  expectMentions(e.what(), {"kernel 'huge'", "grid (1073741824, 1073741824, 1073741824) is beyond the GPU's limits",
+                            "x < 2^31, y and z <= 65535"});
+  // The limits themselves, and one past each.
+  EXPECT_EQ(interp::gridProblem({interp::kMaxGridX, 65535, 65535}), "");
+  EXPECT_EQ(interp::kMaxGridX, 2147483647);
+  EXPECT_NE(interp::gridProblem({interp::kMaxGridX + 1, 1, 1}), "");
+  EXPECT_NE(interp::gridProblem({1, 65536, 1}), "");
+  EXPECT_NE(interp::gridProblem({1, 1, 65536}), "");
+}
+
 TEST(InterpErrors, RunawayLoopIsStopped) {
   Kernel k("forever");
   ir::BasicBlock* loop = k.fn->addBlock("loop");

@@ -3,6 +3,7 @@
 //   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp]
 //                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
 //   tritonc tune KERNEL.tc -DTM=[32,64] ... --grid M/TM,N/TN --arg NAME=SPEC...
+//   tritonc passes | tritonc --version | tritonc [CMD] --help
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "lang/compile.h"
+#include "lang/readonly_stores.h"
 #include "grid_expr.h"
 #include "launch_args.h"
 #include "runtime/kernel.h"
@@ -27,27 +29,32 @@
 #include "target/nvptx/gpu_runner.h"
 #include "runtime/compile_report.h"
 #include "runtime/specialize.h"
+#include "runtime/version.h"
 #include "transform/pass_manager.h"
 
 namespace {
 
 using namespace tritonc;
 
-const char* const kUsage =
-    "usage:\n"
+// Usage, one section per command (`tritonc CMD --help` prints its own).
+const char* const kEmitUsage =
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report [--locations] [--json]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
-    "               [--arg NAME=INT]...  (gpu-ir/ptx: specialize as for a launch with these integers)\n"
-    "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n"
+    "               [--arg NAME=INT]...  (gpu-ir/ptx/report: specialize as for a launch with these integers)\n"
+    "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
+const char* const kRunUsage =
     "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
     "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
     "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
     "               interp checks every memory access)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
-    "               with a tuning space (lists), the kernel is tuned first (results are cached)\n"
+    "               with a tuning space (lists), the kernel is tuned first (results are cached)\n";
+const char* const kTuneUsage =
     "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
-    "               times every configuration and prints the table (--quiet: only the result)\n"
-    "  tritonc passes        lists the optimization passes\n"
+    "               times every configuration and prints the table (--quiet: only the result)\n";
+const char* const kPassesUsage = "  tritonc passes        lists the optimization passes\n";
+const char* const kVersionUsage = "  tritonc --version     prints the version\n";
+const char* const kNotes =
     "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
     "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
     "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
@@ -55,8 +62,19 @@ const char* const kUsage =
     "--grid: each dimension is a product or quotient (rounded up) of numbers, integer arguments and\n"
     "        tuning parameters or macros, e.g. --grid M/TM,N/TN\n";
 
+// The usage of `command` ("" or an unknown one: of every command).
+std::string usage(const std::string& command) {
+  std::string out = "usage:\n";
+  if (command == "emit") return out + kEmitUsage + kNotes;
+  if (command == "run") return out + kRunUsage + kNotes;
+  if (command == "tune") return out + kTuneUsage + kNotes;
+  if (command == "passes") return out + kPassesUsage;
+  return out + kEmitUsage + kRunUsage + kTuneUsage + kPassesUsage + kVersionUsage + kNotes;
+}
+
 struct Options {
   std::string command, file, stage, backend, kernel, grid, target;
+  bool help = false;  // --help: print the command's usage and exit 0
   int numWarps = 4;
   int numStages = transform::PipelineOptions::kDefaultNumStages;
   std::vector<int> numWarpsList{4}, numStagesList{transform::PipelineOptions::kDefaultNumStages};
@@ -108,12 +126,21 @@ Options parseCommandLine(int argc, char** argv) {
   Options o;
   if (argc < 2) throw UsageError("no command given");
   o.command = argv[1];
-  if (o.command == "--help" || o.command == "-h" || o.command == "help") return o;
-  if (o.command == "passes") return o;
-  if (o.command != "emit" && o.command != "run" && o.command != "tune")
+  if (o.command == "--help" || o.command == "-h" || o.command == "help") {
+    o.help = true;
+    o.command.clear();
+    return o;
+  }
+  if (o.command == "--version" || o.command == "version") return o;
+  if (o.command != "emit" && o.command != "run" && o.command != "tune" && o.command != "passes")
     throw UsageError("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    }
+    if (o.command == "passes") throw UsageError("passes takes no arguments, got '" + a + "'");
     auto value = [&](const std::string& flag) -> std::string {
       if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
       if (i + 1 >= argc) throw UsageError("option " + flag + " needs a value");
@@ -184,6 +211,7 @@ Options parseCommandLine(int argc, char** argv) {
       throw UsageError("more than one input file ('" + o.file + "' and '" + a + "')");
     }
   }
+  if (o.command == "passes") return o;
   if (o.file.empty()) throw UsageError("no input file");
   o.compile.filename = o.file;
   return o;
@@ -210,9 +238,13 @@ std::unique_ptr<ir::Module> loadModule(const Options& o, const std::string& sour
     m->sourceText = source;
     std::string err = ir::verifyModule(*m);
     if (!err.empty()) throw UserError(SourceLoc{}, "invalid IR:\n" + err);
+    for (auto& f : m->functions())
+      for (const Warning& w : lang::dropBrokenReadonly(*f, {}))
+        std::cerr << formatDiagnostic(o.file, source, w.loc, w.message, "warning");
   } else {
     lang::CompileResult r = lang::compileSource(source, o.compile);
     for (auto& n : r.notes) std::cerr << o.file << ": note: " << n << "\n";
+    for (const Warning& w : r.warnings) std::cerr << formatDiagnostic(o.file, source, w.loc, w.message, "warning");
     m = std::move(r.module);
     std::string err = ir::verifyModule(*m);
     if (!err.empty()) throw InternalError("the front end produced invalid IR:\n" + err);
@@ -252,7 +284,11 @@ std::optional<int64_t> gridName(const Options& o, const std::string& name, const
 
 interp::Grid parseGrid(const Options& o) {
   if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
-  return cli::evaluateGrid(cli::parseGridSpec(o.grid), [&](const std::string& n) { return gridName(o, n, nullptr); });
+  interp::Grid g =
+      cli::evaluateGrid(cli::parseGridSpec(o.grid), [&](const std::string& n) { return gridName(o, n, nullptr); });
+  std::string problem = interp::gridProblem(g);  // on every back end, before compiling
+  if (!problem.empty()) throw UsageError("--grid " + o.grid + ": " + problem);
+  return g;
 }
 
 transform::PipelineOptions pipelineOptions(const Options& o) {
@@ -432,6 +468,7 @@ int runTuned(const Options& o, const std::string& source) {
 
 int run(const Options& o, const std::string& source) {
   if (o.command == "tune" || hasTuningSpace(o, source)) return runTuned(o, source);
+  interp::Grid grid = parseGrid(o);
   std::string backend = o.backend;
   std::string noGpu;
   std::string arch = nvptx::gpuArch(&noGpu);
@@ -439,7 +476,6 @@ int run(const Options& o, const std::string& source) {
   if (backend != "interp" && backend != "gpu" && backend != "cpu")
     throw UsageError("unknown back end '" + backend + "' (available: interp, cpu, gpu)");
   if (backend == "gpu" && arch.empty()) throw UsageError("--backend gpu: " + noGpu);
-  interp::Grid grid = parseGrid(o);
   std::unique_ptr<ir::Module> m = loadModule(o, source);
   const ir::Function& fn = pickKernel(*m, o.kernel);
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
@@ -485,8 +521,12 @@ int main(int argc, char** argv) {
   std::string source;
   try {
     o = parseCommandLine(argc, argv);
-    if (o.command == "--help" || o.command == "-h" || o.command == "help") {
-      std::cout << kUsage;
+    if (o.help) {
+      std::cout << usage(o.command);
+      return 0;
+    }
+    if (o.command == "--version" || o.command == "version") {
+      std::cout << runtime::versionString() << "\n";
       return 0;
     }
     if (o.command == "passes") {
@@ -500,7 +540,7 @@ int main(int argc, char** argv) {
     return o.command == "emit" ? emit(o, source) : run(o, source);  // run and tune
   } catch (const UsageError& e) {
     std::cerr << "tritonc: error: " << e.what() << "\n";
-    if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << kUsage;
+    if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << usage("");
     return 1;
   } catch (const UserError& e) {
     if (e.loc().known()) std::cerr << formatDiagnostic(o.file, source, e.loc(), e.what());

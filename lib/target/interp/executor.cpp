@@ -23,9 +23,8 @@ int64_t checkedElementCount(const ir::Type& t) {
 Executor::Executor(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args,
                    const RunOptions& options)
     : fn_(fn), grid_(grid), options_(options) {
-  if (grid.x < 1 || grid.y < 1 || grid.z < 1)
-    throw UserError(fn.loc, kernelText() + ": grid dimensions must be >= 1, got (" + std::to_string(grid.x) +
-                                ", " + std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
+  std::string badGrid = gridProblem(grid);
+  if (!badGrid.empty()) throw UserError(fn.loc, kernelText() + ": " + badGrid);
   if (fn.blocks().empty()) throw InternalError("kernel '" + fn.name() + "' has no blocks");
   numberValues();
   planBlocks();

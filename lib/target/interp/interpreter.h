@@ -55,11 +55,18 @@ struct Grid {
   int64_t x = 1, y = 1, z = 1;
 };
 
+// The GPU's limits on a grid, which every back end enforces (the interpreter
+// would otherwise run 2^90 programs): x < 2^31, y and z at most 65535.
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxGridYZ = 65535;
+// What is wrong with `grid` ("" when nothing): a dimension below 1 or beyond
+// the limits, with the grid and the limits.
+std::string gridProblem(const Grid& grid);
+
 // Runs `fn` on every program of `grid`. Throws UserError on a bad access
-// (out of bounds, misaligned, through a pointer into no buffer, a store into
-// a buffer passed only to readonly parameters), an integer division by zero,
-// a broken multiple_of promise, a program running past its step budget, a
-// grid dimension < 1, or arguments that do not fit the parameters (count,
+// (out of bounds, misaligned, through a pointer into no buffer), an integer
+// division by zero, a broken multiple_of promise, a program running past its
+// step budget, a grid with a gridProblem, or arguments that do not fit the parameters (count,
 // scalar vs pointer). IR that breaks the interpreter's assumptions (see
 // wellformed.h) is an InternalError. Programs run one after another (x
 // fastest, then y, z), so atomics are trivially atomic.
