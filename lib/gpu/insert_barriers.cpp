@@ -24,6 +24,7 @@
 #include "gpu/scratch.h"
 #include "gpu/shared_memory.h"
 #include "ir/builder.h"
+#include "ir/cfg.h"
 #include "ir/dominators.h"
 
 namespace tritonc::gpu {
@@ -183,9 +184,14 @@ bool BarrierInserter::run() {
   std::map<const ir::BasicBlock*, State> out;
   std::vector<ir::BasicBlock*> order;
   for (const ir::BasicBlock* bb : dom_.reversePostOrder()) order.push_back(const_cast<ir::BasicBlock*>(bb));
+  // (Predecessors once: asking the function per block per pass is
+  // quadratic in the number of blocks.)
+  const ir::PredecessorMap preds = ir::predecessorMap(f_);
   auto entryState = [&](ir::BasicBlock* bb) {
     State in;
-    for (ir::BasicBlock* p : f_.predecessors(bb)) {
+    auto ps = preds.find(bb);
+    if (ps == preds.end()) return in;
+    for (ir::BasicBlock* p : ps->second) {
       auto it = out.find(p);
       if (it != out.end()) in.merge(it->second);
     }

@@ -273,7 +273,7 @@ void LoopPipeliner::run() {
     ir::Value* wrap = b_.cmp(ir::CmpPred::Eq, next, i32(stages));
     ir::Value* v = b_.select(wrap, i32(0), next);
     v->setName(phi->name() + ".next");
-    for (ir::BasicBlock* p : f_.predecessors(loop_.header)) {
+    for (ir::BasicBlock* p : loop_.headerPredecessors) {
       phi->addOperand(p == loop_.latch ? v : i32(start));
       phi->blocks.push_back(p);
     }

@@ -152,8 +152,8 @@ void FunctionVerifier::checkParams() {
     if (a.multipleOf > 0 && !t.isInt())
       report(param() + ": multipleof(" + std::to_string(a.multipleOf) + ") applies to integers, not " +
              typeToString(t));
-    if (a.nonNegative && !t.isInt()) report(param + ": nonneg applies to integers, not " + typeToString(t));
-    if (a.one && !t.isInt()) report(param + ": one applies to integers, not " + typeToString(t));
+    if (a.nonNegative && !t.isInt()) report(param() + ": nonneg applies to integers, not " + typeToString(t));
+    if (a.one && !t.isInt()) report(param() + ": one applies to integers, not " + typeToString(t));
     if (a.aligned > 0 && !t.isPtr())
       report(param() + ": aligned(" + std::to_string(a.aligned) + ") applies to pointers, not " + typeToString(t));
     if (a.constantTable > 0 && !t.isPtr())

@@ -209,9 +209,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
 
   std::vector<ir::Instruction*> loads;
   std::vector<int> dist;  // per load
-  for (auto& owned : f.blocks()) {  // in function order, for a stable result
-    ir::BasicBlock* bb = owned.get();
-    if (!loop.contains(bb)) continue;
+  for (ir::BasicBlock* bb : loop.blocksInOrder) {  // in function order, for a stable result
     if (bb == loop.header || !dom.dominates(bb, loop.latch)) continue;  // must run on every iteration
     IterationCloner aheadCheck(loop, probe, &dom, bb);
     for (auto& inst : bb->instructions()) {
@@ -242,9 +240,8 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
   std::map<ir::Value*, ir::Value*> safeDivisors;
   ir::Builder sb(*f.parent());
   sb.setInsertPoint(loop.preheader, loop.preheader->instructions().size() - 1);
-  for (auto& owned : f.blocks()) {  // in function order, for a stable result
-    if (!loop.contains(owned.get())) continue;
-    for (auto& inst : owned->instructions()) {
+  for (ir::BasicBlock* bb : loop.blocksInOrder) {  // in function order, for a stable result
+    for (auto& inst : bb->instructions()) {
       if (!intDivision(*inst)) continue;
       ir::Value* d = inst->operand(1);
       if (loop.definedInside(d) || nonZeroConstant(d) || safeDivisors.count(d)) continue;
@@ -300,7 +297,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
       chain.push_back(phi);
     }
     for (int j = 0; j < distance; ++j)
-      for (ir::BasicBlock* p : f.predecessors(loop.header)) {
+      for (ir::BasicBlock* p : loop.headerPredecessors) {
         ir::Value* in = p == loop.preheader ? early[n][size_t(j)] : j + 1 < distance ? chain[size_t(j + 1)] : ahead[n];
         chain[size_t(j)]->addOperand(in);
         chain[size_t(j)]->blocks.push_back(p);

@@ -513,6 +513,9 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::Trans:
     case Opcode::Range:
     case Opcode::MultipleOf: lowerTileOp(inst); return;
+    // __debug_barrier(): a program's elements are one thread's loops here,
+    // in program order, so there is nothing to wait for.
+    case Opcode::Barrier: return;
     default: break;
   }
   if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Gpu)
