@@ -89,9 +89,9 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
     t0 = std::chrono::steady_clock::now();
     ir::Function& fn = *compiled.module->functions()[0];
     if (o.optimize)
-      runtime::specializeAndOptimize(*compiled.module, fn, runtime::factsOf(launch.args), o.numStages, o.backend == "gpu");
+      runtime::specializeAndOptimize(*compiled.module, fn, runtime::factsOf(launch.args, runtime::parameterKinds(fn)), o.numStages, o.backend == "gpu");
     else
-      runtime::applySpecialization(fn, runtime::factsOf(launch.args));
+      runtime::applySpecialization(fn, runtime::factsOf(launch.args, runtime::parameterKinds(fn)));
     std::string ptx;
     std::unique_ptr<cpu::CpuKernel> native;
     if (o.backend == "cpu") native = cpu::CpuKernel::compile(kernelOf(*compiled.module));

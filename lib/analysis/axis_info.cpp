@@ -49,8 +49,9 @@ bool isIntConstant(const ir::Value* v, int64_t value) {
          static_cast<const ir::Constant*>(v)->i == value;
 }
 
-// d for `select(cmp eq d, 0), 1, d)`, else null.
+// d for pre-fetching's `select(cmp eq d, 0), 1, d)` (marked as such), else null.
 const ir::Value* guardedDivisor(const ir::Instruction& sel) {
+  if (sel.sub != ir::kSelectDivisorGuard) return nullptr;
   const ir::Value* c = sel.operand(0);
   if (c->valueKind() != ir::ValueKind::Instruction) return nullptr;
   auto* cmp = static_cast<const ir::Instruction*>(c);
@@ -299,7 +300,9 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
       return out;
     case Opcode::Select:
       // `d == 0 ? 1 : d`, a divisor guarded by pre-fetching (transform/
-      // prefetch.cpp): d wherever a division by it means something.
+      // prefetch.cpp, marked kSelectDivisorGuard): d wherever a division by
+      // it means something. A user's select of that shape is no such thing
+      // ([1, 1, 2, 3] from a range is not contiguous).
       if (const ir::Value* d = guardedDivisor(i)) return get(d);
       [[fallthrough]];
     case Opcode::Phi: {
@@ -353,11 +356,17 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
     }
     default: {
       // Element-wise results are at least as constant as all their operands.
-      bool elementwise = ir::opcodeCategory(i.opcode()) != ir::OpCategory::Other || i.opcode() == Opcode::Cmp;
+      // (Only unary and binary operations: the GPU IR's own instructions,
+      // such as mem_index, take operands of other ranks.)
+      ir::OpCategory cat = ir::opcodeCategory(i.opcode());
+      bool elementwise = cat == ir::OpCategory::Unary || cat == ir::OpCategory::Binary;
       if (elementwise && i.numOperands() > 0) {
         for (size_t d = 0; d < r; ++d) {
           int64_t c = dimOf(t, d);
-          for (ir::Value* v : i.operands()) c = gcd(c, get(v).constancy[d]);
+          for (ir::Value* v : i.operands()) {
+            AxisInfo a = get(v);
+            c = a.constancy.size() == r ? gcd(c, a.constancy[d]) : 1;
+          }
           out.constancy[d] = c;
         }
       }

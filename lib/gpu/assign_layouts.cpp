@@ -34,6 +34,7 @@
 #include "gpu/passes.h"
 #include "ir/builder.h"
 #include "ir/dominators.h"
+#include "transform/loops.h"
 
 namespace tritonc::gpu {
 
@@ -99,7 +100,7 @@ class Assigner {
   // `v` recomputed in `want` (cheap values only), or null.
   ir::Value* inLayout(ir::Value* v, const Layout* want);
   void placeConversion(ir::Value* v, const Layout* want, const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
-                       const ir::DominatorTree& dom);
+                       const ir::DominatorTree& dom, const std::vector<transform::Loop>& loops);
   ir::Value* rematerialize(ir::Value* v, const Layout* want, int& budget);
   ir::Instruction* insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops);
   void stageDotOperands();
@@ -235,19 +236,33 @@ ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
 
 // Where a conversion of `v` read by `uses` goes: in the nearest block that
 // dominates every use (a phi's use is at the end of its incoming block),
-// before the first use there, and never before `v`'s definition. After the
-// definition would run it on every iteration of a loop that the value only
-// leaves (an accumulator stored after its loop).
+// before the first use there, and never before `v`'s definition; but not in
+// a loop that the definition is outside of (then before that loop, once).
+// After the definition would run it on every iteration of a loop that the
+// value only leaves (an accumulator stored after its loop).
 void Assigner::placeConversion(ir::Value* v, const Layout* want,
                                const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
-                               const ir::DominatorTree& dom) {
+                               const ir::DominatorTree& dom, const std::vector<transform::Loop>& loops) {
   auto useBlock = [&](ir::Instruction* u, size_t k) {
     return u->opcode() == Opcode::Phi ? u->blocks[k] : u->parent;
   };
-  const ir::BasicBlock* common = useBlock(uses[0].first, uses[0].second);
-  for (auto& [u, k] : uses)
-    while (!dom.dominates(common, useBlock(u, k))) common = dom.idom(common);
   ir::Instruction* def = asInst(v);
+  const ir::BasicBlock* common = nullptr;
+  for (auto& [u, k] : uses) {
+    const ir::BasicBlock* b = useBlock(u, k);
+    if (!dom.isReachable(b)) continue;  // (unreachable code: any place will do)
+    if (!common) common = b;
+    while (common && !dom.dominates(common, b)) common = dom.idom(common);
+  }
+  if (!common) common = def ? def->parent : f_.entry();
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const transform::Loop& l : loops)
+      if (l.contains(common) && !(def && l.contains(def->parent)) && dom.idom(l.header)) {
+        common = dom.idom(l.header);
+        moved = true;
+      }
+  }
   ir::Instruction* c;
   if (def && def->parent == common) {
     c = insertAfterDef(v, Opcode::ConvertLayout, v->type().withLayout(want), {v});
@@ -293,7 +308,8 @@ void Assigner::materializeTypes() {
   }
   if (order.empty()) return;
   ir::DominatorTree dom(f_);
-  for (auto& key : order) placeConversion(key.first, key.second, pending[key], dom);
+  std::vector<transform::Loop> loops = transform::findLoops(f_, dom);
+  for (auto& key : order) placeConversion(key.first, key.second, pending[key], dom, loops);
 }
 
 void Assigner::stageDotOperands() {

@@ -69,11 +69,12 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
   analysis::AxisInfoAnalysis ax(f);
   // One fact per (position, kind): the copies of a pre-fetched load (the
   // first stages before the loop, the one in it) are one source load.
-  std::map<std::tuple<uint32_t, uint32_t, std::string>, LineFact> byPlace;
+  // (Facts of other widths at one place stay apart.)
+  std::map<std::tuple<uint32_t, uint32_t, std::string, int>, LineFact> byPlace;
   auto add = [&](const ir::Instruction& i, LineFact fact) {
     fact.line = i.loc.line;
     fact.col = i.loc.col;
-    byPlace.emplace(std::make_tuple(fact.line, fact.col, fact.kind), fact);
+    byPlace.emplace(std::make_tuple(fact.line, fact.col, fact.kind, fact.vec), fact);
   };
   for (auto& bb : f.blocks())
     for (auto& owned : bb->instructions()) {

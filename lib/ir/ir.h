@@ -123,7 +123,7 @@ class Instruction : public Value {
 
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
-  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind
+  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0
   int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait)
   // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
   int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
@@ -255,6 +255,11 @@ class Module {
   std::map<std::pair<Scalar, uint64_t>, Constant*> intConsts_, floatConsts_;
   std::map<std::string, std::unique_ptr<Layout>> layouts_;  // by key
 };
+
+// A select's `sub`: `d == 0 ? 1 : d` made by pre-fetching for a division by
+// d it clones ahead; its value matters only where d is not zero, so the axis
+// analysis may read it as d. Printed `{guard = 1}`.
+constexpr uint8_t kSelectDivisorGuard = 1;
 
 // Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).
 int64_t wrapInt(Scalar kind, int64_t v);

@@ -286,8 +286,11 @@ void Parser::parseAttributes(Instruction* inst) {
     } else if (key.text == "smem") {
       if (value < 0 || value > (int64_t(1) << 30)) failAt(v.loc, "'smem' must be a byte offset");
       inst->smem = value;
+    } else if (key.text == "guard") {
+      if (inst->opcode() != Opcode::Select || value != 1) failAt(v.loc, "'guard = 1' marks a select (a divisor guard)");
+      inst->sub = kSelectDivisorGuard;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

@@ -108,6 +108,7 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   std::string attrs;
   if (inst.vec) attrs += "vec = " + std::to_string(inst.vec);
   if (inst.smem >= 0) attrs += (attrs.empty() ? "" : ", ") + std::string("smem = ") + std::to_string(inst.smem);
+  if (inst.opcode() == Opcode::Select && inst.sub == kSelectDivisorGuard) attrs += (attrs.empty() ? "" : ", ") + std::string("guard = 1");
   if (!attrs.empty()) out += " {" + attrs + "}";
   if (withLocation && inst.loc.known()) out += " " + printLoc(inst.loc);
   return out;

@@ -73,7 +73,8 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   for (size_t k = 0; k < facts.size(); ++k) {
     facts[k].isPointer = fn.argument(k)->type().isPtr();
     for (auto& [name, v] : o.ints)
-      if (fn.argument(k)->name() == name) facts[k].isInt = true, facts[k].value = v;
+      if (fn.argument(k)->name() == name && fn.argument(k)->type().isInt())
+        facts[k].isInt = true, facts[k].value = ir::wrapInt(fn.argument(k)->type().kind, v);
   }
   for (auto& [name, v] : o.ints) {
     bool found = false;

@@ -143,6 +143,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   if (!fn) throw optionError(opts_.kernel.empty() ? "the source defines no kernel" : "no kernel named '" + opts_.kernel + "'");
   name_ = fn->name();
   for (auto& a : fn->arguments()) params_.push_back({a->name(), a->type()});
+  paramKinds_ = parameterKinds(*fn);
   for (const std::string& k : opts_.tuningKey)
     if (std::none_of(params_.begin(), params_.end(), [&](const Param& p) { return p.name == k; }))
       throw optionError("tuning key '" + k + "' is not a parameter of kernel '" + name_ + "'");
@@ -241,7 +242,7 @@ std::string Kernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) cons
     key += (key.empty() ? "" : ",") + p.name + "=" + v;
   }
   // Alignment changes the code, so it is part of the key too.
-  return key + " [" + specializationKey(factsOf(args)) + "]";
+  return key + " [" + specializationKey(factsOf(args, paramKinds_)) + "]";
 }
 
 std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::string& specialization, std::string* key) {
@@ -388,7 +389,7 @@ void Kernel::adopt(const std::shared_ptr<CompiledKernel>& out, const std::string
 }
 
 std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
-  std::vector<ArgFacts> facts = factsOf(args);
+  std::vector<ArgFacts> facts = factsOf(args, paramKinds_);
   std::string specialization = specializationKey(facts);
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   std::string key;
@@ -472,7 +473,7 @@ std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::Kern
 
 PreparedLaunch Kernel::prepared(const std::vector<interp::KernelArg>& args) {
   thread_local LaunchMemo::Shape shape;  // reused: no allocation per launch
-  LaunchMemo::shapeOf(args, keyed_, shape);
+  LaunchMemo::shapeOf(args, keyed_, paramKinds_, shape);
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   PreparedLaunch p = memo_.find(shape);
   if (p) ++stats_.memoryHits;
@@ -492,7 +493,7 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
   if (target_ == "cpu") loadOnCpu(*k);
   PreparedLaunch p{&config, k.get()};  // compiled_ keeps k for the kernel's life
   LaunchMemo::Shape shape;
-  LaunchMemo::shapeOf(args, keyed_, shape);
+  LaunchMemo::shapeOf(args, keyed_, paramKinds_, shape);
   memo_.remember(shape, p);
   return p;
 }

@@ -198,6 +198,7 @@ class Kernel {
   KernelOptions opts_;
   std::string target_, name_;
   std::vector<Param> params_;
+  std::vector<ir::Scalar> paramKinds_;  // integers wrap to these (specialize.h: parameterKinds)
   std::vector<lang::TuningParam> tuning_;
   std::vector<Config> space_;
   std::unique_ptr<DiskCache> disk_;

@@ -6,7 +6,8 @@
 
 namespace tritonc::runtime {
 
-void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed, Shape& out) {
+void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed,
+                         const std::vector<ir::Scalar>& paramKinds, Shape& out) {
   using Kind = interp::KernelArg::Kind;
   out.clear();
   for (size_t k = 0; k < args.size(); ++k) {
@@ -14,7 +15,7 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
     bool key = k < keyed.size() && keyed[k];
     int64_t v = 0;
     switch (a.kind) {
-      case Kind::Int: v = key ? a.i : intFact(a.i); break;
+      case Kind::Int: v = key ? a.i : intFact(asParameter(a.i, paramKinds, k)); break;
       case Kind::Float:
         if (key) std::memcpy(&v, &a.f, sizeof v);
         break;

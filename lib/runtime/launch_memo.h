@@ -33,7 +33,9 @@ class LaunchMemo {
   // parameter is in the tuning key (`keyed`), else the one fact the
   // specialization reads (is the pointer 16-byte aligned; which of 16, 8, 4,
   // 2 divides the integer).
-  static void shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed, Shape& out);
+  // `paramKinds` (specialize.h: parameterKinds) wraps integers as the kernel sees them.
+  static void shapeOf(const std::vector<interp::KernelArg>& args, const std::vector<bool>& keyed,
+                      const std::vector<ir::Scalar>& paramKinds, Shape& out);
 
   PreparedLaunch find(const Shape& shape) const {
     auto it = entries_.find(shape);

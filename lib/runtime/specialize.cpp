@@ -47,18 +47,30 @@ std::string specializationKey(const std::vector<ArgFacts>& args) {
   return key;
 }
 
-std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args) {
+std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args, const std::vector<ir::Scalar>& paramKinds) {
   std::vector<ArgFacts> out;
-  for (const interp::KernelArg& a : args) {
+  for (size_t k = 0; k < args.size(); ++k) {
+    const interp::KernelArg& a = args[k];
     ArgFacts f;
     f.isPointer = a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr;
     f.isInt = a.kind == interp::KernelArg::Kind::Int;
-    f.value = a.i;
+    f.value = f.isInt ? asParameter(a.i, paramKinds, k) : a.i;
     // Host buffers start where the allocator put them: at least 16-byte aligned.
     f.address = a.kind == interp::KernelArg::Kind::DevicePtr ? uint64_t(a.i) : 0;
     out.push_back(f);
   }
   return out;
+}
+
+std::vector<ir::Scalar> parameterKinds(const ir::Function& fn) {
+  std::vector<ir::Scalar> out;
+  for (auto& a : fn.arguments()) out.push_back(!a->type().isPtr() && a->type().isInt() ? a->type().kind : ir::Scalar::F32);
+  return out;
+}
+
+int64_t asParameter(int64_t v, const std::vector<ir::Scalar>& paramKinds, size_t index) {
+  if (index >= paramKinds.size() || !ir::isIntKind(paramKinds[index])) return v;
+  return ir::wrapInt(paramKinds[index], v);
 }
 
 void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {

@@ -39,8 +39,16 @@ int64_t intDivisor(int64_t v);
 int64_t intFact(int64_t v);
 
 // Facts of host-side launch arguments: a buffer is passed at its start, which
-// every allocator (host or device) aligns to at least 16 bytes.
-std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args);
+// every allocator (host or device) aligns to at least 16 bytes. Integers are
+// taken as the kernel sees them: wrapped to their parameter's kind
+// (`paramKinds`, from parameterKinds(); empty: as given), so that 2^32 - 1
+// passed for an i32 is -1, negative, not a value with facts.
+std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args,
+                              const std::vector<ir::Scalar>& paramKinds = {});
+// Per parameter: its integer kind, or ir::Scalar::F32 for the others (no wrapping).
+std::vector<ir::Scalar> parameterKinds(const ir::Function& fn);
+// `v` as a parameter of kind `k` holds it (integers wrap; others unchanged).
+int64_t asParameter(int64_t v, const std::vector<ir::Scalar>& paramKinds, size_t index);
 
 // Adds the facts to the parameters of `fn` (never weakens what the source said).
 void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args);

@@ -120,7 +120,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
   // 1. Code for every configuration: the caches, then the rest built and
   // loaded on several threads.
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<ArgFacts> facts = factsOf(args);
+  std::vector<ArgFacts> facts = factsOf(args, paramKinds_);
   const std::string specialization = specializationKey(facts);
   std::vector<std::shared_ptr<CompiledKernel>> code(n);
   std::vector<std::string> keys(n), tritonIr(n);

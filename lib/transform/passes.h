@@ -37,9 +37,11 @@ bool runPeephole(ir::Function& f);
 // loop conditions up to that iteration (the first `distance` iterations' loads
 // go in the pre-header), and carried by a chain of `distance` phis.
 // With `asyncCopies` (a back end that copies 4 to 16 bytes asynchronously
-// into shared memory, the GPU), loads that cannot become such copies (their
-// vectors are narrower: unaligned rows) are fetched only one iteration
-// ahead: they wait in registers, and each iteration ahead costs a tile of them.
+// into shared memory, the GPU), tile loads whose accesses are narrower than
+// 4 bytes (rows only 2-byte aligned), which no such copy can make, are
+// fetched only one iteration ahead: they wait in registers, and each
+// iteration ahead costs a tile of them. (Wider loads keep the full distance;
+// the GPU pipeliner makes those that a dot reads copies.)
 bool runPrefetch(ir::Function& f, int distance = 1, bool asyncCopies = false);
 
 }  // namespace tritonc::transform

@@ -97,7 +97,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
           ir::Constant* c1 = splatConstant(inner->operand(1));
           ir::Constant* c2 = splatConstant(y);
           if (c1 && c2 && inner->operand(1)->type() == t && y->type() == t)
-            return b.binary(Opcode::Add, inner->operand(0), b.module().constInt(t.kind, ir::wrapInt(t.kind, c1->i - c2->i)));
+            return b.binary(Opcode::Add, inner->operand(0), b.module().constInt(t.kind, ir::wrapInt(t.kind, int64_t(uint64_t(c1->i) - uint64_t(c2->i)))));
         }
       return nullptr;
     case Opcode::Mul:

@@ -189,8 +189,11 @@ int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisIn
   return vec * ir::byteSize(t.kind) >= 4 ? distance : 1;
 }
 
+// Replaced loads are detached into `graveyard`, not destroyed, until the
+// pass ends: the axis facts are keyed by address, and a new instruction at a
+// freed load's address would read its facts.
 bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, int distance,
-               const analysis::AxisInfoAnalysis* axis) {
+               const analysis::AxisInfoAnalysis* axis, std::vector<std::unique_ptr<ir::Instruction>>& graveyard) {
   if (!loop.preheader || !loop.latch || loop.hasMemoryWrites()) return false;
   int contEdge = continueEdge(loop);
   if (contEdge < 0) return false;
@@ -248,7 +251,9 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
       const ir::Type& t = d->type();
       ir::Value* zero = sb.constant(t, 0);
       ir::Value* one = sb.constant(t, 1);
-      safeDivisors[d] = sb.select(sb.cmp(ir::CmpPred::Eq, d, zero), one, d);
+      ir::Value* safe = sb.select(sb.cmp(ir::CmpPred::Eq, d, zero), one, d);
+      static_cast<ir::Instruction*>(safe)->sub = ir::kSelectDivisorGuard;  // the axis analysis reads it as d
+      safeDivisors[d] = safe;
     }
   }
 
@@ -303,7 +308,8 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
         chain[size_t(j)]->blocks.push_back(p);
       }
     l->replaceAllUsesWith(chain[0]);
-    l->parent->erase(l);
+    graveyard.push_back(l->parent->detach(l));
+    graveyard.back()->dropAllOperands();
   }
   return true;
 }
@@ -318,7 +324,9 @@ bool runPrefetch(ir::Function& f, int distance, bool asyncCopies) {
   ir::DominatorTree dom(f);
   std::unique_ptr<analysis::AxisInfoAnalysis> axis;
   if (asyncCopies) axis = std::make_unique<analysis::AxisInfoAnalysis>(f);
-  for (const Loop& loop : findLoops(f, dom)) changed = runOnLoop(f, loop, dom, distance, axis.get()) || changed;
+  std::vector<std::unique_ptr<ir::Instruction>> graveyard;
+  for (const Loop& loop : findLoops(f, dom))
+    changed = runOnLoop(f, loop, dom, distance, axis.get(), graveyard) || changed;
   return changed;
 }
 

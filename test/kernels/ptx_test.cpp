@@ -136,6 +136,7 @@ struct UserKernel {
   std::vector<std::pair<std::string, int64_t>> ints;  // integer arguments by name
   int warps;
   std::vector<std::string> contains;
+  int minCopies = 0;  // cp.async instructions at least (both operands' copies, every stage)
 };
 
 std::string userKernelPtx(const UserKernel& k) {
@@ -165,6 +166,11 @@ TEST_P(UserKernelTest, TakesTheFastPathWithoutSpills) {
   const UserKernel& k = GetParam();
   std::string ptx = userKernelPtx(k);
   for (const std::string& what : k.contains) EXPECT_NE(ptx.find(what), std::string::npos) << k.name << " lacks " << what;
+  int copies = 0;
+  for (size_t at = ptx.find("cp.async.cg.shared.global"); at != std::string::npos;
+       at = ptx.find("cp.async.cg.shared.global", at + 1))
+    ++copies;
+  EXPECT_GE(copies, k.minCopies) << k.name;
   static const std::string ptxas = findPtxas();
   if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
   std::string log;
@@ -195,7 +201,9 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
                    {{"B", 4}, {"C", 128}, {"H", 56}, {"W", 56}, {"K", 256}, {"P", 54}, {"Q", 54}, {"R", 3}, {"S", 3},
                     {"pad_h", 0}, {"pad_w", 0}},
-                   8, {"wgmma.mma_async", "cp.async.cg.shared.global [%r", ", 16, %r"}},
+                   8, {"wgmma.mma_async", "cp.async.cg.shared.global [%r", ", 16, %r"},
+                   // A and B, 4 copies of 16 bytes per thread each, for 3 stages (two ahead, one in the loop)
+                   24},
         UserKernel{"split_k", "examples/matmul_splitk.tc",
                    {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}, {"SPLIT", "8"}},
                    {{"M", 512}, {"N", 512}, {"K", 8192}, {"lda", 8192}, {"ldb", 512}, {"ldc", 512}}, 4,

@@ -261,6 +261,23 @@ TEST(RuntimeKernel, SpecializationMarksIntegersAndPointers) {
   }
 }
 
+// An integer is specialized as the kernel sees it: 2^32 - 1 given for an
+// i32 is -1 (negative: no facts), as is -1 itself, and both share a key.
+TEST(RuntimeKernel, SpecializationWrapsIntegersToTheirParameters) {
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  auto x = randomBuffer(64, rng);
+  std::vector<std::string> keys;
+  for (int64_t n : {int64_t(0xFFFFFFFF), int64_t(-1)}) {
+    Kernel k(kScale, interpOptions(dir.path(), {{"BLOCK", "16"}}));
+    auto c = k.compile(k.space()[0], {interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(n)});
+    EXPECT_FALSE(c->function->argument(1)->attrs.nonNegative) << "n = " << n;
+    EXPECT_EQ(c->function->argument(1)->attrs.multipleOf, 0) << "n = " << n;
+    keys.push_back(c->key);
+  }
+  EXPECT_EQ(keys[0], keys[1]);
+}
+
 // An integer equal to 1 is compiled as the constant (a stride of 1 folds
 // away), under its own key; the result is the same as with any other value.
 TEST(RuntimeKernel, SpecializationMakesOneAConstant) {

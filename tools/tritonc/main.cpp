@@ -316,7 +316,7 @@ std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f,
     if (!f.argument(k)->type().isInt() || value.empty() || *end != 0)
       throw UsageError("--arg " + name + "=" + value + ": with emit, only integer parameters take values (a launch's facts)");
     facts[k].isInt = true;
-    facts[k].value = v;
+    facts[k].value = ir::wrapInt(f.argument(k)->type().kind, v);  // as the kernel would see it
   }
   return facts;
 }
@@ -482,7 +482,7 @@ int run(const Options& o, const std::string& source) {
   cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
-  runtime::applySpecialization(*m->function(fn.name()), runtime::factsOf(bound.args));
+  runtime::applySpecialization(*m->function(fn.name()), runtime::factsOf(bound.args, runtime::parameterKinds(fn)));
   if (o.optimize) {
     transform::PipelineOptions popts = pipelineOptions(o);
     popts.asyncCopies = backend == "gpu";

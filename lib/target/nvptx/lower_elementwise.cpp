@@ -124,6 +124,9 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
               // non-ftz form costs three more instructions per element);
               // e^(a - b), softmax's exp(x - max), is 2^(a log2 e - b log2 e)
               // in one fma (b log2 e is one value across a broadcast row).
+              // Rounding b log2 e adds a relative error of about 6e-8 |b|
+              // to ex2.approx's (as rounding x log2 e does with |x|), and b
+              // beyond 2.3e38 would overflow it (docs/ARCHITECTURE.md).
               std::string s = newReg(RegClass::F32);
               const ir::Value* x = i.operand(0);
               const auto* sub = x->valueKind() == ir::ValueKind::Instruction
