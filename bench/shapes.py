@@ -140,6 +140,24 @@ def peer(op, shape, dtype, who, fn, check=None, flop=0, nbytes=0, note="", tol=1
         failed(op, shape, dtype, who, e)
 
 
+def peer_best_warps(op, shape, launch, check, nbytes):
+    """Triton's row kernel (f32) at the number of warps that is fastest here,
+    measured: launch(num_warps) runs it."""
+    best = None
+    for w in WARPS:
+        try:
+            ms = bench(lambda: launch(w))
+            if best is None or ms < best[0]:
+                best = (ms, w)
+        except Exception:  # noqa: BLE001 - too many registers for this width
+            pass
+    if best is None:
+        failed(op, shape, "f32", "triton", RuntimeError("no number of warps ran"))
+        return
+    launch(best[1])
+    record(op, shape, "f32", "triton", best[0], nbytes=nbytes, err=check(), note=f"num_warps={best[1]}")
+
+
 def src(path):
     with open(os.path.join(ROOT, path)) as f:
         return f.read()
@@ -274,20 +292,8 @@ if want("softmax"):
         peer("softmax", shape, "f32", "torch", lambda: torch.softmax(x, dim=1), nbytes=nbytes)
         if HAVE_TRITON:
             yt = torch.empty_like(x)
-            best = None
-            for w in WARPS:  # the best number of warps, measured
-                try:
-                    ms = bench(lambda: tri_softmax[(R,)](x, yt, N, N, N, BLOCK=B, num_warps=w))
-                    if best is None or ms < best[0]:
-                        best = (ms, w)
-                except Exception:  # noqa: BLE001 - too many registers for this width
-                    pass
-            if best is None:
-                failed("softmax", shape, "f32", "triton", RuntimeError("no number of warps ran"))
-            else:
-                tri_softmax[(R,)](x, yt, N, N, N, BLOCK=B, num_warps=best[1])
-                record("softmax", shape, "f32", "triton", best[0], nbytes=nbytes, err=relerr(yt, ref),
-                       note=f"num_warps={best[1]}")
+            peer_best_warps("softmax", shape, lambda w: tri_softmax[(R,)](x, yt, N, N, N, BLOCK=B, num_warps=w),
+                            lambda: relerr(yt, ref), nbytes)
         del x, y
 
 if want("layernorm"):
@@ -310,20 +316,9 @@ if want("layernorm"):
              nbytes=nbytes)
         if HAVE_TRITON:
             yt = torch.empty_like(x)
-            best = None
-            for nw in WARPS:
-                try:
-                    ms = bench(lambda: tri_layernorm[(R,)](x, yt, w, b, N, N, 1e-5, BLOCK=B, num_warps=nw))
-                    if best is None or ms < best[0]:
-                        best = (ms, nw)
-                except Exception:  # noqa: BLE001
-                    pass
-            if best is None:
-                failed("layernorm", shape, "f32", "triton", RuntimeError("no number of warps ran"))
-            else:
-                tri_layernorm[(R,)](x, yt, w, b, N, N, 1e-5, BLOCK=B, num_warps=best[1])
-                record("layernorm", shape, "f32", "triton", best[0], nbytes=nbytes, err=relerr(yt, ref),
-                       note=f"num_warps={best[1]}")
+            peer_best_warps("layernorm", shape,
+                            lambda nw: tri_layernorm[(R,)](x, yt, w, b, N, N, 1e-5, BLOCK=B, num_warps=nw),
+                            lambda: relerr(yt, ref), nbytes)
         del x, y
 
 # ---------------------------------------------------------------- conv (paper Table 1, stride 1, no padding)

@@ -192,6 +192,18 @@ uint64_t caseSeed(uint64_t seed, const std::string& caseName) {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+std::vector<double> referenceProduct(const interp::Buffer& A, const interp::Buffer& B, int64_t M, int64_t N, int64_t K,
+                                     const Index2& a, const Index2& b, const Index2& c, int64_t size) {
+  std::vector<double> ref(size_t(size), NAN);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += readElement(A, a(m, k)) * readElement(B, b(k, n));
+      ref[size_t(c(m, n))] = acc;
+    }
+  return ref;
+}
+
 double toleranceFor(ir::Scalar k) {
   return k == ir::Scalar::F16 || k == ir::Scalar::BF16 ? 1e-2 : 1e-4;
 }

@@ -109,6 +109,13 @@ bool isPoison(const interp::Buffer& b, int64_t i);
 uint64_t caseSeed(uint64_t seed, const std::string& caseName);
 
 int64_t cdiv(int64_t a, int64_t b);
+
+// The matrix product C[m, n] = sum_k A[a(m, k)] * B[b(k, n)] in double, at
+// ref[c(m, n)] of a vector of `size` elements (NaN elsewhere: padding that
+// must keep its poison). The index maps give each case its layouts.
+using Index2 = std::function<int64_t(int64_t, int64_t)>;
+std::vector<double> referenceProduct(const interp::Buffer& A, const interp::Buffer& B, int64_t M, int64_t N, int64_t K,
+                                     const Index2& a, const Index2& b, const Index2& c, int64_t size);
 // Short names for launch arguments in the case builders.
 inline interp::KernelArg I(int64_t v) { return interp::KernelArg::ofInt(v); }
 inline interp::KernelArg P(interp::Buffer* b) { return interp::KernelArg::ofBuffer(b); }

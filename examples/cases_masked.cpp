@@ -32,15 +32,10 @@ Launch maskedDot(const Params& p, std::mt19937_64& rng, Scalar t, bool transB) {
   L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), 1};
   L.sizes = "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
             " pad=" + std::to_string(pad);
-  std::vector<double> ref(size_t(M * ldc), NAN);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < K; ++k)
-        acc += readElement(*A, m * lda + k) * readElement(*B, transB ? n * ldb + k : k * ldb + n);
-      ref[size_t(m * ldc + n)] = acc;
-    }
-  L.expected.push_back({C, std::move(ref)});
+  L.expected.push_back({C, referenceProduct(
+                               *A, *B, M, N, K, [&](int64_t m, int64_t k) { return m * lda + k; },
+                               [&](int64_t k, int64_t n) { return transB ? n * ldb + k : k * ldb + n; },
+                               [&](int64_t m, int64_t n) { return m * ldc + n; }, M * ldc)});
   L.tolerance = toleranceFor(t);
   return L;
 }
@@ -58,14 +53,10 @@ Launch splitK(const Params& p, std::mt19937_64& rng, Scalar t) {
   L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), p("SPLIT")};
   L.sizes = "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
             " split=" + std::to_string(p("SPLIT"));
-  std::vector<double> ref(size_t(M * N));
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += readElement(*A, m * K + k) * readElement(*B, k * N + n);
-      ref[size_t(m * N + n)] = acc;
-    }
-  L.expected.push_back({C, std::move(ref)});
+  L.expected.push_back({C, referenceProduct(
+                               *A, *B, M, N, K, [&](int64_t m, int64_t k) { return m * K + k; },
+                               [&](int64_t k, int64_t n) { return k * N + n; }, [&](int64_t m, int64_t n) { return m * N + n; },
+                               M * N)});
   L.tolerance = 1e-4;
   return L;
 }

@@ -39,15 +39,10 @@ Launch dot(const Params& p, std::mt19937_64& rng, Scalar t, bool transA, bool tr
   L.args = {P(A), P(B), P(C), I(M), I(N), I(K), I(lda), I(ldb), I(ldc)};
   L.grid = {M / p("TM"), N / p("TN"), 1};
   L.sizes = mnk(M, N, K) + " ld=" + std::to_string(lda) + "/" + std::to_string(ldb) + "/" + std::to_string(ldc);
-  std::vector<double> ref(size_t(M * ldc), NAN);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < K; ++k)
-        acc += readElement(*A, transA ? k * lda + m : m * lda + k) * readElement(*B, transB ? n * ldb + k : k * ldb + n);
-      ref[size_t(m * ldc + n)] = acc;
-    }
-  L.expected.push_back({C, std::move(ref)});
+  L.expected.push_back({C, referenceProduct(
+                               *A, *B, M, N, K, [&](int64_t m, int64_t k) { return transA ? k * lda + m : m * lda + k; },
+                               [&](int64_t k, int64_t n) { return transB ? n * ldb + k : k * ldb + n; },
+                               [&](int64_t m, int64_t n) { return m * ldc + n; }, M * ldc)});
   L.tolerance = toleranceFor(t);
   return L;
 }
@@ -65,14 +60,10 @@ Launch matmulNT(const Params& p, std::mt19937_64& rng) {
   L.args = {P(a), P(b), P(c), I(M), I(N), I(K)};
   L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), 1};
   L.sizes = mnk(M, N, K);
-  std::vector<double> ref(static_cast<size_t>(M * N));
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += readElement(*a, m + k * M) * readElement(*b, n + k * N);
-      ref[size_t(m + n * M)] = acc;
-    }
-  L.expected.push_back({c, std::move(ref)});
+  L.expected.push_back({c, referenceProduct(
+                               *a, *b, M, N, K, [&](int64_t m, int64_t k) { return m + k * M; },
+                               [&](int64_t k, int64_t n) { return n + k * N; }, [&](int64_t m, int64_t n) { return m + n * M; },
+                               M * N)});
   L.tolerance = toleranceFor(Scalar::F32);
   return L;
 }
@@ -91,14 +82,10 @@ Launch intDot(const Params& p, std::mt19937_64& rng) {
   L.args = {P(A), P(B), P(C), I(M), I(N), I(K), I(lda), I(ldb), I(ldc)};
   L.grid = {M / p("TM"), N / p("TN"), 1};
   L.sizes = mnk(M, N, K);
-  std::vector<double> ref(size_t(M * ldc), NAN);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += readElement(*A, m * lda + k) * readElement(*B, k * ldb + n);
-      ref[size_t(m * ldc + n)] = acc;
-    }
-  L.expected.push_back({C, std::move(ref)});
+  L.expected.push_back({C, referenceProduct(
+                               *A, *B, M, N, K, [&](int64_t m, int64_t k) { return m * lda + k; },
+                               [&](int64_t k, int64_t n) { return k * ldb + n; },
+                               [&](int64_t m, int64_t n) { return m * ldc + n; }, M * ldc)});
   L.tolerance = 0;
   return L;
 }

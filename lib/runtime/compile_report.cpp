@@ -69,18 +69,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
     throw UserError(SourceLoc{}, "a compile report covers one kernel; " + o.filename + " has " +
                                      std::to_string(c.module->functions().size()));
   ir::Function& fn = *c.module->functions()[0];
-  std::vector<ArgFacts> facts(fn.arguments().size());
-  for (size_t k = 0; k < facts.size(); ++k) {
-    facts[k].isPointer = fn.argument(k)->type().isPtr();
-    for (auto& [name, v] : o.ints)
-      if (fn.argument(k)->name() == name && fn.argument(k)->type().isInt())
-        facts[k].isInt = true, facts[k].value = ir::wrapInt(fn.argument(k)->type().kind, v);
-  }
-  for (auto& [name, v] : o.ints) {
-    bool found = false;
-    for (auto& a : fn.arguments()) found = found || (a->name() == name && a->type().isInt());
-    if (!found) throw UserError(SourceLoc{}, "kernel '" + fn.name() + "' has no integer parameter '" + name + "'");
-  }
+  std::vector<ArgFacts> facts = factsOfNamedIntegers(fn, o.ints);
   specializeAndOptimize(*c.module, fn, facts, o.numStages, true);
   nvptx::TargetOptions to;
   to.arch = o.arch;

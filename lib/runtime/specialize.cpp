@@ -62,6 +62,24 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args, const 
   return out;
 }
 
+std::vector<ArgFacts> factsOfNamedIntegers(const ir::Function& fn,
+                                           const std::vector<std::pair<std::string, int64_t>>& ints) {
+  std::vector<ArgFacts> facts(fn.arguments().size());
+  for (size_t k = 0; k < facts.size(); ++k) {
+    facts[k].isPointer = fn.argument(k)->type().isPtr();
+    facts[k].address = 0;  // 16-byte aligned
+  }
+  for (const auto& [name, v] : ints) {
+    size_t k = 0;
+    while (k < facts.size() && fn.argument(k)->name() != name) ++k;
+    if (k == facts.size() || !fn.argument(k)->type().isInt() || fn.argument(k)->type().isPtr())
+      throw UserError(SourceLoc{}, "kernel '" + fn.name() + "' has no integer parameter '" + name + "'");
+    facts[k].isInt = true;
+    facts[k].value = ir::wrapInt(fn.argument(k)->type().kind, v);
+  }
+  return facts;
+}
+
 std::vector<ir::Scalar> parameterKinds(const ir::Function& fn) {
   std::vector<ir::Scalar> out;
   for (auto& a : fn.arguments()) out.push_back(!a->type().isPtr() && a->type().isInt() ? a->type().kind : ir::Scalar::F32);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -45,6 +46,12 @@ int64_t intFact(int64_t v);
 // passed for an i32 is -1, negative, not a value with facts.
 std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args,
                               const std::vector<ir::Scalar>& paramKinds = {});
+// The facts of a launch described by name (`tritonc emit --arg`, compile
+// reports): every pointer 16-byte aligned, the named integers with their
+// values (wrapped as the kernel sees them), the others unknown. Throws
+// UserError for a name that is not an integer parameter of `fn`.
+std::vector<ArgFacts> factsOfNamedIntegers(const ir::Function& fn,
+                                           const std::vector<std::pair<std::string, int64_t>>& ints);
 // Per parameter: its integer kind, or ir::Scalar::F32 for the others (no wrapping).
 std::vector<ir::Scalar> parameterKinds(const ir::Function& fn);
 // `v` as a parameter of kind `k` holds it (integers wrap; others unchanged).

@@ -303,22 +303,21 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
 
 // The launch facts `emit` assumes: every pointer 16-byte aligned, and the
 // integers named in --arg NAME=N (the others unknown).
-std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f,
-                                        const std::vector<std::pair<std::string, std::string>>& args) {
-  std::vector<runtime::ArgFacts> facts(f.arguments().size());
-  for (size_t k = 0; k < facts.size(); ++k) facts[k].isPointer = f.argument(k)->type().isPtr();
-  for (const auto& [name, value] : args) {
-    size_t k = 0;
-    while (k < facts.size() && f.argument(k)->name() != name) ++k;
-    if (k == facts.size()) throw UsageError("--arg " + name + ": kernel '" + f.name() + "' has no parameter '" + name + "'");
+// The integers of `--arg NAME=N` (emit and its report: a launch's facts).
+std::vector<std::pair<std::string, int64_t>> integerArgs(const Options& o) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [name, value] : o.args) {
     char* end = nullptr;
     long long v = std::strtoll(value.c_str(), &end, 10);
-    if (!f.argument(k)->type().isInt() || value.empty() || *end != 0)
+    if (value.empty() || *end != 0)
       throw UsageError("--arg " + name + "=" + value + ": with emit, only integer parameters take values (a launch's facts)");
-    facts[k].isInt = true;
-    facts[k].value = ir::wrapInt(f.argument(k)->type().kind, v);  // as the kernel would see it
+    out.push_back({name, v});
   }
-  return facts;
+  return out;
+}
+
+std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f, const Options& o) {
+  return runtime::factsOfNamedIntegers(f, integerArgs(o));
 }
 
 int emit(const Options& o, const std::string& source) {
@@ -333,7 +332,7 @@ int emit(const Options& o, const std::string& source) {
     if (o.printAfterAll) popts.printAfterEach = &std::cout;
     // With --arg, as a launch with those integers would see it.
     if (!o.args.empty() && o.specialize)
-      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
     if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (!o.analysis.empty()) {
       for (auto& f : m->functions())
@@ -349,7 +348,7 @@ int emit(const Options& o, const std::string& source) {
     // The CPU back end's optimized LLVM IR, for the launch facts of emit.
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     if (o.specialize)
-      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
     transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
     for (auto& f : m->functions()) std::cout << cpu::emitLlvmIr(*f);
     return 0;
@@ -364,7 +363,7 @@ int emit(const Options& o, const std::string& source) {
     // by their divisibility; --no-specialize shows the code for unknown
     // alignment.
     if (o.specialize)
-      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o.args));
+      for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
     transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (o.stage == "gpu-ir") {
       transform::runPasses(*m, transform::gpuPipeline(), popts);
@@ -389,12 +388,7 @@ int emit(const Options& o, const std::string& source) {
     ro.numWarps = o.numWarps;
     ro.numStages = o.numStages;
     ro.allowTf32 = o.allowTf32;
-    for (const auto& [name, value] : o.args) {
-      char* end = nullptr;
-      long long v = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != 0) throw UsageError("--arg " + name + "=" + value + ": the report takes integers");
-      ro.ints.push_back({name, v});
-    }
+    ro.ints = integerArgs(o);
     runtime::CompileReport r = runtime::compileReport(source, ro);
     std::cout << (o.json ? runtime::reportJson(r) : runtime::renderReport(r, source));
     return 0;
