@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "ir/parser.h"
+#include "ir/verifier.h"
 #include "lang/irgen.h"
 #include "lang/parser.h"
 #include "lang/preprocessor.h"
@@ -100,6 +102,13 @@ TranslationUnit parseSource(const std::string& source, const CompileOptions& opt
 
 CompileResult compileSource(const std::string& source, const CompileOptions& opts) {
   CompileResult r;
+  if (opts.language == Language::TritonIr) {
+    r.module = ir::parseModule(source);
+    std::string problems = ir::verifyModule(*r.module);
+    if (!problems.empty()) throw UserError(SourceLoc{}, "invalid Triton-IR:\n" + problems);
+    if (r.module->sourceFile.empty()) r.module->sourceFile = opts.filename;
+    return r;
+  }
   std::map<std::string, std::vector<std::string>> overrides;
   TranslationUnit tu = parseSource(source, opts, &r.tuning, &overrides);
   for (const TuningParam& tp : r.tuning) {

@@ -25,9 +25,15 @@ struct TuningParam {
   bool fromSource = false;  // `tunable` in the source rather than -D
 };
 
+// What a kernel's source text is written in: Triton-C, or Triton-IR text
+// made by another front end (the Python DSL builds it with FunctionBuilder;
+// its locations point into the Python file).
+enum class Language { TritonC, TritonIr };
+
 struct CompileOptions {
   std::string filename = "<input>";
-  std::vector<Define> defines;
+  std::vector<Define> defines;  // Triton-C only
+  Language language = Language::TritonC;
 };
 
 struct CompileResult {
@@ -50,6 +56,8 @@ TranslationUnit parseSource(const std::string& source, const CompileOptions& opt
                             std::map<std::string, std::vector<std::string>>* tunableOverrides = nullptr);
 
 // The whole front end. Throws UserError (location in the source) on any error.
+// Triton-IR text is parsed and verified (its module keeps the `source` file
+// it names; it has no macros or tuning lists).
 CompileResult compileSource(const std::string& source, const CompileOptions& opts);
 
 // Prints the AST as an indented tree (for `--stage ast`).

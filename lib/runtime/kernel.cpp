@@ -111,8 +111,10 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   co.filename = opts_.filename;
   co.defines = opts_.defines;
   std::vector<lang::TuningParam> listed;
+  if (opts_.language == lang::Language::TritonIr && !opts_.defines.empty())
+    throw optionError("a kernel given as Triton-IR takes no -D macros");
   try {
-    lang::parseSource(source_, co, &listed);
+    if (opts_.language == lang::Language::TritonC) lang::parseSource(source_, co, &listed);
   } catch (const UserError&) {
     // Preprocessing with the first values failed; the lists were read before.
   }
@@ -186,6 +188,7 @@ void Kernel::reportWarnings(const std::vector<Warning>& warnings) const {
 lang::CompileOptions Kernel::compileOptionsFor(const Config& c) const {
   lang::CompileOptions co;
   co.filename = opts_.filename;
+  co.language = opts_.language;
   std::set<std::string> chosen;
   for (const lang::Define& d : c.values) chosen.insert(d.name);
   for (const lang::Define& d : opts_.defines)
@@ -202,7 +205,8 @@ static std::string describeOptions(const KernelOptions& o) {
   for (int w : o.numWarps) s += " " + std::to_string(w);
   s += "\nstages";
   for (int st : o.numStages) s += " " + std::to_string(st);
-  return s + "\nkernel " + o.kernel + "\ntf32 " + (o.allowTf32 ? "1" : "0") + "\n";
+  return s + "\nkernel " + o.kernel + "\ntf32 " + (o.allowTf32 ? "1" : "0") + "\nlanguage " +
+         (o.language == lang::Language::TritonIr ? "triton-ir" : "triton-c") + "\n";
 }
 
 // The target in keys: CPU code is valid for the host CPU it was compiled for

@@ -47,6 +47,9 @@ struct Config {
 
 struct KernelOptions {
   std::string filename = "<source>";   // for diagnostics
+  // The source is Triton-C, or Triton-IR text from another front end (the
+  // Python DSL: one kernel per set of constexpr values, no -D macros).
+  lang::Language language = lang::Language::TritonC;
   std::vector<lang::Define> defines;   // -D; NAME=[a, b] is a tuning parameter
   std::vector<int> numWarps = {4};     // several values: tuned over
   std::vector<int> numStages = {3};    // several values: tuned over

@@ -15,10 +15,12 @@
 #include <cstring>
 #include <memory>
 
+#include "builder_bindings.h"
 #include "ir/type.h"
 #include "runtime/compile_report.h"
 #include "runtime/kernel.h"
 #include "support/diagnostic.h"
+#include "target/cpu/cpu_backend.h"
 
 namespace nb = nanobind;
 using namespace tritonc;
@@ -40,10 +42,16 @@ class PyKernel {
   PyKernel(const std::string& source, const std::vector<std::pair<std::string, std::string>>& defines,
            const std::vector<int>& numWarps, const std::vector<int>& numStages, const std::string& target,
            const std::string& kernel, const std::string& cacheDir, const std::string& filename,
-           const std::vector<std::string>& tuningKey, bool verbose, bool cacheMustHit)
-      : source_(source), filename_(filename) {
+           const std::vector<std::string>& tuningKey, bool verbose, bool cacheMustHit, const std::string& language,
+           const std::string& diagnosticSource, bool allowTf32)
+      : source_(language == "triton-ir" ? diagnosticSource : source), filename_(filename) {
     runtime::KernelOptions o;
     o.filename = filename;
+    // Triton-IR from the Python DSL: its locations point into the Python
+    // file, whose text (`diagnosticSource`) the carets are drawn from.
+    if (language == "triton-ir") o.language = lang::Language::TritonIr;
+    else if (language != "triton-c") throw UserError(SourceLoc{}, "unknown kernel language '" + language + "'");
+    o.allowTf32 = allowTf32;
     for (auto& [n, v] : defines) o.defines.push_back({n, v});
     if (!numWarps.empty()) o.numWarps = numWarps;
     if (!numStages.empty()) o.numStages = numStages;
@@ -520,10 +528,12 @@ NB_MODULE(_tritonc, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&, const std::vector<int>&,
                     const std::vector<int>&, const std::string&, const std::string&, const std::string&,
-                    const std::string&, const std::vector<std::string>&, bool, bool>(),
+                    const std::string&, const std::vector<std::string>&, bool, bool, const std::string&,
+                    const std::string&, bool>(),
            nb::arg("source"), nb::arg("defines"), nb::arg("num_warps"), nb::arg("num_stages"), nb::arg("target"),
            nb::arg("kernel"), nb::arg("cache_dir"), nb::arg("filename"), nb::arg("tuning_key"), nb::arg("verbose"),
-           nb::arg("cache_must_hit") = false)
+           nb::arg("cache_must_hit") = false, nb::arg("language") = "triton-c", nb::arg("diagnostic_source") = "",
+           nb::arg("allow_tf32") = false)
       .def("params", &PyKernel::params)
       .def("launch", &PyKernel::launch, nb::arg("args"), nb::arg("grid"), nb::arg("stream") = 0)
       .def("tune", &PyKernel::tune)
@@ -555,6 +565,8 @@ NB_MODULE(_tritonc, m) {
                           uint64_t(a.nbytes()), contiguous, span);
   });
   m.def("version", [] { return runtime::versionString(); });
+  m.def("cpu_backend_available", [] { return cpu::available(); });
+  bindFunctionBuilder(m);
   // The compile report of one configuration (runtime/compile_report.h), as
   // text with the source in it, or JSON.
   m.def("compile_report",

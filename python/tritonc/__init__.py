@@ -12,7 +12,8 @@ TensorFlow cannot be installed on our machines and is not supported.
 from . import _tritonc
 from ._tritonc import Error
 
-__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version"]
+__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version", "jit",
+           "JITFunction", "language"]
 
 
 def version():
@@ -349,3 +350,8 @@ class function:
 
 
 from . import ops  # noqa: E402  (ops uses kernel and function)
+
+from .jit import JITFunction, jit  # noqa: E402
+from . import language  # noqa: E402
+from .autotuner import Config, autotune, heuristics  # noqa: E402
+from . import testing  # noqa: E402

@@ -1,0 +1,57 @@
+// FunctionBuilder: builds one kernel of Triton-IR for a front end other than
+// Triton-C's (the Python DSL, python/tritonc/codegen.py, through bindings).
+// It owns the module, the insertion point, the source location and the SSA
+// construction of variables (Braun et al., as Triton-C's IR generation does),
+// so that the front end only decides *what* to build: types and semantic
+// checks are the caller's; the verifier checks the result in finish().
+#pragma once
+#include <memory>
+#include <string>
+
+#include "ir/builder.h"
+#include "lang/ssa_builder.h"
+
+namespace tritonc::lang {
+
+class FunctionBuilder {
+ public:
+  // `sourceFile` names the file in diagnostics and in the module's text.
+  FunctionBuilder(const std::string& kernelName, const std::string& sourceFile);
+
+  ir::Builder& builder() { return b_; }
+  ir::Module& module() { return *module_; }
+  ir::Function& function() { return *fn_; }
+
+  ir::Argument* addParam(const std::string& name, const ir::Type& t);
+  void setLoc(uint32_t line, uint32_t col) { b_.setLoc(SourceLoc{line, col}); }
+
+  // Blocks and branches (edges are recorded for the SSA construction).
+  ir::BasicBlock* newBlock(const std::string& name) { return fn_->addBlock(name); }
+  void setBlock(ir::BasicBlock* bb) { b_.setInsertPoint(bb); }
+  ir::BasicBlock* block() const { return b_.block(); }
+  bool terminated() const { return b_.block()->terminator() != nullptr; }
+  void br(ir::BasicBlock* to);
+  void condBr(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f);
+  // `ret`, then a fresh unreachable block to go on in (dropped in finish()).
+  void ret();
+  void seal(ir::BasicBlock* bb) { ssa_.seal(bb); }
+
+  // Variables: written and read in the current block.
+  int newVariable(const ir::Type& t, const std::string& name) { return ssa_.newVariable(t, name); }
+  void write(int var, ir::Value* v) { ssa_.write(var, b_.block(), v); }
+  ir::Value* read(int var) { return ssa_.read(var, b_.block()); }
+
+  // Ends the kernel (a `ret` where the body falls through), completes the
+  // SSA form, drops unreachable blocks and verifies; returns the module's
+  // text with locations. Throws InternalError when the verifier objects
+  // (the front end checks what users can get wrong).
+  std::string finish();
+
+ private:
+  std::unique_ptr<ir::Module> module_;
+  ir::Function* fn_ = nullptr;
+  ir::Builder b_;
+  SsaBuilder ssa_;
+};
+
+}  // namespace tritonc::lang

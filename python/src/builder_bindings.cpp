@@ -1,0 +1,160 @@
+// Bindings of lang::FunctionBuilder for the Python DSL's code generator
+// (python/tritonc/codegen.py): the generator walks the kernel's Python AST,
+// decides types and checks semantics, and calls these to build the SSA
+// Triton-IR that Triton-C's front end would build. Values and blocks are
+// handles into the builder's module; each keeps its builder alive.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "builder_bindings.h"
+#include "ir/type.h"
+#include "lang/function_builder.h"
+#include "support/diagnostic.h"
+
+namespace nb = nanobind;
+using namespace tritonc;
+
+namespace {
+
+struct PyValue {
+  ir::Value* v;
+};
+struct PyBlock {
+  ir::BasicBlock* bb;
+};
+
+ir::Type typeOf(const std::string& text) {
+  std::optional<ir::Type> t = ir::parseType(text);
+  if (!t) throw InternalError("the Python front end named no IR type: '" + text + "'");
+  return *t;
+}
+
+ir::Opcode opcodeOf(const std::string& name) {
+  ir::Opcode op;
+  if (!ir::opcodeFromName(name, &op)) throw InternalError("no IR opcode '" + name + "'");
+  return op;
+}
+
+ir::Value* valueOr(const std::optional<PyValue>& v) { return v ? v->v : nullptr; }
+
+}  // namespace
+
+void bindFunctionBuilder(nb::module_& m) {
+  using FB = lang::FunctionBuilder;
+  nb::class_<PyBlock>(m, "IrBlock");
+  nb::class_<PyValue>(m, "IrValue")
+      .def("type", [](const PyValue& v) { return ir::typeToString(v.v->type()); })
+      .def("shape", [](const PyValue& v) { return v.v->type().shape; })
+      .def("kind", [](const PyValue& v) { return std::string(ir::scalarName(v.v->type().kind)); })
+      // The value of a scalar constant (int or float), else None.
+      .def("constant", [](const PyValue& v) -> nb::object {
+        if (v.v->valueKind() != ir::ValueKind::Constant) return nb::none();
+        auto* c = static_cast<ir::Constant*>(v.v);
+        if (c->type().isFloat()) return nb::float_(c->f);
+        return nb::int_(c->i);
+      })
+      .def("same", [](const PyValue& a, const PyValue& b) { return a.v == b.v; });
+
+  nb::class_<FB>(m, "FunctionBuilder")
+      .def(nb::init<const std::string&, const std::string&>())
+      .def("param",
+           [](FB& f, const std::string& name, const std::string& type) { return PyValue{f.addParam(name, typeOf(type))}; },
+           nb::keep_alive<0, 1>())
+      .def("set_param_attrs",
+           [](FB& f, size_t index, int64_t multipleOf, int64_t aligned) {
+             ir::Argument* a = f.function().arguments().at(index).get();
+             if (multipleOf) a->attrs.multipleOf = multipleOf;
+             if (aligned) a->attrs.aligned = aligned;
+           })
+      .def("set_loc", &FB::setLoc)
+      .def("new_block", [](FB& f, const std::string& name) { return PyBlock{f.newBlock(name)}; }, nb::keep_alive<0, 1>())
+      .def("set_block", [](FB& f, const PyBlock& b) { f.setBlock(b.bb); })
+      .def("block", [](FB& f) { return PyBlock{f.block()}; }, nb::keep_alive<0, 1>())
+      .def("terminated", &FB::terminated)
+      .def("br", [](FB& f, const PyBlock& b) { f.br(b.bb); })
+      .def("cond_br", [](FB& f, const PyValue& c, const PyBlock& t, const PyBlock& e) { f.condBr(c.v, t.bb, e.bb); })
+      .def("ret", &FB::ret)
+      .def("seal", [](FB& f, const PyBlock& b) { f.seal(b.bb); })
+      .def("new_var", [](FB& f, const std::string& type, const std::string& name) { return f.newVariable(typeOf(type), name); })
+      .def("write", [](FB& f, int var, const PyValue& v) { f.write(var, v.v); })
+      .def("read", [](FB& f, int var) { return PyValue{f.read(var)}; }, nb::keep_alive<0, 1>())
+      .def("const_int",
+           [](FB& f, const std::string& kind, int64_t v) {
+             ir::Type t = typeOf(kind);
+             return PyValue{f.module().constInt(t.kind, ir::wrapInt(t.kind, v))};
+           },
+           nb::keep_alive<0, 1>())
+      .def("const_float",
+           [](FB& f, const std::string& kind, double v) { return PyValue{f.module().constFloat(typeOf(kind).kind, v)}; },
+           nb::keep_alive<0, 1>())
+      .def("binary",
+           [](FB& f, const std::string& op, const PyValue& a, const PyValue& b) {
+             return PyValue{f.builder().binary(opcodeOf(op), a.v, b.v)};
+           },
+           nb::keep_alive<0, 1>())
+      .def("unary", [](FB& f, const std::string& op, const PyValue& a) { return PyValue{f.builder().unary(opcodeOf(op), a.v)}; },
+           nb::keep_alive<0, 1>())
+      .def("cmp",
+           [](FB& f, const std::string& pred, const PyValue& a, const PyValue& b) {
+             ir::CmpPred p;
+             if (!ir::cmpPredFromName(pred, &p)) throw InternalError("no comparison '" + pred + "'");
+             return PyValue{f.builder().cmp(p, a.v, b.v)};
+           },
+           nb::keep_alive<0, 1>())
+      .def("cast", [](FB& f, const PyValue& v, const std::string& t) { return PyValue{f.builder().cast(v.v, typeOf(t))}; },
+           nb::keep_alive<0, 1>())
+      .def("select",
+           [](FB& f, const PyValue& c, const PyValue& a, const PyValue& b) { return PyValue{f.builder().select(c.v, a.v, b.v)}; },
+           nb::keep_alive<0, 1>())
+      .def("splat", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().splat(v.v, s)}; },
+           nb::keep_alive<0, 1>())
+      .def("reshape", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().reshape(v.v, s)}; },
+           nb::keep_alive<0, 1>())
+      .def("broadcast", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().broadcast(v.v, s)}; },
+           nb::keep_alive<0, 1>())
+      .def("trans", [](FB& f, const PyValue& v) { return PyValue{f.builder().trans(v.v)}; }, nb::keep_alive<0, 1>())
+      .def("arange", [](FB& f, int64_t start, int64_t n) { return PyValue{f.builder().range(start, n)}; },
+           nb::keep_alive<0, 1>())
+      .def("program_id", [](FB& f, int axis) { return PyValue{f.builder().programId(axis)}; }, nb::keep_alive<0, 1>())
+      .def("num_programs", [](FB& f, int axis) { return PyValue{f.builder().numPrograms(axis)}; }, nb::keep_alive<0, 1>())
+      .def("gep", [](FB& f, const PyValue& p, const PyValue& o) { return PyValue{f.builder().gep(p.v, o.v)}; },
+           nb::keep_alive<0, 1>())
+      .def("load",
+           [](FB& f, const PyValue& p, std::optional<PyValue> mask, std::optional<PyValue> other) {
+             return PyValue{f.builder().load(p.v, valueOr(mask), valueOr(other))};
+           },
+           nb::arg("ptr"), nb::arg("mask").none(), nb::arg("other").none(), nb::keep_alive<0, 1>())
+      .def("store",
+           [](FB& f, const PyValue& p, const PyValue& v, std::optional<PyValue> mask) {
+             f.builder().store(p.v, v.v, valueOr(mask));
+           },
+           nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none())
+      .def("dot",
+           [](FB& f, const PyValue& a, const PyValue& b, const PyValue& acc) { return PyValue{f.builder().dot(a.v, b.v, acc.v)}; },
+           nb::keep_alive<0, 1>())
+      .def("reduce",
+           [](FB& f, const std::string& kind, int axis, const PyValue& v) {
+             ir::ReduceKind k;
+             if (!ir::reduceKindFromName(kind, &k)) throw InternalError("no reduction '" + kind + "'");
+             return PyValue{f.builder().reduce(k, axis, v.v)};
+           },
+           nb::keep_alive<0, 1>())
+      .def("atomic_rmw",
+           [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask) {
+             ir::AtomicKind k;
+             if (!ir::atomicKindFromName(kind, &k)) throw InternalError("no atomic '" + kind + "'");
+             return PyValue{f.builder().atomicRmw(k, p.v, v.v, valueOr(mask))};
+           },
+           nb::arg("kind"), nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::keep_alive<0, 1>())
+      .def("atomic_cas",
+           [](FB& f, const PyValue& p, const PyValue& c, const PyValue& v, std::optional<PyValue> mask) {
+             return PyValue{f.builder().atomicCas(p.v, c.v, v.v, valueOr(mask))};
+           },
+           nb::arg("ptr"), nb::arg("cmp"), nb::arg("value"), nb::arg("mask").none(), nb::keep_alive<0, 1>())
+      .def("multiple_of", [](FB& f, const PyValue& v, int64_t n) { return PyValue{f.builder().multipleOf(v.v, n)}; },
+           nb::keep_alive<0, 1>())
+      .def("barrier", [](FB& f) { f.builder().create(ir::Opcode::Barrier, ir::Type::voidTy(), {}); })
+      .def("finish", &FB::finish);
+}

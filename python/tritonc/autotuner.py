@@ -1,0 +1,198 @@
+"""``tritonc.autotune``, ``tritonc.heuristics`` and ``tritonc.Config`` for
+@jit kernels, with Triton 3.x's interface. The first call with a new value
+of the ``key`` arguments times every configuration (on the arguments given,
+as Triton does: ``reset_to_zero``/``restore_value`` name the ones a run
+changes) and launches the fastest; the choice is kept in memory and on disk
+(the kernel cache directory's ``autotune/``), so a later process skips the
+timing."""
+import hashlib
+import json
+import os
+import time
+
+
+class Config:
+    """One point of a tuning space: constexpr values, num_warps, num_stages."""
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, **ignored):
+        self.kwargs = dict(kwargs)
+        self.num_warps, self.num_stages = int(num_warps), int(num_stages)
+        self.num_ctas, self.maxnreg, self.pre_hook = num_ctas, maxnreg, pre_hook
+
+    def all_kwargs(self):
+        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages)
+
+    def __repr__(self):
+        items = ", ".join("%s: %r" % kv for kv in sorted(self.kwargs.items()))
+        return "Config({%s}, num_warps=%d, num_stages=%d)" % (items, self.num_warps, self.num_stages)
+
+
+def _key_part(v):
+    dt = getattr(v, "dtype", None)
+    if dt is not None and not isinstance(v, (int, float)):
+        return str(dt)
+    return v
+
+
+def _cache_dir():
+    base = os.environ.get("TRITONC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tritonc")
+    return os.path.join(base, "autotune")
+
+
+class _Wrapper:
+    """What autotune and heuristics wrap: a JITFunction or another wrapper."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.arg_names = fn.arg_names
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def named(self, args, kwargs):
+        named = dict(zip(self.arg_names, args))
+        named.update(kwargs)
+        return named
+
+    def jit_function(self):
+        f = self.fn
+        while isinstance(f, _Wrapper):
+            f = f.fn
+        return f
+
+
+class Autotuner(_Wrapper):
+    def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
+                 warmup=None, rep=None, do_bench=None, cache_results=True):
+        super().__init__(fn)
+        self.configs = list(configs) or [Config({})]
+        self.key = list(key)
+        self.prune = prune_configs_by or {}
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        self.warmup, self.rep = warmup or 25, rep or 100
+        self.bench = do_bench
+        self.cache = {}
+        self.persist = cache_results
+        self.best_config = None
+        self.timings = {}
+
+    def _record_path(self, key):
+        jf = self.jit_function()
+        try:
+            import inspect
+            src = inspect.getsource(jf.fn)
+        except (OSError, TypeError):
+            src = jf.__name__
+        h = hashlib.sha256(repr((src, [repr(c) for c in self.configs], key)).encode()).hexdigest()[:32]
+        return os.path.join(_cache_dir(), jf.__name__ + "-" + h + ".json")
+
+    def _time(self, config, args, kwargs, grid):
+        from .testing import do_bench
+        named = self.named(args, kwargs)
+        saved = {n: named[n].clone() for n in self.restore_value if hasattr(named.get(n), "clone")}
+        merged = dict(kwargs, **config.all_kwargs())
+
+        def call():
+            for n in self.reset_to_zero:
+                if hasattr(named.get(n), "zero_"):
+                    named[n].zero_()
+            if config.pre_hook is not None:
+                config.pre_hook(dict(named, **config.kwargs))
+            self.fn.run(*args, grid=grid, **merged)
+
+        try:
+            if self.bench is not None:
+                return self.bench(call)
+            return do_bench(call, warmup=self.warmup, rep=self.rep)
+        except Exception as e:  # a configuration that does not compile or run is skipped
+            self.errors[repr(config)] = str(e)
+            return float("inf")
+        finally:
+            for n, v in saved.items():
+                named[n].copy_(v)
+
+    def _choose(self, args, kwargs, grid, key):
+        configs = self.configs
+        named = self.named(args, kwargs)
+        early = self.prune.get("early_config_prune")
+        if early is not None:
+            configs = list(early(configs, named, **kwargs))
+        top_k = self.prune.get("top_k")
+        model = self.prune.get("perf_model")
+        if model is not None and top_k:
+            k = int(top_k * len(configs)) if isinstance(top_k, float) and top_k <= 1 else int(top_k)
+            configs = sorted(configs, key=lambda c: model(**dict(named, **c.all_kwargs())))[:k]
+        self.errors = {}
+        t0 = time.perf_counter()
+        self.timings = {c: self._time(c, args, kwargs, grid) for c in configs}
+        self.bench_time = time.perf_counter() - t0
+        best = min(self.timings, key=self.timings.get)
+        if self.timings[best] == float("inf"):
+            raise RuntimeError("no configuration of %s runs:\n  " % self.__name__ +
+                               "\n  ".join("%s: %s" % kv for kv in self.errors.items()))
+        return best
+
+    def run(self, *args, grid, **kwargs):
+        named = self.named(args, kwargs)
+        key = tuple(_key_part(named.get(k)) for k in self.key)
+        config = self.cache.get(key)
+        if config is None and self.persist:
+            config = self._load(key)
+        if config is None:
+            config = self._choose(args, kwargs, grid, key)
+            if self.persist:
+                self._save(key, config)
+        self.cache[key] = config
+        self.best_config = config
+        if config.pre_hook is not None:
+            config.pre_hook(dict(named, **config.kwargs))
+        return self.fn.run(*args, grid=grid, **dict(kwargs, **config.all_kwargs()))
+
+    def _load(self, key):
+        try:
+            with open(self._record_path(key)) as f:
+                index = json.load(f)["best"]
+            return self.configs[index]
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            return None
+
+    def _save(self, key, config):
+        path = self._record_path(key)
+        try:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            tmp = path + ".%d.tmp" % os.getpid()
+            with open(tmp, "w") as f:
+                json.dump({"best": self.configs.index(config), "config": repr(config), "key": repr(key)}, f)
+            os.replace(tmp, path)
+        except (OSError, ValueError):
+            pass  # an unwritable cache costs a re-tune, nothing else
+
+
+def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
+             post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=True):
+    def decorator(fn):
+        return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, warmup, rep, do_bench,
+                         cache_results)
+    return decorator
+
+
+class Heuristics(_Wrapper):
+    def __init__(self, fn, values):
+        super().__init__(fn)
+        self.values = values
+
+    def run(self, *args, grid, **kwargs):
+        named = self.named(args, kwargs)
+        for name, f in self.values.items():
+            kwargs[name] = f(named)
+            named[name] = kwargs[name]
+        return self.fn.run(*args, grid=grid, **kwargs)
+
+
+def heuristics(values):
+    """``@tritonc.heuristics({'BLOCK': lambda args: ...})``: constexprs computed from the arguments."""
+    def decorator(fn):
+        return Heuristics(fn, values)
+    return decorator

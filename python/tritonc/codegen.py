@@ -1,0 +1,753 @@
+"""The Python DSL's code generator: walks a @jit kernel's Python AST and
+builds SSA Triton-IR through the C++ FunctionBuilder (the same IR, passes and
+back ends as Triton-C).
+
+Values while generating: Python objects (constexprs, dtypes, functions,
+tuples) are evaluated in Python; tensors are IR values. A variable holding a
+tensor is an SSA variable of the builder, one per (name, type), so control
+flow needs no phi bookkeeping here: at a merge, a name keeps its binding when
+every incoming path agrees on its type, and a loop-carried variable must keep
+its type through the loop (as in Triton). Calls of other @jit functions are
+inlined. Errors are CompilationError, located in the user's file.
+"""
+import ast
+import builtins
+import operator
+
+from . import language as tl
+from .language import core, semantic
+from .language.core import CompileError, constexpr, tensor, unwrap
+
+
+class CompilationError(CompileError):
+    """A compile error located in the user's Python file: the message reads
+    ``FILE:LINE:COL: error: ...`` with the source line and a caret."""
+
+    def __init__(self, file, line, col, message, source_line=None):
+        self.file, self.line, self.col, self.reason = file, line, col, message
+        text = "%s:%d:%d: error: %s" % (file, line, col, message)
+        if source_line is not None:
+            text += "\n" + source_line.rstrip("\n") + "\n" + " " * (col - 1) + "^"
+        super().__init__(text)
+
+
+# ---- how variables are stored ---------------------------------------------------
+
+class _Conflict:
+    """A name whose paths into a merge disagree (different types, or defined
+    on some paths only): reading it is an error saying so."""
+
+    def __init__(self, why):
+        self.why = why
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, tuple):
+        return False
+    if a[0] != b[0]:
+        return False
+    if a[0] == "py":
+        try:
+            return type(a[1]) is type(b[1]) and bool(a[1] == b[1])
+        except Exception:
+            return False
+    if a[0] == "t":
+        return a[1] == b[1]
+    if a[0] == "tuple":
+        return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
+    if a[0] == "obj":
+        return a[1] == b[1] and len(a[3]) == len(b[3]) and all(_same(x, y) for x, y in zip(a[3], b[3]))
+    return False
+
+
+def _describe_slot(s):
+    if isinstance(s, _Conflict) or s is None:
+        return "undefined"
+    if s[0] == "py":
+        return repr(s[1])
+    if s[0] == "t":
+        return s[2]
+    if s[0] == "tuple":
+        return "(" + ", ".join(_describe_slot(x) for x in s[1]) + ")"
+    return s[1][0]
+
+
+class _Frame:
+    """One function body: the kernel, or a @jit function inlined into it."""
+
+    def __init__(self, fn, file, first_line, lines, col_offset, glob):
+        self.fn, self.file, self.first_line, self.lines = fn, file, first_line, lines
+        self.col_offset, self.globals = col_offset, glob
+        self.bindings = {}
+        self.vars = {}  # (name, path, ir type) -> SSA variable
+        self.exit = None  # inlined functions: the block returns go to
+        self.ret_slot = None
+        self.returned = False
+
+
+class _Loop:
+    def __init__(self, continue_to, break_to, before, node):
+        self.continue_to, self.break_to, self.before, self.node = continue_to, break_to, before, node
+
+
+class _Generator(ast.NodeVisitor):
+    def __init__(self, fb, kernel_file):
+        self.fb = fb
+        self.kernel_file = kernel_file
+        self.frames = []
+        self.loops = []
+        self.dot_precisions = set()
+        self.depth = 0
+        self.dead = False
+
+    @property
+    def frame(self):
+        return self.frames[-1]
+
+    # ---- called by the language -------------------------------------------------
+
+    def note_dot_precision(self, precision):
+        self.dot_precisions.add(precision)
+
+    # ---- errors and locations ---------------------------------------------------
+
+    def position(self, node):
+        f = self.frame
+        return f.first_line + node.lineno - 1, node.col_offset + 1 + f.col_offset
+
+    def error(self, node, message):
+        line, col = self.position(node)
+        f = self.frame
+        src = f.lines[node.lineno - 1] if 0 < node.lineno <= len(f.lines) else None
+        if src is not None and f.col_offset:
+            src = " " * f.col_offset + src
+        return CompilationError(f.file, line, col, message, src)
+
+    def here(self, node):
+        """Locates what is built next at `node` (after its operands moved it)."""
+        if self.frame.file == self.kernel_file:
+            self.fb.set_loc(*self.position(node))
+
+    def visit(self, node):
+        if hasattr(node, "lineno"):
+            self.here(node)
+        try:
+            return super().visit(node)
+        except CompilationError:
+            raise
+        except (CompileError, TypeError, ValueError, NameError, AttributeError, IndexError, KeyError,
+                ZeroDivisionError, AssertionError) as e:
+            if not hasattr(node, "lineno"):
+                raise
+            msg = str(e) if isinstance(e, CompileError) else "%s: %s" % (type(e).__name__, e)
+            raise self.error(node, msg) from None
+        except RecursionError:
+            raise self.error(node, "the kernel is nested too deeply to compile") from None
+
+    def generic_visit(self, node):
+        raise CompileError("unsupported Python syntax in a kernel: %s" % type(node).__name__)
+
+    # ---- variables ----------------------------------------------------------------
+
+    def _store(self, name, path, value):
+        if isinstance(value, tensor):
+            t = value.ir_type()
+            key = (name, path, t)
+            var = self.frame.vars.get(key)
+            if var is None:
+                var = self.fb.new_var(t, name)
+                self.frame.vars[key] = var
+            self.fb.write(var, value.handle)
+            return ("t", var, t, value.dtype, value.shape)
+        if isinstance(value, tuple):
+            return ("tuple", tuple(self._store(name, path + (i,), v) for i, v in enumerate(value)))
+        if hasattr(value, "_leaves"):
+            leaves = value._leaves()
+            return ("obj", value._signature(), value,
+                    tuple(self._store(name, path + (i,), v) for i, v in enumerate(leaves)))
+        return ("py", value)
+
+    def _load(self, slot):
+        kind = slot[0]
+        if kind == "t":
+            return tensor(self.fb.read(slot[1]), slot[3], slot[4])
+        if kind == "tuple":
+            return tuple(self._load(s) for s in slot[1])
+        if kind == "obj":
+            return slot[2]._rebuild([self._load(s) for s in slot[3]])
+        return slot[1]
+
+    def assign(self, name, value):
+        if isinstance(value, (bool, int, float)) and not isinstance(value, constexpr):
+            value = semantic.to_tensor(value)  # as Triton: assigned numbers are tensors
+        self.frame.bindings[name] = self._store(name, (), value)
+
+    def lookup(self, name):
+        f = self.frame
+        if name in f.bindings:
+            slot = f.bindings[name]
+            if isinstance(slot, _Conflict):
+                raise CompileError("'%s' %s" % (name, slot.why))
+            return self._load(slot)
+        if name in f.globals:
+            return f.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise NameError("name '%s' is not defined" % name)
+
+    def _merge(self, maps):
+        """The bindings after paths with bindings `maps` join."""
+        if len(maps) == 1:
+            return dict(maps[0])
+        out = {}
+        for name in set().union(*maps):
+            slots = [m.get(name) for m in maps]
+            if any(s is None for s in slots):
+                out[name] = _Conflict("is defined on some paths only (assign it before the 'if')")
+            elif all(_same(slots[0], s) for s in slots[1:]):
+                out[name] = slots[0]
+            else:
+                out[name] = _Conflict("has different types on the paths that reach here (%s)"
+                                      % ", ".join(sorted(set(_describe_slot(s) for s in slots))))
+        return out
+
+    def _check_loop_carried(self, loop, where):
+        for name, before in loop.before.items():
+            if isinstance(before, _Conflict):
+                continue
+            now = self.frame.bindings.get(name)
+            if now is None or not _same(before, now):
+                raise self.error(where, "'%s' is loop-carried and changes type in the loop: %s before it, %s %s "
+                                        "(give it its final type before the loop, e.g. with tl.zeros)"
+                                 % (name, _describe_slot(before), _describe_slot(now),
+                                    "at the end of the body" if where is loop.node else "here"))
+
+    # ---- blocks -----------------------------------------------------------------
+
+    def _unreachable(self, name):
+        """Goes on after a jump in a fresh block nothing reaches (dropped at
+        the end); paths ending here join no merge."""
+        bb = self.fb.new_block(name)
+        self.enter(bb)
+        self.fb.seal(bb)
+        self.dead = True
+
+    def enter(self, bb):
+        self.fb.set_block(bb)
+        self.dead = False
+
+    def ends(self):
+        """Whether the current path has ended (a jump, a return)."""
+        return self.dead or self.fb.terminated()
+
+    # ---- statements ------------------------------------------------------------
+
+    def body(self, stmts):
+        for s in stmts:
+            self.visit(s)
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self._assign_target(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        ann = node.annotation
+        is_constexpr = (isinstance(ann, ast.Attribute) and ann.attr == "constexpr") or \
+            (isinstance(ann, ast.Name) and ann.id == "constexpr")
+        if is_constexpr:
+            if isinstance(unwrap(value), tensor):
+                raise CompileError("a tl.constexpr variable needs a value known when compiling")
+            value = constexpr(value)
+        self._assign_target(node.target, value)
+
+    def _assign_target(self, target, value):
+        if isinstance(target, ast.Name):
+            self.assign(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            v = unwrap(value)
+            if not isinstance(v, (tuple, list)):
+                raise self.error(target, "cannot unpack %s" % type(v).__name__)
+            if len(v) != len(target.elts):
+                raise self.error(target, "cannot unpack %d values into %d names" % (len(v), len(target.elts)))
+            for t, x in zip(target.elts, v):
+                self._assign_target(t, x)
+        else:
+            raise self.error(target, "only names and tuples of names can be assigned in a kernel "
+                                     "(store to memory with tl.store)")
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise CompileError("only names can be updated with %s=" % type(node.op).__name__)
+        left = self.lookup(node.target.id)
+        right = self.visit(node.value)
+        self.here(node)
+        self.assign(node.target.id, self._binop(node.op, left, right))
+
+    def visit_Return(self, node):
+        f = self.frame
+        value = self.visit(node.value) if node.value is not None else None
+        if len(self.frames) == 1:
+            if value is not None:
+                raise CompileError("a kernel returns no value")
+            self.fb.ret()
+            self.dead = True
+            return
+        slot = self._store("$ret", (), value if not isinstance(value, (bool, int, float)) else semantic.to_tensor(value))
+        if f.ret_slot is None:
+            f.ret_slot = slot
+        elif not _same(f.ret_slot, slot):
+            raise CompileError("this return gives %s; an earlier one gave %s" % (_describe_slot(slot), _describe_slot(f.ret_slot)))
+        f.returned = True
+        self.fb.br(f.exit)
+        self._unreachable("after.return")
+
+    def visit_If(self, node):
+        cond = self.visit(node.test)
+        if not isinstance(unwrap(cond), tensor):
+            self.body(node.body if unwrap(cond) else node.orelse)
+            return
+        c = semantic.to_bool(cond)
+        if c.shape:
+            raise self.error(node.test, "the condition of 'if' must be a scalar, not a tensor of shape %s "
+                                        "(use tl.where or a mask)" % list(c.shape))
+        fb = self.fb
+        then_bb = fb.new_block("if.then")
+        else_bb = fb.new_block("if.else") if node.orelse else None
+        end_bb = fb.new_block("if.end")
+        fb.cond_br(c.handle, then_bb, else_bb or end_bb)
+        fb.seal(then_bb)
+        before = dict(self.frame.bindings)
+        live = []
+        self.enter(then_bb)
+        self.body(node.body)
+        if not self.ends():
+            live.append(dict(self.frame.bindings))
+            fb.br(end_bb)
+        self.frame.bindings = dict(before)
+        if else_bb is not None:
+            fb.seal(else_bb)
+            self.enter(else_bb)
+            self.body(node.orelse)
+            if not self.ends():
+                live.append(dict(self.frame.bindings))
+                fb.br(end_bb)
+        else:
+            live.append(before)
+        fb.seal(end_bb)
+        self.enter(end_bb)
+        self.frame.bindings = self._merge(live) if live else before
+        self.dead = not live
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not isinstance(unwrap(cond), tensor):
+            return self.visit(node.body if unwrap(cond) else node.orelse)
+        return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
+
+    def _range_args(self, call):
+        args = [self.visit(a) for a in call.args]
+        kwargs = {k.arg: self.visit(k.value) for k in call.keywords}
+        if not 1 <= len(args) <= 3:
+            raise self.error(call, "range takes 1 to 3 arguments")
+        if len(args) == 1:
+            args = [0] + args
+        if len(args) == 2:
+            args.append(1)
+        return args, kwargs
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise CompileError("'for ... else' is not supported in kernels")
+        it = node.iter
+        fn = self.visit(it.func) if isinstance(it, ast.Call) else None
+        if fn is tl.static_range:
+            args, _ = self._range_args(it)
+            bounds = [unwrap(a) for a in args]
+            if any(isinstance(b, tensor) for b in bounds):
+                raise self.error(it, "tl.static_range needs constant bounds")
+            return self._unrolled(node, [constexpr(v) for v in range(*bounds)])
+        if fn is builtins.range or fn is tl.range:
+            args, _ = self._range_args(it)
+            return self._counted_loop(node, *args)
+        seq = self.visit(it)
+        if isinstance(seq, (tuple, list)):
+            return self._unrolled(node, list(seq))
+        raise self.error(it, "a kernel loops over range(...), tl.range(...), tl.static_range(...) or a tuple")
+
+    def _unrolled(self, node, values):
+        for v in values:
+            self._assign_target(node.target, v)
+            self.loops.append(None)
+            try:
+                self.body(node.body)
+            finally:
+                self.loops.pop()
+
+    def _counted_loop(self, node, lb, ub, step):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node.target, "the loop variable must be a name")
+        fb = self.fb
+        step_v = unwrap(step)
+        if not isinstance(step_v, tensor) and step_v == 0:
+            raise self.error(node.iter, "range's step must not be zero")
+        kinds = [semantic.py_scalar_dtype(v) if not isinstance(unwrap(v), tensor) else unwrap(v).dtype
+                 for v in (lb, ub, step)]
+        for k in kinds:
+            if not k.is_int():
+                raise self.error(node.iter, "range's bounds must be integers, not %r" % k)
+        iv_type = tl.int64 if any(k is tl.int64 for k in kinds) else tl.int32
+        lb_t = semantic.cast(semantic.to_tensor(lb, iv_type), iv_type)
+        ub_t = semantic.cast(semantic.to_tensor(ub, iv_type), iv_type)
+        step_t = semantic.cast(semantic.to_tensor(step, iv_type), iv_type)
+        if lb_t.shape or ub_t.shape or step_t.shape:
+            raise self.error(node.iter, "range's bounds must be scalars")
+        iv_var = fb.new_var(iv_type.ir, "iv")
+        fb.write(iv_var, lb_t.handle)
+        header, body, latch, exit_ = (fb.new_block(n) for n in ("for.header", "for.body", "for.latch", "for.end"))
+        fb.br(header)
+        self.enter(header)
+        iv = tensor(fb.read(iv_var), iv_type, ())
+        if not isinstance(step_v, tensor):
+            cond = semantic.compare("lt" if step_v > 0 else "gt", iv, ub_t)
+        else:
+            up = semantic.compare("gt", step_t, 0)
+            cond = semantic.where(up, semantic.compare("lt", iv, ub_t), semantic.compare("gt", iv, ub_t))
+        fb.cond_br(cond.handle, body, exit_)
+        fb.seal(body)
+        self.enter(body)
+        before = dict(self.frame.bindings)
+        self.assign(node.target.id, iv)
+        loop = _Loop(latch, exit_, dict(self.frame.bindings), node)
+        self.loops.append(loop)
+        try:
+            self.body(node.body)
+        finally:
+            self.loops.pop()
+        if not self.ends():
+            self._check_loop_carried(loop, node)
+            fb.br(latch)
+        fb.seal(latch)
+        self.enter(latch)
+        nxt = semantic.add(tensor(fb.read(iv_var), iv_type, ()), step_t)
+        fb.write(iv_var, nxt.handle)
+        fb.br(header)
+        fb.seal(header)
+        fb.seal(exit_)
+        self.enter(exit_)
+        self.frame.bindings = loop.before
+        # Names first bound in the loop are not visible after it (it may not run).
+        for name in list(self.frame.bindings):
+            if name not in before and name != node.target.id:
+                del self.frame.bindings[name]
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise CompileError("'while ... else' is not supported in kernels")
+        fb = self.fb
+        header, body, exit_ = fb.new_block("while.header"), fb.new_block("while.body"), fb.new_block("while.end")
+        fb.br(header)
+        self.enter(header)
+        before = dict(self.frame.bindings)
+        cond = self.visit(node.test)
+        if not isinstance(unwrap(cond), tensor):
+            cond = semantic.to_tensor(bool(unwrap(cond)))
+        c = semantic.to_bool(cond)
+        if c.shape:
+            raise self.error(node.test, "the condition of 'while' must be a scalar")
+        fb.cond_br(c.handle, body, exit_)
+        fb.seal(body)
+        self.enter(body)
+        loop = _Loop(header, exit_, dict(self.frame.bindings), node)
+        self.loops.append(loop)
+        try:
+            self.body(node.body)
+        finally:
+            self.loops.pop()
+        if not self.ends():
+            self._check_loop_carried(loop, node)
+            fb.br(header)
+        fb.seal(header)
+        fb.seal(exit_)
+        self.enter(exit_)
+        self.frame.bindings = loop.before
+        for name in list(self.frame.bindings):
+            if name not in before:
+                del self.frame.bindings[name]
+
+    def _jump(self, node, kind):
+        if not self.loops:
+            raise CompileError("'%s' outside of a loop" % kind)
+        loop = self.loops[-1]
+        if loop is None:
+            raise CompileError("'%s' in a tl.static_range loop is not supported (it is unrolled)" % kind)
+        self._check_loop_carried(loop, node)
+        self.fb.br(loop.break_to if kind == "break" else loop.continue_to)
+        self._unreachable("after." + kind)
+
+    def visit_Break(self, node):
+        self._jump(node, "break")
+
+    def visit_Continue(self, node):
+        self._jump(node, "continue")
+
+    def visit_Assert(self, node):
+        cond = self.visit(node.test)
+        if isinstance(unwrap(cond), tensor):
+            raise CompileError("assert on a tensor is not supported yet (tl.device_assert)")
+        if not unwrap(cond):
+            msg = self.visit(node.msg) if node.msg is not None else ""
+            raise CompileError("assertion failed" + (": %s" % unwrap(msg) if msg else ""))
+
+    # ---- expressions ------------------------------------------------------------
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        return self.lookup(node.id)
+
+    def visit_Tuple(self, node):
+        return tuple(self._elements(node.elts))
+
+    def visit_List(self, node):
+        return list(self._elements(node.elts))
+
+    def _elements(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(unwrap(self.visit(e.value)))
+            else:
+                out.append(self.visit(e))
+        return out
+
+    def visit_Attribute(self, node):
+        obj = unwrap(self.visit(node.value))
+        return getattr(obj, node.attr)
+
+    def visit_Slice(self, node):
+        part = [unwrap(self.visit(x)) if x is not None else None for x in (node.lower, node.upper, node.step)]
+        return slice(*part)
+
+    def visit_Subscript(self, node):
+        value = unwrap(self.visit(node.value))
+        index = self.visit(node.slice)
+        self.here(node)
+        if isinstance(value, tensor):
+            return semantic.subscript(value, index)
+        index = unwrap(index)
+        if isinstance(index, tensor):
+            raise CompileError("a tuple is indexed by a constant, not a tensor")
+        return value[index]
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                parts.append(format(unwrap(self.visit(v.value))))
+        return "".join(parts)
+
+    _BINOPS = {
+        ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+        ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
+        ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.MatMult: None,
+    }
+
+    def _binop(self, op, left, right):
+        fn = self._BINOPS.get(type(op))
+        l, r = unwrap(left), unwrap(right)
+        if isinstance(op, ast.MatMult):
+            return tl.dot(l, r)
+        if fn is None:
+            raise CompileError("unsupported operator %s" % type(op).__name__)
+        if not isinstance(l, tensor) and not isinstance(r, tensor):
+            v = fn(l, r)
+            return constexpr(v) if isinstance(left, constexpr) or isinstance(right, constexpr) else v
+        if isinstance(op, ast.Pow):
+            raise CompileError("'**' on tensors is not supported (use multiplication, or tl.exp and tl.log)")
+        return fn(l, r)
+
+    def visit_BinOp(self, node):
+        left, right = self.visit(node.left), self.visit(node.right)
+        self.here(node)
+        return self._binop(node.op, left, right)
+
+    def visit_UnaryOp(self, node):
+        v = unwrap(self.visit(node.operand))
+        self.here(node)
+        if isinstance(node.op, ast.Not):
+            return semantic.logical_not(v) if isinstance(v, tensor) else (not v)
+        if isinstance(node.op, ast.USub):
+            return -v
+        if isinstance(node.op, ast.UAdd):
+            return +v
+        if isinstance(node.op, ast.Invert):
+            return ~v
+        raise CompileError("unsupported operator %s" % type(node.op).__name__)
+
+    def visit_BoolOp(self, node):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        result = unwrap(self.visit(node.values[0]))
+        for e in node.values[1:]:
+            if not isinstance(result, tensor):
+                # Python's short circuit while the values are known.
+                if (kind == "and" and not result) or (kind == "or" and result):
+                    return result
+                result = unwrap(self.visit(e))
+                continue
+            result = semantic.logical(kind, result, unwrap(self.visit(e)))
+        return result
+
+    _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+    def visit_Compare(self, node):
+        left = unwrap(self.visit(node.left))
+        result = None
+        for op, comp in zip(node.ops, node.comparators):
+            right = unwrap(self.visit(comp))
+            self.here(node)
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                v = (left is right) if isinstance(op, ast.Is) else (left is not right)
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                v = (left in right) if isinstance(op, ast.In) else (left not in right)
+            elif isinstance(left, tensor) or isinstance(right, tensor):
+                if len(node.ops) > 1:
+                    raise CompileError("chained comparisons of tensors are not supported; use & between them")
+                return semantic.compare(self._CMPOPS[type(op)], left, right)
+            else:
+                v = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+                     "eq": operator.eq, "ne": operator.ne}[self._CMPOPS[type(op)]](left, right)
+            if not v:
+                return False
+            result = v
+            left = right
+        return result
+
+    def visit_Call(self, node):
+        fn = unwrap(self.visit(node.func))
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(unwrap(self.visit(a.value)))
+            else:
+                args.append(self.visit(a))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                kwargs.update(unwrap(self.visit(k.value)))
+            else:
+                kwargs[k.arg] = self.visit(k.value)
+        self.here(node)
+        from .jit import JITFunction
+        if isinstance(fn, JITFunction):
+            return self.inline(node, fn, args, kwargs)
+        if fn is builtins.print:
+            raise CompileError("print in a kernel is not supported (tl.static_print prints while compiling)")
+        if fn in (builtins.min, builtins.max) and any(isinstance(unwrap(a), tensor) for a in args):
+            # As in Triton: min/max of tensors are element-wise.
+            if len(args) < 2 or kwargs:
+                raise CompileError("%s of tensors takes two or more tensors (tl.min/tl.max reduce one)" % fn.__name__)
+            combine = tl.minimum if fn is builtins.min else tl.maximum
+            result = args[0]
+            for a in args[1:]:
+                result = combine(result, a)
+            return result
+        if getattr(fn, "__tritonc_builtin__", False):
+            return fn(*args, **kwargs)
+        result = fn(*[unwrap(a) if not isinstance(unwrap(a), tensor) else a for a in args],
+                    **{k: unwrap(v) if not isinstance(unwrap(v), tensor) else v for k, v in kwargs.items()})
+        return result
+
+    # ---- functions -----------------------------------------------------------------
+
+    def inline(self, node, jf, args, kwargs):
+        self.depth += 1
+        if self.depth > 64:
+            raise CompileError("calls of @jit functions nest deeper than 64 (recursion is not supported)")
+        try:
+            bound = jf.bind(args, kwargs)
+            fdef, file, first_line, lines, col = jf.parsed()
+            frame = _Frame(jf, file, first_line, lines, col, jf.fn.__globals__)
+            fb = self.fb
+            frame.exit = fb.new_block("return." + jf.__name__)
+            self.frames.append(frame)
+            saved_loops, self.loops = self.loops, []
+            try:
+                for name, value in zip(jf.arg_names, bound):
+                    if name in jf.constexpr_names and not isinstance(value, constexpr):
+                        if isinstance(unwrap(value), tensor):
+                            raise self.error(node, "argument '%s' of %s is a tl.constexpr; got a tensor"
+                                             % (name, jf.__name__))
+                        value = constexpr(value)
+                    self.frame.bindings[name] = self._store(name, (), value)
+                self.body(fdef.body)
+                falls_through = not self.ends()
+                if falls_through:
+                    fb.br(frame.exit)
+                fb.seal(frame.exit)
+                self.enter(frame.exit)
+                if frame.ret_slot is None:
+                    return None
+                if falls_through:
+                    raise CompileError("%s returns a value on some paths and falls off its end on others"
+                                       % jf.__name__)
+                return self._load(frame.ret_slot)
+            finally:
+                self.frames.pop()
+                self.loops = saved_loops
+        finally:
+            self.depth -= 1
+
+    def kernel(self, jf, params, constexprs):
+        """Generates the kernel `jf`: `params` are (name, dtype) of its runtime
+        parameters, `constexprs` the values of the others by name."""
+        fdef, file, first_line, lines, col = jf.parsed()
+        frame = _Frame(jf, file, first_line, lines, col, jf.fn.__globals__)
+        self.frames.append(frame)
+        self.fb.set_loc(first_line + fdef.lineno - 1, col + fdef.col_offset + 1)
+        handles = {}
+        for name, dt in params:
+            handles[name] = tensor(self.fb.param(name, core.ir_type(dt, ())), dt, ())
+        for name in jf.arg_names:
+            if name in handles:
+                self.frame.bindings[name] = self._store(name, (), handles[name])
+            else:
+                self.frame.bindings[name] = ("py", constexpr(constexprs[name]))
+        self.body(fdef.body)
+        self.frames.pop()
+
+
+def generate(jf, params, constexprs, file_name):
+    """Triton-IR text for kernel `jf` with runtime parameters `params`
+    ((name, dtype) pairs) and constexpr values; also the f32 dot precisions
+    it asks for."""
+    from . import _tritonc
+    fb = _tritonc.FunctionBuilder(jf.__name__, file_name)
+    gen = _Generator(fb, file_name)
+    previous = core.set_current(fb, gen)
+    try:
+        gen.kernel(jf, params, constexprs)
+        try:
+            text = fb.finish()
+        except RuntimeError as e:
+            raise CompileError(str(e)) from None
+    finally:
+        core.set_current(*previous)
+    return text, gen.dot_precisions

@@ -1,0 +1,269 @@
+"""``@tritonc.jit``: kernels in the Python DSL of Triton 3.x.
+
+``kernel[grid](args..., BLOCK=128, num_warps=4, num_stages=3)`` compiles the
+kernel for the constexpr values and argument types of the call (the Python
+AST becomes Triton-IR through the C++ builder, codegen.py) and launches it:
+torch CUDA tensors on the GPU on the current stream; numpy arrays and CPU
+tensors on the CPU back end where it is built, else on the interpreter
+(``TRITONC_INTERPRET=1`` forces the interpreter, the checked debug mode).
+Integers' divisibility and pointers' alignment specialize the compiled code
+in the runtime, whose memory and disk caches keep it.
+"""
+import ast
+import inspect
+import os
+import textwrap
+
+from . import _tritonc
+from . import language as tl
+from .language import core
+from .language.core import constexpr
+
+# Element types of arrays by dtype name; unsigned arrays are refused (the IR's
+# integers are signed).
+_ARRAY_TYPES = {
+    "float32": tl.float32, "float16": tl.float16, "bfloat16": tl.bfloat16, "float64": tl.float64,
+    "int64": tl.int64, "int32": tl.int32, "int16": tl.int16, "int8": tl.int8, "bool": tl.int1,
+}
+
+
+def _is_constexpr_annotation(a):
+    if a is constexpr or a is tl.constexpr:
+        return True
+    return isinstance(a, str) and a.split(".")[-1] == "constexpr"
+
+
+def _array_dtype(x):
+    from . import _dtype_name
+    name = _dtype_name(getattr(x, "dtype", None))
+    if name is None and hasattr(x, "__cuda_array_interface__"):
+        import numpy as np
+        name = np.dtype(x.__cuda_array_interface__["typestr"]).name
+    if name is None:
+        return None
+    t = _ARRAY_TYPES.get(name)
+    if t is None:
+        raise TypeError("arrays of %s cannot be passed to a tritonc.jit kernel (the IR's integers are signed; "
+                        "view unsigned data as the signed type of its width)" % name)
+    return t
+
+
+def _is_array(x):
+    return hasattr(x, "data_ptr") or hasattr(x, "__array_interface__") or \
+        hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
+
+
+def _runtime_type(x):
+    """The kernel parameter type for a runtime argument; None for arguments
+    that are constexprs by nature (None, dtypes, strings)."""
+    if x is None or isinstance(x, (core.dtype, str, constexpr)):
+        return None
+    if isinstance(x, bool):
+        return tl.int1
+    if isinstance(x, int):
+        if -2**31 <= x < 2**31:
+            return tl.int32
+        if -2**63 <= x < 2**63:
+            return tl.int64
+        raise ValueError("integer argument %d does not fit in 64 bits" % x)
+    if isinstance(x, float):
+        return tl.float32
+    if _is_array(x):
+        t = _array_dtype(x)
+        if t is None:
+            raise TypeError("cannot tell the element type of a %s" % type(x).__name__)
+        return tl.pointer_type(t)
+    import numpy as np
+    if isinstance(x, np.integer):
+        return _runtime_type(int(x))
+    if isinstance(x, np.floating):
+        return tl.float32
+    raise TypeError("cannot pass a %s to a kernel" % type(x).__name__)
+
+
+class CompiledKernel:
+    """One compiled specialization: ``asm['ttir']`` is its Triton-IR as the
+    front end built it (before the optimizer; ``tritonc emit FILE.tir``
+    takes it further)."""
+
+    def __init__(self, jf, ir, kernel, params, options):
+        self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
+        self.asm = {"ttir": ir}
+        self.name = jf.__name__
+
+
+class JITFunction:
+    def __init__(self, fn, do_not_specialize=(), debug=None, noinline=None, repr=None, launch_metadata=None):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        sig = inspect.signature(fn)
+        self.arg_names = list(sig.parameters)
+        self.defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
+        self.constexpr_names = {n for n, p in sig.parameters.items() if _is_constexpr_annotation(p.annotation)}
+        self.do_not_specialize = set(do_not_specialize)
+        self._parsed = None
+        self.cache = {}
+        try:
+            self.file_name = inspect.getsourcefile(fn) or "<unknown>"
+        except TypeError:
+            self.file_name = "<unknown>"
+
+    def __repr__(self):
+        return "JITFunction(%s)" % self.__name__
+
+    def parsed(self):
+        """(the FunctionDef, file, its first line, its lines, the indentation)."""
+        if self._parsed is None:
+            lines, first = inspect.getsourcelines(self.fn)
+            indent = len(lines[0]) - len(lines[0].lstrip())
+            src = textwrap.dedent("".join(lines))
+            tree = ast.parse(src)
+            fdef = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            dedented = src.splitlines()
+            self._parsed = (fdef, self.file_name, first, dedented, indent)
+        return self._parsed
+
+    def bind(self, args, kwargs):
+        if len(args) > len(self.arg_names):
+            raise TypeError("%s takes %d arguments, %d given" % (self.__name__, len(self.arg_names), len(args)))
+        values = list(args)
+        for name in self.arg_names[len(args):]:
+            if name in kwargs:
+                values.append(kwargs[name])
+            elif name in self.defaults:
+                values.append(self.defaults[name])
+            else:
+                raise TypeError("%s() is missing argument '%s'" % (self.__name__, name))
+        extra = set(kwargs) - set(self.arg_names)
+        if extra:
+            raise TypeError("%s() got unexpected arguments: %s" % (self.__name__, ", ".join(sorted(extra))))
+        for name in self.arg_names[:len(args)]:
+            if name in kwargs:
+                raise TypeError("%s() got argument '%s' twice" % (self.__name__, name))
+        return values
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("a @tritonc.jit kernel is launched as kernel[grid](...); inside another kernel "
+                           "it is called (and inlined) directly")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    # ---- compiling ---------------------------------------------------------------
+
+    def _specialize(self, values):
+        """(runtime params [(name, dtype)], constexprs {name: value}, key)."""
+        params, constexprs, key = [], {}, []
+        for name, v in zip(self.arg_names, values):
+            if name in self.constexpr_names:
+                v = core.unwrap(v)
+                constexprs[name] = v
+                key.append(("c", name, type(v).__name__, v if _hashable(v) else repr(v)))
+                continue
+            t = _runtime_type(v)
+            if t is None:
+                constexprs[name] = core.unwrap(v)
+                key.append(("c", name, repr(core.unwrap(v))))
+            else:
+                params.append((name, t))
+                key.append(("r", name, t.name))
+        return params, constexprs, tuple(key)
+
+    def _target(self, values):
+        if os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
+            return "interp"
+        torch = _torch()
+        if torch is not None:
+            for v in values:
+                if isinstance(v, torch.Tensor) and v.is_cuda:
+                    return "gpu"
+        for v in values:
+            if hasattr(v, "__cuda_array_interface__"):
+                return "gpu"
+        return "cpu" if _tritonc.cpu_backend_available() else "interp"
+
+    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir=""):
+        params, constexprs, key = self._specialize(values)
+        target = target or self._target(values)
+        full_key = (key, int(num_warps), int(num_stages), target)
+        hit = self.cache.get(full_key)
+        if hit is not None:
+            return hit
+        from .codegen import generate
+        ir, precisions = generate(self, params, constexprs, self.file_name)
+        if {"tf32", "ieee"} <= precisions or "tf32x3" in precisions and len(precisions) > 1:
+            raise core.CompileError("%s mixes f32 dots of different input_precision; one kernel takes one" % self.__name__)
+        allow_tf32 = "tf32" in precisions
+        try:
+            with open(self.file_name) as f:
+                file_text = f.read()
+        except OSError:
+            file_text = ""
+        k = _tritonc.Kernel(ir, [], [int(num_warps)], [int(num_stages)], target, "", cache_dir, self.file_name, [],
+                            False, _must_hit(), "triton-ir", file_text, allow_tf32)
+        compiled = CompiledKernel(self, ir, k, params,
+                                  {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32})
+        self.cache[full_key] = compiled
+        return compiled
+
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
+        """Compiles without launching; returns the CompiledKernel (``.asm['ttir']``)."""
+        values = self.bind(args, kwargs)
+        return self.compile_for(values, num_warps, num_stages)
+
+    # ---- launching ---------------------------------------------------------------
+
+    def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
+        for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
+            kwargs.pop(k, None)
+        values = self.bind(args, kwargs)
+        compiled = self.compile_for(values, num_warps, num_stages)
+        if callable(grid):
+            meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
+            meta["num_warps"], meta["num_stages"] = num_warps, num_stages
+            grid = grid(meta)
+        grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
+        if not 1 <= len(grid) <= 3:
+            raise ValueError("a grid has 1 to 3 dimensions, got %r" % (grid,))
+        if any(g <= 0 for g in grid):
+            return compiled  # an empty grid launches nothing
+        from . import _argument
+        converted, on_device = [], False
+        by_name = dict(zip(self.arg_names, values))
+        for name, _ in compiled.params:
+            a, dev = _argument(by_name[name], "argument '%s'" % name)
+            converted.append(a)
+            on_device = on_device or dev
+        stream = 0
+        if on_device:
+            torch = _torch()
+            if torch is not None and torch.cuda.is_available():
+                stream = torch.cuda.current_stream().cuda_stream
+        compiled.kernel.launch(converted, grid, stream)
+        return compiled
+
+
+def _hashable(v):
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
+
+
+def _must_hit():
+    return os.environ.get("TRITONC_CACHE_MUST_HIT", "0") not in ("", "0")
+
+
+def _torch():
+    from . import _torch as t
+    return t()
+
+
+def jit(fn=None, *, do_not_specialize=(), debug=None, noinline=None, repr=None, launch_metadata=None):
+    """Decorates a kernel (or a device function it calls) in the DSL."""
+    def wrap(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+    return wrap(fn) if fn is not None else wrap

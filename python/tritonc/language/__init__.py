@@ -1,0 +1,36 @@
+"""``tritonc.language`` (import as ``tl``): the Python DSL of Triton 3.x.
+A kernel written for Triton runs after changing only its imports
+(``import tritonc as triton``, ``import tritonc.language as tl``)."""
+from . import math  # noqa: F401  (tl.math.exp, ...)
+from .block_pointers import advance, make_block_ptr, make_tensor_descriptor  # noqa: F401
+from .core import (CompileError, bfloat16, constexpr, dtype, float8e4nv, float8e5, float16, float32,  # noqa: F401
+                   float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
+from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, log1p,  # noqa: F401
+                   rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh)
+from .ops import (arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
+                  atomic_or, atomic_xchg, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
+                  device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
+                  maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
+                  static_print, store, sum, trans, view, where, zeros, zeros_like)
+from .standard import (associative_scan, cumprod, cumsum, flip, reduce, softmax, sort, topk,  # noqa: F401
+                       xor_sum)
+
+bool_ = int1
+
+
+class range:
+    """``for i in tl.range(lo, hi, step, num_stages=...)``: a loop like
+    ``range``. The keyword hints (num_stages, loop_unroll_factor, ...) are
+    accepted; software pipelining is decided for the whole kernel by its
+    num_stages."""
+
+    def __init__(self, *args, **kwargs):
+        raise CompileError("tl.range is used only as the iterable of a for loop")
+
+
+class static_range:
+    """``for i in tl.static_range(lo, hi, step)``: unrolled while compiling;
+    ``i`` is a constexpr."""
+
+    def __init__(self, *args, **kwargs):
+        raise CompileError("tl.static_range is used only as the iterable of a for loop")

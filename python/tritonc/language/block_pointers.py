@@ -1,0 +1,139 @@
+"""Block pointers (``tl.make_block_ptr``/``tl.advance``) and tensor
+descriptors (``tl.make_tensor_descriptor``): a tile's place in a strided
+array, lowered to a tensor of pointers and a boundary mask, so that loads
+and stores through them take the same paths as hand-written ones."""
+from . import core, semantic
+from .core import CompileError, builtin, tensor, unwrap
+from .semantic import to_tensor
+
+
+def _ints(values, what, n=None):
+    values = unwrap(values)
+    if not isinstance(values, (list, tuple)):
+        raise CompileError("%s must be a tuple" % what)
+    if n is not None and len(values) != n:
+        raise CompileError("%s has %d entries; the block has %d dimensions" % (what, len(values), n))
+    return [semantic.cast(to_tensor(v), core.int64) for v in values]
+
+
+class block_ptr:
+    """A composite value of the kernel: base, shape, strides, offsets are
+    tensors (loop-carried like any variable); block_shape, order constants."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base, self.shape, self.strides, self.offsets = base, shape, strides, offsets
+        self.block_shape, self.order = tuple(block_shape), tuple(order)
+
+    # The code generator stores composite values leaf by leaf.
+    def _leaves(self):
+        return [self.base] + list(self.shape) + list(self.strides) + list(self.offsets)
+
+    def _rebuild(self, leaves):
+        n = len(self.block_shape)
+        return block_ptr(leaves[0], leaves[1:1 + n], leaves[1 + n:1 + 2 * n], leaves[1 + 2 * n:], self.block_shape,
+                         self.order)
+
+    def _signature(self):
+        return ("block_ptr", self.block_shape, self.order)
+
+    def _pointers_and_mask(self, boundary_check):
+        from . import ops
+        n = len(self.block_shape)
+        check = tuple(unwrap(c) for c in (unwrap(boundary_check) or ()))
+        for c in check:
+            if not isinstance(c, int) or not 0 <= c < n:
+                raise CompileError("boundary_check names dimension %r; the block has %d" % (c, n))
+        ptr = self.base
+        mask = None
+        for d in range(n):
+            shape = [1] * n
+            shape[d] = self.block_shape[d]
+            idx = semantic.add(semantic.reshape(semantic.cast(ops.arange(0, self.block_shape[d]), core.int64),
+                                                tuple(shape)), self.offsets[d])
+            ptr = semantic.add(ptr, semantic.mul(idx, self.strides[d]))
+            if d in check:
+                ok = semantic.logical("and", semantic.compare("ge", idx, 0), semantic.compare("lt", idx, self.shape[d]))
+                mask = ok if mask is None else semantic.logical("and", mask, ok)
+        ptr = semantic.broadcast_to(ptr, self.block_shape)
+        if mask is not None:
+            mask = semantic.broadcast_to(mask, self.block_shape)
+        return ptr, mask
+
+    def load(self, boundary_check, padding_option):
+        from . import ops
+        ptr, mask = self._pointers_and_mask(boundary_check)
+        if padding_option not in ("", "zero", "nan", None):
+            raise CompileError("padding_option must be 'zero' or 'nan', not %r" % padding_option)
+        other = float("nan") if padding_option == "nan" else 0
+        return ops.load(ptr, mask=mask, other=other if mask is not None else None)
+
+    def store(self, value, boundary_check):
+        from . import ops
+        ptr, mask = self._pointers_and_mask(boundary_check)
+        ops.store(ptr, value, mask=mask)
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    b = to_tensor(base)
+    if not b.dtype.is_ptr() or b.shape:
+        raise CompileError("make_block_ptr's base must be a scalar pointer")
+    bs = tuple(int(unwrap(d)) for d in unwrap(block_shape))
+    n = len(bs)
+    offs = [semantic.cast(to_tensor(v), core.int32) for v in unwrap(offsets)]
+    if len(offs) != n:
+        raise CompileError("offsets has %d entries; the block has %d dimensions" % (len(offs), n))
+    return block_ptr(b, _ints(shape, "shape", n), _ints(strides, "strides", n), offs, bs,
+                     tuple(int(unwrap(o)) for o in unwrap(order)))
+
+
+@builtin
+def advance(base, offsets):
+    bp = unwrap(base)
+    if not isinstance(bp, block_ptr):
+        raise CompileError("tl.advance takes a block pointer (tl.make_block_ptr)")
+    offs = unwrap(offsets)
+    if len(offs) != len(bp.block_shape):
+        raise CompileError("advance: %d offsets for a block of %d dimensions" % (len(offs), len(bp.block_shape)))
+    new = [semantic.add(o, semantic.cast(to_tensor(d), core.int32)) for o, d in zip(bp.offsets, offs)]
+    return block_ptr(bp.base, bp.shape, bp.strides, new, bp.block_shape, bp.order)
+
+
+class tensor_descriptor:
+    """``tl.make_tensor_descriptor(base, shape, strides, block_shape)``:
+    ``desc.load([i, j])`` / ``desc.store([i, j], x)`` read and write the block
+    at those element offsets, out-of-bounds elements read as zero."""
+
+    def __init__(self, base, shape, strides, block_shape):
+        self.base, self.shape, self.strides, self.block_shape = base, shape, strides, tuple(block_shape)
+
+    def _leaves(self):
+        return [self.base] + list(self.shape) + list(self.strides)
+
+    def _rebuild(self, leaves):
+        n = len(self.block_shape)
+        return tensor_descriptor(leaves[0], leaves[1:1 + n], leaves[1 + n:], self.block_shape)
+
+    def _signature(self):
+        return ("tensor_descriptor", self.block_shape)
+
+    def _block(self, offsets):
+        offs = [semantic.cast(to_tensor(v), core.int32) for v in unwrap(offsets)]
+        if len(offs) != len(self.block_shape):
+            raise CompileError("%d offsets for a block of %d dimensions" % (len(offs), len(self.block_shape)))
+        return block_ptr(self.base, self.shape, self.strides, offs, self.block_shape, ())
+
+    def load(self, offsets):
+        return self._block(offsets).load(tuple(range(len(self.block_shape))), "zero")
+
+    def store(self, offsets, value):
+        self._block(offsets).store(value, tuple(range(len(self.block_shape))))
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    b = to_tensor(base)
+    if not b.dtype.is_ptr() or b.shape:
+        raise CompileError("make_tensor_descriptor's base must be a scalar pointer")
+    bs = tuple(int(unwrap(d)) for d in unwrap(block_shape))
+    return tensor_descriptor(b, _ints(shape, "shape", len(bs)), _ints(strides, "strides", len(bs)), bs)

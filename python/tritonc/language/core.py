@@ -1,0 +1,361 @@
+"""The values of the Python DSL while a kernel is being compiled: element
+types (``tl.float16``), pointer types, ``constexpr``, and ``tensor`` (an IR
+value with its element type and shape; a scalar has shape ``()``).
+
+Operators on tensors build IR through the builder of the kernel being
+compiled (``current()``), which the code generator installs; the rules they
+follow (Triton's type promotion, broadcasting) are in semantic.py.
+"""
+import threading
+
+
+class CompileError(Exception):
+    """A mistake in a kernel, raised while it is compiled; the code generator
+    adds the file, line and column of the expression that caused it."""
+
+
+# ---- the builder of the kernel being compiled -------------------------------
+
+_state = threading.local()
+
+
+def current():
+    b = getattr(_state, "builder", None)
+    if b is None:
+        raise CompileError("tritonc.language functions can only be called inside a @tritonc.jit kernel")
+    return b
+
+
+def current_codegen():
+    return getattr(_state, "codegen", None)
+
+
+def set_current(builder, codegen=None):
+    """Installs the builder (and code generator) of the kernel being compiled;
+    returns the previous pair, to restore."""
+    previous = (getattr(_state, "builder", None), getattr(_state, "codegen", None))
+    _state.builder, _state.codegen = builder, codegen
+    return previous
+
+
+def builtin(fn):
+    """Marks a function the code generator calls directly with evaluated
+    arguments (tensors and Python values), rather than inlining it."""
+    fn.__tritonc_builtin__ = True
+    return fn
+
+
+# ---- element types ----------------------------------------------------------
+
+class dtype:
+    """An element type: ``kind`` is 'int', 'uint', 'float' or 'bool'."""
+    __slots__ = ("name", "ir", "kind", "bits")
+
+    def __init__(self, name, ir, kind, bits):
+        self.name, self.ir, self.kind, self.bits = name, ir, kind, bits
+
+    def is_floating(self):
+        return self.kind == "float"
+
+    def is_int(self):
+        return self.kind in ("int", "uint", "bool")
+
+    def is_bool(self):
+        return self.kind == "bool"
+
+    def is_int_signed(self):
+        return self.kind == "int"
+
+    def is_ptr(self):
+        return False
+
+    def is_fp16(self):
+        return self is float16
+
+    def is_bf16(self):
+        return self is bfloat16
+
+    def is_fp32(self):
+        return self is float32
+
+    def is_fp64(self):
+        return self is float64
+
+    @property
+    def primitive_bitwidth(self):
+        return self.bits
+
+    @property
+    def scalar(self):
+        return self
+
+    def to_ir(self):
+        return self.ir
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and not other.is_ptr() and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return "tl." + self.name
+
+    __str__ = __repr__
+
+
+class pointer_type(dtype):
+    __slots__ = ("element_ty",)
+
+    def __init__(self, element_ty):
+        super().__init__("pointer<%s>" % element_ty.name, element_ty.ir + "*", "ptr", 64)
+        self.element_ty = element_ty
+
+    def is_ptr(self):
+        return True
+
+    def is_int(self):
+        return False
+
+    def __eq__(self, other):
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty.name))
+
+    def __repr__(self):
+        return "tl.pointer_type(%r)" % self.element_ty
+
+
+int1 = dtype("int1", "i1", "bool", 1)
+int8 = dtype("int8", "i8", "int", 8)
+int16 = dtype("int16", "i16", "int", 16)
+int32 = dtype("int32", "i32", "int", 32)
+int64 = dtype("int64", "i64", "int", 64)
+float16 = dtype("float16", "f16", "float", 16)
+bfloat16 = dtype("bfloat16", "bf16", "float", 16)
+float32 = dtype("float32", "f32", "float", 32)
+float64 = dtype("float64", "f64", "float", 64)
+# The IR's integers are signed: unsigned types are named so that a kernel
+# using them gets a clear error rather than silently signed arithmetic.
+uint8 = dtype("uint8", None, "uint", 8)
+uint16 = dtype("uint16", None, "uint", 16)
+uint32 = dtype("uint32", None, "uint", 32)
+uint64 = dtype("uint64", None, "uint", 64)
+float8e4nv = dtype("float8e4nv", None, "float", 8)
+float8e5 = dtype("float8e5", None, "float", 8)
+
+_BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64)}
+_BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+                                uint8, uint16, uint32, uint64)}
+_BY_NAME["bool"] = int1
+
+
+def dtype_from_ir(text):
+    """The dtype of an IR scalar kind ('f32', 'f32*')."""
+    if text.endswith("*"):
+        return pointer_type(_BY_IR[text[:-1]])
+    return _BY_IR[text]
+
+
+def check_supported(t, what="this operation"):
+    if t.ir is None:
+        raise CompileError("%s: tl.%s is not supported yet (the IR has signed integers and f16/bf16/f32/f64 only)"
+                           % (what, t.name))
+    return t
+
+
+# ---- constexpr --------------------------------------------------------------
+
+class constexpr:
+    """A value known when the kernel is compiled (annotation ``x: tl.constexpr``
+    on parameters; also usable as ``tl.constexpr(3)``)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return "constexpr[%r]" % (self.value,)
+
+    def __index__(self):
+        return self.value
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        return self.value == unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+def unwrap(v):
+    return v.value if isinstance(v, constexpr) else v
+
+
+# ---- tensors ----------------------------------------------------------------
+
+class tensor:
+    """An IR value: ``dtype`` is the element type (a pointer_type for
+    pointers), ``shape`` a tuple of ints (``()`` for a scalar)."""
+    __slots__ = ("handle", "dtype", "shape")
+
+    def __init__(self, handle, dtype_, shape):
+        self.handle, self.dtype, self.shape = handle, dtype_, tuple(shape)
+
+    @property
+    def type(self):
+        """The dtype of a scalar; a block_type (element_ty, shape) of a tile."""
+        return self.dtype if not self.shape else block_type(self.dtype, self.shape)
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def ir_type(self):
+        return ir_type(self.dtype, self.shape)
+
+    def __repr__(self):
+        return "tensor(%s, shape=%s)" % (self.dtype, list(self.shape))
+
+    def __bool__(self):
+        raise CompileError("a tensor has no Python truth value while compiling; use it in 'if' (a scalar), "
+                           "tl.where, or a mask")
+
+    def __iter__(self):
+        raise CompileError("tensors cannot be iterated in Python; use tl.static_range over an index")
+
+    # Operators: semantic.py has the rules.
+    def __add__(self, o): return _sem().add(self, o)
+    def __radd__(self, o): return _sem().add(o, self)
+    def __sub__(self, o): return _sem().sub(self, o)
+    def __rsub__(self, o): return _sem().sub(o, self)
+    def __mul__(self, o): return _sem().mul(self, o)
+    def __rmul__(self, o): return _sem().mul(o, self)
+    def __truediv__(self, o): return _sem().truediv(self, o)
+    def __rtruediv__(self, o): return _sem().truediv(o, self)
+    def __floordiv__(self, o): return _sem().floordiv(self, o)
+    def __rfloordiv__(self, o): return _sem().floordiv(o, self)
+    def __mod__(self, o): return _sem().mod(self, o)
+    def __rmod__(self, o): return _sem().mod(o, self)
+    def __and__(self, o): return _sem().bitwise("and", self, o)
+    def __rand__(self, o): return _sem().bitwise("and", o, self)
+    def __or__(self, o): return _sem().bitwise("or", self, o)
+    def __ror__(self, o): return _sem().bitwise("or", o, self)
+    def __xor__(self, o): return _sem().bitwise("xor", self, o)
+    def __rxor__(self, o): return _sem().bitwise("xor", o, self)
+    def __lshift__(self, o): return _sem().shift("shl", self, o)
+    def __rlshift__(self, o): return _sem().shift("shl", o, self)
+    def __rshift__(self, o): return _sem().shift("shr", self, o)
+    def __rrshift__(self, o): return _sem().shift("shr", o, self)
+    def __neg__(self): return _sem().neg(self)
+    def __pos__(self): return self
+    def __invert__(self): return _sem().invert(self)
+    def __lt__(self, o): return _sem().compare("lt", self, o)
+    def __le__(self, o): return _sem().compare("le", self, o)
+    def __gt__(self, o): return _sem().compare("gt", self, o)
+    def __ge__(self, o): return _sem().compare("ge", self, o)
+    def __eq__(self, o): return _sem().compare("eq", self, o)
+    def __ne__(self, o): return _sem().compare("ne", self, o)
+    __hash__ = object.__hash__
+
+    def __getitem__(self, index): return _sem().subscript(self, index)
+
+    # Methods of Triton's tensor.
+    def to(self, dtype_, bitcast=False, fp_downcast_rounding=None):
+        return _sem().cast(self, unwrap(dtype_), bitcast=unwrap(bitcast))
+
+    @property
+    def T(self):
+        return _sem().permute(self, (1, 0))
+
+    def reshape(self, *shape, can_reorder=False):
+        return _ops().reshape(self, *shape)
+
+    def view(self, *shape):
+        return _ops().reshape(self, *shape)
+
+    def trans(self, *dims):
+        return _ops().trans(self, *dims)
+
+    def permute(self, *dims):
+        return _ops().permute(self, *dims)
+
+    def broadcast_to(self, *shape):
+        return _ops().broadcast_to(self, *shape)
+
+    def expand_dims(self, axis):
+        return _ops().expand_dims(self, axis)
+
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        return _ops().sum(self, axis, keep_dims, dtype)
+
+    def max(self, axis=None, return_indices=False, keep_dims=False):
+        return _ops().max(self, axis, return_indices, keep_dims=keep_dims)
+
+    def min(self, axis=None, return_indices=False, keep_dims=False):
+        return _ops().min(self, axis, return_indices, keep_dims=keep_dims)
+
+    def argmax(self, axis, keep_dims=False):
+        return _ops().argmax(self, axis, keep_dims=keep_dims)
+
+    def argmin(self, axis, keep_dims=False):
+        return _ops().argmin(self, axis, keep_dims=keep_dims)
+
+    def cumsum(self, axis=0, reverse=False):
+        return _ops().cumsum(self, axis, reverse)
+
+    def exp(self): return _math().exp(self)
+    def log(self): return _math().log(self)
+    def sqrt(self): return _math().sqrt(self)
+    def abs(self): return _math().abs(self)
+
+
+class block_type:
+    """The type of a tile: ``element_ty`` and ``shape``."""
+    __slots__ = ("element_ty", "shape")
+
+    def __init__(self, element_ty, shape):
+        self.element_ty, self.shape = element_ty, tuple(shape)
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and other.element_ty == self.element_ty and other.shape == self.shape
+
+    def __hash__(self):
+        return hash((self.element_ty, self.shape))
+
+    def __repr__(self):
+        return "<%s, %r>" % (list(self.shape), self.element_ty)
+
+
+def ir_type(dt, shape):
+    """The IR type text of elements `dt` in tiles of `shape` ('f32<16, 16>')."""
+    base = dt.ir if not dt.is_ptr() else dt.element_ty.ir + "*"
+    if base is None or (dt.is_ptr() and dt.element_ty.ir is None):
+        check_supported(dt.element_ty if dt.is_ptr() else dt)
+    if not shape:
+        return base
+    return base + "<" + ", ".join(str(d) for d in shape) + ">"
+
+
+def _sem():
+    from . import semantic
+    return semantic
+
+
+def _ops():
+    from . import ops
+    return ops
+
+
+def _math():
+    from . import math
+    return math

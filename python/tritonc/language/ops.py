@@ -1,0 +1,485 @@
+"""The built-in functions of ``tritonc.language`` (``tl.load``, ``tl.dot``,
+``tl.sum``, ...), with Triton 3.x's signatures. Each checks its arguments and
+builds IR through semantic.py."""
+import builtins
+
+from . import core, semantic
+from .core import CompileError, builtin, tensor, unwrap
+from .semantic import to_tensor
+
+
+def _int(v, what):
+    v = unwrap(v)
+    if isinstance(v, tensor):
+        c = v.handle.constant() if not v.shape else None
+        if c is None:
+            raise CompileError("%s must be a compile-time constant (a tl.constexpr), not a tensor" % what)
+        v = c
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise CompileError("%s must be an integer constant, got %r" % (what, v))
+    return v
+
+
+def _shape(shape, what="shape"):
+    shape = unwrap(shape)
+    if isinstance(shape, (list, tuple)):
+        dims = tuple(_int(d, what) for d in shape)
+    else:
+        dims = (_int(shape, what),)
+    for d in dims:
+        if d <= 0 or d & (d - 1):
+            raise CompileError("%s %s: every dimension must be a power of two" % (what, list(dims)))
+    return dims
+
+
+def _dims_arg(dims):
+    if len(dims) == 1 and isinstance(unwrap(dims[0]), (list, tuple)):
+        dims = unwrap(dims[0])
+    return tuple(_int(d, "a dimension") for d in dims)
+
+
+def _axis(x, axis):
+    a = _int(axis, "axis")
+    n = len(x.shape)
+    if not -n <= a < n:
+        raise CompileError("axis %d is out of range for a tensor of rank %d" % (a, n))
+    return a % n
+
+
+# ---- programs and tensors -------------------------------------------------------
+
+@builtin
+def program_id(axis):
+    a = _int(axis, "program_id's axis")
+    if a not in (0, 1, 2):
+        raise CompileError("program_id's axis must be 0, 1 or 2, got %d" % a)
+    return tensor(semantic.builder().program_id(a), core.int32, ())
+
+
+@builtin
+def num_programs(axis):
+    a = _int(axis, "num_programs's axis")
+    if a not in (0, 1, 2):
+        raise CompileError("num_programs's axis must be 0, 1 or 2, got %d" % a)
+    return tensor(semantic.builder().num_programs(a), core.int32, ())
+
+
+@builtin
+def arange(start, end):
+    s, e = _int(start, "arange's start"), _int(end, "arange's end")
+    n = e - s
+    if n <= 0 or n & (n - 1):
+        raise CompileError("arange(%d, %d): the length must be a positive power of two, not %d" % (s, e, n))
+    if s < -2**31 or e > 2**31:
+        raise CompileError("arange(%d, %d) does not fit in int32" % (s, e))
+    return tensor(semantic.builder().arange(s, n), core.int32, (n,))
+
+
+@builtin
+def full(shape, value, dtype):
+    dims = _shape(shape)
+    dt = unwrap(dtype)
+    if isinstance(unwrap(value), tensor):
+        return semantic.broadcast_to(semantic.cast(value, dt), dims)
+    return semantic.constant(value, dt, dims)
+
+
+@builtin
+def zeros(shape, dtype):
+    return full(shape, 0, dtype)
+
+
+@builtin
+def zeros_like(input):
+    x = to_tensor(input)
+    return semantic.constant(0, x.dtype, x.shape)
+
+
+@builtin
+def full_like(input, value):
+    x = to_tensor(input)
+    return semantic.constant(value, x.dtype, x.shape) if not isinstance(unwrap(value), tensor) else \
+        semantic.broadcast_to(semantic.cast(value, x.dtype), x.shape)
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    return semantic.cast(input, dtype, bitcast=unwrap(bitcast))
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False):
+    return semantic.reshape(input, _dims_arg(shape))
+
+
+view = builtin(lambda input, *shape: semantic.reshape(input, _dims_arg(shape)))
+
+
+@builtin
+def trans(input, *dims):
+    x = to_tensor(input)
+    dims = _dims_arg(dims) if dims else tuple(reversed(range(len(x.shape))))
+    return semantic.permute(x, dims)
+
+
+@builtin
+def permute(input, *dims):
+    return semantic.permute(input, _dims_arg(dims))
+
+
+@builtin
+def expand_dims(input, axis):
+    x = to_tensor(input)
+    axes = unwrap(axis)
+    axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+    shape = list(x.shape)
+    n = len(shape) + len(axes)
+    for a in sorted(_int(a, "axis") % n for a in axes):
+        shape.insert(a, 1)
+    return semantic.reshape(x, tuple(shape))
+
+
+@builtin
+def broadcast_to(input, *shape):
+    return semantic.broadcast_to(input, _dims_arg(shape))
+
+
+@builtin
+def broadcast(input, other):
+    a, b = to_tensor(input), to_tensor(other)
+    shape = semantic.broadcast_shapes(a.shape, b.shape)
+    return semantic.broadcast_to(a, shape), semantic.broadcast_to(b, shape)
+
+
+@builtin
+def where(condition, x, y):
+    return semantic.where(condition, x, y)
+
+
+@builtin
+def minimum(x, y, propagate_nan=None):
+    return semantic.minimum(x, y)
+
+
+@builtin
+def maximum(x, y, propagate_nan=None):
+    return semantic.maximum(x, y)
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=None):
+    return semantic.minimum(semantic.maximum(x, min), max)
+
+
+@builtin
+def static_assert(cond, msg=""):
+    if not unwrap(cond):
+        raise CompileError("static_assert failed" + (": " + str(unwrap(msg)) if unwrap(msg) else ""))
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n"):
+    builtins.print(*[unwrap(v) for v in values], sep=sep, end=end)
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    raise CompileError("tl.device_print is not supported yet")
+
+
+@builtin
+def device_assert(cond, msg="", mask=None):
+    raise CompileError("tl.device_assert is not supported yet")
+
+
+@builtin
+def multiple_of(input, values):
+    x = to_tensor(input)
+    v = unwrap(values)
+    vs = list(v) if isinstance(v, (list, tuple)) else [v]
+    n = _int(vs[0], "multiple_of's value")
+    if any(_int(w, "multiple_of's value") != n for w in vs):
+        raise CompileError("multiple_of with different values per dimension is not supported")
+    if not x.dtype.is_int() or x.dtype.is_bool():
+        raise CompileError("multiple_of applies to integers, not %r" % x.dtype)
+    return tensor(semantic.builder().multiple_of(x.handle, n), x.dtype, x.shape)
+
+
+@builtin
+def max_contiguous(input, values):
+    # A hint only: the compiler's axis analysis finds contiguity itself.
+    return to_tensor(input)
+
+
+@builtin
+def max_constancy(input, values):
+    return to_tensor(input)
+
+
+@builtin
+def debug_barrier():
+    semantic.builder().barrier()
+
+
+# ---- memory ----------------------------------------------------------------------
+
+def _mask_other(ptr, mask, other):
+    shape = ptr.shape
+    if mask is not None:
+        mask = semantic.to_bool(mask)
+        shape = semantic.broadcast_shapes(shape, mask.shape)
+    if other is not None and isinstance(unwrap(other), tensor):
+        shape = semantic.broadcast_shapes(shape, unwrap(other).shape)
+    ptr = semantic.broadcast_to(ptr, shape)
+    if mask is not None:
+        mask = semantic.broadcast_to(mask, shape)
+    return ptr, mask, shape
+
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    from . import block_pointers
+    pointer = unwrap(pointer)
+    if isinstance(pointer, block_pointers.block_ptr):
+        if mask is not None or other is not None:
+            raise CompileError("a load through a block pointer takes boundary_check and padding_option, not mask/other")
+        return pointer.load(boundary_check, unwrap(padding_option))
+    p = to_tensor(pointer)
+    if not p.dtype.is_ptr():
+        raise CompileError("tl.load needs a pointer (or a tensor of pointers), not %r" % p.dtype)
+    mask, other = unwrap(mask), unwrap(other)
+    if other is not None and mask is None:
+        other = None  # nothing is masked: other is never used
+    p, mask, shape = _mask_other(p, mask, other)
+    elem = p.dtype.element_ty
+    core.check_supported(elem, "tl.load")
+    b = semantic.builder()
+    if mask is None:
+        return tensor(b.load(p.handle, None, None), elem, shape)
+    o = semantic.constant(0, elem, shape) if other is None else \
+        semantic.broadcast_to(semantic.cast(to_tensor(other), elem) if isinstance(other, tensor)
+                              else semantic.constant(other, elem), shape)
+    return tensor(b.load(p.handle, mask.handle, o.handle), elem, shape)
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    from . import block_pointers
+    pointer = unwrap(pointer)
+    if isinstance(pointer, block_pointers.block_ptr):
+        return pointer.store(value, boundary_check)
+    p = to_tensor(pointer)
+    if not p.dtype.is_ptr():
+        raise CompileError("tl.store needs a pointer (or a tensor of pointers), not %r" % p.dtype)
+    v = unwrap(value)
+    elem = p.dtype.element_ty
+    vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
+    shape = semantic.broadcast_shapes(p.shape, vt.shape)
+    mask = unwrap(mask)
+    if mask is not None:
+        mask = semantic.to_bool(mask)
+        shape = semantic.broadcast_shapes(shape, mask.shape)
+        mask = semantic.broadcast_to(mask, shape)
+    p = semantic.broadcast_to(p, shape)
+    vt = semantic.broadcast_to(vt, shape)
+    semantic.builder().store(p.handle, vt.handle, mask.handle if mask is not None else None)
+
+
+# ---- dot -------------------------------------------------------------------------
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=core.float32):
+    a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise CompileError("tl.dot takes 2-D tensors (batched 3-D dots are not supported yet), got %s and %s"
+                           % (list(a.shape), list(b.shape)))
+    if a.shape[1] != b.shape[0]:
+        raise CompileError("tl.dot: the inner dimensions differ (%s @ %s)" % (list(a.shape), list(b.shape)))
+    if builtins.min(a.shape[0], a.shape[1], b.shape[1]) < 16:
+        raise CompileError("tl.dot needs every dimension to be at least 16 (got %s @ %s)" % (list(a.shape), list(b.shape)))
+    if a.dtype != b.dtype:
+        raise CompileError("tl.dot: both operands must have one type (%r and %r); cast one with .to()" % (a.dtype, b.dtype))
+    out = unwrap(out_dtype)
+    if a.dtype.is_int():
+        out = core.int32
+    precision = unwrap(input_precision)
+    if precision is None and unwrap(allow_tf32) is not None:
+        precision = "tf32" if unwrap(allow_tf32) else "ieee"
+    if precision is None:
+        precision = "tf32"
+    if precision not in ("tf32", "tf32x3", "ieee"):
+        raise CompileError("tl.dot: input_precision must be 'tf32', 'tf32x3' or 'ieee', not %r" % precision)
+    if a.dtype is core.float32:
+        core.current_codegen().note_dot_precision(precision)
+    shape = (a.shape[0], b.shape[1])
+    if acc is None:
+        c = semantic.constant(0, out, shape)
+    else:
+        c = to_tensor(acc)
+        if c.shape != shape:
+            raise CompileError("tl.dot: the accumulator has shape %s, the product %s" % (list(c.shape), list(shape)))
+        out = c.dtype
+    return tensor(semantic.builder().dot(a.handle, b.handle, c.handle), out, shape)
+
+
+# ---- reductions -------------------------------------------------------------------
+
+def reduce_ir(x, axis, kind):
+    return tensor(semantic.builder().reduce(kind, axis, x.handle), x.dtype, x.shape[:axis] + x.shape[axis + 1:])
+
+
+def _reduce(x, axis, kind, keep_dims):
+    x = to_tensor(x)
+    if not x.shape:
+        return x
+    if unwrap(axis) is None:
+        flat = semantic.reshape(x, (x.numel(),))
+        r = reduce_ir(flat, 0, kind)
+        return semantic.reshape(r, (1,) * len(x.shape)) if unwrap(keep_dims) else r
+    a = _axis(x, axis)
+    r = reduce_ir(x, a, kind)
+    if unwrap(keep_dims):
+        r = semantic.reshape(r, x.shape[:a] + (1,) + x.shape[a + 1:])
+    return r
+
+
+def _sum_type(x, dtype):
+    if unwrap(dtype) is not None:
+        return semantic.cast(x, unwrap(dtype))
+    if x.dtype.is_int() and x.dtype.bits < 32:
+        return semantic.cast(x, core.int32)
+    if x.dtype.is_floating() and x.dtype.bits < 32:
+        return semantic.cast(x, core.float32)
+    return x
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    x = _sum_type(to_tensor(input), dtype)
+    return _reduce(x, axis, "add", keep_dims)
+
+
+def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):
+    x = to_tensor(x)
+    a = _axis(x, axis)
+    best = _reduce(x, a, kind, True)
+    n = x.shape[a]
+    idx_shape = [1] * len(x.shape)
+    idx_shape[a] = n
+    lanes = semantic.broadcast_to(semantic.reshape(arange(0, n), tuple(idx_shape)), x.shape)
+    hit = semantic.compare("eq", x, best)
+    if tie_break_left:
+        cand = semantic.where(hit, lanes, n)
+        idx = _reduce(cand, a, "min", keep_dims)
+    else:
+        cand = semantic.where(hit, lanes, -1)
+        idx = _reduce(cand, a, "max", keep_dims)
+    return idx
+
+
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    x = to_tensor(input)
+    if x.dtype.is_bool():
+        x = semantic.cast(x, core.int32)
+    if unwrap(return_indices):
+        return (_reduce(x, axis, "max", keep_dims),
+                _arg_reduce(x, axis, "max", keep_dims, unwrap(return_indices_tie_break_left)))
+    return _reduce(x, axis, "max", keep_dims)
+
+
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    x = to_tensor(input)
+    if x.dtype.is_bool():
+        x = semantic.cast(x, core.int32)
+    if unwrap(return_indices):
+        return (_reduce(x, axis, "min", keep_dims),
+                _arg_reduce(x, axis, "min", keep_dims, unwrap(return_indices_tie_break_left)))
+    return _reduce(x, axis, "min", keep_dims)
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    return _arg_reduce(input, axis, "max", keep_dims, unwrap(tie_break_left))
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    return _arg_reduce(input, axis, "min", keep_dims, unwrap(tie_break_left))
+
+
+# ---- atomics -----------------------------------------------------------------------
+
+def _atomic(kind, pointer, val, mask, sem, scope):
+    p = to_tensor(pointer)
+    if not p.dtype.is_ptr():
+        raise CompileError("atomics need a pointer (or a tensor of pointers), not %r" % p.dtype)
+    if unwrap(sem) not in (None, "acq_rel", "acquire", "release", "relaxed"):
+        raise CompileError("sem must be 'acq_rel', 'acquire', 'release' or 'relaxed', not %r" % unwrap(sem))
+    elem = p.dtype.element_ty
+    v = unwrap(val)
+    vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
+    shape = semantic.broadcast_shapes(p.shape, vt.shape)
+    mask = unwrap(mask)
+    if mask is not None:
+        mask = semantic.to_bool(mask)
+        shape = semantic.broadcast_shapes(shape, mask.shape)
+        mask = semantic.broadcast_to(mask, shape)
+    p, vt = semantic.broadcast_to(p, shape), semantic.broadcast_to(vt, shape)
+    h = semantic.builder().atomic_rmw(kind, p.handle, vt.handle, mask.handle if mask is not None else None)
+    return tensor(h, elem, shape)
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("add", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("xchg", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("max", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("min", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("and", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("or", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    p = to_tensor(pointer)
+    if not p.dtype.is_ptr():
+        raise CompileError("atomic_cas needs a pointer, not %r" % p.dtype)
+    elem = p.dtype.element_ty
+    c = semantic.cast(cmp, elem) if isinstance(unwrap(cmp), tensor) else semantic.constant(cmp, elem)
+    v = semantic.cast(val, elem) if isinstance(unwrap(val), tensor) else semantic.constant(val, elem)
+    shape = semantic.broadcast_shapes(semantic.broadcast_shapes(p.shape, c.shape), v.shape)
+    p, c, v = (semantic.broadcast_to(t, shape) for t in (p, c, v))
+    return tensor(semantic.builder().atomic_cas(p.handle, c.handle, v.handle, None), elem, shape)
+
+
+# ---- integers ------------------------------------------------------------------------
+
+@builtin
+def cdiv(x, div):
+    if semantic.is_py_scalar(x) and semantic.is_py_scalar(div):
+        return -(-unwrap(x) // unwrap(div))
+    return semantic.floordiv(semantic.sub(semantic.add(x, div), 1), div)

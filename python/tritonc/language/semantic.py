@@ -1,0 +1,473 @@
+"""The rules of the Python DSL's operators, as Triton 3.x defines them (not
+C's): type promotion with weakly typed Python scalars, NumPy broadcasting,
+true division ``/``, C-like ``//`` and ``%`` on integers, comparisons giving
+int1, pointer arithmetic. Each function checks its operands, converts them
+and emits IR through the current builder."""
+from . import core
+from .core import CompileError, tensor, unwrap
+
+_KIND_ORDER = {"bool": 0, "uint": 1, "int": 2, "float": 3}
+
+
+def builder():
+    return core.current()
+
+
+# ---- Python scalars -----------------------------------------------------------
+
+def is_py_scalar(v):
+    v = unwrap(v)
+    return isinstance(v, (bool, int, float)) and not isinstance(v, tensor)
+
+
+def py_scalar_dtype(v):
+    v = unwrap(v)
+    if isinstance(v, bool):
+        return core.int1
+    if isinstance(v, int):
+        if -2**31 <= v < 2**31:
+            return core.int32
+        if -2**63 <= v < 2**63:
+            return core.int64
+        raise CompileError("integer %d does not fit in 64 bits" % v)
+    if isinstance(v, float):
+        return core.float32
+    raise CompileError("expected a number or a tensor, got %s" % type(v).__name__)
+
+
+def constant(v, dt, shape=()):
+    """A constant of element type `dt`, splatted to `shape`."""
+    v = unwrap(v)
+    core.check_supported(dt)
+    b = builder()
+    if dt.is_floating():
+        h = b.const_float(dt.ir, float(v))
+    else:
+        h = b.const_int(dt.ir, int(v))
+    t = tensor(h, dt, ())
+    return broadcast_to(t, shape) if shape else t
+
+
+def to_tensor(v, dt=None):
+    """A tensor for `v` (a tensor, or a Python number: int32/int64, float32, int1)."""
+    v = unwrap(v)
+    if isinstance(v, tensor):
+        return v
+    if not is_py_scalar(v):
+        raise CompileError("expected a number or a tensor, got %s" % _describe(v))
+    return constant(v, dt or py_scalar_dtype(v))
+
+
+def _describe(v):
+    if v is None:
+        return "None"
+    if isinstance(v, core.dtype):
+        return "the type %r" % v
+    return "a %s (%r)" % (type(v).__name__, v) if not isinstance(v, tensor) else repr(v)
+
+
+# ---- types -------------------------------------------------------------------
+
+def integer_promote(a, b):
+    if a.kind == "uint" or b.kind == "uint":
+        core.check_supported(a if a.kind == "uint" else b)
+    return a if a.bits >= b.bits else b
+
+
+def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
+    """The type two operands are converted to before an arithmetic operation."""
+    if a_py != b_py:
+        sc, tt = (a_dt, b_dt) if a_py else (b_dt, a_dt)
+        if not tt.is_ptr() and _KIND_ORDER[sc.kind] <= _KIND_ORDER[tt.kind]:
+            if div_or_mod and (tt is core.float16 or tt is core.bfloat16):
+                return core.float32
+            return tt
+    if a_dt is core.float64 or b_dt is core.float64:
+        return core.float64
+    if a_dt is core.float32 or b_dt is core.float32:
+        return core.float32
+    if a_dt is core.float16 or b_dt is core.float16:
+        return core.float32 if div_or_mod else core.float16
+    if a_dt is core.bfloat16 and b_dt is core.bfloat16:
+        return core.float32 if div_or_mod else core.bfloat16
+    if a_dt is core.bfloat16 or b_dt is core.bfloat16:
+        return core.float32
+    if not a_dt.is_int() or not b_dt.is_int():
+        raise CompileError("unexpected operand types %r and %r" % (a_dt, b_dt))
+    return integer_promote(a_dt, b_dt)
+
+
+def cast(x, dt, bitcast=False):
+    x = to_tensor(x)
+    dt = unwrap(dt)
+    if not isinstance(dt, core.dtype):
+        raise CompileError("cast: expected a dtype such as tl.float32, got %s" % _describe(dt))
+    if bitcast:
+        raise CompileError("bitcast is not supported yet")
+    if x.dtype == dt:
+        return x
+    core.check_supported(dt, "cast")
+    if x.dtype.is_ptr() != dt.is_ptr() and not (dt is core.int64 or x.dtype is core.int64):
+        raise CompileError("cannot cast %r to %r (pointers convert to pointers and to tl.int64)" % (x.dtype, dt))
+    return tensor(builder().cast(x.handle, core.ir_type(dt, x.shape)), dt, x.shape)
+
+
+# ---- shapes ------------------------------------------------------------------
+
+def broadcast_shapes(a, b):
+    ra, rb = len(a), len(b)
+    n = max(ra, rb)
+    a = (1,) * (n - ra) + tuple(a)
+    b = (1,) * (n - rb) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise CompileError("shapes %s and %s cannot be broadcast together" % (list(a), list(b)))
+    return tuple(out)
+
+
+def broadcast_to(x, shape):
+    shape = tuple(shape)
+    x = to_tensor(x)
+    if x.shape == shape:
+        return x
+    b = builder()
+    if not x.shape:
+        return tensor(b.splat(x.handle, list(shape)), x.dtype, shape)
+    if len(x.shape) > len(shape):
+        raise CompileError("cannot broadcast a tensor of shape %s to %s" % (list(x.shape), list(shape)))
+    if len(x.shape) < len(shape):
+        padded = (1,) * (len(shape) - len(x.shape)) + x.shape
+        x = tensor(b.reshape(x.handle, list(padded)), x.dtype, padded)
+    for have, want in zip(x.shape, shape):
+        if have != want and have != 1:
+            raise CompileError("cannot broadcast a tensor of shape %s to %s" % (list(x.shape), list(shape)))
+    return tensor(b.broadcast(x.handle, list(shape)), x.dtype, shape)
+
+
+def reshape(x, shape):
+    x = to_tensor(x)
+    shape = tuple(int(unwrap(d)) for d in shape)
+    n = 1
+    for d in shape:
+        n *= d
+    if n != x.numel():
+        raise CompileError("cannot reshape a tensor of %d elements (shape %s) to %s" % (x.numel(), list(x.shape), list(shape)))
+    if shape == x.shape:
+        return x
+    if not shape:
+        return _element(x, 0)
+    if not x.shape:
+        return broadcast_to(x, shape)
+    return tensor(builder().reshape(x.handle, list(shape)), x.dtype, shape)
+
+
+def permute(x, dims):
+    x = to_tensor(x)
+    dims = tuple(int(unwrap(d)) for d in dims)
+    if sorted(dims) != list(range(len(x.shape))):
+        raise CompileError("permute: %s is not a permutation of the %d dimensions of %s"
+                           % (list(dims), len(x.shape), list(x.shape)))
+    if dims == tuple(range(len(x.shape))):
+        return x
+    if len(x.shape) != 2:
+        raise CompileError("transposing tensors of rank %d is not supported yet (2-D only)" % len(x.shape))
+    shape = (x.shape[1], x.shape[0])
+    return tensor(builder().trans(x.handle), x.dtype, shape)
+
+
+def _element(x, index):
+    """Element `index` of a 1-D tensor as a scalar: a masked sum (beyond Triton)."""
+    from . import ops
+    flat = x if len(x.shape) == 1 else reshape(x, (x.numel(),))
+    lanes = ops.arange(0, flat.shape[0])
+    hit = compare("eq", lanes, index)
+    picked = where(hit, flat, 0)
+    return ops.reduce_ir(picked, 0, "max" if picked.dtype.is_bool() else "add")
+
+
+def subscript(x, index):
+    """x[:, None], x[None, :], x[3] (a constant index) and x[a:b] (constant
+    bounds, the length dividing the start) of a tensor."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    index = tuple(unwrap(i) for i in index)
+    if any(isinstance(i, tensor) for i in index):
+        raise CompileError("tensor indices must be constants (x[3], x[16:48], x[:, None]); "
+                           "use pointers and tl.load to gather")
+    if Ellipsis in index:
+        k = index.index(Ellipsis)
+        rest = len([i for i in index if i is not None and i is not Ellipsis])
+        index = index[:k] + (slice(None),) * (len(x.shape) - rest) + index[k + 1:]
+    real = [i for i in index if i is not None]
+    if len(real) > len(x.shape):
+        raise CompileError("too many indices (%d) for a tensor of rank %d" % (len(real), len(x.shape)))
+    real += [slice(None)] * (len(x.shape) - len(real))
+    # Slices and constant indices, one dimension at a time; then None inserts.
+    out = x
+    dim = 0
+    kept = []  # for each real index: the dimension it keeps, or None for an int
+    for i in real:
+        if isinstance(i, slice):
+            out = _slice(out, dim, i)
+            kept.append(dim)
+            dim += 1
+        elif isinstance(i, int):
+            out = _index(out, dim, i)
+        else:
+            raise CompileError("unsupported index %s" % _describe(i))
+    shape = []
+    it = iter(out.shape)
+    r = 0
+    for i in index:
+        if i is None:
+            shape.append(1)
+        else:
+            if isinstance(real[r], slice):
+                shape.append(next(it))
+            r += 1
+    shape.extend(it)
+    return reshape(out, tuple(shape)) if tuple(shape) != out.shape else out
+
+
+def _slice(x, dim, s):
+    n = x.shape[dim]
+    start, stop, step = s.indices(n)
+    if (start, stop, step) == (0, n, 1):
+        return x
+    length = len(range(start, stop, step))
+    if step != 1 or length <= 0 or length & (length - 1) or start % length:
+        raise CompileError("slice %d:%d of a dimension of %d: slices need constant bounds, step 1, a power-of-two "
+                           "length and a start that the length divides" % (start, stop, n))
+    # View the dimension as (n / length, length) and pick row start / length.
+    from . import ops
+    shape = x.shape[:dim] + (n // length, length) + x.shape[dim + 1:]
+    v = reshape(x, shape)
+    rows = ops.arange(0, n // length)
+    rshape = [1] * len(shape)
+    rshape[dim] = n // length
+    hit = broadcast_to(reshape(compare("eq", rows, start // length), tuple(rshape)), shape)
+    return ops.reduce_ir(where(hit, v, 0), dim, "add")
+
+
+def _index(x, dim, i):
+    n = x.shape[dim]
+    if not -n <= i < n:
+        raise CompileError("index %d is out of range for a dimension of %d" % (i, n))
+    i %= n
+    from . import ops
+    lanes = ops.arange(0, n)
+    rshape = [1] * len(x.shape)
+    rshape[dim] = n
+    hit = broadcast_to(reshape(compare("eq", lanes, i), tuple(rshape)), x.shape)
+    return ops.reduce_ir(where(hit, x, 0), dim, "add")
+
+
+# ---- operators ---------------------------------------------------------------
+
+def _operands(a, b, div_or_mod=False, what="operation"):
+    a_py, b_py = is_py_scalar(a), is_py_scalar(b)
+    if a_py and b_py:
+        raise CompileError("internal: two Python numbers reached the IR")
+    ta = to_tensor(a) if not a_py else None
+    tb = to_tensor(b) if not b_py else None
+    a_dt = ta.dtype if ta is not None else py_scalar_dtype(a)
+    b_dt = tb.dtype if tb is not None else py_scalar_dtype(b)
+    for t in (a_dt, b_dt):
+        core.check_supported(t.element_ty if t.is_ptr() else t, what)
+    return ta, tb, a_dt, b_dt, a_py, b_py
+
+
+def _convert(a, b, dt):
+    """Both operands in type `dt`, broadcast to one shape."""
+    ta = cast(a, dt) if isinstance(unwrap(a), tensor) else constant(a, dt)
+    tb = cast(b, dt) if isinstance(unwrap(b), tensor) else constant(b, dt)
+    shape = broadcast_shapes(ta.shape, tb.shape)
+    return broadcast_to(ta, shape), broadcast_to(tb, shape)
+
+
+def _binary(op, a, b, dt):
+    x, y = _convert(a, b, dt)
+    return tensor(builder().binary(op, x.handle, y.handle), dt, x.shape)
+
+
+def _pointer_offset(p, off, negate=False):
+    off = to_tensor(off)
+    if not off.dtype.is_int():
+        raise CompileError("a pointer moves by an integer offset, not %r" % off.dtype)
+    shape = broadcast_shapes(p.shape, off.shape)
+    p = broadcast_to(p, shape)
+    off = broadcast_to(off, shape)
+    if negate:
+        off = neg(off)
+    return tensor(builder().gep(p.handle, off.handle), p.dtype, shape)
+
+
+def add(a, b):
+    ta, tb, a_dt, b_dt, _, _ = _operands(a, b, what="+")
+    if a_dt.is_ptr() and b_dt.is_ptr():
+        raise CompileError("cannot add two pointers")
+    if a_dt.is_ptr():
+        return _pointer_offset(ta, b)
+    if b_dt.is_ptr():
+        return _pointer_offset(tb, a)
+    return _arith("add", a, b)
+
+
+def sub(a, b):
+    ta, tb, a_dt, b_dt, _, _ = _operands(a, b, what="-")
+    if a_dt.is_ptr():
+        if b_dt.is_ptr():
+            raise CompileError("subtracting pointers is not supported (cast them to tl.int64 first)")
+        return _pointer_offset(ta, b, negate=True)
+    if b_dt.is_ptr():
+        raise CompileError("cannot subtract a pointer from a number")
+    return _arith("sub", a, b)
+
+
+def mul(a, b):
+    return _arith("mul", a, b)
+
+
+def _arith(op, a, b, div_or_mod=False):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
+    if a_dt.is_ptr() or b_dt.is_ptr():
+        raise CompileError("'%s' does not apply to pointers" % op)
+    dt = computation_type(a_dt, a_py, b_dt, b_py, div_or_mod)
+    return _binary(op, a, b, dt)
+
+
+def truediv(a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="/")
+    if a_dt.is_ptr() or b_dt.is_ptr():
+        raise CompileError("'/' does not apply to pointers")
+    if a_dt.is_int() and b_dt.is_int():
+        dt = core.float32
+    elif a_dt.is_floating() and b_dt.is_int():
+        dt = a_dt if a_dt.bits >= 32 else core.float32
+    elif a_dt.is_int() and b_dt.is_floating():
+        dt = b_dt if b_dt.bits >= 32 else core.float32
+    else:
+        dt = computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=True)
+    return _binary("div", a, b, dt)
+
+
+def floordiv(a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="//")
+    if not (a_dt.is_int() and b_dt.is_int()):
+        raise CompileError("'//' takes integers (it truncates toward zero, as in C); use '/' and tl.floor for "
+                           "floats (operands %r and %r)" % (a_dt, b_dt))
+    return _binary("div", a, b, computation_type(a_dt, a_py, b_dt, b_py, True))
+
+
+def mod(a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="%")
+    if a_dt.is_ptr() or b_dt.is_ptr():
+        raise CompileError("'%' does not apply to pointers")
+    return _binary("rem", a, b, computation_type(a_dt, a_py, b_dt, b_py, True))
+
+
+def bitwise(op, a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
+    if not (a_dt.is_int() and b_dt.is_int()):
+        raise CompileError("bitwise '%s' takes integers or booleans, not %r and %r"
+                           % ({"and": "&", "or": "|", "xor": "^"}[op], a_dt, b_dt))
+    return _binary(op, a, b, computation_type(a_dt, a_py, b_dt, b_py))
+
+
+def shift(op, a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
+    if not (a_dt.is_int() and b_dt.is_int()) or a_dt.is_bool():
+        raise CompileError("shifts take integers, not %r and %r" % (a_dt, b_dt))
+    return _binary(op, a, b, computation_type(a_dt, a_py, b_dt, b_py))
+
+
+def minimum(a, b):
+    return _arith("min", a, b)
+
+
+def maximum(a, b):
+    return _arith("max", a, b)
+
+
+def compare(pred, a, b):
+    ta, tb, a_dt, b_dt, a_py, b_py = _operands(a, b, what="comparison")
+    if a_dt.is_ptr() or b_dt.is_ptr():
+        if not (a_dt.is_ptr() and b_dt.is_ptr()):
+            raise CompileError("pointers compare with pointers only")
+        a, b = cast(ta, core.int64), cast(tb, core.int64)
+        dt = core.int64
+    else:
+        dt = computation_type(a_dt, a_py, b_dt, b_py)
+    x, y = _convert(a, b, dt)
+    return tensor(builder().cmp(pred, x.handle, y.handle), core.int1, x.shape)
+
+
+def neg(x):
+    x = to_tensor(x)
+    if x.dtype.is_ptr():
+        raise CompileError("cannot negate a pointer")
+    if x.dtype.is_bool():
+        x = cast(x, core.int32)
+    return tensor(builder().unary("neg", x.handle), x.dtype, x.shape)
+
+
+def invert(x):
+    x = to_tensor(x)
+    if not x.dtype.is_int():
+        raise CompileError("'~' takes integers or booleans, not %r" % x.dtype)
+    return tensor(builder().unary("not", x.handle), x.dtype, x.shape)
+
+
+def to_bool(x):
+    x = to_tensor(x)
+    if x.dtype.is_bool():
+        return x
+    if x.dtype.is_ptr():
+        return compare("ne", cast(x, core.int64), 0)
+    return compare("ne", x, 0)
+
+
+def logical_not(x):
+    return invert(to_bool(x))
+
+
+def logical(op, a, b):
+    a, b = to_bool(a), to_bool(b)
+    return bitwise(op, a, b)
+
+
+def where(c, x, y):
+    c = to_bool(c)
+    x_py, y_py = is_py_scalar(x), is_py_scalar(y)
+    if x_py and y_py:
+        dt = computation_type(py_scalar_dtype(x), False, py_scalar_dtype(y), False)
+    else:
+        tx = None if x_py else to_tensor(x)
+        ty = None if y_py else to_tensor(y)
+        x_dt = tx.dtype if tx is not None else py_scalar_dtype(x)
+        y_dt = ty.dtype if ty is not None else py_scalar_dtype(y)
+        if x_dt.is_ptr() or y_dt.is_ptr():
+            if x_dt != y_dt:
+                raise CompileError("tl.where: pointers of different types (%r, %r)" % (x_dt, y_dt))
+            dt = x_dt
+        else:
+            dt = computation_type(x_dt, x_py, y_dt, y_py)
+    a, b = _convert(x, y, dt)
+    shape = broadcast_shapes(c.shape, a.shape)
+    c, a, b = broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape)
+    return tensor(builder().select(c.handle, a.handle, b.handle), dt, shape)
+
+
+def unary_float(op, x, what):
+    """An element-wise float function: integers are computed in float32."""
+    x = to_tensor(x)
+    if x.dtype.is_ptr():
+        raise CompileError("%s does not apply to pointers" % what)
+    if not x.dtype.is_floating():
+        x = cast(x, core.float32)
+    return tensor(builder().unary(op, x.handle), x.dtype, x.shape)
