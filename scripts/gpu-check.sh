@@ -6,7 +6,7 @@
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # STEPS (comma-separated, default all) picks what runs after the build:
-#   ctest, examples, sanitizer, python, launch, runtime, bench, shapes
+#   ctest, examples, sanitizer, python, launch, runtime, bench, shapes, dsl
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -22,8 +22,8 @@ status=0
 
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
-STEPS=${STEPS:-ctest,examples,sanitizer,python,launch,runtime,bench,shapes}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes)$' | paste -sd,)
+STEPS=${STEPS:-ctest,examples,sanitizer,python,launch,runtime,bench,shapes,dsl}
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl)$' | paste -sd,)
 [ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
@@ -96,7 +96,7 @@ fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if ! step python && ! step launch && ! step shapes; then
+if ! step python && ! step launch && ! step shapes && ! step dsl; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -145,6 +145,15 @@ if step shapes; then
     log "shapes bench: $(grep -c tritonc "$OUT_DIR/shapes.txt") rows of ours (shapes.txt / shapes.json / shapes.png)"
   else
     log "shapes bench FAILED: $(tail -3 "$OUT_DIR/shapes.txt" | tr '\n' ';')"
+    status=1
+  fi
+fi
+if step dsl; then
+  # The Python DSL's kernels beside Triton running the same functions (bench/dsl_bench.py).
+  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/dsl_bench.py "$OUT_DIR" > "$OUT_DIR/dsl.txt" 2>&1; then
+    log "dsl bench: $(grep -c . "$OUT_DIR/dsl.txt") lines (dsl.txt / dsl.json)"
+  else
+    log "dsl bench FAILED: $(tail -3 "$OUT_DIR/dsl.txt" | tr '\n' ';')"
     status=1
   fi
 fi

@@ -1,0 +1,255 @@
+"""The Python DSL's kernels (python/tests/dsl_kernels.py) on the GPU, side by
+side in one run with Triton 3.6 running the very same functions (the file
+imported a second time with `import triton` in place of `import tritonc`),
+and the Triton-C version of the matmul at the configuration the DSL's tuner
+chose (one compiler, two front ends). Also: cold compile of one matmul
+configuration and the launch overhead of both.
+
+Every output is checked against torch (float64 where it matters) with the
+output poisoned first. Timing: tritonc.testing.do_bench for everything (CUDA
+events around each call, L2 flushed before it), medians.
+
+usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = sys.argv[1] if len(sys.argv) > 1 else "."
+# Both caches start empty, so that compile times are cold.
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
+os.environ["TRITONC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonc-cache-")
+
+import torch  # noqa: E402
+
+import tritonc  # noqa: E402
+from tritonc.testing import do_bench  # noqa: E402
+
+KERNELS = os.path.join(ROOT, "python", "tests", "dsl_kernels.py")
+
+
+def load_kernels(as_triton):
+    src = open(KERNELS).read()
+    name = "dsl_kernels_triton" if as_triton else "dsl_kernels_tritonc"
+    if as_triton:
+        src = src.replace("import tritonc as triton", "import triton").replace(
+            "import tritonc.language as tl", "import triton.language as tl")
+    path = os.path.join(tempfile.mkdtemp(), name + ".py")
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ours = load_kernels(False)
+try:
+    import triton  # noqa: F401
+    theirs = load_kernels(True)
+    triton_version = triton.__version__
+except Exception as e:  # noqa: BLE001
+    print("Triton unavailable: %s" % e)
+    theirs, triton_version = None, None
+
+rows = []
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def record(op, shape, unit, work, results):
+    """results: {name: (ms, max error or None)}; work: bytes or flops."""
+    row = {"op": op, "shape": shape, "unit": unit}
+    for name, (ms, err) in results.items():
+        row[name] = {"ms": ms, "rate": (work / ms / 1e9 if ms else None), "max_err": err}
+    rows.append(row)
+    cells = "  ".join("%s %.3f ms %.0f %s (err %.2g)" % (n, v["ms"], v["rate"], unit, v["max_err"] if v["max_err"] is not None else 0)
+                      for n, v in row.items() if isinstance(v, dict) and v["ms"])
+    print("%-10s %-22s %s" % (op, shape, cells), flush=True)
+
+
+def timed(call, out, ref):
+    out.fill_(float("nan"))
+    call()
+    torch.cuda.synchronize()
+    err = (out.double() - ref.double()).abs().max().item()
+    return do_bench(call, return_mode="median"), err
+
+
+def both(fn_name, call_with):
+    res = {}
+    for tag, mod in (("tritonc", ours), ("triton", theirs)):
+        if mod is None:
+            continue
+        try:
+            res[tag] = call_with(getattr(mod, fn_name))
+        except Exception as e:  # noqa: BLE001
+            print("  %s %s failed: %s" % (tag, fn_name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+    return res
+
+
+dev = "cuda"
+
+# ---- vector add ----
+for n in (1 << 24, 1 << 28):
+    x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
+    out = torch.empty(n, device=dev)
+    ref = x + y
+
+    def run_add(k, x=x, y=y, out=out, n=n):
+        return timed(lambda: k[(cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), out, ref)
+
+    res = both("add_kernel", run_add)
+    res["torch"] = (do_bench(lambda: torch.add(x, y, out=out), return_mode="median"), 0.0)
+    record("add", "%d" % n, "GB/s", 12.0 * n, res)
+
+# ---- softmax ----
+for R, C in ((4096, 1000), (4096, 3000), (4096, 12000)):
+    x = torch.randn(R, C, device=dev)
+    out = torch.empty_like(x)
+    ref = torch.softmax(x.double(), 1)
+    block = 1 << (C - 1).bit_length()
+    warps = 4 if block < 2048 else 8 if block < 4096 else 16
+
+    def run_softmax(k, x=x, out=out, R=R, C=C, block=block, warps=warps):
+        return timed(lambda: k[(R,)](out, x, x.stride(0), out.stride(0), R, C, BLOCK_SIZE=block, num_warps=warps),
+                     out, ref)
+
+    res = both("softmax_kernel", run_softmax)
+    res["torch"] = (do_bench(lambda: torch.softmax(x, 1, out=out) if False else torch.softmax(x, 1),
+                             return_mode="median"), 0.0)
+    record("softmax", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
+
+# ---- matmul (grouped, masked, autotuned over the same configurations) ----
+best_configs = {}
+for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000))),
+                   (torch.float32, ((4096, 4096, 4096),))):
+    for M, N, K in shapes:
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        b = torch.randn(K, N, device=dev, dtype=dt)
+        c = torch.empty(M, N, device=dev, dtype=dt)
+        ref = (a.double() @ b.double())
+
+        def run_mm(k, a=a, b=b, c=c, M=M, N=N, K=K):
+            grid = lambda m: (cdiv(M, m["BLOCK_M"]) * cdiv(N, m["BLOCK_N"]),)  # noqa: E731
+            call = lambda: k[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa: E731
+                                   c.stride(0), c.stride(1))
+            ms, err = timed(call, c, ref)
+            return ms, err / ref.abs().max().item()
+
+        res = both("matmul_autotuned", run_mm)
+        best = getattr(ours.matmul_autotuned, "best_config", None)
+        if best is not None:
+            best_configs["%s %dx%dx%d" % (dt, M, N, K)] = repr(best)
+        if dt == torch.float16 and best is not None:
+            # The Triton-C matmul (bench/kernels/matmul_masked.tc) at the DSL tuner's tile sizes.
+            kc = tritonc.kernel(open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read())
+            kw = best.kwargs
+            macros = dict(TM=kw["BLOCK_M"], TN=kw["BLOCK_N"], TK=kw["BLOCK_K"], TYPE=dt,
+                          num_warps=best.num_warps, num_stages=best.num_stages)
+            call_c = lambda kc=kc, macros=macros, a=a, b=b, c=c, M=M, N=N, K=K: kc(  # noqa: E731
+                a, b, c, M, N, K, K, N, N, grid=lambda o: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN"))), **macros)
+            ms, err = timed(call_c, c, ref)
+            res["tritonc-C"] = (ms, err / ref.abs().max().item())
+        res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
+        record("matmul-" + str(dt).replace("torch.", ""), "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)
+
+# ---- layer norm forward ----
+for M, N in ((4096, 1024), (4096, 8192)):
+    x = torch.randn(M, N, device=dev, dtype=torch.float16)
+    w, bias = torch.rand(N, device=dev, dtype=torch.float16), torch.rand(N, device=dev, dtype=torch.float16)
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(M, device=dev), torch.empty(M, device=dev)
+    ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), bias.float(), 1e-5)
+    block = min(1 << (N - 1).bit_length(), 65536 // 2)
+    warps = min(max(block // 256, 1), 8)
+
+    def run_ln(k, x=x, y=y, w=w, bias=bias, mean=mean, rstd=rstd, M=M, N=N, block=block, warps=warps):
+        return timed(lambda: k[(M,)](x, y, w, bias, mean, rstd, x.stride(0), N, 1e-5, BLOCK_SIZE=block,
+                                     num_warps=warps), y, ref)
+
+    res = both("layer_norm_fwd", run_ln)
+    res["torch"] = (do_bench(lambda: torch.nn.functional.layer_norm(x, (N,), w, bias, 1e-5), return_mode="median"), 0.0)
+    record("layernorm", "%dx%d" % (M, N), "GB/s", 4.0 * M * N, res)
+
+# ---- attention forward ----
+for causal in (False, True):
+    Z, H, NC, D = 4, 16, 4096, 64
+    q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
+    o = torch.empty_like(q)
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.125)
+
+    def run_attn(kern, q=q, k=k, v=v, o=o, causal=causal):
+        call = lambda: kern[(cdiv(NC, 128), Z * H)](q, k, v, 0.125, o, *q.stride(), *k.stride(), *v.stride(),  # noqa: E731
+                                                    *o.stride(), Z, H, NC, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64,
+                                                    CAUSAL=causal, num_warps=8, num_stages=3)
+        return timed(call, o, ref)
+
+    res = both("attention_fwd", run_attn)
+    res["torch-sdpa"] = (do_bench(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                                            scale=0.125),
+                                  return_mode="median"), 0.0)
+    flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+    record("attention", "causal" if causal else "full", "TFLOP/s", flops / 1e3, res)
+
+
+# ---- cold compile of one matmul configuration, and launch overhead ----
+def cold_compile(mod, tag):
+    a = torch.randn(512, 512, device=dev, dtype=torch.float16)
+    c = torch.empty(512, 512, device=dev, dtype=torch.float16)
+    k = mod.matmul_kernel
+    args = (a, a, c, 512, 512, 512, 512, 1, 512, 1, 512, 1)
+    kw = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8, num_warps=4, num_stages=3)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    k[(16,)](*args, **kw)
+    torch.cuda.synchronize()
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(10):
+        k[(16,)](*args, **kw)
+    torch.cuda.synchronize()
+    steady = (time.perf_counter() - t0) / 10
+    return (first - steady) * 1e3
+
+
+def launch_us(mod):
+    x = torch.rand(1024, device=dev)
+    out = torch.empty_like(x)
+    k = mod.add_kernel
+    for _ in range(100):
+        k[(1,)](x, x, out, 1024, BLOCK_SIZE=1024)
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            k[(1,)](x, x, out, 1024, BLOCK_SIZE=1024)
+        best = min(best, (time.perf_counter() - t0) / 1000 * 1e6)
+        torch.cuda.synchronize()
+    return best
+
+
+fresh_ours = load_kernels(False)
+extra = {"cold_compile_ms": {"tritonc": cold_compile(fresh_ours, "tritonc")},
+         "launch_us": {"tritonc": launch_us(ours)}}
+if theirs is not None:
+    extra["cold_compile_ms"]["triton"] = cold_compile(load_kernels(True), "triton")
+    extra["launch_us"]["triton"] = launch_us(theirs)
+print("cold compile (ms):", extra["cold_compile_ms"], " launch (us):", extra["launch_us"])
+
+commit = os.environ.get("TRITONC_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                                            capture_output=True, text=True).stdout.strip()
+doc = {"date": time.strftime("%Y-%m-%d"), "device": torch.cuda.get_device_name(), "commit": commit,
+       "versions": {"torch": torch.__version__, "triton": triton_version, "tritonc": tritonc.version()},
+       "timing": "tritonc.testing.do_bench median (CUDA events, L2 flushed)", "rows": rows,
+       "best_configs": best_configs, **extra}
+with open(os.path.join(OUT, "dsl.json"), "w") as f:
+    json.dump(doc, f, indent=1)

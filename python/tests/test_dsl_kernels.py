@@ -1,0 +1,184 @@
+"""The kernels of dsl_kernels.py (Triton's tutorials, as users write them)
+against float64 numpy references, on fresh random inputs at ragged sizes,
+outputs poisoned first: on the interpreter (TRITONC_INTERPRET=1), on the CPU
+back end where it is built, and with CUDA tensors on a GPU host."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_kernels as K  # noqa: E402
+
+rng = np.random.default_rng()
+
+
+def _torch_cuda():
+    try:
+        import torch
+        return torch if torch.cuda.is_available() else None
+    except ImportError:
+        return None
+
+
+BACKENDS = ["interp"]
+if tritonc._tritonc.cpu_backend_available():
+    BACKENDS.append("cpu")
+if _torch_cuda() is not None:
+    BACKENDS.append("cuda")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    if request.param == "interp":
+        monkeypatch.setenv("TRITONC_INTERPRET", "1")
+    else:
+        monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    return request.param
+
+
+def dev(x, backend):
+    """`x` (numpy) where the backend runs: numpy, or a CUDA tensor."""
+    if backend != "cuda":
+        return np.ascontiguousarray(x)
+    import torch
+    return torch.from_numpy(np.ascontiguousarray(x)).cuda()
+
+
+def host(x):
+    if hasattr(x, "cpu"):
+        return x.float().cpu().numpy() if x.dtype.is_floating_point else x.cpu().numpy()
+    return x
+
+
+def poisoned(shape, dtype, backend):
+    fill = np.nan if np.issubdtype(dtype, np.floating) else -7
+    return dev(np.full(shape, fill, dtype), backend)
+
+
+def test_vector_add(backend):
+    n = int(rng.integers(1000, 5000))
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = poisoned(n, np.float32, backend)
+    K.add_kernel[lambda meta: (tritonc.cdiv(n, meta["BLOCK_SIZE"]),)](dev(x, backend), dev(y, backend), out, n,
+                                                                       BLOCK_SIZE=256)
+    np.testing.assert_array_equal(host(out), x + y)
+
+
+def test_softmax(backend):
+    rows, cols = int(rng.integers(5, 40)), int(rng.integers(100, 500))
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    out = poisoned((rows, cols), np.float32, backend)
+    K.softmax_kernel[(4,)](out, dev(x, backend), cols, cols, rows, cols, BLOCK_SIZE=512)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(host(out), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_matmul_grouped(backend, dtype):
+    M, N, Kd = (int(v) for v in rng.integers(33, 130, size=3))
+    a = rng.standard_normal((M, Kd)).astype(dtype)
+    b = rng.standard_normal((Kd, N)).astype(dtype)
+    c = poisoned((M, N), dtype, backend)
+    K.matmul_kernel[lambda m: (tritonc.cdiv(M, m["BLOCK_M"]) * tritonc.cdiv(N, m["BLOCK_N"]),)](
+        dev(a, backend), dev(b, backend), c, M, N, Kd, Kd, 1, N, 1, N, 1,
+        BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=2)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    # f32 dots take tf32 on the GPU (Triton's default input_precision).
+    tol = 2e-2 * np.sqrt(Kd) if dtype == np.float16 or backend == "cuda" else 1e-4
+    np.testing.assert_allclose(host(c), ref, atol=tol, rtol=1e-2)
+
+
+def test_matmul_autotuned(backend, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    M, N, Kd = 70, 100, 90
+    if backend == "cuda":
+        M, N, Kd = 1000, 700, 500
+    a = rng.standard_normal((M, Kd)).astype(np.float16)
+    b = rng.standard_normal((Kd, N)).astype(np.float16)
+    c = poisoned((M, N), np.float16, backend)
+    tuned = tritonc.autotune(
+        configs=[tritonc.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 4}, num_warps=4),
+                 tritonc.Config({"BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 8}, num_warps=4)],
+        key=["M", "N", "K"], warmup=1, rep=1)(K.matmul_kernel)
+    grid = lambda m: (tritonc.cdiv(M, m["BLOCK_M"]) * tritonc.cdiv(N, m["BLOCK_N"]),)  # noqa: E731
+    tuned[grid](dev(a, backend), dev(b, backend), c, M, N, Kd, Kd, 1, N, 1, N, 1)
+    assert tuned.best_config in tuned.configs and len(tuned.timings) == 2
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(host(c), ref, atol=2e-2 * np.sqrt(Kd), rtol=1e-2)
+    # A second autotuner object finds the choice on disk and times nothing.
+    again = tritonc.autotune(configs=tuned.configs, key=["M", "N", "K"])(K.matmul_kernel)
+    c2 = poisoned((M, N), np.float16, backend)
+    again[grid](dev(a, backend), dev(b, backend), c2, M, N, Kd, Kd, 1, N, 1, N, 1)
+    assert again.timings == {} and repr(again.best_config) == repr(tuned.best_config)
+    np.testing.assert_array_equal(host(c2), host(c))
+
+
+def test_matmul_split_k_atomics(backend):
+    M, N, Kd = 50, 40, int(rng.integers(200, 400))
+    a = rng.standard_normal((M, Kd)).astype(np.float16)
+    b = rng.standard_normal((Kd, N)).astype(np.float16)
+    c = dev(np.zeros((M, N), np.float32), backend)
+    K.matmul_splitk_kernel[(tritonc.cdiv(M, 32) * tritonc.cdiv(N, 32), 4)](
+        dev(a, backend), dev(b, backend), c, M, N, Kd, Kd, 1, N, 1, N, 1,
+        BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, SPLIT_K=4)
+    np.testing.assert_allclose(host(c), a.astype(np.float64) @ b.astype(np.float64), atol=1e-2, rtol=1e-3)
+
+
+def test_layer_norm_forward_backward(backend):
+    M, N = int(rng.integers(3, 20)), int(rng.integers(100, 400))
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    w, b = rng.random(N, dtype=np.float32), rng.random(N, dtype=np.float32)
+    y, mean, rstd = poisoned((M, N), np.float32, backend), poisoned(M, np.float32, backend), \
+        poisoned(M, np.float32, backend)
+    xd = dev(x, backend)
+    K.layer_norm_fwd[(M,)](xd, y, dev(w, backend), dev(b, backend), mean, rstd, N, N, 1e-5, BLOCK_SIZE=128)
+    x64 = x.astype(np.float64)
+    mu, var = x64.mean(1, keepdims=True), x64.var(1, keepdims=True)
+    xhat = (x64 - mu) / np.sqrt(var + 1e-5)
+    np.testing.assert_allclose(host(y), xhat * w + b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(host(rstd), 1 / np.sqrt(var[:, 0] + 1e-5), rtol=1e-5)
+    dy = rng.standard_normal((M, N)).astype(np.float32)
+    dx = poisoned((M, N), np.float32, backend)
+    dw, db = dev(np.zeros(N, np.float32), backend), dev(np.zeros(N, np.float32), backend)
+    K.layer_norm_bwd[(M,)](dx, dev(dy, backend), dw, db, xd, dev(w, backend), mean, rstd, N, N, BLOCK_N=512)
+    wdy = w * dy
+    c1 = (xhat * wdy).sum(1, keepdims=True) / N
+    c2 = wdy.sum(1, keepdims=True) / N
+    np.testing.assert_allclose(host(dx), (wdy - (xhat * c1 + c2)) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(host(dw), (dy * xhat).sum(0), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(host(db), dy.sum(0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward(backend, causal):
+    Z, H, n_ctx, d = 1, 2, int(rng.integers(40, 100)), 64
+    q, k, v = ((rng.standard_normal((Z, H, n_ctx, d)) * 0.5).astype(np.float16) for _ in range(3))
+    out = poisoned((Z, H, n_ctx, d), np.float16, backend)
+    s = [x // 2 for x in q.strides]
+    K.attention_fwd[(tritonc.cdiv(n_ctx, 32), Z * H)](dev(q, backend), dev(k, backend), dev(v, backend), 0.125,
+                                                      out, *s, *s, *s, *s, Z, H, n_ctx, HEAD_DIM=d, BLOCK_M=32,
+                                                      BLOCK_N=32, CAUSAL=causal)
+    scores = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2) * 0.125
+    if causal:
+        scores = np.where(np.tril(np.ones((n_ctx, n_ctx))) > 0, scores, -np.inf)
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    np.testing.assert_allclose(host(out), p @ v.astype(np.float64), atol=2e-2, rtol=0)
+
+
+def test_loop_with_break(backend):
+    n = int(rng.integers(500, 2000))
+    x = rng.random(n).astype(np.float32)
+    first = int(rng.integers(0, n))
+    x[first] = -1.0
+    x[min(n - 1, first + 7)] = -2.0
+    out = poisoned(1, np.int32, backend)
+    K.first_negative_kernel[(1,)](dev(x, backend), out, n, BLOCK=64)
+    assert int(host(out)[0]) == first
+    x[x < 0] = 1.0
+    K.first_negative_kernel[(1,)](dev(x, backend), out, n, BLOCK=64)
+    assert int(host(out)[0]) == n
