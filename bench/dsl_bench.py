@@ -68,7 +68,7 @@ def record(op, shape, unit, work, results):
     """results: {name: (ms, max error or None)}; work: bytes or flops."""
     row = {"op": op, "shape": shape, "unit": unit}
     for name, (ms, err) in results.items():
-        row[name] = {"ms": ms, "rate": (work / ms / 1e9 if ms else None), "max_err": err}
+        row[name] = {"ms": ms, "rate": (work / ms / 1e6 if ms else None), "max_err": err}
     rows.append(row)
     cells = "  ".join("%s %.3f ms %.0f %s (err %.2g)" % (n, v["ms"], v["rate"], unit, v["max_err"] if v["max_err"] is not None else 0)
                       for n, v in row.items() if isinstance(v, dict) and v["ms"])

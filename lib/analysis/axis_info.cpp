@@ -127,9 +127,18 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
     case Opcode::Cast:  // sign extension keeps the sign
       return i.operand(0)->type().isInt() && ir::bitWidth(i.type().kind) >= ir::bitWidth(i.operand(0)->type().kind) &&
              nn(0);
+    case Opcode::Div: {
+      // A non-negative dividend over a divisor of unknown sign is taken as
+      // non-negative, as in Triton (whose analysis ignores signs): index
+      // arithmetic divides by counts (group sizes, `min(n - first, G)` in
+      // grouped program orders) that a working kernel keeps positive. A
+      // divisor known to be negative is not assumed away.
+      const ir::Value* d = i.operand(1);
+      if (d->valueKind() == ir::ValueKind::Constant && static_cast<const ir::Constant*>(d)->i < 0) return false;
+      return nn(0);
+    }
     case Opcode::Add:
     case Opcode::Mul:
-    case Opcode::Div:
     case Opcode::Min: return nn(0) && nn(1);
     case Opcode::Max:
     case Opcode::And: return nn(0) || nn(1);

@@ -359,7 +359,13 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);
   // The cache keeps the optimized Triton-IR (the PTX lowering turns the
   // module into GPU IR in place).
-  if (tritonIr && disk_) *tritonIr = ir::printModule(*r.module);
+  // With locations: the interpreter and the CPU back end run a disk hit from
+  // this text, and their errors name the source line.
+  if (tritonIr && disk_) {
+    ir::PrintOptions po;
+    po.locations = true;
+    *tritonIr = ir::printModule(*r.module, po);
+  }
   if (gpu) {
     nvptx::TargetOptions to;
     to.arch = target_;

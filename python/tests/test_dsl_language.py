@@ -1,0 +1,509 @@
+"""The Python DSL's language, case by case (in the spirit of Triton's own
+unit tests; written for tritonc): binary operators over dtype pairs with
+Triton's promotion rules, Python scalars, reductions over axes, where,
+masked loads, dot shapes, atomics, control flow. Expected values come from
+numpy in the expected dtype; expected dtypes from the table below, a
+statement of Triton 3.x's rules independent of the compiler's. Runs on the
+interpreter (TRITONC_INTERPRET=1): fresh random inputs, outputs poisoned."""
+import numpy as np
+import pytest
+
+import tritonc
+import tritonc.language as tl
+
+rng = np.random.default_rng()
+
+INTS = ["int8", "int16", "int32", "int64"]
+FLOATS = ["float16", "float32", "float64"]
+DTYPES = INTS + FLOATS
+TL = {"int8": tl.int8, "int16": tl.int16, "int32": tl.int32, "int64": tl.int64, "float16": tl.float16,
+      "float32": tl.float32, "float64": tl.float64, "bool": tl.int1}
+
+
+@pytest.fixture(autouse=True)
+def interpreter(monkeypatch):
+    monkeypatch.setenv("TRITONC_INTERPRET", "1")
+
+
+# ---- Triton's promotion rules, as a table -------------------------------------------
+
+def promoted(a, b, div_or_mod=False):
+    """The computation dtype of two tensors (Triton 3.x)."""
+    if "float64" in (a, b):
+        return "float64"
+    if "float32" in (a, b):
+        return "float32"
+    if "float16" in (a, b):
+        return "float32" if div_or_mod else "float16"
+    return a if np.dtype(a).itemsize >= np.dtype(b).itemsize else b
+
+
+def result_dtype(op, a, b):
+    if op in ("lt", "le", "gt", "ge", "eq", "ne"):
+        return "bool"
+    if op == "truediv":
+        if a in INTS and b in INTS:
+            return "float32"
+        return promoted(a, b, True)
+    return promoted(a, b, op in ("floordiv", "mod"))
+
+
+@tritonc.jit
+def binary_kernel(X, Y, Z, n, OP: tl.constexpr, EXPECT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m)
+    y = tl.load(Y + offs, mask=m, other=1)  # masked lanes divide by 1
+    if OP == "add":
+        z = x + y
+    elif OP == "sub":
+        z = x - y
+    elif OP == "mul":
+        z = x * y
+    elif OP == "truediv":
+        z = x / y
+    elif OP == "floordiv":
+        z = x // y
+    elif OP == "mod":
+        z = x % y
+    elif OP == "and":
+        z = x & y
+    elif OP == "or":
+        z = x | y
+    elif OP == "xor":
+        z = x ^ y
+    elif OP == "shl":
+        z = x << y
+    elif OP == "shr":
+        z = x >> y
+    elif OP == "lt":
+        z = x < y
+    elif OP == "le":
+        z = x <= y
+    elif OP == "gt":
+        z = x > y
+    elif OP == "ge":
+        z = x >= y
+    elif OP == "eq":
+        z = x == y
+    else:
+        z = x != y
+    tl.static_assert(z.dtype == EXPECT, "the result's dtype differs from the expected one")
+    tl.store(Z + offs, z, mask=m)
+
+
+def values(dtype, n, nonzero=False, small=False):
+    if dtype in INTS:
+        info = np.iinfo(dtype)
+        lo, hi = (-100, 100) if small or dtype == "int64" else (info.min // 2, info.max // 2)
+        v = rng.integers(lo, hi, size=n).astype(dtype)
+        if nonzero:
+            v[v == 0] = 3
+        return v
+    v = (rng.standard_normal(n) * 4).astype(dtype)
+    if nonzero:
+        v[np.abs(v) < 0.5] = 1.5
+    return v
+
+
+def reference(op, x, y, out):
+    ct = promoted(x.dtype.name, y.dtype.name, op in ("truediv", "floordiv", "mod"))
+    if op == "truediv" and x.dtype.name in INTS and y.dtype.name in INTS:
+        ct = "float32"
+    a, b = x.astype(ct), y.astype(ct)
+    with np.errstate(all="ignore"):
+        r = {
+            "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "truediv": lambda: a / b,
+            # C's division and remainder: toward zero, the dividend's sign.
+            "floordiv": lambda: (np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))).astype(ct),
+            "mod": lambda: np.fmod(a, b), "and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b,
+            "shl": lambda: a << b, "shr": lambda: a >> b, "lt": lambda: a < b, "le": lambda: a <= b,
+            "gt": lambda: a > b, "ge": lambda: a >= b, "eq": lambda: a == b, "ne": lambda: a != b,
+        }[op]()
+    return r.astype(out)
+
+
+ARITH = ["add", "sub", "mul", "truediv", "mod"]
+INT_ONLY = ["floordiv", "and", "or", "xor", "shl", "shr"]
+COMPARE = ["lt", "le", "gt", "ge", "eq", "ne"]
+CASES = [(op, a, b) for op in ARITH + COMPARE for a in DTYPES for b in DTYPES] + \
+        [(op, a, b) for op in INT_ONLY for a in INTS for b in INTS]
+
+
+@pytest.mark.parametrize("op,a,b", CASES)
+def test_binary_op(op, a, b):
+    n = int(rng.integers(5, 32))
+    shift = op in ("shl", "shr")
+    small = "float16" in (a, b)  # int32 + float16 is float16 in Triton: keep it finite
+    x = values(a, n, small=small)
+    y = rng.integers(0, 7, size=n).astype(b) if shift else \
+        values(b, n, nonzero=op in ("truediv", "floordiv", "mod"), small=small)
+    if op in ("eq", "ne"):
+        y[: n // 2] = x[: n // 2].astype(b)  # some equal pairs
+    want = result_dtype(op, a, b)
+    out_np = "bool" if want == "bool" else want
+    z = np.full(n, 99, dtype=out_np) if want == "bool" else np.full(n, -7 if want in INTS else np.nan, dtype=want)
+    binary_kernel[(1,)](x, y, z, n, OP=op, EXPECT=TL[want], BLOCK=32)
+    ref = reference(op, x, y, out_np)
+    if want in FLOATS:
+        tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[want]
+        np.testing.assert_allclose(z.astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(z, ref)
+
+
+@tritonc.jit
+def scalar_kernel(X, Z, n, s, OP: tl.constexpr, EXPECT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m)
+    if OP == "add_int":
+        z = x + 3
+    elif OP == "mul_float":
+        z = x * 1.5
+    elif OP == "rsub_int":
+        z = 10 - x
+    elif OP == "div_int":
+        z = x / 2
+    else:
+        z = x + s
+    tl.static_assert(z.dtype == EXPECT, "the result's dtype differs from the expected one")
+    tl.store(Z + offs, z, mask=m)
+
+
+SCALAR_CASES = [(op, d) for op in ("add_int", "mul_float", "rsub_int", "div_int", "add_arg") for d in DTYPES]
+
+
+@pytest.mark.parametrize("op,dtype", SCALAR_CASES)
+def test_python_scalars_are_weakly_typed(op, dtype):
+    """A Python number takes the tensor's type when its kind is not higher (int
+    with int, any number with floats); an int32 argument is a tensor."""
+    n = 20
+    x = values(dtype, n, small=True)
+    if op == "add_int":
+        want, ref = dtype, x + np.array(3, dtype)
+    elif op == "mul_float":
+        want = dtype if dtype in FLOATS else "float32"
+        ref = x.astype(want) * np.array(1.5, want)
+    elif op == "rsub_int":
+        want, ref = dtype, np.array(10, dtype) - x
+    elif op == "div_int":
+        want = "float32" if dtype in INTS or dtype == "float16" else dtype
+        ref = x.astype(want) / np.array(2, want)
+    else:
+        want = promoted(dtype, "int32")
+        ref = x.astype(want) + np.array(5, want)
+    z = np.full(n, -7 if want in INTS else np.nan, dtype=want)
+    scalar_kernel[(1,)](x, z, n, 5, OP=op, EXPECT=TL[want], BLOCK=32)
+    np.testing.assert_allclose(z.astype(np.float64), ref.astype(np.float64), rtol=2e-3)
+
+
+# ---- reductions ---------------------------------------------------------------------
+
+@tritonc.jit
+def reduce_kernel(X, Z, OP: tl.constexpr, AXIS: tl.constexpr, KEEP: tl.constexpr, M: tl.constexpr,
+                  N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    if OP == "sum":
+        z = tl.sum(x, axis=AXIS, keep_dims=KEEP)
+    elif OP == "max":
+        z = tl.max(x, axis=AXIS, keep_dims=KEEP)
+    elif OP == "min":
+        z = tl.min(x, axis=AXIS, keep_dims=KEEP)
+    elif OP == "argmax":
+        z = tl.argmax(x, axis=AXIS, keep_dims=KEEP)
+    else:
+        z = tl.argmin(x, axis=AXIS, keep_dims=KEEP)
+    if AXIS is None:
+        tl.store(Z + tl.arange(0, 1), tl.reshape(z, (1,)) if not KEEP else tl.reshape(z, (1,)))
+    elif AXIS == 0:
+        tl.store(Z + tl.arange(0, N), tl.reshape(z, (N,)))
+    else:
+        tl.store(Z + tl.arange(0, M), tl.reshape(z, (M,)))
+
+
+REDUCE_CASES = [(op, d, axis, keep) for op in ("sum", "max", "min", "argmax", "argmin")
+                for d in ("int8", "int32", "float16", "float32") for axis in (0, 1, None) for keep in (False, True)
+                if not (op.startswith("arg") and axis is None)]
+
+
+@pytest.mark.parametrize("op,dtype,axis,keep", REDUCE_CASES)
+def test_reduction(op, dtype, axis, keep):
+    M, N = 8, 16
+    x = values(dtype, M * N, small=True).reshape(M, N)
+    if op.startswith("arg"):
+        x = rng.permutation(M * N).reshape(M, N).astype(dtype) if dtype != "int8" else \
+            rng.integers(-100, 100, size=(M, N)).astype(dtype)
+    if op == "sum":
+        acc = "int32" if dtype in INTS else "float32"
+        ref = x.astype(np.float64).sum(axis=axis)
+        out_dt = acc
+    elif op in ("max", "min"):
+        ref = getattr(x, op)(axis=axis).astype(np.float64)
+        out_dt = dtype
+    else:
+        # ties resolve to the first index, as in numpy
+        ref = getattr(x, op)(axis=axis)
+        out_dt = "int32"
+    size = 1 if axis is None else (N if axis == 0 else M)
+    z = np.full(size, -7 if out_dt in INTS else np.nan, dtype=out_dt)
+    reduce_kernel[(1,)](x, z, OP=op, AXIS=axis, KEEP=keep, M=M, N=N)
+    tol = 1e-2 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(z.astype(np.float64), np.reshape(ref, size).astype(np.float64), rtol=tol, atol=tol)
+
+
+# ---- where, masks, shapes -------------------------------------------------------------
+
+@tritonc.jit
+def where_kernel(C, X, Y, Z, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    c = tl.load(C + offs, mask=m, other=0)
+    x = tl.load(X + offs, mask=m, other=-1.0)
+    y = tl.load(Y + 0)  # a scalar broadcast against the tiles
+    tl.store(Z + offs, tl.where(c > 0, x, y), mask=m)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int32", "int64"])
+def test_where_with_scalar_and_mask(dtype):
+    n = int(rng.integers(10, 64))
+    c = rng.integers(0, 2, size=n).astype("int32")
+    x, y = values(dtype, n), values(dtype, 1)
+    z = np.full(n, -7 if dtype in INTS else np.nan, dtype=dtype)
+    where_kernel[(1,)](c, x, y, z, n, BLOCK=64)
+    np.testing.assert_array_equal(z, np.where(c > 0, x, y[0]))
+
+
+@tritonc.jit
+def masked_load_kernel(X, Z, n, other, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=other)
+    tl.store(Z + offs, x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_masked_load_other(dtype):
+    n = int(rng.integers(1, 32))
+    x = values(dtype, 32)
+    z = np.full(32, -7 if dtype in INTS else np.nan, dtype=dtype)
+    masked_load_kernel[(1,)](x, z, n, 3, BLOCK=32)
+    np.testing.assert_array_equal(z, np.where(np.arange(32) < n, x, np.array(3, dtype)))
+
+
+@tritonc.jit
+def shape_kernel(X, Z, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(X + offs)
+    if OP == "trans":
+        z = tl.trans(x)
+        tl.store(Z + tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :], z)
+    elif OP == "T":
+        z = x.T
+        tl.store(Z + tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :], z)
+    elif OP == "reshape":
+        z = tl.reshape(x, (M * N,))
+        tl.store(Z + tl.arange(0, M * N), z)
+    elif OP == "expand_broadcast":
+        row = tl.load(X + tl.arange(0, N))
+        z = tl.broadcast_to(tl.expand_dims(row, 0), (M, N))
+        tl.store(Z + offs, z)
+    elif OP == "slice":
+        z = x[:, N // 2:N]  # beyond Triton: constant slices
+        tl.store(Z + tl.arange(0, M)[:, None] * (N // 2) + tl.arange(0, N // 2)[None, :], z)
+    elif OP == "index":
+        z = x[1, :]  # beyond Triton: constant indices
+        tl.store(Z + tl.arange(0, N), z)
+    else:
+        z = x[2, 3]
+        tl.store(Z, z)
+
+
+@pytest.mark.parametrize("op", ["trans", "T", "reshape", "expand_broadcast", "slice", "index", "element"])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_shapes(op, dtype):
+    M, N = 8, 16
+    x = values(dtype, M * N).reshape(M, N)
+    ref = {"trans": x.T, "T": x.T, "reshape": x.reshape(-1), "expand_broadcast": np.broadcast_to(x[0], (M, N)),
+           "slice": x[:, N // 2:], "index": x[1], "element": x[2, 3:4]}[op]
+    z = np.full(ref.size, -7 if dtype in INTS else np.nan, dtype=dtype)
+    shape_kernel[(1,)](x, z, OP=op, M=M, N=N)
+    np.testing.assert_array_equal(z, np.ascontiguousarray(ref).reshape(-1))
+
+
+# ---- dot ---------------------------------------------------------------------------------
+
+@tritonc.jit
+def dot_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, ACC: tl.constexpr):
+    a = tl.load(A + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(B + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    if ACC:
+        c = tl.load(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+        c = tl.dot(a, b, c, input_precision="ieee")
+    else:
+        c = tl.dot(a, b, input_precision="ieee")
+    tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
+
+
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 64, 16), (64, 32, 32), (16, 128, 64)])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("acc", [False, True])
+def test_dot(M, N, K, dtype, acc):
+    a = rng.standard_normal((M, K)).astype(dtype)
+    b = rng.standard_normal((K, N)).astype(dtype)
+    c0 = rng.standard_normal((M, N)).astype(np.float32)
+    c = c0.copy() if acc else np.full((M, N), np.nan, np.float32)
+    dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, ACC=acc)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + (c0 if acc else 0)
+    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-3)
+
+
+# ---- atomics ------------------------------------------------------------------------------
+
+@tritonc.jit
+def atomic_kernel(P, V, OLD, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(V + tl.program_id(0) * BLOCK + offs, mask=m)
+    if OP == "add":
+        old = tl.atomic_add(P + offs, v, mask=m)
+    elif OP == "max":
+        old = tl.atomic_max(P + offs, v, mask=m)
+    elif OP == "min":
+        old = tl.atomic_min(P + offs, v, mask=m)
+    elif OP == "xchg":
+        old = tl.atomic_xchg(P + offs, v, mask=m, sem="acq_rel")
+    elif OP == "and":
+        old = tl.atomic_and(P + offs, v, mask=m)
+    else:
+        old = tl.atomic_or(P + offs, v, mask=m)
+    tl.store(OLD + tl.program_id(0) * BLOCK + offs, old, mask=m)
+
+
+ATOMIC_CASES = [(op, d) for op in ("add", "max", "min", "xchg") for d in ("int32", "float32")] + \
+               [(op, "int32") for op in ("and", "or")]
+
+
+@pytest.mark.parametrize("op,dtype", ATOMIC_CASES)
+def test_atomics(op, dtype):
+    programs, block, n = 4, 16, 13
+    v = values(dtype, programs * block, small=True)
+    p0 = values(dtype, block, small=True)
+    p, old = p0.copy(), np.zeros(programs * block, dtype)
+    atomic_kernel[(programs,)](p, v, old, n, OP=op, BLOCK=block)
+    vals = v.reshape(programs, block)[:, :n]
+    if op == "xchg":
+        # The interpreter runs programs in order: the last exchange stays.
+        np.testing.assert_array_equal(p[:n], vals[-1])
+    else:
+        fn = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
+        ref = p0[:n].astype(np.float64) if dtype == "float32" else p0[:n]
+        for row in vals:
+            ref = fn(ref, row)
+        np.testing.assert_allclose(p[:n].astype(np.float64), np.asarray(ref, np.float64), rtol=1e-5)
+    np.testing.assert_array_equal(p[n:], p0[n:])  # masked lanes untouched
+
+
+@tritonc.jit
+def cas_kernel(LOCK, COUNT):
+    # A spin lock: take it, count, release it.
+    while tl.atomic_cas(LOCK, 0, 1) == 1:
+        pass
+    c = tl.load(COUNT)
+    tl.store(COUNT, c + 1)
+    tl.atomic_xchg(LOCK, 0)
+
+
+def test_atomic_cas_spin_lock():
+    lock, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    cas_kernel[(7,)](lock, count)
+    assert count[0] == 7 and lock[0] == 0
+
+
+# ---- control flow and functions ---------------------------------------------------------
+
+@tritonc.jit
+def _clamp_add(x, lo, hi):
+    if lo > hi:
+        return x  # an early return
+    return tl.minimum(tl.maximum(x, lo), hi) + 1
+
+
+@tritonc.jit
+def control_kernel(X, Z, n, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    i = 0
+    while i < 5:
+        i += 1
+        if i == 2:
+            continue
+        acc += x * i
+    for j in tl.static_range(3):
+        acc += j
+    for k in range(10, 0, -3):  # a negative step
+        acc -= k
+    tl.store(Z + offs, _clamp_add(acc, lo, hi), mask=offs < n)
+
+
+@pytest.mark.parametrize("lo,hi", [(-50, 50), (10, -10)])
+def test_control_flow_and_inlined_calls(lo, hi):
+    n = 20
+    x = rng.integers(-10, 10, size=n).astype(np.int32)
+    z = np.full(n, -7, np.int32)
+    control_kernel[(1,)](x, z, n, lo, hi, BLOCK=32)
+    acc = x * (1 + 3 + 4 + 5) + 3 - (10 + 7 + 4 + 1)
+    ref = acc if lo > hi else np.clip(acc, lo, hi) + 1
+    np.testing.assert_array_equal(z, ref)
+
+
+@tritonc.jit
+def math_kernel(X, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=1.0)
+    if OP == "exp":
+        z = tl.exp(x)
+    elif OP == "exp2":
+        z = tl.exp2(x)
+    elif OP == "log":
+        z = tl.log(tl.abs(x) + 1)
+    elif OP == "log2":
+        z = tl.log2(tl.abs(x) + 1)
+    elif OP == "sqrt":
+        z = tl.sqrt(tl.abs(x))
+    elif OP == "rsqrt":
+        z = tl.rsqrt(tl.abs(x) + 1)
+    elif OP == "sin":
+        z = tl.sin(x)
+    elif OP == "cos":
+        z = tl.cos(x)
+    elif OP == "sigmoid":
+        z = tl.sigmoid(x)
+    elif OP == "erf":
+        z = tl.erf(x)
+    elif OP == "floor":
+        z = tl.floor(x)
+    elif OP == "ceil":
+        z = tl.ceil(x)
+    elif OP == "fma":
+        z = tl.fma(x, x, 1.0)
+    else:
+        z = tl.math.abs(x)
+    tl.store(Z + offs, z, mask=offs < n)
+
+
+@pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "sigmoid", "erf",
+                                "floor", "ceil", "fma", "abs"])
+def test_math(op):
+    import math
+    n = 50
+    x = (rng.standard_normal(n) * 2).astype(np.float32)
+    z = np.full(n, np.nan, np.float32)
+    math_kernel[(1,)](x, z, n, OP=op, BLOCK=64)
+    xd = x.astype(np.float64)
+    ref = {"exp": np.exp(xd), "exp2": np.exp2(xd), "log": np.log(np.abs(xd) + 1), "log2": np.log2(np.abs(xd) + 1),
+           "sqrt": np.sqrt(np.abs(xd)), "rsqrt": 1 / np.sqrt(np.abs(xd) + 1), "sin": np.sin(xd), "cos": np.cos(xd),
+           "sigmoid": 1 / (1 + np.exp(-xd)), "erf": np.array([math.erf(v) for v in xd]), "floor": np.floor(xd),
+           "ceil": np.ceil(xd), "fma": xd * xd + 1, "abs": np.abs(xd)}[op]
+    np.testing.assert_allclose(z, ref, rtol=1e-5, atol=1e-6)
