@@ -347,16 +347,7 @@ class Launcher {
 
   uint64_t fastLaunches_ = 0;  // for tests: calls that ran no Python
 
- private:
-  struct Entry {
-    nb::dict macros;
-    nb::object kernel;  // keeps `pykernel` alive
-    PyKernel* pykernel;
-    std::vector<int> outputs;
-    nb::list dtypes;  // per argument: the dtype its tensor had (torch dtypes are singletons)
-  };
-  static constexpr size_t kMaxEntries = 16;
-
+ public:
   // Interned names and torch's objects, found once (torch is never imported
   // from here); kept for the life of the process.
   struct Names {
@@ -387,26 +378,6 @@ class Launcher {
       }
     }
     return n;
-  }
-
-  const Entry* entryFor(PyObject* kwargs, Names& n) const {
-    Py_ssize_t count = kwargs ? PyDict_GET_SIZE(kwargs) - (PyDict_GetItem(kwargs, n.grid) ? 1 : 0) : 0;
-    for (const Entry& e : entries_) {
-      if (PyDict_GET_SIZE(e.macros.ptr()) != count) continue;
-      bool same = true;
-      Py_ssize_t pos = 0;
-      PyObject *key, *value;
-      while (same && kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
-        if (key == n.grid) continue;
-        PyObject* known = PyDict_GetItem(e.macros.ptr(), key);
-        // Same type too: 2, 2.0 and True compare equal but are different macros.
-        same = known && (known == value || (Py_TYPE(known) == Py_TYPE(value) &&
-                                            PyObject_RichCompareBool(known, value, Py_EQ) == 1));
-      }
-      PyErr_Clear();
-      if (same) return &e;
-    }
-    return nullptr;
   }
 
   // Consumes `r`: is it `expected`? (false on an error, which is cleared)
@@ -455,6 +426,37 @@ class Launcher {
     return true;
   }
 
+
+ private:
+  struct Entry {
+    nb::dict macros;
+    nb::object kernel;  // keeps `pykernel` alive
+    PyKernel* pykernel;
+    std::vector<int> outputs;
+    nb::list dtypes;  // per argument: the dtype its tensor had (torch dtypes are singletons)
+  };
+  static constexpr size_t kMaxEntries = 16;
+
+  const Entry* entryFor(PyObject* kwargs, Names& n) const {
+    Py_ssize_t count = kwargs ? PyDict_GET_SIZE(kwargs) - (PyDict_GetItem(kwargs, n.grid) ? 1 : 0) : 0;
+    for (const Entry& e : entries_) {
+      if (PyDict_GET_SIZE(e.macros.ptr()) != count) continue;
+      bool same = true;
+      Py_ssize_t pos = 0;
+      PyObject *key, *value;
+      while (same && kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (key == n.grid) continue;
+        PyObject* known = PyDict_GetItem(e.macros.ptr(), key);
+        // Same type too: 2, 2.0 and True compare equal but are different macros.
+        same = known && (known == value || (Py_TYPE(known) == Py_TYPE(value) &&
+                                            PyObject_RichCompareBool(known, value, Py_EQ) == 1));
+      }
+      PyErr_Clear();
+      if (same) return &e;
+    }
+    return nullptr;
+  }
+
   std::vector<Entry> entries_;
 };
 
@@ -478,6 +480,189 @@ PyObject* launcherCall(PyObject* self, PyObject* args, PyObject* kwargs) {
 }
 
 PyType_Slot launcherSlots[] = {{Py_tp_call, reinterpret_cast<void*>(launcherCall)}, {0, nullptr}};
+
+// The launch path of @tritonc.jit kernels (the base class of
+// python/tritonc/jit.py's JITFunction): kernel[grid] is a JitCall, and a call
+// whose positional arguments play the roles of a remembered call (the same
+// constexpr values, CUDA tensors of the same dtypes on device 0, integers of
+// the same width, floats) with the same keyword arguments launches from here
+// without running Python, as Launcher does for tritonc.kernel. JITFunction.run
+// remembers its calls with CUDA tensors; anything else goes there.
+class JitLauncher {
+ public:
+  enum Role { Constexpr = 0, Pointer = 1, Int32 = 2, Int64 = 3, Float = 4 };
+
+  // `roles` per positional argument; `param` its index among the kernel's
+  // parameters (-1 for constexprs); `expected` the constexpr's value or the
+  // tensor's dtype; `names` the positional arguments' names and `metaExtra`
+  // the other entries of the dict a grid function receives.
+  void remember(nb::object compiled, nb::object kernel, std::vector<int> roles, std::vector<int> param,
+                nb::list expected, nb::dict kwargs, nb::list names, nb::dict metaExtra) {
+    if (entries_.size() >= 16) entries_.clear();
+    PyKernel* pk = &nb::cast<PyKernel&>(kernel);
+    entries_.push_back({std::move(compiled), std::move(kernel), pk, std::move(roles), std::move(param),
+                        std::move(expected), std::move(kwargs), std::move(names), std::move(metaExtra)});
+  }
+
+  bool fast(PyObject* grid, PyObject* args, PyObject* kwargs, PyObject*& out) {
+    Launcher::Names& n = Launcher::names();
+    if (!n.tensorType || !n.rawStream || entries_.empty()) return false;
+    Py_ssize_t count = PyTuple_GET_SIZE(args);
+    std::vector<interp::KernelArg> converted;
+    for (const Entry& e : entries_) {
+      if (e.roles.size() != size_t(count) || !sameKwargs(e.kwargs.ptr(), kwargs)) continue;
+      runtime::Kernel& k = e.pykernel->core();
+      converted.assign(k.params().size(), interp::KernelArg{});
+      if (!convert(e, args, n, converted)) continue;
+      runtime::PreparedLaunch p = k.prepared(converted);
+      if (!p) return false;
+      interp::Grid g;
+      if (!gridOf(grid, e, args, kwargs, g)) return false;
+      int64_t stream = Launcher::intResult(PyObject_CallOneArg(n.rawStream, n.zero));
+      if (stream < 0) return false;
+      e.pykernel->withDiagnostics([&] { k.launch(p, converted, g, reinterpret_cast<void*>(stream)); });
+      ++fastLaunches_;
+      out = Py_NewRef(e.compiled.ptr());
+      return true;
+    }
+    return false;
+  }
+
+  uint64_t fastLaunches_ = 0;
+
+ private:
+  struct Entry {
+    nb::object compiled;  // what a launch returns (tritonc.jit.CompiledKernel)
+    nb::object kernel;    // keeps `pykernel` alive
+    PyKernel* pykernel;
+    std::vector<int> roles, param;
+    nb::list expected;
+    nb::dict kwargs;
+    nb::list names;
+    nb::dict metaExtra;
+  };
+
+  static bool same(PyObject* known, PyObject* value) {
+    if (known == value) return true;
+    if (Py_TYPE(known) != Py_TYPE(value)) return false;  // 2, 2.0 and True differ
+    int r = PyObject_RichCompareBool(known, value, Py_EQ);
+    if (r < 0) PyErr_Clear();
+    return r == 1;
+  }
+
+  static bool sameKwargs(PyObject* known, PyObject* kwargs) {
+    Py_ssize_t size = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    if (PyDict_GET_SIZE(known) != size) return false;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+      PyObject* k = PyDict_GetItem(known, key);
+      if (!k || !same(k, value)) return false;
+    }
+    return true;
+  }
+
+  static bool convert(const Entry& e, PyObject* args, Launcher::Names& n, std::vector<interp::KernelArg>& out) {
+    for (size_t i = 0; i < e.roles.size(); ++i) {
+      PyObject* x = PyTuple_GET_ITEM(args, Py_ssize_t(i));
+      PyObject* expected = PyList_GET_ITEM(e.expected.ptr(), Py_ssize_t(i));
+      switch (e.roles[i]) {
+        case Constexpr:
+          if (!same(expected, x)) return false;
+          break;
+        case Pointer: {
+          if (!PyObject_TypeCheck(x, reinterpret_cast<PyTypeObject*>(n.tensorType))) return false;
+          if (n.oneDevice ? !Launcher::isTrue(PyObject_GetAttr(x, n.isCuda))
+                          : Launcher::intResult(PyObject_CallMethodNoArgs(x, n.getDevice)) != 0)
+            return false;
+          if (!Launcher::sameObject(PyObject_GetAttr(x, n.dtype), expected)) return false;
+          int64_t address = Launcher::intResult(PyObject_CallMethodNoArgs(x, n.dataPtr));
+          if (address < 0) return false;
+          out[size_t(e.param[i])] = interp::KernelArg::ofDevicePtr(uint64_t(address));
+          break;
+        }
+        case Int32:
+        case Int64: {
+          if (!PyLong_Check(x) || PyBool_Check(x)) return false;
+          int overflow = 0;
+          long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+          if (overflow || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+          bool narrow = v >= INT32_MIN && v <= INT32_MAX;
+          if (narrow != (e.roles[i] == Int32)) return false;  // another parameter type: another kernel
+          out[size_t(e.param[i])] = interp::KernelArg::ofInt(v);
+          break;
+        }
+        case Float:
+          if (!PyFloat_Check(x)) return false;
+          out[size_t(e.param[i])] = interp::KernelArg::ofFloat(PyFloat_AS_DOUBLE(x));
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  // A tuple or list of ints, or grid(meta) with meta the call's arguments by name.
+  static bool gridOf(PyObject* grid, const Entry& e, PyObject* args, PyObject* kwargs, interp::Grid& g) {
+    nb::object dims;
+    if (PyTuple_Check(grid) || PyList_Check(grid)) {
+      dims = nb::borrow(grid);
+    } else {
+      nb::object meta = nb::steal(PyDict_Copy(e.metaExtra.ptr()));
+      if (!meta.is_valid()) return PyErr_Clear(), false;
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i)
+        PyDict_SetItem(meta.ptr(), PyList_GET_ITEM(e.names.ptr(), i), PyTuple_GET_ITEM(args, i));
+      if (kwargs && PyDict_Update(meta.ptr(), kwargs) < 0) return PyErr_Clear(), false;
+      PyObject* r = PyObject_CallOneArg(grid, meta.ptr());
+      if (!r) return PyErr_Clear(), false;  // run() calls it again and raises
+      dims = nb::steal(r);
+      if (!PyTuple_Check(r) && !PyList_Check(r)) return false;
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(dims.ptr());
+    if (size < 1 || size > 3) return false;
+    int64_t v[3] = {1, 1, 1};
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      PyObject* d = PySequence_Fast_GET_ITEM(dims.ptr(), i);
+      if (!PyLong_Check(d)) return false;
+      v[i] = PyLong_AsLongLong(d);
+      if ((v[i] == -1 && PyErr_Occurred()) || v[i] <= 0) return PyErr_Clear(), false;
+    }
+    g = interp::Grid{v[0], v[1], v[2]};
+    return true;
+  }
+
+  std::vector<Entry> entries_;
+};
+
+// kernel[grid] of a @tritonc.jit kernel: its call takes JitLauncher's fast
+// path, else JITFunction.run(*args, grid=grid, **kwargs).
+struct JitCall {
+  nb::object launcher, grid;
+};
+
+PyObject* jitCallCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  try {
+    JitCall* c = nb::inst_ptr<JitCall>(self);
+    PyObject* out = nullptr;
+    if (nb::inst_ptr<JitLauncher>(c->launcher.ptr())->fast(c->grid.ptr(), args, kwargs, out)) return out;
+    nb::object run = c->launcher.attr("run");
+    nb::dict kw = kwargs ? nb::borrow<nb::dict>(kwargs) : nb::dict();
+    nb::dict all;
+    for (auto [k, v] : kw) all[k] = v;
+    all["grid"] = c->grid;
+    return PyObject_Call(run.ptr(), args, all.ptr());
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const UserError& e) {
+    PyErr_SetString(g_errorType, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyType_Slot jitCallSlots[] = {{Py_tp_call, reinterpret_cast<void*>(jitCallCall)}, {0, nullptr}};
 
 }  // namespace
 
@@ -547,6 +732,13 @@ NB_MODULE(_tritonc, m) {
       .def("_remember", &Launcher::remember, nb::arg("macros"), nb::arg("kernel"), nb::arg("outputs"),
            nb::arg("dtypes"))
       .def_ro("_fast_launches", &Launcher::fastLaunches_);
+  nb::class_<JitCall>(m, "JitCall", nb::type_slots(jitCallSlots));
+  nb::class_<JitLauncher>(m, "JitLauncher")
+      .def(nb::init<>())
+      .def("_remember", &JitLauncher::remember, nb::arg("compiled"), nb::arg("kernel"), nb::arg("roles"),
+           nb::arg("param"), nb::arg("expected"), nb::arg("kwargs"), nb::arg("names"), nb::arg("meta_extra"))
+      .def("__getitem__", [](nb::handle self, nb::object grid) { return JitCall{nb::borrow(self), std::move(grid)}; })
+      .def_ro("_fast_launches", &JitLauncher::fastLaunches_);
   // What the package needs of a DLPack tensor: (device type (1 CPU, 2 CUDA,
   // ...), device id, address, bytes, contiguous?, span: the bytes from the
   // address to its last element, -1 with negative strides). nanobind reads

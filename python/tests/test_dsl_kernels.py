@@ -182,3 +182,24 @@ def test_loop_with_break(backend):
     x[x < 0] = 1.0
     K.first_negative_kernel[(1,)](dev(x, backend), out, n, BLOCK=64)
     assert int(host(out)[0]) == n
+
+
+@pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
+def test_repeated_cuda_launches_take_the_fast_path():
+    torch = _torch_cuda()
+    n = 3000
+    x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
+    grid = lambda meta: (tritonc.cdiv(n, meta["BLOCK_SIZE"]),)  # noqa: E731
+    out = torch.full((n,), float("nan"), device="cuda")
+    K.add_kernel[grid](x, y, out, n, BLOCK_SIZE=256)  # the Python path remembers the call
+    before = K.add_kernel._fast_launches
+    for _ in range(3):
+        out.fill_(float("nan"))
+        x2 = torch.rand(n, device="cuda")
+        K.add_kernel[grid](x2, y, out, n, BLOCK_SIZE=256)
+        torch.testing.assert_close(out, x2 + y, rtol=0, atol=0)
+    assert K.add_kernel._fast_launches == before + 3
+    # Another constexpr value or dtype is not the remembered call: the Python path.
+    K.add_kernel[grid](x, y, out, n, BLOCK_SIZE=512)
+    K.add_kernel[grid](x.double(), y.double(), out.double(), n, BLOCK_SIZE=256)
+    assert K.add_kernel._fast_launches == before + 3

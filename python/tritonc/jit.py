@@ -92,8 +92,13 @@ class CompiledKernel:
         self.name = jf.__name__
 
 
-class JITFunction:
+class JITFunction(_tritonc.JitLauncher):
+    """A @jit kernel. ``kernel[grid]`` (the C++ base class) returns a call
+    object: a call like one made before with CUDA tensors launches without
+    running Python; any other goes to ``run``."""
+
     def __init__(self, fn, do_not_specialize=(), debug=None, noinline=None, repr=None, launch_metadata=None):
+        super().__init__()
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -147,9 +152,6 @@ class JITFunction:
     def __call__(self, *args, **kwargs):
         raise RuntimeError("a @tritonc.jit kernel is launched as kernel[grid](...); inside another kernel "
                            "it is called (and inlined) directly")
-
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
     # ---- compiling ---------------------------------------------------------------
 
@@ -215,7 +217,10 @@ class JITFunction:
 
     # ---- launching ---------------------------------------------------------------
 
-    def run(self, *args, grid, num_warps=4, num_stages=3, **kwargs):
+    def run(self, *args, grid, **kwargs):
+        given = dict(kwargs)  # as the call passed them: the fast path compares these
+        num_warps = kwargs.pop("num_warps", 4)
+        num_stages = kwargs.pop("num_stages", 3)
         for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
             kwargs.pop(k, None)
         values = self.bind(args, kwargs)
@@ -242,7 +247,41 @@ class JITFunction:
             if torch is not None and torch.cuda.is_available():
                 stream = torch.cuda.current_stream().cuda_stream
         compiled.kernel.launch(converted, grid, stream)
+        if on_device:
+            self._remember_call(compiled, args, given, num_warps, num_stages)
         return compiled
+
+    def _remember_call(self, compiled, args, kwargs, num_warps, num_stages):
+        """Lets calls like this one (CUDA tensors) take the C++ launch path."""
+        torch = _torch()
+        param_index = {name: k for k, (name, _) in enumerate(compiled.params)}
+        if any(name in param_index for name in kwargs):
+            return  # runtime arguments by keyword: the Python path only
+        roles, params, expected = [], [], []
+        for name, x in zip(self.arg_names, args):
+            if name not in param_index:
+                roles.append(0)
+                params.append(-1)
+                expected.append(x)
+            elif isinstance(x, torch.Tensor):
+                roles.append(1)
+                params.append(param_index[name])
+                expected.append(x.dtype)
+            elif isinstance(x, int) and not isinstance(x, bool):
+                roles.append(2 if -2**31 <= x < 2**31 else 3)
+                params.append(param_index[name])
+                expected.append(None)
+            elif isinstance(x, float):
+                roles.append(4)
+                params.append(param_index[name])
+                expected.append(None)
+            else:
+                return
+        meta = {n: v for n, v in self.defaults.items() if n not in kwargs and n not in self.arg_names[:len(args)]}
+        meta.setdefault("num_warps", num_warps)
+        meta.setdefault("num_stages", num_stages)
+        self._remember(compiled, compiled.kernel, roles, params, expected, dict(kwargs), list(self.arg_names[:len(args)]),
+                       meta)
 
 
 def _hashable(v):
