@@ -101,6 +101,7 @@ class _Generator(ast.NodeVisitor):
         self.dot_precisions = set()
         self.depth = 0
         self.dead = False
+        self.node = None
 
     @property
     def frame(self):
@@ -110,6 +111,14 @@ class _Generator(ast.NodeVisitor):
 
     def note_dot_precision(self, precision):
         self.dot_precisions.add(precision)
+
+    def call(self, fn, args):
+        """Calls `fn` (a @jit function, inlined, or a Python callable) with
+        `args`: combine functions of scans and reductions."""
+        from .jit import JITFunction
+        if isinstance(fn, JITFunction):
+            return self.inline(self.node, fn, list(args), {})
+        return fn(*args)
 
     # ---- errors and locations ---------------------------------------------------
 
@@ -133,6 +142,7 @@ class _Generator(ast.NodeVisitor):
     def visit(self, node):
         if hasattr(node, "lineno"):
             self.here(node)
+            self.node = node
         try:
             return super().visit(node)
         except CompilationError:

@@ -12,8 +12,8 @@ from .ops import (arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, at
                   device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
-from .standard import (associative_scan, cumprod, cumsum, flip, reduce, softmax, sort, topk,  # noqa: F401
-                       xor_sum)
+from .standard import (associative_scan, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401
+                       reduce, softmax, sort, split, topk, xor_sum)
 
 bool_ = int1
 

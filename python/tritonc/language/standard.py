@@ -1,17 +1,91 @@
-"""The standard library of ``tritonc.language``: functions written with the
-other built-ins (softmax) and tile algorithms that Triton-IR has no op for,
-built from reshapes, masked picks and element-wise operations (flip, sort,
-top-k, scans, reductions with a user's combine function)."""
+"""The standard library of ``tritonc.language``: softmax, and the tile
+algorithms Triton-IR has no op for, built from reshapes, masked picks and
+element-wise operations:
+
+- flip: log2(n) rounds, each swapping the halves of blocks of 2s elements;
+- sort and top-k: a bitonic network of compare-and-swap rounds on the same
+  (blocks, 2, s) view of the axis;
+- scans (cumsum, cumprod, associative_scan): Sklansky's parallel prefix,
+  each round combining the last element of a block's lower half into its
+  upper half;
+- reductions with a user's combine function (reduce, xor_sum): halving;
+- join, split, interleave, gather, histogram.
+
+The axis must have a power-of-two length; a combine function is a @jit
+function (inlined) or a Python function of tensors. Work is O(n log n)
+element operations (O(n log^2 n) for sort), O(n * m) for gather and
+histogram: meant for tiles, as Triton's own versions are."""
 from . import core, semantic
 from .core import CompileError, builtin, tensor, unwrap
 from .semantic import to_tensor
 
 
-def _not_yet(name):
-    def f(*args, **kwargs):
-        raise CompileError("tl.%s is not supported yet" % name)
-    f.__name__ = name
-    return builtin(f)
+def _axis(x, axis, default_last=True):
+    a = unwrap(axis)
+    if a is None:
+        if not default_last:
+            return None
+        a = len(x.shape) - 1
+    n = len(x.shape)
+    if not isinstance(a, int) or not -n <= a < n:
+        raise CompileError("axis %r is out of range for a tensor of rank %d" % (a, n))
+    return a % n
+
+
+def _length(x, a, what):
+    n = x.shape[a]
+    if n & (n - 1):
+        raise CompileError("%s needs a power-of-two length along its axis, not %d" % (what, n))
+    return n
+
+
+def _pick(x, axis, k):
+    """x[..., k, ...] along `axis` (the axis dropped)."""
+    from . import ops
+    n = x.shape[axis]
+    if n == 1:
+        return semantic.reshape(x, x.shape[:axis] + x.shape[axis + 1:])
+    flag = x.dtype.is_bool()
+    v = semantic.cast(x, core.int8) if flag else x
+    lanes_shape = [1] * len(x.shape)
+    lanes_shape[axis] = n
+    hit = semantic.broadcast_to(semantic.reshape(semantic.compare("eq", ops.arange(0, n), k), tuple(lanes_shape)),
+                                x.shape)
+    r = ops.reduce_ir(semantic.where(hit, v, 0), axis, "add")
+    return semantic.cast(r, core.int1) if flag else r
+
+
+def _pairs(x, axis, s):
+    """The axis viewed as (blocks, 2, s): the lower and upper halves of each block."""
+    n = x.shape[axis]
+    shape = x.shape[:axis] + (n // (2 * s), 2, s) + x.shape[axis + 1:]
+    y = semantic.reshape(x, shape)
+    return _pick(y, axis + 1, 0), _pick(y, axis + 1, 1), shape
+
+
+def _unpair(lo, hi, axis, shape, out_shape):
+    """The inverse of _pairs: lower halves `lo`, upper halves `hi`."""
+    from . import ops
+    expanded = lo.shape[:axis + 1] + (1,) + lo.shape[axis + 1:]
+    sub_shape = [1] * len(shape)
+    sub_shape[axis + 1] = 2
+    upper = semantic.broadcast_to(semantic.reshape(semantic.compare("eq", ops.arange(0, 2), 1), tuple(sub_shape)),
+                                  shape)
+    joined = semantic.where(upper, semantic.broadcast_to(semantic.reshape(hi, expanded), shape),
+                            semantic.broadcast_to(semantic.reshape(lo, expanded), shape))
+    return semantic.reshape(joined, out_shape)
+
+
+def _values(x):
+    if isinstance(x, (tuple, list)):
+        return [to_tensor(v) for v in x], True
+    return [to_tensor(x)], False
+
+
+def _combine(fn, a, b):
+    r = core.current_codegen().call(fn, list(a) + list(b))
+    r = unwrap(r)
+    return [to_tensor(v) for v in r] if isinstance(r, (tuple, list)) else [to_tensor(r)]
 
 
 @builtin
@@ -23,11 +97,217 @@ def softmax(x, ieee_rounding=False):
     return semantic.truediv(num, ops.sum(num, 0))
 
 
-reduce = _not_yet("reduce")
-xor_sum = _not_yet("xor_sum")
-associative_scan = _not_yet("associative_scan")
-cumsum = _not_yet("cumsum")
-cumprod = _not_yet("cumprod")
-sort = _not_yet("sort")
-topk = _not_yet("topk")
-flip = _not_yet("flip")
+@builtin
+def flip(x, dim=None):
+    x = to_tensor(x)
+    a = _axis(x, dim)
+    n = _length(x, a, "tl.flip")
+    s = 1
+    while s < n:
+        lo, hi, shape = _pairs(x, a, s)
+        x = _unpair(hi, lo, a, shape, x.shape)
+        s *= 2
+    return x
+
+
+def _bitonic(keys, axis, descending):
+    """Sorts the tensors `keys[0]` (by value) and carries `keys[1:]` along."""
+    from . import ops
+    n = keys[0].shape[axis]
+    size = 2
+    while size <= n:
+        stride = size // 2
+        while stride >= 1:
+            halves = [_pairs(k, axis, stride) for k in keys]
+            lo0, hi0, shape = halves[0]
+            blocks = n // (2 * stride)
+            # Block b holds positions b * 2 * stride + j; a round sorts up where bit `size` is 0.
+            bshape = [1] * len(lo0.shape)
+            bshape[axis] = blocks
+            down = semantic.compare("ne", semantic.bitwise("and", semantic.mul(ops.arange(0, blocks), 2 * stride),
+                                                           size), 0)
+            down = semantic.broadcast_to(semantic.reshape(down, tuple(bshape)), lo0.shape)
+            if descending:
+                down = semantic.logical_not(down)
+            out_of_order = semantic.compare("gt", lo0, hi0)
+            swap = semantic.bitwise("xor", out_of_order, down)
+            # Equal keys never swap: the order of equal elements is kept within a pair.
+            swap = semantic.logical("and", swap, semantic.compare("ne", lo0, hi0))
+            keys = [_unpair(semantic.where(swap, hi, lo), semantic.where(swap, lo, hi), axis, shp, k.shape)
+                    for k, (lo, hi, shp) in zip(keys, halves)]
+            stride //= 2
+        size *= 2
+    return keys
+
+
+@builtin
+def sort(x, dim=None, descending=False):
+    x = to_tensor(x)
+    a = _axis(x, dim)
+    _length(x, a, "tl.sort")
+    return _bitonic([x], a, bool(unwrap(descending)))[0]
+
+
+@builtin
+def topk(x, k, dim=None, return_indices=False):
+    """The k largest values along `dim` (last by default), largest first;
+    with return_indices=True also their indices (beyond Triton)."""
+    from . import ops
+    x = to_tensor(x)
+    a = _axis(x, dim)
+    n = _length(x, a, "tl.topk")
+    k = unwrap(k)
+    if not isinstance(k, int) or k <= 0 or k > n or k & (k - 1):
+        raise CompileError("tl.topk: k must be a power of two between 1 and %d, not %r" % (n, k))
+    ishape = [1] * len(x.shape)
+    ishape[a] = n
+    idx = semantic.broadcast_to(semantic.reshape(ops.arange(0, n), tuple(ishape)), x.shape)
+    values, indices = _bitonic([x, idx], a, True)
+    if k < n:
+        sl = tuple(slice(None) if d != a else slice(0, k) for d in range(len(x.shape)))
+        values, indices = semantic.subscript(values, sl), semantic.subscript(indices, sl)
+    return (values, indices) if unwrap(return_indices) else values
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    xs, many = _values(input)
+    a = _axis(xs[0], axis)
+    n = _length(xs[0], a, "tl.associative_scan")
+    if unwrap(reverse):
+        xs = [flip(x, a) for x in xs]
+    fn = unwrap(combine_fn)
+    s = 1
+    while s < n:
+        parts = [_pairs(x, a, s) for x in xs]
+        # The last element of each lower half, against every element of the upper half.
+        lasts = []
+        for lo, _, _ in parts:
+            last = _pick(lo, a + 1, s - 1)
+            lasts.append(semantic.broadcast_to(semantic.reshape(last, last.shape[:a + 1] + (1,) + last.shape[a + 1:]),
+                                               lo.shape))
+        highs = _combine(fn, lasts, [hi for _, hi, _ in parts])
+        xs = [_unpair(lo, semantic.cast(h, lo.dtype), a, shp, x.shape)
+              for x, (lo, _, shp), h in zip(xs, parts, highs)]
+        s *= 2
+    if unwrap(reverse):
+        xs = [flip(x, a) for x in xs]
+    return tuple(xs) if many else xs[0]
+
+
+def _scan_type(x, dtype):
+    from . import ops
+    return ops._sum_type(to_tensor(x), dtype)
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    x = _scan_type(input, dtype)
+    return associative_scan(x, axis, semantic.add, reverse)
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False, dtype=None):
+    x = _scan_type(input, dtype)
+    return associative_scan(x, axis, semantic.mul, reverse)
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    xs, many = _values(input)
+    fn = unwrap(combine_fn)
+    if unwrap(axis) is None:
+        xs = [semantic.reshape(x, (x.numel(),)) for x in xs]
+        a = 0
+    else:
+        a = _axis(xs[0], axis)
+    shape = xs[0].shape
+    n = _length(xs[0], a, "tl.reduce")
+    while n > 1:
+        halves = []
+        for x in xs:
+            y = semantic.reshape(x, x.shape[:a] + (2, n // 2) + x.shape[a + 1:])
+            halves.append((_pick(y, a, 0), _pick(y, a, 1)))
+        xs = [semantic.cast(r, x.dtype) for r, x in
+              zip(_combine(fn, [lo for lo, _ in halves], [hi for _, hi in halves]), xs)]
+        n //= 2
+    out = [_pick(x, a, 0) for x in xs]
+    if unwrap(keep_dims):
+        out = [semantic.reshape(o, shape[:a] + (1,) + shape[a + 1:]) if unwrap(axis) is not None
+               else semantic.reshape(o, (1,) * len(input.shape if not many else input[0].shape)) for o in out]
+    return tuple(out) if many else out[0]
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False):
+    x = to_tensor(input)
+    if not x.dtype.is_int():
+        raise CompileError("tl.xor_sum takes integers, not %r" % x.dtype)
+    return reduce(x, axis, lambda a, b: semantic.bitwise("xor", a, b), keep_dims)
+
+
+@builtin
+def join(a, b):
+    """A new last axis of length 2: [..., 0] is a, [..., 1] is b."""
+    a, b = to_tensor(a), to_tensor(b)
+    shape = semantic.broadcast_shapes(a.shape, b.shape)
+    a, b = semantic.broadcast_to(a, shape), semantic.broadcast_to(b, shape)
+    dt = semantic.computation_type(a.dtype, False, b.dtype, False)
+    a, b = semantic.cast(a, dt), semantic.cast(b, dt)
+    from . import ops
+    sub = semantic.reshape(semantic.compare("eq", ops.arange(0, 2), 1), (1,) * len(shape) + (2,))
+    return semantic.where(sub, semantic.reshape(b, shape + (1,)), semantic.reshape(a, shape + (1,)))
+
+
+@builtin
+def split(x):
+    """The two halves of a last axis of length 2."""
+    x = to_tensor(x)
+    if not x.shape or x.shape[-1] != 2:
+        raise CompileError("tl.split needs a last axis of length 2, got shape %s" % list(x.shape))
+    a = len(x.shape) - 1
+    return _pick(x, a, 0), _pick(x, a, 1)
+
+
+@builtin
+def interleave(a, b):
+    j = join(a, b)
+    return semantic.reshape(j, j.shape[:-2] + (j.shape[-2] * 2,))
+
+
+@builtin
+def gather(src, index, axis):
+    """out[i] = src[index[i]] along `axis` (1-D, or 2-D along either axis)."""
+    from . import ops
+    src, index = to_tensor(src), to_tensor(index)
+    a = _axis(src, axis)
+    if len(src.shape) not in (1, 2) or len(index.shape) != len(src.shape):
+        raise CompileError("tl.gather takes 1-D or 2-D tensors of one rank")
+    n = src.shape[a]
+    if len(src.shape) == 1:
+        hit = semantic.compare("eq", semantic.reshape(index, (index.shape[0], 1)),
+                               semantic.reshape(ops.arange(0, n), (1, n)))
+        vals = semantic.broadcast_to(semantic.reshape(src, (1, n)), hit.shape)
+        return ops.reduce_ir(semantic.where(hit, vals, 0), 1, "add")
+    if a == 1:
+        m, k = index.shape
+        hit = semantic.compare("eq", semantic.reshape(index, (m, k, 1)),
+                               semantic.reshape(ops.arange(0, n), (1, 1, n)))
+        vals = semantic.broadcast_to(semantic.reshape(src, (src.shape[0], 1, n)), (m, k, n))
+        return ops.reduce_ir(semantic.where(hit, vals, 0), 2, "add")
+    return ops.trans(gather(ops.trans(src), ops.trans(index), 1))
+
+
+@builtin
+def histogram(input, num_bins, mask=None):
+    """Counts of the values 0 .. num_bins - 1 of a 1-D integer tensor (int32)."""
+    from . import ops
+    x = to_tensor(input)
+    nb = unwrap(num_bins)
+    if len(x.shape) != 1 or not x.dtype.is_int():
+        raise CompileError("tl.histogram takes a 1-D integer tensor")
+    hit = semantic.compare("eq", semantic.reshape(x, (x.shape[0], 1)), semantic.reshape(ops.arange(0, nb), (1, nb)))
+    if unwrap(mask) is not None:
+        m = semantic.to_bool(mask)
+        hit = semantic.logical("and", hit, semantic.broadcast_to(semantic.reshape(m, (x.shape[0], 1)), hit.shape))
+    return ops.reduce_ir(semantic.cast(hit, core.int32), 0, "add")

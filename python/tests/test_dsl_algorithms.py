@@ -1,0 +1,173 @@
+"""The standard library's tile algorithms of the Python DSL (scans, sort,
+top-k, flip, reductions with a user's combine function, join/split,
+gather, histogram) against numpy, on the interpreter and the CPU back end."""
+import numpy as np
+import pytest
+
+import tritonc
+import tritonc.language as tl
+
+rng = np.random.default_rng()
+
+BACKENDS = ["interp"] + (["cpu"] if tritonc._tritonc.cpu_backend_available() else [])
+try:
+    import torch
+    if torch.cuda.is_available():
+        BACKENDS.append("cuda")
+except ImportError:
+    torch = None
+
+
+def run(kernel, backend, arrays, **constexprs):
+    """Launches `kernel` on numpy `arrays` where `backend` runs, copying back."""
+    if backend != "cuda":
+        kernel[(1,)](*arrays, **constexprs)
+        return
+    on_gpu = [torch.from_numpy(a).cuda() for a in arrays]
+    kernel[(1,)](*on_gpu, **constexprs)
+    for a, t in zip(arrays, on_gpu):
+        a[...] = t.cpu().numpy()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    if request.param == "interp":
+        monkeypatch.setenv("TRITONC_INTERPRET", "1")
+    else:
+        monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    return request.param
+
+
+@tritonc.jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@tritonc.jit
+def _argmax_combine(v1, i1, v2, i2):
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@tritonc.jit
+def algo_kernel(X, Z, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(X + rows * N + cols)
+    out = Z + rows * N + cols
+    if OP == "cumsum":
+        tl.store(out, tl.cumsum(x, axis=AXIS))
+    elif OP == "cumsum_reverse":
+        tl.store(out, tl.cumsum(x, axis=AXIS, reverse=True))
+    elif OP == "cumprod":
+        tl.store(out, tl.cumprod(x, axis=AXIS))
+    elif OP == "max_scan":
+        tl.store(out, tl.associative_scan(x, AXIS, _max_combine))
+    elif OP == "flip":
+        tl.store(out, tl.flip(x, AXIS))
+    elif OP == "sort":
+        tl.store(out, tl.sort(x, AXIS))
+    elif OP == "sort_descending":
+        tl.store(out, tl.sort(x, AXIS, descending=True))
+    elif OP == "reduce_max":
+        r = tl.reduce(x, AXIS, _max_combine, keep_dims=True)
+        tl.store(out, tl.broadcast_to(r, (M, N)))
+    elif OP == "reduce_argmax":
+        idx = tl.broadcast_to(rows * N + cols, (M, N))
+        v, i = tl.reduce((x, idx), AXIS, _argmax_combine, keep_dims=True)
+        tl.store(out, tl.broadcast_to(i.to(x.dtype), (M, N)))
+    else:
+        tl.store(out, tl.broadcast_to(tl.xor_sum(x, AXIS, keep_dims=True), (M, N)))
+
+
+def reference(op, x, axis):
+    if op == "cumsum":
+        return np.cumsum(x, axis=axis)
+    if op == "cumsum_reverse":
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis), axis)
+    if op == "cumprod":
+        return np.cumprod(x, axis=axis)
+    if op == "max_scan":
+        return np.maximum.accumulate(x, axis=axis)
+    if op == "flip":
+        return np.flip(x, axis)
+    if op == "sort":
+        return np.sort(x, axis=axis)
+    if op == "sort_descending":
+        return -np.sort(-x, axis=axis)
+    if op == "reduce_max":
+        return np.broadcast_to(x.max(axis=axis, keepdims=True), x.shape)
+    if op == "reduce_argmax":
+        flat = np.arange(x.size).reshape(x.shape)
+        arg = np.take_along_axis(flat, np.expand_dims(x.argmax(axis=axis), axis), axis)
+        return np.broadcast_to(arg, x.shape).astype(x.dtype)
+    return np.broadcast_to(np.bitwise_xor.reduce(x, axis=axis, keepdims=True), x.shape)
+
+
+OPS = ["cumsum", "cumsum_reverse", "cumprod", "max_scan", "flip", "sort", "sort_descending", "reduce_max",
+       "reduce_argmax", "xor_sum"]
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_algorithm(backend, op, axis, dtype):
+    if op == "xor_sum" and dtype == "float32":
+        pytest.skip("xor_sum takes integers")
+    M, N = 8, 16
+    if op == "cumprod":
+        x = rng.choice([-1, 1, 2], size=(M, N)).astype(dtype)
+    elif dtype == "int32":
+        x = rng.integers(-50, 50, size=(M, N)).astype(dtype)
+    else:
+        x = rng.standard_normal((M, N)).astype(dtype)
+    z = np.full((M, N), -7 if dtype == "int32" else np.nan, dtype)
+    run(algo_kernel, backend, [x, z], OP=op, M=M, N=N, AXIS=axis)
+    ref = reference(op, x.astype(np.float64) if dtype == "float32" and op.startswith("cum") else x, axis)
+    np.testing.assert_allclose(z, ref.astype(dtype), rtol=1e-5, atol=1e-5)
+
+
+@tritonc.jit
+def topk_kernel(X, V, I, N: tl.constexpr, K: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    v, i = tl.topk(x, K, return_indices=True)
+    tl.store(V + tl.arange(0, K), v)
+    tl.store(I + tl.arange(0, K), i)
+
+
+def test_topk_values_and_indices(backend):
+    N, K = 64, 8
+    x = rng.permutation(N * 4)[:N].astype(np.float32)  # distinct values
+    v, i = np.full(K, np.nan, np.float32), np.full(K, -1, np.int32)
+    run(topk_kernel, backend, [x, v, i], N=N, K=K)
+    order = np.argsort(-x)[:K]
+    np.testing.assert_array_equal(v, x[order])
+    np.testing.assert_array_equal(i, order)
+
+
+@tritonc.jit
+def misc_kernel(X, Y, IDX, Z, H, N: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    j = tl.join(x, y)  # [N, 2]
+    a, b = tl.split(j)
+    inter = tl.interleave(a + 1, b)  # [2N]
+    tl.store(Z + tl.arange(0, 2 * N), inter)
+    idx = tl.load(IDX + offs)
+    tl.store(Z + 2 * N + offs, tl.gather(x, idx, 0))
+    tl.store(H + tl.arange(0, BINS), tl.histogram(idx, BINS))
+
+
+def test_join_split_interleave_gather_histogram(backend):
+    N, BINS = 32, 32
+    x = rng.standard_normal(N).astype(np.float32)
+    y = rng.standard_normal(N).astype(np.float32)
+    idx = rng.integers(0, N, size=N).astype(np.int32)
+    z, h = np.full(3 * N, np.nan, np.float32), np.full(BINS, -1, np.int32)
+    run(misc_kernel, backend, [x, y, idx, z, h], N=N, BINS=BINS)
+    inter = np.empty(2 * N, np.float32)
+    inter[0::2], inter[1::2] = x + 1, y
+    np.testing.assert_array_equal(z[:2 * N], inter)
+    np.testing.assert_array_equal(z[2 * N:], x[idx])
+    np.testing.assert_array_equal(h, np.bincount(idx, minlength=BINS))
