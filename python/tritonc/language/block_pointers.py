@@ -8,12 +8,35 @@ from .semantic import to_tensor
 
 
 def _ints(values, what, n=None):
+    """Shapes and strides: integers as given (an int32 argument stays int32,
+    so that tile offsets are 32-bit arithmetic as in hand-written kernels)."""
     values = unwrap(values)
     if not isinstance(values, (list, tuple)):
         raise CompileError("%s must be a tuple" % what)
     if n is not None and len(values) != n:
         raise CompileError("%s has %d entries; the block has %d dimensions" % (what, len(values), n))
-    return [semantic.cast(to_tensor(v), core.int64) for v in values]
+    out = []
+    for v in values:
+        t = to_tensor(v)
+        if not t.dtype.is_int() or t.shape:
+            raise CompileError("%s must hold integer scalars" % what)
+        out.append(t if t.dtype in (core.int32, core.int64) else semantic.cast(t, core.int32))
+    return out
+
+
+def _constant(t):
+    return t.handle.constant() if isinstance(t, tensor) and not t.shape else None
+
+
+def _always_inside(off, block, shape):
+    """Whether offsets off .. off + block - 1 are all inside [0, shape), known now."""
+    o, s = _constant(off), _constant(shape)
+    return o is not None and s is not None and o >= 0 and o + block <= s
+
+
+def _never_negative(off):
+    o = _constant(off)
+    return o is not None and o >= 0
 
 
 class block_ptr:
@@ -37,24 +60,35 @@ class block_ptr:
         return ("block_ptr", self.block_shape, self.order)
 
     def _pointers_and_mask(self, boundary_check):
+        """base + sum_d offsets[d] * strides[d] as one scalar, plus the tile
+        of arange_d * strides[d] (loop-invariant: hoisted when the strides
+        are), and for each checked dimension 0 <= arange_d < shape[d] -
+        offsets[d]: per-element work stays what a hand-written kernel does."""
         from . import ops
         n = len(self.block_shape)
         check = tuple(unwrap(c) for c in (unwrap(boundary_check) or ()))
         for c in check:
             if not isinstance(c, int) or not 0 <= c < n:
                 raise CompileError("boundary_check names dimension %r; the block has %d" % (c, n))
-        ptr = self.base
+        base = self.base
+        tile = None
         mask = None
         for d in range(n):
             shape = [1] * n
             shape[d] = self.block_shape[d]
-            idx = semantic.add(semantic.reshape(semantic.cast(ops.arange(0, self.block_shape[d]), core.int64),
-                                                tuple(shape)), self.offsets[d])
-            ptr = semantic.add(ptr, semantic.mul(idx, self.strides[d]))
-            if d in check:
-                ok = semantic.logical("and", semantic.compare("ge", idx, 0), semantic.compare("lt", idx, self.shape[d]))
+            off = self.offsets[d]
+            base = semantic.add(base, semantic.mul(semantic.cast(off, core.int64), self.strides[d]))
+            lanes = semantic.reshape(ops.arange(0, self.block_shape[d]), tuple(shape))
+            stride = self.strides[d]
+            part = semantic.mul(lanes, stride)
+            tile = part if tile is None else semantic.add(tile, part)
+            if d in check and not _always_inside(off, self.block_shape[d], self.shape[d]):
+                room = semantic.sub(self.shape[d], semantic.cast(off, self.shape[d].dtype))
+                ok = semantic.compare("lt", lanes, room)
+                if not _never_negative(off):
+                    ok = semantic.logical("and", ok, semantic.compare("ge", lanes, semantic.neg(off)))
                 mask = ok if mask is None else semantic.logical("and", mask, ok)
-        ptr = semantic.broadcast_to(ptr, self.block_shape)
+        ptr = semantic.broadcast_to(semantic.add(base, tile), self.block_shape)
         if mask is not None:
             mask = semantic.broadcast_to(mask, self.block_shape)
         return ptr, mask
