@@ -668,6 +668,9 @@ PyType_Slot jitCallSlots[] = {{Py_tp_call, reinterpret_cast<void*>(jitCallCall)}
 
 NB_MODULE(_tritonc, m) {
   m.doc() = "tritonc: the C++ core (use the tritonc package)";
+  // Kernels held by module-level objects (@tritonc.jit functions) may live
+  // until the interpreter ends; that is not a leak worth a report.
+  nb::set_leak_warnings(false);
   static nb::exception<UserError> compileError(m, "Error");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

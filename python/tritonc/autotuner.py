@@ -136,7 +136,9 @@ class Autotuner(_Wrapper):
 
     def run(self, *args, grid, **kwargs):
         named = self.named(args, kwargs)
-        key = tuple(_key_part(named.get(k)) for k in self.key)
+        # As Triton: the key's arguments, and the dtypes of every tensor argument.
+        key = tuple(_key_part(named.get(k)) for k in self.key) + \
+            tuple(str(a.dtype) for a in args if hasattr(a, "dtype") and not isinstance(a, (int, float)))
         config = self.cache.get(key)
         if config is None and self.persist:
             config = self._load(key)

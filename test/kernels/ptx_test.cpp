@@ -213,5 +213,29 @@ INSTANTIATE_TEST_SUITE_P(
                    {"wgmma.mma_async", "cp.async.cg.shared.global", "ex2.approx.ftz.f32"}}),
     [](const ::testing::TestParamInfo<UserKernel>& i) { return std::string(i.param.name); });
 
+// A reshape of a tile holding one element per thread is not a splat's: the
+// elements move between threads, through shared memory after the reduction
+// (the kernel of test/kernels/data/reshape_one_element_per_thread.tir).
+TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/reshape_one_element_per_thread.tir";
+  lang::CompileOptions co;
+  co.filename = path;
+  co.language = lang::Language::TritonIr;
+  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
+  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  to.numWarps = 4;
+  std::string ptx = nvptx::emitPtx(*r.module, to);
+  size_t shuffle = ptx.find("shfl.sync");
+  ASSERT_NE(shuffle, std::string::npos) << ptx;
+  size_t store = ptx.find("st.global", shuffle);
+  ASSERT_NE(store, std::string::npos) << ptx;
+  std::string after = ptx.substr(shuffle, store - shuffle);
+  EXPECT_NE(after.find("st.shared"), std::string::npos) << ptx;
+  EXPECT_NE(after.find("ld.shared"), std::string::npos) << ptx;
+}
+
 }  // namespace
 }  // namespace kernel_test

@@ -148,6 +148,28 @@ std::string FunctionLowering::elem(const ir::Value* v, size_t k) {
   return out;
 }
 
+bool FunctionLowering::isSplat(const ir::Value* v) {
+  if (!v->type().isTile()) return true;
+  const auto& r = regs(v);
+  if (r.size() != 1) return false;
+  if (numRegs(v->type()) > 1) return true;  // the compact form only a splat takes
+  if (v->valueKind() != ir::ValueKind::Instruction) return false;
+  const auto& i = static_cast<const ir::Instruction&>(*v);
+  switch (i.opcode()) {
+    case ir::Opcode::Splat: return true;
+    case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: case ir::Opcode::ConvertLayout:
+    case ir::Opcode::MultipleOf: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::Select:
+      break;
+    default:
+      if (ir::opcodeCategory(i.opcode()) != ir::OpCategory::Binary &&
+          ir::opcodeCategory(i.opcode()) != ir::OpCategory::Unary)
+        return false;
+  }
+  for (size_t k = 0; k < i.numOperands(); ++k)
+    if (!isSplat(i.operand(k))) return false;
+  return true;
+}
+
 std::string FunctionLowering::sharedAddress(int64_t offset) {
   std::string r = newReg(RegClass::B32);
   emit("add.s32 " + r + ", " + sharedBase_ + ", " + std::to_string(offset) + ";");

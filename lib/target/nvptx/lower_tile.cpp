@@ -132,8 +132,9 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         define(&i, regs(src));
         return;
       }
-      // A splat stays a splat whatever its shape or layout.
-      if (regs(src).size() == 1) {
+      // A splat stays a splat whatever its shape or layout. (One register
+      // is not enough to tell: a tile of one element per thread has one too.)
+      if (isSplat(src)) {
         define(&i, {regs(src)[0]});
         return;
       }

@@ -52,6 +52,9 @@ class FunctionLowering {
   const std::vector<std::string>& regs(const ir::Value* v);
   // The register of element `k` of `v` (of the scalar or splat for every k).
   std::string elem(const ir::Value* v, size_t k);
+  // Whether `v` holds one value in every element (a splat, or made of
+  // splats element-wise): then its one register is every element's.
+  bool isSplat(const ir::Value* v);
   void define(const ir::Value* v, std::vector<std::string> r) { regs_[v] = std::move(r); }
   std::string constantReg(const ir::Constant* c);
   std::string tid() const { return tid_; }
