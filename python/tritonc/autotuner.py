@@ -77,6 +77,7 @@ class Autotuner(_Wrapper):
         self.persist = cache_results
         self.best_config = None
         self.timings = {}
+        self._key_index = None
 
     def _record_path(self, key):
         jf = self.jit_function()
@@ -134,11 +135,22 @@ class Autotuner(_Wrapper):
                                "\n  ".join("%s: %s" % kv for kv in self.errors.items()))
         return best
 
-    def run(self, *args, grid, **kwargs):
-        named = self.named(args, kwargs)
+    def _key(self, args, kwargs):
         # As Triton: the key's arguments, and the dtypes of every tensor argument.
-        key = tuple(_key_part(named.get(k)) for k in self.key) + \
-            tuple(str(a.dtype) for a in args if hasattr(a, "dtype") and not isinstance(a, (int, float)))
+        if self._key_index is None:
+            self._key_index = [self.arg_names.index(k) if k in self.arg_names else None for k in self.key]
+        key = []
+        for k, i in zip(self.key, self._key_index):
+            v = args[i] if i is not None and i < len(args) else kwargs.get(k)
+            key.append(_key_part(v))
+        for a in args:
+            dt = getattr(a, "dtype", None)
+            if dt is not None and not isinstance(a, (int, float)):
+                key.append(str(dt))
+        return tuple(key)
+
+    def run(self, *args, grid, **kwargs):
+        key = self._key(args, kwargs)
         config = self.cache.get(key)
         if config is None and self.persist:
             config = self._load(key)
@@ -149,8 +161,12 @@ class Autotuner(_Wrapper):
         self.cache[key] = config
         self.best_config = config
         if config.pre_hook is not None:
-            config.pre_hook(dict(named, **config.kwargs))
-        return self.fn.run(*args, grid=grid, **dict(kwargs, **config.all_kwargs()))
+            config.pre_hook(dict(self.named(args, kwargs), **config.kwargs))
+        merged = dict(kwargs, **config.all_kwargs())
+        if hasattr(self.fn, "run") and not isinstance(self.fn, _Wrapper):
+            # kernel[grid]: repeated calls launch from C++ (JitLauncher).
+            return self.fn[grid](*args, **merged)
+        return self.fn.run(*args, grid=grid, **merged)
 
     def _load(self, key):
         try:
