@@ -179,16 +179,16 @@ for M, N in ((4096, 1024), (4096, 8192)):
     record("layernorm", "%dx%d" % (M, N), "GB/s", 4.0 * M * N, res)
 
 # ---- attention forward ----
-for causal in (False, True):
+for causal, warps in ((False, 8), (False, 4), (True, 8), (True, 4)):
     Z, H, NC, D = 4, 16, 4096, 64
     q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
     o = torch.empty_like(q)
     ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.125)
 
-    def run_attn(kern, q=q, k=k, v=v, o=o, causal=causal):
+    def run_attn(kern, q=q, k=k, v=v, o=o, causal=causal, warps=warps):
         call = lambda: kern[(cdiv(NC, 128), Z * H)](q, k, v, 0.125, o, *q.stride(), *k.stride(), *v.stride(),  # noqa: E731
                                                     *o.stride(), Z, H, NC, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64,
-                                                    CAUSAL=causal, num_warps=8, num_stages=3)
+                                                    CAUSAL=causal, num_warps=warps, num_stages=3)
         return timed(call, o, ref)
 
     res = both("attention_fwd", run_attn)
@@ -196,7 +196,7 @@ for causal in (False, True):
                                                                                             scale=0.125),
                                   return_mode="median"), 0.0)
     flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
-    record("attention", "causal" if causal else "full", "TFLOP/s", flops / 1e3, res)
+    record("attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

@@ -177,12 +177,36 @@ ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b,
   return x;
 }
 
-// How far ahead `load` is fetched: `distance`, or one iteration for a load
-// that will wait in registers (see runPrefetch).
+// Whether `load`'s tile reaches an operand of a dot (through conversions,
+// reshapes, transpositions and selects): only those can become
+// asynchronous copies into shared memory; the others wait in registers.
+bool feedsDot(const ir::Instruction& load) {
+  std::vector<const ir::Value*> work{&load};
+  for (size_t n = 0; n < work.size() && n < 64; ++n)
+    for (const ir::Instruction* u : work[n]->users()) {
+      switch (u->opcode()) {
+        case Opcode::Dot:
+          if (u->operand(0) == work[n] || u->operand(1) == work[n]) return true;
+          break;
+        case Opcode::Cast: case Opcode::Reshape: case Opcode::Trans: case Opcode::Select:
+          work.push_back(u);
+          break;
+        default:
+          break;
+      }
+    }
+  return false;
+}
+
+// How far ahead `load` is fetched: `distance` for a load that can become an
+// asynchronous copy (it feeds a dot, in vectors of 4 bytes or more), one
+// iteration for a load that will wait in registers (see runPrefetch): each
+// iteration ahead holds another tile in registers, which costs occupancy
+// in loops that only stream memory.
 int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisInfoAnalysis* axis) {
   if (!axis || distance <= 1) return distance;
   const ir::Type& t = load.type();
-  if (!t.isTile()) return 1;
+  if (!t.isTile() || !feedsDot(load)) return 1;
   size_t dim = 0;
   int64_t vec = axis->vectorWidth(load.operand(0), 16, &dim);
   if (load.numOperands() >= 2) vec = std::min(vec, axis->get(load.operand(1)).constancy[dim]);
