@@ -9,6 +9,17 @@ using ir::Opcode;
 using ir::Scalar;
 
 namespace {
+
+// Whether `v` is the f32 constant ln 2 (a scalar, or splatted/broadcast).
+bool isLn2(const ir::Value* v) {
+  while (v->valueKind() == ir::ValueKind::Instruction) {
+    const auto* i = static_cast<const ir::Instruction*>(v);
+    if (i->opcode() != ir::Opcode::Splat && i->opcode() != ir::Opcode::Broadcast) return false;
+    v = i->operand(0);
+  }
+  if (v->valueKind() != ir::ValueKind::Constant) return false;
+  return float(static_cast<const ir::Constant*>(v)->f) == float(0.69314718055994531);
+}
 bool isHalf(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
 const char* halfName(Scalar k) { return k == Scalar::F16 ? "f16" : "bf16"; }
 // Integers narrower than 32 bits live in 32-bit registers, sign-extended.
@@ -131,7 +142,12 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
               const ir::Value* x = i.operand(0);
               const auto* sub = x->valueKind() == ir::ValueKind::Instruction
                                     ? static_cast<const ir::Instruction*>(x) : nullptr;
-              if (sub && sub->opcode() == Opcode::Sub && !half && sub->type().kind == Scalar::F32) {
+              if (sub && sub->opcode() == Opcode::Mul && !half && sub->type().kind == Scalar::F32 &&
+                  isLn2(sub->operand(1))) {
+                // e^(y ln 2) is 2^y: the Python DSL's exp2 (and Triton's
+                // kernels' exp2 of a scaled score) is one ex2.
+                s = elem(sub->operand(0), e);
+              } else if (sub && sub->opcode() == Opcode::Sub && !half && sub->type().kind == Scalar::F32) {
                 std::string nb = newReg(RegClass::F32);
                 emit("mul.f32 " + nb + ", " + elem(sub->operand(1), e) + ", 0fBFB8AA3B;");
                 emit("fma.rn.f32 " + s + ", " + elem(sub->operand(0), e) + ", 0f3FB8AA3B, " + nb + ";");
