@@ -22,6 +22,7 @@
 #include "lang/readonly_stores.h"
 #include "grid_expr.h"
 #include "launch_args.h"
+#include "python_kernel.h"
 #include "runtime/kernel.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
@@ -55,7 +56,9 @@ const char* const kTuneUsage =
 const char* const kPassesUsage = "  tritonc passes        lists the optimization passes\n";
 const char* const kVersionUsage = "  tritonc --version     prints the version\n";
 const char* const kNotes =
-    "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
+    "FILE is Triton-C (.tc), Triton-IR text (.tir), or a Python DSL kernel FILE.py:KERNEL (its constexprs\n"
+    "  as -DNAME=VALUE, its runtime parameters' types as --signature 'x_ptr=*fp32,n=i32'; needs the\n"
+    "  tritonc Python package importable by $TRITONC_PYTHON, default python3).\n"
     "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
     "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
     "-DNAME=[v1, v2, ...] declares a tuning list; `tunable` declarations in the source are tuned too.\n"
@@ -92,6 +95,9 @@ struct Options {
   std::string analysis;            // --print-analysis
   bool haveSeed = false;
   uint64_t seed = 0;
+  std::string signature;      // FILE.py:KERNEL: the runtime parameters' types
+  bool irInput = false;       // the source is Triton-IR text (.tir, or from a Python kernel)
+  std::string diagnosticText; // the text carets are drawn from (the .py of a Python kernel)
 };
 
 // A usage error: message only, exit status 1.
@@ -177,6 +183,8 @@ Options parseCommandLine(int argc, char** argv) {
       o.allowTf32 = true;
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
+    } else if (is("--signature")) {
+      o.signature = value("--signature");
     } else if (is("--arg")) {
       o.args.push_back(splitAssign(value("--arg"), "--arg NAME=SPEC"));
     } else if (is("--save")) {
@@ -232,7 +240,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 // Compiles FILE (Triton-C or IR text) to a verified module.
 std::unique_ptr<ir::Module> loadModule(const Options& o, const std::string& source) {
   std::unique_ptr<ir::Module> m;
-  if (endsWith(o.file, ".tir")) {
+  if (o.irInput) {
     m = ir::parseModule(source);
     m->sourceFile = o.file;
     m->sourceText = source;
@@ -322,7 +330,7 @@ std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f, const Options& o
 
 int emit(const Options& o, const std::string& source) {
   if (o.stage == "ast") {
-    if (endsWith(o.file, ".tir")) throw UsageError("--stage ast needs a Triton-C file");
+    if (o.irInput) throw UsageError("--stage ast needs a Triton-C file");
     std::cout << lang::printAst(lang::parseSource(source, o.compile));
     return 0;
   }
@@ -380,7 +388,7 @@ int emit(const Options& o, const std::string& source) {
     return 0;
   }
   if (o.stage == "report") {
-    if (endsWith(o.file, ".tir")) throw UsageError("--stage report needs a Triton-C file");
+    if (o.irInput) throw UsageError("--stage report needs a Triton-C file");
     runtime::ReportOptions ro;
     ro.filename = o.file;
     ro.defines = o.compile.defines;
@@ -402,13 +410,13 @@ bool hasTuningSpace(const Options& o, const std::string& source) {
   if (o.numWarpsList.size() > 1 || o.numStagesList.size() > 1) return true;
   for (const lang::Define& d : o.compile.defines)
     if (lang::defineValues(d).size() > 1) return true;
-  return !endsWith(o.file, ".tir") && source.find("tunable") != std::string::npos;
+  return !o.irInput && source.find("tunable") != std::string::npos;
 }
 
 // `tune`, and `run` of a kernel with a tuning space: through the runtime's
 // kernel object (tuner, caches).
 int runTuned(const Options& o, const std::string& source) {
-  if (endsWith(o.file, ".tir")) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+  if (o.irInput) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
   if (o.backend != "" && o.backend != "gpu" && o.backend != "cpu" && o.backend != "interp")
     throw UsageError("unknown back end '" + o.backend + "' (available: interp, cpu, gpu)");
   runtime::KernelOptions ko;
@@ -530,14 +538,25 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       return 0;
     }
-    source = readFile(o.file);
+    if (cli::isPythonKernel(o.file)) {
+      // The constexprs (-D) go to the Python front end; the IR has none.
+      source = cli::pythonKernelIr(o.file, o.signature, o.compile.defines, &o.file);
+      o.compile.defines.clear();
+      o.irInput = true;
+      o.diagnosticText = readFile(o.file);
+    } else {
+      if (!o.signature.empty()) throw UsageError("--signature applies to Python kernels (FILE.py:KERNEL)");
+      source = readFile(o.file);
+      o.irInput = endsWith(o.file, ".tir");
+      o.diagnosticText = source;
+    }
     return o.command == "emit" ? emit(o, source) : run(o, source);  // run and tune
   } catch (const UsageError& e) {
     std::cerr << "tritonc: error: " << e.what() << "\n";
     if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << usage("");
     return 1;
   } catch (const UserError& e) {
-    if (e.loc().known()) std::cerr << formatDiagnostic(o.file, source, e.loc(), e.what());
+    if (e.loc().known()) std::cerr << formatDiagnostic(o.file, o.diagnosticText, e.loc(), e.what());
     else std::cerr << "tritonc: error: " << e.what() << "\n";
     return 1;
   } catch (const InternalError& e) {

@@ -1,0 +1,55 @@
+"""`tritonc emit FILE.py:KERNEL`: the command line compiles Python DSL
+kernels through the package's front end (python -m tritonc.tools)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNELS = os.path.join(HERE, "dsl_kernels.py")
+CLI = os.environ.get("TRITONC_CLI")
+
+pytestmark = pytest.mark.skipif(not CLI, reason="TRITONC_CLI (the tritonc binary) is not set")
+
+
+def tritonc_cli(*args):
+    env = dict(os.environ, TRITONC_PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_emit_ir_of_a_python_kernel_is_the_front_ends():
+    r = tritonc_cli("emit", KERNELS + ":add_kernel", "-DBLOCK_SIZE=128", "--signature", "*fp32,*fp32,*fp32,i32",
+                    "--stage", "ir")
+    assert r.returncode == 0, r.stderr
+    sys.path.insert(0, HERE)
+    import dsl_kernels
+    x = np.zeros(4, np.float32)
+    want = dsl_kernels.add_kernel.warmup(x, x, x, 4, BLOCK_SIZE=128).asm["ttir"]
+    body = lambda text: [l.split(" loc(")[0] for l in text.splitlines() if l.startswith("  ")]  # noqa: E731
+    assert body(r.stdout) == body(want)
+
+
+def test_emit_ptx_of_the_grouped_matmul_uses_wgmma():
+    r = tritonc_cli("emit", KERNELS + ":matmul_kernel", "--signature", "a_ptr=*fp16,b_ptr=*fp16,c_ptr=*fp16",
+                    "-DBLOCK_M=128", "-DBLOCK_N=128", "-DBLOCK_K=64", "-DGROUP_M=8", "--stage", "ptx",
+                    "--target", "sm_90a", *[a for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")
+                                            for a in ("--arg", n + "=4096")],
+                    "--arg", "stride_ak=1", "--arg", "stride_bn=1", "--arg", "stride_cn=1")
+    assert r.returncode == 0, r.stderr
+    assert "wgmma.mma_async" in r.stdout and "cp.async" in r.stdout
+
+
+def test_python_kernel_errors_are_located_in_the_python_file():
+    r = tritonc_cli("emit", KERNELS + ":add_kernel", "-DBLOCK_SIZE=1000", "--signature", "*fp32,*fp32,*fp32",
+                    "--stage", "ir")
+    assert r.returncode == 1
+    assert "dsl_kernels.py:" in r.stderr and "power of two" in r.stderr and "^" in r.stderr
+    r = tritonc_cli("emit", KERNELS + ":no_such_kernel", "--stage", "ir")
+    assert r.returncode == 1 and "no @tritonc.jit kernel named 'no_such_kernel'" in r.stderr
+    r = tritonc_cli("emit", KERNELS + ":add_kernel", "--stage", "ir")
+    assert r.returncode == 1 and "BLOCK_SIZE" in r.stderr
