@@ -3,14 +3,20 @@
 //   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp]
 //                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
 //   tritonc tune KERNEL.tc -DTM=[32,64] ... --grid M/TM,N/TN --arg NAME=SPEC...
+//   tritonc compile KERNEL.tc -DTM=[32,64] ... [--target sm_90a,cpu] [--arg NAME=INT,...] -o KERNEL.tck
+//   tritonc run|tune KERNEL.tck [-DNAME=VALUE]... --grid ... --arg NAME=SPEC...
 //   tritonc passes | tritonc --version | tritonc [CMD] --help
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "analysis/axis_info.h"
@@ -22,7 +28,10 @@
 #include "lang/readonly_stores.h"
 #include "grid_expr.h"
 #include "launch_args.h"
+#include "runtime/aot_compile.h"
 #include "runtime/kernel.h"
+#include "runtime/kernel_pack.h"
+#include "runtime/loaded_kernel.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
@@ -43,19 +52,29 @@ const char* const kEmitUsage =
     "               [--arg NAME=INT]...  (gpu-ir/ptx/report: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
 const char* const kRunUsage =
-    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
+    "  tritonc run  FILE|KERNEL.tck [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
     "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
     "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
     "               interp checks every memory access)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
-    "               with a tuning space (lists), the kernel is tuned first (results are cached)\n";
+    "               with a tuning space (lists), the kernel is tuned first (results are cached);\n"
+    "               KERNEL.tck (tritonc compile): -D, --num-warps and --num-stages choose among its configurations\n"
+    "               (a list: any of them; several left are tuned), --backend or --target among its targets\n";
 const char* const kTuneUsage =
     "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
     "               times every configuration and prints the table (--quiet: only the result)\n";
+const char* const kCompileUsage =
+    "  tritonc compile FILE [-DNAME=VALUE|-DNAME=[v1,v2,...]]... [--num-warps 4,8] [--num-stages 2,3]\n"
+    "               [--target sm_80|sm_90a|cpu|interp[,...]]... [--arg NAME=INT[,INT...]]... [--generic]\n"
+    "               [--kernel NAME] [--allow-tf32] [--quiet] -o KERNEL.tck\n"
+    "               compiles every configuration for each target (default: this machine's) and launch\n"
+    "               specialization (pointers 16-byte aligned, the --arg integers' facts; each list value is one;\n"
+    "               --generic adds code for any launch) into one file (docs/TCK_FORMAT.md) for `tritonc run`,\n"
+    "               tritonc_kernel_load and tritonc.load\n";
 const char* const kPassesUsage = "  tritonc passes        lists the optimization passes\n";
 const char* const kVersionUsage = "  tritonc --version     prints the version\n";
 const char* const kNotes =
-    "FILE is Triton-C (.tc) or Triton-IR text (.tir).\n"
+    "FILE is Triton-C (.tc) or Triton-IR text (.tir); KERNEL.tck is compiled ahead of time (tritonc compile).\n"
     "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
     "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
     "-DNAME=[v1, v2, ...] declares a tuning list; `tunable` declarations in the source are tuned too.\n"
@@ -68,12 +87,17 @@ std::string usage(const std::string& command) {
   if (command == "emit") return out + kEmitUsage + kNotes;
   if (command == "run") return out + kRunUsage + kNotes;
   if (command == "tune") return out + kTuneUsage + kNotes;
+  if (command == "compile") return out + kCompileUsage + kNotes;
   if (command == "passes") return out + kPassesUsage;
-  return out + kEmitUsage + kRunUsage + kTuneUsage + kPassesUsage + kVersionUsage + kNotes;
+  return out + kEmitUsage + kRunUsage + kTuneUsage + kCompileUsage + kPassesUsage + kVersionUsage + kNotes;
 }
 
 struct Options {
   std::string command, file, stage, backend, kernel, grid, target;
+  std::vector<std::string> targets;  // every --target value (compile: a list)
+  std::string output;                // compile: -o
+  bool generic = false;              // compile: also code for any launch
+  bool numWarpsGiven = false, numStagesGiven = false;  // a .tck's configurations are chosen by them
   bool help = false;  // --help: print the command's usage and exit 0
   int numWarps = 4;
   int numStages = transform::PipelineOptions::kDefaultNumStages;
@@ -132,7 +156,8 @@ Options parseCommandLine(int argc, char** argv) {
     return o;
   }
   if (o.command == "--version" || o.command == "version") return o;
-  if (o.command != "emit" && o.command != "run" && o.command != "tune" && o.command != "passes")
+  if (o.command != "emit" && o.command != "run" && o.command != "tune" && o.command != "compile" &&
+      o.command != "passes")
     throw UsageError("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -160,17 +185,32 @@ Options parseCommandLine(int argc, char** argv) {
       o.backend = value("--backend");
     } else if (is("--target")) {
       o.target = value("--target");
+      for (size_t pos = 0; pos <= o.target.size();) {
+        size_t comma = std::min(o.target.find(',', pos), o.target.size());
+        if (comma == pos) throw UsageError("bad --target '" + o.target + "'");
+        o.targets.push_back(o.target.substr(pos, comma - pos));
+        pos = comma + 1;
+      }
     } else if (is("--num-warps")) {
       std::string s = value("--num-warps");
       o.numWarpsList = intList(s, "--num-warps", [](long v) { return v > 0 && v <= 32 && !(v & (v - 1)); },
                                "1, 2, 4, ..., 32");
       o.numWarps = o.numWarpsList[0];
+      o.numWarpsGiven = true;
     } else if (is("--num-stages")) {
       std::string s = value("--num-stages");
       o.numStagesList = intList(s, "--num-stages", [](long v) { return v >= 1 && v <= 8; }, "1 to 8");
       o.numStages = o.numStagesList[0];
+      o.numStagesGiven = true;
     } else if (is("--cache-dir")) {
       o.cacheDir = value("--cache-dir");
+    } else if (a == "-o") {
+      if (i + 1 >= argc) throw UsageError("option -o needs a value");
+      o.output = argv[++i];
+    } else if (is("--output")) {
+      o.output = value("--output");
+    } else if (a == "--generic") {
+      o.generic = true;
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--allow-tf32") {
@@ -405,39 +445,55 @@ bool hasTuningSpace(const Options& o, const std::string& source) {
   return !endsWith(o.file, ".tir") && source.find("tunable") != std::string::npos;
 }
 
-// `tune`, and `run` of a kernel with a tuning space: through the runtime's
-// kernel object (tuner, caches).
-int runTuned(const Options& o, const std::string& source) {
-  if (endsWith(o.file, ".tir")) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+// The back end named by --backend, or an error for an unknown one.
+void checkBackend(const Options& o) {
   if (o.backend != "" && o.backend != "gpu" && o.backend != "cpu" && o.backend != "interp")
     throw UsageError("unknown back end '" + o.backend + "' (available: interp, cpu, gpu)");
+}
+
+// The runtime's target for --backend and --target.
+std::string runtimeTarget(const Options& o) {
+  return o.backend == "interp" || o.backend == "cpu" ? o.backend
+         : !o.target.empty()                          ? o.target
+         : o.backend == "gpu"                         ? "gpu"
+                                                      : "auto";
+}
+
+// The runtime's kernel options of `run`, `tune` and `compile`.
+runtime::KernelOptions kernelOptions(const Options& o) {
   runtime::KernelOptions ko;
   ko.filename = o.file;
   ko.defines = o.compile.defines;
   ko.numWarps = o.numWarpsList;
   ko.numStages = o.numStagesList;
-  ko.target = o.backend == "interp" || o.backend == "cpu" ? o.backend
-              : !o.target.empty()                          ? o.target
-              : o.backend == "gpu"                         ? "gpu"
-                                                           : "auto";
+  ko.target = runtimeTarget(o);
   ko.kernel = o.kernel;
   ko.cacheDir = o.cacheDir;
   ko.allowTf32 = o.allowTf32;
   if (!o.quiet) ko.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-  runtime::Kernel kernel(source, ko);
+  return ko;
+}
+
+// Tunes `kernel` when `tune` asks or it has several configurations, then
+// (`run`) launches it on the --arg arguments, bound by `sig`, and saves the
+// --save buffers.
+int tuneAndLaunch(const Options& o, runtime::Launchable& kernel, const cli::Signature& sig, const std::string& from) {
   if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
   cli::GridSpec spec = cli::parseGridSpec(o.grid);
-  // The arguments are bound by the parameters of the first configuration.
-  lang::CompileResult first = lang::compileSource(source, o.compile);
-  const ir::Function& fn = pickKernel(*first.module, kernel.name());
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
-  cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
+  cli::BoundArgs bound = cli::bindArguments(sig, o.args, rng);
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
   runtime::GridFn grid = [&](const runtime::Config& c) {
     return cli::evaluateGrid(spec, [&](const std::string& n) { return gridName(o, n, &c); });
   };
-  runtime::TuneResult r = kernel.tune(bound.args, grid, /*force=*/o.command == "tune");
+  runtime::TuneResult r;
+  if (o.command == "tune" || kernel.space().size() > 1) {
+    r = kernel.tune(bound.args, grid, /*force=*/o.command == "tune");
+  } else {
+    r.best = kernel.space()[0];
+    r.origin = "only";
+  }
   if (o.command == "tune") {
     std::printf("%-60s %12s\n", "configuration", "median ms");
     for (const runtime::TuneTrial& t : r.trials) {
@@ -453,10 +509,114 @@ int runTuned(const Options& o, const std::string& source) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& [name, path] : o.saves) interp::saveBufferToNpy(path, *bound.byName[name]);
   interp::Grid g = grid(r.best);
-  std::fprintf(stderr, "ran kernel '%s' on %s with %s (%s), grid (%lld, %lld, %lld): %.3f ms\n", kernel.name().c_str(),
-               kernel.target().c_str(), r.best.text().c_str(),
-               r.origin == "tuned" ? "tuned now" : ("tuning from the " + r.origin + " cache").c_str(), (long long)g.x,
-               (long long)g.y, (long long)g.z, ms);
+  std::string how = r.origin == "tuned" ? "tuned now" : r.origin == "only" ? "its only configuration"
+                                                                            : "tuning from the " + r.origin + " cache";
+  std::fprintf(stderr, "ran kernel '%s'%s on %s with %s (%s), grid (%lld, %lld, %lld): %.3f ms\n",
+               kernel.name().c_str(), from.c_str(), kernel.target().c_str(), r.best.text().c_str(), how.c_str(),
+               (long long)g.x, (long long)g.y, (long long)g.z, ms);
+  return 0;
+}
+
+// `tune`, and `run` of a kernel with a tuning space: through the runtime's
+// kernel object (tuner, caches).
+int runTuned(const Options& o, const std::string& source) {
+  if (endsWith(o.file, ".tir")) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+  checkBackend(o);
+  runtime::Kernel kernel(source, kernelOptions(o));
+  // The arguments are bound by the parameters of the first configuration.
+  lang::CompileResult first = lang::compileSource(source, o.compile);
+  const ir::Function& fn = pickKernel(*first.module, kernel.name());
+  return tuneAndLaunch(o, kernel, cli::signatureOf(fn), "");
+}
+
+// `run` and `tune` of a .tck file: its configurations that match the -D,
+// --num-warps and --num-stages options, for the target of --backend or
+// --target. Diagnostics then point into the source it was compiled from
+// (`diagnosticFile`, and its text in `diagnosticSource` when it is there).
+int runPack(const Options& o, std::string& diagnosticFile, std::string& diagnosticSource) {
+  checkBackend(o);
+  runtime::LoadOptions lo;
+  lo.target = runtimeTarget(o);
+  lo.defines = o.compile.defines;
+  if (o.numWarpsGiven) lo.numWarps = o.numWarpsList;
+  if (o.numStagesGiven) lo.numStages = o.numStagesList;
+  lo.kernel = o.kernel;
+  if (!o.quiet) lo.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  std::unique_ptr<runtime::LoadedKernel> kernel = runtime::LoadedKernel::load(o.file, lo);
+  diagnosticFile = kernel->sourceFile();
+  std::ifstream in(diagnosticFile, std::ios::binary);
+  if (in) diagnosticSource.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return tuneAndLaunch(o, *kernel, cli::Signature{kernel->name(), kernel->params(), {}}, " from " + o.file);
+}
+
+// The specializations `compile` is asked for: one launch per combination of
+// the values of its --arg NAME=INT[,INT...] lists (none: no integer named).
+std::vector<std::vector<std::pair<std::string, int64_t>>> compileSpecializations(const Options& o) {
+  constexpr size_t kMaxSpecializations = 256;
+  std::vector<std::vector<std::pair<std::string, int64_t>>> out{{}};
+  if (o.args.empty()) return {};
+  for (const auto& [name, values] : o.args) {
+    std::vector<int64_t> ints;
+    for (size_t pos = 0; pos <= values.size();) {
+      size_t comma = std::min(values.find(',', pos), values.size());
+      std::string v = values.substr(pos, comma - pos);
+      char* end = nullptr;
+      errno = 0;
+      long long x = std::strtoll(v.c_str(), &end, 0);
+      if (v.empty() || *end || errno == ERANGE)
+        throw UsageError("--arg " + name + "=" + values +
+                         ": with compile, integer parameters take integers, the sizes of launches to specialize for "
+                         "(e.g. --arg M=1024,1000)");
+      ints.push_back(x);
+      pos = comma + 1;
+    }
+    std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+    for (const auto& prefix : out)
+      for (int64_t x : ints) {
+        next.push_back(prefix);
+        next.back().push_back({name, x});
+      }
+    out.swap(next);
+    if (out.size() > kMaxSpecializations)
+      throw UsageError("--arg lists make more than " + std::to_string(kMaxSpecializations) + " specializations");
+  }
+  return out;
+}
+
+// `compile`: every configuration × specialization × target into one .tck file.
+int compile(const Options& o, const std::string& source) {
+  if (!endsWith(o.file, ".tc") && (endsWith(o.file, ".tir") || endsWith(o.file, ".tck")))
+    throw UsageError("compile needs a Triton-C file (.tc)");
+  if (o.output.empty()) throw UsageError("compile needs -o FILE.tck");
+  if (!o.backend.empty()) throw UsageError("compile takes --target (sm_80, sm_90a, cpu, interp), not --backend");
+  runtime::KernelOptions ko = kernelOptions(o);
+  ko.progress = nullptr;
+  runtime::PackOptions po;
+  po.targets = o.targets;
+  if (po.targets.empty()) {
+    std::string arch = nvptx::gpuArch();
+    po.targets = {!arch.empty() ? arch : cpu::available() ? "cpu" : "interp"};
+  }
+  po.specializations = compileSpecializations(o);
+  po.generic = o.generic;
+  if (!o.quiet) po.note = [](const std::string& line) { std::cerr << "tritonc: note: " << line << "\n"; };
+  auto t0 = std::chrono::steady_clock::now();
+  runtime::KernelPack pack = runtime::compilePack(source, ko, po);
+  runtime::writePack(pack, o.output);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::set<std::string> configs, specializations;
+  for (const runtime::PackEntry& e : pack.entries) {
+    configs.insert(e.config().text());
+    specializations.insert(e.specialization);
+  }
+  std::string targets;
+  for (const std::string& t : po.targets) targets += (targets.empty() ? "" : ", ") + t;
+  if (!o.quiet)
+    std::fprintf(stderr,
+                 "wrote %s: kernel '%s', %zu entries (%zu configurations, %zu specializations, targets %s), %.1f KiB "
+                 "in %.1f s\n",
+                 o.output.c_str(), pack.kernel.c_str(), pack.entries.size(), configs.size(), specializations.size(),
+                 targets.c_str(), double(runtime::serializePack(pack).size()) / 1024, seconds);
   return 0;
 }
 
@@ -513,6 +673,7 @@ int run(const Options& o, const std::string& source) {
 int main(int argc, char** argv) {
   Options o;
   std::string source;
+  std::string diagnosticFile;  // where located errors point (a .tck's source file; else FILE)
   try {
     o = parseCommandLine(argc, argv);
     if (o.help) {
@@ -530,14 +691,21 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       return 0;
     }
+    if (endsWith(o.file, ".tck")) {
+      if (o.command != "run" && o.command != "tune")
+        throw UsageError(o.command + " needs a Triton-C file; " + o.file + " holds compiled code (use run or tune)");
+      return runPack(o, diagnosticFile, source);
+    }
     source = readFile(o.file);
+    if (o.command == "compile") return compile(o, source);
     return o.command == "emit" ? emit(o, source) : run(o, source);  // run and tune
   } catch (const UsageError& e) {
     std::cerr << "tritonc: error: " << e.what() << "\n";
     if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << usage("");
     return 1;
   } catch (const UserError& e) {
-    if (e.loc().known()) std::cerr << formatDiagnostic(o.file, source, e.loc(), e.what());
+    if (e.loc().known())
+      std::cerr << formatDiagnostic(diagnosticFile.empty() ? o.file : diagnosticFile, source, e.loc(), e.what());
     else std::cerr << "tritonc: error: " << e.what() << "\n";
     return 1;
   } catch (const InternalError& e) {
