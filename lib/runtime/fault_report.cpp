@@ -62,7 +62,7 @@ std::string gpuFaultReport(const std::string& kernel, const Config& config, cons
                   "every later CUDA call in this process fails, so restart it.";
   if (whileTuning)
     s += " (The tuner runs each configuration on copies of the arguments with as much room after each buffer as "
-         "PyTorch's caching allocator leaves, so the kernel would fault on the caller's buffers too.)";
+         "PyTorch's caching allocator leaves, so the kernel is likely to fault on the caller's own buffers too.)";
   return s + "\nFind the access on the interpreter, which checks every one (smaller sizes with the same shape of "
              "remainders find it faster):\n  " + command;
 }

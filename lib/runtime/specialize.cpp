@@ -165,7 +165,7 @@ bool keySatisfies(const std::string& launch, const std::string& assumed) {
 
 int keyStrength(const std::string& key) {
   int s = 0;
-  for (char c : key) s += c == 'A' ? 1 : c == '1' ? 6 : promisedDivisor(c) > 0 ? 1 + promisedDivisor(c) / 2 : 0;
+  for (char c : key) s += c == 'A' ? 1 : c == '1' ? 10 : promisedDivisor(c) > 0 ? 1 + promisedDivisor(c) / 2 : 0;
   return s;
 }
 
