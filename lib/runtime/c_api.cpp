@@ -61,7 +61,9 @@ tritonc_status guarded(tritonc_status userStatus, const std::string& filename, c
     message = e.message;
     return e.status;
   } catch (const UserError& e) {
-    message = stripNewline(formatDiagnostic(filename, source, e.loc(), e.what()));
+    // (Without a file to point into, the message as it is: a .tck file's names itself.)
+    message = filename.empty() && !e.loc().known() ? std::string(e.what())
+                                                   : stripNewline(formatDiagnostic(filename, source, e.loc(), e.what()));
     return classify ? classify(e) : userStatus;
   } catch (const InternalError& e) {
     message = std::string(e.what()) + " (this is a bug in tritonc)";
@@ -294,7 +296,7 @@ tritonc_status tritonc_kernel_load(const char* path, const tritonc_options* opts
     return TRITONC_ERROR_INVALID_ARGUMENT;
   };
   return guarded(
-      TRITONC_ERROR_INVALID_ARGUMENT, file, "",
+      TRITONC_ERROR_INVALID_ARGUMENT, "", "",
       [&] {
         if (!out) fail(TRITONC_ERROR_INVALID_ARGUMENT, "out is NULL");
         *out = nullptr;

@@ -38,7 +38,8 @@ using Classifier = std::function<tritonc_status(const UserError&)>;
 
 // Runs `body`, mapping what it throws: ApiError -> its status, UserError ->
 // `userStatus` or `classify`'s (with the diagnostic rendered against
-// `source`), the rest -> INTERNAL.
+// `filename` and `source`; a message without a location and without a
+// filename as it is), the rest -> INTERNAL.
 tritonc_status guarded(tritonc_status userStatus, const std::string& filename, const std::string& source,
                        const std::function<void()>& body, const Classifier& classify = nullptr);
 
