@@ -83,12 +83,13 @@ int compileCommand(const Options& o, const std::string& source, runtime::KernelO
   }
   std::string targets;
   for (const std::string& t : po.targets) targets += (targets.empty() ? "" : ", ") + t;
+  auto count = [](size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
   if (!o.quiet)
-    std::fprintf(stderr,
-                 "wrote %s: kernel '%s', %zu entries (%zu configurations, %zu specializations, targets %s), %.1f KiB "
-                 "in %.1f s\n",
-                 o.output.c_str(), pack.kernel.c_str(), pack.entries.size(), configs.size(), specializations.size(),
-                 targets.c_str(), double(runtime::serializePack(pack).size()) / 1024, seconds);
+    std::fprintf(stderr, "wrote %s: kernel '%s', %s (%s, %s, targets %s), %.1f KiB in %.1f s\n", o.output.c_str(),
+                 pack.kernel.c_str(), count(pack.entries.size(), "entry", "entries").c_str(),
+                 count(configs.size(), "configuration", "configurations").c_str(),
+                 count(specializations.size(), "specialization", "specializations").c_str(), targets.c_str(),
+                 double(runtime::serializePack(pack).size()) / 1024, seconds);
   return 0;
 }
 
