@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <set>
 
 #include "runtime/aot_compile.h"
@@ -63,6 +64,11 @@ int compileCommand(const Options& o, const std::string& source, runtime::KernelO
   if (o.output.empty()) throw UsageError("compile needs -o FILE.tck");
   if (!o.backend.empty()) throw UsageError("compile takes --target (sm_80, sm_90a, cpu, interp), not --backend");
   ko.progress = nullptr;
+  // Each target compiles the source again: its warnings once.
+  auto warned = std::make_shared<std::set<std::string>>();
+  ko.warn = [warned](const std::string& text) {
+    if (warned->insert(text).second) std::cerr << text;
+  };
   runtime::PackOptions po;
   po.targets = o.targets;
   if (po.targets.empty()) {
