@@ -354,7 +354,9 @@ TEST(LoadedKernel, TargetsAreChosenAsDocumented) {
     auto k = LoadedKernel::load(irOnly, onCpu);
     EXPECT_EQ(k->target(), "cpu");
     expectAxpi(*k, 70, 1, rng);
-    if (nvptx::gpuArch().empty()) EXPECT_EQ(LoadedKernel::load(irOnly, {})->target(), "cpu");
+    if (nvptx::gpuArch().empty()) {
+      EXPECT_EQ(LoadedKernel::load(irOnly, {})->target(), "cpu");
+    }
   }
 }
 

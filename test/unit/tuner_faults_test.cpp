@@ -39,7 +39,9 @@ TEST(AllocationSlack, SegmentsAsPyTorchAllocatesThem) {
     ASSERT_GE(got, bytes);
     ASSERT_GE(got, 2 * kMiB) << bytes;
     ASSERT_EQ(got % (2 * kMiB), 0u) << bytes;
-    if (bytes >= 10 * kMiB) ASSERT_LT(got - bytes, 2 * kMiB) << bytes;
+    if (bytes >= 10 * kMiB) {
+      ASSERT_LT(got - bytes, 2 * kMiB) << bytes;
+    }
   }
 }
 
