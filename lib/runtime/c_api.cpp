@@ -314,6 +314,7 @@ tritonc_status tritonc_kernel_load(const char* path, const tritonc_options* opts
         auto h = std::make_unique<tritonc_kernel>();
         auto loaded = runtime::LoadedKernel::load(file, lo);
         h->filename = loaded->sourceFile();  // launches' diagnostics point into the source it was compiled from
+        h->source = loaded->sourceText();
         h->kernel = std::move(loaded);
         *out = h.release();
       },

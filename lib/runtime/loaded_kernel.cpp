@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "ir/parser.h"
@@ -287,6 +289,12 @@ LoadedKernel::LoadedKernel(KernelPack pack, const LoadOptions& options, std::str
 }
 
 LoadedKernel::~LoadedKernel() = default;
+
+std::string LoadedKernel::sourceText() const {
+  std::ifstream in(pack_.sourceFile, std::ios::binary);
+  if (!in) return "";
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 std::string LoadedKernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) const {
   return runtime::tuningKeyOf(pack_.params, options_.tuningKey, paramKinds_, args);

@@ -60,6 +60,10 @@ class LoadedKernel : public Launchable {
   const std::string& target() const override { return target_; }
   const std::string& name() const override { return pack_.kernel; }
   const std::string& sourceFile() const { return pack_.sourceFile; }
+  // The text of sourceFile() when it can be read here ("" otherwise): the
+  // line and caret of a located error (the interpreter's out-of-bounds
+  // reports) come from it.
+  std::string sourceText() const;
   const std::string& path() const { return path_; }
 
   using Launchable::launch;

@@ -78,6 +78,7 @@ class PyKernel {
     std::unique_ptr<runtime::LoadedKernel> loaded = runtime::LoadedKernel::load(path, o);
     auto out = std::unique_ptr<PyKernel>(new PyKernel());
     out->filename_ = loaded->sourceFile();  // launches' diagnostics point into the source it came from
+    out->source_ = loaded->sourceText();
     out->k_ = std::move(loaded);
     return out;
   }

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -331,8 +330,7 @@ int runPack(const Options& o, std::string& diagnosticFile, std::string& diagnost
   if (!o.quiet) lo.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   std::unique_ptr<runtime::LoadedKernel> kernel = runtime::LoadedKernel::load(o.file, lo);
   diagnosticFile = kernel->sourceFile();
-  std::ifstream in(diagnosticFile, std::ios::binary);
-  if (in) diagnosticSource.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  diagnosticSource = kernel->sourceText();
   return tuneAndLaunch(o, *kernel, cli::Signature{kernel->name(), kernel->params(), {}}, " from " + o.file);
 }
 
