@@ -18,7 +18,7 @@
 
 #include "ir/verifier.h"
 #include "lang/compile.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "support/float16.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"

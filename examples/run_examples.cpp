@@ -20,7 +20,7 @@
 #include "target/cpu/cpu_backend.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/gpu_runner.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "transform/pass_manager.h"
 
 namespace {

@@ -6,7 +6,12 @@
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # STEPS (comma-separated, default all) picks what runs after the build:
-#   ctest, examples, sanitizer, python, launch, runtime, bench, shapes, dsl
+#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl
+# (aot: the runtime-only library built on its own, TRITONC_RUNTIME_ONLY, running
+# a kernel that this build's `tritonc compile` made for the GPU; ctest has the
+# other ahead-of-time round trips on the GPU: CLI, C API, Python's CUDA tensors.)
+# (dsl: bench/dsl_bench.py, the Python DSL's kernels beside Triton 3.6 running
+# the same functions.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -22,7 +27,7 @@ status=0
 
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
-STEPS=${STEPS:-ctest,examples,sanitizer,python,launch,runtime,bench,shapes,dsl}
+STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl}
 [ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl)$' | paste -sd,)
 [ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
@@ -92,6 +97,23 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
   [ $rc -ne 0 ] && status=1
 else
   log "compute-sanitizer not found: skipped"
+fi
+
+if step aot; then
+  # A program linked to the runtime-only library runs code compiled ahead of time for this GPU.
+  arch=$("$BUILD/tools/tritonc/tritonc" compile examples/vector_add.tc -o "$OUT_DIR/vector_add.tck" 2>&1 |
+         sed -n 's/.*targets \(sm_[0-9a-z]*\)).*/\1/p')
+  if cmake -S . -B "$BUILD-runtime-only" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITONC_RUNTIME_ONLY=ON \
+       > "$OUT_DIR/aot.txt" 2>&1 &&
+     cmake --build "$BUILD-runtime-only" -j "$(nproc)" >> "$OUT_DIR/aot.txt" 2>&1 &&
+     [ -n "$arch" ] &&
+     "$BUILD-runtime-only/examples/runtime_only/tritonc-runtime-only-example" "$OUT_DIR/vector_add.tck" gpu \
+       >> "$OUT_DIR/aot.txt" 2>&1; then
+    log "aot: the runtime-only library ran vector_add.tck on the GPU ($arch)"
+  else
+    log "aot FAILED (see aot.txt; compiled for '${arch}')"
+    status=1
+  fi
 fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and

@@ -1,7 +1,11 @@
 /* The C API of the tritonc runtime: compile a Triton-C kernel once, launch it
  * many times (auto-tuned over its tuning space when it has one), on the
- * interpreter or an NVIDIA GPU. Compiled code and tuning results are cached
- * in memory and on disk, as in the C++ runtime (lib/runtime/kernel.h).
+ * interpreter, the CPU or an NVIDIA GPU. Compiled code and tuning results
+ * are cached in memory and on disk, as in the C++ runtime
+ * (lib/runtime/kernel.h). Or load a kernel compiled ahead of time by
+ * `tritonc compile` (a .tck file, docs/TCK_FORMAT.md) and launch it the
+ * same way; a runtime-only library (CMake TRITONC_RUNTIME_ONLY) does only
+ * that.
  *
  * Errors: every function that returns a tritonc_status resets this thread's
  * error message on entry and, when it fails, sets it (tritonc_last_error).
@@ -28,7 +32,9 @@ typedef enum {
   TRITONC_ERROR_COMPILE = 2,          /* the source does not compile */
   TRITONC_ERROR_LAUNCH = 3,           /* the run failed (e.g. an out-of-bounds access found by the interpreter) */
   TRITONC_ERROR_NO_DEVICE = 4,        /* target "gpu" (or sm_XX) without a usable GPU; "cpu" in a build without it */
-  TRITONC_ERROR_INTERNAL = 5          /* a bug in tritonc, or out of memory */
+  TRITONC_ERROR_INTERNAL = 5,         /* a bug in tritonc, or out of memory */
+  TRITONC_ERROR_FILE = 6              /* a .tck file cannot be read: missing, not a .tck file, another format
+                                         version, truncated or damaged */
 } tritonc_status;
 
 typedef enum {
@@ -103,8 +109,29 @@ typedef void (*tritonc_grid_fn)(const tritonc_config* config, void* user, int64_
  * compiles lazily, on first launch. On success *out is a new kernel (free it
  * with tritonc_kernel_destroy); on failure *out is NULL. `opts` may be NULL
  * (defaults). Errors: COMPILE (with the diagnostic, "file:line:col: error:
- * ..."), INVALID_ARGUMENT (bad options), NO_DEVICE (target "gpu" without one). */
+ * ..."), INVALID_ARGUMENT (bad options), NO_DEVICE (target "gpu" without one).
+ * A runtime-only library (TRITONC_RUNTIME_ONLY) has no compiler: COMPILE,
+ * saying so (load .tck files with tritonc_kernel_load). */
 tritonc_status tritonc_kernel_create(const char* source, const tritonc_options* opts, tritonc_kernel** out);
+
+/* Loads a kernel compiled ahead of time by `tritonc compile` from the .tck
+ * file at `path`; nothing is compiled (the CPU back end JIT-compiles the
+ * file's IR for target "cpu"). `opts` (may be NULL) selects what to run:
+ * `target` ("auto": the GPU's code when there is a GPU and the file has code
+ * it runs, else "cpu" when built with it, else "interp"; or "gpu", "cpu",
+ * "interp", "sm_90a", ...); `defines` keep the configurations whose macro
+ * NAME has the value ("[64, 128]": any of those; a name no configuration
+ * defines matches none); `num_warps` / `num_stages` likewise (NULL/0: any);
+ * `kernel` (NULL, or the file's kernel's name); `tuning_key` and `verbose`
+ * as for tritonc_kernel_create. `filename`, `cache_dir` and `cache_must_hit`
+ * are not used. Several configurations left are tuned at launch, as a
+ * source kernel's space is; a launch runs the most specialized code whose
+ * assumptions (aligned pointers, divisible integers) its arguments meet.
+ * On success *out is a new kernel (free it with tritonc_kernel_destroy); on
+ * failure *out is NULL. Errors: FILE (the file), INVALID_ARGUMENT (NULL
+ * path or out, bad options, no configuration matches: the message lists the
+ * file's), NO_DEVICE (no code for the target or this machine). */
+tritonc_status tritonc_kernel_load(const char* path, const tritonc_options* opts, tritonc_kernel** out);
 
 /* Frees the kernel; NULL is fine. No call on it may be in progress. */
 void tritonc_kernel_destroy(tritonc_kernel* k);

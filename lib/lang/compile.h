@@ -7,14 +7,9 @@
 
 #include "ir/ir.h"
 #include "lang/ast.h"
+#include "lang/define.h"
 
 namespace tritonc::lang {
-
-// A -D definition as given: NAME, NAME=VALUE or NAME=[V1, V2, ...].
-struct Define {
-  std::string name;
-  std::string value;
-};
 
 // A tuning parameter: a -D list or a `tunable` declaration. A plain compile
 // uses values[chosen]; the runtime's tuner compiles each value.

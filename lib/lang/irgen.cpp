@@ -202,7 +202,11 @@ void IRGen::statement(const Stmt& s) {
       popScope();
       return;
     case StmtKind::Decl: return declaration(s);
-    case StmtKind::Expr: expr(*s.expr); return;
+    case StmtKind::Expr:
+      statementExpr_ = s.expr.get();  // the one place a void call may stand
+      expr(*s.expr);
+      statementExpr_ = nullptr;
+      return;
     case StmtKind::Empty: return;
     case StmtKind::If: return ifStmt(s);
     case StmtKind::For:

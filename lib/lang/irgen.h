@@ -131,7 +131,8 @@ class IRGen {
     ir::BasicBlock* breakTo;
   };
   std::vector<LoopTargets> loops_;
-  std::optional<ir::Shape> rangeHint_;  // declared 1-D shape, for get_global_range(axis)
+  std::optional<ir::Shape> rangeHint_;
+  const Expr* statementExpr_ = nullptr;  // the expression of the statement being generated  // declared 1-D shape, for get_global_range(axis)
   std::map<std::string, std::vector<std::string>> tunableOverrides_;
 };
 

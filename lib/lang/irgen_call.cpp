@@ -38,6 +38,7 @@ ir::Value* IRGen::call(const Expr& e) {
     // A barrier among the program's threads: bar.sync on the GPU. The
     // interpreter runs a program's threads as one, so there it orders nothing.
     arity(0, 0);
+    if (&e != statementExpr_) throw UserError(e.loc, "__debug_barrier() is a statement of its own: it has no value");
     b_.setLoc(e.loc);
     return b_.create(Opcode::Barrier, ir::Type::voidTy(), {});
   }

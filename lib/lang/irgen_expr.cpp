@@ -170,7 +170,7 @@ ir::Value* IRGen::unary(const Expr& e) {
                                  (t.isTile() ? "shape " + ir::shapeToString(t.shape) : "a scalar"));
     return b_.trans(v);
   }
-  if (t.isPtr()) throw UserError(e.loc, "invalid operand to unary '" + e.op + "': " + typeName(t));
+  if (t.isPtr() || t.isVoid()) throw UserError(e.loc, "invalid operand to unary '" + e.op + "': " + typeName(t));
   if (e.op == "!") return b_.cmp(ir::CmpPred::Eq, v, zero(t));
   if (e.op == "~" && t.isFloat()) throw UserError(e.loc, "'~' needs an integer operand, not " + typeName(t));
   // Integer promotion, as in C.
@@ -193,6 +193,7 @@ ir::Value* IRGen::ternary(const Expr& e) {
   b_.setLoc(e.loc);
   const ir::Type& ta = a->type();
   const ir::Type& tb = b->type();
+  if (ta.isVoid() || tb.isVoid()) throw UserError(e.loc, "an arm of '?:' has no value (void)");
   ir::Shape shape = broadcastShapes(broadcastShapes(c->type().shape, ta.shape, e.loc, "'?:'"), tb.shape, e.loc,
                                     "'?:'");
   ir::Type result;
@@ -281,6 +282,7 @@ ir::Value* IRGen::cast(const Expr& e) {
   b_.setLoc(e.loc);
   ir::Type to = declaredType(e.castType, 0, e.castShape, e.loc);
   const ir::Type& from = v->type();
+  if (from.isVoid()) throw UserError(e.loc, "cannot cast a void value");
   if (to.isPtr()) {
     if (!from.isPtr()) throw UserError(e.loc, "cannot cast " + typeName(from) + " to a pointer");
     v = b_.cast(v, ir::Type::pointer(to.pointee, from.shape));

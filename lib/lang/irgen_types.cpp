@@ -158,6 +158,7 @@ ir::Value* IRGen::convertForAssign(ir::Value* v, const ir::Type& t, SourceLoc lo
 
 ir::Value* IRGen::toBool(ir::Value* v, SourceLoc loc) {
   const ir::Type& t = v->type();
+  if (t.isVoid()) throw UserError(loc, "a void value (such as __debug_barrier()'s) is neither true nor false");
   if (t.isBool()) return v;
   if (t.isPtr()) {
     ir::Value* asInt = b_.cast(v, ir::Type::scalar(Scalar::I64).withShape(t.shape));

@@ -1,7 +1,9 @@
-// The C API (include/tritonc/tritonc.h) over runtime::Kernel. Every entry
+// The C API (include/tritonc/tritonc.h) over runtime::Launchable: kernels
+// loaded from .tck files here, source kernels in c_api_source.cpp (or its
+// stand-in in a runtime-only build, c_api_no_compiler.cpp). Every entry
 // point converts exceptions into a status and a per-thread message; nothing
-// escapes into C. Launches and tunes are serialized by runtime::Kernel's own
-// mutex, so a handle needs no lock of its own (its other state is immutable).
+// escapes into C. Launches and tunes are serialized by the kernels' own
+// mutexes, so a handle needs no lock of its own (its other state is immutable).
 #include "tritonc/tritonc.h"
 
 #include <algorithm>
@@ -19,84 +21,58 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/kernel.h"
+#include "runtime/c_api_internal.h"
+#include "runtime/loaded_kernel.h"
+#include "runtime/version.h"
 #include "support/diagnostic.h"
 #include "target/nvptx/cuda_driver.h"
 
 using namespace tritonc;
-
-struct tritonc_kernel {
-  std::unique_ptr<runtime::Kernel> kernel;
-  std::string source, filename;  // to render diagnostics of launches
-};
+using namespace tritonc::capi;
 
 struct tritonc_config {
   const runtime::Config* config;
 };
 
+namespace tritonc::capi {
+
+void fail(tritonc_status s, const std::string& message) { throw ApiError{s, message}; }
+
+std::string& lastError() {
+  thread_local std::string message;
+  return message;
+}
+
 namespace {
-
-thread_local std::string lastError;
-
-// An error the API itself detects. Deliberately not a std::exception: the
-// tuner catches those per configuration (and skips the configuration), but a
-// bad grid from the caller's callback must end the call with its own status.
-struct ApiError {
-  tritonc_status status;
-  std::string message;
-};
-
-[[noreturn]] void fail(tritonc_status s, const std::string& message) { throw ApiError{s, message}; }
-
 std::string stripNewline(std::string s) {
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
 }
+}  // namespace
 
-bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-// What a UserError of the constructor means when it has no source location:
-// these messages come from the option checks of runtime::Kernel.
-tritonc_status classifyCreateError(const std::string& what) {
-  if (startsWith(what, "target gpu:") || startsWith(what, "target cpu:")) return TRITONC_ERROR_NO_DEVICE;
-  static const char* const kOptionErrors[] = {"num_warps",
-                                              "num_stages",
-                                              "unknown target",
-                                              "no kernel named",
-                                              "the source defines several kernels",
-                                              "tuning key '",
-                                              "bad -D",
-                                              "the tuning space has more than"};
-  for (const char* p : kOptionErrors)
-    if (startsWith(what, p)) return TRITONC_ERROR_INVALID_ARGUMENT;
-  return TRITONC_ERROR_COMPILE;
-}
-
-// Runs `body`, mapping what it throws: UserError -> `userStatus` (with the
-// diagnostic rendered against the kernel's source), the rest -> INTERNAL.
-template <class F>
-tritonc_status guarded(tritonc_status userStatus, const std::string& filename, const std::string& source, F&& body,
-                       bool createPhase = false) {
-  lastError.clear();
+tritonc_status guarded(tritonc_status userStatus, const std::string& filename, const std::string& source,
+                       const std::function<void()>& body, const Classifier& classify) {
+  std::string& message = lastError();
+  message.clear();
   try {
     body();
     return TRITONC_OK;
   } catch (const ApiError& e) {
-    lastError = e.message;
+    message = e.message;
     return e.status;
   } catch (const UserError& e) {
-    tritonc_status s = userStatus;
-    if (createPhase && !e.loc().known()) s = classifyCreateError(e.what());
-    lastError = stripNewline(formatDiagnostic(filename, source, e.loc(), e.what()));
-    return s;
+    // (Without a file to point into, the message as it is: a .tck file's names itself.)
+    message = filename.empty() && !e.loc().known() ? std::string(e.what())
+                                                   : stripNewline(formatDiagnostic(filename, source, e.loc(), e.what()));
+    return classify ? classify(e) : userStatus;
   } catch (const InternalError& e) {
-    lastError = std::string(e.what()) + " (this is a bug in tritonc)";
+    message = std::string(e.what()) + " (this is a bug in tritonc)";
   } catch (const std::bad_alloc&) {
-    lastError = "out of memory";
+    message = "out of memory";
   } catch (const std::exception& e) {
-    lastError = e.what();
+    message = e.what();
   } catch (...) {
-    lastError = "unknown exception";
+    message = "unknown exception";
   }
   return TRITONC_ERROR_INTERNAL;
 }
@@ -107,6 +83,44 @@ bool isIdentifier(const char* s) {
     if (!(std::isalnum(static_cast<unsigned char>(*s)) || *s == '_')) return false;
   return true;
 }
+
+std::vector<lang::Define> definesOf(const tritonc_options& o) {
+  if (o.num_defines && !o.defines)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT,
+         "options: defines is NULL but num_defines is " + std::to_string(o.num_defines));
+  std::vector<lang::Define> out;
+  for (size_t i = 0; i < o.num_defines; ++i) {
+    const tritonc_define& d = o.defines[i];
+    if (!isIdentifier(d.name))
+      fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: define " + std::to_string(i) + " has a bad name '" +
+                                               std::string(d.name ? d.name : "(null)") + "' (expected an identifier)");
+    out.push_back({d.name, d.value ? d.value : ""});
+  }
+  return out;
+}
+
+void intListOf(const int* p, size_t n, const char* what, std::vector<int>* out) {
+  if (n == 0) return;
+  if (!p)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT, std::string("options: ") + what + " is NULL but its count is " + std::to_string(n));
+  out->assign(p, p + n);
+}
+
+std::vector<std::string> tuningKeyOf(const tritonc_options& o) {
+  if (o.num_tuning_key && !o.tuning_key)
+    fail(TRITONC_ERROR_INVALID_ARGUMENT,
+         "options: tuning_key is NULL but num_tuning_key is " + std::to_string(o.num_tuning_key));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < o.num_tuning_key; ++i) {
+    if (!o.tuning_key[i]) fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: tuning_key[" + std::to_string(i) + "] is NULL");
+    out.push_back(o.tuning_key[i]);
+  }
+  return out;
+}
+
+}  // namespace tritonc::capi
+
+namespace {
 
 bool toDtype(ir::Scalar k, tritonc_dtype* out) {
   switch (k) {
@@ -121,44 +135,6 @@ bool toDtype(ir::Scalar k, tritonc_dtype* out) {
     case ir::Scalar::F64: *out = TRITONC_F64; return true;
     default: return false;
   }
-}
-
-runtime::KernelOptions toKernelOptions(const tritonc_options& o) {
-  runtime::KernelOptions ko;
-  if (o.filename) ko.filename = o.filename;
-  if (o.num_defines && !o.defines)
-    fail(TRITONC_ERROR_INVALID_ARGUMENT,
-         "options: defines is NULL but num_defines is " + std::to_string(o.num_defines));
-  for (size_t i = 0; i < o.num_defines; ++i) {
-    const tritonc_define& d = o.defines[i];
-    if (!isIdentifier(d.name))
-      fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: define " + std::to_string(i) + " has a bad name '" +
-                                               std::string(d.name ? d.name : "(null)") + "' (expected an identifier)");
-    ko.defines.push_back({d.name, d.value ? d.value : ""});
-  }
-  auto intList = [](const int* p, size_t n, const char* what, std::vector<int>* out) {
-    if (n == 0) return;
-    if (!p)
-      fail(TRITONC_ERROR_INVALID_ARGUMENT,
-           std::string("options: ") + what + " is NULL but its count is " + std::to_string(n));
-    out->assign(p, p + n);
-  };
-  intList(o.num_warps, o.num_num_warps, "num_warps", &ko.numWarps);
-  intList(o.num_stages, o.num_num_stages, "num_stages", &ko.numStages);
-  if (o.target) ko.target = o.target;
-  if (o.kernel) ko.kernel = o.kernel;
-  if (o.cache_dir) ko.cacheDir = o.cache_dir;
-  if (o.num_tuning_key && !o.tuning_key)
-    fail(TRITONC_ERROR_INVALID_ARGUMENT,
-         "options: tuning_key is NULL but num_tuning_key is " + std::to_string(o.num_tuning_key));
-  for (size_t i = 0; i < o.num_tuning_key; ++i) {
-    if (!o.tuning_key[i])
-      fail(TRITONC_ERROR_INVALID_ARGUMENT, "options: tuning_key[" + std::to_string(i) + "] is NULL");
-    ko.tuningKey.push_back(o.tuning_key[i]);
-  }
-  if (o.verbose) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  ko.cacheMustHit = o.cache_must_hit != 0;
-  return ko;
 }
 
 // The C arguments as the runtime's, with host memory copied into buffers.
@@ -180,13 +156,13 @@ struct BoundArgs {
   }
 };
 
-std::string paramText(const runtime::Kernel& k, size_t i) {
+std::string paramText(const runtime::Launchable& k, size_t i) {
   const runtime::Param& p = k.params()[i];
   return "argument " + std::to_string(i) + " ('" + p.name + "', " + ir::typeToString(p.type) + ") of kernel '" +
          k.name() + "'";
 }
 
-void checkIntFits(const runtime::Kernel& k, size_t i, ir::Scalar kind, int64_t v) {
+void checkIntFits(const runtime::Launchable& k, size_t i, ir::Scalar kind, int64_t v) {
   // Signed values and unsigned bit patterns of the width are both accepted.
   int bits = ir::bitWidth(kind);
   if (bits >= 64) return;
@@ -198,7 +174,7 @@ void checkIntFits(const runtime::Kernel& k, size_t i, ir::Scalar kind, int64_t v
 }
 
 BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
-  const runtime::Kernel& k = *h->kernel;
+  const runtime::Launchable& k = *h->kernel;
   const std::vector<runtime::Param>& params = k.params();
   if (n && !args) fail(TRITONC_ERROR_INVALID_ARGUMENT, "args is NULL but num_args is " + std::to_string(n));
   if (n != params.size()) {
@@ -295,7 +271,7 @@ runtime::GridFn makeGrid(const int64_t* grid, tritonc_grid_fn fn, void* user) {
 
 // For GPU targets: fails with NO_DEVICE without a GPU. (CudaDriver::get makes
 // device 0's primary context current on the calling thread.)
-void prepareDevice(const runtime::Kernel& k) {
+void prepareDevice(const runtime::Launchable& k) {
   if (!k.onGpu()) return;
   std::string why;
   nvptx::CudaDriver* d = nvptx::CudaDriver::get(&why);
@@ -311,25 +287,38 @@ void tritonc_options_init(tritonc_options* opts) {
   if (opts) std::memset(opts, 0, sizeof *opts);
 }
 
-tritonc_status tritonc_kernel_create(const char* source, const tritonc_options* opts, tritonc_kernel** out) {
-  std::string filename = opts && opts->filename ? opts->filename : "<source>";
-  std::string text = source ? source : "";
+tritonc_status tritonc_kernel_load(const char* path, const tritonc_options* opts, tritonc_kernel** out) {
+  std::string file = path ? path : "";
+  // The status of a load failure by its cause.
+  auto classify = [](const UserError& e) {
+    if (dynamic_cast<const runtime::PackFileError*>(&e)) return TRITONC_ERROR_FILE;
+    if (dynamic_cast<const runtime::NoCodeForTarget*>(&e)) return TRITONC_ERROR_NO_DEVICE;
+    return TRITONC_ERROR_INVALID_ARGUMENT;
+  };
   return guarded(
-      TRITONC_ERROR_COMPILE, filename, text,
+      TRITONC_ERROR_INVALID_ARGUMENT, "", "",
       [&] {
         if (!out) fail(TRITONC_ERROR_INVALID_ARGUMENT, "out is NULL");
         *out = nullptr;
-        if (!source) fail(TRITONC_ERROR_INVALID_ARGUMENT, "source is NULL");
-        tritonc_options defaults;
-        tritonc_options_init(&defaults);
-        runtime::KernelOptions ko = toKernelOptions(opts ? *opts : defaults);
+        if (!path) fail(TRITONC_ERROR_INVALID_ARGUMENT, "path is NULL");
+        runtime::LoadOptions lo;
+        if (opts) {
+          lo.defines = definesOf(*opts);
+          intListOf(opts->num_warps, opts->num_num_warps, "num_warps", &lo.numWarps);
+          intListOf(opts->num_stages, opts->num_num_stages, "num_stages", &lo.numStages);
+          if (opts->target) lo.target = opts->target;
+          if (opts->kernel) lo.kernel = opts->kernel;
+          lo.tuningKey = tuningKeyOf(*opts);
+          if (opts->verbose) lo.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+        }
         auto h = std::make_unique<tritonc_kernel>();
-        h->source = text;
-        h->filename = filename;
-        h->kernel = std::make_unique<runtime::Kernel>(text, std::move(ko));
+        auto loaded = runtime::LoadedKernel::load(file, lo);
+        h->filename = loaded->sourceFile();  // launches' diagnostics point into the source it was compiled from
+        h->source = loaded->sourceText();
+        h->kernel = std::move(loaded);
         *out = h.release();
       },
-      /*createPhase=*/true);
+      classify);
 }
 
 void tritonc_kernel_destroy(tritonc_kernel* k) {
@@ -417,7 +406,7 @@ int tritonc_config_int(const tritonc_config* c, const char* name, int64_t* value
   }
 }
 
-const char* tritonc_last_error(void) { return lastError.c_str(); }
+const char* tritonc_last_error(void) { return lastError().c_str(); }
 
 const char* tritonc_version(void) { return runtime::versionString().c_str(); }
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/ptxas.h"
 

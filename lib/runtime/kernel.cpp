@@ -10,13 +10,16 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "runtime/compile_log.h"
+#include "runtime/fault_report.h"
 #include "runtime/hash.h"
+#include "runtime/optimize_for_launch.h"
 #include "runtime/specialize.h"
-#include "target/cpu/cpu_backend.h"
+#include "runtime/tuning_key.h"
 #include "runtime/version.h"
+#include "target/cpu/cpu_backend.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/cuda_driver.h"
 #include "target/nvptx/gpu_runner.h"
-#include "transform/pass_manager.h"
 
 namespace tritonc::runtime {
 
@@ -46,34 +49,6 @@ void multiplyPoints(std::vector<std::vector<lang::Define>>& points, const std::v
 }
 
 }  // namespace
-
-// ---- Config -------------------------------------------------------------
-
-std::string Config::text() const {
-  std::string s;
-  for (const lang::Define& d : values) s += d.name + "=" + d.value + " ";
-  return s + "num_warps=" + std::to_string(numWarps) + " num_stages=" + std::to_string(numStages);
-}
-
-std::string Config::value(const std::string& name) const {
-  for (const lang::Define& d : values)
-    if (d.name == name) return d.value;
-  for (const lang::Define& d : fixed)
-    if (d.name == name) return d.value;
-  if (name == "num_warps") return std::to_string(numWarps);
-  if (name == "num_stages") return std::to_string(numStages);
-  return "";
-}
-
-int64_t Config::intValue(const std::string& name) const {
-  std::string v = value(name);
-  char* end = nullptr;
-  long long x = v.empty() ? 0 : std::strtoll(v.c_str(), &end, 0);
-  if (v.empty() || *end) throw optionError("'" + name + "' is not an integer in configuration " + text());
-  return x;
-}
-
-CompiledKernel::~CompiledKernel() = default;
 
 // ---- Kernel -------------------------------------------------------------
 
@@ -146,9 +121,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   name_ = fn->name();
   for (auto& a : fn->arguments()) params_.push_back({a->name(), a->type()});
   paramKinds_ = parameterKinds(*fn);
-  for (const std::string& k : opts_.tuningKey)
-    if (std::none_of(params_.begin(), params_.end(), [&](const Param& p) { return p.name == k; }))
-      throw optionError("tuning key '" + k + "' is not a parameter of kernel '" + name_ + "'");
+  checkTuningKeyNames(params_, opts_.tuningKey, name_);
   // `tunable` lists of the source multiply the -D points.
   multiplyPoints(points, r->tuning);
   tuning_ = listed;
@@ -162,11 +135,7 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
       for (int s : opts_.numStages) space_.push_back(Config{p, fixed, w, s});
   if (space_.size() > kMaxSpace) throw optionError("the tuning space has more than " + std::to_string(kMaxSpace) + " configurations");
 
-  for (const Param& p : params_) {
-    bool named = std::find(opts_.tuningKey.begin(), opts_.tuningKey.end(), p.name) != opts_.tuningKey.end();
-    bool keyed = opts_.tuningKey.empty() ? (!p.type.isPtr() && p.type.isInt()) : named;
-    keyed_.push_back(space_.size() > 1 && keyed);
-  }
+  keyed_ = keyedParameters(params_, opts_.tuningKey, space_.size());
 
   if (opts_.cacheDir != "none") disk_ = std::make_unique<DiskCache>(opts_.cacheDir.empty() ? DiskCache::defaultDirectory() : opts_.cacheDir);
 }
@@ -234,19 +203,7 @@ const Config* Kernel::findConfig(const std::string& text) const {
 }
 
 std::string Kernel::tuningKeyOf(const std::vector<interp::KernelArg>& args) const {
-  std::string key;
-  for (size_t k = 0; k < params_.size() && k < args.size(); ++k) {
-    const Param& p = params_[k];
-    bool named = std::find(opts_.tuningKey.begin(), opts_.tuningKey.end(), p.name) != opts_.tuningKey.end();
-    bool keyed = opts_.tuningKey.empty() ? (!p.type.isPtr() && p.type.isInt()) : named;
-    if (!keyed) continue;
-    const interp::KernelArg& a = args[k];
-    std::string v = a.kind == interp::KernelArg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i);
-    if (a.kind == interp::KernelArg::Kind::Buffer) v = "buffer:" + std::to_string(a.buffer ? a.buffer->data.size() : 0);
-    key += (key.empty() ? "" : ",") + p.name + "=" + v;
-  }
-  // Alignment changes the code, so it is part of the key too.
-  return key + " [" + specializationKey(factsOf(args, paramKinds_)) + "]";
+  return runtime::tuningKeyOf(params_, opts_.tuningKey, paramKinds_, args);
 }
 
 std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::string& specialization, std::string* key) {
@@ -296,11 +253,9 @@ std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::
           std::string line = payload->substr(at, end - at);
           size_t sp = line.find(' ');
           if (sp == std::string::npos || sp + 1 >= line.size()) throw std::runtime_error("bad signature line");
-          std::string type = line.substr(sp + 1);
-          bool ptr = type.back() == '*';
-          std::optional<ir::Scalar> k = ir::scalarFromName(ptr ? type.substr(0, type.size() - 1) : type);
-          if (!k) throw std::runtime_error("bad signature line");
-          out->signature.push_back({line.substr(0, sp), ptr ? ir::Type::pointer(*k) : ir::Type::scalar(*k)});
+          std::optional<ir::Type> type = paramTypeFromText(line.substr(sp + 1));
+          if (!type) throw std::runtime_error("bad signature line");
+          out->signature.push_back({line.substr(0, sp), *type});
           at = end + 1;
         }
         out->ptx = payload->substr(at);
@@ -346,8 +301,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   request.numStages = config.numStages;
   for (const Param& p : params_) {
     request.paramNames.push_back(p.name);
-    request.paramTypes.push_back(p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*"
-                                                : ir::scalarName(p.type.kind));
+    request.paramTypes.push_back(paramTypeText(p.type));
   }
   request.specialization = specializationKey(facts);
   noteCompile(request, opts_.cacheMustHit);
@@ -389,8 +343,7 @@ void Kernel::adopt(const std::shared_ptr<CompiledKernel>& out, const std::string
   ++stats_.compiles;
   if (disk_) {
     std::string sig = "sig " + std::to_string(out->signature.size()) + "\n";
-    for (const Param& p : out->signature)
-      sig += p.name + " " + (p.type.isPtr() ? std::string(ir::scalarName(p.type.pointee)) + "*" : ir::scalarName(p.type.kind)) + "\n";
+    for (const Param& p : out->signature) sig += p.name + " " + paramTypeText(p.type) + "\n";
     if (disk_->store(out->key, "ir " + std::to_string(tritonIr.size()) + "\n" + tritonIr + sig + out->ptx)) ++stats_.diskStores;
   }
   compiled_[out->key] = out;
@@ -399,7 +352,10 @@ void Kernel::adopt(const std::shared_ptr<CompiledKernel>& out, const std::string
 }
 
 std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<interp::KernelArg>& args) {
-  std::vector<ArgFacts> facts = factsOf(args, paramKinds_);
+  return compile(config, factsOf(args, paramKinds_));
+}
+
+std::shared_ptr<CompiledKernel> Kernel::compile(const Config& config, const std::vector<ArgFacts>& facts) {
   std::string specialization = specializationKey(facts);
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   std::string key;
@@ -416,69 +372,8 @@ void Kernel::checkSignature(const CompiledKernel& k) const {
   bool same = k.signature.size() == params_.size();
   for (size_t i = 0; same && i < params_.size(); ++i) same = k.signature[i].type == params_[i].type;
   if (same) return;
-  auto list = [](const std::vector<Param>& ps) {
-    std::string s;
-    for (const Param& p : ps)
-      s += (s.empty() ? "" : ", ") + std::string(p.type.isPtr() ? ir::scalarName(p.type.pointee) + std::string("*")
-                                                                   : ir::scalarName(p.type.kind)) +
-           " " + p.name;
-    return s;
-  };
-  throw UserError(SourceLoc{}, "its parameters (" + list(k.signature) + ") differ from the first configuration's (" +
-                                   list(params_) + ")");
-}
-
-void loadOnGpu(CompiledKernel& k, const std::string& name) {
-  if (k.gpu) return;
-  std::vector<ir::Type> types;
-  std::vector<std::string> names;
-  for (const Param& p : k.signature) {
-    types.push_back(p.type);
-    names.push_back(p.name);
-  }
-  k.gpu = std::make_unique<nvptx::GpuKernel>(k.ptx, name, types, names, k.cubin);
-  k.cubin.clear();  // loaded: no longer needed
-}
-
-void loadOnCpu(CompiledKernel& k) {
-  if (k.cpu) return;
-  if (!k.function) throw InternalError("a CPU kernel without its IR");
-  k.cpu = cpu::CpuKernel::compile(*k.function);
-}
-
-void Kernel::checkGrid(const interp::Grid& grid) const {
-  std::string problem = interp::gridProblem(grid);
-  if (!problem.empty()) throw UserError(SourceLoc{}, "kernel '" + name_ + "': " + problem);
-}
-
-std::vector<float> Kernel::run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
-                               int repeats, void* stream) {
-  checkGrid(grid);  // on every back end, before any work
-  std::vector<float> times;
-  if (!onGpu()) {
-    if (target_ == "cpu") loadOnCpu(k);
-    for (int rep = 0; rep < std::max(repeats, 1); ++rep) {
-      auto t0 = std::chrono::steady_clock::now();
-      if (target_ == "cpu") k.cpu->run(grid, args);
-      else interp::runKernel(*k.function, grid, args);
-      times.push_back(float(msSince(t0)));
-    }
-    if (repeats <= 0) times.clear();
-    return times;
-  }
-  loadOnGpu(k, name_);
-  bool allDevice = std::all_of(args.begin(), args.end(),
-                               [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
-  if (allDevice && repeats <= 0) {
-    k.gpu->launchAsync(grid, args, k.config.numWarps, stream);
-    return times;
-  }
-  nvptx::GpuLaunchOptions lo;
-  lo.numWarps = k.config.numWarps;
-  lo.stream = stream;
-  lo.warmup = repeats > 0 ? 1 : 0;
-  lo.repeats = repeats;
-  return k.gpu->run(grid, args, lo).timesMs;
+  throw UserError(SourceLoc{}, "its parameters (" + signatureText(k.signature) + ") differ from the first configuration's (" +
+                                   signatureText(params_) + ")");
 }
 
 PreparedLaunch Kernel::prepared(const std::vector<interp::KernelArg>& args) {
@@ -510,26 +405,18 @@ PreparedLaunch Kernel::prepare(const std::vector<interp::KernelArg>& args, const
 
 void Kernel::launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
                     void* stream) {
-  checkGrid(grid);
-  if (target_ == "interp") {
-    // Interpreted runs stay serialized, as every launch was before the memo.
-    std::lock_guard<std::recursive_mutex> lock(mutex_);
-    run(*p.compiled, args, grid, 0, stream);
-    return;
+  try {
+    if (target_ == "interp") {
+      // Interpreted runs stay serialized, as every launch was before the memo.
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      runCompiled(*p.compiled, target_, name_, args, grid, 0, stream);
+    } else {  // prepare() compiled or loaded the code; CPU and GPU launches are thread-safe
+      runCompiled(*p.compiled, target_, name_, args, grid, 0, stream);
+    }
+  } catch (const nvptx::GpuFault& e) {
+    std::string command = interpreterCommand(opts_.filename, name_, *p.config, params_, args, grid);
+    throw UserError(SourceLoc{}, gpuFaultReport(name_, *p.config, e.what(), command, /*whileTuning=*/false));
   }
-  if (target_ == "cpu") {  // prepare() compiled it; CpuKernel::run is thread-safe
-    p.compiled->cpu->run(grid, args);
-    return;
-  }
-  bool allDevice = std::all_of(args.begin(), args.end(),
-                               [](const interp::KernelArg& a) { return a.kind != interp::KernelArg::Kind::Buffer; });
-  if (allDevice) p.compiled->gpu->launchAsync(grid, args, p.config->numWarps, stream);  // prepare() loaded it
-  else run(*p.compiled, args, grid, 0, stream);
-}
-
-void Kernel::launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream) {
-  PreparedLaunch p = prepare(args, grid, stream);
-  launch(p, args, grid(*p.config), stream);
 }
 
 CacheStats Kernel::stats() const {

@@ -15,35 +15,17 @@
 
 #include "ir/ir.h"
 #include "lang/compile.h"
+#include "runtime/compiled_kernel.h"
+#include "runtime/config.h"
 #include "runtime/disk_cache.h"
 #include "runtime/launch_memo.h"
+#include "runtime/launchable.h"
 #include "runtime/version.h"
 #include "target/interp/interpreter.h"
-
-namespace tritonc::nvptx {
-class GpuKernel;
-}
-namespace tritonc::cpu {
-class CpuKernel;
-}
 
 namespace tritonc::runtime {
 
 struct ArgFacts;
-
-// One point of a tuning space: a value for each tuning parameter (a -D list
-// or a `tunable` declaration), num_warps and num_stages.
-struct Config {
-  std::vector<lang::Define> values;
-  std::vector<lang::Define> fixed;  // the kernel's other -D macros (for value(), not in text())
-  int numWarps = 4;
-  int numStages = 3;
-  std::string text() const;  // "TM=64 TN=32 num_warps=4 num_stages=3"
-  // The value of a tuning parameter or of a -D macro of the kernel (opt.d('TM')); "" if none.
-  std::string value(const std::string& name) const;
-  int64_t intValue(const std::string& name) const;  // throws UserError when not an integer
-  bool operator==(const Config& o) const { return text() == o.text(); }
-};
 
 struct KernelOptions {
   std::string filename = "<source>";   // for diagnostics
@@ -75,114 +57,49 @@ struct KernelOptions {
   bool cacheMustHit = false;
 };
 
-struct Param {
-  std::string name;
-  ir::Type type;
-};
-
-// The grid of a launch, from the configuration (the seed's grid = lambda opt: ...).
-using GridFn = std::function<interp::Grid(const Config&)>;
-
-// What one configuration compiled to, for one specialization.
-struct CompiledKernel {
-  Config config;
-  std::string key;                     // the cache key
-  std::unique_ptr<ir::Module> module;  // optimized and specialized (null for a GPU target's disk hit)
-  const ir::Function* function = nullptr;
-  std::string ptx;                     // GPU targets
-  std::string cubin;                   // the PTX assembled by ptxas (the tuner), or empty
-  std::vector<Param> signature;        // the compiled function's parameters
-  std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
-  std::unique_ptr<cpu::CpuKernel> cpu;    // the CPU target's code (JIT-compiled from `module`)
-  double compileMs = 0;                // 0 for a cache hit
-  std::string origin;                  // "compiled", "disk" or "memory"
-  ~CompiledKernel();
-};
-
-struct TuneTrial {
-  Config config;
-  double ms = 0;      // median; 0 when it failed
-  std::string error;  // why it was skipped
-  bool stoppedEarly = false;  // timed less: clearly slower than the best so far (ms is that estimate)
-};
-
-struct TuneResult {
-  std::vector<TuneTrial> trials;  // empty when the result came from a cache
-  double compileSeconds = 0, timeSeconds = 0;  // the two phases of tuning
-  Config best;
-  size_t bestIndex = 0;  // of `best` in the kernel's space
-  double bestMs = 0;
-  std::string tuningKey;
-  std::string origin;  // "tuned", "memory" or "disk"
-};
-
 struct CacheStats {
   int memoryHits = 0, diskHits = 0, compiles = 0, diskStores = 0;
   std::string lastDiskProblem;  // why the last disk entry was rejected, if one was
 };
 
-// Loads the PTX of `k` into the GPU (the driver's compiler runs) unless it
-// is loaded already. Touches `k` only: the tuner loads on several threads.
-void loadOnGpu(CompiledKernel& k, const std::string& name);
-// JIT-compiles the optimized IR of `k` for the CPU unless it is compiled
-// already (a disk hit holds the IR only). Touches `k` only.
-void loadOnCpu(CompiledKernel& k);
-
-class Kernel {
+class Kernel : public Launchable {
  public:
   // Parses the source and finds its parameters and tuning space. Throws
   // UserError on a bad source or bad options.
   Kernel(std::string source, KernelOptions opts);
-  ~Kernel();
+  ~Kernel() override;
 
-  const std::vector<Param>& params() const { return params_; }
-  const std::vector<Config>& space() const { return space_; }
-  const std::string& target() const { return target_; }  // resolved: "interp", "cpu" or "sm_XX"
-  bool onGpu() const { return target_.rfind("sm_", 0) == 0; }
-  const std::string& name() const { return name_; }
+  const std::vector<Param>& params() const override { return params_; }
+  const std::vector<Config>& space() const override { return space_; }
+  const std::string& target() const override { return target_; }  // resolved: "interp", "cpu" or "sm_XX"
+  const std::string& name() const override { return name_; }
   const KernelOptions& options() const { return opts_; }
 
-  // Compiles `config` specialized for `args`, or finds it in the caches.
+  // Compiles `config` specialized for `args` (or for launch facts: ahead of
+  // time, runtime/aot_compile.h), or finds it in the caches.
   std::shared_ptr<CompiledKernel> compile(const Config& config, const std::vector<interp::KernelArg>& args);
-  // Runs the kernel on `args`: tunes first when the space has several
-  // configurations and the tuning key of `args` is new. Pointer arguments are
-  // host buffers (interpreter, or copied to the GPU and back) or device
-  // addresses (GPU, launched asynchronously on `stream`).
-  void launch(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
-  // The two halves of launch(), for callers that compute the grid themselves
-  // (the Python module): prepare() settles the configuration and the code for
-  // `args` (tuning and compiling when their shape is new, see launch_memo.h;
-  // device buffers are copied for tuning once `stream`'s work is done);
-  // prepared() is the same from the memo alone (empty when the shape is new);
-  // launch(p, ...) runs it on `grid`.
-  PreparedLaunch prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid, void* stream = nullptr);
-  PreparedLaunch prepared(const std::vector<interp::KernelArg>& args);
+  std::shared_ptr<CompiledKernel> compile(const Config& config, const std::vector<ArgFacts>& facts);
+  // Launchable: the tuner (tuner.cpp) compiles and times every configuration
+  // for a new tuning key and keeps the fastest, in memory and on disk.
+  using Launchable::launch;
+  PreparedLaunch prepare(const std::vector<interp::KernelArg>& args, const GridFn& grid,
+                         void* stream = nullptr) override;
+  PreparedLaunch prepared(const std::vector<interp::KernelArg>& args) override;
   void launch(const PreparedLaunch& p, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
-              void* stream = nullptr);
-  // Times every configuration on copies of `args` (the caller's buffers are
-  // never written) and keeps the fastest for the tuning key of `args`, in
-  // memory and on disk. With `force`, tunes even when the key is known.
-  // Device buffers are copied after the work queued on `stream` (the stream
-  // the caller launches on) is done.
+              void* stream = nullptr) override;
   TuneResult tune(const std::vector<interp::KernelArg>& args, const GridFn& grid, bool force = false,
-                  void* stream = nullptr);
-  // The tuning key of `args`: "M=512,N=512,K=128".
-  std::string tuningKeyOf(const std::vector<interp::KernelArg>& args) const;
+                  void* stream = nullptr) override;
+  std::string tuningKeyOf(const std::vector<interp::KernelArg>& args) const override;
+  // Throws UserError when `k`'s parameter types are not the kernel's (params()).
+  void checkSignature(const CompiledKernel& k) const;
 
   CacheStats stats() const;
   DiskCache* diskCache() { return disk_.get(); }
 
  private:
-  // Runs one compiled configuration (no tuning); timed when repeats > 0.
-  std::vector<float> run(CompiledKernel& k, const std::vector<interp::KernelArg>& args, const interp::Grid& grid,
-                         int repeats, void* stream);
   std::string cacheKey(const Config& c, const std::string& specialization) const;
   std::string tuningRecordKey(const std::string& tuningKey) const;
   const Config* findConfig(const std::string& text) const;
-  // Throws UserError when `k`'s parameter types are not the kernel's (params()).
-  void checkSignature(const CompiledKernel& k) const;
-  // Throws UserError for a grid beyond the GPU's limits (interp::gridProblem).
-  void checkGrid(const interp::Grid& grid) const;
   // compile() in three steps, so that the tuner can build on several threads:
   // the caches (memory, then disk; null on a miss, with the cache key in
   // `key`), building (reads only the kernel's source and options: safe on

@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "transform/pass_manager.h"
+#include "support/diagnostic.h"
 
 namespace tritonc::runtime {
 
@@ -62,29 +62,53 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args, const 
   return out;
 }
 
+namespace {
+std::vector<Param> paramsOf(const ir::Function& fn) {
+  std::vector<Param> out;
+  for (auto& a : fn.arguments()) out.push_back({a->name(), a->type()});
+  return out;
+}
+}  // namespace
+
 std::vector<ArgFacts> factsOfNamedIntegers(const ir::Function& fn,
                                            const std::vector<std::pair<std::string, int64_t>>& ints) {
-  std::vector<ArgFacts> facts(fn.arguments().size());
+  return factsOfNamedIntegers(fn.name(), paramsOf(fn), ints);
+}
+
+std::vector<ArgFacts> factsOfNamedIntegers(const std::string& kernel, const std::vector<Param>& params,
+                                           const std::vector<std::pair<std::string, int64_t>>& ints) {
+  std::vector<ArgFacts> facts(params.size());
   for (size_t k = 0; k < facts.size(); ++k) {
-    facts[k].isPointer = fn.argument(k)->type().isPtr();
+    facts[k].isPointer = params[k].type.isPtr();
     facts[k].address = 0;  // 16-byte aligned
   }
   for (const auto& [name, v] : ints) {
     size_t k = 0;
-    while (k < facts.size() && fn.argument(k)->name() != name) ++k;
-    if (k == facts.size() || !fn.argument(k)->type().isInt() || fn.argument(k)->type().isPtr())
-      throw UserError(SourceLoc{}, "kernel '" + fn.name() + "' has no integer parameter '" + name + "'");
+    while (k < facts.size() && params[k].name != name) ++k;
+    if (k == facts.size() || !params[k].type.isInt() || params[k].type.isPtr())
+      throw UserError(SourceLoc{}, "kernel '" + kernel + "' has no integer parameter '" + name + "'");
     facts[k].isInt = true;
-    facts[k].value = ir::wrapInt(fn.argument(k)->type().kind, v);
+    facts[k].value = ir::wrapInt(params[k].type.kind, v);
   }
   return facts;
 }
 
-std::vector<ir::Scalar> parameterKinds(const ir::Function& fn) {
+std::vector<ArgFacts> genericFacts(const std::vector<Param>& params) {
+  std::vector<ArgFacts> facts(params.size());
+  for (size_t k = 0; k < facts.size(); ++k) {
+    facts[k].isPointer = params[k].type.isPtr();
+    facts[k].address = 1;  // not known to be aligned
+  }
+  return facts;
+}
+
+std::vector<ir::Scalar> parameterKinds(const std::vector<Param>& params) {
   std::vector<ir::Scalar> out;
-  for (auto& a : fn.arguments()) out.push_back(!a->type().isPtr() && a->type().isInt() ? a->type().kind : ir::Scalar::F32);
+  for (const Param& p : params) out.push_back(!p.type.isPtr() && p.type.isInt() ? p.type.kind : ir::Scalar::F32);
   return out;
 }
+
+std::vector<ir::Scalar> parameterKinds(const ir::Function& fn) { return parameterKinds(paramsOf(fn)); }
 
 int64_t asParameter(int64_t v, const std::vector<ir::Scalar>& paramKinds, size_t index) {
   if (index >= paramKinds.size() || !ir::isIntKind(paramKinds[index])) return v;
@@ -111,13 +135,38 @@ void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args) {
   }
 }
 
-void specializeAndOptimize(ir::Module& m, ir::Function& fn, const std::vector<ArgFacts>& args, int numStages,
-                           bool forGpu) {
-  applySpecialization(fn, args);
-  transform::PipelineOptions po;
-  po.numStages = numStages;
-  po.asyncCopies = forGpu;
-  transform::runPasses(m, transform::defaultPipeline(), po);
+namespace {
+// The divisor a key letter promises (0: not even non-negative), -1 for '1'.
+int promisedDivisor(char c) {
+  switch (c) {
+    case 'D': return 16;
+    case '8': return 8;
+    case '4': return 4;
+    case '2': return 2;
+    case 'N': return 1;
+    case '1': return -1;
+    default: return 0;
+  }
+}
+}  // namespace
+
+bool keySatisfies(const std::string& launch, const std::string& assumed) {
+  if (launch.size() != assumed.size()) return false;
+  for (size_t k = 0; k < assumed.size(); ++k) {
+    const char a = assumed[k], l = launch[k];
+    if (a == 'A' && l != 'A') return false;
+    const int need = promisedDivisor(a), have = promisedDivisor(l);
+    if (need == -1 && l != '1') return false;
+    // (1 is non-negative and odd: it satisfies N only.)
+    if (need > 0 && (have == 0 || (have == -1 ? need > 1 : have < need))) return false;
+  }
+  return true;
+}
+
+int keyStrength(const std::string& key) {
+  int s = 0;
+  for (char c : key) s += c == 'A' ? 1 : c == '1' ? 10 : promisedDivisor(c) > 0 ? 1 + promisedDivisor(c) / 2 : 0;
+  return s;
 }
 
 }  // namespace tritonc::runtime

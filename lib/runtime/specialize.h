@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/config.h"
 #include "target/interp/interpreter.h"
 
 namespace tritonc::runtime {
@@ -52,19 +53,28 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args,
 // UserError for a name that is not an integer parameter of `fn`.
 std::vector<ArgFacts> factsOfNamedIntegers(const ir::Function& fn,
                                            const std::vector<std::pair<std::string, int64_t>>& ints);
+std::vector<ArgFacts> factsOfNamedIntegers(const std::string& kernel, const std::vector<Param>& params,
+                                           const std::vector<std::pair<std::string, int64_t>>& ints);
+// Facts that promise nothing: pointers of any alignment, integers of any
+// value (key letters P and F): code for them runs every launch.
+std::vector<ArgFacts> genericFacts(const std::vector<Param>& params);
 // Per parameter: its integer kind, or ir::Scalar::F32 for the others (no wrapping).
 std::vector<ir::Scalar> parameterKinds(const ir::Function& fn);
+std::vector<ir::Scalar> parameterKinds(const std::vector<Param>& params);
 // `v` as a parameter of kind `k` holds it (integers wrap; others unchanged).
 int64_t asParameter(int64_t v, const std::vector<ir::Scalar>& paramKinds, size_t index);
 
 // Adds the facts to the parameters of `fn` (never weakens what the source said).
 void applySpecialization(ir::Function& fn, const std::vector<ArgFacts>& args);
 
-// What a launch compiles: the kernel `fn` of `m` specialized for `args`,
-// then the default optimization pipeline (after the specialization, so that
-// the optimizer sees the launch's facts; `forGpu` tells pre-fetching that
-// loads can become asynchronous copies, see transform/passes.h).
-void specializeAndOptimize(ir::Module& m, ir::Function& fn, const std::vector<ArgFacts>& args, int numStages,
-                           bool forGpu);
+// Whether a launch with key `launch` may run code compiled for key
+// `assumed` (of the same kernel): every fact `assumed` promises holds for
+// the launch (an aligned pointer for A, a non-negative integer divisible by
+// 16 for D, or by 8, 4 or 2, one that is not negative for N, the integer 1
+// for 1; P, F and M promise nothing).
+bool keySatisfies(const std::string& launch, const std::string& assumed);
+// How much `key` promises (more: more specialized code), to prefer among
+// the keys a launch satisfies.
+int keyStrength(const std::string& key);
 
 }  // namespace tritonc::runtime

@@ -1,5 +1,7 @@
 // _tritonc: the C++ core seen from Python (nanobind). A thin layer over
-// runtime::Kernel: the Python package (python/tritonc) turns tensors into
+// runtime::Launchable (a runtime::Kernel from source, or a
+// runtime::LoadedKernel from a .tck file compiled ahead of time): the Python
+// package (python/tritonc) turns tensors into
 // (kind, address, bytes) triples and macros into -D definitions, and this
 // module launches. Repeated calls with CUDA tensors take the Launcher's fast
 // path instead (all in C++, see below). Compiler and launch errors become
@@ -10,6 +12,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
@@ -19,6 +22,7 @@
 #include "ir/type.h"
 #include "runtime/compile_report.h"
 #include "runtime/kernel.h"
+#include "runtime/loaded_kernel.h"
 #include "support/diagnostic.h"
 #include "target/cpu/cpu_backend.h"
 
@@ -62,6 +66,29 @@ class PyKernel {
     if (verbose) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     o.cacheMustHit = cacheMustHit;
     located([&] { k_ = std::make_unique<runtime::Kernel>(source, o); });
+  }
+
+  // A kernel compiled ahead of time, from a .tck file: `defines`,
+  // `numWarps` and `numStages` choose among its configurations (empty: any).
+  static std::unique_ptr<PyKernel> load(const std::string& path,
+                                        const std::vector<std::pair<std::string, std::string>>& defines,
+                                        const std::vector<int>& numWarps, const std::vector<int>& numStages,
+                                        const std::string& target, const std::string& kernel,
+                                        const std::vector<std::string>& tuningKey, bool verbose) {
+    runtime::LoadOptions o;
+    for (auto& [n, v] : defines) o.defines.push_back({n, v});
+    o.numWarps = numWarps;
+    o.numStages = numStages;
+    o.target = target;
+    o.kernel = kernel;
+    o.tuningKey = tuningKey;
+    if (verbose) o.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    std::unique_ptr<runtime::LoadedKernel> loaded = runtime::LoadedKernel::load(path, o);
+    auto out = std::unique_ptr<PyKernel>(new PyKernel());
+    out->filename_ = loaded->sourceFile();  // launches' diagnostics point into the source it came from
+    out->source_ = loaded->sourceText();
+    out->k_ = std::move(loaded);
+    return out;
   }
 
   // (name, is_pointer, dtype): dtype is the pointee for pointers.
@@ -135,7 +162,7 @@ class PyKernel {
   }
 
   size_t spaceSize() const { return k_->space().size(); }
-  runtime::Kernel& core() { return *k_; }
+  runtime::Launchable& core() { return *k_; }
   // The `opt` a grid function receives: one Python object per configuration
   // of the space, made once (a copy, so that user code may keep it).
   nb::object options(const runtime::Config& c) {
@@ -155,6 +182,8 @@ class PyKernel {
   std::string name() const { return k_->name(); }
 
  private:
+  PyKernel() = default;
+
   // Runs `f`; a UserError with a source location gets the diagnostic's full
   // text (FILE:LINE:COL: error: ..., the line and a caret).
   template <class F>
@@ -247,7 +276,7 @@ class PyKernel {
   }
 
   std::string source_, filename_;
-  std::unique_ptr<runtime::Kernel> k_;
+  std::unique_ptr<runtime::Launchable> k_;
   std::vector<nb::object> options_;  // by index in the space
 };
 
@@ -296,7 +325,7 @@ class Launcher {
     const Entry* e = entryFor(kwargs, n);
     if (!e) return false;
     PyKernel& pk = *e->pykernel;
-    runtime::Kernel& k = pk.core();
+    runtime::Launchable& k = pk.core();
     const std::vector<runtime::Param>& params = k.params();
     if (size_t(count) != params.size() || PyList_GET_SIZE(e->dtypes.ptr()) != count) return false;
     // Local, not thread_local: a grid function may launch another kernel.
@@ -511,7 +540,7 @@ class JitLauncher {
     std::vector<interp::KernelArg> converted;
     for (const Entry& e : entries_) {
       if (e.roles.size() != size_t(count) || !sameKwargs(e.kwargs.ptr(), kwargs)) continue;
-      runtime::Kernel& k = e.pykernel->core();
+      runtime::Launchable& k = e.pykernel->core();
       converted.assign(k.params().size(), interp::KernelArg{});
       if (!convert(e, args, n, converted)) continue;
       runtime::PreparedLaunch p = k.prepared(converted);
@@ -729,6 +758,8 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);
+  m.def("load", &PyKernel::load, nb::arg("path"), nb::arg("defines"), nb::arg("num_warps"), nb::arg("num_stages"),
+        nb::arg("target"), nb::arg("kernel"), nb::arg("tuning_key"), nb::arg("verbose"));
   g_errorType = compileError.ptr();
   nb::class_<Launcher>(m, "Launcher", nb::type_slots(launcherSlots))
       .def(nb::init<>())

@@ -4,6 +4,9 @@
     add = tritonc.kernel(src, outputs=['c'])
     add(a, b, c, n, grid=lambda opt: (tritonc.cdiv(n, opt.d('BLOCK')),), BLOCK=[128, 256], TYPE=a.dtype)
 
+    add = tritonc.load("add.tck")   # compiled ahead of time: tritonc compile add.tc ... -o add.tck
+    add(a, b, c, n, grid=lambda opt: (tritonc.cdiv(n, opt.d('BLOCK')),))
+
 Kernels take numpy arrays (run on the interpreter, or copied to the GPU and
 back), PyTorch tensors on the CPU or on CUDA (launched on the current stream),
 and any object that speaks DLPack (CPU or CUDA) or ``__cuda_array_interface__``.
@@ -12,8 +15,8 @@ TensorFlow cannot be installed on our machines and is not supported.
 from . import _tritonc
 from ._tritonc import Error
 
-__all__ = ["kernel", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version", "jit",
-           "JITFunction", "language"]
+__all__ = ["kernel", "load", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version", "jit",
+           "JITFunction", "language", "autotune", "heuristics", "Config", "testing"]
 
 
 def version():
@@ -296,6 +299,50 @@ class kernel(_tritonc.Launcher):
             converted.append(a)
             on_device = on_device or dev
         return self._kernel_for(dict(macros), on_device).chosen(converted)
+
+
+class loaded_kernel(kernel):
+    """A kernel compiled ahead of time (``tritonc compile``), from a .tck file:
+    called like ``tritonc.kernel`` objects, ``k(arg1, ..., argN, grid,
+    **macros)``, without a compiler. Macros choose among the file's
+    configurations (a list: any of those; a dtype becomes its Triton-C type
+    name), as do ``num_warps`` and ``num_stages``; several left are tuned on
+    the first call for new integer arguments. A launch runs the most
+    specialized code whose assumptions (aligned pointers, divisible integers)
+    its arguments meet; when there is none, or no configuration matches,
+    ``tritonc.Error`` names what the file holds."""
+
+    def __init__(self, path, outputs=(), target="auto", verbose=False):
+        super().__init__(None, outputs=outputs, verbose=verbose, filename=str(path), target=target)
+        self.path = str(path)
+        # Loading checks the file now (tritonc.Error when it is missing or damaged).
+        self._kernel_for({}, False)
+
+    def _kernel_for(self, macros, on_device):
+        warps = macros.pop("num_warps", [])
+        stages = macros.pop("num_stages", [])
+        warps = list(warps) if isinstance(warps, (list, tuple)) else [int(warps)]
+        stages = list(stages) if isinstance(stages, (list, tuple)) else [int(stages)]
+        defines = [(str(k), _macro_text(k, v)) for k, v in sorted(macros.items())]
+        target = "gpu" if on_device else self.target
+        key = (tuple(defines), tuple(warps), tuple(stages), target)
+        k = self._compiled.get(key)
+        if k is None:
+            k = _tritonc.load(self.path, defines, warps, stages, target, "", [], self.verbose)
+            self._compiled[key] = k
+        return k
+
+    def report(self, *args, **kwargs):
+        raise Error("a kernel loaded from %s has no compile report (it was compiled ahead of time); "
+                    "ask for one with the source: tritonc emit FILE.tc --stage report" % self.path)
+
+
+def load(path, outputs=(), target="auto", verbose=False):
+    """The kernel of a .tck file (``tritonc compile KERNEL.tc ... -o KERNEL.tck``),
+    callable as ``k(arg1, ..., argN, grid, **macros)`` (see ``loaded_kernel``).
+    ``target``: "auto" (the GPU for device tensors or when the file has code
+    for it, else the CPU, else the interpreter), "gpu", "cpu", "interp"."""
+    return loaded_kernel(path, outputs=outputs, target=target, verbose=verbose)
 
 
 class _MacroValues(dict):

@@ -10,7 +10,7 @@
 
 #include "ir/verifier.h"
 #include "kernel_test_util.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "target/cpu/cpu_backend.h"
 #include "transform/pass_manager.h"
 

@@ -6,7 +6,7 @@
 // tolerance.
 #include "ir/verifier.h"
 #include "kernel_test_util.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "transform/pass_manager.h"
 
 namespace kernel_test {

@@ -10,7 +10,7 @@
 
 #include "kernel_test_util.h"
 #include "lang/compile.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "target/nvptx/codegen.h"
 #include "transform/pass_manager.h"
 

@@ -16,7 +16,7 @@
 #include <set>
 
 #include "lang/compile.h"
-#include "runtime/specialize.h"
+#include "runtime/optimize_for_launch.h"
 #include "support/float16.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"

@@ -10,9 +10,9 @@ namespace {
 
 UserError argError(const std::string& msg) { return UserError(SourceLoc{}, msg); }
 
-std::string paramList(const ir::Function& fn) {
+std::string paramList(const Signature& sig) {
   std::string s;
-  for (auto& a : fn.arguments()) s += (s.empty() ? "" : ", ") + a->name() + ": " + ir::typeToString(a->type());
+  for (const runtime::Param& p : sig.params) s += (s.empty() ? "" : ", ") + p.name + ": " + ir::typeToString(p.type);
   return s;
 }
 
@@ -69,23 +69,39 @@ std::optional<ir::Scalar> dtypeFromName(const std::string& s) {
   return k;
 }
 
+Signature signatureOf(const ir::Function& fn) {
+  Signature sig{fn.name(), {}, {}};
+  for (auto& a : fn.arguments()) {
+    sig.params.push_back({a->name(), a->type()});
+    sig.constantTables.push_back(a->attrs.constantTable);
+  }
+  return sig;
+}
+
 BoundArgs bindArguments(const ir::Function& fn, const std::vector<std::pair<std::string, std::string>>& specs,
+                        std::mt19937_64& rng) {
+  return bindArguments(signatureOf(fn), specs, rng);
+}
+
+BoundArgs bindArguments(const Signature& sig, const std::vector<std::pair<std::string, std::string>>& specs,
                         std::mt19937_64& rng) {
   BoundArgs out;
   std::map<std::string, std::string> given;
   for (auto& [name, spec] : specs) {
     bool known = false;
-    for (auto& a : fn.arguments()) known = known || a->name() == name;
-    if (!known) throw argError("unknown argument '" + name + "': kernel '" + fn.name() + "' has parameters " + paramList(fn));
+    for (const runtime::Param& p : sig.params) known = known || p.name == name;
+    if (!known)
+      throw argError("unknown argument '" + name + "': kernel '" + sig.kernel + "' has parameters " + paramList(sig));
     if (given.count(name)) throw argError("argument '" + name + "' is given twice");
     given[name] = spec;
   }
-  for (auto& a : fn.arguments()) {
-    const std::string& name = a->name();
-    const ir::Type& t = a->type();
+  for (size_t k = 0; k < sig.params.size(); ++k) {
+    const std::string& name = sig.params[k].name;
+    const ir::Type& t = sig.params[k].type;
+    const int64_t constantTable = k < sig.constantTables.size() ? sig.constantTables[k] : 0;
     auto it = given.find(name);
     if (it == given.end())
-      throw argError("missing argument '" + name + "' (" + ir::typeToString(t) + ") of kernel '" + fn.name() + "'");
+      throw argError("missing argument '" + name + "' (" + ir::typeToString(t) + ") of kernel '" + sig.kernel + "'");
     const std::string& spec = it->second;
     bool isBufferSpec = !spec.empty() && (spec[0] == '@' || spec.rfind("zeros:", 0) == 0 || spec.rfind("rand:", 0) == 0);
     if (t.isPtr()) {
@@ -105,8 +121,8 @@ BoundArgs bindArguments(const ir::Function& fn, const std::vector<std::pair<std:
       if (buf->elem != t.pointee)
         throw argError("argument '" + name + "': kernel expects a buffer of " + ir::scalarName(t.pointee) +
                        ", got " + ir::scalarName(buf->elem));
-      if (a->attrs.constantTable && buf->numElements() > a->attrs.constantTable)
-        throw argError("argument '" + name + "': the constant table holds " + std::to_string(a->attrs.constantTable) +
+      if (constantTable && buf->numElements() > constantTable)
+        throw argError("argument '" + name + "': the constant table holds " + std::to_string(constantTable) +
                        " elements, got " + std::to_string(buf->numElements()));
       out.byName[name] = buf.get();
       out.args.push_back(interp::KernelArg::ofBuffer(buf.get()));

@@ -9,9 +9,19 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "runtime/config.h"
 #include "target/interp/interpreter.h"
 
 namespace tritonc::cli {
+
+// What binding needs of a kernel: its name and parameters, and the size of
+// each `__constant__` table parameter (0: none, or unknown for a .tck file).
+struct Signature {
+  std::string kernel;
+  std::vector<runtime::Param> params;
+  std::vector<int64_t> constantTables;
+};
+Signature signatureOf(const ir::Function& fn);
 
 struct BoundArgs {
   std::vector<std::unique_ptr<interp::Buffer>> buffers;  // owned, by parameter order of creation
@@ -22,6 +32,8 @@ struct BoundArgs {
 // Throws UserError (no location) naming the argument at fault: unknown name,
 // missing argument, a buffer for a scalar, a scalar for a pointer, a dtype that
 // is not the pointee type, a malformed SPEC.
+BoundArgs bindArguments(const Signature& sig, const std::vector<std::pair<std::string, std::string>>& specs,
+                        std::mt19937_64& rng);
 BoundArgs bindArguments(const ir::Function& fn, const std::vector<std::pair<std::string, std::string>>& specs,
                         std::mt19937_64& rng);
 

@@ -3,6 +3,8 @@
 //   tritonc run  KERNEL.tc [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp]
 //                --arg NAME=SPEC... [--save NAME=out.npy]... [--kernel NAME] [--seed N]
 //   tritonc tune KERNEL.tc -DTM=[32,64] ... --grid M/TM,N/TN --arg NAME=SPEC...
+//   tritonc compile KERNEL.tc -DTM=[32,64] ... [--target sm_90a,cpu] [--arg NAME=INT,...] -o KERNEL.tck
+//   tritonc run|tune KERNEL.tck [-DNAME=VALUE]... --grid ... --arg NAME=SPEC...
 //   tritonc passes | tritonc --version | tritonc [CMD] --help
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
@@ -20,10 +22,13 @@
 #include "ir/verifier.h"
 #include "lang/compile.h"
 #include "lang/readonly_stores.h"
+#include "compile_command.h"
 #include "grid_expr.h"
 #include "launch_args.h"
+#include "options.h"
 #include "python_kernel.h"
 #include "runtime/kernel.h"
+#include "runtime/loaded_kernel.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
 #include "target/nvptx/codegen.h"
@@ -36,194 +41,8 @@
 namespace {
 
 using namespace tritonc;
-
-// Usage, one section per command (`tritonc CMD --help` prints its own).
-const char* const kEmitUsage =
-    "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report [--locations] [--json]\n"
-    "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
-    "               [--arg NAME=INT]...  (gpu-ir/ptx/report: specialize as for a launch with these integers)\n"
-    "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
-const char* const kRunUsage =
-    "  tritonc run  FILE [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
-    "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
-    "               interp checks every memory access)\n"
-    "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
-    "               with a tuning space (lists), the kernel is tuned first (results are cached)\n";
-const char* const kTuneUsage =
-    "  tritonc tune FILE -DNAME=[v1,v2,...]... [--num-warps 4,8] [--num-stages 2,3] --grid ... --arg ...\n"
-    "               times every configuration and prints the table (--quiet: only the result)\n";
-const char* const kPassesUsage = "  tritonc passes        lists the optimization passes\n";
-const char* const kVersionUsage = "  tritonc --version     prints the version\n";
-const char* const kNotes =
-    "FILE is Triton-C (.tc), Triton-IR text (.tir), or a Python DSL kernel FILE.py:KERNEL (its constexprs\n"
-    "  as -DNAME=VALUE, its runtime parameters' types as --signature 'x_ptr=*fp32,n=i32'; needs the\n"
-    "  tritonc Python package importable by $TRITONC_PYTHON, default python3).\n"
-    "SPEC: @file.npy | integer | float | zeros:DTYPE:D0xD1... | rand:DTYPE:D0xD1...\n"
-    "DTYPE: bool i8 i16 i32 i64 f16 bf16 f32 f64\n"
-    "-DNAME=[v1, v2, ...] declares a tuning list; `tunable` declarations in the source are tuned too.\n"
-    "--grid: each dimension is a product or quotient (rounded up) of numbers, integer arguments and\n"
-    "        tuning parameters or macros, e.g. --grid M/TM,N/TN\n";
-
-// The usage of `command` ("" or an unknown one: of every command).
-std::string usage(const std::string& command) {
-  std::string out = "usage:\n";
-  if (command == "emit") return out + kEmitUsage + kNotes;
-  if (command == "run") return out + kRunUsage + kNotes;
-  if (command == "tune") return out + kTuneUsage + kNotes;
-  if (command == "passes") return out + kPassesUsage;
-  return out + kEmitUsage + kRunUsage + kTuneUsage + kPassesUsage + kVersionUsage + kNotes;
-}
-
-struct Options {
-  std::string command, file, stage, backend, kernel, grid, target;
-  bool help = false;  // --help: print the command's usage and exit 0
-  int numWarps = 4;
-  int numStages = transform::PipelineOptions::kDefaultNumStages;
-  std::vector<int> numWarpsList{4}, numStagesList{transform::PipelineOptions::kDefaultNumStages};
-  std::string cacheDir;
-  bool quiet = false;
-  bool allowTf32 = false;
-  lang::CompileOptions compile;
-  std::vector<std::pair<std::string, std::string>> args, saves;
-  bool locations = false;
-  bool printAfterAll = false;
-  bool json = false;               // emit --stage report: JSON
-  bool specialize = true;          // emit ptx/gpu-ir: assume 16-byte aligned pointers
-  bool optimize = true;            // run: optimize before interpreting (-O0: no)
-  std::string passes = "default";  // --passes
-  std::string analysis;            // --print-analysis
-  bool haveSeed = false;
-  uint64_t seed = 0;
-  std::string signature;      // FILE.py:KERNEL: the runtime parameters' types
-  bool irInput = false;       // the source is Triton-IR text (.tir, or from a Python kernel)
-  std::string diagnosticText; // the text carets are drawn from (the .py of a Python kernel)
-};
-
-// A usage error: message only, exit status 1.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::pair<std::string, std::string> splitAssign(const std::string& s, const char* what) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0) throw UsageError(std::string("expected ") + what + ", got '" + s + "'");
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
-// "4" or "4,8": each value checked by `ok`.
-template <class Ok>
-std::vector<int> intList(const std::string& s, const char* flag, Ok ok, const char* allowed) {
-  std::vector<int> out;
-  size_t pos = 0;
-  while (true) {
-    size_t comma = s.find(',', pos);
-    std::string part = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end = nullptr;
-    long v = std::strtol(part.c_str(), &end, 10);
-    if (part.empty() || *end || !ok(v)) throw UsageError(std::string("bad ") + flag + " '" + s + "' (" + allowed + ")");
-    out.push_back(int(v));
-    if (comma == std::string::npos) return out;
-    pos = comma + 1;
-  }
-}
-
-Options parseCommandLine(int argc, char** argv) {
-  Options o;
-  if (argc < 2) throw UsageError("no command given");
-  o.command = argv[1];
-  if (o.command == "--help" || o.command == "-h" || o.command == "help") {
-    o.help = true;
-    o.command.clear();
-    return o;
-  }
-  if (o.command == "--version" || o.command == "version") return o;
-  if (o.command != "emit" && o.command != "run" && o.command != "tune" && o.command != "passes")
-    throw UsageError("unknown command '" + o.command + "'");
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-      return o;
-    }
-    if (o.command == "passes") throw UsageError("passes takes no arguments, got '" + a + "'");
-    auto value = [&](const std::string& flag) -> std::string {
-      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return a.substr(flag.size() + 1);
-      if (i + 1 >= argc) throw UsageError("option " + flag + " needs a value");
-      return argv[++i];
-    };
-    auto is = [&](const char* flag) { return a == flag || a.rfind(std::string(flag) + "=", 0) == 0; };
-    if (a.rfind("-D", 0) == 0) {
-      std::string def = a.size() > 2 ? a.substr(2) : (i + 1 < argc ? argv[++i] : "");
-      o.compile.defines.push_back(lang::parseDefineOption(def));
-    } else if (is("--stage")) {
-      o.stage = value("--stage");
-    } else if (is("--emit")) {
-      o.stage = value("--emit");
-    } else if (is("--grid")) {
-      o.grid = value("--grid");
-    } else if (is("--backend")) {
-      o.backend = value("--backend");
-    } else if (is("--target")) {
-      o.target = value("--target");
-    } else if (is("--num-warps")) {
-      std::string s = value("--num-warps");
-      o.numWarpsList = intList(s, "--num-warps", [](long v) { return v > 0 && v <= 32 && !(v & (v - 1)); },
-                               "1, 2, 4, ..., 32");
-      o.numWarps = o.numWarpsList[0];
-    } else if (is("--num-stages")) {
-      std::string s = value("--num-stages");
-      o.numStagesList = intList(s, "--num-stages", [](long v) { return v >= 1 && v <= 8; }, "1 to 8");
-      o.numStages = o.numStagesList[0];
-    } else if (is("--cache-dir")) {
-      o.cacheDir = value("--cache-dir");
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a == "--allow-tf32") {
-      o.allowTf32 = true;
-    } else if (is("--kernel")) {
-      o.kernel = value("--kernel");
-    } else if (is("--signature")) {
-      o.signature = value("--signature");
-    } else if (is("--arg")) {
-      o.args.push_back(splitAssign(value("--arg"), "--arg NAME=SPEC"));
-    } else if (is("--save")) {
-      o.saves.push_back(splitAssign(value("--save"), "--save NAME=FILE.npy"));
-    } else if (is("--seed")) {
-      std::string s = value("--seed");
-      char* end = nullptr;
-      o.seed = std::strtoull(s.c_str(), &end, 10);
-      if (s.empty() || *end) throw UsageError("bad --seed '" + s + "'");
-      o.haveSeed = true;
-    } else if (a == "--locations") {
-      o.locations = true;
-    } else if (a == "--no-specialize") {
-      o.specialize = false;
-    } else if (a == "--print-after-all") {
-      o.printAfterAll = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (is("--print-analysis")) {
-      o.analysis = value("--print-analysis");
-      if (o.analysis != "axis" && o.analysis != "liveness")
-        throw UsageError("unknown analysis '" + o.analysis + "' (expected axis or liveness)");
-    } else if (is("--passes")) {
-      o.passes = value("--passes");
-    } else if (a == "-O0") {
-      o.optimize = false;
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (o.file.empty()) {
-      o.file = a;
-    } else {
-      throw UsageError("more than one input file ('" + o.file + "' and '" + a + "')");
-    }
-  }
-  if (o.command == "passes") return o;
-  if (o.file.empty()) throw UsageError("no input file");
-  o.compile.filename = o.file;
-  return o;
-}
+using cli::Options;
+using cli::UsageError;
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -413,39 +232,55 @@ bool hasTuningSpace(const Options& o, const std::string& source) {
   return !o.irInput && source.find("tunable") != std::string::npos;
 }
 
-// `tune`, and `run` of a kernel with a tuning space: through the runtime's
-// kernel object (tuner, caches).
-int runTuned(const Options& o, const std::string& source) {
-  if (o.irInput) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+// The back end named by --backend, or an error for an unknown one.
+void checkBackend(const Options& o) {
   if (o.backend != "" && o.backend != "gpu" && o.backend != "cpu" && o.backend != "interp")
     throw UsageError("unknown back end '" + o.backend + "' (available: interp, cpu, gpu)");
+}
+
+// The runtime's target for --backend and --target.
+std::string runtimeTarget(const Options& o) {
+  return o.backend == "interp" || o.backend == "cpu" ? o.backend
+         : !o.target.empty()                          ? o.target
+         : o.backend == "gpu"                         ? "gpu"
+                                                      : "auto";
+}
+
+// The runtime's kernel options of `run`, `tune` and `compile`.
+runtime::KernelOptions kernelOptions(const Options& o) {
   runtime::KernelOptions ko;
   ko.filename = o.file;
   ko.defines = o.compile.defines;
   ko.numWarps = o.numWarpsList;
   ko.numStages = o.numStagesList;
-  ko.target = o.backend == "interp" || o.backend == "cpu" ? o.backend
-              : !o.target.empty()                          ? o.target
-              : o.backend == "gpu"                         ? "gpu"
-                                                           : "auto";
+  ko.target = runtimeTarget(o);
   ko.kernel = o.kernel;
   ko.cacheDir = o.cacheDir;
   ko.allowTf32 = o.allowTf32;
   if (!o.quiet) ko.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-  runtime::Kernel kernel(source, ko);
+  return ko;
+}
+
+// Tunes `kernel` when `tune` asks or it has several configurations, then
+// (`run`) launches it on the --arg arguments, bound by `sig`, and saves the
+// --save buffers.
+int tuneAndLaunch(const Options& o, runtime::Launchable& kernel, const cli::Signature& sig, const std::string& from) {
   if (o.grid.empty()) throw UsageError(o.command + " needs --grid X[,Y[,Z]]");
   cli::GridSpec spec = cli::parseGridSpec(o.grid);
-  // The arguments are bound by the parameters of the first configuration.
-  lang::CompileResult first = lang::compileSource(source, o.compile);
-  const ir::Function& fn = pickKernel(*first.module, kernel.name());
   std::mt19937_64 rng(o.haveSeed ? o.seed : std::random_device{}());
-  cli::BoundArgs bound = cli::bindArguments(fn, o.args, rng);
+  cli::BoundArgs bound = cli::bindArguments(sig, o.args, rng);
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
   runtime::GridFn grid = [&](const runtime::Config& c) {
     return cli::evaluateGrid(spec, [&](const std::string& n) { return gridName(o, n, &c); });
   };
-  runtime::TuneResult r = kernel.tune(bound.args, grid, /*force=*/o.command == "tune");
+  runtime::TuneResult r;
+  if (o.command == "tune" || kernel.space().size() > 1) {
+    r = kernel.tune(bound.args, grid, /*force=*/o.command == "tune");
+  } else {
+    r.best = kernel.space()[0];
+    r.origin = "only";
+  }
   if (o.command == "tune") {
     std::printf("%-60s %12s\n", "configuration", "median ms");
     for (const runtime::TuneTrial& t : r.trials) {
@@ -461,11 +296,43 @@ int runTuned(const Options& o, const std::string& source) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& [name, path] : o.saves) interp::saveBufferToNpy(path, *bound.byName[name]);
   interp::Grid g = grid(r.best);
-  std::fprintf(stderr, "ran kernel '%s' on %s with %s (%s), grid (%lld, %lld, %lld): %.3f ms\n", kernel.name().c_str(),
-               kernel.target().c_str(), r.best.text().c_str(),
-               r.origin == "tuned" ? "tuned now" : ("tuning from the " + r.origin + " cache").c_str(), (long long)g.x,
-               (long long)g.y, (long long)g.z, ms);
+  std::string how = r.origin == "tuned" ? "tuned now" : r.origin == "only" ? "its only configuration"
+                                                                            : "tuning from the " + r.origin + " cache";
+  std::fprintf(stderr, "ran kernel '%s'%s on %s with %s (%s), grid (%lld, %lld, %lld): %.3f ms\n",
+               kernel.name().c_str(), from.c_str(), kernel.target().c_str(), r.best.text().c_str(), how.c_str(),
+               (long long)g.x, (long long)g.y, (long long)g.z, ms);
   return 0;
+}
+
+// `tune`, and `run` of a kernel with a tuning space: through the runtime's
+// kernel object (tuner, caches).
+int runTuned(const Options& o, const std::string& source) {
+  if (o.irInput) throw UsageError(o.command + " with a tuning space needs a Triton-C file");
+  checkBackend(o);
+  runtime::Kernel kernel(source, kernelOptions(o));
+  // The arguments are bound by the parameters of the first configuration.
+  lang::CompileResult first = lang::compileSource(source, o.compile);
+  const ir::Function& fn = pickKernel(*first.module, kernel.name());
+  return tuneAndLaunch(o, kernel, cli::signatureOf(fn), "");
+}
+
+// `run` and `tune` of a .tck file: its configurations that match the -D,
+// --num-warps and --num-stages options, for the target of --backend or
+// --target. Diagnostics then point into the source it was compiled from
+// (`diagnosticFile`, and its text in `diagnosticSource` when it is there).
+int runPack(const Options& o, std::string& diagnosticFile, std::string& diagnosticSource) {
+  checkBackend(o);
+  runtime::LoadOptions lo;
+  lo.target = runtimeTarget(o);
+  lo.defines = o.compile.defines;
+  if (o.numWarpsGiven) lo.numWarps = o.numWarpsList;
+  if (o.numStagesGiven) lo.numStages = o.numStagesList;
+  lo.kernel = o.kernel;
+  if (!o.quiet) lo.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  std::unique_ptr<runtime::LoadedKernel> kernel = runtime::LoadedKernel::load(o.file, lo);
+  diagnosticFile = kernel->sourceFile();
+  diagnosticSource = kernel->sourceText();
+  return tuneAndLaunch(o, *kernel, cli::Signature{kernel->name(), kernel->params(), {}}, " from " + o.file);
 }
 
 int run(const Options& o, const std::string& source) {
@@ -521,10 +388,11 @@ int run(const Options& o, const std::string& source) {
 int main(int argc, char** argv) {
   Options o;
   std::string source;
+  std::string diagnosticFile;  // where located errors point (a .tck's source file; else FILE)
   try {
-    o = parseCommandLine(argc, argv);
+    o = cli::parseCommandLine(argc, argv);
     if (o.help) {
-      std::cout << usage(o.command);
+      std::cout << cli::usage(o.command);
       return 0;
     }
     if (o.command == "--version" || o.command == "version") {
@@ -538,25 +406,42 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       return 0;
     }
+    if (endsWith(o.file, ".tck")) {
+      if (o.command != "run" && o.command != "tune")
+        throw UsageError(o.command + " needs a Triton-C file; " + o.file + " holds compiled code (use run or tune)");
+      return runPack(o, diagnosticFile, source);
+    }
+    std::string diagnosticText;  // the text carets are drawn from (the .py of a Python kernel)
     if (cli::isPythonKernel(o.file)) {
       // The constexprs (-D) go to the Python front end; the IR has none.
       source = cli::pythonKernelIr(o.file, o.signature, o.compile.defines, &o.file);
       o.compile.defines.clear();
       o.irInput = true;
-      o.diagnosticText = readFile(o.file);
+      diagnosticText = readFile(o.file);
     } else {
       if (!o.signature.empty()) throw UsageError("--signature applies to Python kernels (FILE.py:KERNEL)");
       source = readFile(o.file);
       o.irInput = endsWith(o.file, ".tir");
-      o.diagnosticText = source;
+    }
+    if (o.command == "compile" && o.irInput) throw UsageError("compile needs a Triton-C file");
+    if (o.command == "compile") return cli::compileCommand(o, source, kernelOptions(o));
+    if (!diagnosticText.empty()) {
+      try {
+        return o.command == "emit" ? emit(o, source) : run(o, source);
+      } catch (const UserError& e) {
+        if (!e.loc().known()) throw;
+        std::cerr << formatDiagnostic(o.file, diagnosticText, e.loc(), e.what());
+        return 1;
+      }
     }
     return o.command == "emit" ? emit(o, source) : run(o, source);  // run and tune
   } catch (const UsageError& e) {
     std::cerr << "tritonc: error: " << e.what() << "\n";
-    if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << usage("");
+    if (o.command.empty() || std::string(e.what()).find("command") != std::string::npos) std::cerr << cli::usage("");
     return 1;
   } catch (const UserError& e) {
-    if (e.loc().known()) std::cerr << formatDiagnostic(o.file, o.diagnosticText, e.loc(), e.what());
+    if (e.loc().known())
+      std::cerr << formatDiagnostic(diagnosticFile.empty() ? o.file : diagnosticFile, source, e.loc(), e.what());
     else std::cerr << "tritonc: error: " << e.what() << "\n";
     return 1;
   } catch (const InternalError& e) {

@@ -88,10 +88,42 @@ std::string CudaDriver::errorText(CUresult r) const {
   return std::string(name ? name : "CUDA error " + std::to_string(r)) + (text ? std::string(": ") + text : "");
 }
 
+bool isContextFatal(CUresult r) {
+  switch (r) {
+    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
+    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
+    case 710:  // CUDA_ERROR_ASSERT
+    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
+    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    case 718:  // CUDA_ERROR_INVALID_PC
+    case 719:  // CUDA_ERROR_LAUNCH_FAILED
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+// The first context-fatal error of the process, said again with every later error.
+std::mutex lostMutex;
+std::string lostContext;
+}  // namespace
+
 void CudaDriver::check(CUresult r, const std::string& what, const std::string& kernel) const {
   if (r == 0) return;
-  throw UserError(SourceLoc{}, what + " failed" + (kernel.empty() ? "" : " for kernel '" + kernel + "'") + ": " +
-                                   errorText(r));
+  std::string message =
+      what + " failed" + (kernel.empty() ? "" : " for kernel '" + kernel + "'") + ": " + errorText(r);
+  std::lock_guard<std::mutex> lock(lostMutex);
+  if (!lostContext.empty())
+    throw UserError(SourceLoc{}, message + " (the process's CUDA context was lost earlier: " + lostContext +
+                                     "; restart the process)");
+  if (isContextFatal(r)) {
+    lostContext = (kernel.empty() ? "" : "kernel '" + kernel + "': ") + errorText(r);
+    throw GpuFault(SourceLoc{}, message);
+  }
+  throw UserError(SourceLoc{}, message);
 }
 
 }  // namespace tritonc::nvptx

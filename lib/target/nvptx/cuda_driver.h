@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "support/diagnostic.h"
+
 namespace tritonc::nvptx {
 
 using CUresult = int;
@@ -15,6 +17,17 @@ using CUmodule = void*;
 using CUfunction = void*;
 using CUstream = void*;
 using CUevent = void*;
+
+// An error that leaves the process's CUDA context unusable: a kernel's
+// illegal address, misaligned address, illegal instruction, trap or
+// assertion (CUDA_ERROR_ILLEGAL_ADDRESS, ...). Every later CUDA call of the
+// process fails, so the tuner stops at the first one (runtime/trial_runs.h).
+class GpuFault : public UserError {
+ public:
+  using UserError::UserError;
+};
+// Whether `r` is such an error.
+bool isContextFatal(CUresult r);
 
 struct CudaDriver {
   CUresult (*cuInit)(unsigned);
@@ -52,7 +65,9 @@ struct CudaDriver {
   static CudaDriver* get(std::string* whyNot = nullptr);
   // "CUDA_ERROR_X: description"
   std::string errorText(CUresult r) const;
-  // Throws UserError "`what` failed for kernel 'name': CUDA_ERROR_..." unless r == 0.
+  // Throws UserError "`what` failed for kernel 'name': CUDA_ERROR_..." unless
+  // r == 0: a GpuFault for a context-fatal error; after one, every error
+  // says that the context was lost, and by which kernel.
   void check(CUresult r, const std::string& what, const std::string& kernel = "") const;
 
   CUdevice device = 0;

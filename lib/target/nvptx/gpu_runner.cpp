@@ -1,5 +1,6 @@
 #include "target/nvptx/gpu_runner.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -244,12 +245,14 @@ DeviceCopy::DeviceCopy(const void* host, size_t bytes) {
   }
 }
 
-DeviceCopy::DeviceCopy(uint64_t source, size_t bytes) {
+DeviceCopy::DeviceCopy(uint64_t source, size_t bytes, size_t capacity) {
   CudaDriver* d = driver();
   CUdeviceptr p = 0;
-  d->check(d->cuMemAlloc(&p, std::max<size_t>(bytes, 16)), "allocating a copy of a device buffer");
+  capacity = std::max({capacity, bytes, size_t(16)});
+  d->check(d->cuMemAlloc(&p, capacity), "allocating a copy of a device buffer");
   address_ = p;
-  CUresult r = d->cuMemcpyDtoD(p, CUdeviceptr(source), bytes);
+  CUresult r = capacity > bytes ? d->cuMemsetD8(p + bytes, 0, capacity - bytes) : 0;
+  if (r == 0) r = d->cuMemcpyDtoD(p, CUdeviceptr(source), bytes);
   if (r != 0) {
     d->cuMemFree(p);
     d->check(r, "copying a device buffer");

@@ -77,7 +77,9 @@ void synchronizeStream(void* stream);
 // configuration on copies of the caller's device buffers).
 class DeviceCopy {
  public:
-  DeviceCopy(uint64_t source, size_t bytes);
+  // `capacity` (at least `bytes`) is what is allocated: the bytes after the
+  // copy are zero (the tuner's slack, allocation_slack.h).
+  DeviceCopy(uint64_t source, size_t bytes, size_t capacity = 0);
   DeviceCopy(const void* host, size_t bytes);  // a device buffer holding `host`'s bytes
   ~DeviceCopy();
   DeviceCopy(const DeviceCopy&) = delete;

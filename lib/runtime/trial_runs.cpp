@@ -1,0 +1,162 @@
+#include "runtime/trial_runs.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "runtime/fault_report.h"
+#include "target/nvptx/allocation_slack.h"
+#include "target/nvptx/cuda_driver.h"
+#include "target/nvptx/gpu_runner.h"
+
+namespace tritonc::runtime {
+
+namespace {
+
+// Copies of the buffers among `args` (host or device), and the arguments
+// pointing at them. Device copies get the slack of PyTorch's allocator.
+struct ScratchArgs {
+  std::vector<std::unique_ptr<interp::Buffer>> copies;
+  std::vector<std::unique_ptr<nvptx::DeviceCopy>> deviceCopies;
+  std::vector<interp::KernelArg> args;
+  explicit ScratchArgs(const std::vector<interp::KernelArg>& original) : args(original) {
+    std::map<interp::Buffer*, interp::Buffer*> made;
+    std::map<int64_t, uint64_t> madeOnDevice;
+    for (interp::KernelArg& a : args) {
+      if (a.kind == interp::KernelArg::Kind::DevicePtr) {
+        auto it = madeOnDevice.find(a.i);
+        if (it == madeOnDevice.end()) {
+          deviceCopies.push_back(
+              std::make_unique<nvptx::DeviceCopy>(uint64_t(a.i), a.bytes, nvptx::allocationWithSlack(a.bytes)));
+          it = madeOnDevice.emplace(a.i, deviceCopies.back()->address()).first;
+        }
+        a.i = int64_t(it->second);
+        continue;
+      }
+      if (a.kind != interp::KernelArg::Kind::Buffer || !a.buffer) continue;
+      auto it = made.find(a.buffer);
+      if (it == made.end()) {
+        copies.push_back(std::make_unique<interp::Buffer>(*a.buffer));
+        it = made.emplace(a.buffer, copies.back().get()).first;
+      }
+      a.buffer = it->second;
+    }
+  }
+};
+
+// The message's last non-empty line for a Python traceback (its exception),
+// else its first line (a diagnostic's).
+std::string oneLine(std::string what) {
+  while (!what.empty() && what.back() == '\n') what.pop_back();
+  if (what.rfind("Traceback", 0) == 0) return what.substr(what.rfind('\n') + 1);
+  return what.substr(0, what.find('\n'));
+}
+
+// Spilling configurations go, unless every one spills.
+void skipSpilling(TuneResult& result, const std::vector<CompiledKernel*>& code) {
+  bool someClean = false;
+  for (size_t i = 0; i < code.size(); ++i)
+    someClean = someClean || (result.trials[i].error.empty() && code[i]->gpu && code[i]->gpu->localBytes() == 0);
+  for (size_t i = 0; i < code.size() && someClean; ++i)
+    if (result.trials[i].error.empty() && code[i]->gpu && code[i]->gpu->localBytes() > 0)
+      result.trials[i].error = "spills: " + std::to_string(code[i]->gpu->localBytes()) +
+                               " bytes of local memory per thread (" + std::to_string(code[i]->gpu->registers()) +
+                               " registers)";
+}
+
+}  // namespace
+
+void prepareTrialArguments(const std::string& kernel, const std::vector<interp::KernelArg>& args, void* stream) {
+  for (const interp::KernelArg& a : args)
+    if (a.kind == interp::KernelArg::Kind::DevicePtr && a.bytes == 0)
+      throw UserError(SourceLoc{}, "tuning kernel '" + kernel +
+                                       "' needs the size of every device buffer (it runs each configuration on "
+                                       "copies of them, never on the caller's data)");
+  if (stream && std::any_of(args.begin(), args.end(), [](const interp::KernelArg& a) {
+        return a.kind == interp::KernelArg::Kind::DevicePtr;
+      }))
+    nvptx::synchronizeStream(stream);
+}
+
+int trialRepeats(const std::string& target, int requested) {
+  return requested > 0 ? requested : target == "interp" ? 3 : 10;
+}
+
+std::function<void(const std::string&)> tuningProgress(const std::function<void(const std::string&)>& progress) {
+  if (progress) return progress;
+  const char* verbose = std::getenv("TRITONC_TUNE_VERBOSE");
+  if (verbose && std::string(verbose) == "1")
+    return [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  return nullptr;
+}
+
+std::string formatMs(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f ms", ms);
+  return buf;
+}
+
+void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
+                const std::vector<interp::KernelArg>& args, const GridFn& grid, const TrialOptions& o) {
+  const bool gpu = o.target.rfind("sm_", 0) == 0;
+  if (gpu && o.shortcuts) skipSpilling(result, code);
+  auto t0 = std::chrono::steady_clock::now();
+  const TuneTrial* best = nullptr;
+  constexpr int kFirstRepeats = 3;
+  constexpr double kClearlySlower = 1.3;
+  const size_t n = result.trials.size();
+  for (size_t i = 0; i < n; ++i) {
+    TuneTrial& t = result.trials[i];
+    if (t.error.empty()) {
+      interp::Grid g{};
+      try {
+        g = grid(t.config);
+        ScratchArgs scratch(args);
+        int first = o.shortcuts ? std::min(o.repeats, kFirstRepeats) : o.repeats;
+        std::vector<float> times = runCompiled(*code[i], o.target, o.kernel, scratch.args, g, first, nullptr);
+        std::sort(times.begin(), times.end());
+        double estimate = times.empty() ? 0 : times[times.size() / 2];
+        if (best && estimate > kClearlySlower * best->ms) {
+          t.ms = estimate;
+          t.stoppedEarly = true;
+        } else {
+          if (o.repeats > first) {
+            std::vector<float> more =
+                runCompiled(*code[i], o.target, o.kernel, scratch.args, g, o.repeats - first, nullptr);
+            times.insert(times.end(), more.begin(), more.end());
+            std::sort(times.begin(), times.end());
+          }
+          t.ms = times.empty() ? 0 : times[times.size() / 2];
+        }
+      } catch (const nvptx::GpuFault& e) {
+        // Nothing else can run in this process: one report, now.
+        std::string command = interpreterCommand(o.sourceFile, o.kernel, t.config, o.params, args, g);
+        throw UserError(SourceLoc{}, gpuFaultReport(o.kernel, t.config, e.what(), command, /*whileTuning=*/true));
+      } catch (const InternalError&) {
+        throw;  // our bug, not a property of the configuration
+      } catch (const std::exception& e) {
+        t.error = oneLine(e.what());
+      }
+    }
+    if (t.error.empty() && !t.stoppedEarly && (!best || t.ms < best->ms)) best = &t;
+    std::string line = "  configuration " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
+                       t.config.text() + "): " +
+                       (t.error.empty() ? formatMs(t.ms) + (t.stoppedEarly ? " (stopped early)" : "")
+                                        : "skipped: " + t.error);
+    if (best) line += "; best so far " + formatMs(best->ms) + " (" + best->config.text() + ")";
+    if (o.say) o.say(line);
+  }
+  result.timeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!best) {
+    std::string why = "every configuration of kernel '" + o.kernel + "' failed:";
+    for (const TuneTrial& t : result.trials) why += "\n  " + t.config.text() + ": " + t.error;
+    throw UserError(SourceLoc{}, why);
+  }
+  result.best = best->config;
+  result.bestIndex = size_t(best - result.trials.data());  // trials follow the space's order
+  result.bestMs = best->ms;
+}
+
+}  // namespace tritonc::runtime
