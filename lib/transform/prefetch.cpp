@@ -198,15 +198,18 @@ bool feedsDot(const ir::Instruction& load) {
   return false;
 }
 
-// How far ahead `load` is fetched: `distance` for a load that can become an
-// asynchronous copy (it feeds a dot, in vectors of 4 bytes or more), one
-// iteration for a load that will wait in registers (see runPrefetch): each
-// iteration ahead holds another tile in registers, which costs occupancy
-// in loops that only stream memory.
+// How far ahead `load` is fetched, 0 for not at all. For the GPU (`axis`
+// given): `distance` for a load that can become an asynchronous copy (it
+// feeds a dot, in vectors of 4 bytes or more), one iteration for a dot's
+// load that will wait in registers (see runPrefetch), and none for a load
+// that feeds no dot: as in Triton, a loop that only streams memory is left
+// to the warps in flight; a tile held in registers across iterations costs
+// them (layer norm at N = 1024 and 8192 on the H100: 10% slower).
 int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisInfoAnalysis* axis) {
-  if (!axis || distance <= 1) return distance;
+  if (!axis) return distance;
   const ir::Type& t = load.type();
-  if (!t.isTile() || !feedsDot(load)) return 1;
+  if (!t.isTile() || !feedsDot(load)) return 0;
+  if (distance <= 1) return distance;
   size_t dim = 0;
   int64_t vec = axis->vectorWidth(load.operand(0), 16, &dim);
   if (load.numOperands() >= 2) vec = std::min(vec, axis->get(load.operand(1)).constancy[dim]);
@@ -243,6 +246,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
       if (inst->opcode() != Opcode::Load) continue;
       size_t b2 = kMaxClonedChain;
       int d = distanceOf(*inst, distance, axis);
+      if (d == 0) continue;
       // Clonable for the first iterations (pre-header) and for the one
       // `d` ahead, recomputed at the top of the load's block.
       bool ok = aheadCheck.clonable(loopCond, d, b2);
