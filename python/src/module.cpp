@@ -442,11 +442,16 @@ class Launcher {
       dims = nb::steal(r);
       if (!PyTuple_Check(r) && !PyList_Check(r)) return false;
     }
-    Py_ssize_t size = PySequence_Fast_GET_SIZE(dims.ptr());
+    return gridDims(dims.ptr(), g);
+  }
+
+  // A tuple or list of 1 to 3 ints as a grid (false, nothing raised, else).
+  static bool gridDims(PyObject* dims, interp::Grid& g) {
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(dims);
     if (size < 1 || size > 3) return false;
     int64_t v[3] = {1, 1, 1};
     for (Py_ssize_t i = 0; i < size; ++i) {
-      PyObject* d = PySequence_Fast_GET_ITEM(dims.ptr(), i);
+      PyObject* d = PySequence_Fast_GET_ITEM(dims, i);
       if (!PyLong_Check(d)) return false;
       v[i] = PyLong_AsLongLong(d);
       if (v[i] == -1 && PyErr_Occurred()) return PyErr_Clear(), false;
@@ -492,12 +497,11 @@ class Launcher {
 PyObject* g_errorType = nullptr;  // tritonc.Error
 
 // tp_call of Launcher (and so of tritonc.kernel): the fast path, else _call_slow.
-PyObject* launcherCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+// Runs `f` (a tp_call's body), turning C++ exceptions into Python errors.
+template <class F>
+PyObject* pythonCall(F&& f) {
   try {
-    PyObject* out = nullptr;
-    if (nb::inst_ptr<Launcher>(self)->fast(args, kwargs, out)) return out;
-    nb::object slow = nb::handle(self).attr("_call_slow");
-    return PyObject_Call(slow.ptr(), args, kwargs);
+    return f();
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const UserError& e) {
@@ -506,6 +510,15 @@ PyObject* launcherCall(PyObject* self, PyObject* args, PyObject* kwargs) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }
   return nullptr;
+}
+
+PyObject* launcherCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  return pythonCall([&]() -> PyObject* {
+    PyObject* out = nullptr;
+    if (nb::inst_ptr<Launcher>(self)->fast(args, kwargs, out)) return out;
+    nb::object slow = nb::handle(self).attr("_call_slow");
+    return PyObject_Call(slow.ptr(), args, kwargs);
+  });
 }
 
 PyType_Slot launcherSlots[] = {{Py_tp_call, reinterpret_cast<void*>(launcherCall)}, {0, nullptr}};
@@ -648,17 +661,8 @@ class JitLauncher {
       dims = nb::steal(r);
       if (!PyTuple_Check(r) && !PyList_Check(r)) return false;
     }
-    Py_ssize_t size = PySequence_Fast_GET_SIZE(dims.ptr());
-    if (size < 1 || size > 3) return false;
-    int64_t v[3] = {1, 1, 1};
-    for (Py_ssize_t i = 0; i < size; ++i) {
-      PyObject* d = PySequence_Fast_GET_ITEM(dims.ptr(), i);
-      if (!PyLong_Check(d)) return false;
-      v[i] = PyLong_AsLongLong(d);
-      if ((v[i] == -1 && PyErr_Occurred()) || v[i] <= 0) return PyErr_Clear(), false;
-    }
-    g = interp::Grid{v[0], v[1], v[2]};
-    return true;
+    // An empty grid is run()'s business (it launches nothing).
+    return Launcher::gridDims(dims.ptr(), g) && g.x > 0 && g.y > 0 && g.z > 0;
   }
 
   std::vector<Entry> entries_;
@@ -671,24 +675,17 @@ struct JitCall {
 };
 
 PyObject* jitCallCall(PyObject* self, PyObject* args, PyObject* kwargs) {
-  try {
+  return pythonCall([&]() -> PyObject* {
     JitCall* c = nb::inst_ptr<JitCall>(self);
     PyObject* out = nullptr;
     if (nb::inst_ptr<JitLauncher>(c->launcher.ptr())->fast(c->grid.ptr(), args, kwargs, out)) return out;
     nb::object run = c->launcher.attr("run");
-    nb::dict kw = kwargs ? nb::borrow<nb::dict>(kwargs) : nb::dict();
     nb::dict all;
-    for (auto [k, v] : kw) all[k] = v;
+    if (kwargs)
+      for (auto [k, v] : nb::borrow<nb::dict>(kwargs)) all[k] = v;
     all["grid"] = c->grid;
     return PyObject_Call(run.ptr(), args, all.ptr());
-  } catch (nb::python_error& e) {
-    e.restore();
-  } catch (const UserError& e) {
-    PyErr_SetString(g_errorType, e.what());
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
+  });
 }
 
 PyType_Slot jitCallSlots[] = {{Py_tp_call, reinterpret_cast<void*>(jitCallCall)}, {0, nullptr}};

@@ -442,27 +442,14 @@ class _Generator(ast.NodeVisitor):
         before = dict(self.frame.bindings)
         self.assign(node.target.id, iv)
         loop = _Loop(latch, exit_, dict(self.frame.bindings), node)
-        self.loops.append(loop)
-        try:
-            self.body(node.body)
-        finally:
-            self.loops.pop()
-        if not self.ends():
-            self._check_loop_carried(loop, node)
-            fb.br(latch)
+        self._loop_body(loop, node.body, latch)
         fb.seal(latch)
         self.enter(latch)
         nxt = semantic.add(tensor(fb.read(iv_var), iv_type, ()), step_t)
         fb.write(iv_var, nxt.handle)
         fb.br(header)
         fb.seal(header)
-        fb.seal(exit_)
-        self.enter(exit_)
-        self.frame.bindings = loop.before
-        # Names first bound in the loop are not visible after it (it may not run).
-        for name in list(self.frame.bindings):
-            if name not in before and name != node.target.id:
-                del self.frame.bindings[name]
+        self._after_loop(loop, exit_, set(before) | {node.target.id})
 
     def visit_While(self, node):
         if node.orelse:
@@ -482,21 +469,28 @@ class _Generator(ast.NodeVisitor):
         fb.seal(body)
         self.enter(body)
         loop = _Loop(header, exit_, dict(self.frame.bindings), node)
+        self._loop_body(loop, node.body, header)
+        fb.seal(header)
+        self._after_loop(loop, exit_, set(before))
+
+    def _loop_body(self, loop, stmts, back_to):
+        """The body of `loop`, then the back edge to `back_to` (the latch or
+        the header) where the body falls through."""
         self.loops.append(loop)
         try:
-            self.body(node.body)
+            self.body(stmts)
         finally:
             self.loops.pop()
         if not self.ends():
-            self._check_loop_carried(loop, node)
-            fb.br(header)
-        fb.seal(header)
-        fb.seal(exit_)
+            self._check_loop_carried(loop, loop.node)
+            self.fb.br(back_to)
+
+    def _after_loop(self, loop, exit_, visible):
+        """Goes on at the loop's exit with the bindings from before it: a name
+        first bound in the loop is not visible after it (it may not run)."""
+        self.fb.seal(exit_)
         self.enter(exit_)
-        self.frame.bindings = loop.before
-        for name in list(self.frame.bindings):
-            if name not in before:
-                del self.frame.bindings[name]
+        self.frame.bindings = {n: b for n, b in loop.before.items() if n in visible}
 
     def _jump(self, node, kind):
         if not self.loops:

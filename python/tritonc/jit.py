@@ -254,6 +254,8 @@ class JITFunction(_tritonc.JitLauncher):
     def _remember_call(self, compiled, args, kwargs, num_warps, num_stages):
         """Lets calls like this one (CUDA tensors) take the C++ launch path."""
         torch = _torch()
+        if torch is None:
+            return  # device arrays of other frameworks: the Python path
         param_index = {name: k for k, (name, _) in enumerate(compiled.params)}
         if any(name in param_index for name in kwargs):
             return  # runtime arguments by keyword: the Python path only

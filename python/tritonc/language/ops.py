@@ -379,26 +379,25 @@ def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):
     return idx
 
 
-@builtin
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+def _extreme(kind, input, axis, return_indices, tie_break_left, keep_dims):
+    """tl.max / tl.min, with their indices when asked (booleans as int32)."""
     x = to_tensor(input)
     if x.dtype.is_bool():
         x = semantic.cast(x, core.int32)
+    best = _reduce(x, axis, kind, keep_dims)
     if unwrap(return_indices):
-        return (_reduce(x, axis, "max", keep_dims),
-                _arg_reduce(x, axis, "max", keep_dims, unwrap(return_indices_tie_break_left)))
-    return _reduce(x, axis, "max", keep_dims)
+        return best, _arg_reduce(x, axis, kind, keep_dims, unwrap(tie_break_left))
+    return best
+
+
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    return _extreme("max", input, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    x = to_tensor(input)
-    if x.dtype.is_bool():
-        x = semantic.cast(x, core.int32)
-    if unwrap(return_indices):
-        return (_reduce(x, axis, "min", keep_dims),
-                _arg_reduce(x, axis, "min", keep_dims, unwrap(return_indices_tie_break_left)))
-    return _reduce(x, axis, "min", keep_dims)
+    return _extreme("min", input, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
 @builtin
@@ -433,34 +432,20 @@ def _atomic(kind, pointer, val, mask, sem, scope):
     return tensor(h, elem, shape)
 
 
-@builtin
-def atomic_add(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("add", pointer, val, mask, sem, scope)
+def _atomic_op(kind):
+    def op(pointer, val, mask=None, sem=None, scope=None):
+        return _atomic(kind, pointer, val, mask, sem, scope)
+    op.__name__ = "atomic_" + kind
+    op.__doc__ = "tl.atomic_%s: returns the old values; masked lanes change nothing." % kind
+    return builtin(op)
 
 
-@builtin
-def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("xchg", pointer, val, mask, sem, scope)
-
-
-@builtin
-def atomic_max(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("max", pointer, val, mask, sem, scope)
-
-
-@builtin
-def atomic_min(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("min", pointer, val, mask, sem, scope)
-
-
-@builtin
-def atomic_and(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("and", pointer, val, mask, sem, scope)
-
-
-@builtin
-def atomic_or(pointer, val, mask=None, sem=None, scope=None):
-    return _atomic("or", pointer, val, mask, sem, scope)
+atomic_add = _atomic_op("add")
+atomic_xchg = _atomic_op("xchg")
+atomic_max = _atomic_op("max")
+atomic_min = _atomic_op("min")
+atomic_and = _atomic_op("and")
+atomic_or = _atomic_op("or")
 
 
 @builtin
