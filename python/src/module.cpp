@@ -144,6 +144,17 @@ class PyKernel {
     return nb::str(p.config->text().c_str());
   }
 
+  // The PTX of the first configuration, specialized for `args` (a GPU
+  // target: compiled without a GPU, as `tritonc emit --stage ptx`).
+  std::string ptx(const nb::list& args) {
+    auto* kernel = dynamic_cast<runtime::Kernel*>(k_.get());
+    if (!kernel || !kernel->onGpu()) throw UserError(SourceLoc{}, "PTX needs a kernel compiled for a GPU target");
+    Bound b = bind(convert(args));
+    std::string out;
+    located([&] { out = kernel->compile(kernel->space()[0], b.args)->ptx; });
+    return out;
+  }
+
   nb::dict tune(const nb::list& args, const nb::object& grid) {
     Bound b = bind(convert(args));
     runtime::TuneResult r;
@@ -752,6 +763,7 @@ NB_MODULE(_tritonc, m) {
       .def("launch", &PyKernel::launch, nb::arg("args"), nb::arg("grid"), nb::arg("stream") = 0)
       .def("tune", &PyKernel::tune)
       .def("chosen", &PyKernel::chosen)
+      .def("ptx", &PyKernel::ptx)
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);

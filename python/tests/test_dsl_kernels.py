@@ -203,3 +203,16 @@ def test_repeated_cuda_launches_take_the_fast_path():
     K.add_kernel[grid](x, y, out, n, BLOCK_SIZE=512)
     K.add_kernel[grid](x.double(), y.double(), out.double(), n, BLOCK_SIZE=256)
     assert K.add_kernel._fast_launches == before + 3
+
+
+def test_warmup_gives_the_ir_and_the_ptx(monkeypatch):
+    """kernel.warmup(...) compiles without launching: .asm['ttir'] is the front
+    end's Triton-IR, .asm['ptx'] the PTX for sm_90a specialized for the
+    arguments (no GPU needed)."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    a = np.zeros((256, 256), np.float16)
+    c = K.matmul_kernel.warmup(a, a, a, 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1,
+                               BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8, num_warps=8)
+    assert "kernel @matmul_kernel(" in c.asm["ttir"] and "dot " in c.asm["ttir"]
+    ptx = c.asm["ptx"]
+    assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx and "cp.async" in ptx

@@ -82,14 +82,32 @@ def _runtime_type(x):
 
 
 class CompiledKernel:
-    """One compiled specialization: ``asm['ttir']`` is its Triton-IR as the
-    front end built it (before the optimizer; ``tritonc emit FILE.tir``
-    takes it further)."""
+    """One compiled specialization. ``asm['ttir']`` is its Triton-IR as the
+    front end built it (before the optimizer); ``asm['ptx']`` the PTX for
+    ``$TRITONC_ARCH`` (default sm_90a) with the warm-up's arguments'
+    specialization, compiled on first use (no GPU needed)."""
 
-    def __init__(self, jf, ir, kernel, params, options):
+    def __init__(self, jf, ir, kernel, params, options, args=None):
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
-        self.asm = {"ttir": ir}
+        self.asm = _Asm(self, args)
         self.name = jf.__name__
+
+
+class _Asm(dict):
+    def __init__(self, compiled, args):
+        super().__init__(ttir=compiled.ir)
+        self._compiled, self._args = compiled, args
+
+    def __missing__(self, key):
+        if key != "ptx" or self._args is None:
+            raise KeyError(key)
+        c = self._compiled
+        arch = os.environ.get("TRITONC_ARCH", "sm_90a")
+        k = _tritonc.Kernel(c.ir, [], [c.options["num_warps"]], [c.options["num_stages"]], arch, "", "none",
+                            c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
+        from . import _argument
+        self[key] = k.ptx([_argument(a, "argument")[0] for a in self._args])
+        return self[key]
 
 
 class JITFunction(_tritonc.JitLauncher):
@@ -211,9 +229,13 @@ class JITFunction(_tritonc.JitLauncher):
         return compiled
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
-        """Compiles without launching; returns the CompiledKernel (``.asm['ttir']``)."""
+        """Compiles without launching; returns the CompiledKernel
+        (``.asm['ttir']``, ``.asm['ptx']``)."""
         values = self.bind(args, kwargs)
-        return self.compile_for(values, num_warps, num_stages)
+        compiled = self.compile_for(values, num_warps, num_stages)
+        by_name = dict(zip(self.arg_names, values))
+        return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
+                              [by_name[n] for n, _ in compiled.params])
 
     # ---- launching ---------------------------------------------------------------
 
