@@ -507,3 +507,22 @@ def test_math(op):
            "sigmoid": 1 / (1 + np.exp(-xd)), "erf": np.array([math.erf(v) for v in xd]), "floor": np.floor(xd),
            "ceil": np.ceil(xd), "fma": xd * xd + 1, "abs": np.abs(xd)}[op]
     np.testing.assert_allclose(z, ref, rtol=1e-5, atol=1e-6)
+
+
+@tritonc.jit
+def batched_dot_kernel(A, B, C, NB: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    bi = tl.arange(0, NB)[:, None, None]
+    a = tl.load(A + bi * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(B + bi * K * N + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :])
+    c = tl.dot(a, b, input_precision="ieee")
+    tl.store(C + bi * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :], c)
+
+
+@pytest.mark.parametrize("NB", [1, 2, 4])
+def test_batched_dot(NB):
+    M, N, K = 16, 32, 16
+    a = rng.standard_normal((NB, M, K)).astype(np.float32)
+    b = rng.standard_normal((NB, K, N)).astype(np.float32)
+    c = np.full((NB, M, N), np.nan, np.float32)
+    batched_dot_kernel[(1,)](a, b, c, NB=NB, M=M, N=N, K=K)
+    np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b.astype(np.float64)), rtol=1e-4, atol=1e-4)

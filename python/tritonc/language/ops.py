@@ -292,8 +292,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=core.float32):
     a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) == 3 and len(b.shape) == 3:
+        return _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
     if len(a.shape) != 2 or len(b.shape) != 2:
-        raise CompileError("tl.dot takes 2-D tensors (batched 3-D dots are not supported yet), got %s and %s"
+        raise CompileError("tl.dot takes 2-D tensors, or 3-D ones (a batch of products), got %s and %s"
                            % (list(a.shape), list(b.shape)))
     if a.shape[1] != b.shape[0]:
         raise CompileError("tl.dot: the inner dimensions differ (%s @ %s)" % (list(a.shape), list(b.shape)))
@@ -322,6 +324,25 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             raise CompileError("tl.dot: the accumulator has shape %s, the product %s" % (list(c.shape), list(shape)))
         out = c.dtype
     return tensor(semantic.builder().dot(a.handle, b.handle, c.handle), out, shape)
+
+
+def _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
+    """[B, M, K] @ [B, K, N]: one 2-D dot per batch entry, picked and
+    reassembled along axis 0 (the IR's dot is 2-D; B is small in tiles)."""
+    from .standard import _pick
+    nb = a.shape[0]
+    if b.shape[0] != nb:
+        raise CompileError("tl.dot: the batch sizes differ (%s @ %s)" % (list(a.shape), list(b.shape)))
+    accs = None if acc is None else to_tensor(acc)
+    parts = [dot(_pick(a, 0, i), _pick(b, 0, i), None if accs is None else _pick(accs, 0, i), input_precision,
+                 allow_tf32, max_num_imprecise_acc, out_dtype) for i in range(nb)]
+    shape = (nb,) + parts[0].shape
+    batch = semantic.reshape(arange(0, nb), (nb, 1, 1)) if nb > 1 else None
+    out = semantic.broadcast_to(semantic.reshape(parts[0], (1,) + parts[0].shape), shape)
+    for i in range(1, nb):
+        hit = semantic.broadcast_to(semantic.compare("eq", batch, i), shape)
+        out = semantic.where(hit, semantic.broadcast_to(semantic.reshape(parts[i], (1,) + parts[i].shape), shape), out)
+    return out
 
 
 # ---- reductions -------------------------------------------------------------------
