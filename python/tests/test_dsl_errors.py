@@ -109,3 +109,11 @@ def test_wrong_launch_arguments():
         bad_shapes[(1,)](np.zeros(4, np.float32))
     with pytest.raises(RuntimeError, match=r"kernel\[grid\]"):
         bad_shapes(np.zeros(4, np.float32), 16)
+
+
+def test_a_kernel_without_source_says_so():
+    namespace = {}
+    exec("import tritonc.language as tl\ndef k(X):\n    tl.store(X, 1.0)\n", namespace)
+    kernel = tritonc.jit(namespace["k"])
+    with pytest.raises(tl.CompileError, match="source of kernel 'k' is not available"):
+        kernel[(1,)](np.zeros(1, np.float32))

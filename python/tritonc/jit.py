@@ -139,7 +139,12 @@ class JITFunction(_tritonc.JitLauncher):
     def parsed(self):
         """(the FunctionDef, file, its first line, its lines, the indentation)."""
         if self._parsed is None:
-            lines, first = inspect.getsourcelines(self.fn)
+            try:
+                lines, first = inspect.getsourcelines(self.fn)
+            except (OSError, TypeError):
+                raise core.CompileError("the source of kernel '%s' is not available (defined interactively or with "
+                                        "exec?): tritonc.jit compiles a function from its source file"
+                                        % self.__name__) from None
             indent = len(lines[0]) - len(lines[0].lstrip())
             src = textwrap.dedent("".join(lines))
             tree = ast.parse(src)
