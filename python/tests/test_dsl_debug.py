@@ -171,3 +171,67 @@ def test_misuse_is_a_located_compile_error(backend):
         bad_prefix[(1,)](x)
     with pytest.raises(CompilationError, match=r"condition must be a boolean \(int1\) tensor, not tl.float32"):
         bad_condition[(1,)](x)
+
+
+# ---- on the GPU (skipped without CUDA and torch) -------------------------------------
+
+def _torch_cuda():
+    try:
+        import torch
+        return torch if torch.cuda.is_available() else None
+    except ImportError:
+        return None
+
+
+@pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
+def test_device_print_on_the_gpu(capfd, monkeypatch):
+    monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    torch = _torch_cuda()
+    x = torch.tensor([0.5, -1.0, 2.25, 3.0, 4.0, 5.5, -6.0, 7.125], device="cuda")
+    print_tile[(2,)](x, BLOCK=4)
+    print_many[(1,)](torch.zeros(4, device="cuda"), 7, BLOCK=4)
+    torch.cuda.synchronize()  # device printf's buffer is written out at synchronization
+    out = capfd.readouterr().out.splitlines()
+    # Threads print in any order; each element exactly once.
+    expected = ["pid (%d, 0, 0) idx (%d) x: %f" % (i // 4, i % 4, v) for i, v in enumerate(x.tolist())]
+    expected += ["pid (0, 0, 0) idx (%d, %d) ids: (operand 0) %d" % (i // 2, i % 2, i) for i in range(4)]
+    expected += ["pid (0, 0, 0) idx () ids: (operand 1) 7"]
+    expected += ["pid (0, 0, 0) idx (%d) bits: 0x%02x" % (i, (i - 2) & 0xff) for i in range(4)]
+    expected += ["pid (0, 0, 0) no values"]
+    assert sorted(out) == sorted(expected)
+
+
+# A failed assertion loses the process's CUDA context: it runs in a child.
+_GPU_ASSERT_CHILD = r"""
+import sys, torch, tritonc
+sys.path.insert(0, %r)
+from test_dsl_debug import checked
+x = torch.arange(8, dtype=torch.float32, device="cuda")
+for limit in (6.0, 100.0):  # the second launch meets the lost context: tritonc's report
+    try:
+        checked[(2,)](x, limit, BLOCK=4)
+        torch.cuda.synchronize()
+    except Exception as e:
+        sys.stdout.flush()
+        print("RAISED", type(e).__name__, e, file=sys.stderr)
+"""
+
+
+@pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
+def test_device_assert_on_the_gpu(tmp_path):
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, TRITONC_CACHE_DIR=str(tmp_path), PYTHONUNBUFFERED="1")
+    env.pop("TRITONC_INTERPRET", None)
+    r = subprocess.run([sys.executable, "-c", _GPU_ASSERT_CHILD % here], env=env, capture_output=True, text=True,
+                       timeout=300)
+    line, col = line_of(checked, "tl.device_assert")
+    # Thread 2 of program 1 holds element 2 (x = 6): the located line, then CUDA's own.
+    located = ("%s:%d:%d: error: device assertion failed: x below the limit (kernel 'checked', program (1, 0, 0), "
+               "tile element [2])" % (inspect.getsourcefile(checked.fn), line, col))
+    assert located in r.stdout.splitlines(), r.stdout + r.stderr
+    assert "Assertion `x below the limit` failed" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert "RAISED" in r.stderr and "CUDA_ERROR_ASSERT" in r.stderr, r.stderr
+    assert "A device assertion failed: the kernel printed which one" in r.stderr, r.stderr
