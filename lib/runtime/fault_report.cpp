@@ -64,6 +64,9 @@ std::string gpuFaultReport(const std::string& kernel, const Config& config, cons
                                "element, on stdout."
                              : "\nThis is usually an access out of bounds (or misaligned).") +
                   " The process's CUDA context is lost: every later CUDA call in this process fails, so restart it.";
+  if (assertion)
+    return s + "\nThe interpreter reports a failed assertion at its line (with the launch's own data; the "
+               "command's random inputs may pass it):\n  " + command;
   if (whileTuning)
     s += " (The tuner runs each configuration on copies of the arguments with as much room after each buffer as "
          "PyTorch's caching allocator leaves, so the kernel is likely to fault on the caller's own buffers too.)";
