@@ -524,6 +524,13 @@ class Parser {
     }
   }
 
+  static int hexDigit(char h) {
+    if (h >= '0' && h <= '9') return h - '0';
+    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+    return -1;
+  }
+
   // The text of a string literal token ("..." as written): C's escapes
   // \n \t \\ \" \' \0 and \xHH.
   static std::string stringContents(const Token& t) {
@@ -535,18 +542,12 @@ class Parser {
         continue;
       }
       char c = s[++i];
-      auto hex = [](char h) {
-        if (h >= '0' && h <= '9') return h - '0';
-        if (h >= 'a' && h <= 'f') return h - 'a' + 10;
-        if (h >= 'A' && h <= 'F') return h - 'A' + 10;
-        return -1;
-      };
       if (c == 'n') out += '\n';
       else if (c == 't') out += '\t';
       else if (c == '0') out += '\0';
       else if (c == '\\' || c == '"' || c == '\'') out += c;
-      else if (c == 'x' && i + 2 + 1 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-        out += char(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      else if (c == 'x' && i + 3 < s.size() && hexDigit(s[i + 1]) >= 0 && hexDigit(s[i + 2]) >= 0) {
+        out += char(hexDigit(s[i + 1]) * 16 + hexDigit(s[i + 2]));
         i += 2;
       } else {
         throw UserError(t.loc, std::string("unknown escape sequence '\\") + c + "' in a string");
