@@ -98,6 +98,19 @@ Value* Builder::multipleOf(Value* v, int64_t n) {
   return i;
 }
 
+Instruction* Builder::print(const std::string& prefix, const std::vector<Value*>& values, bool hex) {
+  Instruction* i = create(Opcode::Print, Type::voidTy(), values);
+  i->text = prefix;
+  i->sub = hex ? kPrintHex : 0;
+  return i;
+}
+
+Instruction* Builder::assertTrue(Value* cond, const std::string& message) {
+  Instruction* i = create(Opcode::Assert, Type::voidTy(), {cond});
+  i->text = message;
+  return i;
+}
+
 Instruction* Builder::phi(const Type& t) {
   // Phis go at the top of the block, after any phis already there.
   TRITONC_CHECK(block_, "builder has no insertion point");

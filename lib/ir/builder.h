@@ -40,6 +40,10 @@ class Builder {
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
   Value* multipleOf(Value* v, int64_t n);
+  // Prints `values` (scalars or tiles) after `prefix`, line by line (docs/IR.md).
+  Instruction* print(const std::string& prefix, const std::vector<Value*>& values, bool hex = false);
+  // Fails the launch, naming `message`, where an element of `cond` (i1) is false.
+  Instruction* assertTrue(Value* cond, const std::string& message);
   Instruction* phi(const Type& t);
   Instruction* br(BasicBlock* dest);
   Instruction* condBr(Value* c, BasicBlock* t, BasicBlock* f);

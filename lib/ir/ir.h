@@ -123,11 +123,12 @@ class Instruction : public Value {
 
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
-  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0
+  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0; print: kPrintHex or 0
   int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait)
   // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
   int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
   int64_t smem = -1;  // local_alloc, and instructions that need scratch: byte offset in shared memory
+  std::string text;   // print: the prefix of its lines; assert: the message of its failure
   SourceLoc loc;
   BasicBlock* parent = nullptr;
 
@@ -135,11 +136,12 @@ class Instruction : public Value {
     return op_ == Opcode::Br || op_ == Opcode::CondBr || op_ == Opcode::Ret;
   }
   // Instructions that passes must neither remove, merge nor move: stores,
-  // atomics, terminators, and the GPU IR's allocations, shared-memory
-  // writes, asynchronous operations and their waits, barriers and fences.
+  // atomics, prints and assertions, terminators, and the GPU IR's
+  // allocations, shared-memory writes, asynchronous operations and their
+  // waits, barriers and fences.
   bool hasSideEffects() const {
     switch (op_) {
-      case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: case Opcode::Print: case Opcode::Assert:
       case Opcode::LocalAlloc: case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
       case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::DotAsync:
       case Opcode::DotWait:
@@ -260,6 +262,9 @@ class Module {
 // d it clones ahead; its value matters only where d is not zero, so the axis
 // analysis may read it as d. Printed `{guard = 1}`.
 constexpr uint8_t kSelectDivisorGuard = 1;
+// A print's `sub`: its values print as the hexadecimal digits of their bits.
+// Printed `print hex "..."`.
+constexpr uint8_t kPrintHex = 1;
 
 // Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).
 int64_t wrapInt(Scalar kind, int64_t v);

@@ -43,7 +43,8 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::Store: case Opcode::AtomicRmw: return {2, 3};
     case Opcode::AtomicCas: return {3, 4};
     case Opcode::Phi: return {0, 0, true};  // checked against the predecessors
-    default: return {1, 1};  // cast, splat, reshape, broadcast, trans, reduce, multiple_of, cond_br
+    case Opcode::Print: return {0, 0, true};  // the values it prints
+    default: return {1, 1};  // cast, splat, reshape, broadcast, trans, reduce, multiple_of, assert, cond_br
   }
 }
 
@@ -55,11 +56,13 @@ inline std::string operandCountText(Opcode op) {
   return std::to_string(c.fewest) + " or " + std::to_string(c.most);
 }
 
-// store, br, cond_br, ret and the GPU IR's stores, copies, waits for
-// copies, barriers and fences have no result; every other opcode has one.
+// store, print, assert, br, cond_br, ret and the GPU IR's stores, copies,
+// waits for copies, barriers and fences have no result; every other opcode
+// has one.
 inline bool producesValue(Opcode op) {
   switch (op) {
-    case Opcode::Store: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret: case Opcode::LocalStore:
+    case Opcode::Store: case Opcode::Print: case Opcode::Assert: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret:
+    case Opcode::LocalStore:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
     case Opcode::FenceAsyncShared:
       return false;

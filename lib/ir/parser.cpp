@@ -570,7 +570,22 @@ void Parser::parseInstruction(BasicBlock* bb) {
     default: break;
   }
 
-  if (op == Opcode::Phi) {
+  if (op == Opcode::Print) {
+    // print [hex] "PREFIX"[, %v, ...]: values follow a comma (line breaks
+    // are not significant, so nothing else could end the list).
+    if (peek().isWord("hex")) {
+      take();
+      inst->sub = kPrintHex;
+    }
+    if (peek().kind != TokKind::String) failExpected("expected the prefix string of 'print' (\"\" for none)");
+    inst->text = take().text;
+    while (accept(',')) inst->addOperand(parseOperand());
+  } else if (op == Opcode::Assert) {
+    inst->addOperand(parseOperand());
+    expect(',', "after the condition of 'assert'");
+    if (peek().kind != TokKind::String) failExpected("expected the message string of 'assert'");
+    inst->text = take().text;
+  } else if (op == Opcode::Phi) {
     parsePhiIncoming(inst);
   } else if (op == Opcode::Br) {
     parseLabelRef(inst);

@@ -90,7 +90,16 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
 
   std::string operands;
   auto add = [&](const std::string& item) { operands += (operands.empty() ? "" : ", ") + item; };
-  if (op == Opcode::Phi) {
+  if (op == Opcode::Print) {
+    // `print [hex] "PREFIX"[, %v, ...]`: the comma says that values follow.
+    if (inst.sub == kPrintHex) out += " hex";
+    out += " " + quote(inst.text);
+    for (Value* v : inst.operands()) out += ", " + names.value(v);
+  } else if (op == Opcode::Assert) {
+    // `assert %cond, "MESSAGE"`
+    for (Value* v : inst.operands()) add(names.value(v));
+    add(quote(inst.text));
+  } else if (op == Opcode::Phi) {
     // [value, label] pairs; a missing half (malformed phi) prints as '?'.
     size_t n = std::max(inst.numOperands(), inst.blocks.size());
     for (size_t i = 0; i < n; ++i) {

@@ -176,6 +176,20 @@ std::string checkNoOperandOp(const Instruction& inst) {
   return "";
 }
 
+// print: values of any element type (a buffer in shared memory is the GPU
+// rules' business); assert: an i1 condition. Both keep their text for the
+// back ends, which emit it as a C string.
+std::string checkDebugOp(const Instruction& inst) {
+  if (inst.text.find('\0') != std::string::npos) return quoted(inst.opcode()) + " text must not contain a NUL byte";
+  if (inst.opcode() == Opcode::Print) {
+    if (inst.sub > kPrintHex) return "unknown print flag " + std::to_string(inst.sub);
+    return "";
+  }
+  const Type& c = inst.operand(0)->type();
+  if (c.kind != Scalar::I1) return "'assert' condition must be i1 (a scalar or a tile), not " + str(c);
+  return "";
+}
+
 std::string checkOpcodeRules(const Instruction& inst) {
   Opcode op = inst.opcode();
   const Type& r = inst.type();
@@ -217,6 +231,7 @@ std::string checkOpcodeRules(const Instruction& inst) {
       if (inst.imm <= 0) return "'multiple_of' divisor must be positive, not " + std::to_string(inst.imm);
       return "";
     }
+    case Opcode::Print: case Opcode::Assert: return checkDebugOp(inst);
     case Opcode::Phi: {
       if (inst.numOperands() != inst.blocks.size())
         return "phi has " + std::to_string(inst.numOperands()) + " values but " +

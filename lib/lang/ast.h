@@ -35,7 +35,7 @@ struct TypeSpec {
 };
 
 enum class ExprKind {
-  IntLit, FloatLit, Ident, Unary, Binary, Assign, Ternary, Call, Subscript, Cast, Range, Deref,
+  IntLit, FloatLit, StringLit, Ident, Unary, Binary, Assign, Ternary, Call, Subscript, Cast, Range, Deref,
   IncDec, InitList, AllocConst
 };
 
@@ -49,7 +49,7 @@ struct SliceItem {
 struct Expr {
   ExprKind kind;
   SourceLoc loc;
-  std::string op;                 // operator text, identifier name, or callee
+  std::string op;                 // operator text, identifier name, callee, or a string's contents
   int64_t intValue = 0;           // IntLit
   double floatValue = 0;          // FloatLit
   std::vector<ExprPtr> args;      // operands / call arguments / list elements

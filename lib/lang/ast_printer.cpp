@@ -92,6 +92,7 @@ class AstPrinter {
     switch (e.kind) {
       case ExprKind::IntLit: s = "Int " + std::to_string(e.intValue); break;
       case ExprKind::FloatLit: s = "Float " + e.op; break;
+      case ExprKind::StringLit: s = "String \"" + e.op + "\""; break;
       case ExprKind::Ident: s = "Ident " + e.op; break;
       case ExprKind::Unary: s = "Unary " + e.op; break;
       case ExprKind::Binary: break;  // chain()

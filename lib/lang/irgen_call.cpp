@@ -1,4 +1,5 @@
 // IR generation: built-in functions.
+#include "ir/debug_output.h"
 #include "lang/irgen.h"
 
 namespace tritonc::lang {
@@ -41,6 +42,42 @@ ir::Value* IRGen::call(const Expr& e) {
     if (&e != statementExpr_) throw UserError(e.loc, "__debug_barrier() is a statement of its own: it has no value");
     b_.setLoc(e.loc);
     return b_.create(Opcode::Barrier, ir::Type::voidTy(), {});
+  }
+  if (f == "__debug_print" || f == "__debug_assert") {
+    // __debug_print("x", v, ...) prints every element of each value, per
+    // program, as Triton's device_print; __debug_assert(cond, "message")
+    // fails the launch where an element of cond is false. Statements only.
+    if (&e != statementExpr_) throw UserError(e.loc, f + "() is a statement of its own: it has no value");
+    auto text = [&](const Expr& a, const char* what) {
+      if (a.kind != ExprKind::StringLit) throw UserError(a.loc, std::string("expected ") + what + " (a string literal)");
+      if (a.op.find('\0') != std::string::npos) throw UserError(a.loc, std::string(what) + " must not contain \\0");
+      return a.op;
+    };
+    auto value = [&](const Expr& a) {
+      ir::Value* v = expr(a);
+      if (v->type().isVoid()) throw UserError(a.loc, "a void value cannot be printed");
+      return v;
+    };
+    if (f == "__debug_print") {
+      if (currentMask())
+        throw UserError(e.loc, "__debug_print under a predicate '@m' is not supported (it would print every element)");
+      if (e.args.empty()) throw UserError(e.loc, "'__debug_print' takes a prefix string, then the values to print");
+      std::string prefix = text(*e.args[0], "the prefix of __debug_print");
+      std::vector<ir::Value*> values;
+      for (size_t k = 1; k < e.args.size(); ++k) values.push_back(value(*e.args[k]));
+      b_.setLoc(e.loc);
+      return b_.print(ir::devicePrintPrefix(prefix, !values.empty()), values);
+    }
+    arity(1, 2);
+    ir::Value* cond = toBool(value(*e.args[0]), e.args[0]->loc);
+    std::string message = e.args.size() == 2 ? text(*e.args[1], "the message of __debug_assert") : "";
+    b_.setLoc(e.loc);
+    // `@m __debug_assert(c)` checks c where m holds.
+    if (ir::Value* m = currentMask()) {
+      if (m->type().isTile() && !cond->type().isTile()) cond = b_.splat(cond, m->type().shape);
+      cond = b_.select(maskFor(cond->type(), nullptr, e.loc), cond, b_.constant(cond->type(), 1));
+    }
+    return b_.assertTrue(cond, message);
   }
   if (f == "get_program_id" || f == "get_num_programs") {
     arity(1, 1);

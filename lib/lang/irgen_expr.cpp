@@ -36,6 +36,8 @@ ir::Value* IRGen::expr(const Expr& e) {
     case ExprKind::IntLit:
       return e.intValue >= INT32_MIN && e.intValue <= INT32_MAX ? b_.i32(e.intValue) : b_.i64(e.intValue);
     case ExprKind::FloatLit: return module_.constFloat(Scalar::F32, e.floatValue);
+    case ExprKind::StringLit:
+      throw UserError(e.loc, "a string is only the prefix of __debug_print or the message of __debug_assert");
     case ExprKind::Ident: return identifier(e);
     case ExprKind::Unary: return unary(e);
     case ExprKind::Binary: return binaryChain(e);

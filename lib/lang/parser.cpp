@@ -524,6 +524,38 @@ class Parser {
     }
   }
 
+  static int hexDigit(char h) {
+    if (h >= '0' && h <= '9') return h - '0';
+    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+    return -1;
+  }
+
+  // The text of a string literal token ("..." as written): C's escapes
+  // \n \t \\ \" \' \0 and \xHH.
+  static std::string stringContents(const Token& t) {
+    std::string out;
+    const std::string& s = t.text;
+    for (size_t i = 1; i + 1 < s.size(); ++i) {
+      if (s[i] != '\\') {
+        out += s[i];
+        continue;
+      }
+      char c = s[++i];
+      if (c == 'n') out += '\n';
+      else if (c == 't') out += '\t';
+      else if (c == '0') out += '\0';
+      else if (c == '\\' || c == '"' || c == '\'') out += c;
+      else if (c == 'x' && i + 3 < s.size() && hexDigit(s[i + 1]) >= 0 && hexDigit(s[i + 2]) >= 0) {
+        out += char(hexDigit(s[i + 1]) * 16 + hexDigit(s[i + 2]));
+        i += 2;
+      } else {
+        throw UserError(t.loc, std::string("unknown escape sequence '\\") + c + "' in a string");
+      }
+    }
+    return out;
+  }
+
   ExprPtr primary() {
     const Token& t = at();
     switch (t.kind) {
@@ -544,6 +576,13 @@ class Parser {
         auto e = std::make_unique<Expr>(ExprKind::FloatLit, t.loc);
         e->floatValue = std::strtod(t.text.c_str(), nullptr);
         e->op = t.text;
+        ++pos_;
+        return e;
+      }
+      case TokKind::String: {
+        // Only __debug_print's prefix and __debug_assert's message (IR generation checks).
+        auto e = std::make_unique<Expr>(ExprKind::StringLit, t.loc);
+        e->op = stringContents(t);
         ++pos_;
         return e;
       }

@@ -56,10 +56,17 @@ std::string interpreterCommand(const std::string& sourceFile, const std::string&
 
 std::string gpuFaultReport(const std::string& kernel, const Config& config, const std::string& cudaError,
                            const std::string& command, bool whileTuning) {
+  // A failed assert calls __assertfail, which stops the launch with CUDA_ERROR_ASSERT.
+  const bool assertion = cudaError.find("CUDA_ERROR_ASSERT") != std::string::npos;
   std::string s = "kernel '" + kernel + "' faulted on the GPU in configuration " + config.text() +
                   (whileTuning ? " while tuning" : "") + ": " + cudaError +
-                  "\nThis is usually an access out of bounds (or misaligned). The process's CUDA context is lost: "
-                  "every later CUDA call in this process fails, so restart it.";
+                  (assertion ? "\nA device assertion failed: the kernel printed which one, for which program and "
+                               "element, on stdout."
+                             : "\nThis is usually an access out of bounds (or misaligned).") +
+                  " The process's CUDA context is lost: every later CUDA call in this process fails, so restart it.";
+  if (assertion)
+    return s + "\nThe interpreter reports a failed assertion at its line (with the launch's own data; the "
+               "command's random inputs may pass it):\n  " + command;
   if (whileTuning)
     s += " (The tuner runs each configuration on copies of the arguments with as much room after each buffer as "
          "PyTorch's caching allocator leaves, so the kernel is likely to fault on the caller's own buffers too.)";

@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "builder_bindings.h"
+#include "ir/debug_output.h"
 #include "ir/type.h"
 #include "lang/function_builder.h"
 #include "support/diagnostic.h"
@@ -156,5 +157,13 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("multiple_of", [](FB& f, const PyValue& v, int64_t n) { return PyValue{f.builder().multipleOf(v.v, n)}; },
            nb::keep_alive<0, 1>())
       .def("barrier", [](FB& f) { f.builder().create(ir::Opcode::Barrier, ir::Type::voidTy(), {}); })
+      // tl.device_print: the prefix as the user wrote it (Triton's rule makes it " x: ").
+      .def("device_print",
+           [](FB& f, const std::string& prefix, const std::vector<PyValue>& values, bool hex) {
+             std::vector<ir::Value*> vs;
+             for (const PyValue& v : values) vs.push_back(v.v);
+             f.builder().print(ir::devicePrintPrefix(prefix, !vs.empty()), vs, hex);
+           })
+      .def("device_assert", [](FB& f, const PyValue& c, const std::string& msg) { f.builder().assertTrue(c.v, msg); })
       .def("finish", &FB::finish);
 }

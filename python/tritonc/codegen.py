@@ -93,9 +93,10 @@ class _Loop:
 
 
 class _Generator(ast.NodeVisitor):
-    def __init__(self, fb, kernel_file):
+    def __init__(self, fb, kernel_file, debug=False):
         self.fb = fb
         self.kernel_file = kernel_file
+        self.debug = debug  # device assertions are compiled (tl.device_assert, assert on tensors)
         self.frames = []
         self.loops = []
         self.dot_precisions = set()
@@ -510,11 +511,14 @@ class _Generator(ast.NodeVisitor):
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
+        msg = unwrap(self.visit(node.msg)) if node.msg is not None else ""
         if isinstance(unwrap(cond), tensor):
-            raise CompileError("assert on a tensor is not supported yet (tl.device_assert)")
+            # As in Triton: tl.device_assert, located at the statement.
+            self.here(node)
+            tl.device_assert(cond, msg)
+            return
         if not unwrap(cond):
-            msg = self.visit(node.msg) if node.msg is not None else ""
-            raise CompileError("assertion failed" + (": %s" % unwrap(msg) if msg else ""))
+            raise CompileError("assertion failed" + (": %s" % msg if msg else ""))
 
     # ---- expressions ------------------------------------------------------------
 
@@ -663,7 +667,7 @@ class _Generator(ast.NodeVisitor):
         if isinstance(fn, JITFunction):
             return self.inline(node, fn, args, kwargs)
         if fn is builtins.print:
-            raise CompileError("print in a kernel is not supported (tl.static_print prints while compiling)")
+            fn = tl.device_print  # as in Triton: print("x", x) is tl.device_print("x", x)
         if fn in (builtins.min, builtins.max) and any(isinstance(unwrap(a), tensor) for a in args):
             # As in Triton: min/max of tensors are element-wise.
             if len(args) < 2 or kwargs:
@@ -738,13 +742,13 @@ class _Generator(ast.NodeVisitor):
         self.frames.pop()
 
 
-def generate(jf, params, constexprs, file_name):
+def generate(jf, params, constexprs, file_name, debug=False):
     """Triton-IR text for kernel `jf` with runtime parameters `params`
-    ((name, dtype) pairs) and constexpr values; also the f32 dot precisions
-    it asks for."""
+    ((name, dtype) pairs) and constexpr values (with device assertions when
+    `debug`); also the f32 dot precisions it asks for."""
     from . import _tritonc
     fb = _tritonc.FunctionBuilder(jf.__name__, file_name)
-    gen = _Generator(fb, file_name)
+    gen = _Generator(fb, file_name, debug)
     previous = core.set_current(fb, gen)
     try:
         gen.kernel(jf, params, constexprs)

@@ -126,6 +126,7 @@ class JITFunction(_tritonc.JitLauncher):
         self.defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         self.constexpr_names = {n for n, p in sig.parameters.items() if _is_constexpr_annotation(p.annotation)}
         self.do_not_specialize = set(do_not_specialize)
+        self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
         self._parsed = None
         self.cache = {}
         try:
@@ -209,15 +210,25 @@ class JITFunction(_tritonc.JitLauncher):
                 return "gpu"
         return "cpu" if _tritonc.cpu_backend_available() else "interp"
 
-    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir=""):
+    def _debug(self, debug=None):
+        """Whether device assertions are compiled: the launch's ``debug``,
+        else the decorator's, else TRITONC_DEBUG or TRITON_DEBUG (off by
+        default, as in Triton)."""
+        for d in (debug, self.debug):
+            if d is not None:
+                return bool(d)
+        return any(os.environ.get(v, "0") not in ("", "0") for v in ("TRITONC_DEBUG", "TRITON_DEBUG"))
+
+    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None):
         params, constexprs, key = self._specialize(values)
         target = target or self._target(values)
-        full_key = (key, int(num_warps), int(num_stages), target)
+        debug = self._debug(debug)
+        full_key = (key, int(num_warps), int(num_stages), target, debug)
         hit = self.cache.get(full_key)
         if hit is not None:
             return hit
         from .codegen import generate
-        ir, precisions = generate(self, params, constexprs, self.file_name)
+        ir, precisions = generate(self, params, constexprs, self.file_name, debug)
         if {"tf32", "ieee"} <= precisions or "tf32x3" in precisions and len(precisions) > 1:
             raise core.CompileError("%s mixes f32 dots of different input_precision; one kernel takes one" % self.__name__)
         allow_tf32 = "tf32" in precisions
@@ -233,11 +244,11 @@ class JITFunction(_tritonc.JitLauncher):
         self.cache[full_key] = compiled
         return compiled
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, debug=None, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug)
         by_name = dict(zip(self.arg_names, values))
         return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                               [by_name[n] for n, _ in compiled.params])
@@ -248,10 +259,11 @@ class JITFunction(_tritonc.JitLauncher):
         given = dict(kwargs)  # as the call passed them: the fast path compares these
         num_warps = kwargs.pop("num_warps", 4)
         num_stages = kwargs.pop("num_stages", 3)
+        debug = kwargs.pop("debug", None)
         for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
             kwargs.pop(k, None)
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug)
         if callable(grid):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
             meta["num_warps"], meta["num_stages"] = num_warps, num_stages

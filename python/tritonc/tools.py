@@ -84,7 +84,7 @@ def kernel_ir(path, name, signature="", defines=()):
             constexprs[n] = fn.defaults[n]
     params = [(n, types.get(n, tl.int32)) for n in runtime]
     from .codegen import generate
-    text, _ = generate(fn, params, constexprs, fn.file_name)
+    text, _ = generate(fn, params, constexprs, fn.file_name, fn._debug())
     return text
 
 

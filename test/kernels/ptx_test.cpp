@@ -124,6 +124,77 @@ TEST(PipelinedWgmma, NotWhenTheExtraStageDoesNotFit) {
   EXPECT_NE(ptx.find("dynamic_shared_bytes 196608"), std::string::npos);  // 4 stages x 48 KB
 }
 
+// print and assert become vprintf and __assertfail calls that ptxas accepts,
+// for values in every kind of layout (blocked with replicated elements, an
+// mma accumulator, scalars) and every element kind.
+TEST(DebugOpsPtx, PrintAndAssertAssemble) {
+  const char* const kDebug = R"(source "dbg.py"
+
+kernel @k(%a: f16*, %c: f32*, %q: i64*, %n: i32, %h: bf16*) {
+entry:
+  %r = range 0 : i32<16>
+  %rows = reshape %r : i32<16, 1>
+  %cols = reshape %r : i32<1, 16>
+  %sixteen = splat i32 16 : i32<16, 1>
+  %r16 = mul %rows, %sixteen : i32<16, 1>
+  %rb = broadcast %r16 : i32<16, 16>
+  %cb = broadcast %cols : i32<16, 16>
+  %offs = add %rb, %cb : i32<16, 16>
+  %ap = splat %a : f16*<16, 16>
+  %aptrs = gep %ap, %offs : f16*<16, 16>
+  %x = load %aptrs : f16<16, 16>
+  %zero = splat f32 0 : f32<16, 16>
+  %acc = dot %x, %x, %zero : f32<16, 16>
+  print " acc: ", %acc
+  %few = range 0 : i32<8>
+  %nn = splat %n : i32<8>
+  %small = cmp lt %few, %nn : i1<8>
+  %qp = splat %q : i64*<8>
+  %qptrs = gep %qp, %few : i64*<8>
+  %big = load %q : i64
+  %hv = load %h : bf16
+  %i8 = cast %few : i8<8>
+  print " mixed: ", %small, %qptrs, %big, %hv, %i8, %x
+  print hex " bits: ", %acc, %x, %big, %hv, %i8, %small
+  print " 100% of the programs"
+  %ok = cmp lt %acc, %zero : i1<16, 16>
+  assert %ok, "acc < 0" loc(12:5)
+  %pos = cmp gt %n, i32 0 : i1
+  assert %pos, "" loc(13:5)
+  %cp = splat %c : f32*<16, 16>
+  %cptrs = gep %cp, %offs : f32*<16, 16>
+  store %cptrs, %acc
+  ret
+}
+)";
+  static const std::string ptxas = findPtxas();
+  for (const char* arch : {"sm_80", "sm_90a"})
+    for (int warps : {1, 4}) {
+      SCOPED_TRACE(std::string(arch) + " num_warps=" + std::to_string(warps));
+      lang::CompileOptions co;
+      co.language = lang::Language::TritonIr;
+      lang::CompileResult r = lang::compileSource(kDebug, co);
+      nvptx::TargetOptions to;
+      to.arch = arch;
+      to.numWarps = warps;
+      std::string ptx = nvptx::emitPtx(*r.module, to);
+      EXPECT_NE(ptx.find(".extern .func (.param .b32 vprintf_status) vprintf("), std::string::npos);
+      EXPECT_NE(ptx.find("call (vprintf_status), vprintf, (vprintf_format, vprintf_args);"), std::string::npos);
+      EXPECT_NE(ptx.find("call __assertfail, ("), std::string::npos);
+      EXPECT_NE(ptx.find(".local .align 8 .b8 printbuf["), std::string::npos);
+      // The located message of the first assertion, as a C string: "dbg.py:12:5: error: ..."
+      std::string message = "dbg.py:12:5: error: device assertion failed: acc < 0 (kernel 'k', program (%d, %d, %d), "
+                            "tile element [%d, %d])\n";
+      std::string bytes;
+      for (unsigned char ch : message) bytes += std::to_string(unsigned(ch)) + ", ";
+      EXPECT_NE(ptx.find(bytes + "0};"), std::string::npos);
+      if (ptxas.empty()) continue;
+      std::string log;
+      ASSERT_EQ(assemble(ptxas, ptx, arch, std::string("debug_ops_") + arch + "_" + std::to_string(warps), log), 0)
+          << log << ptx;
+    }
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+}
 
 // Kernels as users write them reach the fast paths (issue 14): compiled as a
 // launch with these integer arguments would be (pointers 16-byte aligned),

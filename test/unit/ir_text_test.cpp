@@ -118,6 +118,10 @@ entry:
   %pi = cast %p : i64
   %pp = cast %pi : f32*
   %tv = load %t : f32
+  print " x: ", %x, %pid
+  print hex "", %i8
+  print "done"
+  assert %mask, "in \"range\""
   store %ptrs, %old, %mask
   store %pp, %sum
   %cond = cmp eq %pid, i32 0 : i1

@@ -106,4 +106,18 @@ TEST(GpuFaults, TheReportSaysWhatHappenedOnce) {
   EXPECT_EQ(launch.find("allocator"), std::string::npos) << launch;
 }
 
+// A failed device assertion (CUDA_ERROR_ASSERT) is said to be one, not an access out of bounds.
+TEST(GpuFaults, TheReportNamesAFailedAssertion) {
+  std::string r = runtime::gpuFaultReport(
+      "dot", matmulConfig(), "launching failed for kernel 'dot': CUDA_ERROR_ASSERT: device-side assert triggered",
+      "tritonc run matmul.tc --backend interp", /*whileTuning=*/false);
+  EXPECT_NE(r.find("\nA device assertion failed: the kernel printed which one, for which program and element, on "
+                   "stdout. The process's CUDA context is lost"),
+            std::string::npos)
+      << r;
+  EXPECT_EQ(r.find("out of bounds"), std::string::npos) << r;
+  EXPECT_NE(r.find("reports a failed assertion at its line"), std::string::npos) << r;
+  EXPECT_NE(r.find("\n  tritonc run matmul.tc --backend interp"), std::string::npos) << r;
+}
+
 }  // namespace

@@ -10,6 +10,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "ir/debug_output.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/cpu/jit.h"
 #include "target/cpu/lowering.h"
@@ -36,6 +37,7 @@ struct Built {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   size_t frameBytes = 0;
+  int64_t assertElementOffset = -1;
   std::vector<detail::ErrorSite> errors;
 };
 
@@ -52,6 +54,7 @@ Built build(const ir::Function& fn, const CompileOptions& options, llvm::TargetM
   lowering.run();
   b.frameBytes = lowering.frameBytes();
   b.errors = lowering.errors();
+  b.assertElementOffset = lowering.assertElementOffset();
   if (b.frameBytes > kMaxFrameBytes)
     throw UserError(fn.loc, "kernel '" + fn.name() + "' needs " + std::to_string(b.frameBytes) +
                                 " bytes of tiles per program, more than the CPU back end allows");
@@ -95,6 +98,7 @@ struct CpuKernel::Impl {
   std::vector<detail::ErrorSite> errors;
   SourceLoc loc;
   size_t frameBytes = 0;
+  int64_t assertElementOffset = -1;
   double compileMs = 0;
   std::string llvmIr;
   llvm::orc::JITDylib* dylib = nullptr;
@@ -122,6 +126,7 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ir::Function& fn, const Comp
   for (const auto& a : fn.arguments()) impl->params.push_back({a->name(), a->type(), a->attrs});
   impl->errors = std::move(b.errors);
   impl->frameBytes = b.frameBytes;
+  impl->assertElementOffset = b.assertElementOffset;
   if (options.keepLlvmIr) impl->llvmIr = printModule(*b.module);
   std::unique_ptr<llvm::MemoryBuffer> object = detail::emitObject(*b.module, *tm);
   impl->entry = reinterpret_cast<GridEntry>(jit.load(std::move(object), detail::Lowering::kGridSymbol, &impl->dylib));
@@ -199,6 +204,7 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
   std::mutex mutex;
   int32_t errorCode = 0;
   int64_t errorProgram = -1;
+  int64_t errorElement = 0;  // a failed assertion's element
   bool outOfMemory = false;
   const size_t frameBytes = k.frameBytes;
   const GridEntry entry = k.entry;
@@ -217,6 +223,8 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
     if (errorCode == 0 || failed < errorProgram) {
       errorCode = code;
       errorProgram = failed;
+      if (k.assertElementOffset >= 0)
+        std::memcpy(&errorElement, static_cast<const char*>(frame) + k.assertElementOffset, sizeof errorElement);
     }
     return false;
   };
@@ -228,6 +236,10 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
     throw InternalError(kernel + " stopped with an unknown error code " + std::to_string(errorCode));
   const detail::ErrorSite& site = k.errors[size_t(errorCode - 1)];
   const int64_t x = errorProgram % grid.x, y = errorProgram / grid.x % grid.y, z = errorProgram / (grid.x * grid.y);
+  if (site.assertion) {
+    const int64_t pid[3] = {x, y, z};
+    throw UserError(site.loc, ir::assertionFailure(site.what, k.name, pid, ir::elementIndex(site.shape, errorElement)));
+  }
   throw UserError(site.loc, site.what + " in " + kernel + ": program (" + std::to_string(x) + ", " +
                                 std::to_string(y) + ", " + std::to_string(z) + ")");
 }

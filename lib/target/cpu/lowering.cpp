@@ -249,7 +249,10 @@ void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strid
 // ---- errors -------------------------------------------------------------
 
 int Lowering::addErrorSite(const ir::Instruction& inst, const std::string& what) {
-  errors_.push_back({inst.loc, what});
+  ErrorSite site;
+  site.loc = inst.loc;
+  site.what = what;
+  errors_.push_back(std::move(site));
   return int(errors_.size());
 }
 
@@ -338,6 +341,7 @@ void Lowering::reset() {
   lowered_.clear();
   errors_.clear();
   frameBytes_ = 0;
+  assertElementOffset_ = -1;
 }
 
 llvm::Function* Lowering::run() {
@@ -516,6 +520,8 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     // __debug_barrier(): a program's elements are one thread's loops here,
     // in program order, so there is nothing to wait for.
     case Opcode::Barrier: return;
+    case Opcode::Print: lowerPrint(inst); return;
+    case Opcode::Assert: lowerAssert(inst); return;
     default: break;
   }
   if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Gpu)

@@ -93,7 +93,11 @@ Strides rowMajorStrides(const ir::Shape& shape);
 // Where a program stops with an error: the code returned is index + 1.
 struct ErrorSite {
   SourceLoc loc;
-  std::string what;  // "integer division by zero"
+  std::string what;  // "integer division by zero"; an assertion's message
+  // An assertion: its condition's shape; the program wrote the failing
+  // element's row-major position at Lowering::assertElementOffset() of its frame.
+  bool assertion = false;
+  ir::Shape shape;
 };
 
 class Lowering {
@@ -103,6 +107,8 @@ class Lowering {
   llvm::Function* run();
   size_t frameBytes() const { return frameBytes_; }
   const std::vector<ErrorSite>& errors() const { return errors_; }
+  // Where in the frame a failed assertion leaves its element (-1: no assert).
+  int64_t assertElementOffset() const { return assertElementOffset_; }
 
   static constexpr const char* kGridSymbol = "tritonc_grid";
 
@@ -189,6 +195,8 @@ class Lowering {
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
+  void lowerPrint(const ir::Instruction& inst);        // lower_debug.cpp
+  void lowerAssert(const ir::Instruction& inst);
   // One lane of an atomic (lower_atomic.cpp): returns the old value.
   llvm::Value* atomicLane(const ir::Instruction& inst, llvm::Value* ptr, llvm::Value* a, llvm::Value* b);
 
@@ -210,6 +218,7 @@ class Lowering {
   std::set<const ir::BasicBlock*> lowered_;           // blocks whose phis are decided
   std::set<const ir::Instruction*> phisInMemory_;     // tile phis that must own a buffer (kept across attempts)
   size_t frameBytes_ = 0;
+  int64_t assertElementOffset_ = -1;
   std::vector<ErrorSite> errors_;
 };
 

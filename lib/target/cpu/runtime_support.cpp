@@ -3,8 +3,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
+#include "ir/debug_output.h"
 #include "support/float16.h"
 #include "target/interp/scalar_ops.h"
 
@@ -12,6 +15,49 @@
 // integer conversions are exact enough inline (element_ops.cpp).
 extern "C" uint16_t tritonc_cpu_i64_to_bf16(int64_t v) {
   return tritonc::doubleToBf16(tritonc::interp::detail::intToFloat(tritonc::ir::Scalar::BF16, v));
+}
+
+// A print's value `operand` (-1: a print without values): `count` elements
+// of `kind` in their memory format at `data`, a tile of `shape` (`rank`
+// dimensions; none for a scalar). Writes its lines (ir/debug_output.h) to
+// stdout at once, so that programs running in parallel do not mix them.
+extern "C" void tritonc_cpu_print(const char* prefix, int32_t hex, int32_t operand, int32_t numOperands, int32_t kind,
+                                  int32_t rank, const int64_t* shape, const void* data, int32_t px, int32_t py,
+                                  int32_t pz) {
+  using tritonc::ir::Scalar;
+  const int64_t pid[3] = {px, py, pz};
+  tritonc::ir::Type type = tritonc::ir::Type::scalar(Scalar(kind));
+  type.shape.assign(shape, shape + (rank > 0 ? rank : 0));
+  std::string text;
+  if (operand < 0) text = tritonc::ir::printLine(prefix, false, -1, 0, type, pid, {}, {});
+  const int64_t count = operand < 0 ? 0 : type.numElements();
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (int64_t e = 0; e < count; ++e) {
+    tritonc::ir::PrintedElement v;
+    const uint8_t* at = bytes + e * tritonc::ir::byteSize(type.kind);
+    auto read = [&](auto sample) {
+      std::memcpy(&sample, at, sizeof sample);
+      return sample;
+    };
+    switch (type.kind) {
+      case Scalar::I1: v.i = read(uint8_t()) != 0; break;
+      case Scalar::I8: v.i = read(int8_t()); break;
+      case Scalar::I16: v.i = read(int16_t()); break;
+      case Scalar::I32: v.i = read(int32_t()); break;
+      case Scalar::I64: case Scalar::Ptr: v.i = read(int64_t()); break;
+      case Scalar::F16: v.f = tritonc::halfToFloat(read(uint16_t())); break;
+      case Scalar::BF16: v.f = tritonc::bf16ToFloat(read(uint16_t())); break;
+      case Scalar::F32: v.f = read(float()); break;
+      case Scalar::F64: v.f = read(double()); break;
+      case Scalar::Void: break;
+    }
+    text += tritonc::ir::printLine(prefix, hex != 0, operand, numOperands, type, pid,
+                                   tritonc::ir::elementIndex(type.shape, e), v);
+  }
+  static std::mutex stdoutMutex;
+  std::lock_guard<std::mutex> lock(stdoutMutex);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
 }
 
 #if defined(__FLT16_MAX__) && (defined(__x86_64__) || defined(__aarch64__))
@@ -71,6 +117,7 @@ const std::vector<RuntimeSymbol>& runtimeSymbols() {
       {"memcmp", addr<int(const void*, const void*, size_t)>(&::memcmp)},
       {"bcmp", addr<int(const void*, const void*, size_t)>(&::memcmp)},
       {"tritonc_cpu_i64_to_bf16", addr(&tritonc_cpu_i64_to_bf16)},
+      {"tritonc_cpu_print", addr(&tritonc_cpu_print)},
 #ifdef TRITONC_HAVE_FLOAT16_LIBCALLS
       {"__extendhfsf2", addr(&tritonc_cpu_extendhfsf2)},
       {"__truncsfhf2", addr(&tritonc_cpu_truncsfhf2)},

@@ -259,6 +259,8 @@ void Executor::execute(const Step& s) {
     case Op::AtomicRmw: execAtomicRmw(s); return;
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;
+    case Op::Print: execPrint(s); return;
+    case Op::Assert: execAssert(s); return;
     case Op::Phi: case Op::Br: case Op::CondBr: case Op::Ret: break;
     default:
       if (ir::opcodeCategory(op) == ir::OpCategory::Gpu) return execGpu(s);

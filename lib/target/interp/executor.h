@@ -6,6 +6,7 @@
 //   tile_exec.cpp        splat, reshape, broadcast, trans, range, dot, reduce
 //   memory_exec.cpp      gep, load, store, atomics
 //   gpu_exec.cpp         the GPU IR's buffers, copies and conversions
+//   debug_exec.cpp       print and assert
 #pragma once
 #include <string>
 #include <unordered_map>
@@ -87,6 +88,10 @@ class Executor {
   // Operand i as a tile of elements (read from its buffer when it is one).
   Tile operandTile(const Step& s, size_t i);
   Tile& bufferAt(const Elem& handle, int64_t elements, const ir::Instruction* user);
+
+  // ---- debug_exec.cpp
+  void execPrint(const Step& s);
+  void execAssert(const Step& s);
 
   // ---- memory_exec.cpp
   void execGep(const Step& s);

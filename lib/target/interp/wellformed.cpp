@@ -133,6 +133,14 @@ class Checker {
         require(t.isInt() || t.isFloat(), "reduce needs numbers");
         return;
       }
+      case Op::Print:
+        for (size_t i = 0; i < inst_.numOperands(); ++i)
+          require(kindOf(i) != ir::Scalar::Void && !inst_.operand(i)->type().isShared(), "prints values");
+        return;
+      case Op::Assert:
+        operands(1, 1);
+        require(kindOf(0) == ir::Scalar::I1, "the condition must be i1");
+        return;
       case Op::Phi:
         require(inst_.numOperands() == inst_.blocks.size(), "one block per incoming value");
         for (size_t i = 0; i < inst_.numOperands(); ++i)

@@ -29,6 +29,12 @@ const char* movType(RegClass c);       // "pred", "b16", "b32", "f32", "b64", "f
 std::string floatLiteral(ir::Scalar k, double v);
 std::string braces(const std::vector<std::string>& r);  // "{a, b, c}"
 
+// An argument of device printf: a register and its size in the argument buffer.
+struct PrintArg {
+  std::string reg;
+  int bytes;  // 4 (%d, %x) or 8 (%f takes a double; %lld, pointers)
+};
+
 // A distributed layout on one shape, with what the lowering needs of it.
 struct Placement {
   gpu::LinearLayout ll;
@@ -85,6 +91,23 @@ class FunctionLowering {
   void lowerDot(const ir::Instruction& i);          // lower_dot.cpp (FMA, mma.sync)
   void lowerWgmma(const ir::Instruction& i);        // wgmma.cpp (dot, dot_async, dot_wait on mma<v=3>)
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
+  void lowerPrint(const ir::Instruction& i);        // lower_debug.cpp
+  void lowerAssert(const ir::Instruction& i);
+
+  // ---- device printf and assertions (lower_debug.cpp) ----------------------
+  // A register with the generic address of `text` (a C string in global memory).
+  std::string globalString(const std::string& text);
+  // Calls vprintf with `format` and `args`, packed into the print buffer.
+  void callVprintf(const std::string& format, const std::vector<PrintArg>& args);
+  // The registers of a tile of type `t` (one, 0, for a scalar) that hold
+  // distinct elements: the first of those that repeat an element.
+  std::vector<size_t> distinctElements(const ir::Type& t);
+  std::vector<std::string> programIdRegs();  // %ctaid.x, .y, .z
+  // Module-level declarations this kernel needs (format strings and
+  // messages), and whether it calls vprintf and __assertfail.
+  const std::vector<std::string>& globals() const { return globals_; }
+  bool usesVprintf() const { return usesVprintf_; }
+  bool usesAssertfail() const { return usesAssertfail_; }
 
   // ---- shared memory (lower_shared.cpp) ------------------------------------
   // A register with the shared-memory address `offset` bytes into the scratch array.
@@ -145,6 +168,11 @@ class FunctionLowering {
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
   std::string tid_, laneId_, warpId_, scalarOwner_, sharedBase_;
+  std::vector<std::string> globals_, programIdRegs_;
+  std::map<std::string, std::string> globalStrings_;  // text -> its name among globals_
+  std::string printBuffer_;  // the generic address of `printbuf` (local memory)
+  int64_t printBufferBytes_ = 0;
+  bool usesVprintf_ = false, usesAssertfail_ = false;
 };
 
 }  // namespace tritonc::nvptx

@@ -182,14 +182,49 @@ def static_print(*values, sep=" ", end="\n"):
     builtins.print(*[unwrap(v) for v in values], sep=sep, end=end)
 
 
+def _text(v, what):
+    v = unwrap(v)
+    if not isinstance(v, str):
+        raise CompileError("%s must be a string, not %s" % (what, type(v).__name__))
+    if "\0" in v:
+        raise CompileError("%s must not contain a NUL character" % what)
+    return v
+
+
 @builtin
 def device_print(prefix, *args, hex=False):
-    raise CompileError("tl.device_print is not supported yet")
+    """Prints each element of each value, per program, as Triton does:
+    ``pid (0, 0, 0) idx (3) x: 1.500000`` (docs/IR.md, print)."""
+    prefix = _text(prefix, "device_print's prefix")
+    values = [to_tensor(a) for a in args]
+    semantic.builder().device_print(prefix, [v.handle for v in values], bool(unwrap(hex)))
+
+
+def debug_enabled():
+    """Whether device assertions are compiled: the kernel's ``debug``
+    (``@jit(debug=True)``, a launch's ``debug=True``, or TRITONC_DEBUG=1 /
+    TRITON_DEBUG=1), as in Triton, where they are off by default."""
+    gen = core.current_codegen()
+    return bool(getattr(gen, "debug", False))
 
 
 @builtin
 def device_assert(cond, msg="", mask=None):
-    raise CompileError("tl.device_assert is not supported yet")
+    """Fails the launch where an element of `cond` is false (and `mask`, if
+    given, true), naming `msg`, the line, the program and the element. Only
+    in debug mode (see debug_enabled), as in Triton."""
+    msg = _text(msg, "device_assert's message")
+    c = unwrap(cond)
+    if not isinstance(c, tensor) and not isinstance(c, (bool, int)):
+        raise CompileError("device_assert's condition must be a boolean tensor, not %s" % type(c).__name__)
+    c = to_tensor(c)
+    if not c.dtype.is_bool():
+        raise CompileError("device_assert's condition must be a boolean (int1) tensor, not %r" % c.dtype)
+    if not debug_enabled():
+        return
+    if mask is not None and unwrap(mask) is not None:
+        c = semantic.logical("or", c, semantic.logical_not(mask))
+    semantic.builder().device_assert(c.handle, msg)
 
 
 @builtin
