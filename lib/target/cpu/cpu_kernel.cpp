@@ -48,7 +48,7 @@ Built build(const ir::Function& fn, const CompileOptions& options, llvm::TargetM
   b.module = std::make_unique<llvm::Module>("tritonc." + fn.name(), *b.context);
   b.module->setDataLayout(tm.createDataLayout());
   b.module->setTargetTriple(tm.getTargetTriple().str());
-  detail::Lowering lowering(fn, *b.module);
+  detail::Lowering lowering(fn, *b.module, detail::vectorRegisterBits(tm));
   lowering.run();
   b.frameBytes = lowering.frameBytes();
   b.errors = lowering.errors();

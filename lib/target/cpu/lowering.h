@@ -98,7 +98,9 @@ struct ErrorSite {
 
 class Lowering {
  public:
-  Lowering(const ir::Function& fn, llvm::Module& module);
+  // `vectorBits`: the width of the host's vector registers (512 with
+  // AVX-512), for the code that is vectorized here rather than by LLVM.
+  Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits = 128);
   // Emits both functions into the module; returns the grid function.
   llvm::Function* run();
   size_t frameBytes() const { return frameBytes_; }
@@ -189,11 +191,19 @@ class Lowering {
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
+  // The register block of the dot micro-kernel: `rows` x `vectors` accumulators of `lanes`.
+  struct DotBlock {
+    int64_t lanes = 1, rows = 1, vectors = 1;
+  };
+  DotBlock dotBlock(ir::Scalar k, int64_t M, int64_t N) const;
+  void dotMicroKernel(ir::Scalar k, const Tile& a, const Tile& b, const Tile& acc, const Tile& out);
+  std::optional<Tile> dotAccumulatorInPlace(const ir::Instruction& dot, const Tile& acc);
   // One lane of an atomic (lower_atomic.cpp): returns the old value.
   llvm::Value* atomicLane(const ir::Instruction& inst, llvm::Value* ptr, llvm::Value* a, llvm::Value* b);
 
   const ir::Function& fn_;
   llvm::Module& mod_;
+  int vectorBits_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* program_ = nullptr;
