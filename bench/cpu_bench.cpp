@@ -514,8 +514,13 @@ int main(int argc, char** argv) {
     std::cerr << "tritonc-cpu-bench: this build has no CPU back end\n";
     return 1;
   }
+  // The JIT's start-up (LLVM's target, ORC), once per process, before anything else.
+  auto t0 = Clock::now();
+  const std::string host = cpu::hostDescription();
+  const double jitStartupMs = msSince(t0);
   std::ostringstream json;
-  json << "{\"host\": " << jsonString(cpu::hostDescription()) << ", \"threads\": " << cpu::numThreads();
+  json << "{\"host\": " << jsonString(host) << ", \"llvm\": " << jsonString(cpu::codeIdentity().substr(host.size()))
+       << ", \"threads\": " << cpu::numThreads() << ", \"jit_startup_ms\": " << jitStartupMs;
   if (machine) {
     bench::MachineFloor m = bench::measureMachine(cpu::numThreads(), size_t(256) << 20, 5);
     std::printf("machine: %s, %s, %d threads, %.0f MHz\n", m.cpuModel.c_str(), m.vectorIsa.c_str(), m.cores, m.mhz);

@@ -84,13 +84,13 @@ using GridFn = std::function<interp::Grid(const Config&)>;
 struct CompiledKernel {
   Config config;
   std::string key;                     // the cache key
-  std::unique_ptr<ir::Module> module;  // optimized and specialized (null for a GPU target's disk hit)
+  std::unique_ptr<ir::Module> module;  // optimized and specialized (null for a disk hit of the GPU or CPU code)
   const ir::Function* function = nullptr;
   std::string ptx;                     // GPU targets
   std::string cubin;                   // the PTX assembled by ptxas (the tuner), or empty
   std::vector<Param> signature;        // the compiled function's parameters
   std::unique_ptr<nvptx::GpuKernel> gpu;  // loaded on first GPU launch
-  std::unique_ptr<cpu::CpuKernel> cpu;    // the CPU target's code (JIT-compiled from `module`)
+  std::unique_ptr<cpu::CpuKernel> cpu;    // the CPU target's code (compiled from `module`, or a disk entry's image)
   double compileMs = 0;                // 0 for a cache hit
   std::string origin;                  // "compiled", "disk" or "memory"
   ~CompiledKernel();
@@ -121,8 +121,8 @@ struct CacheStats {
 // Loads the PTX of `k` into the GPU (the driver's compiler runs) unless it
 // is loaded already. Touches `k` only: the tuner loads on several threads.
 void loadOnGpu(CompiledKernel& k, const std::string& name);
-// JIT-compiles the optimized IR of `k` for the CPU unless it is compiled
-// already (a disk hit holds the IR only). Touches `k` only.
+// JIT-compiles the optimized IR of `k` for the CPU unless it has its code
+// already (compiled, or linked from a disk entry's image). Touches `k` only.
 void loadOnCpu(CompiledKernel& k);
 
 class Kernel {
