@@ -16,6 +16,7 @@
 #include <set>
 
 #include "support/float16.h"
+#include "support/sum_order_reference.h"
 #include "transform/pass_manager.h"
 #include "unit/cpu_test_helpers.h"
 
@@ -101,10 +102,61 @@ TEST(CpuBackend, Reductions) {
     std::vector<interp::KernelArg> args{buf(x), buf(r0), buf(r1), buf(mx), buf(mn), buf(all)};
     Compiled k = compile(src, args, {{"TYPE", type}});
     runBoth(*k.fn, {1}, args);
-    if (kind == Scalar::F32) {
-      float s = 0;
-      for (int i = 0; i < 64; ++i) s += float(interp::readElement(x, i));  // row 0, in order
+    if (kind == Scalar::F32) {  // row 0, in the sum's order (docs/IR.md)
+      std::vector<float> row;
+      for (int i = 0; i < 64; ++i) row.push_back(float(interp::readElement(x, i)));
+      const float s = test::referenceSum(row, [](float a, float b) { return a + b; });
       EXPECT_EQ(interp::readElement(r1, 0), double(s));
+    }
+  }
+}
+
+// Float sums in the order of docs/IR.md (partial sums, then pairs), for
+// lengths below, at and above the number of partials, along the last axis
+// and the first, with values whose sums depend on the order (magnitudes
+// from 1e-3 to 1e7): the CPU's bytes must be the interpreter's, and both
+// the reference's.
+TEST(CpuBackend, FloatSumsInTheirOrder) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* x, TYPE* all, TYPE* rows, TYPE* cols) {
+      TYPE flat[N] = *(x + (0 ... N));
+      *all = flat[+];
+      int r[4] = 0 ... 4;
+      int c[N] = 0 ... N;
+      TYPE v[4, N] = *(x + r[:, newaxis] * N + c[newaxis, :]);
+      *(rows + r) = v[:, +];
+      TYPE w[N, 4] = *(x + c[:, newaxis] * 4 + r[newaxis, :]);
+      *(cols + r) = w[+, :];
+    })";
+  for (auto [type, kind] : {std::pair{"float", Scalar::F32}, {"double", Scalar::F64}, {"half", Scalar::F16}}) {
+    for (int64_t n : {1, 2, 4, 16, 32, 64, 128, 1024}) {
+      SCOPED_TRACE(std::string(type) + " N=" + std::to_string(n));
+      interp::Buffer x = buffer("x", kind, size_t(4 * n)), all = buffer("all", kind, 1),
+                     rows = buffer("rows", kind, 4), cols = buffer("cols", kind, 4);
+      std::uniform_real_distribution<double> exponent(-3, kind == Scalar::F16 ? 4 : 7);
+      for (int64_t i = 0; i < 4 * n; ++i)
+        interp::writeElement(x, i, (rng() % 2 ? 1 : -1) * std::pow(10.0, exponent(rng)));
+      std::vector<interp::KernelArg> args{buf(x), buf(all), buf(rows), buf(cols)};
+      Compiled k = compile(src, args, {{"TYPE", type}, {"N", std::to_string(n)}});
+      runBoth(*k.fn, {1}, args);
+      auto round = [&](double v) {
+        interp::Buffer one = buffer("one", kind, 1);
+        interp::writeElement(one, 0, v);
+        return interp::readElement(one, 0);
+      };
+      auto add = [&](double a, double b) { return round(a + b); };
+      auto element = [&](int64_t i) { return interp::readElement(x, i); };
+      std::vector<double> flat;
+      for (int64_t i = 0; i < n; ++i) flat.push_back(element(i));
+      EXPECT_EQ(interp::readElement(all, 0), test::referenceSum(flat, add));
+      for (int64_t r = 0; r < 4; ++r) {
+        std::vector<double> row, col;
+        for (int64_t i = 0; i < n; ++i) row.push_back(element(r * n + i)), col.push_back(element(i * 4 + r));
+        EXPECT_EQ(interp::readElement(rows, r), test::referenceSum(row, add)) << "row " << r;
+        EXPECT_EQ(interp::readElement(cols, r), test::referenceSum(col, add)) << "column " << r;
+      }
     }
   }
 }

@@ -1,7 +1,10 @@
 // Pointer arithmetic and memory: gep, load, store. Lanes run in row-major
 // order; a lane whose mask is 0 does not touch memory (a branch around its
 // access, which the loop vectorizer may turn into a masked gather/scatter).
-// Accesses are not checked: that is the interpreter's job.
+// A masked access first reads its mask: when every lane is on (the common
+// case of `cols < N` in a row of N), it runs as an unmasked one, since
+// masked vector loads cost far more than plain ones. Accesses are not
+// checked: that is the interpreter's job.
 #include "target/cpu/lowering.h"
 
 namespace tritonc::cpu::detail {
@@ -84,11 +87,15 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     return;
   }
   Tile out = newTile(t);
-  forEach(t.shape, {out.strides, p.strides, masked ? mask.strides : Strides{}, other.strides},
-          [&](const std::vector<llvm::Value*>& o) {
-            llvm::Value* m = masked ? loadElement(mask, o[2]) : nullptr;
-            storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
-          });
+  auto lanes = [&](bool useMask) {
+    forEach(t.shape, {out.strides, p.strides, useMask ? mask.strides : Strides{}, other.strides},
+            [&](const std::vector<llvm::Value*>& o) {
+              llvm::Value* m = useMask ? loadElement(mask, o[2]) : nullptr;
+              storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
+            });
+  };
+  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
+  else lanes(masked);
   set(&inst, out);
 }
 
@@ -124,10 +131,14 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);
     return;
   }
-  forEach(p.shape, {p.strides, v.strides, masked ? mask.strides : Strides{}},
-          [&](const std::vector<llvm::Value*>& o) {
-            lane(loadElement(p, o[0]), loadElement(v, o[1]), masked ? loadElement(mask, o[2]) : nullptr);
-          });
+  auto lanes = [&](bool useMask) {
+    forEach(p.shape, {p.strides, v.strides, useMask ? mask.strides : Strides{}},
+            [&](const std::vector<llvm::Value*>& o) {
+              lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? loadElement(mask, o[2]) : nullptr);
+            });
+  };
+  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
+  else lanes(masked);
 }
 
 }  // namespace tritonc::cpu::detail

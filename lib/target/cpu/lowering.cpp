@@ -246,6 +246,31 @@ void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strid
   level(0);
 }
 
+llvm::Value* Lowering::allSet(const Tile& mask) {
+  if (!mask.hasBase()) return mask.scalar;
+  llvm::AllocaInst* all = variable(b_.getInt1Ty(), "all");
+  b_.CreateStore(b_.getTrue(), all);
+  forEach(mask.shape, {mask.strides}, [&](const std::vector<llvm::Value*>& o) {
+    b_.CreateStore(b_.CreateAnd(b_.CreateLoad(b_.getInt1Ty(), all), loadElement(mask, o[0])), all);
+  });
+  return b_.CreateLoad(b_.getInt1Ty(), all);
+}
+
+void Lowering::eitherWay(llvm::Value* cond, const std::function<void()>& whenTrue,
+                         const std::function<void()>& whenFalse) {
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "yes", program_);
+  llvm::BasicBlock* no = llvm::BasicBlock::Create(ctx_, "no", program_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "join", program_);
+  b_.CreateCondBr(cond, yes, no);
+  b_.SetInsertPoint(yes);
+  whenTrue();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(no);
+  whenFalse();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+}
+
 // ---- errors -------------------------------------------------------------
 
 int Lowering::addErrorSite(const ir::Instruction& inst, const std::string& what) {

@@ -154,6 +154,11 @@ class Lowering {
   // operands walk alike are merged, so contiguous operands get one flat loop.
   void forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
                const std::function<void(const std::vector<llvm::Value*>& offsets)>& body);
+  // Whether every element of an i1 tile is set: one pass that vectorizes
+  // (a uniform tile: its scalar).
+  llvm::Value* allSet(const Tile& mask);
+  // Code for both outcomes of `cond`, joined after.
+  void eitherWay(llvm::Value* cond, const std::function<void()>& whenTrue, const std::function<void()>& whenFalse);
   // An i64 variable in the entry block (a loop-carried value; mem2reg makes it SSA).
   llvm::AllocaInst* variable(llvm::Type* t, const std::string& name);
   // A new error site; `code` for binary().
@@ -193,6 +198,7 @@ class Lowering {
   void lowerStore(const ir::Instruction& inst);
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
+  void sumInParts(const ir::Instruction& inst, const Tile& a);
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
   // The register block of the dot micro-kernel: `rows` x `vectors` accumulators of `lanes`.
   struct DotBlock {
