@@ -161,6 +161,50 @@ TEST(CpuBackend, FloatSumsInTheirOrder) {
   }
 }
 
+// Loads and stores whose consecutive elements run across the tile (a
+// transpose): blocks transposed in registers where the shapes allow, for
+// every element size, square and oblong tiles, leading dimensions known at
+// compile time or not, and a leading dimension smaller than the tile, where
+// lanes of the store share addresses and the last in row-major order must
+// win, as on the interpreter.
+TEST(CpuBackend, TransposedLoadsAndStores) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* X, TYPE* Y, TYPE* Z, int ldx, int ldy) {
+      int rm[TM] = 0 ... TM;
+      int rn[TN] = 0 ... TN;
+      TYPE x[TM, TN] = *(X + rm[:, newaxis] + rn[newaxis, :] * ldx);   // column-major in memory
+      *(Y + rm[:, newaxis] * TN + rn[newaxis, :]) = x;                  // row-major
+      *(Z + rm[:, newaxis] + rn[newaxis, :] * ldy) = x * 2;             // column-major again
+    })";
+  for (auto [type, kind] : {std::pair{"half", Scalar::F16}, {"float", Scalar::F32}, {"double", Scalar::F64},
+                            {"int", Scalar::I32}, {"char", Scalar::I8}}) {
+    for (auto [tm, tn] : std::vector<std::pair<int, int>>{{4, 4}, {16, 16}, {32, 8}, {8, 64}, {64, 128}, {2, 32}}) {
+      for (int extra : {0, 5}) {
+        SCOPED_TRACE(std::string(type) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " ld +" +
+                     std::to_string(extra));
+        const int ldx = tm + extra, ldy = tm + extra;
+        interp::Buffer X = buffer("X", kind, size_t(ldx * tn)), Y = buffer("Y", kind, size_t(tm * tn)),
+                       Z = buffer("Z", kind, size_t(ldy * tn));
+        fillUniform(X, rng, -50, 50);
+        std::vector<interp::KernelArg> args{buf(X), buf(Y), buf(Z), num(ldx), num(ldy)};
+        Compiled k = compile(src, args, {{"TYPE", type}, {"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}});
+        runBoth(*k.fn, {1}, args);
+        for (int m = 0; m < tm; ++m)
+          for (int n = 0; n < tn; ++n)
+            ASSERT_EQ(interp::readElement(Y, m * tn + n), interp::readElement(X, m + n * ldx)) << m << ", " << n;
+      }
+    }
+  }
+  // ldy = 1: the store's lanes overlap; row-major order decides (runBoth).
+  interp::Buffer X = buffer("X", Scalar::F32, 16 * 16), Y = buffer("Y", Scalar::F32, 256), Z = buffer("Z", Scalar::F32, 64);
+  fillUniform(X, rng, -50, 50);
+  std::vector<interp::KernelArg> args{buf(X), buf(Y), buf(Z), num(16), num(1)};
+  Compiled k = compile(src, args, {{"TYPE", "float"}, {"TM", "16"}, {"TN", "16"}});
+  runBoth(*k.fn, {1}, args);
+}
+
 // Tile phis that swap each iteration (a, b = b, a + b) and a transposed
 // view of one: the edge copies must read every phi before writing any.
 TEST(CpuBackend, TilePhisSwap) {

@@ -87,12 +87,17 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     return;
   }
   Tile out = newTile(t);
+  // Lanes in any order (loads have no effect): along the pointers' unit
+  // stride, or in transposed blocks when the tile's runs the other way.
   auto lanes = [&](bool useMask) {
-    forEach(t.shape, {out.strides, p.strides, useMask ? mask.strides : Strides{}, other.strides},
-            [&](const std::vector<llvm::Value*>& o) {
-              llvm::Value* m = useMask ? loadElement(mask, o[2]) : nullptr;
-              storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
-            });
+    if (!useMask && p.affine && blockTransposeCopy(kind, t.shape, out.base, out.strides, p.base, p.strides)) return;
+    forEach(
+        t.shape, {out.strides, p.strides, useMask ? mask.strides : Strides{}, other.strides},
+        [&](const std::vector<llvm::Value*>& o) {
+          llvm::Value* m = useMask ? loadElement(mask, o[2]) : nullptr;
+          storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
+        },
+        p.affine ? 1 : -1);
   };
   if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
   else lanes(masked);
@@ -131,14 +136,44 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);
     return;
   }
-  auto lanes = [&](bool useMask) {
-    forEach(p.shape, {p.strides, v.strides, useMask ? mask.strides : Strides{}},
-            [&](const std::vector<llvm::Value*>& o) {
-              lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? loadElement(mask, o[2]) : nullptr);
-            });
+  auto lanes = [&](bool useMask, bool alongUnitStride) {
+    if (!useMask && alongUnitStride && v.inMemory() &&
+        blockTransposeCopy(kind, p.shape, p.base, p.strides, v.base, v.strides))
+      return;
+    forEach(
+        p.shape, {p.strides, v.strides, useMask ? mask.strides : Strides{}},
+        [&](const std::vector<llvm::Value*>& o) {
+          lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? loadElement(mask, o[2]) : nullptr);
+        },
+        alongUnitStride ? 0 : -1);
   };
-  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
-  else lanes(masked);
+  // Lanes in row-major order, which decides what two lanes storing to one
+  // address leave there; along the pointers' unit stride (a transposed
+  // store) when no two lanes can share an address.
+  auto inOrder = [&](bool useMask) {
+    llvm::Value* distinct = p.affine ? lanesApart(p) : nullptr;
+    if (!distinct) return lanes(useMask, false);
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(distinct)) return lanes(useMask, c->isOne());
+    eitherWay(distinct, [&] { lanes(useMask, true); }, [&] { lanes(useMask, false); });
+  };
+  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { inOrder(false); }, [&] { inOrder(true); });
+  else inOrder(masked);
+}
+
+// For a 2-D affine pointer tile whose unit stride is not along its last
+// dimension (a transposed store), whether no two lanes share an address:
+// the other stride's magnitude at least the unit dimension's extent (an i1,
+// constant where the stride is). Null for other tiles.
+llvm::Value* Lowering::lanesApart(const Tile& p) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < p.shape.size(); ++d)
+    if (p.shape[d] > 1) dims.push_back(d);
+  if (dims.size() != 2 || !p.strides[dims[0]].is(1)) return nullptr;
+  const Stride& other = p.strides[dims[1]];
+  const int64_t extent = p.shape[dims[0]];
+  if (other.isConst()) return b_.getInt1(other.c >= extent || other.c <= -extent);
+  llvm::Value* s = other.v;
+  return b_.CreateOr(b_.CreateICmpSGE(s, i64(extent)), b_.CreateICmpSLE(s, i64(-extent)));
 }
 
 }  // namespace tritonc::cpu::detail

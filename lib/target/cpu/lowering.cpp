@@ -199,14 +199,27 @@ void Lowering::loop(int64_t n, const std::function<void(llvm::Value* i)>& body) 
 }
 
 void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
-                       const std::function<void(const std::vector<llvm::Value*>& offsets)>& body) {
+                       const std::function<void(const std::vector<llvm::Value*>& offsets)>& body, int unitInner) {
+  // The loop order: row-major, or with operand `unitInner`'s unit-stride
+  // dimension moved innermost.
+  std::vector<size_t> order;
+  for (size_t d = 0; d < shape.size(); ++d) order.push_back(d);
+  if (unitInner >= 0) {
+    const Strides& lead = strides.at(size_t(unitInner));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] > 1 && !lead.empty() && lead[d].is(1)) {
+        order.erase(order.begin() + long(d));
+        order.push_back(d);
+        break;
+      }
+  }
   // Dimensions (outer first) with every operand's stride; size-1 ones dropped.
   struct Dim {
     int64_t size;
     Strides strides;
   };
   std::vector<Dim> dims;
-  for (size_t d = 0; d < shape.size(); ++d) {
+  for (size_t d : order) {
     if (shape[d] == 1) continue;
     Dim dim{shape[d], {}};
     for (const auto& s : strides) dim.strides.push_back(s.empty() ? Stride(0) : s[d]);

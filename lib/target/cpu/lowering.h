@@ -152,8 +152,11 @@ class Lowering {
   // Visits every element of `shape` (row-major); strides[k] are operand k's
   // strides and offsets[k] its element offset in `body`. Dimensions that all
   // operands walk alike are merged, so contiguous operands get one flat loop.
+  // With `unitInner` >= 0 the dimension where that operand's stride is 1
+  // becomes the innermost loop (the elements are visited in another order:
+  // only where that cannot change a result).
   void forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
-               const std::function<void(const std::vector<llvm::Value*>& offsets)>& body);
+               const std::function<void(const std::vector<llvm::Value*>& offsets)>& body, int unitInner = -1);
   // Whether every element of an i1 tile is set: one pass that vectorizes
   // (a uniform tile: its scalar).
   llvm::Value* allSet(const Tile& mask);
@@ -196,6 +199,12 @@ class Lowering {
   void lowerGep(const ir::Instruction& inst);          // lower_memory.cpp
   void lowerLoad(const ir::Instruction& inst);
   void lowerStore(const ir::Instruction& inst);
+  llvm::Value* lanesApart(const Tile& p);
+  // A 2-D copy between places whose unit strides lie along different
+  // dimensions, in blocks transposed in registers (block_transpose.cpp);
+  // false (nothing emitted) when the shape or strides do not allow it.
+  bool blockTransposeCopy(ir::Scalar k, const ir::Shape& shape, llvm::Value* dstBase, const Strides& dst,
+                          llvm::Value* srcBase, const Strides& src);
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void sumInParts(const ir::Instruction& inst, const Tile& a);
