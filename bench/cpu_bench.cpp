@@ -109,6 +109,13 @@ struct Workload {
 interp::KernelArg buf(interp::Buffer* b) { return interp::KernelArg::ofBuffer(b); }
 interp::KernelArg num(int64_t v) { return interp::KernelArg::ofInt(v); }
 
+// "2^26" for powers of two, else the number.
+std::string vectorSize(int64_t n) {
+  for (int k = 0; k < 62; ++k)
+    if (n == int64_t(1) << k) return "2^" + std::to_string(k);
+  return std::to_string(n);
+}
+
 std::vector<int64_t> samples(int64_t n, int count, uint64_t seed) {
   std::mt19937_64 g(seed);
   std::vector<int64_t> out;
@@ -119,7 +126,7 @@ std::vector<int64_t> samples(int64_t n, int count, uint64_t seed) {
 std::unique_ptr<Workload> copyWorkload(int64_t n, std::mt19937_64& rng) {
   auto w = std::make_unique<Workload>();
   w->op = "copy";
-  w->sizes = std::to_string(n);
+  w->sizes = vectorSize(n);
   w->file = "bench/kernels/copy.tc";
   w->defines = {{"TYPE", "float"}};
   w->configs = {{{"SIZE", "1024"}}, {{"SIZE", "4096"}}, {{"SIZE", "16384"}}};
@@ -141,7 +148,7 @@ std::unique_ptr<Workload> copyWorkload(int64_t n, std::mt19937_64& rng) {
 std::unique_ptr<Workload> addWorkload(int64_t n, std::mt19937_64& rng) {
   auto w = std::make_unique<Workload>();
   w->op = "add";
-  w->sizes = std::to_string(n);
+  w->sizes = vectorSize(n);
   w->file = "examples/vector_add_param.tc";
   w->defines = {{"TYPE", "float"}};
   w->configs = {{{"SIZE", "1024"}}, {{"SIZE", "4096"}}, {{"SIZE", "16384"}}};
@@ -286,8 +293,8 @@ std::unique_ptr<Workload> matmulWorkload(int64_t m, int64_t n, int64_t k, std::m
 
 std::vector<std::vector<lang::Define>> matmulConfigs() {
   std::vector<std::vector<lang::Define>> out;
-  for (auto [tm, tn, tk] : std::vector<std::tuple<int, int, int>>{{64, 64, 64}, {64, 128, 32}, {128, 128, 32},
-                                                                  {128, 128, 64}, {64, 256, 32}, {128, 256, 32}})
+  for (auto [tm, tn, tk] : std::vector<std::tuple<int, int, int>>{
+           {64, 64, 64}, {128, 128, 64}, {128, 128, 128}, {256, 128, 64}, {128, 256, 64}, {256, 128, 128}})
     out.push_back({{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}});
   return out;
 }
@@ -313,7 +320,7 @@ std::vector<std::unique_ptr<Workload>> workloads(bool forInterpreter) {
 
 // The full sizes the interpreter's smaller ones stand for (the JSON's "scaled_from").
 std::string fullSizeOf(const std::string& op) {
-  if (op == "copy" || op == "add") return std::to_string(int64_t(1) << 26);
+  if (op == "copy" || op == "add") return "2^26";
   if (op == "softmax" || op == "layernorm") return "4096x1024";
   if (op == "transpose") return "4096x4096";
   return "1024x1024x1024";

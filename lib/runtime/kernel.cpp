@@ -366,7 +366,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   reportWarnings(r.warnings);
   ir::Function* fn = r.module->function(name_);
   if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
-  specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);
+  specializeAndOptimize(*r.module, *fn, facts, target_ == "cpu" ? kCpuNumStages : config.numStages, gpu);
   // The cache keeps the optimized Triton-IR (the PTX lowering turns the
   // module into GPU IR in place).
   if (tritonIr && disk_) *tritonIr = ir::printModule(*r.module);
