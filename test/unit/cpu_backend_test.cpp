@@ -205,6 +205,37 @@ TEST(CpuBackend, TransposedLoadsAndStores) {
   runBoth(*k.fn, {1}, args);
 }
 
+// A load used only by element-wise operations is read where it lies, when
+// they run: that must not happen across a store or an atomic that writes
+// the loaded memory between the load and its use (WAY 1: a store, WAY 2:
+// atomic adds), and is the plain case otherwise (WAY 0).
+TEST(CpuBackend, LoadsReadInPlaceOnlyWhenNothingWritesBetween) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* p, float* q) {
+      int r[64] = 0 ... 64;
+      float x[64] = *(p + r);
+#if WAY == 1
+      *(p + r) = x * 3;
+#elif WAY == 2
+      atomic_add(p + r, x);
+#endif
+      *(q + r) = x + 1;
+    })";
+  for (int way = 0; way <= 2; ++way) {
+    SCOPED_TRACE("WAY " + std::to_string(way));
+    interp::Buffer p = buffer("p", Scalar::F32, 64), q = buffer("q", Scalar::F32, 64);
+    fillUniform(p, rng, -10, 10);
+    const interp::Buffer before = p;
+    std::vector<interp::KernelArg> args{buf(p), buf(q)};
+    Compiled k = compile(src, args, {{"WAY", std::to_string(way)}});
+    runBoth(*k.fn, {1}, args);
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(float(interp::readElement(q, i)), float(interp::readElement(before, i)) + 1.0f) << i;
+  }
+}
+
 // Tile phis that swap each iteration (a, b = b, a + b) and a transposed
 // view of one: the edge copies must read every phi before writing any.
 TEST(CpuBackend, TilePhisSwap) {

@@ -5,9 +5,13 @@
 // case of `cols < N` in a row of N), it runs as an unmasked one, since
 // masked vector loads cost far more than plain ones. Accesses are not
 // checked: that is the interpreter's job.
+#include <set>
+
 #include "target/cpu/lowering.h"
 
 namespace tritonc::cpu::detail {
+
+using ir::Opcode;
 
 namespace {
 llvm::Align alignOf(ir::Scalar k) { return llvm::Align(uint64_t(ir::byteSize(k))); }
@@ -49,6 +53,38 @@ void Lowering::lowerGep(const ir::Instruction& inst) {
   set(&inst, out);
 }
 
+// Whether a load may stay in memory, read where it is used (through the
+// pointers' strides) instead of being copied into the frame first: when
+// its users are element-wise operations and reductions, which each read it
+// once into a result of their own, later in the same block, and nothing
+// between the load and the last of them writes memory. (Another program
+// writing that memory meanwhile would be a data race.) A vector add then
+// reads its operands from memory in the pass that adds them.
+bool Lowering::readInPlace(const ir::Instruction& load) {
+  std::set<const ir::Instruction*> users(load.users().begin(), load.users().end());
+  for (const ir::Instruction* u : users) {
+    const ir::OpCategory cat = ir::opcodeCategory(u->opcode());
+    const bool elementwise = cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary ||
+                             u->opcode() == Opcode::Cmp || u->opcode() == Opcode::Cast ||
+                             u->opcode() == Opcode::Select || u->opcode() == Opcode::Reduce;
+    if (!elementwise || u->parent != load.parent || u->type().isPtr()) return false;
+  }
+  bool after = false;
+  for (const auto& i : load.parent->instructions()) {
+    if (!after) {
+      if (users.count(i.get())) return false;  // a use before the load: a loop around the block
+      after = i.get() == &load;
+      continue;
+    }
+    if (users.empty()) break;
+    users.erase(i.get());
+    if (users.empty()) break;
+    const Opcode op = i->opcode();
+    if (op == Opcode::Store || op == Opcode::AtomicRmw || op == Opcode::AtomicCas || op == Opcode::Barrier) return false;
+  }
+  return users.empty();
+}
+
 void Lowering::lowerLoad(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
   const ir::Scalar kind = t.kind;
@@ -79,6 +115,15 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     phi->addIncoming(otherValue, from);
     return phi;
   };
+  if (!masked && t.isTile() && p.affine && readInPlace(inst)) {
+    Tile view;  // the elements where they are
+    view.kind = kind;
+    view.shape = t.shape;
+    view.base = p.base;
+    view.strides = p.strides;
+    set(&inst, view);
+    return;
+  }
   const bool uniform = !p.hasBase() && (!masked || !mask.hasBase()) && !other.hasBase();
   if (!t.isTile() || uniform) {
     Tile r = uniformTile(t, lane(p.scalar, masked ? mask.scalar : nullptr, other.scalar));

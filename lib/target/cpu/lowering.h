@@ -198,6 +198,7 @@ class Lowering {
   void lowerTileOp(const ir::Instruction& inst);       // lower_tile.cpp
   void lowerGep(const ir::Instruction& inst);          // lower_memory.cpp
   void lowerLoad(const ir::Instruction& inst);
+  bool readInPlace(const ir::Instruction& load);
   void lowerStore(const ir::Instruction& inst);
   llvm::Value* lanesApart(const Tile& p);
   // A 2-D copy between places whose unit strides lie along different
