@@ -75,7 +75,7 @@ nbytes = 2 * x.size * 4
 def np_softmax():
     np.subtract(x, x.max(axis=1, keepdims=True), out=y)
     np.exp(y, out=y)
-    y /= y.sum(axis=1, keepdims=True)
+    np.divide(y, y.sum(axis=1, keepdims=True), out=y)
 
 
 peer("softmax", "4096x1024", "numpy", np_softmax, nbytes)
@@ -88,9 +88,9 @@ def np_layernorm():
     mean = x.mean(axis=1, keepdims=True)
     np.subtract(x, mean, out=y)
     rstd = 1 / np.sqrt((y * y).mean(axis=1, keepdims=True) + 1e-5)
-    y *= rstd
-    y *= w
-    y += bias
+    np.multiply(y, rstd, out=y)
+    np.multiply(y, w, out=y)
+    np.add(y, bias, out=y)
 
 
 peer("layernorm", "4096x1024", "numpy", np_layernorm, nbytes)
