@@ -8,7 +8,7 @@
 // poisoned (NaN) before each configuration runs and sampled against a
 // double-precision reference afterwards.
 //   tritonc-cpu-bench --root DIR [--out FILE.json] [--filter SUBSTR] [--repeats N]
-//                     [--no-interp] [--no-machine] [--no-compile]
+//                     [--no-native] [--no-interp] [--no-machine] [--no-compile]
 // bench/cpu_bench.py runs it beside numpy and PyTorch and writes the results.
 #include <algorithm>
 #include <chrono>
@@ -501,19 +501,20 @@ std::string compileAndCacheJson(const std::string& root) {
 int main(int argc, char** argv) {
   std::string root = ".", outPath, filter;
   int repeats = 10;
-  bool interp = true, machine = true, compile = true;
+  bool native = true, interp = true, machine = true, compile = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--root" && i + 1 < argc) root = argv[++i];
     else if (a == "--out" && i + 1 < argc) outPath = argv[++i];
     else if (a == "--filter" && i + 1 < argc) filter = argv[++i];
     else if (a == "--repeats" && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--no-native") native = false;
     else if (a == "--no-interp") interp = false;
     else if (a == "--no-machine") machine = false;
     else if (a == "--no-compile") compile = false;
     else {
       std::cerr << "usage: tritonc-cpu-bench [--root DIR] [--out FILE.json] [--filter SUBSTR] [--repeats N]"
-                   " [--no-interp] [--no-machine] [--no-compile]\n";
+                   " [--no-native] [--no-interp] [--no-machine] [--no-compile]\n";
       return 2;
     }
   }
@@ -552,8 +553,9 @@ int main(int argc, char** argv) {
     json << (first ? "\n  " : ",\n  ") << resultJson(r);
     first = false;
   };
-  for (auto& w : workloads(false))
-    if (filter.empty() || w->op.find(filter) != std::string::npos) emit(runNative(*w, root, repeats));
+  if (native)
+    for (auto& w : workloads(false))
+      if (filter.empty() || w->op.find(filter) != std::string::npos) emit(runNative(*w, root, repeats));
   if (interp)
     for (auto& w : workloads(true))
       if (filter.empty() || w->op.find(filter) != std::string::npos) emit(runInterpreter(*w, root));
