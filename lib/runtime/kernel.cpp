@@ -179,9 +179,10 @@ static std::string describeOptions(const KernelOptions& o) {
 }
 
 // The target in keys: CPU code is valid for the host CPU it was compiled for
-// (its features), which a cache directory shared between machines must tell.
+// (its features) and the LLVM that made it, which a cache directory shared
+// between machines must tell.
 static std::string targetKey(const std::string& target) {
-  return target == "cpu" ? "cpu " + cpu::hostDescription() : target;
+  return target == "cpu" ? "cpu " + cpu::codeIdentity() : target;
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
@@ -231,10 +232,11 @@ std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::
   out->key = *key;
   bool gpu = onGpu();
   // The disk entry: "ir <bytes>\n", the optimized IR, "sig <n>\n" and a line
-  // "<name> <type>" per parameter, then the PTX. A GPU hit reads the
-  // signature and the PTX only: parsing the IR would cost a millisecond. A
-  // CPU hit parses the IR and compiles it again (loadOnCpu): the machine
-  // code is not cached yet.
+  // "<name> <type>" per parameter, then the code: PTX for a GPU, the
+  // kernel's image (object code, cpu::CpuKernel::image) for the CPU. A hit
+  // reads the signature and the code only (parsing the IR would cost a
+  // millisecond) and links a CPU image without compiling; an entry whose
+  // CPU image does not load falls back to its IR (loadOnCpu compiles it).
   if (disk_) {
     std::string why;
     if (std::optional<std::string> payload = disk_->load(*key, &why)) {
@@ -258,13 +260,23 @@ std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::
           out->signature.push_back({line.substr(0, sp), *type});
           at = end + 1;
         }
-        out->ptx = payload->substr(at);
-        if (!gpu) {
-          out->module = ir::parseModule(payload->substr(nl + 1, n));
-          out->function = out->module->function(name_);
-          if (!out->function) throw std::runtime_error("no function '" + name_ + "'");
-        } else if (out->ptx.empty()) {
-          throw std::runtime_error("no PTX");
+        std::string code = payload->substr(at);
+        if (gpu) {
+          if (code.empty()) throw std::runtime_error("no PTX");
+          out->ptx = std::move(code);
+        } else {
+          if (target_ == "cpu" && !code.empty()) {
+            try {
+              out->cpu = cpu::CpuKernel::fromImage(code);
+            } catch (const std::exception& e) {
+              stats_.lastDiskProblem = std::string("unusable CPU image (") + e.what() + "); compiling its IR";
+            }
+          }
+          if (!out->cpu) {
+            out->module = ir::parseModule(payload->substr(nl + 1, n));
+            out->function = out->module->function(name_);
+            if (!out->function) throw std::runtime_error("no function '" + name_ + "'");
+          }
         }
         out->origin = "disk";
         ++stats_.diskHits;
@@ -275,6 +287,8 @@ std::shared_ptr<CompiledKernel> Kernel::cached(const Config& config, const std::
         // A valid file with content we cannot use: recompile and overwrite it.
         stats_.lastDiskProblem = std::string("unusable cache entry (") + e.what() + ")";
         out->module.reset();
+        out->function = nullptr;
+        out->cpu.reset();
         out->signature.clear();
         out->ptx.clear();
       }
@@ -310,7 +324,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
   reportWarnings(r.warnings);
   ir::Function* fn = r.module->function(name_);
   if (!fn) throw InternalError("kernel '" + name_ + "' vanished in configuration " + config.text());
-  specializeAndOptimize(*r.module, *fn, facts, config.numStages, gpu);
+  specializeAndOptimize(*r.module, *fn, facts, target_ == "cpu" ? kCpuNumStages : config.numStages, gpu);
   // The cache keeps the optimized Triton-IR (the PTX lowering turns the
   // module into GPU IR in place).
   // With locations: the interpreter and the CPU back end run a disk hit from
@@ -344,7 +358,8 @@ void Kernel::adopt(const std::shared_ptr<CompiledKernel>& out, const std::string
   if (disk_) {
     std::string sig = "sig " + std::to_string(out->signature.size()) + "\n";
     for (const Param& p : out->signature) sig += p.name + " " + paramTypeText(p.type) + "\n";
-    if (disk_->store(out->key, "ir " + std::to_string(tritonIr.size()) + "\n" + tritonIr + sig + out->ptx)) ++stats_.diskStores;
+    const std::string code = out->cpu ? out->cpu->image() : out->ptx;
+    if (disk_->store(out->key, "ir " + std::to_string(tritonIr.size()) + "\n" + tritonIr + sig + code)) ++stats_.diskStores;
   }
   compiled_[out->key] = out;
   const bool inSpace = &config >= space_.data() && &config < space_.data() + space_.size();

@@ -18,85 +18,15 @@
 #include "lang/compile.h"
 #include "runtime/optimize_for_launch.h"
 #include "support/float16.h"
-#include "target/cpu/cpu_backend.h"
-#include "target/interp/interpreter.h"
+#include "support/sum_order_reference.h"
 #include "transform/pass_manager.h"
+#include "unit/cpu_test_helpers.h"
 
 namespace {
 
 using namespace tritonc;
+using namespace tritonc::cpu_test;
 using ir::Scalar;
-
-#define REQUIRE_CPU() \
-  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end (TRITONC_CPU needs LLVM 19)"
-
-#define FRESH_RNG()                                      \
-  const unsigned seed = std::random_device{}();          \
-  SCOPED_TRACE("random seed " + std::to_string(seed));   \
-  std::mt19937_64 rng(seed)
-
-// A Triton-C kernel, compiled, specialized for `args` and optimized as a launch would.
-struct Compiled {
-  lang::CompileResult result;
-  ir::Function* fn = nullptr;
-};
-
-Compiled compile(const std::string& source, const std::vector<interp::KernelArg>& args,
-                 std::vector<lang::Define> defines = {}) {
-  lang::CompileOptions o;
-  o.filename = "test.tc";
-  o.defines = std::move(defines);
-  Compiled c{lang::compileSource(source, o), nullptr};
-  c.fn = c.result.module->functions()[0].get();
-  runtime::specializeAndOptimize(*c.result.module, *c.fn, runtime::factsOf(args), 3, false);
-  return c;
-}
-
-interp::Buffer buffer(const std::string& name, Scalar k, size_t n) {
-  interp::Buffer b;
-  b.name = name;
-  b.elem = k;
-  b.shape = {int64_t(n)};
-  b.data.assign(n * size_t(ir::byteSize(k)), 0xAB);  // poison
-  return b;
-}
-
-void fillUniform(interp::Buffer& b, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  for (int64_t i = 0; i < b.numElements(); ++i) interp::writeElement(b, i, ir::isFloatKind(b.elem) ? d(rng) : std::floor(d(rng)));
-}
-
-interp::KernelArg buf(interp::Buffer& b) { return interp::KernelArg::ofBuffer(&b); }
-interp::KernelArg num(int64_t v) { return interp::KernelArg::ofInt(v); }
-
-// Runs `fn` on the CPU, and on the interpreter from copies of the inputs;
-// every buffer must come out with the same bytes (NaNs: any NaN).
-void runBoth(const ir::Function& fn, interp::Grid grid, const std::vector<interp::KernelArg>& args) {
-  std::vector<std::pair<interp::Buffer*, std::unique_ptr<interp::Buffer>>> copies;
-  std::vector<interp::KernelArg> interpArgs = args;
-  for (interp::KernelArg& a : interpArgs) {
-    if (a.kind != interp::KernelArg::Kind::Buffer) continue;
-    interp::Buffer* original = a.buffer;
-    auto it = std::find_if(copies.begin(), copies.end(), [&](auto& p) { return p.first == original; });
-    if (it == copies.end()) {
-      copies.push_back({original, std::make_unique<interp::Buffer>(*original)});
-      it = copies.end() - 1;
-    }
-    a.buffer = it->second.get();
-  }
-  cpu::CpuKernel::compile(fn)->run(grid, args);
-  interp::runKernel(fn, grid, interpArgs);
-  for (auto& [onCpu, onInterp] : copies) {
-    const int size = ir::byteSize(onCpu->elem);
-    for (int64_t i = 0; i < onCpu->numElements(); ++i) {
-      if (std::memcmp(onCpu->data.data() + i * size, onInterp->data.data() + i * size, size_t(size)) == 0) continue;
-      const double x = interp::readElement(*onCpu, i), y = interp::readElement(*onInterp, i);
-      if (ir::isFloatKind(onCpu->elem) && std::isnan(x) && std::isnan(y)) continue;
-      ADD_FAILURE() << onCpu->name << "[" << i << "]: " << x << " on the CPU, " << y << " on the interpreter";
-      return;
-    }
-  }
-}
 
 // Masked-off lanes point 2^40 elements away: touching one would crash.
 // Active lanes load (with `other` elsewhere) and store only themselves.
@@ -174,11 +104,137 @@ TEST(CpuBackend, Reductions) {
     std::vector<interp::KernelArg> args{buf(x), buf(r0), buf(r1), buf(mx), buf(mn), buf(all)};
     Compiled k = compile(src, args, {{"TYPE", type}});
     runBoth(*k.fn, {1}, args);
-    if (kind == Scalar::F32) {
-      float s = 0;
-      for (int i = 0; i < 64; ++i) s += float(interp::readElement(x, i));  // row 0, in order
+    if (kind == Scalar::F32) {  // row 0, in the sum's order (docs/IR.md)
+      std::vector<float> row;
+      for (int i = 0; i < 64; ++i) row.push_back(float(interp::readElement(x, i)));
+      const float s = test::referenceSum(row, [](float a, float b) { return a + b; });
       EXPECT_EQ(interp::readElement(r1, 0), double(s));
     }
+  }
+}
+
+// Float sums in the order of docs/IR.md (partial sums, then pairs), for
+// lengths below, at and above the number of partials, along the last axis
+// and the first, with values whose sums depend on the order (magnitudes
+// from 1e-3 to 1e7): the CPU's bytes must be the interpreter's, and both
+// the reference's.
+TEST(CpuBackend, FloatSumsInTheirOrder) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* x, TYPE* all, TYPE* rows, TYPE* cols) {
+      TYPE flat[N] = *(x + (0 ... N));
+      *all = flat[+];
+      int r[4] = 0 ... 4;
+      int c[N] = 0 ... N;
+      TYPE v[4, N] = *(x + r[:, newaxis] * N + c[newaxis, :]);
+      *(rows + r) = v[:, +];
+      TYPE w[N, 4] = *(x + c[:, newaxis] * 4 + r[newaxis, :]);
+      *(cols + r) = w[+, :];
+    })";
+  for (auto [type, kind] : {std::pair{"float", Scalar::F32}, {"double", Scalar::F64}, {"half", Scalar::F16}}) {
+    for (int64_t n : {1, 2, 4, 16, 32, 64, 128, 1024}) {
+      SCOPED_TRACE(std::string(type) + " N=" + std::to_string(n));
+      interp::Buffer x = buffer("x", kind, size_t(4 * n)), all = buffer("all", kind, 1),
+                     rows = buffer("rows", kind, 4), cols = buffer("cols", kind, 4);
+      std::uniform_real_distribution<double> exponent(-3, kind == Scalar::F16 ? 4 : 7);
+      for (int64_t i = 0; i < 4 * n; ++i)
+        interp::writeElement(x, i, (rng() % 2 ? 1 : -1) * std::pow(10.0, exponent(rng)));
+      std::vector<interp::KernelArg> args{buf(x), buf(all), buf(rows), buf(cols)};
+      Compiled k = compile(src, args, {{"TYPE", type}, {"N", std::to_string(n)}});
+      runBoth(*k.fn, {1}, args);
+      auto round = [&](double v) {
+        interp::Buffer one = buffer("one", kind, 1);
+        interp::writeElement(one, 0, v);
+        return interp::readElement(one, 0);
+      };
+      auto add = [&](double a, double b) { return round(a + b); };
+      auto element = [&](int64_t i) { return interp::readElement(x, i); };
+      std::vector<double> flat;
+      for (int64_t i = 0; i < n; ++i) flat.push_back(element(i));
+      EXPECT_EQ(interp::readElement(all, 0), test::referenceSum(flat, add));
+      for (int64_t r = 0; r < 4; ++r) {
+        std::vector<double> row, col;
+        for (int64_t i = 0; i < n; ++i) row.push_back(element(r * n + i)), col.push_back(element(i * 4 + r));
+        EXPECT_EQ(interp::readElement(rows, r), test::referenceSum(row, add)) << "row " << r;
+        EXPECT_EQ(interp::readElement(cols, r), test::referenceSum(col, add)) << "column " << r;
+      }
+    }
+  }
+}
+
+// Loads and stores whose consecutive elements run across the tile (a
+// transpose): blocks transposed in registers where the shapes allow, for
+// every element size, square and oblong tiles, leading dimensions known at
+// compile time or not, and a leading dimension smaller than the tile, where
+// lanes of the store share addresses and the last in row-major order must
+// win, as on the interpreter.
+TEST(CpuBackend, TransposedLoadsAndStores) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(TYPE* X, TYPE* Y, TYPE* Z, int ldx, int ldy) {
+      int rm[TM] = 0 ... TM;
+      int rn[TN] = 0 ... TN;
+      TYPE x[TM, TN] = *(X + rm[:, newaxis] + rn[newaxis, :] * ldx);   // column-major in memory
+      *(Y + rm[:, newaxis] * TN + rn[newaxis, :]) = x;                  // row-major
+      *(Z + rm[:, newaxis] + rn[newaxis, :] * ldy) = x * 2;             // column-major again
+    })";
+  for (auto [type, kind] : {std::pair{"half", Scalar::F16}, {"float", Scalar::F32}, {"double", Scalar::F64},
+                            {"int", Scalar::I32}, {"char", Scalar::I8}}) {
+    for (auto [tm, tn] : std::vector<std::pair<int, int>>{{4, 4}, {16, 16}, {32, 8}, {8, 64}, {64, 128}, {2, 32}}) {
+      for (int extra : {0, 5}) {
+        SCOPED_TRACE(std::string(type) + " " + std::to_string(tm) + "x" + std::to_string(tn) + " ld +" +
+                     std::to_string(extra));
+        const int ldx = tm + extra, ldy = tm + extra;
+        interp::Buffer X = buffer("X", kind, size_t(ldx * tn)), Y = buffer("Y", kind, size_t(tm * tn)),
+                       Z = buffer("Z", kind, size_t(ldy * tn));
+        fillUniform(X, rng, -50, 50);
+        std::vector<interp::KernelArg> args{buf(X), buf(Y), buf(Z), num(ldx), num(ldy)};
+        Compiled k = compile(src, args, {{"TYPE", type}, {"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}});
+        runBoth(*k.fn, {1}, args);
+        for (int m = 0; m < tm; ++m)
+          for (int n = 0; n < tn; ++n)
+            ASSERT_EQ(interp::readElement(Y, m * tn + n), interp::readElement(X, m + n * ldx)) << m << ", " << n;
+      }
+    }
+  }
+  // ldy = 1: the store's lanes overlap; row-major order decides (runBoth).
+  interp::Buffer X = buffer("X", Scalar::F32, 16 * 16), Y = buffer("Y", Scalar::F32, 256), Z = buffer("Z", Scalar::F32, 64);
+  fillUniform(X, rng, -50, 50);
+  std::vector<interp::KernelArg> args{buf(X), buf(Y), buf(Z), num(16), num(1)};
+  Compiled k = compile(src, args, {{"TYPE", "float"}, {"TM", "16"}, {"TN", "16"}});
+  runBoth(*k.fn, {1}, args);
+}
+
+// A load used only by element-wise operations is read where it lies, when
+// they run: that must not happen across a store or an atomic that writes
+// the loaded memory between the load and its use (WAY 1: a store, WAY 2:
+// atomic adds), and is the plain case otherwise (WAY 0).
+TEST(CpuBackend, LoadsReadInPlaceOnlyWhenNothingWritesBetween) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* p, float* q) {
+      int r[64] = 0 ... 64;
+      float x[64] = *(p + r);
+#if WAY == 1
+      *(p + r) = x * 3;
+#elif WAY == 2
+      atomic_add(p + r, x);
+#endif
+      *(q + r) = x + 1;
+    })";
+  for (int way = 0; way <= 2; ++way) {
+    SCOPED_TRACE("WAY " + std::to_string(way));
+    interp::Buffer p = buffer("p", Scalar::F32, 64), q = buffer("q", Scalar::F32, 64);
+    fillUniform(p, rng, -10, 10);
+    const interp::Buffer before = p;
+    std::vector<interp::KernelArg> args{buf(p), buf(q)};
+    Compiled k = compile(src, args, {{"WAY", std::to_string(way)}});
+    runBoth(*k.fn, {1}, args);
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(float(interp::readElement(q, i)), float(interp::readElement(before, i)) + 1.0f) << i;
   }
 }
 

@@ -4,14 +4,16 @@
 
 #include "interp_helpers.h"
 #include "support/float16.h"
+#include "support/sum_order_reference.h"
 
 using namespace interp_test;
 using ir::AtomicKind;
 using ir::CmpPred;
 using ir::ReduceKind;
 
-// A [4, 8] f32 tile reduced along each axis and to a scalar; sums in index order.
-TEST(InterpReduce, AlongEachAxisInIndexOrder) {
+// A [4, 8] f32 tile reduced along each axis and to a scalar; max and min in
+// index order, sums in the order of docs/IR.md (partial sums, then pairs).
+TEST(InterpReduce, AlongEachAxisInTheirOrder) {
   INTERP_TEST_RNG();
   const int64_t R = 4, C = 8;
   Kernel k("reduce");
@@ -39,19 +41,20 @@ TEST(InterpReduce, AlongEachAxisInIndexOrder) {
   interp::Buffer T = poisoned("total", Scalar::F32, 1);
   k.run({1}, {buf(X), buf(S0), buf(S1), buf(M1), buf(N0), buf(T)});
   auto at = [&](int64_t r, int64_t c) { return xs[size_t(r * C + c)]; };
-  float all = at(0, 0);
-  for (int64_t i = 1; i < R * C; ++i) all = all + xs[size_t(i)];
-  EXPECT_EQ(contents<float>(T)[0], all);
+  auto add = [](float a, float b) { return a + b; };
+  EXPECT_EQ(contents<float>(T)[0], test::referenceSum(xs, add));
   for (int64_t c = 0; c < C; ++c) {
-    float s = at(0, c), m = at(0, c);
-    for (int64_t r = 1; r < R; ++r) s = s + at(r, c), m = std::min(m, at(r, c));
-    EXPECT_EQ(contents<float>(S0)[size_t(c)], s) << c;
+    std::vector<float> column;
+    float m = at(0, c);
+    for (int64_t r = 0; r < R; ++r) column.push_back(at(r, c)), m = std::min(m, at(r, c));
+    EXPECT_EQ(contents<float>(S0)[size_t(c)], test::referenceSum(column, add)) << c;
     EXPECT_EQ(contents<float>(N0)[size_t(c)], m) << c;
   }
   for (int64_t r = 0; r < R; ++r) {
-    float s = at(r, 0), m = at(r, 0);
-    for (int64_t c = 1; c < C; ++c) s = s + at(r, c), m = std::max(m, at(r, c));
-    EXPECT_EQ(contents<float>(S1)[size_t(r)], s) << r;
+    std::vector<float> row;
+    float m = at(r, 0);
+    for (int64_t c = 0; c < C; ++c) row.push_back(at(r, c)), m = std::max(m, at(r, c));
+    EXPECT_EQ(contents<float>(S1)[size_t(r)], test::referenceSum(row, add)) << r;
     EXPECT_EQ(contents<float>(M1)[size_t(r)], m) << r;
   }
 }

@@ -5,6 +5,7 @@
 // (repeated shapes reuse their configuration and code), the tuner picking
 // the configuration that is really fastest, skipping the ones that fail, and
 // never writing the caller's buffers.
+#include "runtime/disk_cache.h"
 #include "runtime/kernel.h"
 
 #include <gtest/gtest.h>
@@ -593,5 +594,55 @@ TEST(RuntimeKernel, CpuTargetCompilesCachesAndTunes) {
     runtime::CacheStats s = k.stats();
     EXPECT_EQ(s.compiles, 0);
     EXPECT_EQ(s.diskHits, 1);
+  }
+}
+
+// A CPU disk entry holds machine code: a later kernel object links it
+// without compiling (no IR is parsed), and runs it. An entry whose image is
+// damaged (its checksum intact) falls back to the entry's IR.
+TEST(RuntimeKernel, CpuDiskEntryHoldsMachineCode) {
+  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end";
+  TempDir dir;
+  std::mt19937_64 rng(std::random_device{}());
+  KernelOptions o = interpOptions(dir.path(), {{"BLOCK", "64"}});
+  o.target = "cpu";
+  auto x = randomBuffer(64, rng);
+  const std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(64)};
+  std::string key;
+  {
+    Kernel k(kScale, o);
+    std::shared_ptr<runtime::CompiledKernel> c = k.compile(k.space()[0], args);
+    EXPECT_EQ(c->origin, "compiled");
+    key = c->key;
+    EXPECT_NE(key.find(cpu::codeIdentity()), std::string::npos);
+    EXPECT_NE(cpu::codeIdentity().find(" llvm "), std::string::npos);
+  }
+  {
+    Kernel k(kScale, o);
+    std::shared_ptr<runtime::CompiledKernel> c = k.compile(k.space()[0], args);
+    EXPECT_EQ(c->origin, "disk");
+    ASSERT_TRUE(c->cpu) << "the entry's machine code was not linked";
+    EXPECT_EQ(c->module, nullptr) << "the IR was parsed: the hit compiled";
+    EXPECT_EQ(c->cpu->compileMs(), 0);
+    expectScaleWorks(k, 64, rng);
+    EXPECT_EQ(k.stats().compiles, 0);
+  }
+  // Replace the image by bytes that are not one (a valid entry otherwise).
+  runtime::DiskCache cache(dir.path());
+  std::optional<std::string> payload = cache.load(key);
+  ASSERT_TRUE(payload);
+  size_t sig = payload->find("sig ");
+  ASSERT_NE(sig, std::string::npos);
+  size_t at = payload->find('\n', sig) + 1;
+  for (int p = 0; p < 2; ++p) at = payload->find('\n', at) + 1;  // the two parameters' lines
+  ASSERT_TRUE(cache.store(key, payload->substr(0, at) + "19:tritonc-cpu-image 1" + "3:abc"));
+  {
+    Kernel k(kScale, o);
+    std::shared_ptr<runtime::CompiledKernel> c = k.compile(k.space()[0], args);
+    EXPECT_EQ(c->origin, "disk");
+    EXPECT_FALSE(c->cpu);
+    EXPECT_NE(c->function, nullptr);
+    EXPECT_NE(k.stats().lastDiskProblem.find("unusable CPU image"), std::string::npos) << k.stats().lastDiskProblem;
+    expectScaleWorks(k, 64, rng);  // compiled from the entry's IR
   }
 }

@@ -172,11 +172,14 @@ int emit(const Options& o, const std::string& source) {
     return 0;
   }
   if (o.stage == "llvm") {
-    // The CPU back end's optimized LLVM IR, for the launch facts of emit.
+    // The CPU back end's optimized LLVM IR, for the launch facts of emit
+    // (without pre-fetching, as the runtime compiles for the CPU).
     std::unique_ptr<ir::Module> m = loadModule(o, source);
     if (o.specialize)
       for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
-    transform::runPasses(*m, transform::parsePassList(o.passes), pipelineOptions(o));
+    transform::PipelineOptions popts = pipelineOptions(o);
+    popts.numStages = runtime::kCpuNumStages;
+    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     for (auto& f : m->functions()) std::cout << cpu::emitLlvmIr(*f);
     return 0;
   }
@@ -355,6 +358,7 @@ int run(const Options& o, const std::string& source) {
   if (o.optimize) {
     transform::PipelineOptions popts = pipelineOptions(o);
     popts.asyncCopies = backend == "gpu";
+    if (backend == "cpu") popts.numStages = runtime::kCpuNumStages;
     transform::runPasses(*m, transform::parsePassList(o.passes), popts);
   }
   auto t0 = std::chrono::steady_clock::now();

@@ -30,6 +30,10 @@ bool available();
 // runtime's cache keys include it.
 const std::string& hostDescription();
 
+// What machine code for this host depends on besides the program: the host
+// description and LLVM's version. Keys of cached object code include it.
+const std::string& codeIdentity();
+
 struct CompileOptions {
   int optLevel = 3;            // the LLVM pipeline: 0 (none) to 3
   bool keepLlvmIr = false;     // keep the optimized LLVM IR text (CpuKernel::llvmIr)
@@ -58,8 +62,17 @@ class CpuKernel {
   void run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
            const RunOptions& options = {}) const;
 
+  // The kernel as bytes: its object code and what launching it needs (the
+  // parameters' checks, error sites, frame size), for a disk cache. Valid
+  // on hosts with the same codeIdentity().
+  std::string image() const;
+  // A kernel from image()'s bytes, linked without compiling. Throws
+  // UserError when the bytes are not such an image (truncated, another
+  // format), InternalError when the code does not link.
+  static std::unique_ptr<CpuKernel> fromImage(const std::string& bytes);
+
   const std::string& name() const;
-  double compileMs() const;              // lowering, optimization and code generation
+  double compileMs() const;              // lowering, optimization and code generation (0 from an image)
   size_t frameBytes() const;             // scratch memory of one program (per worker)
   const std::string& llvmIr() const;     // with CompileOptions::keepLlvmIr
 

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <mutex>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "ir/debug_output.h"
 #include "target/cpu/cpu_backend.h"
+#include "target/cpu/cpu_kernel_impl.h"
 #include "target/cpu/jit.h"
 #include "target/cpu/lowering.h"
 #include "target/cpu/thread_pool.h"
@@ -21,17 +23,8 @@ namespace tritonc::cpu {
 
 namespace {
 
-using GridEntry = int32_t (*)(const uint64_t* args, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz,
-                              void* frame, int64_t* failed);
-
 // Frames are a few megabytes at most; more means a runaway kernel.
 constexpr size_t kMaxFrameBytes = size_t(1) << 32;
-
-struct ParamInfo {
-  std::string name;
-  ir::Type type;
-  ir::ParamAttrs attrs;
-};
 
 struct Built {
   std::unique_ptr<llvm::LLVMContext> context;
@@ -50,7 +43,7 @@ Built build(const ir::Function& fn, const CompileOptions& options, llvm::TargetM
   b.module = std::make_unique<llvm::Module>("tritonc." + fn.name(), *b.context);
   b.module->setDataLayout(tm.createDataLayout());
   b.module->setTargetTriple(tm.getTargetTriple().str());
-  detail::Lowering lowering(fn, *b.module);
+  detail::Lowering lowering(fn, *b.module, detail::vectorRegisterBits(tm));
   lowering.run();
   b.frameBytes = lowering.frameBytes();
   b.errors = lowering.errors();
@@ -92,23 +85,20 @@ void* threadFrame(size_t bytes) {
 
 }  // namespace
 
-struct CpuKernel::Impl {
-  std::string name;
-  std::vector<ParamInfo> params;
-  std::vector<detail::ErrorSite> errors;
-  SourceLoc loc;
-  size_t frameBytes = 0;
-  int64_t assertElementOffset = -1;
-  double compileMs = 0;
-  std::string llvmIr;
-  llvm::orc::JITDylib* dylib = nullptr;
-  GridEntry entry = nullptr;
-  ~Impl() { detail::Jit::instance().unload(dylib); }
-};
-
 bool available() { return true; }
 
 const std::string& hostDescription() { return detail::Jit::instance().hostDescription(); }
+
+const std::string& codeIdentity() {
+  static const std::string identity = hostDescription() + " llvm " + LLVM_VERSION_STRING;
+  return identity;
+}
+
+void CpuKernel::Impl::link(std::unique_ptr<llvm::MemoryBuffer> code) {
+  entry = reinterpret_cast<GridEntry>(detail::Jit::instance().load(std::move(code), detail::Lowering::kGridSymbol, &dylib));
+}
+
+CpuKernel::Impl::~Impl() { detail::Jit::instance().unload(dylib); }
 
 int numThreads() { return detail::ThreadPool::global().size(); }
 
@@ -129,7 +119,8 @@ std::unique_ptr<CpuKernel> CpuKernel::compile(const ir::Function& fn, const Comp
   impl->assertElementOffset = b.assertElementOffset;
   if (options.keepLlvmIr) impl->llvmIr = printModule(*b.module);
   std::unique_ptr<llvm::MemoryBuffer> object = detail::emitObject(*b.module, *tm);
-  impl->entry = reinterpret_cast<GridEntry>(jit.load(std::move(object), detail::Lowering::kGridSymbol, &impl->dylib));
+  impl->object = object->getBuffer().str();  // for disk caches (image())
+  impl->link(std::move(object));
   impl->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return std::unique_ptr<CpuKernel>(new CpuKernel(std::move(impl)));
 }

@@ -93,6 +93,14 @@ void Jit::unload(llvm::orc::JITDylib* dylib) {
   llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*dylib));
 }
 
+int vectorRegisterBits(const llvm::TargetMachine& tm) {
+  const std::string features = tm.getTargetFeatureString().str() + ",";
+  auto has = [&](const char* f) { return features.find(std::string("+") + f + ",") != std::string::npos; };
+  if (has("avx512f")) return 512;
+  if (has("avx")) return 256;
+  return 128;
+}
+
 void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   if (level <= 0) return;
   llvm::LoopAnalysisManager lam;

@@ -37,6 +37,9 @@ class Jit {
   uint64_t nextDylib_ = 0;
 };
 
+// The width of `tm`'s vector registers in bits: 512 with AVX-512, 256 with
+// AVX, else 128.
+int vectorRegisterBits(const llvm::TargetMachine& tm);
 // The O3 (or `level`) pipeline of the new pass manager, for `tm`'s target.
 void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int level);
 // Machine code for `m` as an object file in memory.

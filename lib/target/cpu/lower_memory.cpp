@@ -1,10 +1,17 @@
 // Pointer arithmetic and memory: gep, load, store. Lanes run in row-major
 // order; a lane whose mask is 0 does not touch memory (a branch around its
 // access, which the loop vectorizer may turn into a masked gather/scatter).
-// Accesses are not checked: that is the interpreter's job.
+// A masked access first reads its mask: when every lane is on (the common
+// case of `cols < N` in a row of N), it runs as an unmasked one, since
+// masked vector loads cost far more than plain ones. Accesses are not
+// checked: that is the interpreter's job.
+#include <set>
+
 #include "target/cpu/lowering.h"
 
 namespace tritonc::cpu::detail {
+
+using ir::Opcode;
 
 namespace {
 llvm::Align alignOf(ir::Scalar k) { return llvm::Align(uint64_t(ir::byteSize(k))); }
@@ -46,6 +53,38 @@ void Lowering::lowerGep(const ir::Instruction& inst) {
   set(&inst, out);
 }
 
+// Whether a load may stay in memory, read where it is used (through the
+// pointers' strides) instead of being copied into the frame first: when
+// its users are element-wise operations and reductions, which each read it
+// once into a result of their own, later in the same block, and nothing
+// between the load and the last of them writes memory. (Another program
+// writing that memory meanwhile would be a data race.) A vector add then
+// reads its operands from memory in the pass that adds them.
+bool Lowering::readInPlace(const ir::Instruction& load) {
+  std::set<const ir::Instruction*> users(load.users().begin(), load.users().end());
+  for (const ir::Instruction* u : users) {
+    const ir::OpCategory cat = ir::opcodeCategory(u->opcode());
+    const bool elementwise = cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary ||
+                             u->opcode() == Opcode::Cmp || u->opcode() == Opcode::Cast ||
+                             u->opcode() == Opcode::Select || u->opcode() == Opcode::Reduce;
+    if (!elementwise || u->parent != load.parent || u->type().isPtr()) return false;
+  }
+  bool after = false;
+  for (const auto& i : load.parent->instructions()) {
+    if (!after) {
+      if (users.count(i.get())) return false;  // a use before the load: a loop around the block
+      after = i.get() == &load;
+      continue;
+    }
+    if (users.empty()) break;
+    users.erase(i.get());
+    if (users.empty()) break;
+    const Opcode op = i->opcode();
+    if (op == Opcode::Store || op == Opcode::AtomicRmw || op == Opcode::AtomicCas || op == Opcode::Barrier) return false;
+  }
+  return users.empty();
+}
+
 void Lowering::lowerLoad(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
   const ir::Scalar kind = t.kind;
@@ -76,6 +115,15 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     phi->addIncoming(otherValue, from);
     return phi;
   };
+  if (!masked && t.isTile() && p.affine && readInPlace(inst)) {
+    Tile view;  // the elements where they are
+    view.kind = kind;
+    view.shape = t.shape;
+    view.base = p.base;
+    view.strides = p.strides;
+    set(&inst, view);
+    return;
+  }
   const bool uniform = !p.hasBase() && (!masked || !mask.hasBase()) && !other.hasBase();
   if (!t.isTile() || uniform) {
     Tile r = uniformTile(t, lane(p.scalar, masked ? mask.scalar : nullptr, other.scalar));
@@ -84,11 +132,20 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     return;
   }
   Tile out = newTile(t);
-  forEach(t.shape, {out.strides, p.strides, masked ? mask.strides : Strides{}, other.strides},
-          [&](const std::vector<llvm::Value*>& o) {
-            llvm::Value* m = masked ? loadElement(mask, o[2]) : nullptr;
-            storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
-          });
+  // Lanes in any order (loads have no effect): along the pointers' unit
+  // stride, or in transposed blocks when the tile's runs the other way.
+  auto lanes = [&](bool useMask) {
+    if (!useMask && p.affine && blockTransposeCopy(kind, t.shape, out.base, out.strides, p.base, p.strides)) return;
+    forEach(
+        t.shape, {out.strides, p.strides, useMask ? mask.strides : Strides{}, other.strides},
+        [&](const std::vector<llvm::Value*>& o) {
+          llvm::Value* m = useMask ? loadElement(mask, o[2]) : nullptr;
+          storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
+        },
+        p.affine ? 1 : -1);
+  };
+  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
+  else lanes(masked);
   set(&inst, out);
 }
 
@@ -124,10 +181,44 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);
     return;
   }
-  forEach(p.shape, {p.strides, v.strides, masked ? mask.strides : Strides{}},
-          [&](const std::vector<llvm::Value*>& o) {
-            lane(loadElement(p, o[0]), loadElement(v, o[1]), masked ? loadElement(mask, o[2]) : nullptr);
-          });
+  auto lanes = [&](bool useMask, bool alongUnitStride) {
+    if (!useMask && alongUnitStride && v.inMemory() &&
+        blockTransposeCopy(kind, p.shape, p.base, p.strides, v.base, v.strides))
+      return;
+    forEach(
+        p.shape, {p.strides, v.strides, useMask ? mask.strides : Strides{}},
+        [&](const std::vector<llvm::Value*>& o) {
+          lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? loadElement(mask, o[2]) : nullptr);
+        },
+        alongUnitStride ? 0 : -1);
+  };
+  // Lanes in row-major order, which decides what two lanes storing to one
+  // address leave there; along the pointers' unit stride (a transposed
+  // store) when no two lanes can share an address.
+  auto inOrder = [&](bool useMask) {
+    llvm::Value* distinct = p.affine ? lanesApart(p) : nullptr;
+    if (!distinct) return lanes(useMask, false);
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(distinct)) return lanes(useMask, c->isOne());
+    eitherWay(distinct, [&] { lanes(useMask, true); }, [&] { lanes(useMask, false); });
+  };
+  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { inOrder(false); }, [&] { inOrder(true); });
+  else inOrder(masked);
+}
+
+// For a 2-D affine pointer tile whose unit stride is not along its last
+// dimension (a transposed store), whether no two lanes share an address:
+// the other stride's magnitude at least the unit dimension's extent (an i1,
+// constant where the stride is). Null for other tiles.
+llvm::Value* Lowering::lanesApart(const Tile& p) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < p.shape.size(); ++d)
+    if (p.shape[d] > 1) dims.push_back(d);
+  if (dims.size() != 2 || !p.strides[dims[0]].is(1)) return nullptr;
+  const Stride& other = p.strides[dims[1]];
+  const int64_t extent = p.shape[dims[0]];
+  if (other.isConst()) return b_.getInt1(other.c >= extent || other.c <= -extent);
+  llvm::Value* s = other.v;
+  return b_.CreateOr(b_.CreateICmpSGE(s, i64(extent)), b_.CreateICmpSLE(s, i64(-extent)));
 }
 
 }  // namespace tritonc::cpu::detail

@@ -31,8 +31,8 @@ bool Tile::isContiguous() const {
   return true;
 }
 
-Lowering::Lowering(const ir::Function& fn, llvm::Module& module)
-    : fn_(fn), mod_(module), ctx_(module.getContext()), b_(module.getContext()) {}
+Lowering::Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits)
+    : fn_(fn), mod_(module), vectorBits_(vectorBits), ctx_(module.getContext()), b_(module.getContext()) {}
 
 Tile Lowering::get(const ir::Value* v) {
   if (v->valueKind() == ir::ValueKind::Constant) {
@@ -199,14 +199,27 @@ void Lowering::loop(int64_t n, const std::function<void(llvm::Value* i)>& body) 
 }
 
 void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
-                       const std::function<void(const std::vector<llvm::Value*>& offsets)>& body) {
+                       const std::function<void(const std::vector<llvm::Value*>& offsets)>& body, int unitInner) {
+  // The loop order: row-major, or with operand `unitInner`'s unit-stride
+  // dimension moved innermost.
+  std::vector<size_t> order;
+  for (size_t d = 0; d < shape.size(); ++d) order.push_back(d);
+  if (unitInner >= 0) {
+    const Strides& lead = strides.at(size_t(unitInner));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] > 1 && !lead.empty() && lead[d].is(1)) {
+        order.erase(order.begin() + long(d));
+        order.push_back(d);
+        break;
+      }
+  }
   // Dimensions (outer first) with every operand's stride; size-1 ones dropped.
   struct Dim {
     int64_t size;
     Strides strides;
   };
   std::vector<Dim> dims;
-  for (size_t d = 0; d < shape.size(); ++d) {
+  for (size_t d : order) {
     if (shape[d] == 1) continue;
     Dim dim{shape[d], {}};
     for (const auto& s : strides) dim.strides.push_back(s.empty() ? Stride(0) : s[d]);
@@ -244,6 +257,31 @@ void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strid
     offsets = outer;
   };
   level(0);
+}
+
+llvm::Value* Lowering::allSet(const Tile& mask) {
+  if (!mask.hasBase()) return mask.scalar;
+  llvm::AllocaInst* all = variable(b_.getInt1Ty(), "all");
+  b_.CreateStore(b_.getTrue(), all);
+  forEach(mask.shape, {mask.strides}, [&](const std::vector<llvm::Value*>& o) {
+    b_.CreateStore(b_.CreateAnd(b_.CreateLoad(b_.getInt1Ty(), all), loadElement(mask, o[0])), all);
+  });
+  return b_.CreateLoad(b_.getInt1Ty(), all);
+}
+
+void Lowering::eitherWay(llvm::Value* cond, const std::function<void()>& whenTrue,
+                         const std::function<void()>& whenFalse) {
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "yes", program_);
+  llvm::BasicBlock* no = llvm::BasicBlock::Create(ctx_, "no", program_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "join", program_);
+  b_.CreateCondBr(cond, yes, no);
+  b_.SetInsertPoint(yes);
+  whenTrue();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(no);
+  whenFalse();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
 }
 
 // ---- errors -------------------------------------------------------------

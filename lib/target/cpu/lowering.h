@@ -102,7 +102,9 @@ struct ErrorSite {
 
 class Lowering {
  public:
-  Lowering(const ir::Function& fn, llvm::Module& module);
+  // `vectorBits`: the width of the host's vector registers (512 with
+  // AVX-512), for the code that is vectorized here rather than by LLVM.
+  Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits = 128);
   // Emits both functions into the module; returns the grid function.
   llvm::Function* run();
   size_t frameBytes() const { return frameBytes_; }
@@ -128,6 +130,9 @@ class Lowering {
   llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);
   llvm::Value* compare(ir::CmpPred p, ir::Scalar k, llvm::Value* a, llvm::Value* b);
   llvm::Value* convert(ir::Scalar from, ir::Scalar to, llvm::Value* v);
+  // exp of an f32, rounded from libm's double as the interpreter does, in a
+  // form the loop vectorizer turns into vector code (exact_exp.cpp).
+  llvm::Value* expF32(llvm::Value* x);
 
   // ---- tiles in memory (lowering.cpp)
   Tile get(const ir::Value* v);
@@ -153,8 +158,16 @@ class Lowering {
   // Visits every element of `shape` (row-major); strides[k] are operand k's
   // strides and offsets[k] its element offset in `body`. Dimensions that all
   // operands walk alike are merged, so contiguous operands get one flat loop.
+  // With `unitInner` >= 0 the dimension where that operand's stride is 1
+  // becomes the innermost loop (the elements are visited in another order:
+  // only where that cannot change a result).
   void forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
-               const std::function<void(const std::vector<llvm::Value*>& offsets)>& body);
+               const std::function<void(const std::vector<llvm::Value*>& offsets)>& body, int unitInner = -1);
+  // Whether every element of an i1 tile is set: one pass that vectorizes
+  // (a uniform tile: its scalar).
+  llvm::Value* allSet(const Tile& mask);
+  // Code for both outcomes of `cond`, joined after.
+  void eitherWay(llvm::Value* cond, const std::function<void()>& whenTrue, const std::function<void()>& whenFalse);
   // An i64 variable in the entry block (a loop-carried value; mem2reg makes it SSA).
   llvm::AllocaInst* variable(llvm::Type* t, const std::string& name);
   // A new error site; `code` for binary().
@@ -191,17 +204,33 @@ class Lowering {
   void lowerTileOp(const ir::Instruction& inst);       // lower_tile.cpp
   void lowerGep(const ir::Instruction& inst);          // lower_memory.cpp
   void lowerLoad(const ir::Instruction& inst);
+  bool readInPlace(const ir::Instruction& load);
   void lowerStore(const ir::Instruction& inst);
+  llvm::Value* lanesApart(const Tile& p);
+  // A 2-D copy between places whose unit strides lie along different
+  // dimensions, in blocks transposed in registers (block_transpose.cpp);
+  // false (nothing emitted) when the shape or strides do not allow it.
+  bool blockTransposeCopy(ir::Scalar k, const ir::Shape& shape, llvm::Value* dstBase, const Strides& dst,
+                          llvm::Value* srcBase, const Strides& src);
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
+  void sumInParts(const ir::Instruction& inst, const Tile& a);
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
   void lowerPrint(const ir::Instruction& inst);        // lower_debug.cpp
   void lowerAssert(const ir::Instruction& inst);
+  // The register block of the dot micro-kernel: `rows` x `vectors` accumulators of `lanes`.
+  struct DotBlock {
+    int64_t lanes = 1, rows = 1, vectors = 1;
+  };
+  DotBlock dotBlock(ir::Scalar k, int64_t M, int64_t N) const;
+  void dotMicroKernel(ir::Scalar k, const Tile& a, const Tile& b, const Tile& acc, const Tile& out);
+  std::optional<Tile> dotAccumulatorInPlace(const ir::Instruction& dot, const Tile& acc);
   // One lane of an atomic (lower_atomic.cpp): returns the old value.
   llvm::Value* atomicLane(const ir::Instruction& inst, llvm::Value* ptr, llvm::Value* a, llvm::Value* b);
 
   const ir::Function& fn_;
   llvm::Module& mod_;
+  int vectorBits_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* program_ = nullptr;

@@ -83,6 +83,11 @@ extern "C" _Float16 tritonc_cpu_truncdfhf2(double d) {
 #define TRITONC_HAVE_FLOAT16_LIBCALLS 1
 #endif
 
+// exp of an f32 as the interpreter computes it: in double, rounded once.
+// Compiled code calls it per element, or per lane that its vector exp
+// cannot settle (exact_exp.cpp).
+extern "C" float tritonc_cpu_exp_f32(float x) { return float(std::exp(double(x))); }
+
 namespace {
 
 template <class F>
@@ -118,6 +123,7 @@ const std::vector<RuntimeSymbol>& runtimeSymbols() {
       {"bcmp", addr<int(const void*, const void*, size_t)>(&::memcmp)},
       {"tritonc_cpu_i64_to_bf16", addr(&tritonc_cpu_i64_to_bf16)},
       {"tritonc_cpu_print", addr(&tritonc_cpu_print)},
+      {"tritonc_cpu_exp_f32", addr(&tritonc_cpu_exp_f32)},
 #ifdef TRITONC_HAVE_FLOAT16_LIBCALLS
       {"__extendhfsf2", addr(&tritonc_cpu_extendhfsf2)},
       {"__truncsfhf2", addr(&tritonc_cpu_truncsfhf2)},

@@ -1,6 +1,7 @@
 // Tile-shaped instructions: splat, broadcast, trans, range, dot, reduce.
 #include <algorithm>
 
+#include "ir/sum_order.h"
 #include "target/interp/executor.h"
 
 namespace tritonc::interp::detail {
@@ -125,8 +126,9 @@ void Executor::execDot(const Step& s) {
   });
 }
 
-// Folds the axis in index order, starting from its first element (so that a
-// sum of -0.0s stays -0.0). Shape [outer, n, inner] -> [outer, inner].
+// Folds the axis: max, min and integer sums in index order, starting from
+// the first element; float sums in the order of ir/sum_order.h (so a sum of
+// -0.0s stays -0.0 either way). Shape [outer, n, inner] -> [outer, inner].
 void Executor::execReduce(const Step& s) {
   const ir::Shape& shape = inType(s, 0).shape;
   const size_t axis = size_t(s.inst->imm);
@@ -147,6 +149,26 @@ void Executor::execReduce(const Step& s) {
         for (size_t q = 0; q < inner; ++q) acc[q] = combine(acc[q], src[kk * inner + q]);
     }
   };
+  // Partial sums, then halving pairs (ir/sum_order.h).
+  auto sumInParts = [&](auto combine) {
+    const size_t m = std::min(n, size_t(ir::kSumPartials));
+    std::vector<Elem> partial(m * inner);
+    for (size_t o = 0; o < outer; ++o) {
+      const Elem* src = a.data() + o * n * inner;
+      std::copy(src, src + m * inner, partial.begin());
+      for (size_t i = m; i < n; ++i)
+        for (size_t q = 0; q < inner; ++q)
+          partial[(i % m) * inner + q] = combine(partial[(i % m) * inner + q], src[i * inner + q]);
+      for (size_t left = m; left > 1;) {
+        const size_t h = (left + 1) / 2;
+        for (size_t l = 0; l + h < left; ++l)
+          for (size_t q = 0; q < inner; ++q)
+            partial[l * inner + q] = combine(partial[l * inner + q], partial[(l + h) * inner + q]);
+        left = h;
+      }
+      std::copy(partial.begin(), partial.begin() + long(inner), r.data() + o * inner);
+    }
+  };
   if (!ir::isFloatKind(k)) {
     switch (kind) {
       case ir::ReduceKind::Add: fold([k](Elem x, Elem y) { return intElem(wrapAdd(k, x.i, y.i)); }); return;
@@ -157,7 +179,7 @@ void Executor::execReduce(const Step& s) {
   }
   withRounding(k, [&](auto round) {
     switch (kind) {
-      case ir::ReduceKind::Add: fold([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
+      case ir::ReduceKind::Add: sumInParts([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
       case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }); return;
       case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }); return;
     }
