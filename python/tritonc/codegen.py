@@ -84,7 +84,6 @@ class _Frame:
         self.vars = {}  # (name, path, ir type) -> SSA variable
         self.exit = None  # inlined functions: the block returns go to
         self.ret_slot = None
-        self.returned = False
 
 
 class _Loop:
@@ -322,7 +321,6 @@ class _Generator(ast.NodeVisitor):
             f.ret_slot = slot
         elif not _same(f.ret_slot, slot):
             raise CompileError("this return gives %s; an earlier one gave %s" % (_describe_slot(slot), _describe_slot(f.ret_slot)))
-        f.returned = True
         self.fb.br(f.exit)
         self._unreachable("after.return")
 
