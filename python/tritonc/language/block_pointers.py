@@ -7,9 +7,9 @@ from .core import CompileError, builtin, tensor, unwrap
 from .semantic import to_tensor
 
 
-def _ints(values, what, n=None):
-    """Shapes and strides: integers as given (an int32 argument stays int32,
-    so that tile offsets are 32-bit arithmetic as in hand-written kernels)."""
+def _ints(values, what, n=None, wide=False):
+    """Shapes (integers as given) and strides (`wide`: int64, as Triton's
+    block pointers have them, so that a tile's offsets never wrap)."""
     values = unwrap(values)
     if not isinstance(values, (list, tuple)):
         raise CompileError("%s must be a tuple" % what)
@@ -20,7 +20,10 @@ def _ints(values, what, n=None):
         t = to_tensor(v)
         if not t.dtype.is_int() or t.shape:
             raise CompileError("%s must hold integer scalars" % what)
-        out.append(t if t.dtype in (core.int32, core.int64) else semantic.cast(t, core.int32))
+        if wide:
+            out.append(semantic.cast(t, core.int64))
+        else:
+            out.append(t if t.dtype in (core.int32, core.int64) else semantic.cast(t, core.int32))
     return out
 
 
@@ -117,7 +120,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     offs = [semantic.cast(to_tensor(v), core.int32) for v in unwrap(offsets)]
     if len(offs) != n:
         raise CompileError("offsets has %d entries; the block has %d dimensions" % (len(offs), n))
-    return block_ptr(b, _ints(shape, "shape", n), _ints(strides, "strides", n), offs, bs,
+    return block_ptr(b, _ints(shape, "shape", n), _ints(strides, "strides", n, wide=True), offs, bs,
                      tuple(int(unwrap(o)) for o in unwrap(order)))
 
 
@@ -170,4 +173,4 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     if not b.dtype.is_ptr() or b.shape:
         raise CompileError("make_tensor_descriptor's base must be a scalar pointer")
     bs = tuple(int(unwrap(d)) for d in unwrap(block_shape))
-    return tensor_descriptor(b, _ints(shape, "shape", len(bs)), _ints(strides, "strides", len(bs)), bs)
+    return tensor_descriptor(b, _ints(shape, "shape", len(bs)), _ints(strides, "strides", len(bs), wide=True), bs)
