@@ -1,19 +1,22 @@
 """The standard library's tile algorithms of the Python DSL (scans, sort,
 top-k, flip, reductions with a user's combine function, join/split,
 gather, histogram) against numpy, on the interpreter and the CPU back end."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import tritonc
 import tritonc.language as tl
 
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
 rng = np.random.default_rng()
 
-BACKENDS = ["interp"] + (["cpu"] if tritonc._tritonc.cpu_backend_available() else [])
 try:
     import torch
-    if torch.cuda.is_available():
-        BACKENDS.append("cuda")
 except ImportError:
     torch = None
 
@@ -29,13 +32,9 @@ def run(kernel, backend, arrays, **constexprs):
         a[...] = t.cpu().numpy()
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=dsl_backends.available())
 def backend(request, monkeypatch):
-    if request.param == "interp":
-        monkeypatch.setenv("TRITONC_INTERPRET", "1")
-    else:
-        monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
-    return request.param
+    return dsl_backends.use(monkeypatch, request.param)
 
 
 @tritonc.jit

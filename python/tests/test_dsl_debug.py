@@ -2,27 +2,24 @@
 kernels: the lines they print (Triton's format) and the located errors they
 raise, on the interpreter and on the CPU back end (where it is built)."""
 import inspect
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import tritonc
 import tritonc.language as tl
-from tritonc import _tritonc
 
-BACKENDS = ["interp"] + (["cpu"] if _tritonc.cpu_backend_available() else [])
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
 
-
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=dsl_backends.available(cuda=False))
 def backend(request, monkeypatch, tmp_path):
     monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("TRITONC_DEBUG", raising=False)
     monkeypatch.delenv("TRITON_DEBUG", raising=False)
-    if request.param == "interp":
-        monkeypatch.setenv("TRITONC_INTERPRET", "1")
-    else:
-        monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
-    return request.param
+    return dsl_backends.use(monkeypatch, request.param)
 
 
 def line_of(fn, text):
@@ -175,12 +172,7 @@ def test_misuse_is_a_located_compile_error(backend):
 
 # ---- on the GPU (skipped without CUDA and torch) -------------------------------------
 
-def _torch_cuda():
-    try:
-        import torch
-        return torch if torch.cuda.is_available() else None
-    except ImportError:
-        return None
+_torch_cuda = dsl_backends.torch_cuda
 
 
 @pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")

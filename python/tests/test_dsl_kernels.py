@@ -11,33 +11,18 @@ import pytest
 import tritonc
 
 sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
 import dsl_kernels as K  # noqa: E402
 
 rng = np.random.default_rng()
 
 
-def _torch_cuda():
-    try:
-        import torch
-        return torch if torch.cuda.is_available() else None
-    except ImportError:
-        return None
+_torch_cuda = dsl_backends.torch_cuda
 
 
-BACKENDS = ["interp"]
-if tritonc._tritonc.cpu_backend_available():
-    BACKENDS.append("cpu")
-if _torch_cuda() is not None:
-    BACKENDS.append("cuda")
-
-
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=dsl_backends.available())
 def backend(request, monkeypatch):
-    if request.param == "interp":
-        monkeypatch.setenv("TRITONC_INTERPRET", "1")
-    else:
-        monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
-    return request.param
+    return dsl_backends.use(monkeypatch, request.param)
 
 
 def dev(x, backend):

@@ -16,7 +16,7 @@ import textwrap
 
 from . import _tritonc
 from . import language as tl
-from .language import core
+from .language import core, semantic
 from .language.core import constexpr
 
 # Element types of arrays by dtype name; unsigned arrays are refused (the IR's
@@ -58,16 +58,8 @@ def _runtime_type(x):
     that are constexprs by nature (None, dtypes, strings)."""
     if x is None or isinstance(x, (core.dtype, str, constexpr)):
         return None
-    if isinstance(x, bool):
-        return tl.int1
-    if isinstance(x, int):
-        if -2**31 <= x < 2**31:
-            return tl.int32
-        if -2**63 <= x < 2**63:
-            return tl.int64
-        raise ValueError("integer argument %d does not fit in 64 bits" % x)
-    if isinstance(x, float):
-        return tl.float32
+    if isinstance(x, (bool, int, float)):
+        return semantic.py_scalar_dtype(x)  # as a Python number in a kernel: int32, int64, float32, int1
     if _is_array(x):
         t = _array_dtype(x)
         if t is None:

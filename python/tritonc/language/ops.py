@@ -48,20 +48,21 @@ def _axis(x, axis):
 
 # ---- programs and tensors -------------------------------------------------------
 
+def _grid_axis(axis, what):
+    a = _int(axis, what + "'s axis")
+    if a not in (0, 1, 2):
+        raise CompileError("%s's axis must be 0, 1 or 2, got %d" % (what, a))
+    return a
+
+
 @builtin
 def program_id(axis):
-    a = _int(axis, "program_id's axis")
-    if a not in (0, 1, 2):
-        raise CompileError("program_id's axis must be 0, 1 or 2, got %d" % a)
-    return tensor(semantic.builder().program_id(a), core.int32, ())
+    return tensor(semantic.builder().program_id(_grid_axis(axis, "program_id")), core.int32, ())
 
 
 @builtin
 def num_programs(axis):
-    a = _int(axis, "num_programs's axis")
-    if a not in (0, 1, 2):
-        raise CompileError("num_programs's axis must be 0, 1 or 2, got %d" % a)
-    return tensor(semantic.builder().num_programs(a), core.int32, ())
+    return tensor(semantic.builder().num_programs(_grid_axis(axis, "num_programs")), core.int32, ())
 
 
 @builtin
