@@ -10,6 +10,8 @@ output poisoned first. Timing: tritonc.testing.do_bench for everything (CUDA
 events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
+DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
+attention, compile, launch) runs only those sections.
 """
 import importlib.util
 import json
@@ -58,6 +60,11 @@ except Exception as e:  # noqa: BLE001
     theirs, triton_version = None, None
 
 rows = []
+ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
+
+
+def want(section):
+    return not ONLY or section in ONLY
 
 
 def cdiv(a, b):
@@ -98,105 +105,110 @@ def both(fn_name, call_with):
 dev = "cuda"
 
 # ---- vector add ----
-for n in (1 << 24, 1 << 28):
-    x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
-    out = torch.empty(n, device=dev)
-    ref = x + y
+if want("add"):
+    for n in (1 << 24, 1 << 28):
+        x, y = torch.rand(n, device=dev), torch.rand(n, device=dev)
+        out = torch.empty(n, device=dev)
+        ref = x + y
 
-    def run_add(k, x=x, y=y, out=out, n=n):
-        return timed(lambda: k[(cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), out, ref)
+        def run_add(k, x=x, y=y, out=out, n=n):
+            return timed(lambda: k[(cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), out, ref)
 
-    res = both("add_kernel", run_add)
-    res["torch"] = (do_bench(lambda: torch.add(x, y, out=out), return_mode="median"), 0.0)
-    record("add", "%d" % n, "GB/s", 12.0 * n, res)
+        res = both("add_kernel", run_add)
+        res["torch"] = (do_bench(lambda: torch.add(x, y, out=out), return_mode="median"), 0.0)
+        record("add", "%d" % n, "GB/s", 12.0 * n, res)
 
 # ---- softmax ----
-for R, C in ((4096, 1000), (4096, 3000), (4096, 12000)):
-    x = torch.randn(R, C, device=dev)
-    out = torch.empty_like(x)
-    ref = torch.softmax(x.double(), 1)
-    block = 1 << (C - 1).bit_length()
-    warps = 4 if block < 2048 else 8 if block < 4096 else 16
+if want("softmax"):
+    for R, C in ((4096, 1000), (4096, 3000), (4096, 12000)):
+        x = torch.randn(R, C, device=dev)
+        out = torch.empty_like(x)
+        ref = torch.softmax(x.double(), 1)
+        block = 1 << (C - 1).bit_length()
+        warps = 4 if block < 2048 else 8 if block < 4096 else 16
 
-    def run_softmax(k, x=x, out=out, R=R, C=C, block=block, warps=warps):
-        return timed(lambda: k[(R,)](out, x, x.stride(0), out.stride(0), R, C, BLOCK_SIZE=block, num_warps=warps),
-                     out, ref)
+        def run_softmax(k, x=x, out=out, R=R, C=C, block=block, warps=warps):
+            return timed(lambda: k[(R,)](out, x, x.stride(0), out.stride(0), R, C, BLOCK_SIZE=block, num_warps=warps),
+                         out, ref)
 
-    res = both("softmax_kernel", run_softmax)
-    res["torch"] = (do_bench(lambda x=x: torch.softmax(x, 1), return_mode="median"), 0.0)
-    record("softmax", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
+        res = both("softmax_kernel", run_softmax)
+        res["torch"] = (do_bench(lambda x=x: torch.softmax(x, 1), return_mode="median"), 0.0)
+        record("softmax", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
 
 # ---- matmul (grouped, masked, autotuned over the same configurations) ----
-best_configs = {}
-for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000))),
-                   (torch.float32, ((4096, 4096, 4096),))):
-    for M, N, K in shapes:
-        a = torch.randn(M, K, device=dev, dtype=dt)
-        b = torch.randn(K, N, device=dev, dtype=dt)
-        c = torch.empty(M, N, device=dev, dtype=dt)
-        ref = (a.double() @ b.double())
+if want("matmul"):
+    best_configs = {}
+    for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000))),
+                       (torch.float32, ((4096, 4096, 4096),))):
+        for M, N, K in shapes:
+            a = torch.randn(M, K, device=dev, dtype=dt)
+            b = torch.randn(K, N, device=dev, dtype=dt)
+            c = torch.empty(M, N, device=dev, dtype=dt)
+            ref = (a.double() @ b.double())
 
-        def run_mm(k, a=a, b=b, c=c, M=M, N=N, K=K):
-            grid = lambda m: (cdiv(M, m["BLOCK_M"]) * cdiv(N, m["BLOCK_N"]),)  # noqa: E731
-            call = lambda: k[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa: E731
-                                   c.stride(0), c.stride(1))
-            ms, err = timed(call, c, ref)
-            return ms, err / ref.abs().max().item()
+            def run_mm(k, a=a, b=b, c=c, M=M, N=N, K=K):
+                grid = lambda m: (cdiv(M, m["BLOCK_M"]) * cdiv(N, m["BLOCK_N"]),)  # noqa: E731
+                call = lambda: k[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa: E731
+                                       c.stride(0), c.stride(1))
+                ms, err = timed(call, c, ref)
+                return ms, err / ref.abs().max().item()
 
-        res = both("matmul_autotuned", run_mm)
-        best = getattr(ours.matmul_autotuned, "best_config", None)
-        if best is not None:
-            best_configs["%s %dx%dx%d" % (dt, M, N, K)] = repr(best)
-        if dt == torch.float16 and best is not None:
-            # The Triton-C matmul (bench/kernels/matmul_masked.tc) at the DSL tuner's tile sizes.
-            kc = tritonc.kernel(open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read())
-            kw = best.kwargs
-            macros = dict(TM=kw["BLOCK_M"], TN=kw["BLOCK_N"], TK=kw["BLOCK_K"], TYPE=dt,
-                          num_warps=best.num_warps, num_stages=best.num_stages)
-            call_c = lambda kc=kc, macros=macros, a=a, b=b, c=c, M=M, N=N, K=K: kc(  # noqa: E731
-                a, b, c, M, N, K, K, N, N, grid=lambda o: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN"))), **macros)
-            ms, err = timed(call_c, c, ref)
-            res["tritonc-C"] = (ms, err / ref.abs().max().item())
-        res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
-        record("matmul-" + str(dt).replace("torch.", ""), "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)
+            res = both("matmul_autotuned", run_mm)
+            best = getattr(ours.matmul_autotuned, "best_config", None)
+            if best is not None:
+                best_configs["%s %dx%dx%d" % (dt, M, N, K)] = repr(best)
+            if dt == torch.float16 and best is not None:
+                # The Triton-C matmul (bench/kernels/matmul_masked.tc) at the DSL tuner's tile sizes.
+                kc = tritonc.kernel(open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read())
+                kw = best.kwargs
+                macros = dict(TM=kw["BLOCK_M"], TN=kw["BLOCK_N"], TK=kw["BLOCK_K"], TYPE=dt,
+                              num_warps=best.num_warps, num_stages=best.num_stages)
+                call_c = lambda kc=kc, macros=macros, a=a, b=b, c=c, M=M, N=N, K=K: kc(  # noqa: E731
+                    a, b, c, M, N, K, K, N, N, grid=lambda o: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN"))), **macros)
+                ms, err = timed(call_c, c, ref)
+                res["tritonc-C"] = (ms, err / ref.abs().max().item())
+            res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
+            record("matmul-" + str(dt).replace("torch.", ""), "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)
 
 # ---- layer norm forward ----
-for M, N in ((4096, 1024), (4096, 8192)):
-    x = torch.randn(M, N, device=dev, dtype=torch.float16)
-    w, bias = torch.rand(N, device=dev, dtype=torch.float16), torch.rand(N, device=dev, dtype=torch.float16)
-    y = torch.empty_like(x)
-    mean, rstd = torch.empty(M, device=dev), torch.empty(M, device=dev)
-    ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), bias.float(), 1e-5)
-    block = min(1 << (N - 1).bit_length(), 65536 // 2)
-    warps = min(max(block // 256, 1), 8)
+if want("layernorm"):
+    for M, N in ((4096, 1024), (4096, 8192)):
+        x = torch.randn(M, N, device=dev, dtype=torch.float16)
+        w, bias = torch.rand(N, device=dev, dtype=torch.float16), torch.rand(N, device=dev, dtype=torch.float16)
+        y = torch.empty_like(x)
+        mean, rstd = torch.empty(M, device=dev), torch.empty(M, device=dev)
+        ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), bias.float(), 1e-5)
+        block = min(1 << (N - 1).bit_length(), 65536 // 2)
+        warps = min(max(block // 256, 1), 8)
 
-    def run_ln(k, x=x, y=y, w=w, bias=bias, mean=mean, rstd=rstd, M=M, N=N, block=block, warps=warps):
-        return timed(lambda: k[(M,)](x, y, w, bias, mean, rstd, x.stride(0), N, 1e-5, BLOCK_SIZE=block,
-                                     num_warps=warps), y, ref)
+        def run_ln(k, x=x, y=y, w=w, bias=bias, mean=mean, rstd=rstd, M=M, N=N, block=block, warps=warps):
+            return timed(lambda: k[(M,)](x, y, w, bias, mean, rstd, x.stride(0), N, 1e-5, BLOCK_SIZE=block,
+                                         num_warps=warps), y, ref)
 
-    res = both("layer_norm_fwd", run_ln)
-    res["torch"] = (do_bench(lambda: torch.nn.functional.layer_norm(x, (N,), w, bias, 1e-5), return_mode="median"), 0.0)
-    record("layernorm", "%dx%d" % (M, N), "GB/s", 4.0 * M * N, res)
+        res = both("layer_norm_fwd", run_ln)
+        res["torch"] = (do_bench(lambda: torch.nn.functional.layer_norm(x, (N,), w, bias, 1e-5), return_mode="median"), 0.0)
+        record("layernorm", "%dx%d" % (M, N), "GB/s", 4.0 * M * N, res)
 
 # ---- attention forward ----
-for causal, warps in ((False, 8), (False, 4), (True, 8), (True, 4)):
-    Z, H, NC, D = 4, 16, 4096, 64
-    q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
-    o = torch.empty_like(q)
-    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.125)
+if want("attention"):
+    for causal, warps in ((False, 8), (False, 4), (True, 8), (True, 4)):
+        Z, H, NC, D = 4, 16, 4096, 64
+        q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
+        o = torch.empty_like(q)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.125)
 
-    def run_attn(kern, q=q, k=k, v=v, o=o, causal=causal, warps=warps):
-        call = lambda: kern[(cdiv(NC, 128), Z * H)](q, k, v, 0.125, o, *q.stride(), *k.stride(), *v.stride(),  # noqa: E731
-                                                    *o.stride(), Z, H, NC, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64,
-                                                    CAUSAL=causal, num_warps=warps, num_stages=3)
-        return timed(call, o, ref)
+        def run_attn(kern, q=q, k=k, v=v, o=o, causal=causal, warps=warps):
+            call = lambda: kern[(cdiv(NC, 128), Z * H)](q, k, v, 0.125, o, *q.stride(), *k.stride(), *v.stride(),  # noqa: E731
+                                                        *o.stride(), Z, H, NC, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64,
+                                                        CAUSAL=causal, num_warps=warps, num_stages=3)
+            return timed(call, o, ref)
 
-    res = both("attention_fwd", run_attn)
-    res["torch-sdpa"] = (do_bench(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                                            scale=0.125),
-                                  return_mode="median"), 0.0)
-    flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
-    record("attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
+        res = both("attention_fwd", run_attn)
+        res["torch-sdpa"] = (do_bench(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                                                scale=0.125),
+                                      return_mode="median"), 0.0)
+        flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+        record("attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----
@@ -244,13 +256,16 @@ def launch_us(mod):
     return best
 
 
-fresh_ours = load_kernels(False)
-extra = {"cold_compile_ms": {"tritonc": cold_compile(fresh_ours, "tritonc")},
-         "launch_us": {"tritonc": launch_us(ours)}}
-if theirs is not None:
-    extra["cold_compile_ms"]["triton"] = cold_compile(load_kernels(True), "triton")
-    extra["launch_us"]["triton"] = launch_us(theirs)
-extra["cold_compile_ms"].update(parts)
+extra = {"cold_compile_ms": {}, "launch_us": {}}
+if want("compile"):
+    extra["cold_compile_ms"]["tritonc"] = cold_compile(load_kernels(False), "tritonc")
+    if theirs is not None:
+        extra["cold_compile_ms"]["triton"] = cold_compile(load_kernels(True), "triton")
+    extra["cold_compile_ms"].update(parts)
+if want("launch"):
+    extra["launch_us"]["tritonc"] = launch_us(ours)
+    if theirs is not None:
+        extra["launch_us"]["triton"] = launch_us(theirs)
 print("cold compile (ms):", extra["cold_compile_ms"], " launch (us):", extra["launch_us"])
 
 commit = os.environ.get("TRITONC_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,

@@ -17,7 +17,8 @@
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
 # not (a copy of the working tree).
 # SKIP_BENCH=1 drops launch, runtime, bench and shapes; PYTHON_ONLY=1 keeps
-# only python and launch (and builds only the Python package's core).
+# only python, launch, shapes and dsl (and builds only the Python package's
+# core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu-check-out}}
@@ -29,7 +30,7 @@ log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl}
 [ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"

@@ -232,6 +232,17 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
           if (out.contiguity[d] <= 1) out.divisibility[d] = gcd(elementDiv(a, d), elementDiv(b, d));
       return out;
     }
+    case Opcode::Neg: {
+      // -x is a multiple of whatever x is (block pointers' lower bounds,
+      // `offs >= -off`, would otherwise lose the mask's constancy).
+      if (!t.isInt()) return out;
+      AxisInfo a = op(0);
+      for (size_t d = 0; d < r; ++d) {
+        out.constancy[d] = a.constancy[d];
+        out.divisibility[d] = elementDiv(a, d);
+      }
+      return out;
+    }
     case Opcode::Max:
     case Opcode::Min: {
       // Each element is one of the two: what both promise.
