@@ -136,8 +136,8 @@ if want("softmax"):
         record("softmax", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
 
 # ---- matmul (grouped, masked, autotuned over the same configurations) ----
+best_configs = {}
 if want("matmul"):
-    best_configs = {}
     for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000))),
                        (torch.float32, ((4096, 4096, 4096),))):
         for M, N, K in shapes:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/dominators.h"
 #include "ir/printer.h"
 
 namespace tritonc::analysis {
@@ -11,14 +12,26 @@ bool tracked(const ir::Value* v) { return v->valueKind() != ir::ValueKind::Const
 }  // namespace
 
 Liveness::Liveness(const ir::Function& f) {
+  // Instructions are numbered in reverse post-order of the blocks (then the
+  // unreachable ones): definitions come before their uses outside phis, and
+  // a loop's blocks before its exit, whatever the layout. (In layout order,
+  // the Python DSL's inlined return blocks come before the loops that reach
+  // them, and two loops' rings looked live at once.)
+  std::vector<const ir::BasicBlock*> order;
+  {
+    ir::DominatorTree dom(f);
+    order = dom.reversePostOrder();
+    for (auto& bb : f.blocks())
+      if (!dom.isReachable(bb.get())) order.push_back(bb.get());
+  }
   // use/def per block; a phi's operands are uses at the end of its incoming block.
   std::map<const ir::BasicBlock*, std::set<const ir::Value*>> use, def, phiUses;
   size_t n = 0;
-  for (auto& bb : f.blocks()) {
-    auto& u = use[bb.get()];
-    auto& d = def[bb.get()];
-    liveIn_[bb.get()];
-    liveOut_[bb.get()];
+  for (const ir::BasicBlock* bb : order) {
+    auto& u = use[bb];
+    auto& d = def[bb];
+    liveIn_[bb];
+    liveOut_[bb];
     for (auto& inst : bb->instructions()) {
       index_[inst.get()] = ++n;
       if (inst->opcode() == ir::Opcode::Phi) {
@@ -33,8 +46,8 @@ Liveness::Liveness(const ir::Function& f) {
   }
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto it = f.blocks().rbegin(); it != f.blocks().rend(); ++it) {
-      const ir::BasicBlock* bb = it->get();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const ir::BasicBlock* bb = *it;
       std::set<const ir::Value*> out = phiUses[bb];
       for (ir::BasicBlock* s : bb->successors())
         for (const ir::Value* v : liveIn_[s])
@@ -55,7 +68,7 @@ Liveness::Liveness(const ir::Function& f) {
   // Intervals over the numbering: from the definition to the last use, and
   // to the end of every block the value is live out of.
   for (auto& a : f.arguments()) intervals_[a.get()] = LiveInterval{0, 0};
-  for (auto& bb : f.blocks()) {
+  for (const ir::BasicBlock* bb : order) {
     size_t first = bb->instructions().empty() ? 0 : index_[bb->instructions().front().get()];
     size_t last = bb->instructions().empty() ? 0 : index_[bb->instructions().back().get()];
     for (auto& inst : bb->instructions()) {
@@ -69,8 +82,8 @@ Liveness::Liveness(const ir::Function& f) {
       for (ir::Value* v : inst->operands())
         if (tracked(v)) intervals_[v].end = std::max(intervals_[v].end, at);
     }
-    for (const ir::Value* v : liveOut_[bb.get()]) intervals_[v].end = std::max(intervals_[v].end, last);
-    for (const ir::Value* v : liveIn_[bb.get()]) {
+    for (const ir::Value* v : liveOut_[bb]) intervals_[v].end = std::max(intervals_[v].end, last);
+    for (const ir::Value* v : liveIn_[bb]) {
       auto& iv = intervals_[v];
       iv.end = std::max(iv.end, first);
     }

@@ -1,11 +1,13 @@
 // gpu-allocate-shared (passes.h): places every buffer (local_alloc) and
 // every scratch (scratch.h) in shared memory by live ranges. A buffer lives
-// from its allocation to the last use of it or of a stage of it (mem_index),
-// as liveness over the CFG says (so a ring read in a loop lives through the
-// loop); a scratch lives only at its instruction. Offsets are given largest
+// from its allocation to the last uses of it or of a stage of it (mem_index),
+// as liveness over the CFG says, block by block (so a ring read in a loop
+// lives through the loop, and two loops' rings share their bytes); a
+// scratch lives only at its instruction. Offsets are given largest
 // first, each at the lowest offset that overlaps no live-range neighbour
 // placed before it (first fit); the function records the total.
 #include <algorithm>
+#include <map>
 
 #include "analysis/liveness.h"
 #include "gpu/passes.h"
@@ -16,22 +18,45 @@ namespace tritonc::gpu {
 
 namespace {
 
+// Where a buffer is live: spans of the instruction numbering, one per block
+// (a block's instructions are numbered consecutively), so that two loops one
+// after the other never look live at once, whatever the numbering's order.
+using Span = std::pair<size_t, size_t>;
+
 struct Buffer {
   ir::Instruction* owner;
   int64_t bytes, align;
-  size_t start, end;  // instructions, in block layout order
+  std::vector<Span> spans;
   int64_t offset = -1;
 };
 
-bool overlaps(const Buffer& a, const Buffer& b) { return a.start <= b.end && b.start <= a.end; }
+bool overlaps(const Buffer& a, const Buffer& b) {
+  for (const Span& x : a.spans)
+    for (const Span& y : b.spans)
+      if (x.first <= y.second && y.first <= x.second) return true;
+  return false;
+}
 
-// The last instruction using `v`, a stage of it or a transposed view of it.
-void extendByUses(const analysis::Liveness& live, const ir::Value* v, size_t& end) {
-  auto it = live.intervals().find(v);
-  if (it != live.intervals().end()) end = std::max(end, it->second.end);
+// The spans of `v` and of its stages and transposed views (mem_index, trans):
+// in each block, from the block's start (live in) or the definition to the
+// block's end (live out) or the last use there.
+void addSpans(const analysis::Liveness& live, const ir::Value* v, std::map<const ir::BasicBlock*, Span>& spans) {
+  auto widen = [&](const ir::BasicBlock* bb, size_t lo, size_t hi) {
+    auto [it, fresh] = spans.try_emplace(bb, lo, hi);
+    if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
+  };
+  auto* def = static_cast<const ir::Instruction*>(v);
+  const ir::Function& f = *def->parent->parent();
+  for (auto& bb : f.blocks()) {
+    if (bb->instructions().empty()) continue;
+    size_t first = live.indexOf(bb->instructions().front().get()), last = live.indexOf(bb->instructions().back().get());
+    bool in = live.liveIn(bb.get()).count(v) > 0, out = live.liveOut(bb.get()).count(v) > 0;
+    if (in || out) widen(bb.get(), in ? first : live.indexOf(def), out ? last : first);
+  }
+  widen(def->parent, live.indexOf(def), live.indexOf(def));
   for (const ir::Instruction* u : v->users()) {
-    end = std::max(end, live.indexOf(u));
-    if (u->opcode() == ir::Opcode::MemIndex || u->opcode() == ir::Opcode::Trans) extendByUses(live, u, end);
+    if (u->opcode() != ir::Opcode::Phi) widen(u->parent, live.indexOf(u), live.indexOf(u));
+    if (u->opcode() == ir::Opcode::MemIndex || u->opcode() == ir::Opcode::Trans) addSpans(live, u, spans);
   }
 }
 
@@ -46,13 +71,15 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions&) {
       ir::Instruction* i = inst.get();
       size_t at = live.indexOf(i);
       if (i->opcode() == ir::Opcode::LocalAlloc) {
-        size_t end = at;
-        extendByUses(live, i, end);
-        buffers.push_back({i, sharedBytes(i->type()), sharedAlignment(i->type()), at, end});
+        std::map<const ir::BasicBlock*, Span> spans;
+        addSpans(live, i, spans);
+        Buffer b{i, sharedBytes(i->type()), sharedAlignment(i->type()), {}};
+        for (auto& [bb, span] : spans) b.spans.push_back(span);
+        buffers.push_back(b);
         continue;
       }
       ScratchUse s = scratchOf(*i);
-      if (s.bytes > 0) buffers.push_back({i, s.bytes, 16, at, at});
+      if (s.bytes > 0) buffers.push_back({i, s.bytes, 16, {{at, at}}});
       else i->smem = -1;
     }
   std::vector<Buffer*> order;

@@ -115,6 +115,7 @@ class Assigner {
   std::unordered_map<const ir::Instruction*, const Layout*> store_;
   std::vector<std::pair<ir::Instruction*, DotPlan>> dots_;
   std::map<std::pair<ir::Value*, const Layout*>, ir::Value*> converted_;
+  std::map<std::pair<ir::Value*, const Layout*>, ir::Instruction*> staged_;  // local_alloc of a dot operand
 };
 
 const Layout* Assigner::coalesced(const ir::Value* ptr) {
@@ -343,9 +344,14 @@ void Assigner::stageDotOperands() {
         if (view) fast = 1 - fast;
         const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
         ir::Instruction* def = asInst(src);
-        ir::Instruction* alloc = insertAfterDef(def, Opcode::LocalAlloc,
-                                                src->type().withLayout(view ? transposedLayout(m_, shared) : shared), {src});
-        alloc->setName(src->name());
+        const Layout* bufferLayout = view ? transposedLayout(m_, shared) : shared;
+        // One buffer per tile and layout: dots that read the same operand
+        // (the Python DSL's q in both loops of a causal attention) share it.
+        ir::Instruction*& alloc = staged_[{src, bufferLayout}];
+        if (!alloc) {
+          alloc = insertAfterDef(def, Opcode::LocalAlloc, src->type().withLayout(bufferLayout), {src});
+          alloc->setName(src->name());
+        }
         staged = alloc;
         b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
         if (view) staged = b.create(Opcode::Trans, t.withLayout(shared), {alloc});
