@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/dominators.h"
+#include "ir/block_order.h"
 #include "ir/printer.h"
 
 namespace tritonc::analysis {
@@ -12,15 +12,14 @@ bool tracked(const ir::Value* v) { return v->valueKind() != ir::ValueKind::Const
 }  // namespace
 
 Liveness::Liveness(const ir::Function& f) {
-  // Instructions are numbered in reverse post-order of the blocks (then the
-  // unreachable ones): definitions come before their uses outside phis, and
-  // a loop's blocks before its exit, whatever the layout. (In layout order,
-  // the Python DSL's inlined return blocks come before the loops that reach
-  // them, and two loops' rings looked live at once.)
+  // Instructions are numbered block by block in ir::definitionOrder (then
+  // the unreachable blocks): definitions come before their uses outside
+  // phis, whatever the layout, so that the intervals cover every point where
+  // a value is live.
   std::vector<const ir::BasicBlock*> order;
   {
     ir::DominatorTree dom(f);
-    order = dom.reversePostOrder();
+    order = ir::definitionOrder(f, dom);
     for (auto& bb : f.blocks())
       if (!dom.isReachable(bb.get())) order.push_back(bb.get());
   }

@@ -1,7 +1,7 @@
 // Liveness of values: which values are live into and out of each block
 // (backward data flow; a phi's operand is live out of its incoming block), and
-// the live interval of each value over the function's instructions numbered in
-// reverse post-order of the blocks. Shared-memory allocation and register-pressure reports
+// the live interval of each value over the function's instructions numbered
+// block by block in ir::definitionOrder. Shared-memory allocation and register-pressure reports
 // of the GPU back end are built on it.
 #pragma once
 #include <map>

@@ -18,11 +18,14 @@
 // Every warp reads stage r only after the barrier that the barrier pass puts
 // before the next copies (they write the stage iteration i - 1 read).
 //
-// A wgmma that accumulates into its loop's phi (c += a @ b) is also made
-// asynchronous: dot_async, then dot_wait 1 (the previous iteration's group
-// is done, this one may still run), and dot_wait 0 at the exit. Its stage may
-// then still be read while iteration i + 1 refills the stage before it, so
-// the ring gets one stage more (when it fits in shared memory).
+// A wgmma whose sum only returns to its loop's phi is also made
+// asynchronous (asyncCandidate): dot_async, then dot_wait 1 (the previous
+// iteration's group is done, this one may still run), and dot_wait 0 at the
+// exit. When the loop reads the sum before the next wgmma (attention's
+// acc * alpha), a dot_wait 0 goes before that read, so the wgmma overlaps
+// what comes first (the next iteration's copies, its first dot). Its stage
+// may then still be read while iteration i + 1 refills the stage before it,
+// so the ring gets one stage more (when it fits in shared memory).
 #include <algorithm>
 
 #include "gpu/layouts.h"
@@ -103,17 +106,46 @@ bool findChain(const transform::Loop& loop, ir::Instruction* alloc, Chain* c) {
   return false;
 }
 
-// c = dot(a, b, acc) in the loop with acc a header phi that only this dot
-// reads inside the loop and that only takes this dot's result from the latch.
-ir::Instruction* carriedAccumulator(const transform::Loop& loop, ir::Instruction* dot) {
+// A wgmma that may run on while the loop goes on: its result only returns
+// to a header phi through the latch, and its accumulator is
+//   - the phi itself, read by nothing else in the loop (c += a @ b): the
+//     next iteration's wgmma accumulates into the same registers, which the
+//     hardware orders; or
+//   - a value of the dot's block read by nothing else, computed from the phi
+//     by users that all come before the dot in that block (attention's
+//     acc * alpha before acc += p @ v): a dot_wait 0 goes before the first
+//     of them (`firstUse`), the next iteration's, and the wgmma accumulates
+//     into the phi's registers once its operand is copied there.
+struct AsyncDot {
+  ir::Instruction* dot;
+  ir::Instruction* phi;
+  ir::Instruction* firstUse;  // null when the accumulator is the phi
+};
+
+bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot* out) {
   const ir::Type& t = dot->type();
-  if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return nullptr;
-  ir::Instruction* phi = asInst(dot->operand(2), Opcode::Phi);
-  if (!phi || phi->parent != loop.header || phi->numOperands() != 2 || incoming(phi, loop.latch) != dot) return nullptr;
-  if (dot->users().size() != 1) return nullptr;
-  for (ir::Instruction* u : phi->users())
-    if (u != dot && loop.contains(u->parent)) return nullptr;
-  return phi;
+  if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return false;
+  if (dot->users().size() != 1) return false;
+  ir::Instruction* phi = dot->users()[0];
+  if (phi->opcode() != Opcode::Phi || phi->parent != loop.header || phi->numOperands() != 2 ||
+      incoming(phi, loop.latch) != dot)
+    return false;
+  ir::Value* acc = dot->operand(2);
+  *out = {dot, phi, nullptr};
+  if (acc == phi) {
+    for (ir::Instruction* u : phi->users())
+      if (u != dot && loop.contains(u->parent)) return false;
+    return true;
+  }
+  auto* a = acc->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(acc) : nullptr;
+  if (!a || a->parent != dot->parent || a->users().size() != 1) return false;
+  ir::BasicBlock* bb = dot->parent;
+  for (ir::Instruction* u : phi->users()) {
+    if (u == dot || !loop.contains(u->parent)) continue;
+    if (u->parent != bb || bb->indexOf(u) > bb->indexOf(dot)) return false;
+    if (!out->firstUse || bb->indexOf(u) < bb->indexOf(out->firstUse)) out->firstUse = u;
+  }
+  return out->firstUse != nullptr;
 }
 
 class LoopPipeliner {
@@ -126,7 +158,7 @@ class LoopPipeliner {
   ir::Value* i32(int64_t v) { return m_.constInt(ir::Scalar::I32, v); }
   void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
-  void makeDotAsync(ir::Instruction* dot, ir::Instruction* phi);
+  void makeDotAsync(const AsyncDot& a);
 
   ir::Function& f_;
   ir::Module& m_;
@@ -145,7 +177,9 @@ void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) 
   copy->vec = copyWidth(load, c.alloc);
 }
 
-void LoopPipeliner::makeDotAsync(ir::Instruction* dot, ir::Instruction* phi) {
+void LoopPipeliner::makeDotAsync(const AsyncDot& a) {
+  ir::Instruction* dot = a.dot;
+  ir::Instruction* phi = a.phi;
   insertAt(dot);
   b_.setLoc(dot->loc);
   ir::Instruction* issue = b_.create(Opcode::DotAsync, dot->type(), dot->operands());
@@ -155,6 +189,18 @@ void LoopPipeliner::makeDotAsync(ir::Instruction* dot, ir::Instruction* phi) {
   wait->setName(dot->name());
   dot->replaceAllUsesWith(wait);
   dot->parent->erase(dot);
+  // The previous iteration's group is done before the loop reads its sum.
+  if (a.firstUse) {
+    insertAt(a.firstUse);
+    ir::Instruction* ready = b_.create(Opcode::DotWait, phi->type(), {phi});
+    ready->setName(phi->name());
+    std::vector<ir::Instruction*> inside;
+    for (ir::Instruction* u : phi->users())
+      if (u != ready && loop_.contains(u->parent)) inside.push_back(u);
+    for (ir::Instruction* u : inside)
+      for (size_t k = 0; k < u->numOperands(); ++k)
+        if (u->operand(k) == phi) u->setOperand(k, ready);
+  }
   // At the exit, every group is waited for before the accumulator is read.
   ir::BasicBlock* exit = nullptr;
   for (ir::BasicBlock* s : loop_.header->successors())
@@ -174,21 +220,28 @@ void LoopPipeliner::makeDotAsync(ir::Instruction* dot, ir::Instruction* phi) {
 
 void LoopPipeliner::run() {
   const int d = int(chains_[0].phis.size());
-  // Asynchronous wgmma: one consumer dot per chain, carried accumulator,
-  // one exit, and room for the extra stage.
-  std::vector<std::pair<ir::Instruction*, ir::Instruction*>> asyncDots;
+  // Asynchronous wgmma (asyncCandidate) for the dots that read the rings,
+  // with a loop of one exit and room for the extra stage. Their operands
+  // must stay put while they run: B a ring stage (or a buffer from before
+  // the loop), A too, or registers when a dot_wait 0 comes before the next
+  // iteration redefines them (firstUse); a buffer written anew every
+  // iteration could be overwritten under the previous iteration's wgmma.
+  // Other readers (synchronous dots) are done with their stage by the end
+  // of the iteration.
+  std::vector<AsyncDot> asyncDots;
   bool canAsync = loop_.exitingBlocks().size() == 1 && loop_.exitingBlocks()[0] == loop_.header;
   for (ir::BasicBlock* s : loop_.header->successors())
     if (!loop_.contains(s) && f_.predecessors(s).size() != 1) canAsync = false;
   int64_t ringBytes = 0;
-  // Both operands of an asynchronous wgmma must come from the rings: a
-  // buffer (or registers) written anew every iteration could be overwritten
-  // while the previous iteration's wgmma still reads it.
   auto fromRing = [&](const ir::Value* v) {
     if (ir::Instruction* t = asInst(const_cast<ir::Value*>(v), Opcode::Trans)) v = t->operand(0);  // a transposed view
     for (const Chain& c : chains_)
       if (c.alloc == v) return true;
     return false;
+  };
+  auto steady = [&](const ir::Value* v, bool waitedBeforeNext) {
+    if (fromRing(v) || !loop_.definedInside(v)) return true;
+    return waitedBeforeNext && !v->type().isShared();
   };
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
@@ -200,14 +253,11 @@ void LoopPipeliner::run() {
         readers.push_back(u);
     }
     for (ir::Instruction* u : readers) {
-      ir::Instruction* phi = u->opcode() == Opcode::Dot ? carriedAccumulator(loop_, u) : nullptr;
-      if (phi && (!fromRing(u->operand(0)) || !fromRing(u->operand(1)))) phi = nullptr;
-      if (!phi) {
-        canAsync = false;
-      } else if (std::find_if(asyncDots.begin(), asyncDots.end(), [&](auto& p) { return p.first == u; }) ==
-                 asyncDots.end()) {
-        asyncDots.push_back({u, phi});
-      }
+      AsyncDot a;
+      if (u->opcode() != Opcode::Dot || !asyncCandidate(loop_, u, &a)) continue;
+      if (!steady(u->operand(0), a.firstUse != nullptr) || !steady(u->operand(1), false)) continue;
+      if (std::none_of(asyncDots.begin(), asyncDots.end(), [&](const AsyncDot& d) { return d.dot == u; }))
+        asyncDots.push_back(a);
     }
   }
   // Room for the scratch used outside the loop (the epilogue's conversions).
@@ -297,7 +347,7 @@ void LoopPipeliner::run() {
       b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = 0;
     }
   if (stages == d + 2)
-    for (auto& [dot, phi] : asyncDots) makeDotAsync(dot, phi);
+    for (const AsyncDot& a : asyncDots) makeDotAsync(a);
 }
 
 }  // namespace

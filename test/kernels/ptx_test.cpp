@@ -281,7 +281,12 @@ INSTANTIATE_TEST_SUITE_P(
                    {"wgmma.mma_async", "cp.async.cg.shared.global", "red.global.add.v4.f32"}},
         UserKernel{"attention", "examples/attention.tc",
                    {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "1"}}, {{"L", 4096}}, 8,
-                   {"wgmma.mma_async", "cp.async.cg.shared.global", "ex2.approx.ftz.f32"}}),
+                   {"wgmma.mma_async", "cp.async.cg.shared.global", "ex2.approx.ftz.f32"}},
+        // p @ v runs on across the latch: the loop waits for it (0) before
+        // reading acc, and for the previous group (1) after issuing it.
+        UserKernel{"attention_4_warps", "examples/attention.tc",
+                   {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "0"}}, {{"L", 4096}}, 4,
+                   {"wgmma.mma_async", "wgmma.wait_group.sync.aligned 1;", "ex2.approx.ftz.f32"}}),
     [](const ::testing::TestParamInfo<UserKernel>& i) { return std::string(i.param.name); });
 
 // A reshape of a tile holding one element per thread is not a splat's: the
@@ -306,6 +311,36 @@ TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
   std::string after = ptx.substr(shuffle, store - shuffle);
   EXPECT_NE(after.find("st.shared"), std::string::npos) << ptx;
   EXPECT_NE(after.find("ld.shared"), std::string::npos) << ptx;
+}
+
+// A function whose blocks are not laid out dominators first (the exit of a
+// loop before the loop, as the Python DSL lays out an inlined call's return
+// block) is lowered dominators first: the exit's wait for the asynchronous
+// wgmma defines the sum before the store reads it.
+TEST(BlockOrder, AnExitLaidOutBeforeItsLoop) {
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/exit_block_laid_out_first.tir";
+  lang::CompileOptions co;
+  co.filename = path;
+  co.language = lang::Language::TritonIr;
+  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
+  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
+  facts.push_back(runtime::ArgFacts{false, 0, 4096, true});
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  to.numWarps = 4;
+  std::string ptx = nvptx::emitPtx(*r.module, to);
+  size_t inLoop = ptx.find("wgmma.wait_group.sync.aligned 1;");
+  size_t exitWait = ptx.find("wgmma.wait_group.sync.aligned 0;");
+  size_t store = ptx.find("st.global");
+  ASSERT_NE(inLoop, std::string::npos) << ptx;
+  ASSERT_NE(exitWait, std::string::npos) << ptx;
+  ASSERT_NE(store, std::string::npos) << ptx;
+  EXPECT_LT(exitWait, store) << ptx;  // the store's block comes after the wait's
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "exit_laid_out_first", log), 0) << log;
 }
 
 }  // namespace

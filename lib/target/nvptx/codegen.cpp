@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "gpu/shared_memory.h"
+#include "ir/block_order.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "target/nvptx/lowering.h"
@@ -138,7 +139,10 @@ std::string FunctionLowering::constantReg(const ir::Constant* c) {
 const std::vector<std::string>& FunctionLowering::regs(const ir::Value* v) {
   auto it = regs_.find(v);
   if (it != regs_.end()) return it->second;
-  throw InternalError("value used before definition in PTX lowering");
+  throw InternalError("value used before definition in PTX lowering: " +
+                      (v->valueKind() == ir::ValueKind::Instruction
+                           ? ir::printInstruction(*static_cast<const ir::Instruction*>(v))
+                           : "%" + v->name()));
 }
 
 std::string FunctionLowering::elem(const ir::Value* v, size_t k) {
@@ -188,18 +192,22 @@ bool FunctionLowering::zeroAccumulator(const ir::Instruction& dot) {
 }
 
 std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction& dot, bool zeroFree) {
-  // dot_async into its loop's phi, which the pipeliner made sure nothing
-  // else in the loop reads: the phi's registers are updated in place.
+  // dot_async whose sum returns to its loop's phi (through a dot_wait): the
+  // pipeliner made sure the phi is dead here, so the wgmma accumulates in
+  // the phi's registers, in place; an accumulator other than the phi
+  // (attention's acc * alpha) is copied there first.
   const ir::Value* acc = dot.operand(2);
-  if (dot.opcode() == ir::Opcode::DotAsync && acc->valueKind() == ir::ValueKind::Instruction &&
-      static_cast<const ir::Instruction*>(acc)->opcode() == ir::Opcode::Phi) {
-    auto* phi = static_cast<const ir::Instruction*>(acc);
-    for (const ir::Value* in : phi->operands())
-      if (in->valueKind() == ir::ValueKind::Instruction) {
-        auto* w = static_cast<const ir::Instruction*>(in);
-        if (w->opcode() == ir::Opcode::DotWait && w->operand(0) == &dot) return regs(phi);
+  if (dot.opcode() == ir::Opcode::DotAsync)
+    for (const ir::Instruction* w : dot.users()) {
+      if (w->opcode() != ir::Opcode::DotWait || w->operand(0) != &dot) continue;
+      for (const ir::Instruction* phi : w->users()) {
+        if (phi->opcode() != ir::Opcode::Phi) continue;
+        const std::vector<std::string>& in = regs(phi);
+        if (acc != phi)
+          for (size_t e = 0; e < in.size(); ++e) emit("mov.f32 " + in[e] + ", " + elem(acc, e) + ";");
+        return in;
       }
-  }
+    }
   // Otherwise a copy: the tensor cores update their accumulators in place.
   std::vector<std::string> out;
   size_t n = numRegs(dot.type());
@@ -297,8 +305,11 @@ std::string FunctionLowering::run() {
       }
   std::string prologueText = body_.str();
   body_.str("");
-  for (auto& bb : f_.blocks()) {
-    label(blockLabel(bb.get()));
+  // Every branch names its target, so blocks go out in an order that defines
+  // values before their uses (ir/block_order.h).
+  ir::DominatorTree dom(f_);
+  for (const ir::BasicBlock* bb : ir::definitionOrder(f_, dom)) {
+    label(blockLabel(bb));
     for (auto& inst : bb->instructions()) lowerInstruction(*inst);
   }
   bool swizzled = false;
