@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "gpu/occupancy.h"
 #include "runtime/optimize_for_launch.h"
 #include "target/nvptx/codegen.h"
 #include "target/nvptx/ptxas.h"
@@ -15,11 +16,11 @@ namespace {
 
 // What one multiprocessor holds, by architecture (sm_80: A100, sm_90: H100).
 struct SmLimits {
-  int64_t registers = 65536, sharedBytes = 167936, threads = 2048, programs = 32;
+  int64_t registers = 65536, sharedBytes = 0, threads = 2048, programs = 32;
 };
 SmLimits limitsOf(const std::string& arch) {
   SmLimits l;
-  if (arch.rfind("sm_90", 0) == 0) l.sharedBytes = 233472;
+  l.sharedBytes = gpu::multiprocessorSharedBytes(arch);
   return l;
 }
 
@@ -82,6 +83,9 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
               " target=" + o.arch;
   Resources& res = r.resources;
   res.sharedBytes = r.facts.sharedBytes;
+  gpu::OccupancyTarget asked = gpu::occupancyTarget(fn, o.numWarps);
+  res.askedPrograms = asked.programs;
+  res.askedWhy = asked.reason;
   nvptx::PtxasInfo info;
   if (o.assemble) info = nvptx::ptxasInfo(r.ptx, o.arch);
   if (info.ok) {
@@ -145,6 +149,8 @@ std::string renderReport(const CompileReport& r, const std::string& source) {
   std::snprintf(occ, sizeof occ, "%.0f%%", 100 * res.occupancy);
   out << "  occupancy: " << res.programsPerSm << " program(s) per multiprocessor (limited by " << res.limitedBy
       << "), " << occ << " of its warps\n";
+  out << "  asked of ptxas: " << res.askedPrograms << " program(s) per multiprocessor (.minnctapersm; " << res.askedWhy
+      << ")\n";
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";
     for (const std::string& w : r.warnings) out << "  - " << w << "\n";
@@ -169,7 +175,9 @@ std::string reportJson(const CompileReport& r) {
       << ", \"spill_stores\": " << res.spillStores << ", \"spill_loads\": " << res.spillLoads
       << ", \"stack_frame\": " << res.stackFrame << ", \"shared_bytes\": " << res.sharedBytes
       << ", \"threads\": " << res.threads << ", \"programs_per_sm\": " << res.programsPerSm
-      << ", \"limited_by\": " << jsonString(res.limitedBy) << ", \"occupancy\": " << res.occupancy << "},\n";
+      << ", \"limited_by\": " << jsonString(res.limitedBy) << ", \"occupancy\": " << res.occupancy
+      << ", \"asked_programs_per_sm\": " << res.askedPrograms << ", \"asked_why\": " << jsonString(res.askedWhy)
+      << "},\n";
   out << "  \"warnings\": [";
   for (size_t k = 0; k < r.warnings.size(); ++k) out << (k ? ", " : "") << jsonString(r.warnings[k]);
   out << "]\n}\n";

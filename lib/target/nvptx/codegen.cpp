@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gpu/occupancy.h"
 #include "gpu/shared_memory.h"
 #include "ir/block_order.h"
 #include "ir/printer.h"
@@ -323,9 +324,12 @@ std::string FunctionLowering::run() {
     std::string pt = t.isPtr() ? "u64" : t.kind == Scalar::I1 ? "u32" : regClassOf(t.kind) == RegClass::B16 ? "b16" : ptxType(t.kind);
     out << (k ? ",\n    " : "\n    ") << ".param ." << pt << " param_" << k;
   }
-  // .minnctapersm 1: without it ptxas caps registers (at 64 for 128 threads)
-  // to fit several programs per SM, and spills instead.
-  out << ")\n.maxntid " << 32 * opts_.numWarps << ", 1, 1\n.minnctapersm 1\n{\n";
+  // .minnctapersm: without it ptxas caps registers (at 64 for 128 threads)
+  // to fit several programs per SM, and spills instead; with 1 it may take
+  // 255 and leave room for one program; gpu/occupancy.h asks for two where
+  // the kernel's registers fit them.
+  out << ")\n.maxntid " << 32 * opts_.numWarps << ", 1, 1\n.minnctapersm "
+      << gpu::occupancyTarget(f_, opts_.numWarps).programs << "\n{\n";
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   // Up to 48 KB of shared memory is static; more must be dynamic, which the

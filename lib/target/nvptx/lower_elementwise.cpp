@@ -188,10 +188,13 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       continue;
     }
     std::string bits = ck == Scalar::I64 ? "64" : "32";
+    // Float add, sub and mul carry no rounding modifier, so that ptxas may
+    // contract a mul and an add into one fma (as Triton does by default,
+    // enable_fp_fusion): attention's s * scale + bias is one instruction.
     switch (op) {
-      case Opcode::Add: emit(std::string("add") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Sub: emit(std::string("sub") + (isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Mul: emit(std::string("mul") + (isF ? ".rn." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Add: emit(std::string("add.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Sub: emit(std::string("sub.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Mul: emit(std::string("mul") + (isF ? "." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       // f32 division is div.full (within 2 ulp, as Triton's `/`); f64 is exact.
       case Opcode::Div:
         emit(std::string("div") + (ck == Scalar::F32 ? ".full." : isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";");

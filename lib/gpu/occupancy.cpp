@@ -1,0 +1,87 @@
+#include "gpu/occupancy.h"
+
+#include <algorithm>
+
+#include "analysis/liveness.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+// Bytes of registers per element of a register tile: predicates live apart
+// (and mostly die: only a copy's first element's mask is used); a pointer
+// tile keeps one 8-byte address per vector of the accesses through it, and
+// a 64-bit offset tile (mostly folded into addresses) is counted at 2.
+int64_t registerBytesPerElement(const ir::Value* v) {
+  const ir::Type& t = v->type();
+  switch (t.kind) {
+    case ir::Scalar::I1: return 0;
+    case ir::Scalar::I64: return 2;
+    case ir::Scalar::Ptr: {
+      int64_t vec = 1;
+      for (const ir::Instruction* u : v->users()) vec = std::max<int64_t>(vec, u->vec);
+      return std::max<int64_t>(1, 8 / vec);
+    }
+    default: return ir::byteSize(t.kind);
+  }
+}
+
+// Splats hold one register, broadcasts and reshapes their operand's.
+bool aliases(const ir::Value* v) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return false;
+  ir::Opcode op = static_cast<const ir::Instruction*>(v)->opcode();
+  return op == ir::Opcode::Splat || op == ir::Opcode::Broadcast || op == ir::Opcode::Reshape;
+}
+
+// Registers for scalars, addresses, descriptors and temporaries beyond the
+// tiles (the attention and matmul kernels measured with ptxas -v).
+constexpr int64_t kScalarReserve = 40;
+
+}  // namespace
+
+int64_t multiprocessorSharedBytes(const std::string& arch) {
+  if (arch.rfind("sm_90", 0) == 0) return 233472;
+  if (arch == "sm_80" || arch == "sm_87") return 167936;
+  return 102400;  // sm_86, sm_89
+}
+
+OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
+  OccupancyTarget t;
+  const int64_t threads = 32 * int64_t(numWarps);
+  t.registerBudget = std::min<int64_t>(255, 65536 / (2 * threads) / 8 * 8);
+  // The most bytes of register tiles live at once, per thread.
+  analysis::Liveness live(f);
+  int64_t peak = 0;
+  bool fmaDot = false;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions()) {
+      // A dot on the cores (FMA) holds operand fragments the IR does not
+      // show (loaded from shared memory inside the dot).
+      if ((inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync) && inst->type().layout &&
+          inst->type().layout->kind != ir::LayoutKind::Mma)
+        fmaDot = true;
+      int64_t bytes = 0;
+      for (const ir::Value* v : live.liveAfter(inst.get())) {
+        const ir::Type& ty = v->type();
+        if (ty.isTile() && !ty.isShared() && !aliases(v)) bytes += ty.numElements() * registerBytesPerElement(v);
+      }
+      peak = std::max(peak, bytes);
+    }
+  t.estimatedRegisters = (peak + 4 * threads - 1) / (4 * threads) + kScalarReserve;
+  const std::string& arch = f.parent()->target;
+  if (2 * (f.sharedBytes + 1024) > multiprocessorSharedBytes(arch)) {
+    t.reason = "two programs' shared memory would not fit";
+  } else if (fmaDot) {
+    t.reason = "a dot on the cores (FMA) needs registers the estimate does not see";
+  } else if (8 * t.estimatedRegisters > 7 * t.registerBudget) {  // slack for what the estimate misses
+    t.reason = "about " + std::to_string(t.estimatedRegisters) + " registers per thread needed, more than 7/8 of the " +
+               std::to_string(t.registerBudget) + " of two programs";
+  } else {
+    t.programs = 2;
+    t.reason = "about " + std::to_string(t.estimatedRegisters) + " registers per thread needed, within 7/8 of the " +
+               std::to_string(t.registerBudget) + " of two programs";
+  }
+  return t;
+}
+
+}  // namespace tritonc::gpu

@@ -1,0 +1,32 @@
+// How many programs per multiprocessor the back end asks ptxas to make room
+// for (the PTX directive .minnctapersm). Two when two programs' shared memory
+// fits a multiprocessor and the registers the kernel needs, estimated from
+// its GPU IR, fit 65536 twice: ptxas then keeps to 65536 / (2 x threads)
+// registers per thread (128 at 8 warps), where left alone it would take up
+// to 255 and leave room for one program (the Python DSL's attention at 8
+// warps: 164 registers, one program per multiprocessor, 281 TFLOP/s on the
+// H100; asked for two, 127 registers, no spills, 328 TFLOP/s). Otherwise
+// one: a kernel that needs its registers (a 128 x 256 accumulator) gets them.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ir/ir.h"
+
+namespace tritonc::gpu {
+
+struct OccupancyTarget {
+  int programs = 1;                // per multiprocessor, for .minnctapersm
+  int64_t estimatedRegisters = 0;  // per thread
+  int64_t registerBudget = 0;      // per thread with two programs (at most 255)
+  std::string reason;              // why, in words, for the compile report
+};
+
+// `f` is GPU IR (layouts assigned, shared memory allocated).
+OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps);
+
+// The shared memory of one multiprocessor of `arch`, in bytes (programs
+// share it, 1 KB of it reserved per program by the driver).
+int64_t multiprocessorSharedBytes(const std::string& arch);
+
+}  // namespace tritonc::gpu
