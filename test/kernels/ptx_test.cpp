@@ -293,18 +293,24 @@ INSTANTIATE_TEST_SUITE_P(
 // A reshape of a tile holding one element per thread is not a splat's: the
 // elements move between threads, through shared memory after the reduction
 // (the kernel of test/kernels/data/reshape_one_element_per_thread.tir).
-TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
-  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/reshape_one_element_per_thread.tir";
+// The PTX for sm_90a (4 warps, 3 stages) of a Triton-IR kernel of
+// test/kernels/data, launched with these facts of its arguments.
+std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>& facts) {
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/" + name;
   lang::CompileOptions co;
   co.filename = path;
   co.language = lang::Language::TritonIr;
   lang::CompileResult r = lang::compileSource(readTextFile(path), co);
-  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
   runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
   nvptx::TargetOptions to;
   to.arch = "sm_90a";
   to.numWarps = 4;
-  std::string ptx = nvptx::emitPtx(*r.module, to);
+  return nvptx::emitPtx(*r.module, to);
+}
+
+TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
+  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  std::string ptx = tirPtx("reshape_one_element_per_thread.tir", facts);
   size_t shuffle = ptx.find("shfl.sync");
   ASSERT_NE(shuffle, std::string::npos) << ptx;
   size_t store = ptx.find("st.global", shuffle);
@@ -319,18 +325,9 @@ TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
 // block) is lowered dominators first: the exit's wait for the asynchronous
 // wgmma defines the sum before the store reads it.
 TEST(BlockOrder, AnExitLaidOutBeforeItsLoop) {
-  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/exit_block_laid_out_first.tir";
-  lang::CompileOptions co;
-  co.filename = path;
-  co.language = lang::Language::TritonIr;
-  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
   std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   facts.push_back(runtime::ArgFacts{false, 0, 4096, true});
-  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
-  nvptx::TargetOptions to;
-  to.arch = "sm_90a";
-  to.numWarps = 4;
-  std::string ptx = nvptx::emitPtx(*r.module, to);
+  std::string ptx = tirPtx("exit_block_laid_out_first.tir", facts);
   size_t inLoop = ptx.find("wgmma.wait_group.sync.aligned 1;");
   size_t exitWait = ptx.find("wgmma.wait_group.sync.aligned 0;");
   size_t store = ptx.find("st.global");
