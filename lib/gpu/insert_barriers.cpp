@@ -12,6 +12,9 @@
 //     where it is issued, but its bytes count as written only from the next
 //     async_wait on (reading them needs that wait and then a barrier; which
 //     stages are complete is the pipeliner's business).
+//   - tma_copy is checked where it is issued like async_copy; the
+//     tensor memory accelerator's writes are published by mbarriers that
+//     each reader waits on (tma_wait), so they never become pending.
 //   - An instruction with a scratch (layout changes, cross-warp reductions)
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
 //     its reads are pending.
@@ -151,6 +154,16 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         writes.push_back(bufferRange(inst->operand(0)));
         async = true;
         break;
+      case Opcode::TmaCopy: {
+        // Checked where it is issued; its bytes become visible through the
+        // stage's mbarrier, which every reader waits on (tma_wait), not
+        // through a barrier.
+        Range r = bufferRange(inst->operand(0));
+        if (s.reads.overlaps(r) || s.writes.overlaps(r)) barrierBefore(bb, i, s, insert);
+        continue;
+      }
+      case Opcode::TmaInit: case Opcode::TmaWait:
+        continue;  // the barriers' own words: initialized behind a barrier of tma_init's own
       case Opcode::Dot: case Opcode::DotAsync:
         for (size_t k = 0; k < 2; ++k)
           if (inst->operand(k)->type().isShared()) reads.push_back(bufferRange(inst->operand(k)));

@@ -24,6 +24,12 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 // extra stage it needs fits.
 bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
 
+// The rings whose copies read boxes of a row-major tensor described by the
+// kernel's arguments (analysis/tensor_view.h) filled by the tensor memory
+// accelerator on sm_90: tma_copy from one thread, an mbarrier per stage,
+// tma_wait before a stage is read and at the loop's exit.
+bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o);
+
 // Places buffers and scratch in shared memory by live ranges ({smem = N} on
 // each, the total as the function's shared(N)); too much for the target is
 // an error.

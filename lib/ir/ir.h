@@ -144,7 +144,7 @@ class Instruction : public Value {
       case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: case Opcode::Print: case Opcode::Assert:
       case Opcode::LocalAlloc: case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
       case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::DotAsync:
-      case Opcode::DotWait:
+      case Opcode::DotWait: case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
         return true;
       default:
         return isTerminator();
@@ -155,6 +155,8 @@ class Instruction : public Value {
   // Load: operands (ptr [, mask, other]); Store: (ptr, value [, mask]);
   // atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask]);
   // async_copy: (buffer, ptr [, mask]).
+  // tma_copy: (buffer, barriers, stage, base, ld, rows, cols, row, col, pred)
+  // (gpu/tma.h); tma_init: (barriers); tma_wait: (barriers, stage, phase).
   Value* mask() const;
 
  private:

@@ -35,6 +35,9 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared:
       return {0, 0};
     case Opcode::DotAsync: return {3, 3};
+    case Opcode::TmaInit: return {1, 1};
+    case Opcode::TmaCopy: return {10, 10};
+    case Opcode::TmaWait: return {3, 3};
     case Opcode::Cmp: case Opcode::Gep: return {2, 2};
     case Opcode::Select: case Opcode::Dot: return {3, 3};
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
@@ -64,7 +67,7 @@ inline bool producesValue(Opcode op) {
     case Opcode::Store: case Opcode::Print: case Opcode::Assert: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret:
     case Opcode::LocalStore:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
-    case Opcode::FenceAsyncShared:
+    case Opcode::FenceAsyncShared: case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
       return false;
     default:
       return true;

@@ -24,6 +24,8 @@ size_t layoutRank(const Layout* l) {
 
 bool distributed(const Type& t) { return t.isTile() && t.layout && t.layout->isDistributed(); }
 bool shared(const Type& t) { return t.isTile() && t.isShared(); }
+// The mbarriers of a ring of TMA copies: i64<stages, 1> in shared memory.
+bool barriers(const Type& t) { return shared(t) && t.kind == Scalar::I64 && t.shape.size() == 2 && t.shape[1] == 1; }
 // The same elements and shape, whatever the layouts.
 bool sameTile(const Type& a, const Type& b) { return a.withLayout(nullptr) == b.withLayout(nullptr); }
 
@@ -93,6 +95,26 @@ std::string checkGpuOp(const Instruction& inst) {
         return "'async_copy' destination " + str(dst) + " does not match the pointers " + str(p);
       if (inst.numOperands() == 3 && op(2) != Type::scalar(Scalar::I1).withShape(p.shape).withLayout(p.layout))
         return "'async_copy' mask must be i1 of the pointers' shape and layout";
+      return "";
+    }
+    case Opcode::TmaInit: case Opcode::TmaWait: {
+      std::string what = inst.opcode() == Opcode::TmaInit ? "'tma_init'" : "'tma_wait'";
+      if (!barriers(op(0))) return what + " takes a buffer of barriers (i64<stages, 1>), not " + str(op(0));
+      for (size_t k = 1; k < inst.numOperands(); ++k)
+        if (op(k) != Type::scalar(Scalar::I32)) return what + " takes an i32 stage and phase";
+      return "";
+    }
+    case Opcode::TmaCopy: {
+      const Type& dst = op(0);
+      if (!shared(dst) || dst.shape.size() != 2 || layoutRank(dst.layout) != 2 || !dst.layout->swizzle)
+        return "'tma_copy' writes one stage of a swizzled 2-D buffer, not " + str(dst);
+      if (!barriers(op(1))) return "'tma_copy' signals a buffer of barriers (i64<stages, 1>), not " + str(op(1));
+      if (!op(3).isPtr() || op(3).isTile() || op(3).pointee != dst.kind)
+        return "'tma_copy' reads from a scalar pointer to the buffer's elements, not " + str(op(3));
+      for (size_t k : {size_t(2), size_t(4), size_t(5), size_t(6), size_t(7), size_t(8)})
+        if (op(k) != Type::scalar(Scalar::I32))
+          return "'tma_copy' takes i32 scalars for its stage, leading stride, extents and coordinates";
+      if (op(9) != Type::scalar(Scalar::I1)) return "'tma_copy' takes a scalar i1 predicate";
       return "";
     }
     case Opcode::AsyncWait: case Opcode::DotWait:

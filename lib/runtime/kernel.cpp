@@ -182,7 +182,8 @@ static std::string describeOptions(const KernelOptions& o) {
 // (its features) and the LLVM that made it, which a cache directory shared
 // between machines must tell.
 static std::string targetKey(const std::string& target) {
-  return target == "cpu" ? "cpu " + cpu::codeIdentity() : target;
+  if (target == "cpu") return "cpu " + cpu::codeIdentity();
+  return nvptx::TargetOptions::tmaFromEnvironment() ? target : target + " without TMA";
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

@@ -26,6 +26,7 @@ struct PipelineOptions {
   int numWarps = 4;
   bool wgmma = true;       // warpgroup MMA on sm_90a
   bool allowTf32 = false;  // f32 dots on tensor cores with tf32 inputs
+  bool tma = true;         // sm_90: rings filled by the tensor memory accelerator (gpu-tma)
 };
 
 struct PassInfo {

@@ -260,14 +260,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         UserKernel{"masked_matmul", "bench/kernels/matmul_masked.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}}, kSquare, 8,
-                   {"wgmma.mma_async", "cp.async.cg.shared.global", "wgmma.wait_group.sync.aligned 1;",
-                    "st.global.v4", ".minnctapersm 1"}},  // its 128 x 256 accumulator needs the registers
+                   {"wgmma.mma_async", "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity",
+                    "wgmma.wait_group.sync.aligned 1;", "st.global.v4", ".minnctapersm 1"}},  // its 128 x 256 accumulator needs the registers
         UserKernel{"masked_matmul_ragged", "bench/kernels/matmul_masked.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kRagged, 8,
-                   {"wgmma.mma_async", "cp.async.cg.shared.global"}},
+                   {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},
         UserKernel{"masked_matmul_nt_bf16", "bench/kernels/matmul_masked_nt.tc",
                    {{"TYPE", "bf16"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kSquare, 8,
-                   {"wgmma.mma_async", "cp.async.cg.shared.global"}},
+                   {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},
         UserKernel{"conv_nhwc", "examples/conv_nhwc.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
                    {{"B", 4}, {"C", 128}, {"H", 56}, {"W", 56}, {"K", 256}, {"P", 54}, {"Q", 54}, {"R", 3}, {"S", 3},

@@ -125,7 +125,37 @@ void Executor::execGpu(const Step& s) {
       }
       return;
     }
-    case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared:
+    case Op::TmaCopy: {
+      // The box at (row, col) of the rows x cols tensor at base (leading
+      // stride ld); what lies outside it, or everything when the predicate
+      // is false, becomes zeros, as the tensor-memory accelerator fills.
+      const Elem& h = in(s, 0)[0];
+      const ir::Type& t = inType(s, 0);
+      int64_t boxRows = t.shape[0], boxCols = t.shape[1];
+      Tile& buf = bufferAt(h, boxRows * boxCols, s.inst);
+      const ir::Scalar kind = t.kind;
+      const int size = ir::byteSize(kind);
+      const uint64_t base = uint64_t(in(s, 3)[0].i);
+      const int64_t ld = in(s, 4)[0].i, rows = in(s, 5)[0].i, cols = in(s, 6)[0].i;
+      const int64_t row = in(s, 7)[0].i, col = in(s, 8)[0].i;
+      const bool pred = in(s, 9)[0].i != 0;
+      for (int64_t r = 0; r < boxRows; ++r)
+        for (int64_t c = 0; c < boxCols; ++c) {
+          int64_t j = r * boxCols + c, gr = row + r, gc = col + c;
+          Elem& dst = buf[size_t(offsetOf(h) + j)];
+          if (!pred || gr < 0 || gr >= rows || gc < 0 || gc >= cols) {
+            dst = ir::isFloatKind(kind) ? floatElem(0) : intElem(0);
+            continue;
+          }
+          const uint64_t addr = base + uint64_t((gr * ld + gc) * size);
+          const uint8_t* host = memory_.resolve(addr, size, false);
+          if (!host) host = access(s, addr, kind, false, j);
+          dst = decodeElem(kind, host);
+        }
+      return;
+    }
+    case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared: case Op::TmaInit:
+    case Op::TmaWait:
       return;
     default:
       throw InternalError(std::string("the executor cannot run '") + ir::opcodeName(inst.opcode()) + "' here");

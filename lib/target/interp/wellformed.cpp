@@ -189,6 +189,20 @@ class Checker {
       case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared:
         operands(0, 0);
         return;
+      case Op::TmaInit:
+        operands(1, 1);
+        require(inst_.operand(0)->type().isShared(), "tma_init initializes a buffer of barriers");
+        return;
+      case Op::TmaWait:
+        operands(3, 3);
+        require(inst_.operand(0)->type().isShared(), "tma_wait waits on a buffer of barriers");
+        return;
+      case Op::TmaCopy:
+        operands(10, 10);
+        require(inst_.operand(0)->type().isShared() && kindOf(3) == ir::Scalar::Ptr &&
+                    inst_.operand(3)->type().pointee == kindOf(0),
+                "tma_copy copies from a pointer into a buffer");
+        return;
       default: require(false, "unknown opcode");
     }
   }

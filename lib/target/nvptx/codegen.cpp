@@ -4,6 +4,7 @@
 #include "target/nvptx/codegen.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "gpu/occupancy.h"
@@ -277,6 +278,8 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
     case Opcode::FenceAsyncShared:
       return lowerShared(i);
+    case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
+      return lowerTma(i);
     case Opcode::Phi: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret:
       return lowerControl(i);
     case Opcode::Cast:
@@ -324,6 +327,9 @@ std::string FunctionLowering::run() {
     std::string pt = t.isPtr() ? "u64" : t.kind == Scalar::I1 ? "u32" : regClassOf(t.kind) == RegClass::B16 ? "b16" : ptxType(t.kind);
     out << (k ? ",\n    " : "\n    ") << ".param ." << pt << " param_" << k;
   }
+  // CUtensorMaps, which the launch encodes (gpu_runner.cpp) from the lines below.
+  for (size_t k = 0; k < tensorMaps_.size(); ++k)
+    out << (k || !f_.arguments().empty() ? ",\n    " : "\n    ") << ".param .align 64 .b8 param_tmap" << k << "[128]";
   // .minnctapersm: without it ptxas caps registers (at 64 for 128 threads)
   // to fit several programs per SM, and spills instead; with 1 it may take
   // 255 and leave room for one program; gpu/occupancy.h asks for two where
@@ -338,8 +344,15 @@ std::string FunctionLowering::run() {
   else if (f_.sharedBytes > 0)
     out << "  .shared .align " << (swizzled ? 1024 : 16) << " .b8 scratch[" << f_.sharedBytes << "];\n";
   if (printBufferBytes_ > 0) out << "  .local .align 8 .b8 printbuf[" << printBufferBytes_ << "];\n";
+  for (size_t k = 0; k < tensorMaps_.size(); ++k)
+    out << "  // tritonc: tensor_map " << k << " " << tensorMaps_[k].first << "\n";
   out << prologueText << setup_.str() << body_.str() << "}\n";
   return out.str();
+}
+
+bool TargetOptions::tmaFromEnvironment() {
+  const char* v = std::getenv("TRITONC_TMA");
+  return !(v && std::string(v) == "0");
 }
 
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
@@ -351,6 +364,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.numWarps = opts.numWarps;
     po.wgmma = opts.wgmma;
     po.allowTf32 = opts.allowTf32;
+    po.tma = opts.tma;
     transform::runPasses(m, transform::gpuPipeline(), po);
   }
   std::ostringstream out;

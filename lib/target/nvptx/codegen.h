@@ -13,6 +13,11 @@ struct TargetOptions {
   // f32 dots on tensor cores with tf32 inputs (10-bit mantissa), as Triton's
   // allow_tf32: faster, less precise; off by default.
   bool allowTf32 = false;
+  // sm_90: rings filled by the tensor memory accelerator where their copies
+  // allow it (gpu-tma); TRITONC_TMA=0 in the environment turns it off (to
+  // compare; kernels are cached apart, runtime/kernel.cpp).
+  bool tma = tmaFromEnvironment();
+  static bool tmaFromEnvironment();
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

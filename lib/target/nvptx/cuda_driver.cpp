@@ -41,6 +41,7 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuEventRecord, "cuEventRecord") && bind(lib, d->cuEventSynchronize, "cuEventSynchronize") &&
             bind(lib, d->cuEventElapsedTime, "cuEventElapsedTime") && bind(lib, d->cuEventDestroy, "cuEventDestroy_v2") &&
             bind(lib, d->cuGetErrorName, "cuGetErrorName") && bind(lib, d->cuGetErrorString, "cuGetErrorString");
+  if (!bind(lib, d->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")) d->cuTensorMapEncodeTiled = nullptr;
   if (!ok) {
     *whyNot = "the CUDA driver lacks an entry point tritonc needs (driver too old?)";
     return nullptr;

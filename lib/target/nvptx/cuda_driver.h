@@ -59,6 +59,9 @@ struct CudaDriver {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char**);
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  // CUDA 12+ (null before): the tensor maps of TMA copies (tensor_maps.h).
+  CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const uint64_t*, const uint64_t*, const unsigned*,
+                                     const unsigned*, int, int, int, int) = nullptr;
 
   // The driver, loaded and initialized once with device 0's primary context
   // current; nullptr (with the reason in `whyNot`) when there is none.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "target/nvptx/cuda_driver.h"
+#include "target/nvptx/tensor_maps.h"
 
 namespace tritonc::nvptx {
 
@@ -46,6 +47,16 @@ struct ParamBlock {
   ParamBlock(const ParamBlock&) = delete;
   ParamBlock& operator=(const ParamBlock&) = delete;
   void put(size_t k, const void* p, size_t n) { std::memcpy(&slots[k], p, n); }
+  // The kernel's tensor maps, encoded from the arguments in slots[0, args),
+  // become parameters args, args + 1, ...
+  std::vector<TensorMapBytes> maps;
+  void addTensorMaps(const std::vector<TensorMapSpec>& specs, size_t args, const std::string& kernel) {
+    maps.reserve(specs.size());
+    for (size_t k = 0; k < specs.size(); ++k) {
+      maps.push_back(encodeTensorMap(specs[k], slots, kernel));
+      pointers[args + k] = maps.back().data();
+    }
+  }
 };
 
 }  // namespace
@@ -95,6 +106,7 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
         throw UserError(SourceLoc{}, "kernel '" + name_ + "' needs " + std::to_string(sharedBytes_) +
                                          " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
     }
+    tensorMaps_ = parseTensorMaps(ptx, name_);
   } catch (...) {
     d->cuModuleUnload(mod);
     throw;
@@ -152,8 +164,9 @@ void GpuKernel::launchAsync(const interp::Grid& grid, const std::vector<interp::
                             void* stream) const {
   check(grid, args);
   CudaDriver* d = driver();
-  ParamBlock params(args.size());
+  ParamBlock params(args.size() + tensorMaps_.size());
   fillParams(params, paramTypes_, paramNames_, name_, args, nullptr);
+  params.addTensorMaps(tensorMaps_, args.size(), name_);
   d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(32 * numWarps), 1,
                              1, sharedBytes_, stream, params.pointers, nullptr),
            "launching", name_);
@@ -180,8 +193,9 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
     device[b] = p;
     if (!b->data.empty()) d->check(d->cuMemcpyHtoD(p, b->data.data(), b->data.size()), "copying to the device", name_);
   }
-  ParamBlock params(args.size());
+  ParamBlock params(args.size() + tensorMaps_.size());
   fillParams(params, paramTypes_, paramNames_, name_, args, &device);
+  params.addTensorMaps(tensorMaps_, args.size(), name_);
   CUstream stream = opts.stream;
   auto launch = [&] {
     d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),

@@ -10,6 +10,7 @@
 
 #include "ir/ir.h"
 #include "target/interp/interpreter.h"
+#include "target/nvptx/tensor_maps.h"
 
 namespace tritonc::nvptx {
 
@@ -67,6 +68,7 @@ class GpuKernel {
   std::string name_;
   std::vector<ir::Type> paramTypes_;
   std::vector<std::string> paramNames_;
+  std::vector<TensorMapSpec> tensorMaps_;  // extra parameters after the user's (tensor_maps.h)
 };
 
 // Waits for the work queued on `stream` (before the tuner copies buffers

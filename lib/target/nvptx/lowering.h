@@ -88,6 +88,10 @@ class FunctionLowering {
   void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
   void lowerReduce(const ir::Instruction& i);       // lower_reduce.cpp
   void lowerShared(const ir::Instruction& i);       // lower_shared.cpp
+  void lowerTma(const ir::Instruction& i);          // lower_tma.cpp
+  // The generic address of the tensor map (a kernel parameter) that `copy`
+  // (a tma_copy) reads through, declared on first use.
+  std::string tensorMapAddress(const ir::Instruction& copy);
   void lowerDot(const ir::Instruction& i);          // lower_dot.cpp (FMA, mma.sync)
   void lowerWgmma(const ir::Instruction& i);        // wgmma.cpp (dot, dot_async, dot_wait on mma<v=3>)
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
@@ -173,6 +177,8 @@ class FunctionLowering {
   std::string printBuffer_;  // the generic address of `printbuf` (local memory)
   int64_t printBufferBytes_ = 0;
   bool usesVprintf_ = false, usesAssertfail_ = false;
+  // Per tensor-map parameter: its `// tritonc: tensor_map` description and address register.
+  std::vector<std::pair<std::string, std::string>> tensorMaps_;
 };
 
 }  // namespace tritonc::nvptx

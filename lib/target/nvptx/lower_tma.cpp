@@ -1,0 +1,128 @@
+// The tensor memory accelerator's copies and their mbarriers (gpu/tma.cpp):
+//   tma_init: thread 0 initializes one mbarrier per stage (one arrival each),
+//             then a fence and a barrier make them visible to all threads and
+//             to the async proxy;
+//   tma_copy: thread 0 announces the stage's bytes on its mbarrier and issues
+//             one cp.async.bulk.tensor per swizzle block of the box; a false
+//             predicate (or an empty tensor) moves the box outside the
+//             tensor, which fills it with zeros and still signals the bytes;
+//   tma_wait: every thread spins on mbarrier.try_wait.parity.
+// Each distinct tensor gets a kernel parameter of 128 bytes (a CUtensorMap)
+// after the user's, and a line `// tritonc: tensor_map ...` that tells the
+// launch how to encode it from the arguments (target/nvptx/gpu_runner.cpp).
+#include "gpu/shared_memory.h"
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+namespace {
+
+using ir::Opcode;
+
+// Bytes between the mbarriers of consecutive stages (i64<S, 1>, 16-aligned).
+int64_t barrierStride(const ir::Type& bars) { return gpu::sharedStageBytes(bars); }
+
+std::string extentText(const ir::Value* v) {
+  if (v->valueKind() == ir::ValueKind::Argument) return std::to_string(static_cast<const ir::Argument*>(v)->index());
+  if (v->valueKind() == ir::ValueKind::Constant) return "#" + std::to_string(static_cast<const ir::Constant*>(v)->i);
+  throw InternalError("a tma_copy whose tensor is not described by arguments and constants");
+}
+
+}  // namespace
+
+std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
+  const ir::Type& dst = copy.operand(0)->type();
+  const ir::Layout& l = *dst.layout;
+  int64_t esize = ir::byteSize(dst.kind);
+  size_t fast = size_t(l.order[0]);
+  for (size_t k : {size_t(3), size_t(4)})
+    if (copy.operand(k)->valueKind() != ir::ValueKind::Argument)
+      throw InternalError("a tma_copy whose base or stride is not an argument");
+  std::string line = std::string("dtype=") + ir::scalarName(dst.kind) +
+                     " base=" + extentText(copy.operand(3)) + " ld=" + extentText(copy.operand(4)) +
+                     " rows=" + extentText(copy.operand(5)) + " cols=" + extentText(copy.operand(6)) +
+                     " box=" + std::to_string(l.swizzle / esize) + "," + std::to_string(dst.shape[1 - fast]) +
+                     " swizzle=" + std::to_string(l.swizzle);
+  for (size_t k = 0; k < tensorMaps_.size(); ++k)
+    if (tensorMaps_[k].first == line) return tensorMaps_[k].second;
+  InSetup s(*this);
+  std::string r = newReg(RegClass::B64);
+  std::string param = "param_tmap" + std::to_string(tensorMaps_.size());
+  emit("mov.u64 " + r + ", " + param + ";");
+  emit("cvta.param.u64 " + r + ", " + r + ";");
+  emit("@" + scalarOwner() + " prefetch.tensormap [" + r + "];");
+  tensorMaps_.push_back({line, r});
+  return r;
+}
+
+void FunctionLowering::lowerTma(const ir::Instruction& i) {
+  const ir::Type& bars = (i.opcode() == Opcode::TmaCopy ? i.operand(1) : i.operand(0))->type();
+  std::string leader = scalarOwner();
+  auto barrierOf = [&](const ir::Value* barsValue, const ir::Value* stage) {
+    std::string r = newReg(RegClass::B32);
+    emit("mad.lo.s32 " + r + ", " + elem(stage, 0) + ", " + std::to_string(barrierStride(bars)) + ", " +
+         elem(barsValue, 0) + ";");
+    return r;
+  };
+  switch (i.opcode()) {
+    case Opcode::TmaInit: {
+      int64_t stages = bars.shape[0];
+      for (int64_t s = 0; s < stages; ++s) {
+        std::string a = newReg(RegClass::B32);
+        emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
+        emit("@" + leader + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
+      }
+      emit("fence.mbarrier_init.release.cluster;");
+      barrier();
+      return;
+    }
+    case Opcode::TmaCopy: {
+      const ir::Type& dst = i.operand(0)->type();
+      const ir::Layout& l = *dst.layout;
+      int64_t esize = ir::byteSize(dst.kind);
+      size_t fast = size_t(l.order[0]);
+      int64_t outer = dst.shape[1 - fast];
+      int64_t blocks = dst.shape[fast] * esize / l.swizzle;
+      std::string map = tensorMapAddress(i);
+      std::string bar = barrierOf(i.operand(1), i.operand(2));
+      // Inside the tensor only when the predicate holds and it has elements
+      // (the launch encodes empty extents as 1).
+      std::string ok = elem(i.operand(9), 0);
+      for (size_t k : {size_t(5), size_t(6)}) {
+        if (i.operand(k)->valueKind() == ir::ValueKind::Constant) continue;
+        std::string p = newReg(RegClass::Pred), q = newReg(RegClass::Pred);
+        emit("setp.gt.s32 " + p + ", " + elem(i.operand(k), 0) + ", 0;");
+        emit("and.pred " + q + ", " + ok + ", " + p + ";");
+        ok = q;
+      }
+      std::string row = newReg(RegClass::B32);
+      emit("selp.b32 " + row + ", " + elem(i.operand(7), 0) + ", -1073741824, " + ok + ";");
+      emit("@" + leader + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
+           std::to_string(gpu::sharedStageBytes(dst)) + ";");
+      for (int64_t b = 0; b < blocks; ++b) {
+        std::string to = elem(i.operand(0), 0), col = elem(i.operand(8), 0);
+        if (b) {
+          to = newReg(RegClass::B32);
+          col = newReg(RegClass::B32);
+          emit("add.s32 " + to + ", " + elem(i.operand(0), 0) + ", " + std::to_string(b * outer * l.swizzle) + ";");
+          emit("add.s32 " + col + ", " + elem(i.operand(8), 0) + ", " + std::to_string(b * l.swizzle / esize) + ";");
+        }
+        emit("@" + leader + " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [" +
+             to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "];");
+      }
+      return;
+    }
+    case Opcode::TmaWait: {
+      std::string bar = barrierOf(i.operand(0), i.operand(1));
+      std::string done = newReg(RegClass::Pred);
+      std::string again = newLabel("tma_wait");
+      label(again);
+      emit("mbarrier.try_wait.parity.shared::cta.b64 " + done + ", [" + bar + "], " + elem(i.operand(2), 0) + ";");
+      emit("@!" + done + " bra " + again + ";");
+      return;
+    }
+    default: throw InternalError(std::string("not a TMA op: ") + ir::opcodeName(i.opcode()));
+  }
+}
+
+}  // namespace tritonc::nvptx
