@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/axis_info.h"
+#include "gpu/shared_memory.h"
 
 namespace tritonc::gpu {
 
@@ -136,6 +137,27 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           fact.text = "cp.async " + fact.tile + " " + ir::scalarName(dst.kind) + ": " + accessText(i.vec, dst.kind) +
                       " per copy into a " + std::to_string(fact.stages) + "-stage ring in shared memory" +
                       (i.numOperands() > 2 ? ", zero-filled where masked" : "");
+          add(i, fact);
+          break;
+        }
+        case Opcode::TmaCopy: {
+          const ir::Type& dst = i.operand(0)->type();
+          const ir::Instruction* ring = asInst(i.operand(1));
+          const ir::Type* ringType = ring ? &ring->type() : nullptr;
+          auto extent = [](const ir::Value* v) {
+            return v->valueKind() == ir::ValueKind::Constant ? std::to_string(static_cast<const ir::Constant*>(v)->i)
+                                                              : "`" + v->name() + "`";
+          };
+          LineFact fact;
+          fact.kind = "copy";
+          fact.instruction = "cp.async.bulk.tensor";
+          fact.vec = 1;
+          fact.accessBytes = sharedStageBytes(dst);
+          fact.tile = shapeText(dst.shape);
+          fact.stages = ringType ? int(ringType->shape[0]) : 1;
+          fact.text = "TMA " + fact.tile + " " + ir::scalarName(dst.kind) + " box into a " +
+                      std::to_string(fact.stages) + "-stage ring in shared memory, zero-filled outside " +
+                      extent(i.operand(5)) + " rows x " + extent(i.operand(6)) + " columns";
           add(i, fact);
           break;
         }

@@ -176,7 +176,7 @@ TEST_F(CliTest, EmitReportAnnotatesTheSource) {
   Result r = run(base);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(c \+= a @ b; +\| wgmma m64n256k16)"))) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(checka \? \*pa : 0; +\| cp.async 128x64 f16: 16 B)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(checka \? \*pa : 0; +\| TMA 128x64 f16 box into a 4-stage ring)"))) << r.out;
   EXPECT_NE(r.out.find("occupancy: "), std::string::npos);
   base.push_back("--json");
   Result j = run(base);
