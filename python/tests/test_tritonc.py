@@ -47,7 +47,10 @@ def test_report_names_the_copies_and_the_dot_of_a_masked_matmul():
     load_line = 1 + next(i for i, l in enumerate(lines) if "TYPE a[TM, TK] = checka" in l)
     by = {(f["line"], f["kind"]): f for f in rep["lines"]}
     assert by[(dot_line, "dot")]["instruction"] == "wgmma" and by[(dot_line, "dot")]["tile"] == "128x128x64"
-    assert by[(load_line, "copy")]["access_bytes"] == 16 and by[(load_line, "copy")]["stages"] == 4
+    # The masked tiles are boxes of A and B: the tensor memory accelerator copies each whole (gpu-tma).
+    copy = by[(load_line, "copy")]
+    assert copy["instruction"] == "cp.async.bulk.tensor" and copy["access_bytes"] == 128 * 64 * 2
+    assert copy["stages"] == 4
     assert "TM=128" in rep["config"]
     text = mm.report(a, a, a, 4095, 4095, 4095, 4095, 4095, 4095, TYPE=np.float16, TM=128, TN=128, TK=64, num_warps=8)
     assert "%4d | " % load_line in text and "`lda`" in text  # the source with its facts, and the advice
