@@ -195,7 +195,7 @@ void RingConverter::run() {
 }
 
 // The ring's copies and readers, if they have the pipeliner's shape.
-bool collect(const transform::Loop& loop, ir::Instruction* alloc, Ring* ring, const ir::DominatorTree& dom) {
+bool collect(const transform::Loop& loop, ir::Instruction* alloc, Ring* ring) {
   ring->alloc = alloc;
   const int64_t stages = alloc->type().shape[0];
   ir::Instruction* readPhi = nullptr;
@@ -236,7 +236,6 @@ bool collect(const transform::Loop& loop, ir::Instruction* alloc, Ring* ring, co
       const ir::Constant* z = asConst(readPhi->operand(k));
       if (!z || z->i != 0) return false;
     }
-  (void)dom;
   return true;
 }
 
@@ -278,7 +277,7 @@ bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o)
     for (auto& inst : loop.preheader->instructions()) {
       if (inst->opcode() != Opcode::LocalAlloc || inst->numOperands() != 0 || inst->type().shape.size() != 3) continue;
       Ring ring;
-      if (!collect(loop, inst.get(), &ring, dom)) continue;
+      if (!collect(loop, inst.get(), &ring)) continue;
       bool ok = true;
       for (ir::Instruction* copy : ring.copies) {
         std::string why;
