@@ -340,7 +340,11 @@ void Assigner::stageDotOperands() {
         bool view = plan.kind != DotKind::Fma && tr && tr->opcode() == Opcode::Trans && tr->users().size() == 1;
         if (view) src = tr->operand(0);
         LinearLayout ll = linearOf(src->type());
-        int fast = ll.numRegs() > 1 && ll.reg[0][0] != 0 ? 0 : ll.numRegs() > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
+        // The buffer's contiguous dimension is the one the threads write
+        // along: their vectors' when they hold some, else their lanes' (a
+        // tile loaded one element at a time, lanes along K, written K-major
+        // lands in different banks; MN-major, 8 lanes would share one).
+        int fast = ll.contiguousRegs(0) > 1 ? 0 : ll.contiguousRegs(1) > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
         if (view) fast = 1 - fast;
         const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
         ir::Instruction* def = asInst(src);
