@@ -27,6 +27,7 @@ const std::vector<PassInfo>& allPasses() {
       {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", plain<runPeephole>, false},
       {"cse", "common sub-expression elimination", plain<runCommonSubexpressionElimination>, true},
       {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>, true},
+      {"rebase-pointers", "pointer tiles advanced by a uniform step: a scalar pointer phi plus invariant offsets", plain<runRebasePointerPhis>, false},
       {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch, false},
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
@@ -49,7 +50,7 @@ std::vector<std::string> defaultPipeline() {
   // peephole too: `m[:, newaxis] ? *p : 0` broadcasts m twice, and only one
   // value is the load's own mask); pre-fetch after LICM so that hoisted
   // address computations are not cloned; clean up last.
-  return {"constfold", "cse", "peephole", "cse", "licm", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+  return {"constfold", "cse", "peephole", "cse", "licm", "rebase-pointers", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
 }
 
 std::vector<std::string> gpuPipeline() {

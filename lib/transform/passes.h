@@ -31,6 +31,13 @@ bool runLoopInvariantCodeMotion(ir::Function& f);
 // c + dot(a, b, 0) = dot(a, b, c) (the sum's rounding order changes).
 bool runPeephole(ir::Function& f);
 
+// Pointer tiles a loop advances by a uniform step (a splatted scalar), built
+// from a splatted scalar pointer by geps, broadcasts and reshapes, become a
+// scalar pointer phi and that chain rebuilt from it in the loop: the loop
+// carries one pointer, and keeps the (invariant) offsets instead of a tile
+// of pointers. Addresses do not change.
+bool runRebasePointerPhis(ir::Function& f);
+
 // Pre-fetching of loads in loops (paper Listing 7): a load executed on every
 // iteration whose address depends only on the loop's phis and invariants is
 // issued `distance` iterations ahead, at the top of its block, masked by the

@@ -106,10 +106,40 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       return nullptr;
     case Opcode::Div:
       return isConstantValue(y, 1) ? x : nullptr;
-    case Opcode::And:
+    case Opcode::And: {
       if (t.isBool() && (isAllTrue(y) || isAllFalse(x))) return x;
       if (t.isBool() && (isAllTrue(x) || isAllFalse(y))) return y;
+      if (!t.isTile()) return nullptr;
+      // A scalar condition joins the smallest tile of a conjunction, before
+      // the broadcasts: and(broadcast(m), splat(c)) = broadcast(and(m,
+      // splat(c))), and(and(p, q), splat(c)) = and(and(p, splat(c)), q) for
+      // a broadcast p (the one of fewer elements). The loop conditions the
+      // pre-fetching adds to `rows < M && cols < k` then cost one operation
+      // per row or column, not one per element.
+      for (int side = 0; side < 2; ++side) {
+        ir::Instruction* s = asInst(side ? x : y, Opcode::Splat);
+        ir::Value* other = side ? y : x;
+        if (!s || s->operand(0)->type().isTile()) continue;
+        if (ir::Instruction* bc = asInst(other, Opcode::Broadcast)) {
+          ir::Value* m = bc->operand(0);
+          return b.broadcast(b.binary(Opcode::And, m, b.splat(s->operand(0), m->type().shape)), t.shape);
+        }
+        ir::Instruction* conj = asInst(other, Opcode::And);
+        if (!conj || conj->users().size() != 1) continue;
+        ir::Instruction* p = nullptr;
+        size_t pSide = 0;
+        for (size_t k = 0; k < 2; ++k) {
+          ir::Instruction* c = asInst(conj->operand(k), Opcode::Broadcast);
+          if (c && (!p || c->operand(0)->type().numElements() < p->operand(0)->type().numElements())) {
+            p = c;
+            pSide = k;
+          }
+        }
+        if (!p || asInst(conj->operand(1 - pSide), Opcode::Splat)) continue;
+        return b.binary(Opcode::And, b.binary(Opcode::And, p, s), conj->operand(1 - pSide));
+      }
       return nullptr;
+    }
     case Opcode::Or:
       if (t.isBool() && (isAllFalse(y) || isAllTrue(x))) return x;
       if (t.isBool() && (isAllFalse(x) || isAllTrue(y))) return y;

@@ -125,19 +125,64 @@ std::string FunctionLowering::sharedOffsetReg(const ir::Type& t, const std::vect
   return off;
 }
 
+std::string FunctionLowering::sharedOffsetOf(const ir::Type& buf, const ir::Type& t, size_t r) {
+  const gpu::LinearLayout& ll = placement(t).ll;
+  std::vector<std::pair<size_t, std::string>>& regs =
+      sharedOffsetRegs_[ir::typeToString(buf) + "|" + t.layout->key() + ir::shapeToString(t.shape)];
+  unsigned lanes = 1u << ll.lane.size(), warps = 1u << ll.warp.size();
+  for (auto& [r0, reg] : regs) {
+    int64_t delta = 0;
+    bool same = true;
+    for (unsigned w = 0; w < warps && same; ++w)
+      for (unsigned l = 0; l < lanes && same; ++l) {
+        int64_t d = gpu::sharedOffset(buf, ll.index(r, l, w)) - gpu::sharedOffset(buf, ll.index(r0, l, w));
+        if (w == 0 && l == 0) delta = d;
+        same = d == delta;
+      }
+    if (!same) continue;
+    if (delta == 0) return reg;
+    return reg + (delta > 0 ? "+" : "") + std::to_string(delta);
+  }
+  InSetup inSetup(*this);
+  std::string reg = sharedOffsetReg(buf, indexRegs(t, r));
+  regs.push_back({r, reg});
+  return reg;
+}
+
+namespace {
+
+// "BASE+OFF": the register sum of the buffer's address and an offset's
+// register, plus the offset's immediate (kept in the address expression).
+class SharedAddresses {
+ public:
+  SharedAddresses(FunctionLowering& L, std::string base) : L_(L), base_(std::move(base)) {}
+  std::string of(const std::string& offset) {
+    size_t cut = offset.find_first_of("+-", 1);
+    std::string reg = offset.substr(0, cut), imm = cut == std::string::npos ? "" : offset.substr(cut);
+    std::string& sum = sums_[reg];
+    if (sum.empty()) {
+      sum = L_.newReg(RegClass::B32);
+      L_.emit("add.s32 " + sum + ", " + base_ + ", " + reg + ";");
+    }
+    return sum + imm;
+  }
+
+ private:
+  FunctionLowering& L_;
+  std::string base_;
+  std::map<std::string, std::string> sums_;
+};
+
+}  // namespace
+
 void FunctionLowering::storeShared(const ir::Value* v, const ir::Type& buf, const std::string& base) {
   const ir::Type& t = v->type();
   Scalar k = t.kind;
   const Placement& p = placement(t);
   int64_t vec = transferWidth(*this, t, buf);
+  SharedAddresses addrs(*this, base);
   for (size_t r = 0; r < p.ll.numRegs(); r += size_t(vec)) {
-    std::string off;
-    {
-      InSetup inSetup(*this);
-      off = sharedOffsetReg(buf, indexRegs(t, r));
-    }
-    std::string addr = newReg(RegClass::B32);
-    emit("add.s32 " + addr + ", " + base + ", " + off + ";");
+    std::string addr = addrs.of(sharedOffsetOf(buf, t, r));
     std::vector<std::string> vals;
     for (int64_t q = 0; q < vec; ++q) vals.push_back(elem(v, r + size_t(q)));
     storeSharedVector(addr, k, vals, p.owner);
@@ -275,16 +320,10 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
       }
       Scalar k = t.kind;
       int64_t vec = transferWidth(*this, t, buf);
-      std::string base = elem(i.operand(0), 0);
+      SharedAddresses addrs(*this, elem(i.operand(0), 0));
       std::vector<std::string> out(numRegs(t));
       for (size_t r = 0; r < out.size(); r += size_t(vec)) {
-        std::string off;
-        {
-          InSetup inSetup(*this);
-          off = sharedOffsetReg(buf, indexRegs(t, r));
-        }
-        std::string addr = newReg(RegClass::B32);
-        emit("add.s32 " + addr + ", " + base + ", " + off + ";");
+        std::string addr = addrs.of(sharedOffsetOf(buf, t, r));
         std::vector<std::string> vals = loadSharedVector(addr, k, size_t(vec));
         for (int64_t q = 0; q < vec; ++q) out[r + size_t(q)] = vals[size_t(q)];
       }
@@ -303,15 +342,9 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
         throw InternalError("an async_copy whose vectors do not run along its buffer's rows");
       // .cg (through L2 only) exists for 16-byte copies; smaller ones are .ca.
       std::string cp = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global";
-      std::string base = elem(i.operand(0), 0);
+      SharedAddresses addrs(*this, elem(i.operand(0), 0));
       for (size_t r = 0; r < p.ll.numRegs(); r += size_t(vec)) {
-        std::string off;
-        {
-          InSetup inSetup(*this);
-          off = sharedOffsetReg(buf, indexRegs(pt, r));
-        }
-        std::string dst = newReg(RegClass::B32);
-        emit("add.s32 " + dst + ", " + base + ", " + off + ";");
+        std::string dst = addrs.of(sharedOffsetOf(buf, pt, r));
         std::string line = cp + " [" + dst + "], [" + elem(ptr, r) + "], " + std::to_string(bytes);
         if (i.numOperands() == 3) {
           // Masked-off copies read nothing and fill the bytes with zeros.

@@ -118,6 +118,12 @@ class FunctionLowering {
   std::string sharedAddress(int64_t offset);
   // The byte offset (a register) of the element at `idx` within one stage of a buffer of type `t`.
   std::string sharedOffsetReg(const ir::Type& t, const std::vector<std::string>& idx);
+  // The byte offset, in a stage of buffer `buf`, of the element in register
+  // `r` of `t` (distributed): "REG" or "REG+IMM" (REG computed once, before
+  // the first block). A register whose offsets differ from an earlier one's
+  // by the same amount in every thread shares its REG: loop-invariant
+  // offsets cost registers only where the swizzle makes them differ.
+  std::string sharedOffsetOf(const ir::Type& buf, const ir::Type& t, size_t r);
   // Writes the elements of `v` (distributed) into the buffer of type `buf`
   // at address register `base`, one copy of each, vectorized where the
   // registers and the buffer are both contiguous.
@@ -168,6 +174,7 @@ class FunctionLowering {
   std::map<const ir::Value*, std::vector<std::string>> regs_;
   std::map<std::string, Placement> placements_;  // by layout and shape
   std::map<std::string, std::vector<std::string>> indexRegs_;
+  std::map<std::string, std::vector<std::pair<size_t, std::string>>> sharedOffsetRegs_;  // per (buffer, tile): (r, REG)
   std::map<const ir::Value*, int> pointerGroup_;
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
