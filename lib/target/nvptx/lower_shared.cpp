@@ -6,7 +6,8 @@
 // from global memory (cp.async, zero-filled where masked), their commit
 // groups and waits, barriers and the async-proxy fence. Per-thread offsets
 // inside a buffer do not change while a kernel runs: they are computed once,
-// before the first block.
+// before the first block, one register for each group of a thread's
+// elements whose offsets differ by constants (address immediates).
 #include "gpu/layouts.h"
 #include "gpu/shared_memory.h"
 #include "target/nvptx/lowering.h"
