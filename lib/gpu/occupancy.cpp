@@ -20,12 +20,46 @@ int64_t accessVector(const ir::Value* v, int depth = 0) {
   return vec;
 }
 
+// Whether the integer tile `v` is an affine function of the element's index
+// (ranges, splats and constants through additions, subtractions,
+// multiplications, broadcasts and reshapes): each register is the thread's
+// base index plus a constant, which ptxas recomputes rather than keeps (a
+// softmax's `cols`, live from the load to the store, cost 32 registers per
+// thread in the estimate and none in ptxas -v).
+bool indexAffine(const ir::Value* v, int depth = 0) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return v->valueKind() == ir::ValueKind::Constant;
+  if (depth > 8) return false;
+  const auto* i = static_cast<const ir::Instruction*>(v);
+  switch (i->opcode()) {
+    case ir::Opcode::Range: return true;
+    case ir::Opcode::Splat: return !i->operand(0)->type().isTile();
+    case ir::Opcode::Broadcast: case ir::Opcode::Reshape: return indexAffine(i->operand(0), depth + 1);
+    case ir::Opcode::Add: case ir::Opcode::Sub: case ir::Opcode::Mul:
+      return i->type().isInt() && indexAffine(i->operand(0), depth + 1) && indexAffine(i->operand(1), depth + 1);
+    default: return false;
+  }
+}
+
+// Pointer tiles a scalar pointer plus such offsets: a base and immediates.
+bool pointerAffine(const ir::Value* v, int depth = 0) {
+  if (v->valueKind() != ir::ValueKind::Instruction || depth > 8) return false;
+  const auto* i = static_cast<const ir::Instruction*>(v);
+  switch (i->opcode()) {
+    case ir::Opcode::Splat: return !i->operand(0)->type().isTile();
+    case ir::Opcode::Broadcast: case ir::Opcode::Reshape: return pointerAffine(i->operand(0), depth + 1);
+    case ir::Opcode::Gep: return pointerAffine(i->operand(0), depth + 1) && indexAffine(i->operand(1));
+    default: return false;
+  }
+}
+
 // Bytes of registers per element of a register tile: predicates live apart
-// (and mostly die: only a copy's first element's mask is used); pointer and
-// 64-bit offset tiles keep one 8-byte address per vector of the accesses
-// they reach.
-int64_t registerBytesPerElement(const ir::Value* v) {
+// (and mostly die: only a copy's first element's mask is used); tiles affine
+// in the index, and pointers made of them, are recomputed (indexAffine,
+// pointerAffine); other pointer and 64-bit offset tiles
+// keep one 8-byte address per vector of the accesses they reach.
+int64_t registerBytesPerElement(const ir::Value* v, bool affineFree) {
   const ir::Type& t = v->type();
+  if (affineFree && ((t.isInt() && indexAffine(v)) || (t.kind == ir::Scalar::Ptr && pointerAffine(v)))) return 0;
   switch (t.kind) {
     case ir::Scalar::I1: return 0;
     case ir::Scalar::I64: case ir::Scalar::Ptr: return std::max<int64_t>(1, 8 / accessVector(v));
@@ -41,8 +75,11 @@ bool aliases(const ir::Value* v) {
 }
 
 // Registers for scalars, addresses, descriptors and temporaries beyond the
-// tiles (the attention and matmul kernels measured with ptxas -v).
+// tiles: the attention and matmul kernels measured with ptxas -v, and
+// kernels without a dot (softmax, layer norm: 64 registers at 32 f32
+// elements per thread).
 constexpr int64_t kScalarReserve = 40;
+constexpr int64_t kScalarReserveWithoutDot = 16;
 
 }  // namespace
 
@@ -59,6 +96,14 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   // The most bytes of register tiles live at once, per thread.
   analysis::Liveness live(f);
   int64_t peak = 0;
+  // Kernels with a dot keep the measured reserve and count every tile (their
+  // address tiles feed copies and descriptors ptxas keeps); the others (row
+  // kernels) a smaller reserve where two programs have 64 registers or more.
+  bool anyDot = false;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      anyDot = anyDot || inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync;
+  const bool light = !anyDot && t.registerBudget >= 64;
   bool fmaDot = false;
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions()) {
@@ -70,11 +115,11 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       int64_t bytes = 0;
       for (const ir::Value* v : live.liveAfter(inst.get())) {
         const ir::Type& ty = v->type();
-        if (ty.isTile() && !ty.isShared() && !aliases(v)) bytes += ty.numElements() * registerBytesPerElement(v);
+        if (ty.isTile() && !ty.isShared() && !aliases(v)) bytes += ty.numElements() * registerBytesPerElement(v, light);
       }
       peak = std::max(peak, bytes);
     }
-  t.estimatedRegisters = (peak + 4 * threads - 1) / (4 * threads) + kScalarReserve;
+  t.estimatedRegisters = (peak + 4 * threads - 1) / (4 * threads) + (light ? kScalarReserveWithoutDot : kScalarReserve);
   const std::string& arch = f.parent()->target;
   if (2 * (f.sharedBytes + 1024) > multiprocessorSharedBytes(arch)) {
     t.reason = "two programs' shared memory would not fit";
