@@ -1,6 +1,7 @@
 #include "gpu/occupancy.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "analysis/liveness.h"
 
@@ -105,6 +106,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       anyDot = anyDot || inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync;
   const bool light = !anyDot && t.registerBudget >= 64;
   bool fmaDot = false;
+  std::unordered_map<const ir::Value*, int64_t> tileBytes;
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions()) {
       // A dot on the cores (FMA) holds operand fragments the IR does not
@@ -115,7 +117,11 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       int64_t bytes = 0;
       for (const ir::Value* v : live.liveAfter(inst.get())) {
         const ir::Type& ty = v->type();
-        if (ty.isTile() && !ty.isShared() && !aliases(v)) bytes += ty.numElements() * registerBytesPerElement(v, light);
+        if (!ty.isTile() || ty.isShared() || aliases(v)) continue;
+        // Once per value: the walks behind it would cost their depth at every instruction it is live across.
+        auto [it, fresh] = tileBytes.try_emplace(v, 0);
+        if (fresh) it->second = ty.numElements() * registerBytesPerElement(v, light);
+        bytes += it->second;
       }
       peak = std::max(peak, bytes);
     }
