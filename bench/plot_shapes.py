@@ -1,5 +1,5 @@
 # The shapes benchmark's summary: per (op, shape, dtype), the best of our
-# variants (the op's kernel, and a split-K one where it was run) against the
+# variants (the op's kernel, a split-K one where it was run, tritonc.ops.dot) against the
 # best peer (torch, cuBLAS, cuDNN, Triton), as a table and a PNG.
 #   python3 bench/plot_shapes.py OUT.png RESULT.json [RESULT.json ...]
 # merges the rows of several runs (same device and commit) into one plot.
@@ -38,7 +38,7 @@ def plot(rows, path, title):
     import matplotlib.pyplot as plt
     s = summarize(rows)
     fig, ax = plt.subplots(figsize=(10, 0.28 * len(s) + 1.5))
-    labels = [f"{op} {dt} {shape}" + (" (split-K)" if me != "tritonc" else "") + f"  vs {who}"
+    labels = [f"{op} {dt} {shape}" + ("" if me == "tritonc" else f" ({me.split('-', 1)[1]})") + f"  vs {who}"
               for (op, shape, dt), _, who, me in s]
     ratios = [r for _, r, _, _ in s]
     ax.barh(range(len(s)), ratios,

@@ -145,3 +145,114 @@ if "ragged7000" in what:
     cfg = dict(TYPE=torch.float16, TM=128, TN=256, TK=64, num_warps=8, num_stages=3)
     run("tritonc nn 1760x7000", lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, 128), cdiv(N, 256)), **cfg))
     run("tritonc nt 1760x7000", lambda: nt(a, bt, c, M, N, K, K, K, N, grid=(cdiv(M, 128), cdiv(N, 256)), **cfg))
+
+if "small" in what:
+    # Shapes with few output tiles (one wave or less) and the conv tasks that
+    # fall short: configurations beyond the tuning spaces, times only.
+    mm = src("bench/kernels/matmul_masked.tc")
+    for (M, N, K) in ((1000, 1000, 1000), (2048, 128, 2048)):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        run(f"cublas  matmul {M}x{N}x{K}", lambda: torch.matmul(a, b))
+        for tm in (64, 128):
+            for tn in (32, 64, 128, 256):
+                for tk in (64, 128):
+                    for w in ((4, 8) if tm * tn >= 128 * 128 else (4,)):
+                        for s in (2, 3, 4, 5, 6):
+                            try:
+                                run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+                                    lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)),
+                                               TYPE=torch.float16, TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+                            except Exception as e:  # noqa: BLE001 - shared memory too large, printed
+                                print(f"matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}: {str(e)[:80]}")
+    cv = src("examples/conv_nhwc.tc")
+    for B, H, W, C, K, R, S in ((4, 112, 112, 64, 128, 3, 3), (4, 56, 56, 128, 256, 3, 3)):
+        P, Q = H - R + 1, W - S + 1
+        x = torch.randn(B, H, W, C, device=dev, dtype=torch.float16)
+        wt = torch.randn(K, R, S, C, device=dev, dtype=torch.float16)
+        y = torch.empty(B, P, Q, K, device=dev, dtype=torch.float16)
+        xl = x.permute(0, 3, 1, 2)
+        wl = wt.permute(0, 3, 1, 2)
+        run(f"cudnn   conv_nhwc {H}x{W}x{C}>{K}", lambda: torch.nn.functional.conv2d(xl, wl))
+        for tm, tn, tk, w, s in ((128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3),
+                                 (128, 128, 64, 8, 4), (128, 256, 64, 8, 3), (256, 128, 64, 8, 3),
+                                 (128, 128, 32, 4, 4), (64, 128, 64, 4, 4), (128, 64, 64, 4, 4)):
+            try:
+                run(f"tritonc conv_nhwc {H}x{W}x{C}>{K} {tm}x{tn}x{tk} w{w} s{s}",
+                    lambda: cv(x, wt, y, B, C, H, W, K, P, Q, R, S, 0, 0, grid=(cdiv(B * P * Q, tm), cdiv(K, tn)),
+                               TYPE=torch.float16, TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+            except Exception as e:  # noqa: BLE001
+                print(f"conv {tm}x{tn}x{tk} w{w} s{s}: {str(e)[:80]}")
+
+if "short" in what:
+    # The configurations the tuner chose for the shapes that fall short
+    # (bench/results, 2026-11-24), one after the other with the peer's call,
+    # for a profiler to compare.
+    mm = src("bench/kernels/matmul_masked.tc")
+    for (M, N, K), (tm, tn, tk, w, s) in (((1000, 1000, 1000), (128, 128, 64, 8, 4)),
+                                          ((2048, 128, 2048), (64, 64, 64, 4, 4)),
+                                          ((1760, 7000, 1760), (256, 128, 64, 8, 3)),
+                                          ((4095, 4095, 4095), (128, 128, 64, 8, 3))):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+            lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                       TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        run(f"cublas  matmul {M}x{N}x{K}", lambda: torch.matmul(a, b))
+    cv = src("examples/conv_nhwc.tc")
+    for (B, H, W, C, K, R, S), (tm, tn, tk, w, s) in (((4, 112, 112, 64, 128, 3, 3), (128, 128, 64, 4, 3)),
+                                                      ((4, 56, 56, 128, 256, 3, 3), (64, 128, 64, 4, 3))):
+        P, Q = H - R + 1, W - S + 1
+        x = torch.randn(B, H, W, C, device=dev, dtype=torch.float16)
+        wt = torch.randn(K, R, S, C, device=dev, dtype=torch.float16)
+        y = torch.empty(B, P, Q, K, device=dev, dtype=torch.float16)
+        xl, wl = x.permute(0, 3, 1, 2), wt.permute(0, 3, 1, 2)
+        run(f"tritonc conv_nhwc {H}x{W}x{C}>{K} {tm}x{tn}x{tk} w{w} s{s}",
+            lambda: cv(x, wt, y, B, C, H, W, K, P, Q, R, S, 0, 0, grid=(cdiv(B * P * Q, tm), cdiv(K, tn)),
+                       TYPE=torch.float16, TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        run(f"cudnn   conv_nhwc {H}x{W}x{C}>{K}", lambda: torch.nn.functional.conv2d(xl, wl))
+
+if "compile" in what:
+    # Where a cold compile of one matmul configuration goes: the front end and
+    # the C++ passes (warmup, to PTX), ptxas in a process, and the driver
+    # loading the PTX (its own compiler) or the cubin.
+    import ctypes
+    import subprocess
+    import tempfile
+    import time
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dsl_kernels", os.path.join(ROOT, "python/tests/dsl_kernels.py"))
+    dk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dk)
+    a = torch.randn(512, 512, device=dev, dtype=torch.float16)
+    cu = ctypes.CDLL("libcuda.so.1")
+    for tm, tn, tk, w, s in ((128, 128, 64, 4, 3), (128, 256, 64, 8, 3)):
+        t0 = time.perf_counter()
+        compiled = dk.matmul_kernel.warmup(a, a, a, 512, 512, 512, 512, 1, 512, 1, 512, 1, BLOCK_M=tm, BLOCK_N=tn,
+                                           BLOCK_K=tk, GROUP_M=8, num_warps=w, num_stages=s)
+        t_front = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ptx = compiled.asm["ptx"]
+        t_ptx = time.perf_counter() - t0
+        with tempfile.TemporaryDirectory() as d:
+            with open(f"{d}/k.ptx", "w") as f:
+                f.write(ptx)
+            t0 = time.perf_counter()
+            subprocess.run(["ptxas", "-arch=sm_90a", "-O3", f"{d}/k.ptx", "-o", f"{d}/k.cubin"], check=True,
+                           capture_output=True)
+            t_ptxas = time.perf_counter() - t0
+            cubin = open(f"{d}/k.cubin", "rb").read()
+        mod = ctypes.c_void_p()
+        t0 = time.perf_counter()
+        r1 = cu.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(ptx.encode() + b"\0"))
+        t_jit = time.perf_counter() - t0
+        cu.cuModuleUnload(mod)
+        t0 = time.perf_counter()
+        r2 = cu.cuModuleLoadData(ctypes.byref(mod), ctypes.c_char_p(cubin))
+        t_cubin = time.perf_counter() - t0
+        cu.cuModuleUnload(mod)
+        print(f"compile {tm}x{tn}x{tk} w{w} s{s}: front end {t_front*1e3:.1f} ms, to PTX {t_ptx*1e3:.1f} ms, ptxas {t_ptxas*1e3:.1f} ms, "
+              f"driver from PTX {t_jit*1e3:.1f} ms (rc {r1}), from cubin {t_cubin*1e3:.1f} ms (rc {r2}), "
+              f"{len(ptx.splitlines())} PTX lines", flush=True)

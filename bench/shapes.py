@@ -105,7 +105,7 @@ def failed(op, shape, dtype, who, e):
 
 
 def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_args=None, tol=1e-2, pre=None,
-         who="tritonc"):
+         who="tritonc", config_of=None):
     """Runs our kernel: the first call tunes (timed as tune_s), then a
     poisoned-output call is checked against float64, then it is timed."""
     try:
@@ -118,7 +118,8 @@ def ours(op, shape, dtype, call, check, flop=0, nbytes=0, kernel=None, config_ar
             pre()
         call()
         err = check()
-        config = kernel.config_of(*config_args[0], **config_args[1]) if kernel is not None else ""
+        config = kernel.config_of(*config_args[0], **config_args[1]) if kernel is not None else \
+            (config_of() if config_of is not None else "")
         if not (err <= tol):
             raise RuntimeError(f"wrong result: relative error {err:.3e} > {tol:g} ({config})")
         ms = bench((lambda: (pre(), call())) if pre is not None else call)
@@ -228,6 +229,14 @@ if want("matmul"):
             c.fill_(float("nan"))
             ours(op, shape, dt, call, check, flop, kernel=kk, config_args=(call_args, macros), tol=TOL[dt],
                  pre=None)
+            # The library path: tritonc.ops.dot picks its tiles (and split-K) itself.
+            got = {}
+
+            def lib(a=a, b=b, trans_b=trans_b):
+                got["c"] = tritonc.ops.dot(a, b, False, trans_b)
+            ours(op, shape, dt, lib, lambda: relerr(got["c"], ref), flop, tol=TOL[dt], who="tritonc-ops",
+                 config_of=lambda M=M, N=N, K=K, tdt=tdt, trans_b=trans_b:
+                 tritonc.ops.dot_config(M, N, K, tdt, False, trans_b))
             peer(op, shape, dt, "cublas", lambda: torch.matmul(a, bm), lambda: relerr(torch.matmul(a, bm), ref), flop,
                  tol=TOL[dt])
             if HAVE_TRITON:
@@ -327,7 +336,7 @@ CONV_TASKS = [(1, 112, 112, 64, 4, 128, 3, 3), (2, 56, 56, 128, 4, 256, 3, 3), (
               (7, 79, 341, 32, 8, 32, 5, 10)]
 if DRY:
     CONV_TASKS = [(1, 9, 8, 8, 2, 20, 3, 3), (6, 12, 14, 1, 1, 5, 5, 5)]
-CONV_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[32, 64], num_warps=[4, 8], num_stages=[3])
+CONV_SPACE = dict(TM=[64, 128], TN=[32, 64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[2, 3])
 CONV_SPLIT_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[64], SPLIT=[2, 4, 8, 16], num_warps=[4], num_stages=[3])
 if DRY:
     CONV_SPACE = dict(TM=[64], TN=[32], TK=[32], num_warps=[4], num_stages=[3])

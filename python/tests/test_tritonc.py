@@ -139,6 +139,29 @@ def test_dot_numpy_all_variants(ta, tb):
     np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("M,N,K", [(37, 50, 29), (1, 7, 300), (130, 129, 3)])
+def test_dot_numpy_any_size(M, N, K, ta, tb):
+    """Sizes that no tile divides: the masks of tritonc.ops.dot."""
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    C = tritonc.ops.dot(np.ascontiguousarray(A.T) if ta else A, np.ascontiguousarray(B.T) if tb else B, ta, tb)
+    assert C.shape == (M, N) and C.dtype == np.float32
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_dot_numpy_f16_and_empty_sizes():
+    A = rng.standard_normal((45, 70)).astype(np.float16)
+    B = rng.standard_normal((70, 33)).astype(np.float16)
+    C = tritonc.ops.dot(A, B)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    assert C.dtype == np.float16
+    assert np.abs(C.astype(np.float64) - ref).max() <= 1e-2 * np.abs(ref).max()
+    assert tritonc.ops.dot(np.ones((0, 5), np.float32), np.ones((5, 3), np.float32)).shape == (0, 3)
+    Z = tritonc.ops.dot(np.ones((4, 0), np.float32), np.ones((0, 3), np.float32))
+    np.testing.assert_array_equal(Z, np.zeros((4, 3), np.float32))
+
+
 def cpu_kernel(src, outputs=()):
     """A kernel for the CPU back end, or a skip where tritonc was built without it."""
     k = tritonc.kernel(src, outputs, target="cpu")
@@ -266,6 +289,33 @@ def test_cuda_objects_that_speak_only_dlpack():
 @pytest.mark.parametrize("tb", [False, True])
 def test_dot_cuda_with_gradients(ta, tb):
     check_dot_against_autograd(ta, tb, 128, 64, 96, "cuda", 1e-3)
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("M,N,K,dtype,ta,tb", [
+    (1000, 1000, 1000, "float16", False, False),  # fewer 128x128 tiles than multiprocessors
+    (2048, 128, 2048, "float16", False, True),    # a split-K candidate
+    (257, 129, 4111, "float16", True, False),     # split-K, ragged everywhere
+    (512, 512, 8192, "bfloat16", False, False),   # split-K, bf16
+    (300, 200, 100, "float32", True, True),       # FMA dots
+])
+def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
+    """tritonc.ops.dot on the GPU at sizes no tile divides, the split-K path
+    included, against float64."""
+    dt = getattr(torch, dtype)
+    A = torch.randn(M, K, device="cuda").to(dt)
+    B = torch.randn(K, N, device="cuda").to(dt)
+    C = tritonc.ops.dot(A.t().contiguous() if ta else A, B.t().contiguous() if tb else B, ta, tb)
+    torch.cuda.synchronize()
+    assert C.shape == (M, N) and C.dtype == dt
+    ref = A.double() @ B.double()
+    err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err <= (1e-4 if dtype == "float32" else 1e-2), err
+    assert tritonc.ops.dot_config(M, N, K, dt, ta, tb)  # what it ran, as text
+    # A second call takes the remembered path and agrees.
+    C2 = tritonc.ops.dot(A.t().contiguous() if ta else A, B.t().contiguous() if tb else B, ta, tb)
+    torch.cuda.synchronize()
+    assert ((C2.double() - ref).abs().max() / ref.abs().max()).item() <= (1e-4 if dtype == "float32" else 1e-2)
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
