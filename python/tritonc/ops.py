@@ -91,9 +91,19 @@ def _layout_macros(transpose_a, transpose_b):
     }
 
 
-def _multiprocessors(x):
+def _multiprocessors(device):
     torch = tritonc._torch()
-    return torch.cuda.get_device_properties(x.device).multi_processor_count
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def _first_values(space):
+    """A tuning space with each list replaced by its first value: a fixed configuration."""
+    return {k: v[0] if isinstance(v, list) else v for k, v in space.items()}
+
+
+def _config_values(text):
+    """{"TM": 128, ...} of a configuration's text ("TM=128 ... num_warps=4")."""
+    return {k: int(v) for k, v in (item.split("=", 1) for item in text.split())}
 
 
 def _gpu_space(M, N, K, dtype, sms):
@@ -136,8 +146,7 @@ class _dot(tritonc.function):
     kernel = tritonc.kernel(_DOT_SRC, ["C"], filename="tritonc/ops.py:dot")
     splitk = tritonc.kernel(_DOT_SPLITK_SRC, filename="tritonc/ops.py:dot_splitk")
     cast = tritonc.kernel(_CAST_SRC, ["C"], filename="tritonc/ops.py:cast")
-    split_choice = {}  # (shape, layout, dtype) -> whether split-K was faster, measured once
-    chosen = {}  # (shape, layout, dtype) -> (path, kernel, arguments, macros) of the last GPU call
+    runs = {}  # (shape, layout, dtype) -> the chosen GPU path: a function of (a, b)
 
     @staticmethod
     def _call(a, b, transpose_a, transpose_b):
@@ -158,50 +167,69 @@ class _dot(tritonc.function):
         lda = M if transpose_a else K
         ldb = K if transpose_b else N
         ldc = N
+        if getattr(a, "is_cuda", False) and M and N and K:
+            key = (M, N, K, transpose_a, transpose_b, str(a.dtype))
+            run = _dot.runs.get(key)
+            if run is None:
+                macros = dict(_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
+                run = _dot.runs[key] = _dot._plan(a, b, M, N, K, lda, ldb, ldc, macros)
+            return run(a, b)
         c = tritonc.empty([M, N], dtype=a.dtype, like=a)
         if M == 0 or N == 0:
             return c
         if K == 0:
             c[...] = 0
             return c
-        macros = dict(_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
-        args = (a, b, c, M, N, K, lda, ldb, ldc)
-        grid = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))]
-        on_gpu = bool(getattr(a, "is_cuda", False))
-        if not on_gpu:
-            # The CPU back end (or the interpreter): one configuration, not tuned.
-            big = M >= 128 and N >= 128
-            return _dot.kernel(*args, grid=grid, TM=128 if big else 32, TN=128 if big else 32,
-                               TK=64 if big else 16, **macros)
-        sms = _multiprocessors(a)
-        key = (M, N, K, transpose_a, transpose_b, str(a.dtype))
-        plain_macros = dict(_gpu_space(M, N, K, a.dtype, sms), **macros)
-        plain = lambda: _dot.kernel(*args, grid=grid, **plain_macros)
-        split = _splitk_space(M, N, K, sms)
-        _dot.chosen[key] = ("", _dot.kernel, args, plain_macros)
-        if split is None:
-            return plain()
+        # The CPU back end (or the interpreter): one configuration, not tuned.
+        big = M >= 128 and N >= 128
+        return _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc,
+                           grid=lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))],
+                           TM=128 if big else 32, TN=128 if big else 32, TK=64 if big else 16,
+                           **_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
+
+    @staticmethod
+    def _plan(a, b, M, N, K, lda, ldb, ldc, macros):
+        """Tunes the GPU paths for one shape (the tile space, and split-K
+        where it is a candidate, each timed by the tuner; then the two best
+        against each other) and returns the chosen path as a function of
+        (a, b) launching fixed configurations: repeated calls run no tuner
+        and take the kernels' fast launch path."""
         torch = tritonc._torch()
+        sms = _multiprocessors(a.device.index or 0)
+        f32 = a.dtype == torch.float32
+        c = tritonc.empty([M, N], dtype=a.dtype, like=a)
+        space = dict(_gpu_space(M, N, K, a.dtype, sms), **macros)
+        grid = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))]
+        _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=grid, **space)
+        text = _dot.kernel.config_of(a, b, c, M, N, K, lda, ldb, ldc, **space)
+        best = dict(_first_values(space), **_config_values(text))
+        plain_grid = (tritonc.cdiv(M, best["TM"]), tritonc.cdiv(N, best["TN"]))
+
+        def plain(a, b):
+            c = torch.empty([M, N], dtype=a.dtype, device=a.device)
+            return _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=plain_grid, **best)
+        plain.config = text
+        split_space = _splitk_space(M, N, K, sms)
+        if split_space is None:
+            return plain
         w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
-        split_grid = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN")), opt.d("SPLIT")]
-        to_out = (lambda: None) if a.dtype == torch.float32 else (
-            lambda: _dot.cast(w, c, M * N, grid=(tritonc.cdiv(M * N, 1024),), BLOCK=1024, TYPE=a.dtype))
+        split_space = dict(split_space, **macros)
+        grid3 = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN")), opt.d("SPLIT")]
+        _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid3, **split_space)
+        split_text = _dot.splitk.config_of(a, b, w, M, N, K, lda, ldb, ldc, **split_space)
+        sbest = dict(_first_values(split_space), **_config_values(split_text))
+        split_grid = (tritonc.cdiv(M, sbest["TM"]), tritonc.cdiv(N, sbest["TN"]), sbest["SPLIT"])
+        cast_grid = (tritonc.cdiv(M * N, 1024),)
 
-        def split_run():
-            w.zero_()
-            _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=split_grid, **split, **macros)
-            to_out()
-
-        if key not in _dot.split_choice:
-            # Both paths tuned, then their best configurations timed against each other once.
-            plain()
-            split_run()
-            _dot.split_choice[key] = _median_ms(split_run) < _median_ms(plain)
-        if not _dot.split_choice[key]:
-            return plain()
-        _dot.chosen[key] = ("split-K ", _dot.splitk, (a, b, w, M, N, K, lda, ldb, ldc), dict(split, **macros))
-        split_run()
-        return w if a.dtype == torch.float32 else c
+        def split(a, b):
+            w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
+            _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=split_grid, **sbest)
+            if f32:
+                return w
+            c = torch.empty([M, N], dtype=a.dtype, device=a.device)
+            return _dot.cast(w, c, M * N, grid=cast_grid, BLOCK=1024, TYPE=a.dtype)
+        split.config = "split-K " + split_text
+        return split if _median_ms(lambda: split(a, b)) < _median_ms(lambda: plain(a, b)) else plain
 
     @staticmethod
     def forward(ctx, a, b, transpose_a=False, transpose_b=False):
@@ -231,15 +259,13 @@ class _dot(tritonc.function):
 
 def dot(a, b, transpose_a=False, transpose_b=False):
     """a @ b with optional transpositions (a^T when transpose_a, b^T when transpose_b), any sizes."""
+    if not (getattr(a, "requires_grad", False) or getattr(b, "requires_grad", False)):
+        return _dot._call(a, b, transpose_a, transpose_b)  # no tape to record: no autograd.Function's cost
     return _dot.apply(a, b, transpose_a, transpose_b)
 
 
 def dot_config(M, N, K, dtype, transpose_a=False, transpose_b=False):
-    """What the last GPU ``dot`` of this shape ran, as text ("split-K SPLIT=4
-    TM=64 ..." or "TM=128 TN=128 ..."); None before such a call."""
-    chosen = _dot.chosen.get((M, N, K, transpose_a, transpose_b, str(dtype)))
-    if chosen is None:
-        return None
-    path, kernel, args, macros = chosen
-    config = kernel.config_of(*args, **macros)
-    return None if config is None else path + config
+    """What GPU ``dot`` calls of this shape run, as text ("split-K SPLIT=4
+    TM=64 ..." or "TK=64 TM=128 ..."); None before the first such call."""
+    run = _dot.runs.get((M, N, K, transpose_a, transpose_b, str(dtype)))
+    return None if run is None else run.config
