@@ -87,11 +87,33 @@ def relerr(out, ref):
     return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
+def save_results():
+    """Writes shapes.json with the rows so far (after every row: a run cut off
+    by a time limit keeps what it measured)."""
+    result = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "device": "cpu (dry run: interpreter)" if DRY else torch.cuda.get_device_name(0),
+        "versions": {"torch": torch.__version__, "triton": triton.__version__ if HAVE_TRITON else None,
+                     "cuda": torch.version.cuda, "tritonc": COMMIT},
+        "method": "median of CUDA-event-timed launches after warm-up, L2 flushed between launches "
+                  "(triton.testing.do_bench); our first call tunes (tune_s, cold kernel cache)",
+        "rows": rows,
+    }
+    with open(os.path.join(args.out, "shapes.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return result
+
+
+COMMIT = os.environ.get("TRITONC_COMMIT") or subprocess.run(
+    ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip() or "unknown"
+
+
 def record(op, shape, dtype, who, ms, flop=0, nbytes=0, err=None, config="", tune_s=None, note=""):
     r = {"op": op, "shape": shape, "dtype": dtype, "who": who, "ms": ms,
          "TFLOPs": flop / ms / 1e9 if flop and ms else 0, "GBps": nbytes / ms / 1e6 if nbytes and ms else 0,
          "relerr": err, "config": config, "tune_s": tune_s, "note": note}
     rows.append(r)
+    save_results()
     rate = f"{r['TFLOPs']:8.1f} TFLOP/s" if flop else f"{r['GBps']:8.1f} GB/s"
     extra = f" err {err:.1e}" if err is not None else ""
     extra += f" tune {tune_s:.1f}s" if tune_s is not None else ""
@@ -101,6 +123,7 @@ def record(op, shape, dtype, who, ms, flop=0, nbytes=0, err=None, config="", tun
 def failed(op, shape, dtype, who, e):
     msg = "".join(traceback.format_exception_only(type(e), e)).strip().replace("\n", " | ")[:400]
     rows.append({"op": op, "shape": shape, "dtype": dtype, "who": who, "ms": None, "error": msg})
+    save_results()
     print(f"{op:10} {shape:22} {dtype:5} {who:10} FAILED: {msg}", flush=True)
 
 
@@ -442,19 +465,7 @@ if want("attention"):
             del q, k, v, o
 
 # ---------------------------------------------------------------- results
-commit = os.environ.get("TRITONC_COMMIT") or subprocess.run(
-    ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip() or "unknown"
-result = {
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    "device": "cpu (dry run: interpreter)" if DRY else torch.cuda.get_device_name(0),
-    "versions": {"torch": torch.__version__, "triton": triton.__version__ if HAVE_TRITON else None,
-                 "cuda": torch.version.cuda, "tritonc": commit},
-    "method": "median of CUDA-event-timed launches after warm-up, L2 flushed between launches "
-              "(triton.testing.do_bench); our first call tunes (tune_s, cold kernel cache)",
-    "rows": rows,
-}
-with open(os.path.join(args.out, "shapes.json"), "w") as f:
-    json.dump(result, f, indent=1)
+result = save_results()
 
 # The summary and the plot (bench/plot_shapes.py: also for merged runs).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -464,7 +475,7 @@ print("\n" + plot_shapes.summary_text(rows))
 if not DRY:
     try:
         plot_shapes.plot(rows, os.path.join(args.out, "shapes.png"),
-                         f"{result['device']}, {result['date'][:10]}, tritonc {commit}")
+                         f"{result['device']}, {result['date'][:10]}, tritonc {COMMIT}")
     except Exception as e:  # noqa: BLE001
         print("plot failed:", e)
 bad = [r for r in rows if plot_shapes.is_ours(r) and not r.get("ms")]
