@@ -125,7 +125,7 @@ def _splitk_space(M, N, K, sms):
     if tritonc.cdiv(M, 128) * tritonc.cdiv(N, 128) * 2 > sms or K < 1024:
         return None
     splits = [s for s in (2, 4, 8, 16) if K // s >= 256]
-    return dict(SPLIT=splits, TM=[64, 128], TN=[128], TK=[64], num_warps=[4, 8], num_stages=[3]) if splits else None
+    return dict(SPLIT=splits, TM=[64, 128], TN=[64, 128], TK=[64], num_warps=[4, 8], num_stages=[3]) if splits else None
 
 
 def _loop_ms(fn, reps=10):

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 #include "kernel_test_util.h"
 #include "lang/compile.h"
@@ -252,6 +253,8 @@ TEST_P(UserKernelTest, TakesTheFastPathWithoutSpills) {
 
 const std::vector<std::pair<std::string, int64_t>> kSquare = {{"M", 4096}, {"N", 4096}, {"K", 4096},
                                                               {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
+const std::vector<std::pair<std::string, int64_t>> kOdd = {{"M", 4095}, {"N", 4095}, {"K", 4095},
+                                                           {"lda", 4095}, {"ldb", 4095}, {"ldc", 4095}};
 const std::vector<std::pair<std::string, int64_t>> kRagged = {{"M", 1760}, {"N", 7000}, {"K", 1760},
                                                               {"lda", 1760}, {"ldb", 7000}, {"ldc", 7000}};
 
@@ -275,6 +278,12 @@ INSTANTIATE_TEST_SUITE_P(
                    8, {"wgmma.mma_async", "cp.async.cg.shared.global [%r", ", 16, %r"},
                    // A and B, 4 copies of 16 bytes per thread each, for 3 stages (two ahead, one in the loop)
                    24},
+        // Rows only 2-byte aligned (4095): element loads, whose addresses
+        // at constant distances along a row are immediates of one register;
+        // 256 x 128 tiles then fit in 255 registers without spills.
+        UserKernel{"masked_matmul_odd_rows", "bench/kernels/matmul_masked.tc",
+                   {{"TYPE", "half"}, {"TM", "256"}, {"TN", "128"}, {"TK", "32"}}, kOdd, 8,
+                   {"wgmma.mma_async", "ld.global.b16"}},
         UserKernel{"split_k", "examples/matmul_splitk.tc",
                    {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}, {"SPLIT", "8"}},
                    {{"M", 512}, {"N", 512}, {"K", 8192}, {"lda", 8192}, {"ldb", 512}, {"ldc", 512}}, 4,
@@ -289,6 +298,26 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "0"}}, {{"L", 4096}}, 4,
                    {"wgmma.mma_async", "wgmma.wait_group.sync.aligned 1;", "ex2.approx.ftz.f32"}}),
     [](const ::testing::TestParamInfo<UserKernel>& i) { return std::string(i.param.name); });
+
+// Element-wise global accesses whose addresses lie at constant distances
+// along a row of consecutive offsets (B's columns, C's columns) take them as
+// address immediates of one register: one 64-bit multiply-add per row, not
+// per element.
+TEST(GlobalAddresses, ConstantDistancesAreImmediates) {
+  std::string ptx = userKernelPtx(UserKernel{"odd", "bench/kernels/matmul_masked.tc",
+                                             {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kOdd, 8,
+                                             {}});
+  auto count = [&](const std::string& pattern) {
+    std::regex re(pattern);
+    return std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), re), std::sregex_iterator());
+  };
+  long loads = count(R"(ld\.global\.b16 %h\d+, \[%rd\d+\])"), loadsImm = count(R"(ld\.global\.b16 %h\d+, \[%rd\d+\+\d+\])");
+  long stores = count(R"(st\.global\.b16 \[%rd\d+\])"), storesImm = count(R"(st\.global\.b16 \[%rd\d+\+\d+\])");
+  // B (64 x 128, lanes along N): 4 columns per row at 32 elements apart.
+  EXPECT_GT(loadsImm, 0) << ptx;
+  EXPECT_GT(storesImm, 0) << ptx;
+  EXPECT_LT(count(R"(mad\.wide\.s32)"), loads + loadsImm + stores + storesImm) << ptx;
+}
 
 // A reshape of a tile holding one element per thread is not a splat's: the
 // elements move between threads, through shared memory after the reduction

@@ -25,8 +25,9 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     int64_t size = ir::byteSize(t.pointee);
     bool uniform = regs(i.operand(0)).size() == 1 && regs(i.operand(1)).size() == 1;
     std::vector<std::string> out(uniform ? 1 : numRegs(t));
+    if (!uniform) out = lowerGepWithImmediates(i);
     for (size_t e = 0; e < out.size(); ++e) {
-      if (!elementNeeded(&i, e)) continue;
+      if (!elementNeeded(&i, e) || !out[e].empty()) continue;
       std::string r = newReg(RegClass::B64);
       if (ok == Scalar::I64) {
         emit("mad.lo.s64 " + r + ", " + elem(i.operand(1), e) + ", " + std::to_string(size) + ", " + elem(i.operand(0), e) + ";");
@@ -222,6 +223,64 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     out[0] = r;
   }
   define(&i, std::move(out));
+}
+
+namespace {
+
+// Whether every user of `gep` reads it only as the address of a load or store.
+bool onlyAddressed(const ir::Instruction& gep) {
+  for (const ir::Instruction* u : gep.users()) {
+    if (u->opcode() != Opcode::Load && u->opcode() != Opcode::Store) return false;
+    for (size_t k = 1; k < u->numOperands(); ++k)
+      if (u->operand(k) == &gep) return false;
+  }
+  return !gep.users().empty();
+}
+
+bool powerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+}  // namespace
+
+std::vector<std::string> FunctionLowering::lowerGepWithImmediates(const ir::Instruction& i) {
+  const ir::Type& t = i.type();
+  std::vector<std::string> out(numRegs(t));
+  if (!t.isTile() || !onlyAddressed(i) || i.operand(1)->type().kind == Scalar::I64) return out;
+  const ir::Value* offsets = i.operand(1);
+  if (!offsets->type().isTile() || numRegs(offsets->type()) != out.size()) return out;
+  if (!axis_) axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);
+  analysis::AxisInfo info = axis_->get(offsets);
+  // An element's index is its register part plus its thread's part, whose
+  // bits differ (linear_layout.h): two registers' elements are at a distance
+  // along a dimension that is the same in every thread, and in the same run
+  // of consecutive offsets where their register parts agree above the run.
+  const gpu::LinearLayout& ll = placement(offsets->type()).ll;
+  int64_t size = ir::byteSize(t.pointee);
+  std::vector<size_t> firsts;  // elements computed by a multiply-add
+  for (size_t e = 0; e < out.size(); ++e) {
+    if (!elementNeeded(&i, e)) continue;
+    gpu::Index at = ll.regIndex(e);
+    for (size_t f : firsts) {
+      if (elem(i.operand(0), f) != elem(i.operand(0), e)) continue;
+      gpu::Index from = ll.regIndex(f);
+      int differing = 0;
+      size_t dim = 0;
+      for (size_t d = 0; d < at.size(); ++d)
+        if (at[d] != from[d]) ++differing, dim = d;
+      if (differing != 1) continue;
+      int64_t run = info.contiguity[dim];
+      if (!powerOfTwo(run) || run < 2 || at[dim] / run != from[dim] / run) continue;
+      int64_t delta = (at[dim] - from[dim]) * size;
+      out[e] = out[f] + (delta > 0 ? "+" : "") + std::to_string(delta);
+      break;
+    }
+    if (out[e].empty()) {
+      firsts.push_back(e);
+      std::string r = newReg(RegClass::B64);
+      emit("mad.wide.s32 " + r + ", " + elem(offsets, e) + ", " + std::to_string(size) + ", " + elem(i.operand(0), e) + ";");
+      out[e] = r;
+    }
+  }
+  return out;
 }
 
 }  // namespace tritonc::nvptx

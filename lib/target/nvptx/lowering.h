@@ -9,10 +9,12 @@
 // Op families are lowered in their own files.
 #pragma once
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "analysis/axis_info.h"
 #include "gpu/linear_layout.h"
 #include "ir/ir.h"
 #include "target/nvptx/codegen.h"
@@ -84,7 +86,12 @@ class FunctionLowering {
   // ---- lowering of op families --------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
   void lowerCast(const ir::Instruction& i);
-  void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
+  void lowerMemory(const ir::Instruction& i);
+  // Element registers of a gep whose results only loads and stores use as
+  // addresses: an element at a constant distance from one computed before
+  // (same base register, offsets in one run of consecutive values) is that
+  // register plus an immediate ("%rd7+64"), not a 64-bit multiply-add.
+  std::vector<std::string> lowerGepWithImmediates(const ir::Instruction& i);       // lower_memory.cpp
   void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
   void lowerReduce(const ir::Instruction& i);       // lower_reduce.cpp
   void lowerShared(const ir::Instruction& i);       // lower_shared.cpp
@@ -176,6 +183,7 @@ class FunctionLowering {
   std::map<std::string, std::vector<std::string>> indexRegs_;
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> sharedOffsetRegs_;  // per (buffer, tile): (r, REG)
   std::map<const ir::Value*, int> pointerGroup_;
+  std::unique_ptr<analysis::AxisInfoAnalysis> axis_;  // made on first use (address immediates)
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
   std::string tid_, laneId_, warpId_, scalarOwner_, sharedBase_;
