@@ -234,7 +234,11 @@ class _dot(tritonc.function):
             c = torch.empty([M, N], dtype=a.dtype, device=a.device)
             return _dot.cast(w, c, M * N, grid=cast_grid, BLOCK=1024, TYPE=a.dtype)
         split.config = "split-K " + split_text
-        return split if _cold_ms(lambda: split(a, b)) < _cold_ms(lambda: plain(a, b)) else plain
+        split_ms, plain_ms = _cold_ms(lambda: split(a, b)), _cold_ms(lambda: plain(a, b))
+        chosen, other, mine, theirs = (split, plain, split_ms, plain_ms) if split_ms < plain_ms else \
+            (plain, split, plain_ms, split_ms)
+        chosen.config += " (timed %.4f ms; %s: %.4f ms)" % (mine, other.config, theirs)
+        return chosen
 
     @staticmethod
     def forward(ctx, a, b, transpose_a=False, transpose_b=False):
@@ -271,6 +275,7 @@ def dot(a, b, transpose_a=False, transpose_b=False):
 
 def dot_config(M, N, K, dtype, transpose_a=False, transpose_b=False):
     """What GPU ``dot`` calls of this shape run, as text ("split-K SPLIT=4
-    TM=64 ..." or "TK=64 TM=128 ..."); None before the first such call."""
+    TM=64 ..." or "TK=64 TM=128 ..."), with both paths' times where split-K
+    was a candidate; None before the first such call."""
     run = _dot.runs.get((M, N, K, transpose_a, transpose_b, str(dtype)))
     return None if run is None else run.config
