@@ -129,15 +129,19 @@ def _splitk_space(M, N, K, sms):
 
 
 def _cold_ms(fn, reps=10):
-    """Median ms of fn with the L2 cache flushed before each call, as the
+    """Median GPU ms of fn with the L2 cache flushed before each call, as the
     benchmarks time kernels (operands are rarely still in L2 when a product
-    is computed; a warm loop would favour the path that rereads them)."""
+    is computed; a warm loop would favour the path that rereads them). The
+    GPU is kept busy while fn's launches are queued, so that their host time
+    (the first calls of a path go through Python) does not count."""
     torch = tritonc._torch()
     flush = torch.empty(1 << 25, dtype=torch.int32, device="cuda")  # 128 MB, more than any L2
     fn()
     times = []
     for _ in range(reps):
-        flush.zero_()  # the GPU is busy with it while the launches below are queued
+        flush.zero_()
+        if hasattr(torch.cuda, "_sleep"):
+            torch.cuda._sleep(200000)  # ~0.1 ms more of GPU work while the launches below are queued
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
