@@ -59,4 +59,5 @@ if __name__ == "__main__":
     rows = [r for run in runs for r in run["rows"]]
     first = runs[0]
     print(summary_text(rows))
-    plot(rows, out, f"{first['device']}, {first['date'][:10]}, tritonc {first['versions']['tritonc']}")
+    commits = ", ".join(dict.fromkeys(r["versions"]["tritonc"] for r in runs))
+    plot(rows, out, f"{first['device']}, {first['date'][:10]}, tritonc {commits}")
