@@ -150,6 +150,16 @@ def test_dot_numpy_any_size(M, N, K, ta, tb):
     np.testing.assert_allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-4, atol=1e-4)
 
 
+def test_dot_takes_views_that_are_not_row_major():
+    """A transposed view is multiplied as the matrix it shows, not as its storage."""
+    A = rng.standard_normal((40, 24)).astype(np.float32)
+    B = rng.standard_normal((40, 56)).astype(np.float32)
+    np.testing.assert_allclose(tritonc.ops.dot(A.T, B), A.T.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+    if torch is not None:
+        TA, TB = torch.randn(40, 24), torch.randn(40, 56)
+        torch.testing.assert_close(tritonc.ops.dot(TA.t(), TB), TA.t() @ TB, rtol=1e-4, atol=1e-4)
+
+
 def test_dot_numpy_f16_and_empty_sizes():
     A = rng.standard_normal((45, 70)).astype(np.float16)
     B = rng.standard_normal((70, 33)).astype(np.float16)

@@ -96,6 +96,15 @@ def _multiprocessors(device):
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
+def _row_major(x):
+    """x with its rows contiguous, as the kernels read it (a transposed view,
+    say, is copied): a kernel takes only the data pointer."""
+    if hasattr(x, "is_contiguous"):
+        return x if x.is_contiguous() else x.contiguous()
+    import numpy as np
+    return x if not isinstance(x, np.ndarray) or x.flags["C_CONTIGUOUS"] else np.ascontiguousarray(x)
+
+
 def _first_values(space):
     """A tuning space with each list replaced by its first value: a fixed configuration."""
     return {k: v[0] if isinstance(v, list) else v for k, v in space.items()}
@@ -159,6 +168,7 @@ class _dot(tritonc.function):
 
     @staticmethod
     def _call(a, b, transpose_a, transpose_b):
+        a, b = _row_major(a), _row_major(b)
         shape_a, shape_b = tritonc.shape(a), tritonc.shape(b)
         if len(shape_a) != 2 or len(shape_b) != 2:
             raise ValueError("dot: operands must be matrices, got shapes %s and %s" % (shape_a, shape_b))
