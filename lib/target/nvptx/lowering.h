@@ -86,12 +86,12 @@ class FunctionLowering {
   // ---- lowering of op families --------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
   void lowerCast(const ir::Instruction& i);
-  void lowerMemory(const ir::Instruction& i);
+  void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
   // Element registers of a gep whose results only loads and stores use as
   // addresses: an element at a constant distance from one computed before
   // (same base register, offsets in one run of consecutive values) is that
   // register plus an immediate ("%rd7+64"), not a 64-bit multiply-add.
-  std::vector<std::string> lowerGepWithImmediates(const ir::Instruction& i);       // lower_memory.cpp
+  std::vector<std::string> lowerGepWithImmediates(const ir::Instruction& i);
   void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
   void lowerReduce(const ir::Instruction& i);       // lower_reduce.cpp
   void lowerShared(const ir::Instruction& i);       // lower_shared.cpp
