@@ -5,19 +5,17 @@ by the tuner on the GPU, split-K where the output has few tiles and K is
 deep; with its backward."""
 import tritonc
 
-# Masked on every edge, so any size and any tile work; the four transposition
-# variants by macros, as PyTriton builds them.
-_DOT_SRC = """
-void dot(TYPE * A, TYPE * B, TYPE * C, int M, int N, int K, int lda, int ldb, int ldc) {
-  int pm = get_program_id(0);
-  int pn = get_program_id(1);
+# The product of program (pm, pn)'s output tile over COUNT of K from K0,
+# masked on every edge, so any size and any tile work; the four
+# transposition variants by macros, as PyTriton builds them.
+_TILE_PRODUCT = """
   int rm[TM] = pm * TM + 0 ... TM;
   int rn[TN] = pn * TN + 0 ... TN;
   int rk[TK] = 0 ... TK;
   float c[TM, TN] = 0;
-  TYPE* pa[SHAPE_A] = A + rk[BROADCAST_AK] * STRIDE_AK + rm[BROADCAST_AM] * STRIDE_AM;
-  TYPE* pb[SHAPE_B] = B + rk[BROADCAST_BK] * STRIDE_BK + rn[BROADCAST_BN] * STRIDE_BN;
-  for (int k = K; k > 0; k -= TK) {
+  TYPE* pa[SHAPE_A] = A + {rk}[BROADCAST_AK] * STRIDE_AK + rm[BROADCAST_AM] * STRIDE_AM;
+  TYPE* pb[SHAPE_B] = B + {rk}[BROADCAST_BK] * STRIDE_BK + rn[BROADCAST_BN] * STRIDE_BN;
+  for (int k = {count}; k > 0; k -= TK) {{
     bool checka[SHAPE_A] = rm[BROADCAST_AM] < M && rk[BROADCAST_AK] < k;
     bool checkb[SHAPE_B] = rk[BROADCAST_BK] < k && rn[BROADCAST_BN] < N;
     TYPE a[SHAPE_A] = checka ? *pa : 0;
@@ -25,10 +23,15 @@ void dot(TYPE * A, TYPE * B, TYPE * C, int M, int N, int K, int lda, int ldb, in
     c += USE_A @ USE_B;
     pa += TK * STRIDE_AK;
     pb += TK * STRIDE_BK;
-  }
-  TYPE* pc[TM, TN] = C + rm[:, newaxis] * ldc + rn[newaxis, :];
-  bool checkc[TM, TN] = rm[:, newaxis] < M && rn[newaxis, :] < N;
-  @checkc *pc = c;
+  }}
+"""
+_EDGE = "  bool checkc[TM, TN] = rm[:, newaxis] < M && rn[newaxis, :] < N;\n"
+
+_DOT_SRC = """
+void dot(TYPE * A, TYPE * B, TYPE * C, int M, int N, int K, int lda, int ldb, int ldc) {
+  int pm = get_program_id(0);
+  int pn = get_program_id(1);""" + _TILE_PRODUCT.format(rk="rk", count="K") + """  TYPE* pc[TM, TN] = C + rm[:, newaxis] * ldc + rn[newaxis, :];
+""" + _EDGE + """  @checkc *pc = c;
 }
 """
 
@@ -41,25 +44,8 @@ void dot_splitk(TYPE * A, TYPE * B, float * W, int M, int N, int K, int lda, int
   int pn = get_program_id(1);
   int pz = get_program_id(2);
   int slice = (K + SPLIT * TK - 1) / (SPLIT * TK) * TK;
-  int k0 = pz * slice;
-  int rm[TM] = pm * TM + 0 ... TM;
-  int rn[TN] = pn * TN + 0 ... TN;
-  int rk[TK] = 0 ... TK;
-  float c[TM, TN] = 0;
-  TYPE* pa[SHAPE_A] = A + (k0 + rk)[BROADCAST_AK] * STRIDE_AK + rm[BROADCAST_AM] * STRIDE_AM;
-  TYPE* pb[SHAPE_B] = B + (k0 + rk)[BROADCAST_BK] * STRIDE_BK + rn[BROADCAST_BN] * STRIDE_BN;
-  for (int k = min(K - k0, slice); k > 0; k -= TK) {
-    bool checka[SHAPE_A] = rm[BROADCAST_AM] < M && rk[BROADCAST_AK] < k;
-    bool checkb[SHAPE_B] = rk[BROADCAST_BK] < k && rn[BROADCAST_BN] < N;
-    TYPE a[SHAPE_A] = checka ? *pa : 0;
-    TYPE b[SHAPE_B] = checkb ? *pb : 0;
-    c += USE_A @ USE_B;
-    pa += TK * STRIDE_AK;
-    pb += TK * STRIDE_BK;
-  }
-  float* pw[TM, TN] = W + rm[:, newaxis] * ldc + rn[newaxis, :];
-  bool checkc[TM, TN] = rm[:, newaxis] < M && rn[newaxis, :] < N;
-  @checkc atomic_add(pw, c);
+  int k0 = pz * slice;""" + _TILE_PRODUCT.format(rk="(k0 + rk)", count="min(K - k0, slice)") + """  float* pw[TM, TN] = W + rm[:, newaxis] * ldc + rn[newaxis, :];
+""" + _EDGE + """  @checkc atomic_add(pw, c);
 }
 """
 
