@@ -2,7 +2,7 @@
 # variants (the op's kernel, a split-K one where it was run, tritonc.ops.dot) against the
 # best peer (torch, cuBLAS, cuDNN, Triton), as a table and a PNG.
 #   python3 bench/plot_shapes.py OUT.png RESULT.json [RESULT.json ...]
-# merges the rows of several runs (same device and commit) into one plot.
+# merges the rows of several runs (one device; the title names their commits) into one plot.
 import json
 import sys
 
