@@ -202,12 +202,8 @@ void LoopPipeliner::makeDotAsync(const AsyncDot& a) {
         if (u->operand(k) == phi) u->setOperand(k, ready);
   }
   // At the exit, every group is waited for before the accumulator is read.
-  ir::BasicBlock* exit = nullptr;
-  for (ir::BasicBlock* s : loop_.header->successors())
-    if (!loop_.contains(s)) exit = s;
-  size_t top = 0;
-  while (exit->instructions()[top]->opcode() == Opcode::Phi) ++top;
-  b_.setInsertPoint(exit, top);
+  ir::BasicBlock* exit = loop_.headerExit();
+  b_.setInsertPoint(exit, exit->firstNonPhi());
   ir::Instruction* done = b_.create(Opcode::DotWait, phi->type(), {phi});
   done->setName(phi->name());
   std::vector<ir::Instruction*> outside;
@@ -340,8 +336,7 @@ void LoopPipeliner::run() {
   for (ir::BasicBlock* bb : loop_.blocks)
     for (ir::BasicBlock* s : bb->successors()) {
       if (loop_.contains(s)) continue;
-      size_t top = 0;
-      while (s->instructions()[top]->opcode() == Opcode::Phi) ++top;
+      size_t top = s->firstNonPhi();
       if (top < s->instructions().size() && s->instructions()[top]->opcode() == Opcode::AsyncWait) continue;
       b_.setInsertPoint(s, top);
       b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = 0;

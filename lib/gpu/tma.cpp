@@ -181,12 +181,8 @@ void RingConverter::run() {
     }
   }
   // The exit waits for the copies still in flight: iterations n .. n+P-1.
-  ir::BasicBlock* exit = nullptr;
-  for (ir::BasicBlock* s : loop_.header->successors())
-    if (!loop_.contains(s)) exit = s;
-  size_t top = 0;
-  while (exit->instructions()[top]->opcode() == Opcode::Phi) ++top;
-  b_.setInsertPoint(exit, top);
+  ir::BasicBlock* exit = loop_.headerExit();
+  b_.setInsertPoint(exit, exit->firstNonPhi());
   for (size_t k = 0; k < prologue; ++k) {
     ir::Value* m = k ? b_.binary(Opcode::Add, counter_, i32(int64_t(k))) : counter_;
     ir::Value* slot = b_.binary(Opcode::Rem, m, i32(stages));

@@ -117,6 +117,12 @@ Instruction* BasicBlock::terminator() const {
   return insts_.back().get();
 }
 
+size_t BasicBlock::firstNonPhi() const {
+  size_t pos = 0;
+  while (pos < insts_.size() && insts_[pos]->opcode() == Opcode::Phi) ++pos;
+  return pos;
+}
+
 std::vector<BasicBlock*> BasicBlock::successors() const {
   Instruction* t = terminator();
   return t ? t->blocks : std::vector<BasicBlock*>{};

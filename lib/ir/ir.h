@@ -176,6 +176,9 @@ class BasicBlock {
   const InstList& instructions() const { return insts_; }
   bool empty() const { return insts_.empty(); }
   Instruction* terminator() const;
+  // The position of the first instruction that is not a phi (where code
+  // entering the block may be inserted).
+  size_t firstNonPhi() const;
   std::vector<BasicBlock*> successors() const;
   // Inserts before position `pos` (insts_.size() appends); returns the instruction.
   Instruction* insert(size_t pos, std::unique_ptr<Instruction> inst);

@@ -24,6 +24,13 @@ std::vector<ir::BasicBlock*> Loop::exitingBlocks() const {
   return out;
 }
 
+ir::BasicBlock* Loop::headerExit() const {
+  ir::BasicBlock* exit = nullptr;
+  for (ir::BasicBlock* s : header->successors())
+    if (!contains(s)) exit = s;
+  return exit;
+}
+
 bool Loop::hasMemoryWrites() const {
   for (ir::BasicBlock* bb : blocks)
     for (auto& i : bb->instructions())

@@ -31,6 +31,9 @@ struct Loop {
   bool definedInside(const ir::Value* v) const;
   // Blocks of the loop with a successor outside it.
   std::vector<ir::BasicBlock*> exitingBlocks() const;
+  // The header's successor outside the loop (where a loop tested at its
+  // header goes when it ends), or null.
+  ir::BasicBlock* headerExit() const;
   bool hasMemoryWrites() const;  // a store or an atomic anywhere in the loop
 };
 

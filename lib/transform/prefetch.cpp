@@ -307,9 +307,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     ir::Instruction* l = loads[n];
     auto& bp = blocks[l->parent];
     if (!bp) {
-      size_t top = 0;
-      while (top < l->parent->instructions().size() && l->parent->instructions()[top]->opcode() == Opcode::Phi) ++top;
-      bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, top, safeDivisors);
+      bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, l->parent->firstNonPhi(), safeDivisors);
     }
     ir::Value*& c = aheadConds[{l->parent, dist[n]}];
     if (!c) c = conditionsHold(loop, bp->cloner, bp->builder, 1, dist[n], contEdge);

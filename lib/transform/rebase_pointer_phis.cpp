@@ -79,12 +79,6 @@ ir::Value* rebuild(ir::Builder& b, const std::vector<ir::Instruction*>& chain, i
   return v;
 }
 
-size_t firstNonPhi(const ir::BasicBlock* bb) {
-  size_t pos = 0;
-  while (pos < bb->instructions().size() && bb->instructions()[pos]->opcode() == Opcode::Phi) ++pos;
-  return pos;
-}
-
 bool runOnLoop(ir::Function& f, const Loop& loop) {
   if (!loop.preheader || !loop.latch || loop.headerPredecessors.size() != 2) return false;
   ir::Builder b(*f.parent());
@@ -115,7 +109,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop) {
       q->addOperand(p == loop.preheader ? base : qNext);
       q->blocks.push_back(p);
     }
-    ir::Value* tileHere = rebuild(b, chain, q, loop.header, firstNonPhi(loop.header));
+    ir::Value* tileHere = rebuild(b, chain, q, loop.header, loop.header->firstNonPhi());
     ir::Value* tileNext = rebuild(b, chain, qNext, nextBlock, nextBlock->indexOf(next));
     tileHere->setName(phi->name());
     tileNext->setName(next->name());
