@@ -360,7 +360,7 @@ CONV_TASKS = [(1, 112, 112, 64, 4, 128, 3, 3), (2, 56, 56, 128, 4, 256, 3, 3), (
 if DRY:
     CONV_TASKS = [(1, 9, 8, 8, 2, 20, 3, 3), (6, 12, 14, 1, 1, 5, 5, 5)]
 CONV_SPACE = dict(TM=[64, 128], TN=[32, 64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[2, 3])
-CONV_SPLIT_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[64, 128], SPLIT=[2, 4, 8, 16], num_warps=[4], num_stages=[3])
+CONV_SPLIT_SPACE = dict(TM=[64, 128], TN=[32, 64, 128], TK=[64, 128], SPLIT=[2, 3, 4, 6, 7, 8, 12, 16], num_warps=[4], num_stages=[3])
 if DRY:
     CONV_SPACE = dict(TM=[64], TN=[32], TK=[32], num_warps=[4], num_stages=[3])
     CONV_SPLIT_SPACE = dict(TM=[64], TN=[32], TK=[32], SPLIT=[2], num_warps=[4], num_stages=[3])
