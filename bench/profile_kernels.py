@@ -1,7 +1,7 @@
 # Runs a few fixed configurations of our user-style kernels and the Triton
 # kernels written the same way, two launches each, for a profiler to look at
 # side by side (no tuning, so that every launch is one of these):
-#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|conv|attention]...
+#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|conv|attention|dsl-attention|...]...
 # Prints each kernel's median time (CUDA events) when run without a profiler.
 import math, os, sys
 
@@ -96,6 +96,34 @@ if "attention" in what:
             run(f"triton  attention L{L} d{D} {bm}x{bn} w{w} s{s}",
                 lambda: peers.tri_attention_fixed[(cdiv(L, bm), Bt * Hh)](
                     q, k, v, o, L, scale, HEAD=D, CAUSAL=causal, BM=bm, BN=bn, num_warps=w, num_stages=s))
+
+if "dsl-attention" in what:
+    # The Python DSL's attention (python/tests/dsl_kernels.py, the tutorial's
+    # form: block pointers, exp2, causal split in two loops) compiled by us
+    # and by Triton, as bench/dsl_bench.py times them.
+    import importlib.util
+    mods = {}
+    for who in ("tritonc", "triton"):
+        text = open(os.path.join(ROOT, "python/tests/dsl_kernels.py")).read()
+        if who == "triton":
+            text = text.replace("import tritonc as triton", "import triton").replace(
+                "import tritonc.language as tl", "import triton.language as tl")
+        import tempfile
+        path = os.path.join(tempfile.mkdtemp(), f"dsl_kernels_{who}.py")
+        open(path, "w").write(text)
+        spec = importlib.util.spec_from_file_location(f"dsl_kernels_{who}", path)
+        mods[who] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mods[who])
+    Z, H, NC, D = 4, 16, 4096, 64
+    q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
+    o = torch.empty_like(q)
+    for causal in (False, True):
+        for w in (8, 4):
+            for who, mod in mods.items():
+                run(f"{who:7} dsl-attention {'causal' if causal else 'full'} w{w}",
+                    lambda mod=mod, w=w, causal=causal: mod.attention_fwd[(cdiv(NC, 128), Z * H)](
+                        q, k, v, 0.125, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), Z, H, NC,
+                        HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal, num_warps=w, num_stages=3))
 
 if "sweep" in what:
     # Configurations the tuning spaces leave out, on the shapes that fall short.

@@ -75,6 +75,30 @@ bool aliases(const ir::Value* v) {
   return op == ir::Opcode::Splat || op == ir::Opcode::Broadcast || op == ir::Opcode::Reshape;
 }
 
+bool elementwise(const ir::Instruction& i) {
+  ir::OpCategory c = ir::opcodeCategory(i.opcode());
+  return c == ir::OpCategory::Binary || c == ir::OpCategory::Unary || i.opcode() == ir::Opcode::Cmp ||
+         i.opcode() == ir::Opcode::Select;
+}
+
+// Whether the tile `v` never exists whole: an element-wise result used once,
+// by an element-wise instruction later in its block, with only element-wise
+// or aliasing instructions between (a `qk * scale` that a select and an add
+// finish). ptxas evaluates such a chain element by element.
+bool streamed(const ir::Value* v) {
+  if (v->valueKind() != ir::ValueKind::Instruction || v->users().size() != 1) return false;
+  const auto* def = static_cast<const ir::Instruction*>(v);
+  const ir::Instruction* user = v->users().front();
+  if (!elementwise(*def) || !elementwise(*user) || user->parent != def->parent) return false;
+  bool between = false;
+  for (auto& inst : def->parent->instructions()) {
+    if (inst.get() == user) return between;
+    if (between && !elementwise(*inst) && !aliases(inst.get())) return false;
+    if (inst.get() == def) between = true;
+  }
+  return false;
+}
+
 // Registers for scalars, addresses, descriptors and temporaries beyond the
 // tiles: the attention and matmul kernels measured with ptxas -v, and
 // kernels without a dot (softmax, layer norm: 64 registers at 32 f32
@@ -117,7 +141,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       int64_t bytes = 0;
       for (const ir::Value* v : live.liveAfter(inst.get())) {
         const ir::Type& ty = v->type();
-        if (!ty.isTile() || ty.isShared() || aliases(v)) continue;
+        if (!ty.isTile() || ty.isShared() || aliases(v) || streamed(v)) continue;
         // Once per value: the walks behind it would cost their depth at every instruction it is live across.
         auto [it, fresh] = tileBytes.try_emplace(v, 0);
         if (fresh) it->second = ty.numElements() * registerBytesPerElement(v, light);

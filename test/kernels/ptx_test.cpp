@@ -340,13 +340,44 @@ std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>
 TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
   std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("reshape_one_element_per_thread.tir", facts);
-  size_t shuffle = ptx.find("shfl.sync");
+  size_t shuffle = ptx.find("shfl.sync.bfly");
   ASSERT_NE(shuffle, std::string::npos) << ptx;
   size_t store = ptx.find("st.global", shuffle);
   ASSERT_NE(store, std::string::npos) << ptx;
   std::string after = ptx.substr(shuffle, store - shuffle);
   EXPECT_NE(after.find("st.shared"), std::string::npos) << ptx;
   EXPECT_NE(after.find("ld.shared"), std::string::npos) << ptx;
+}
+
+// An element-wise result the axis analysis finds constant over aligned runs
+// is computed once per run a thread holds. In this 64 x 64 tile (4 warps)
+// a thread's columns are four consecutive ones and the rows repeat them, so
+// the mask `cols < n` takes one comparison and one select when n is a
+// multiple of 16 (the four columns lie in one run), four when it is not.
+TEST(ElementwiseLowering, ValuesConstantOverRunsComputedOncePerRun) {
+  auto count = [](const std::string& ptx, const std::string& pattern) {
+    std::regex re(pattern);
+    return std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), re), std::sregex_iterator());
+  };
+  std::vector<runtime::ArgFacts> facts{runtime::ArgFacts{true, 256, 0, false}, runtime::ArgFacts{false, 0, 48, true}};
+  std::string ptx = tirPtx("mask_constant_over_runs.tir", facts);
+  EXPECT_EQ(count(ptx, R"(setp\.lt\.s32)"), 1) << ptx;
+  EXPECT_EQ(count(ptx, R"(selp\.f32)"), 1) << ptx;
+  facts[1].value = 47;  // runs of one
+  std::string plain = tirPtx("mask_constant_over_runs.tir", facts);
+  EXPECT_EQ(count(plain, R"(setp\.lt\.s32)"), 4) << plain;
+  EXPECT_EQ(count(plain, R"(selp\.f32)"), 4) << plain;
+}
+
+// The warp index comes from lane 0 (shfl.sync.idx), a value ptxas knows to
+// be uniform; wgmma descriptors are built as 64-bit values from it and the
+// buffer addresses, one or.b64 per buffer and an add.s64 per further step,
+// so that ptxas keeps them in uniform registers (no R2UR per wgmma).
+TEST(PipelinedWgmma, DescriptorsAreUniform64BitValues) {
+  std::string ptx = matmulPtx("128", 3);
+  EXPECT_NE(ptx.find("shfl.sync.idx.b32"), std::string::npos) << ptx;
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(mov\.b64 %rd\d+, \{)"))) << ptx;  // none packed from two halves
+  EXPECT_NE(ptx.find("or.b64"), std::string::npos) << ptx;
 }
 
 // A function whose blocks are not laid out dominators first (the exit of a

@@ -228,7 +228,12 @@ void FunctionLowering::prologue() {
   warpId_ = newReg(RegClass::B32);
   emit("mov.u32 " + tid_ + ", %tid.x;");
   emit("and.b32 " + laneId_ + ", " + tid_ + ", 31;");
-  emit("shr.u32 " + warpId_ + ", " + tid_ + ", 5;");
+  // The warp index read back from lane 0: the same value, but one ptxas
+  // knows to be uniform over the warp, so what is computed from it alone
+  // (wgmma descriptors, per-warp shared offsets) lives in uniform registers.
+  std::string warpOfLane = newReg(RegClass::B32);
+  emit("shr.u32 " + warpOfLane + ", " + tid_ + ", 5;");
+  emit("shfl.sync.idx.b32 " + warpId_ + ", " + warpOfLane + ", 0, 31, -1;");
   if (f_.sharedBytes > 0) {
     sharedBase_ = newReg(RegClass::B32);
     emit("mov.u32 " + sharedBase_ + ", scratch;");

@@ -4,6 +4,7 @@
 // element in each register (that part plus the register's own constant
 // part), and whether this thread holds the first copy of its elements.
 #include <cmath>
+#include <map>
 
 #include "gpu/layouts.h"
 #include "target/nvptx/lowering.h"
@@ -37,6 +38,34 @@ std::string FunctionLowering::scalarOwner() {
     emit("setp.eq.u32 " + scalarOwner_ + ", " + tid_ + ", 0;");
   }
   return scalarOwner_;
+}
+
+std::vector<size_t> FunctionLowering::equalElements(const ir::Value* v) {
+  const ir::Type& t = v->type();
+  size_t n = numRegs(t);
+  std::vector<size_t> first(n);
+  for (size_t e = 0; e < n; ++e) first[e] = e;
+  if (!t.isTile() || t.isShared() || n == 1) return first;
+  if (!axis_) axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);
+  std::vector<int64_t> runs = axis_->get(v).constancy;
+  bool any = false;
+  for (size_t d = 0; d < runs.size(); ++d) {
+    // Runs of a power-of-two length start at its multiples.
+    if (runs[d] < 1 || (runs[d] & (runs[d] - 1)) != 0) runs[d] = 1;
+    any |= runs[d] > 1;
+  }
+  if (!any) return first;
+  // An index is its register part plus its thread's part, in different bits
+  // (linear_layout.h): registers whose register parts agree above the run
+  // length are in the same run in every thread.
+  const gpu::LinearLayout& ll = placement(t).ll;
+  std::map<gpu::Index, size_t> runOwner;
+  for (size_t e = 0; e < n; ++e) {
+    gpu::Index at = ll.regIndex(e);
+    for (size_t d = 0; d < at.size(); ++d) at[d] /= runs[d];
+    first[e] = runOwner.emplace(at, e).first->second;
+  }
+  return first;
 }
 
 const Placement& FunctionLowering::placement(const ir::Type& t) {

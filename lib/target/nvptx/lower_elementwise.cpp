@@ -69,7 +69,13 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
   Scalar ck = half ? Scalar::F32 : k;  // the kind computed in
   const char* ty = ptxType(ck);
   bool isF = ir::isFloatKind(ck);
+  // Registers that repeat another's value (constant runs) copy its register.
+  std::vector<size_t> same = n == 1 ? std::vector<size_t>{0} : equalElements(&i);
   for (size_t e = 0; e < n; ++e) {
+    if (same[e] != e) {
+      out[e] = out[same[e]];
+      continue;
+    }
     auto operand = [&](size_t j) {
       std::string r = elem(i.operand(j), e);
       return half && i.operand(j)->type().kind == k ? toF32(k, r) : r;

@@ -82,6 +82,12 @@ class FunctionLowering {
   // Per dimension, the index (a register) of the element in register r.
   std::vector<std::string> indexRegs(const ir::Type& t, size_t r);
   std::string scalarOwner();  // thread 0: scalars are computed by all, stored by one
+  // Per register of `v`, the first register certain to hold the same value
+  // in every thread: the axis analysis finds `v` constant over aligned runs
+  // along each dimension (a mask `offs < n` with n a multiple of 16 is
+  // constant over 16 columns), and two registers whose indices fall in the
+  // same runs hold equal values. Each register's own index where nothing is known.
+  std::vector<size_t> equalElements(const ir::Value* v);
 
   // ---- lowering of op families --------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp

@@ -55,23 +55,27 @@ OperandBuffer operandBuffer(const ir::Type& t, int kDim) {
   return b;
 }
 
-// Descriptors of one buffer at `address`: its low word (address >> 4 and
-// LBO >> 4 << 16) is computed once; a descriptor at `offset` bytes further
-// adds offset >> 4 to it (the addresses stay below 2^18).
+// Descriptors of one buffer at `address`: the first one (address >> 4,
+// LBO >> 4 << 16, and SBO and the swizzle mode in the high word) is built
+// once as a 64-bit value; a descriptor at `offset` bytes further adds
+// offset >> 4 to it (the addresses stay below 2^18, so nothing carries out of
+// the address field). Kept 64-bit and made of warp-uniform values, they stay
+// in ptxas's uniform registers instead of being moved there for every wgmma.
 struct Descriptors {
   FunctionLowering& L;
-  std::string lo0, hi;
+  std::string d0;
   Descriptors(FunctionLowering& l, const std::string& address, int64_t lbo, int64_t sbo, int mode) : L(l) {
-    lo0 = L.newReg(RegClass::B32);
-    hi = L.newReg(RegClass::B32);
-    L.emit("bfe.u32 " + lo0 + ", " + address + ", 4, 14;");
-    L.emit("or.b32 " + lo0 + ", " + lo0 + ", " + std::to_string((lbo >> 4) << 16) + ";");
-    L.emit("mov.b32 " + hi + ", " + std::to_string((sbo >> 4) | (int64_t(mode) << 30)) + ";");
+    std::string lo = L.newReg(RegClass::B32), wide = L.newReg(RegClass::B64);
+    d0 = L.newReg(RegClass::B64);
+    L.emit("bfe.u32 " + lo + ", " + address + ", 4, 14;");
+    L.emit("cvt.u64.u32 " + wide + ", " + lo + ";");
+    int64_t constant = ((lbo >> 4) << 16) | (((sbo >> 4) | (int64_t(mode) << 30)) << 32);
+    L.emit("or.b64 " + d0 + ", " + wide + ", " + std::to_string(constant) + ";");
   }
   std::string at(int64_t offset) {
-    std::string lo = L.newReg(RegClass::B32), d = L.newReg(RegClass::B64);
-    L.emit("add.s32 " + lo + ", " + lo0 + ", " + std::to_string(offset >> 4) + ";");
-    L.emit("mov.b64 " + d + ", {" + lo + ", " + hi + "};");
+    if (offset == 0) return d0;
+    std::string d = L.newReg(RegClass::B64);
+    L.emit("add.s64 " + d + ", " + d0 + ", " + std::to_string(offset >> 4) + ";");
     return d;
   }
 };
