@@ -1,6 +1,8 @@
 # Host time per launch of a tiny kernel (vector add of 1024 floats on CUDA
 # tensors), many launches back to back, for tritonc, Triton and a torch op in
-# the same run. The GPU work is negligible: this measures the launch path.
+# the same run (tritonc: a Triton-C kernel, with and without a grid function,
+# and the same add as a @tritonc.jit function). The GPU work is negligible:
+# this measures the launch path.
 #   python3 bench/launch_overhead.py OUT.json
 import datetime, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -38,6 +40,16 @@ def tadd(a, b, c, n, B: tl.constexpr):
     tl.store(c + offs, tl.load(a + offs) + tl.load(b + offs))
 
 
+# The same function in our Python DSL (kernel[grid] from C++, docs/PYTHON_DSL.md).
+import tritonc.language as tcl  # noqa: E402
+
+
+@tritonc.jit
+def jadd(a, b, c, n, B: tcl.constexpr):
+    offs = tcl.program_id(0) * B + tcl.arange(0, B)
+    tcl.store(c + offs, tcl.load(a + offs) + tcl.load(b + offs))
+
+
 ROUNDS = 9
 
 
@@ -65,6 +77,7 @@ results = per_launch_us({
     "tritonc": lambda: k(a, b, c, N, grid=(1,)),
     "tritonc (grid function, macros)":
         lambda: km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, TYPE=torch.float32),
+    "tritonc.jit": lambda: jadd[(1,)](a, b, c, N, B=1024),
     "triton": lambda: tadd[(1,)](a, b, c, N, B=1024),
     "torch.add": lambda: torch.add(a, b, out=c),
 })
@@ -77,7 +90,12 @@ c.zero_()
 km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, TYPE=torch.float32)
 torch.cuda.synchronize()
 assert torch.equal(c, a + b), "tritonc's result is wrong (grid function, macros)"
-fast = {"tritonc": k._fast_launches, "tritonc (grid function, macros)": km._fast_launches}
+c.zero_()
+jadd[(1,)](a, b, c, N, B=1024)
+torch.cuda.synchronize()
+assert torch.equal(c, a + b), "tritonc.jit's result is wrong"
+fast = {"tritonc": k._fast_launches, "tritonc (grid function, macros)": km._fast_launches,
+        "tritonc.jit": jadd._fast_launches}
 
 
 def driver_floor():
