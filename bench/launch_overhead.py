@@ -109,6 +109,32 @@ def driver_floor():
         return json.loads(subprocess.run([exe], check=True, capture_output=True, text=True).stdout)["us_per_launch"]
 
 
+def components_us():
+    """What the launch path reads from Python per call, timed alone (best of
+    ROUNDS rounds): the kernel[grid] object, the current stream, and per
+    tensor argument its is_cuda, dtype and data_ptr()."""
+    stream = torch._C._cuda_getCurrentRawStream
+    parts = {
+        "kernel[grid]": lambda: jadd[(1,)],
+        "current stream": lambda: stream(0),
+        "tensor is_cuda, dtype, data_ptr()": lambda: (a.is_cuda, a.dtype, a.data_ptr()),
+        "empty lambda": lambda: None,
+    }
+    out = {}
+    for name, fn in parts.items():
+        best = float("inf")
+        for _ in range(ROUNDS):
+            t0 = time.perf_counter()
+            for _ in range(LAUNCHES):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / LAUNCHES * 1e6)
+        out[name] = best
+    return out
+
+
+components = components_us()
+for name, us in components.items():
+    print("%-40s %6.3f us (best of %d rounds)" % (name, us, ROUNDS))
 floor = driver_floor()
 for name, us in results.items():
     print("%-32s %6.2f us per launch (median of %d rounds of %d launches; best %.2f)"
@@ -122,6 +148,7 @@ out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device
        "commit": os.environ.get("TRITONC_COMMIT", "unknown"),  # the device's copy may not know its own
        "method": "host microseconds per launch of a 1024-float add on CUDA tensors: %d rounds, each timing %d "
                  "back-to-back launches of every variant in turn; median and best round" % (ROUNDS, LAUNCHES),
-       "us_per_launch": results, "driver_floor_us_per_launch": floor, "fast_path_launches": fast}
+       "us_per_launch": results, "driver_floor_us_per_launch": floor, "fast_path_launches": fast,
+       "python_parts_us": components}
 if len(sys.argv) > 1:
     json.dump(out, open(sys.argv[1], "w"), indent=2)
