@@ -16,6 +16,8 @@
 //   dot:       fence, the wgmmas, commit, wait for every group (0);
 //   dot_async: fence, the wgmmas, commit (the pipeliner's dot_wait follows);
 //   dot_wait N: wait until at most N groups are in flight.
+#include <cstdio>
+
 #include "gpu/shared_memory.h"
 #include "target/nvptx/lowering.h"
 
@@ -69,8 +71,11 @@ struct Descriptors {
     d0 = L.newReg(RegClass::B64);
     L.emit("bfe.u32 " + lo + ", " + address + ", 4, 14;");
     L.emit("cvt.u64.u32 " + wide + ", " + lo + ";");
-    int64_t constant = ((lbo >> 4) << 16) | (((sbo >> 4) | (int64_t(mode) << 30)) << 32);
-    L.emit("or.b64 " + d0 + ", " + wide + ", " + std::to_string(constant) + ";");
+    // The swizzle mode takes bits 62-63: unsigned, and written in hex.
+    uint64_t constant = (uint64_t(lbo >> 4) << 16) | ((uint64_t(sbo >> 4) | (uint64_t(mode) << 30)) << 32);
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(constant));
+    L.emit("or.b64 " + d0 + ", " + wide + ", " + hex + ";");
   }
   std::string at(int64_t offset) {
     if (offset == 0) return d0;
