@@ -141,10 +141,10 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       int64_t bytes = 0;
       for (const ir::Value* v : live.liveAfter(inst.get())) {
         const ir::Type& ty = v->type();
-        if (!ty.isTile() || ty.isShared() || aliases(v) || streamed(v)) continue;
+        if (!ty.isTile() || ty.isShared() || aliases(v)) continue;
         // Once per value: the walks behind it would cost their depth at every instruction it is live across.
         auto [it, fresh] = tileBytes.try_emplace(v, 0);
-        if (fresh) it->second = ty.numElements() * registerBytesPerElement(v, light);
+        if (fresh) it->second = streamed(v) ? 0 : ty.numElements() * registerBytesPerElement(v, light);
         bytes += it->second;
       }
       peak = std::max(peak, bytes);
