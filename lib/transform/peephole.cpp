@@ -1,7 +1,10 @@
 // Tile peephole rules. Each rule looks at one instruction and, when it
 // applies, replaces the instruction's uses with a simpler value (or rewrites
 // the instruction in place); dead leftovers are left to DCE.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "ir/builder.h"
 #include "transform/passes.h"
@@ -42,6 +45,54 @@ bool sameSplat(ir::Value* a, ir::Value* b) {
   if (a == b) return true;
   ir::Constant* c = splatConstant(a);
   return c && c == splatConstant(b) && a->type() == b->type();
+}
+
+// The least and greatest value an integer tile or scalar can take, where
+// known: constants and their splats, ranges, and broadcasts, reshapes, sums
+// and differences of such (when the result cannot wrap in its width).
+struct Bounds {
+  int64_t lo, hi;
+};
+std::optional<Bounds> boundsOf(ir::Value* v, int depth = 0) {
+  const ir::Type& t = v->type();
+  if (depth > 8 || !t.isInt() || t.kind == ir::Scalar::I1) return std::nullopt;
+  if (ir::Constant* c = splatConstant(v)) return Bounds{c->i, c->i};
+  if (v->valueKind() != ir::ValueKind::Instruction) return std::nullopt;
+  auto* i = static_cast<ir::Instruction*>(v);
+  switch (i->opcode()) {
+    case Opcode::Range: return Bounds{i->imm, i->imm + t.shape[0] - 1};
+    case Opcode::Broadcast: case Opcode::Reshape: case Opcode::ConvertLayout: return boundsOf(i->operand(0), depth + 1);
+    case Opcode::Add: case Opcode::Sub: {
+      auto a = boundsOf(i->operand(0), depth + 1), b = boundsOf(i->operand(1), depth + 1);
+      if (!a || !b || i->operand(0)->type().kind != t.kind || i->operand(1)->type().kind != t.kind) return std::nullopt;
+      // Operands of at most 32 bits in an i64: their sum or difference is exact.
+      const int bits = ir::bitWidth(t.kind);
+      if (bits > 32 && (std::max({std::llabs(a->lo), std::llabs(a->hi), std::llabs(b->lo), std::llabs(b->hi)}) >
+                        (int64_t(1) << 32)))
+        return std::nullopt;
+      Bounds r = i->opcode() == Opcode::Add ? Bounds{a->lo + b->lo, a->hi + b->hi} : Bounds{a->lo - b->hi, a->hi - b->lo};
+      if (bits < 64 && (r.lo < -(int64_t(1) << (bits - 1)) || r.hi >= (int64_t(1) << (bits - 1)))) return std::nullopt;
+      return r;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// An integer comparison that the operands' bounds decide (a block pointer's
+// check `rows < 64` of a 64-row block whose rows are `range(0, 64)`).
+std::optional<bool> decideByBounds(ir::CmpPred p, ir::Value* x, ir::Value* y) {
+  auto a = boundsOf(x), b = boundsOf(y);
+  if (!a || !b) return std::nullopt;
+  switch (p) {
+    case ir::CmpPred::Lt: if (a->hi < b->lo) return true; if (a->lo >= b->hi) return false; break;
+    case ir::CmpPred::Le: if (a->hi <= b->lo) return true; if (a->lo > b->hi) return false; break;
+    case ir::CmpPred::Gt: if (a->lo > b->hi) return true; if (a->hi <= b->lo) return false; break;
+    case ir::CmpPred::Ge: if (a->lo >= b->hi) return true; if (a->hi < b->lo) return false; break;
+    case ir::CmpPred::Eq: case ir::CmpPred::Ne:
+      if (a->hi < b->lo || b->hi < a->lo) return p == ir::CmpPred::Ne;
+      break;
+  }
+  return std::nullopt;
 }
 
 // Returns the value `inst` simplifies to, or nullptr. May instead rewrite
@@ -139,6 +190,12 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
         return b.binary(Opcode::And, b.binary(Opcode::And, p, s), conj->operand(1 - pSide));
       }
       return nullptr;
+    }
+    case Opcode::Cmp: {
+      std::optional<bool> r = decideByBounds(ir::CmpPred(inst->sub), x, y);
+      if (!r || (!t.isTile() && splatConstant(x) && splatConstant(y))) return nullptr;  // constants: constant folding's
+      ir::Constant* c = b.module().constBool(*r);
+      return t.isTile() ? b.splat(c, t.shape) : static_cast<ir::Value*>(c);
     }
     case Opcode::Or:
       if (t.isBool() && (isAllFalse(y) || isAllTrue(x))) return x;
