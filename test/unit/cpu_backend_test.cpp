@@ -78,6 +78,53 @@ TEST(CpuBackend, MaskedLoadOther2D) {
       ASSERT_EQ(interp::readElement(c, r * 32 + q), r < 11 && q < 19 ? interp::readElement(a, r * 32 + q) : 7.0);
 }
 
+// Element-wise tiles read once, by the next loop that reads them element by
+// element (an element-wise op, a reduction, the value of a store), are
+// computed inside that loop: `(x - m) * s`, `exp` of it, the sum of that and
+// the store of `e / t` take no frame buffers of their own (the frame holds
+// x and e). A store between the definition and its reader (to the memory x
+// was read from in place) keeps the tile computed where it is defined. The
+// bytes are the interpreter's in both cases.
+TEST(CpuBackend, ElementwiseChainsComputedInTheirReadersLoops) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* chain = R"(
+    __global__ void k(float* x, float* y, float* sums) {
+      int i[1024] = 0 ... 1024;
+      float v[1024] = *(x + i);
+      float m = v[max];
+      float e[1024] = exp((v - m) * 0.5f);
+      float t = e[+];
+      *(y + i) = e / t;
+      *sums = t;
+    })";
+  interp::Buffer x = buffer("x", Scalar::F32, 1024), y = buffer("y", Scalar::F32, 1024),
+                 sums = buffer("sums", Scalar::F32, 1);
+  fillUniform(x, rng, -5, 5);
+  std::vector<interp::KernelArg> args{buf(x), buf(y), buf(sums)};
+  Compiled k = compile(chain, args);
+  runBoth(*k.fn, {1}, args);
+  // v and e in the frame (4 KB each); (v - m), its product, and e / t deferred.
+  EXPECT_LE(cpu::CpuKernel::compile(*k.fn)->frameBytes(), size_t(2 * 4096 + 128));
+
+  const char* storeBetween = R"(
+    __global__ void k(float* x, float* y) {
+      int i[1024] = 0 ... 1024;
+      float v[1024] = *(x + i);
+      float w[1024] = v + 1.0f;
+      *(x + i) = v * 3.0f;
+      *(y + i) = w;
+    })";
+  interp::Buffer x2 = buffer("x", Scalar::F32, 1024), y2 = buffer("y", Scalar::F32, 1024);
+  fillUniform(x2, rng, -5, 5);
+  std::vector<interp::KernelArg> args2{buf(x2), buf(y2)};
+  Compiled k2 = compile(storeBetween, args2);
+  std::vector<float> before(1024);
+  for (int j = 0; j < 1024; ++j) before[size_t(j)] = float(interp::readElement(x2, j));
+  runBoth(*k2.fn, {1}, args2);
+  for (int j = 0; j < 1024; ++j) ASSERT_EQ(interp::readElement(y2, j), double(before[size_t(j)] + 1.0f)) << j;
+}
+
 // Sums, maxima and minima along each axis and of everything, in f32, f16
 // and i32, against the interpreter (same order, so the same rounding) and
 // a C++ sum of the f32 case.

@@ -7,6 +7,72 @@ namespace tritonc::cpu::detail {
 
 using ir::Opcode;
 
+namespace {
+
+bool elementwiseOp(const ir::Instruction& i) {
+  const Opcode op = i.opcode();
+  const ir::OpCategory cat = ir::opcodeCategory(op);
+  return cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary || op == Opcode::Cmp || op == Opcode::Cast ||
+         op == Opcode::Select;
+}
+
+// Writes memory that a deferred tile's operands may be (a store, an atomic,
+// a dot accumulating into a phi's buffer) or reports (print, assert).
+bool writes(const ir::Instruction& i) {
+  switch (i.opcode()) {
+    case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: case Opcode::Dot: case Opcode::Print:
+    case Opcode::Assert:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+// A tile is deferred when an element-wise instruction computes it, with no
+// fault to report (integer division), and its one user reads it element by
+// element later in the block (an element-wise instruction, a reduction, or a
+// store of it) with nothing between that writes memory: its operands hold
+// the same values when the user's loop computes it. `x - m` then costs no
+// loop of its own inside `exp(x - m)`, nor `e / s` before the store of it.
+void Lowering::findDeferrable(const ir::BasicBlock& bb) {
+  deferrable_.clear();
+  const auto& insts = bb.instructions();
+  for (size_t k = 0; k < insts.size(); ++k) {
+    const ir::Instruction& i = *insts[k];
+    const ir::Type& t = i.type();
+    if (!elementwiseOp(i) || !t.isTile() || t.isPtr() || i.users().size() != 1) continue;
+    if ((i.opcode() == Opcode::Div || i.opcode() == Opcode::Rem) && !ir::isFloatKind(t.kind)) continue;
+    bool pointers = false;
+    for (const ir::Value* v : i.operands()) pointers = pointers || v->type().isPtr();
+    if (pointers) continue;
+    const ir::Instruction* user = i.users().front();
+    if (user->parent != &bb) continue;
+    const bool reads = (elementwiseOp(*user) && !user->type().isPtr()) || user->opcode() == Opcode::Reduce ||
+                       (user->opcode() == Opcode::Store && user->operand(1) == &i && user->operand(0) != &i &&
+                        (user->numOperands() < 3 || user->operand(2) != &i));
+    if (!reads) continue;
+    bool clear = true;
+    size_t j = k + 1;
+    for (; j < insts.size() && insts[j].get() != user; ++j) clear = clear && !writes(*insts[j]);
+    if (clear && j < insts.size()) deferrable_.insert(&i);
+  }
+}
+
+llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::vector<Tile>& ops,
+                                        const std::vector<llvm::Value*>& v, int errorCode) {
+  const ir::Type& t = inst.type();
+  switch (inst.opcode()) {
+    case Opcode::Cmp: return compare(ir::CmpPred(inst.sub), ops[0].kind, v[0], v[1]);
+    case Opcode::Cast: return convert(ops[0].kind, t.kind, v[0]);
+    case Opcode::Select: return b_.CreateSelect(v[0], v[1], v[2]);
+    default: break;
+  }
+  if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Binary) return binary(inst.opcode(), t.kind, v[0], v[1], errorCode);
+  return unary(inst.opcode(), t.kind, v[0]);
+}
+
 void Lowering::lowerElementwise(const ir::Instruction& inst) {
   const Opcode op = inst.opcode();
   const ir::Type& t = inst.type();
@@ -15,7 +81,7 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
       op != Opcode::Select)
     throw UserError(inst.loc, std::string("the CPU back end cannot lower '") + ir::opcodeName(op) + "' yet");
   std::vector<Tile> ops;
-  for (const ir::Value* v : inst.operands()) ops.push_back(get(v));
+  for (const ir::Value* v : inst.operands()) ops.push_back(getLazy(v));
   // A pointer cast reinterprets the pointee: the same elements (an affine
   // tile's strides count pointees, so only for one of the same size).
   if (op == Opcode::Cast && t.isPtr() && ops[0].kind == ir::Scalar::Ptr &&
@@ -32,32 +98,39 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
   int code = 0;
   if ((op == Opcode::Div || op == Opcode::Rem) && !ir::isFloatKind(t.kind))
     code = addErrorSite(inst, op == Opcode::Div ? "integer division by zero" : "integer remainder by zero");
-  auto element = [&](const std::vector<llvm::Value*>& v) -> llvm::Value* {
-    switch (op) {
-      case Opcode::Cmp: return compare(ir::CmpPred(inst.sub), ops[0].kind, v[0], v[1]);
-      case Opcode::Cast: return convert(ops[0].kind, t.kind, v[0]);
-      case Opcode::Select: return b_.CreateSelect(v[0], v[1], v[2]);
-      default: break;
-    }
-    if (cat == ir::OpCategory::Binary) return binary(op, t.kind, v[0], v[1], code);
-    return unary(op, t.kind, v[0]);
-  };
   bool uniform = true;
-  for (const Tile& o : ops) uniform = uniform && !o.hasBase();
+  for (const Tile& o : ops) uniform = uniform && !o.hasBase() && !o.lazy;
   if (uniform) {
     std::vector<llvm::Value*> v;
     for (const Tile& o : ops) v.push_back(o.scalar);
-    llvm::Value* r = element(v);
-    Tile out = uniformTile(t, r);
-    set(&inst, out);
-  } else {
+    set(&inst, uniformTile(t, elementwiseValue(inst, ops, v, code)));
+  } else if (deferrable_.count(&inst)) {
+    // Deferred when every operand is read at the result's own row-major
+    // offset (uniform, row-major, or deferred itself).
+    const Strides rm = rowMajorStrides(t.shape);
+    bool rowMajor = true;
+    for (const Tile& o : ops) {
+      if (o.isUniform() || o.isScalar()) continue;
+      for (size_t d = 0; d < t.shape.size(); ++d) rowMajor = rowMajor && (t.shape[d] == 1 || o.strides[d] == rm[d]);
+    }
+    if (rowMajor) {
+      Tile r;
+      r.kind = t.kind;
+      r.shape = t.shape;
+      r.strides = rm;
+      r.lazy = std::make_shared<LazyElementwise>(LazyElementwise{&inst, ops});
+      set(&inst, r);
+      return;
+    }
+  }
+  if (!uniform) {
     Tile out = newTile(t);
     std::vector<Strides> strides{out.strides};
     for (const Tile& o : ops) strides.push_back(o.strides);
     forEach(t.shape, strides, [&](const std::vector<llvm::Value*>& offsets) {
       std::vector<llvm::Value*> v;
       for (size_t k = 0; k < ops.size(); ++k) v.push_back(loadElement(ops[k], offsets[k + 1]));
-      storeElement(out, offsets[0], element(v));
+      storeElement(out, offsets[0], elementwiseValue(inst, ops, v, code));
     });
     set(&inst, out);
   }

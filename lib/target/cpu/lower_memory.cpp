@@ -150,7 +150,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
 }
 
 void Lowering::lowerStore(const ir::Instruction& inst) {
-  Tile p = get(inst.operand(0)), v = get(inst.operand(1));
+  Tile p = get(inst.operand(0)), v = getLazy(inst.operand(1));  // a deferred value is computed lane by lane
   const ir::Scalar kind = p.pointee;
   const bool masked = inst.numOperands() >= 3;
   Tile mask;
@@ -173,7 +173,7 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
   };
-  if (!p.isScalar() && !p.hasBase() && !v.hasBase() && (!masked || !mask.hasBase())) {
+  if (!p.isScalar() && !p.hasBase() && v.isUniform() && (!masked || !mask.hasBase())) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);  // every lane stores the same value at one address
     return;
   }

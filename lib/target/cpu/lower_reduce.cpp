@@ -13,8 +13,8 @@ namespace tritonc::cpu::detail {
 
 void Lowering::lowerReduce(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
-  Tile a = get(inst.operand(0));
-  if (!a.hasBase()) a = contiguous(a);  // a uniform tile (rare): fold it like any other
+  Tile a = getLazy(inst.operand(0));  // a deferred tile is computed in the loops below
+  if (!a.hasBase() && !a.lazy) a = contiguous(a);  // a uniform tile (rare): fold it like any other
   const size_t axis = size_t(inst.imm);
   const int64_t n = a.shape.at(axis);
   ir::Opcode op = ir::Opcode::Add;

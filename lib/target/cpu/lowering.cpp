@@ -44,7 +44,21 @@ Tile Lowering::get(const ir::Value* v) {
   }
   auto it = values_.find(v);
   if (it == values_.end()) throw InternalError("the CPU lowering reached a use of a value before its definition");
-  return it->second;
+  if (!it->second.lazy) return it->second;
+  // Computed here, at its first reader that needs it in memory; the readers
+  // after it (in this block: findDeferrable) take the buffer.
+  Tile lazy = it->second;
+  Tile out = newTile(v->type());
+  forEach(out.shape, {out.strides}, [&](const std::vector<llvm::Value*>& o) {
+    storeElement(out, o[0], loadElement(lazy, o[0]));
+  });
+  values_[v] = out;
+  return out;
+}
+
+Tile Lowering::getLazy(const ir::Value* v) {
+  auto it = values_.find(v);
+  return it != values_.end() && it->second.lazy ? it->second : get(v);
 }
 
 void Lowering::set(const ir::Value* v, Tile t) { values_[v] = std::move(t); }
@@ -81,6 +95,11 @@ llvm::Value* Lowering::elementAddress(const Tile& t, llvm::Value* offset) {
 }
 
 llvm::Value* Lowering::loadElement(const Tile& t, llvm::Value* offset) {
+  if (t.lazy) {
+    std::vector<llvm::Value*> v;
+    for (const Tile& o : t.lazy->operands) v.push_back(loadElement(o, offset));
+    return elementwiseValue(*t.lazy->inst, t.lazy->operands, v, 0);
+  }
   if (!t.base) return t.scalar;
   if (t.affine) {
     if (t.kind == ir::Scalar::Ptr) return elementAddress(t, offset);
@@ -450,6 +469,7 @@ void Lowering::decidePhis(const ir::BasicBlock& bb) {
 
 void Lowering::lowerBlock(const ir::BasicBlock& bb) {
   decidePhis(bb);
+  findDeferrable(bb);
   lowered_.insert(&bb);
   for (auto& [e, from] : pendingEdges_[&bb]) fillEdge(e, from, &bb);
   pendingEdges_.erase(&bb);

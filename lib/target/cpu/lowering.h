@@ -19,7 +19,10 @@
 //            and loads through `base + offsets` are contiguous vector loads;
 //   memory:  element = load(base + offset), a strided view of a buffer.
 // Broadcast, trans, reshape (where strides can express it) and multiple_of
-// are views: new shape and strides, nothing copied. Every instruction that
+// are views: new shape and strides, nothing copied. An element-wise tile
+// read once, element by element, by a later instruction of its block with
+// nothing between that writes memory is deferred (LazyElementwise): its
+// reader's loop computes its elements. Every other instruction that
 // makes a tile in memory gets its own buffer at a fixed offset of the
 // per-worker `frame` (no stack: tiles can be megabytes), and each tile
 // operation is a loop nest over its elements, which LLVM's loop vectorizer
@@ -37,6 +40,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +73,15 @@ struct Stride {
 };
 using Strides = std::vector<Stride>;
 
+struct Tile;
+// An element-wise instruction not computed yet: its element at a row-major
+// offset is computed where a consumer reads it, from its operands' elements
+// at that offset (each uniform, or row-major like the result).
+struct LazyElementwise {
+  const ir::Instruction* inst;
+  std::vector<Tile> operands;
+};
+
 // How an IR value lives in the generated code.
 struct Tile {
   ir::Scalar kind = ir::Scalar::Void;  // element kind (Ptr for pointers)
@@ -79,9 +92,12 @@ struct Tile {
   bool affine = false;                 // elements are base + offset, not loads
   Strides strides;                     // per dimension (0: repeated)
   const ir::Instruction* owner = nullptr;  // the tile phi whose buffer `base` points into
+  // Deferred (strides row-major, no base): only the consumers that read
+  // through loadElement see such a tile (getLazy); get() computes it first.
+  std::shared_ptr<const LazyElementwise> lazy;
 
   bool isScalar() const { return shape.empty(); }
-  bool isUniform() const { return !shape.empty() && !base; }
+  bool isUniform() const { return !shape.empty() && !base && !lazy; }
   bool hasBase() const { return base != nullptr; }  // affine or memory
   bool inMemory() const { return base != nullptr && !affine; }
   bool isContiguous() const;  // in memory, row-major, no repetition
@@ -135,7 +151,8 @@ class Lowering {
   llvm::Value* expF32(llvm::Value* x);
 
   // ---- tiles in memory (lowering.cpp)
-  Tile get(const ir::Value* v);
+  Tile get(const ir::Value* v);      // a deferred element-wise tile is computed into the frame first
+  Tile getLazy(const ir::Value* v);  // as it is, deferred or not: for consumers reading through loadElement
   void set(const ir::Value* v, Tile t);
   Tile uniformTile(const ir::Type& t, llvm::Value* scalar);
   Tile newTile(const ir::Type& t);  // a fresh contiguous buffer in the frame
@@ -196,6 +213,12 @@ class Lowering {
   llvm::BasicBlock* edge(const ir::BasicBlock* from, const ir::BasicBlock* to);
   void fillEdge(llvm::BasicBlock* e, const ir::BasicBlock* from, const ir::BasicBlock* to);
   llvm::Function* emitGridFunction();
+  // The element-wise instructions of `bb` whose tiles can be deferred into
+  // their one consumer's loop (lower_elementwise.cpp).
+  void findDeferrable(const ir::BasicBlock& bb);
+  // One element of element-wise `inst` from its operands' elements.
+  llvm::Value* elementwiseValue(const ir::Instruction& inst, const std::vector<Tile>& ops,
+                                const std::vector<llvm::Value*>& v, int errorCode);
   // Element-wise add/sub/mul that keep an affine tile affine (nullopt: not here).
   std::optional<Tile> affineArithmetic(const ir::Instruction& inst, const std::vector<Tile>& ops);
 
@@ -246,6 +269,7 @@ class Lowering {
       pendingEdges_;                                  // edge blocks into blocks not lowered yet
   std::set<const ir::BasicBlock*> lowered_;           // blocks whose phis are decided
   std::set<const ir::Instruction*> phisInMemory_;     // tile phis that must own a buffer (kept across attempts)
+  std::set<const ir::Instruction*> deferrable_;       // of the block being lowered (findDeferrable)
   size_t frameBytes_ = 0;
   int64_t assertElementOffset_ = -1;
   std::vector<ErrorSite> errors_;
