@@ -194,7 +194,9 @@ TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
         cpu::RunOptions one;
         one.threads = 1;
         try {
-          cpu::CpuKernel::compile(*f)->run(grid, onCpu.args, one);
+          cpu::CompileOptions exact;  // the interpreter's exp, bit for bit
+          exact.exactMath = true;
+          cpu::CpuKernel::compile(*f, exact)->run(grid, onCpu.args, one);
         } catch (const std::exception& e) {
           ADD_FAILURE() << "the CPU failed where the interpreter ran: " << e.what();
           break;

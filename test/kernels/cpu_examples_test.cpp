@@ -48,7 +48,9 @@ TEST_P(CpuExampleTest, MatchesInterpreterAndReference) {
 
   std::unique_ptr<cpu::CpuKernel> kernel;
   try {
-    kernel = cpu::CpuKernel::compile(fn);
+    cpu::CompileOptions exact;  // compared with the interpreter byte for byte below
+    exact.exactMath = true;
+    kernel = cpu::CpuKernel::compile(fn, exact);
     kernel->run(onCpu.grid, onCpu.args);
   } catch (const UserError& e) {
     FAIL() << e.loc().line << ":" << e.loc().col << ": " << e.what();
@@ -93,6 +95,20 @@ TEST_P(CpuExampleTest, MatchesInterpreterAndReference) {
     }
     EXPECT_LE(worst, onCpu.tolerance) << "buffer '" << x.name << "' differs from the interpreter's";
   }
+
+  // The default math (exp in f32 within 2 units in the last place), as
+  // users run it: from the same inputs, within the example's tolerance of
+  // the reference.
+  for (size_t k = 0; k < onCpu.buffers.size(); ++k) onCpu.buffers[k]->data = inputs[k];
+  try {
+    cpu::CpuKernel::compile(fn)->run(onCpu.grid, onCpu.args);
+  } catch (const UserError& e) {
+    FAIL() << e.loc().line << ":" << e.loc().col << ": " << e.what();
+  }
+  const Comparison fastRef = compareOutputs(onCpu);
+  EXPECT_TRUE(fastRef.passed(onCpu.tolerance)) << "CPU, default math: max error " << fastRef.maxError
+                                               << " above the tolerance " << onCpu.tolerance << "; worst: "
+                                               << fastRef.worst;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, CpuExampleTest, ::testing::ValuesIn(casePointers()), caseTestName);

@@ -64,8 +64,8 @@ inline void fillUniform(interp::Buffer& b, std::mt19937_64& rng, double lo, doub
 inline interp::KernelArg buf(interp::Buffer& b) { return interp::KernelArg::ofBuffer(&b); }
 inline interp::KernelArg num(int64_t v) { return interp::KernelArg::ofInt(v); }
 
-// Runs `fn` on the CPU, and on the interpreter from copies of the inputs;
-// every buffer must come out with the same bytes (NaNs: any NaN).
+// Runs `fn` on the CPU (exact math), and on the interpreter from copies of
+// the inputs; every buffer must come out with the same bytes (NaNs: any NaN).
 inline void runBoth(const ir::Function& fn, interp::Grid grid, const std::vector<interp::KernelArg>& args) {
   std::vector<std::pair<interp::Buffer*, std::unique_ptr<interp::Buffer>>> copies;
   std::vector<interp::KernelArg> interpArgs = args;
@@ -79,7 +79,9 @@ inline void runBoth(const ir::Function& fn, interp::Grid grid, const std::vector
     }
     a.buffer = it->second.get();
   }
-  cpu::CpuKernel::compile(fn)->run(grid, args);
+  cpu::CompileOptions exact;  // exp as the interpreter computes it: every byte must agree
+  exact.exactMath = true;
+  cpu::CpuKernel::compile(fn, exact)->run(grid, args);
   interp::runKernel(fn, grid, interpArgs);
   for (auto& [onCpu, onInterp] : copies) {
     const int size = ir::byteSize(onCpu->elem);

@@ -31,12 +31,20 @@ bool available();
 const std::string& hostDescription();
 
 // What machine code for this host depends on besides the program: the host
-// description and LLVM's version. Keys of cached object code include it.
+// description, LLVM's version and the default math (exactMathByDefault).
+// Keys of cached object code include it.
 const std::string& codeIdentity();
+
+// Whether compiled kernels compute exp as the interpreter does, bit for bit
+// (in double, several times slower), rather than in f32 within 2 units in
+// the last place: TRITONC_CPU_EXACT_MATH=1. Every other operation gives the
+// interpreter's bits either way.
+bool exactMathByDefault();
 
 struct CompileOptions {
   int optLevel = 3;            // the LLVM pipeline: 0 (none) to 3
   bool keepLlvmIr = false;     // keep the optimized LLVM IR text (CpuKernel::llvmIr)
+  bool exactMath = exactMathByDefault();
 };
 
 struct RunOptions {

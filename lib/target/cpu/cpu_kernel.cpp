@@ -43,7 +43,7 @@ Built build(const ir::Function& fn, const CompileOptions& options, llvm::TargetM
   b.module = std::make_unique<llvm::Module>("tritonc." + fn.name(), *b.context);
   b.module->setDataLayout(tm.createDataLayout());
   b.module->setTargetTriple(tm.getTargetTriple().str());
-  detail::Lowering lowering(fn, *b.module, detail::vectorRegisterBits(tm));
+  detail::Lowering lowering(fn, *b.module, detail::vectorRegisterBits(tm), options.exactMath);
   lowering.run();
   b.frameBytes = lowering.frameBytes();
   b.errors = lowering.errors();
@@ -89,8 +89,17 @@ bool available() { return true; }
 
 const std::string& hostDescription() { return detail::Jit::instance().hostDescription(); }
 
+bool exactMathByDefault() {
+  static const bool exact = [] {
+    const char* v = std::getenv("TRITONC_CPU_EXACT_MATH");
+    return v && *v && std::string(v) != "0";
+  }();
+  return exact;
+}
+
 const std::string& codeIdentity() {
-  static const std::string identity = hostDescription() + " llvm " + LLVM_VERSION_STRING;
+  static const std::string identity =
+      hostDescription() + " llvm " + LLVM_VERSION_STRING + (exactMathByDefault() ? " exact-math" : " fast-exp");
   return identity;
 }
 

@@ -31,8 +31,9 @@ bool Tile::isContiguous() const {
   return true;
 }
 
-Lowering::Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits)
-    : fn_(fn), mod_(module), vectorBits_(vectorBits), ctx_(module.getContext()), b_(module.getContext()) {}
+Lowering::Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits, bool exactMath)
+    : fn_(fn), mod_(module), vectorBits_(vectorBits), exactMath_(exactMath), ctx_(module.getContext()),
+      b_(module.getContext()) {}
 
 Tile Lowering::get(const ir::Value* v) {
   if (v->valueKind() == ir::ValueKind::Constant) {

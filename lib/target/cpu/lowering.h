@@ -36,7 +36,10 @@
 // f16/bf16 are computed in f32 and rounded back after every operation (the
 // same as rounding the exact result once), transcendental functions in f64
 // through libm and rounded once, no contraction into FMAs, reductions fold in
-// index order. So results are bit for bit the interpreter's.
+// index order. So results are bit for bit the interpreter's, but for exp of
+// f32, f16 and bf16, which the default math computes in f32 within 2 units
+// in the last place (fast_exp.cpp; exact math, TRITONC_CPU_EXACT_MATH=1,
+// gives the interpreter's bits there too).
 #pragma once
 #include <functional>
 #include <map>
@@ -120,7 +123,9 @@ class Lowering {
  public:
   // `vectorBits`: the width of the host's vector registers (512 with
   // AVX-512), for the code that is vectorized here rather than by LLVM.
-  Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits = 128);
+  // `exactMath`: exp as the interpreter computes it (exact_exp.cpp), else in
+  // f32 within 2 units in the last place (fast_exp.cpp).
+  Lowering(const ir::Function& fn, llvm::Module& module, int vectorBits = 128, bool exactMath = false);
   // Emits both functions into the module; returns the grid function.
   llvm::Function* run();
   size_t frameBytes() const { return frameBytes_; }
@@ -149,6 +154,8 @@ class Lowering {
   // exp of an f32, rounded from libm's double as the interpreter does, in a
   // form the loop vectorizer turns into vector code (exact_exp.cpp).
   llvm::Value* expF32(llvm::Value* x);
+  // exp of an f32 in f32 arithmetic, within 2 units in the last place (fast_exp.cpp).
+  llvm::Value* expF32Fast(llvm::Value* x);
 
   // ---- tiles in memory (lowering.cpp)
   Tile get(const ir::Value* v);      // a deferred element-wise tile is computed into the frame first
@@ -254,6 +261,7 @@ class Lowering {
   const ir::Function& fn_;
   llvm::Module& mod_;
   int vectorBits_;
+  bool exactMath_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* program_ = nullptr;

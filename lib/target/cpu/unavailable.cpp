@@ -19,6 +19,7 @@ const std::string& hostDescription() {
   return none;
 }
 const std::string& codeIdentity() { return hostDescription(); }
+bool exactMathByDefault() { return false; }
 std::string CpuKernel::image() const { notBuilt(); }
 std::unique_ptr<CpuKernel> CpuKernel::fromImage(const std::string&) { notBuilt(); }
 std::unique_ptr<CpuKernel> CpuKernel::compile(const ir::Function&, const CompileOptions&) { notBuilt(); }
