@@ -208,8 +208,21 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       // `m ? *p : o` is a load masked by m that yields o where m is false,
       // then a select of it by m with o: the select changes nothing. Without
       // this rule the select hides the load from the pre-fetching of loops.
-      if (ir::Instruction* l = asInst(y, Opcode::Load))
+      if (ir::Instruction* l = asInst(y, Opcode::Load)) {
         if (l->numOperands() == 3 && l->operand(1) == x && sameSplat(l->operand(2), inst->operand(2))) return l;
+        // `m ? *p : -inf` from a load masked by m that yields another
+        // constant (the Triton-C form of a masked load, which yields 0): the
+        // load yields the select's constant instead, when nothing else reads it.
+        ir::Constant* other = splatConstant(inst->operand(2));
+        if (l->numOperands() == 3 && l->operand(1) == x && other && l->users().size() == 1 &&
+            splatConstant(l->operand(2))) {
+          ir::BasicBlock* bb = l->parent;
+          b.setInsertPoint(bb, bb->indexOf(l));
+          l->setOperand(2, t.isTile() ? b.splat(other, t.shape) : static_cast<ir::Value*>(other));
+          b.setInsertPoint(inst->parent, inst->parent->indexOf(inst));
+          return l;
+        }
+      }
       return nullptr;
     case Opcode::Gep:
       return isConstantValue(y, 0) && x->type() == t ? x : nullptr;

@@ -83,7 +83,9 @@ struct Kernel {
         if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer == b) a.buffer = &copy;
     cpu::RunOptions one;
     one.threads = 1;
-    cpu::CpuKernel::compile(*fn)->run(grid, cpuArgs, one);
+    cpu::CompileOptions exact;  // the interpreter's exp too: every byte must agree
+    exact.exactMath = true;
+    cpu::CpuKernel::compile(*fn, exact)->run(grid, cpuArgs, one);
     for (auto& [b, copy] : inputs) {
       const int size = ir::byteSize(b->elem);
       for (size_t i = 0; i < b->data.size(); i += size_t(size)) {
