@@ -1,6 +1,6 @@
 // exp of f32 elements in f32 arithmetic, for the default (not exact) math
 // of the CPU back end: within 2 units in the last place of the correctly
-// rounded result (cpu_exp_test FastExp), where the exact mode
+// rounded result (cpu_exp_test DefaultMathWithinTwoUlps), where the exact math
 // (exact_exp.cpp) gives the interpreter's bits at several times the cost.
 //
 // exp(x) = 2^n e^r with n = round(x log2 e) and r = x - n ln 2, ln 2 in two
