@@ -46,6 +46,20 @@ def run(name, fn):
         print(f"{name:60} {ms:8.4f} ms", flush=True)
 
 
+def masked_matmul(mm, M, N, K, cfg):
+    """Fresh f16 operands of M x K and K x N, and the user-style masked
+    matmul `mm` (bench/kernels/matmul_masked.tc) at cfg = (TM, TN, TK,
+    num_warps, num_stages), timed under its name; returns the operands."""
+    tm, tn, tk, w, s = cfg
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    b = torch.randn(K, N, device=dev, dtype=torch.float16)
+    c = torch.empty(M, N, device=dev, dtype=torch.float16)
+    run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+        lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                   TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+    return a, b, c
+
+
 if "matmul" in what:
     import shapes_peers as peers  # the Triton kernels of bench/shapes.py, without autotuning
     mm = src("bench/kernels/matmul_masked.tc")
@@ -53,12 +67,7 @@ if "matmul" in what:
                                           ((4096, 1024, 1024), (128, 256, 64, 8, 3)),
                                           ((4096, 1024, 1024), (128, 128, 64, 8, 4)),
                                           ((1760, 7000, 1760), (128, 256, 64, 8, 3))):
-        a = torch.randn(M, K, device=dev, dtype=torch.float16)
-        b = torch.randn(K, N, device=dev, dtype=torch.float16)
-        c = torch.empty(M, N, device=dev, dtype=torch.float16)
-        run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
-            lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
-                       TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        a, b, c = masked_matmul(mm, M, N, K, (tm, tn, tk, w, s))
         run(f"triton  matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
             lambda: peers.tri_matmul_fixed[(cdiv(M, tm), cdiv(N, tn))](
                 a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=tm, BN=tn, BK=tk, num_warps=w,
@@ -222,12 +231,7 @@ if "short" in what:
                                           ((2048, 128, 2048), (64, 64, 64, 4, 4)),
                                           ((1760, 7000, 1760), (256, 128, 64, 8, 3)),
                                           ((4095, 4095, 4095), (128, 128, 64, 8, 3))):
-        a = torch.randn(M, K, device=dev, dtype=torch.float16)
-        b = torch.randn(K, N, device=dev, dtype=torch.float16)
-        c = torch.empty(M, N, device=dev, dtype=torch.float16)
-        run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
-            lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
-                       TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+        a, b, _ = masked_matmul(mm, M, N, K, (tm, tn, tk, w, s))
         run(f"cublas  matmul {M}x{N}x{K}", lambda: torch.matmul(a, b))
     cv = src("examples/conv_nhwc.tc")
     for (B, H, W, C, K, R, S), (tm, tn, tk, w, s) in (((4, 112, 112, 64, 128, 3, 3), (128, 128, 64, 4, 3)),
