@@ -78,6 +78,80 @@ TEST(CpuBackend, MaskedLoadOther2D) {
       ASSERT_EQ(interp::readElement(c, r * 32 + q), r < 11 && q < 19 ? interp::readElement(a, r * 32 + q) : 7.0);
 }
 
+// Masks over indices (predicate.cpp) of every form the closed form reasons
+// about, each at sizes that leave every lane on, some on, and none on:
+// comparisons each way, with a negative stride, of 64-bit indices near the
+// ends of their range, of 32-bit ones that wrap (where no lane may be taken
+// for on), and/or/not of them, views (broadcast, trans, newaxis), a mask read
+// in a loop's other block and as a value. Bytes as the interpreter's.
+TEST(CpuBackend, MasksOverIndices) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* a, float* c, int* flags, int n, int m, long big, int base) {
+      int i[64] = 0 ... 64;
+      int rm[8] = 0 ... 8;
+      int rn[16] = 0 ... 16;
+      float* pa[64] = a + i;
+      float x0[64] = *?(i < n) pa;
+      float x1[64] = *?(n - i > 0 && i >= m) pa;
+      float x2[64] = *?(i != n || i == m) pa;
+      float x3[64] = *?(!(i < m)) pa;
+      long wide[64] = big + i;
+      float x4[64] = *?(wide <= 9223372036854775806 && wide > big + 3) pa;
+      int wraps[64] = base + i;
+      float x5[64] = *?(wraps >= base) pa;
+      *?(i < n) (c + i) = x0 + x1 * 2.0f + x2 * 4.0f + x3 * 8.0f + x4 * 16.0f + x5 * 32.0f;
+      bool m2[8, 16] = rm[:, newaxis] < m && rn[newaxis, :] < n;
+      float* p2[8, 16] = a + 64 + rm[:, newaxis] * 16 + rn[newaxis, :];
+      float y2[8, 16] = m2 ? *p2 : 5.0f;
+      bool t2[16, 8] = trans(m2);
+      float* q2[16, 8] = c + 64 + rn[:, newaxis] * 8 + rm[newaxis, :];
+      *?(t2) q2 = trans(y2);
+      bool mr[8] = rm < m;
+      bool m3[8, 16] = mr[:, newaxis] && rn[newaxis, :] >= n - 9;
+      *(flags + rm[:, newaxis] * 16 + rn[newaxis, :]) = m3 ? 1 : 0;
+      float acc[64] = 0;
+      for (int j = 0; j < 3; j++) {
+        acc = acc + *?(i < n - j) pa;
+      }
+      *(c + 192 + i) = acc;
+    })";
+  const long kTop = 9223372036854775807L;
+  for (auto [n, m, big, base] : std::vector<std::tuple<int, int, long, int>>{
+           {64, 8, 5, 0}, {37, 3, kTop - 100, 2147483647 - 70}, {0, 0, kTop - 40, -5}, {100, 16, -1000, 2147483600}, {1, 9, 0, 7}}) {
+    SCOPED_TRACE(testing::Message() << "n " << n << " m " << m << " big " << big << " base " << base);
+    interp::Buffer a = buffer("a", Scalar::F32, 192), c = buffer("c", Scalar::F32, 256), flags = buffer("flags", Scalar::I32, 128);
+    fillUniform(a, rng, -4, 4);
+    std::vector<interp::KernelArg> args{buf(a), buf(c), buf(flags), num(n), num(m), num(big), num(base)};
+    Compiled k = compile(src, args);
+    runBoth(*k.fn, {1}, args);
+  }
+}
+
+// A masked softmax row keeps no mask in its frame: x (the buffer a partial
+// row is loaded into) and e, and the float sum's partials.
+TEST(CpuBackend, RowMasksTakeNoFrame) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+    __global__ void k(float* x, float* y, int n) {
+      int cols[1024] = 0 ... 1024;
+      bool check[1024] = cols < n;
+      float v[1024] = check ? *(x + cols) : -INFINITY;
+      float e[1024] = exp(v - v[max]);
+      *?(check) (y + cols) = e / e[+];
+    })";
+  for (int n : {1024, 1000}) {
+    interp::Buffer x = buffer("x", Scalar::F32, 1024), y = buffer("y", Scalar::F32, 1024);
+    fillUniform(x, rng, -5, 5);
+    std::vector<interp::KernelArg> args{buf(x), buf(y), num(n)};
+    Compiled k = compile(src, args);
+    runBoth(*k.fn, {1}, args);
+    EXPECT_LE(cpu::CpuKernel::compile(*k.fn)->frameBytes(), size_t(2 * 4096 + 256));
+  }
+}
+
 // Element-wise tiles read once, by the next loop that reads them element by
 // element (an element-wise op, a reduction, the value of a store), are
 // computed inside that loop: `(x - m) * s`, `exp` of it, the sum of that and

@@ -35,10 +35,12 @@ const std::string& hostDescription();
 // Keys of cached object code include it.
 const std::string& codeIdentity();
 
-// Whether compiled kernels compute exp as the interpreter does, bit for bit
-// (in double, several times slower), rather than in f32 within 2 units in
-// the last place: TRITONC_CPU_EXACT_MATH=1. Every other operation gives the
-// interpreter's bits either way.
+// Whether compiled kernels compute exp and f32 division as the interpreter
+// does, bit for bit (exp in double, several times slower; a divide per
+// element), rather than within 2 units in the last place (exp in f32; a
+// division by a value uniform over the tile as two multiplies):
+// TRITONC_CPU_EXACT_MATH=1. Every other operation gives the interpreter's
+// bits either way.
 bool exactMathByDefault();
 
 struct CompileOptions {

@@ -99,7 +99,7 @@ bool exactMathByDefault() {
 
 const std::string& codeIdentity() {
   static const std::string identity =
-      hostDescription() + " llvm " + LLVM_VERSION_STRING + (exactMathByDefault() ? " exact-math" : " fast-exp");
+      hostDescription() + " llvm " + LLVM_VERSION_STRING + (exactMathByDefault() ? " exact-math" : " fast-math");
   return identity;
 }
 

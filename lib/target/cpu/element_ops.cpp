@@ -188,6 +188,22 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
   throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
 }
 
+// x * (1 / (d s)) * s, with s a power of two (1, or 2^-64 / 2^64 where |d|
+// is above 2^125 / below 2^-125) so that the reciprocal is a normal number:
+// two roundings, within 2 ulp as the GPU's div.full.f32, with zeros,
+// infinities and NaN as division gives them. The reciprocal and s depend on
+// d only, so LLVM computes them once outside the loop, and each element
+// costs two multiplies where a divide costs several times more.
+llvm::Value* Lowering::divideByUniform(llvm::Value* x, llvm::Value* d) {
+  llvm::Type* f32 = b_.getFloatTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+  llvm::Value* magnitude = callIntrinsic(b_, llvm::Intrinsic::fabs, {d}, {f32});
+  llvm::Value* s = b_.CreateSelect(b_.CreateFCmpOGT(magnitude, c(0x1p125)), c(0x1p-64),
+                                   b_.CreateSelect(b_.CreateFCmpOLT(magnitude, c(0x1p-125)), c(0x1p64), c(1.0)));
+  llvm::Value* reciprocal = b_.CreateFDiv(c(1.0), b_.CreateFMul(d, s));
+  return b_.CreateFMul(b_.CreateFMul(x, reciprocal), s);
+}
+
 llvm::Value* Lowering::unary(ir::Opcode op, Scalar k, llvm::Value* a) {
   using Op = ir::Opcode;
   if (!ir::isFloatKind(k)) {

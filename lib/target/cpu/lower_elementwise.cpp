@@ -69,6 +69,9 @@ llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::
     case Opcode::Select: return b_.CreateSelect(v[0], v[1], v[2]);
     default: break;
   }
+  if (inst.opcode() == Opcode::Div && t.kind == ir::Scalar::F32 && t.isTile() && !exactMath_ &&
+      (ops[1].isUniform() || ops[1].isScalar()))
+    return divideByUniform(v[0], v[1]);  // `e / s` of a softmax: no divide per element
   if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Binary) return binary(inst.opcode(), t.kind, v[0], v[1], errorCode);
   return unary(inst.opcode(), t.kind, v[0]);
 }
@@ -80,6 +83,7 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
   if (cat != ir::OpCategory::Binary && cat != ir::OpCategory::Unary && op != Opcode::Cmp && op != Opcode::Cast &&
       op != Opcode::Select)
     throw UserError(inst.loc, std::string("the CPU back end cannot lower '") + ir::opcodeName(op) + "' yet");
+  if (lowerAsPredicate(inst)) return;  // a mask over indices: nothing computed here (predicate.cpp)
   std::vector<Tile> ops;
   for (const ir::Value* v : inst.operands()) ops.push_back(getLazy(v));
   // A pointer cast reinterprets the pointee: the same elements (an affine

@@ -91,7 +91,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
   Tile p = get(inst.operand(0));
   const bool masked = inst.numOperands() >= 2;
   Tile mask, other;
-  if (masked) mask = get(inst.operand(1));
+  if (masked) mask = getMask(inst.operand(1));  // a predicate is read lane by lane, where needed
   if (inst.numOperands() >= 3) other = get(inst.operand(2));
   else other = uniformTile(t, zero(kind));
   auto lane = [&](llvm::Value* ptr, llvm::Value* m, llvm::Value* otherValue) -> llvm::Value* {
@@ -124,7 +124,8 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     set(&inst, view);
     return;
   }
-  const bool uniform = !p.hasBase() && (!masked || !mask.hasBase()) && !other.hasBase();
+  const bool maskUniform = !masked || (!mask.hasBase() && !mask.predicate);
+  const bool uniform = !p.hasBase() && maskUniform && !other.hasBase();
   if (!t.isTile() || uniform) {
     Tile r = uniformTile(t, lane(p.scalar, masked ? mask.scalar : nullptr, other.scalar));
     if (!t.isTile()) r.strides.clear();
@@ -136,16 +137,32 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
   // stride, or in transposed blocks when the tile's runs the other way.
   auto lanes = [&](bool useMask) {
     if (!useMask && p.affine && blockTransposeCopy(kind, t.shape, out.base, out.strides, p.base, p.strides)) return;
+    std::vector<Strides> strides{out.strides, p.strides, other.strides};
+    if (useMask) elementStrides(mask, strides);
     forEach(
-        t.shape, {out.strides, p.strides, useMask ? mask.strides : Strides{}, other.strides},
+        t.shape, strides,
         [&](const std::vector<llvm::Value*>& o) {
-          llvm::Value* m = useMask ? loadElement(mask, o[2]) : nullptr;
-          storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[3])));
+          llvm::Value* m = useMask ? readElement(mask, o, 3) : nullptr;
+          storeElement(out, o[0], lane(loadElement(p, o[1]), m, loadElement(other, o[2])));
         },
         p.affine ? 1 : -1);
   };
-  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { lanes(false); }, [&] { lanes(true); });
-  else lanes(masked);
+  if (maskUniform) {
+    lanes(masked);
+    set(&inst, out);
+    return;
+  }
+  llvm::Value* all = allSet(mask);
+  // Read in place where every lane is on, as an unmasked load may be (the
+  // tile is then the source's elements or the buffer's, with equal strides).
+  if (p.affine && kind != ir::Scalar::I1 && p.strides == out.strides && readInPlace(inst)) {
+    eitherWay(all, [] {}, [&] { lanes(true); });
+    Tile view = out;
+    view.base = b_.CreateSelect(all, p.base, out.base);
+    set(&inst, view);
+    return;
+  }
+  eitherWay(all, [&] { lanes(false); }, [&] { lanes(true); });
   set(&inst, out);
 }
 
@@ -154,7 +171,8 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
   const ir::Scalar kind = p.pointee;
   const bool masked = inst.numOperands() >= 3;
   Tile mask;
-  if (masked) mask = get(inst.operand(2));
+  if (masked) mask = getMask(inst.operand(2));
+  const bool maskUniform = !masked || (!mask.hasBase() && !mask.predicate);
   auto lane = [&](llvm::Value* ptr, llvm::Value* value, llvm::Value* m) {
     auto access = [&] {
       if (kind == ir::Scalar::I1) value = b_.CreateZExt(value, b_.getInt8Ty());
@@ -173,7 +191,7 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
   };
-  if (!p.isScalar() && !p.hasBase() && v.isUniform() && (!masked || !mask.hasBase())) {
+  if (!p.isScalar() && !p.hasBase() && v.isUniform() && maskUniform) {
     lane(p.scalar, v.scalar, masked ? mask.scalar : nullptr);  // every lane stores the same value at one address
     return;
   }
@@ -185,10 +203,12 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     if (!useMask && alongUnitStride && v.inMemory() &&
         blockTransposeCopy(kind, p.shape, p.base, p.strides, v.base, v.strides))
       return;
+    std::vector<Strides> strides{p.strides, v.strides};
+    if (useMask) elementStrides(mask, strides);
     forEach(
-        p.shape, {p.strides, v.strides, useMask ? mask.strides : Strides{}},
+        p.shape, strides,
         [&](const std::vector<llvm::Value*>& o) {
-          lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? loadElement(mask, o[2]) : nullptr);
+          lane(loadElement(p, o[0]), loadElement(v, o[1]), useMask ? readElement(mask, o, 2) : nullptr);
         },
         alongUnitStride ? 0 : -1);
   };
@@ -201,7 +221,7 @@ void Lowering::lowerStore(const ir::Instruction& inst) {
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(distinct)) return lanes(useMask, c->isOne());
     eitherWay(distinct, [&] { lanes(useMask, true); }, [&] { lanes(useMask, false); });
   };
-  if (masked && mask.hasBase()) eitherWay(allSet(mask), [&] { inOrder(false); }, [&] { inOrder(true); });
+  if (!maskUniform) eitherWay(allSet(mask), [&] { inOrder(false); }, [&] { inOrder(true); });
   else inOrder(masked);
 }
 

@@ -8,49 +8,55 @@ namespace tritonc::cpu::detail {
 
 using ir::Opcode;
 
+std::optional<Tile> Lowering::viewOf(const Tile& a, const ir::Instruction& view) {
+  const ir::Type& t = view.type();
+  if (view.opcode() == Opcode::MultipleOf) return a;  // a promise the interpreter checks; nothing to do here
+  Tile r = a;
+  if (!a.hasBase()) {  // uniform: the same value in the new shape
+    r.shape = t.shape;
+    r.strides.assign(t.shape.size(), Stride(0));
+    return r;
+  }
+  switch (view.opcode()) {
+    case Opcode::Broadcast:
+      // A dimension of size 1 repeats: stride 0 along it.
+      r.shape = t.shape;
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        if (a.shape[d] == 1) r.strides[d] = Stride(0);
+      return r;
+    case Opcode::Trans:  // dimensions reversed (for 2-D, the transpose)
+      r.shape.assign(a.shape.rbegin(), a.shape.rend());
+      r.strides.assign(a.strides.rbegin(), a.strides.rend());
+      return r;
+    case Opcode::Reshape: return reshaped(a, t.shape);
+    default: break;
+  }
+  throw InternalError(std::string("viewOf: '") + ir::opcodeName(view.opcode()) + "'");
+}
+
 void Lowering::lowerTileOp(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
   switch (inst.opcode()) {
     case Opcode::Splat:
       set(&inst, uniformTile(t, get(inst.operand(0)).scalar));
       return;
-    case Opcode::MultipleOf:  // a promise the interpreter checks; nothing to do here
-      set(&inst, get(inst.operand(0)));
-      return;
-    case Opcode::Broadcast: {
-      Tile a = get(inst.operand(0));
-      if (!a.hasBase()) {
-        set(&inst, uniformTile(t, a.scalar));
-        return;
-      }
-      // A dimension of size 1 repeats: stride 0 along it.
-      Tile r = a;
-      r.shape = t.shape;
-      for (size_t d = 0; d < a.shape.size(); ++d)
-        if (a.shape[d] == 1) r.strides[d] = Stride(0);
-      set(&inst, r);
-      return;
-    }
-    case Opcode::Trans: {
-      Tile a = get(inst.operand(0));
-      if (!a.hasBase()) {
-        set(&inst, uniformTile(t, a.scalar));
-        return;
-      }
-      Tile r = a;  // dimensions reversed (for 2-D, the transpose)
-      r.shape.assign(a.shape.rbegin(), a.shape.rend());
-      r.strides.assign(a.strides.rbegin(), a.strides.rend());
-      set(&inst, r);
-      return;
-    }
+    case Opcode::MultipleOf:
+    case Opcode::Broadcast:
+    case Opcode::Trans:
     case Opcode::Reshape: {
-      Tile a = get(inst.operand(0));
-      if (std::optional<Tile> view = reshaped(a, t.shape)) {
+      const Tile a = getMask(inst.operand(0));  // a predicate stays one: the view applies to its leaves
+      if (a.predicate) {
+        if (std::optional<Tile> view = predicateView(a, inst)) {
+          set(&inst, *view);
+          return;
+        }
+      }
+      const Tile m = a.predicate ? get(inst.operand(0)) : a;
+      if (std::optional<Tile> view = viewOf(m, inst)) {
         set(&inst, *view);
         return;
       }
-      Tile r = *reshaped(contiguous(a), t.shape);  // a copy in row-major order reshapes as a view
-      set(&inst, r);
+      set(&inst, *reshaped(contiguous(m), t.shape));  // a copy in row-major order reshapes as a view
       return;
     }
     case Opcode::Range: {

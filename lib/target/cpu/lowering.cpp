@@ -45,6 +45,15 @@ Tile Lowering::get(const ir::Value* v) {
   }
   auto it = values_.find(v);
   if (it == values_.end()) throw InternalError("the CPU lowering reached a use of a value before its definition");
+  if (it->second.predicate) {
+    // Computed where a reader needs it in memory; kept for the readers after
+    // it only in its own block (elsewhere this point need not dominate them).
+    if (auto m = materialized_.find(v); m != materialized_.end()) return m->second;
+    Tile out = materialize(it->second);
+    const auto* inst = static_cast<const ir::Instruction*>(v);
+    if (lowering_ && inst->parent == lowering_) materialized_[v] = out;
+    return out;
+  }
   if (!it->second.lazy) return it->second;
   // Computed here, at its first reader that needs it in memory; the readers
   // after it (in this block: findDeferrable) take the buffer.
@@ -60,6 +69,11 @@ Tile Lowering::get(const ir::Value* v) {
 Tile Lowering::getLazy(const ir::Value* v) {
   auto it = values_.find(v);
   return it != values_.end() && it->second.lazy ? it->second : get(v);
+}
+
+Tile Lowering::getMask(const ir::Value* v) {
+  auto it = values_.find(v);
+  return it != values_.end() && it->second.predicate ? it->second : get(v);
 }
 
 void Lowering::set(const ir::Value* v, Tile t) { values_[v] = std::move(t); }
@@ -280,6 +294,7 @@ void Lowering::forEach(const ir::Shape& shape, const std::vector<Strides>& strid
 }
 
 llvm::Value* Lowering::allSet(const Tile& mask) {
+  if (mask.predicate) return allSetInClosedForm(mask);
   if (!mask.hasBase()) return mask.scalar;
   llvm::AllocaInst* all = variable(b_.getInt1Ty(), "all");
   b_.CreateStore(b_.getTrue(), all);
@@ -394,6 +409,7 @@ void Lowering::reset() {
   if (program_) program_->eraseFromParent();
   program_ = nullptr;
   values_.clear();
+  materialized_.clear();
   blocks_.clear();
   pendingEdges_.clear();
   lowered_.clear();
@@ -445,9 +461,12 @@ void Lowering::decidePhis(const ir::BasicBlock& bb) {
       set(inst, r);
       continue;
     }
-    std::vector<Tile> known;
-    for (size_t k = 0; k < inst->numOperands(); ++k)
-      if (lowered_.count(inst->blocks[k])) known.push_back(get(inst->operand(k)));
+    std::vector<Tile> known;  // (a predicate as it is: it is neither uniform nor affine)
+    for (size_t k = 0; k < inst->numOperands(); ++k) {
+      if (!lowered_.count(inst->blocks[k])) continue;
+      auto it = values_.find(inst->operand(k));
+      known.push_back(it != values_.end() && it->second.predicate ? it->second : get(inst->operand(k)));
+    }
     bool uniform = !phisInMemory_.count(inst) && !known.empty();
     bool affine = uniform;
     for (const Tile& k : known) {
@@ -475,10 +494,12 @@ void Lowering::lowerBlock(const ir::BasicBlock& bb) {
   for (auto& [e, from] : pendingEdges_[&bb]) fillEdge(e, from, &bb);
   pendingEdges_.erase(&bb);
   b_.SetInsertPoint(blocks_.at(&bb));
+  lowering_ = &bb;
   for (const auto& inst : bb.instructions()) {
     if (inst->opcode() == Opcode::Phi) continue;  // decidePhis made them
     lowerInstruction(*inst);
   }
+  lowering_ = nullptr;
 }
 
 // The block that the branch from `from` to `to` jumps to: `to` itself when
@@ -498,6 +519,8 @@ llvm::BasicBlock* Lowering::edge(const ir::BasicBlock* from, const ir::BasicBloc
 void Lowering::fillEdge(llvm::BasicBlock* e, const ir::BasicBlock* from, const ir::BasicBlock* to) {
   llvm::IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(e);
+  const ir::BasicBlock* lowering = lowering_;
+  lowering_ = nullptr;  // what is computed here holds on this edge only
   std::set<const ir::Instruction*> phisOfTo;
   for (const auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
@@ -536,6 +559,7 @@ void Lowering::fillEdge(llvm::BasicBlock* e, const ir::BasicBlock* from, const i
   // The copies' loops may have added blocks: the edge ends in the last one.
   for (auto& [phi, v] : incoming) phi->addIncoming(v, b_.GetInsertBlock());
   b_.CreateBr(blocks_.at(to));
+  lowering_ = lowering;
 }
 
 void Lowering::lowerInstruction(const ir::Instruction& inst) {

@@ -17,7 +17,9 @@
 //            (ranges and index arithmetic on them: add, sub, mul by a
 //            uniform; pointers gep'd by such offsets), so nothing is stored
 //            and loads through `base + offsets` are contiguous vector loads;
-//   memory:  element = load(base + offset), a strided view of a buffer.
+//   memory:  element = load(base + offset), a strided view of a buffer;
+//   predicate: an i1 tile comparing affine and uniform tiles (a mask over
+//            indices), kept as an expression over them (predicate.cpp).
 // Broadcast, trans, reshape (where strides can express it) and multiple_of
 // are views: new shape and strides, nothing copied. An element-wise tile
 // read once, element by element, by a later instruction of its block with
@@ -38,8 +40,9 @@
 // through libm and rounded once, no contraction into FMAs, reductions fold in
 // index order. So results are bit for bit the interpreter's, but for exp of
 // f32, f16 and bf16, which the default math computes in f32 within 2 units
-// in the last place (fast_exp.cpp; exact math, TRITONC_CPU_EXACT_MATH=1,
-// gives the interpreter's bits there too).
+// in the last place (fast_exp.cpp), and f32 division by a uniform value,
+// two multiplies within 2 units (divideByUniform); exact math,
+// TRITONC_CPU_EXACT_MATH=1, gives the interpreter's bits there too.
 #pragma once
 #include <functional>
 #include <map>
@@ -77,6 +80,17 @@ struct Stride {
 using Strides = std::vector<Stride>;
 
 struct Tile;
+// An i1 tile not computed: a comparison of affine or uniform tiles (`cols <
+// n`, `rm[:, None] < M`), or and/or/xor/not of such. Masks are mostly these:
+// whether every lane is on has a closed form (allSetInClosedForm), and a
+// masked access computes the lanes it needs from the leaves (the affine and
+// uniform operands, SSA values that hold anywhere after them) in its own
+// loop (predicate.cpp).
+struct Predicate {
+  const ir::Instruction* inst;  // cmp, and, or, xor or not: its opcode and kinds
+  std::vector<Tile> operands;   // affine, uniform, or predicates, each of the predicate's shape
+};
+
 // An element-wise instruction not computed yet: its element at a row-major
 // offset is computed where a consumer reads it, from its operands' elements
 // at that offset (each uniform, or row-major like the result).
@@ -98,9 +112,12 @@ struct Tile {
   // Deferred (strides row-major, no base): only the consumers that read
   // through loadElement see such a tile (getLazy); get() computes it first.
   std::shared_ptr<const LazyElementwise> lazy;
+  // A predicate (no base; strides row-major): get() computes it into the
+  // frame; masked loads and stores read it as it is (getMask).
+  std::shared_ptr<const Predicate> predicate;
 
   bool isScalar() const { return shape.empty(); }
-  bool isUniform() const { return !shape.empty() && !base && !lazy; }
+  bool isUniform() const { return !shape.empty() && !base && !lazy && !predicate; }
   bool hasBase() const { return base != nullptr; }  // affine or memory
   bool inMemory() const { return base != nullptr && !affine; }
   bool isContiguous() const;  // in memory, row-major, no repetition
@@ -160,6 +177,7 @@ class Lowering {
   // ---- tiles in memory (lowering.cpp)
   Tile get(const ir::Value* v);      // a deferred element-wise tile is computed into the frame first
   Tile getLazy(const ir::Value* v);  // as it is, deferred or not: for consumers reading through loadElement
+  Tile getMask(const ir::Value* v);  // as it is, a predicate or not: for masked accesses (predicate.cpp)
   void set(const ir::Value* v, Tile t);
   Tile uniformTile(const ir::Type& t, llvm::Value* scalar);
   Tile newTile(const ir::Type& t);  // a fresh contiguous buffer in the frame
@@ -188,8 +206,28 @@ class Lowering {
   void forEach(const ir::Shape& shape, const std::vector<Strides>& strides,
                const std::function<void(const std::vector<llvm::Value*>& offsets)>& body, int unitInner = -1);
   // Whether every element of an i1 tile is set: one pass that vectorizes
-  // (a uniform tile: its scalar).
+  // (a uniform tile: its scalar; a predicate: allSetInClosedForm).
   llvm::Value* allSet(const Tile& mask);
+
+  // ---- predicates (predicate.cpp)
+  // Makes `inst` (an element-wise instruction) a predicate if it can be one.
+  bool lowerAsPredicate(const ir::Instruction& inst);
+  // A view (broadcast, trans, reshape) of a predicate: the same view of its
+  // leaves; nullopt where a leaf cannot take it.
+  std::optional<Tile> predicateView(const Tile& p, const ir::Instruction& view);
+  Tile materialize(const Tile& p);  // a predicate computed into a new buffer
+  // Reading elements inside forEach: `elementStrides` appends the strides of
+  // the operands that `readElement` then reads from offsets[at...] (one for
+  // a tile in memory, affine or uniform; one per leaf for a predicate).
+  void elementStrides(const Tile& t, std::vector<Strides>& out);
+  llvm::Value* readElement(const Tile& t, const std::vector<llvm::Value*>& offsets, size_t at);
+  // A sufficient condition for every lane of a predicate being set, from the
+  // ranges of its leaves (false where it cannot tell: the lanes are then
+  // read one by one, which is right whatever they are).
+  llvm::Value* allSetInClosedForm(const Tile& p);
+  // x / d for f32 with d the same in every lane, in the default math: two
+  // multiplies by values computed once, within 2 ulp (element_ops.cpp).
+  llvm::Value* divideByUniform(llvm::Value* x, llvm::Value* d);
   // Code for both outcomes of `cond`, joined after.
   void eitherWay(llvm::Value* cond, const std::function<void()>& whenTrue, const std::function<void()>& whenFalse);
   // An i64 variable in the entry block (a loop-carried value; mem2reg makes it SSA).
@@ -228,6 +266,11 @@ class Lowering {
                                 const std::vector<llvm::Value*>& v, int errorCode);
   // Element-wise add/sub/mul that keep an affine tile affine (nullopt: not here).
   std::optional<Tile> affineArithmetic(const ir::Instruction& inst, const std::vector<Tile>& ops);
+
+  // A view of a tile with a base, or of a uniform one, for broadcast, trans,
+  // reshape and multiple_of (lower_tile.cpp); nullopt for a reshape that its
+  // strides cannot express.
+  std::optional<Tile> viewOf(const Tile& a, const ir::Instruction& view);
 
   // ---- per op family
   void lowerElementwise(const ir::Instruction& inst);  // lower_elementwise.cpp
@@ -278,6 +321,8 @@ class Lowering {
   std::set<const ir::BasicBlock*> lowered_;           // blocks whose phis are decided
   std::set<const ir::Instruction*> phisInMemory_;     // tile phis that must own a buffer (kept across attempts)
   std::set<const ir::Instruction*> deferrable_;       // of the block being lowered (findDeferrable)
+  const ir::BasicBlock* lowering_ = nullptr;          // whose instructions are being lowered (null on edges)
+  std::unordered_map<const ir::Value*, Tile> materialized_;  // predicates computed in their own block
   size_t frameBytes_ = 0;
   int64_t assertElementOffset_ = -1;
   std::vector<ErrorSite> errors_;
