@@ -129,6 +129,24 @@ TEST(CpuExp, DefaultMathWithinTwoUlps) {
   EXPECT_EQ(e.check(bits), 0);
 }
 
+// With AVX-512 the default exp's loop multiplies by 2^n with vscalefps, in
+// its inlined 16-lane variant: the optimized IR calls the intrinsic and no
+// longer the scalar function (whose results the test above checks alike).
+// Without AVX-512, neither appears: the exp is element-wise code.
+TEST(CpuExp, DefaultMathScalesWithVscalefOnAvx512) {
+  REQUIRE_CPU();
+  interp::Buffer x = buffer("x", Scalar::F32, 1024), y = buffer("y", Scalar::F32, 1024);
+  std::vector<interp::KernelArg> args{buf(x), buf(y)};
+  Compiled c = compile(kExp, args);
+  cpu::CompileOptions o;
+  o.exactMath = false;
+  o.keepLlvmIr = true;
+  const std::string ir = cpu::CpuKernel::compile(*c.fn, o)->llvmIr();
+  const bool avx512 = (cpu::hostDescription() + ",").find("+avx512f,") != std::string::npos;
+  EXPECT_EQ(ir.find("@llvm.x86.avx512.mask.scalef.ps.512(") != std::string::npos, avx512) << ir;
+  EXPECT_EQ(ir.find("call float @tritonc_cpu_fast_exp_f32("), std::string::npos) << ir;
+}
+
 TEST(CpuExp, EveryInputWhenAsked) {
   REQUIRE_CPU();
   if (!std::getenv("TRITONC_CPU_EXP_EXHAUSTIVE")) GTEST_SKIP() << "set TRITONC_CPU_EXP_EXHAUSTIVE=1 to check all 2^32";

@@ -8,6 +8,11 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/LICM.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
@@ -126,6 +131,23 @@ void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int level) {
                                                   : llvm::OptimizationLevel::O3;
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(ol);
   mpm.run(m, mam);
+  bool late = false;
+  for (llvm::Function& f : m) {
+    if (!f.hasFnAttribute(kInlineAfterVectorizing)) continue;
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+    late = true;
+  }
+  if (!late) return;
+  llvm::FunctionPassManager cleanup;  // constants of the inlined bodies hoisted out of their loops
+  cleanup.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
+  cleanup.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
+  cleanup.addPass(llvm::InstCombinePass());
+  cleanup.addPass(llvm::SimplifyCFGPass());
+  llvm::ModulePassManager inlining;
+  inlining.addPass(llvm::AlwaysInlinerPass());
+  inlining.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(cleanup)));
+  inlining.run(m, mam);
 }
 
 std::unique_ptr<llvm::MemoryBuffer> emitObject(llvm::Module& m, llvm::TargetMachine& tm) {

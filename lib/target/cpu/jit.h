@@ -40,8 +40,12 @@ class Jit {
 // The width of `tm`'s vector registers in bits: 512 with AVX-512, 256 with
 // AVX, else 128.
 int vectorRegisterBits(const llvm::TargetMachine& tm);
-// The O3 (or `level`) pipeline of the new pass manager, for `tm`'s target.
+// The O3 (or `level`) pipeline of the new pass manager, for `tm`'s target;
+// then functions marked kInlineAfterVectorizing (noinline until then, so that
+// the loop vectorizer sees their calls and calls their vector variants) are
+// inlined, and the loops that called them cleaned up.
 void optimizeModule(llvm::Module& m, llvm::TargetMachine& tm, int level);
+constexpr const char* kInlineAfterVectorizing = "tritonc-inline-after-vectorizing";
 // Machine code for `m` as an object file in memory.
 std::unique_ptr<llvm::MemoryBuffer> emitObject(llvm::Module& m, llvm::TargetMachine& tm);
 
