@@ -1,8 +1,10 @@
 """The Python DSL's kernels (python/tests/dsl_kernels.py) on the GPU, side by
 side in one run with Triton 3.6 running the very same functions (the file
 imported a second time with `import triton` in place of `import tritonc`),
-and the Triton-C version of the matmul at the configuration the DSL's tuner
-chose (one compiler, two front ends). Also: cold compile of one matmul
+and the Triton-C versions of the matmul at the configuration the DSL's tuner
+chose: the same kernel statement for statement (bench/kernels/matmul_grouped.tc,
+"tritonc-C": one compiler, two front ends) and the 2-D-grid masked one
+(bench/kernels/matmul_masked.tc, "tritonc-C 2-D grid"). Also: cold compile of one matmul
 configuration and the launch overhead of both.
 
 Every output is checked against torch (float64 where it matters) with the
@@ -166,6 +168,15 @@ if want("matmul"):
                 call_c = lambda kc=kc, macros=macros, a=a, b=b, c=c, M=M, N=N, K=K: kc(  # noqa: E731
                     a, b, c, M, N, K, K, N, N, grid=lambda o: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN"))), **macros)
                 ms, err = timed(call_c, c, ref)
+                res["tritonc-C 2-D grid"] = (ms, err / ref.abs().max().item())
+                # The same kernel statement for statement (bench/kernels/matmul_grouped.tc): one
+                # compiler, two front ends.
+                kg = tritonc.kernel(open(os.path.join(ROOT, "bench/kernels/matmul_grouped.tc")).read())
+                macros_g = dict(macros, GROUP_M=kw["GROUP_M"])
+                call_g = lambda kg=kg, macros_g=macros_g, a=a, b=b, c=c, M=M, N=N, K=K: kg(  # noqa: E731
+                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                    grid=lambda o: (cdiv(M, o.d("TM")) * cdiv(N, o.d("TN")),), **macros_g)
+                ms, err = timed(call_g, c, ref)
                 res["tritonc-C"] = (ms, err / ref.abs().max().item())
             res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
             record("matmul-" + str(dt).replace("torch.", ""), "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)

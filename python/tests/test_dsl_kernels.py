@@ -77,6 +77,30 @@ def test_matmul_grouped(backend, dtype):
     np.testing.assert_allclose(host(c), ref, atol=tol, rtol=1e-2)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_matmul_grouped_in_triton_c_as_in_the_dsl(backend, dtype):
+    """bench/kernels/matmul_grouped.tc, matmul_kernel statement for statement in
+    Triton-C (the DSL benchmark's "one compiler, two front ends"), computes what
+    the DSL kernel computes."""
+    M, N, Kd = (int(v) for v in rng.integers(33, 130, size=3))
+    a = rng.standard_normal((M, Kd)).astype(dtype)
+    b = rng.standard_normal((Kd, N)).astype(dtype)
+    c_dsl, c_tc = poisoned((M, N), dtype, backend), poisoned((M, N), dtype, backend)
+    K.matmul_kernel[lambda m: (tritonc.cdiv(M, m["BLOCK_M"]) * tritonc.cdiv(N, m["BLOCK_N"]),)](
+        dev(a, backend), dev(b, backend), c_dsl, M, N, Kd, Kd, 1, N, 1, N, 1,
+        BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=2)
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_grouped.tc")
+    mm = tritonc.kernel(open(path).read(), ["C"], target={"interp": "interp", "cpu": "cpu"}.get(backend, "auto"),
+                        filename="matmul_grouped.tc")
+    mm(dev(a, backend), dev(b, backend), c_tc, M, N, Kd, Kd, 1, N, 1, N, 1,
+       grid=lambda o: (tritonc.cdiv(M, o.d("TM")) * tritonc.cdiv(N, o.d("TN")),), TYPE=dtype, TM=32, TN=64, TK=32,
+       GROUP_M=2, num_warps=4)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    tol = 2e-2 * np.sqrt(Kd) if dtype == np.float16 or backend == "cuda" else 1e-4
+    np.testing.assert_allclose(host(c_tc), ref, atol=tol, rtol=1e-2)
+    np.testing.assert_allclose(host(c_tc), host(c_dsl), atol=tol, rtol=1e-2)
+
+
 def test_matmul_autotuned(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
     M, N, Kd = 70, 100, 90

@@ -268,6 +268,13 @@ INSTANTIATE_TEST_SUITE_P(
         UserKernel{"masked_matmul_ragged", "bench/kernels/matmul_masked.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kRagged, 8,
                    {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},
+        // Triton's tutorial matmul in Triton-C (grouped ordering, indices
+        // wrapped by % M and % N: no bound for a tensor map, so cp.async rings).
+        UserKernel{"grouped_matmul", "bench/kernels/matmul_grouped.tc",
+                   {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}, {"GROUP_M", "8"}},
+                   {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"stride_am", 4096}, {"stride_ak", 1}, {"stride_bk", 4096},
+                    {"stride_bn", 1}, {"stride_cm", 4096}, {"stride_cn", 1}},
+                   8, {"wgmma.mma_async", "cp.async.cg.shared.global", "wgmma.wait_group.sync.aligned 1;"}, 36},
         UserKernel{"masked_matmul_nt_bf16", "bench/kernels/matmul_masked_nt.tc",
                    {{"TYPE", "bf16"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kSquare, 8,
                    {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},
