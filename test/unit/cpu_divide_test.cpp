@@ -26,13 +26,6 @@ __global__ void k(float* x, float* y, float d) {
   *(y + i) = *(x + i) / d;
 })";
 
-int64_t ulps(float a, float b) {
-  int32_t x, y;
-  std::memcpy(&x, &a, 4);
-  std::memcpy(&y, &b, 4);
-  return x > y ? int64_t(x) - y : int64_t(y) - x;
-}
-
 float fromBits(uint32_t b) {
   float f;
   std::memcpy(&f, &b, 4);

@@ -26,15 +26,6 @@ __global__ void k(float* x, float* y) {
   *(y + i) = exp(*(x + i));
 })";
 
-// The distance in units in the last place between two finite floats of one
-// sign (or both zero).
-int64_t ulps(float a, float b) {
-  int32_t x, y;
-  std::memcpy(&x, &a, 4);
-  std::memcpy(&y, &b, 4);
-  return x > y ? int64_t(x) - y : int64_t(y) - x;
-}
-
 class ExpOnCpu {
  public:
   // `exact`: the exact math (the interpreter's bits); else the default, whose

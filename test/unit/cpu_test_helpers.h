@@ -47,6 +47,15 @@ inline Compiled compile(const std::string& source, const std::vector<interp::Ker
   return c;
 }
 
+// The distance in units in the last place between two finite floats of one
+// sign (or both zero).
+inline int64_t ulps(float a, float b) {
+  int32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x > y ? int64_t(x) - y : int64_t(y) - x;
+}
+
 inline interp::Buffer buffer(const std::string& name, Scalar k, size_t n) {
   interp::Buffer b;
   b.name = name;
