@@ -10,11 +10,13 @@ namespace tritonc::gpu {
 namespace {
 
 // The widest vector of the memory accesses that `v` (a pointer or an offset
-// tile) reaches through pointer arithmetic, 1 if none.
+// tile) reaches as their address through pointer arithmetic, 1 if none (a
+// value stored is no address).
 int64_t accessVector(const ir::Value* v, int depth = 0) {
   int64_t vec = 1;
   for (const ir::Instruction* u : v->users()) {
-    vec = std::max<int64_t>(vec, u->vec);
+    const size_t address = u->opcode() == ir::Opcode::AsyncCopy ? 1 : 0;
+    if (u->vec && u->numOperands() > address && u->operand(address) == v) vec = std::max<int64_t>(vec, u->vec);
     if (depth < 3 && (u->opcode() == ir::Opcode::Gep || u->opcode() == ir::Opcode::Add))
       vec = std::max(vec, accessVector(u, depth + 1));
   }
@@ -53,18 +55,22 @@ bool pointerAffine(const ir::Value* v, int depth = 0) {
   }
 }
 
-// Bytes of registers per element of a register tile: predicates live apart
-// (and mostly die: only a copy's first element's mask is used); tiles affine
-// in the index, and pointers made of them, are recomputed (indexAffine,
-// pointerAffine); other pointer and 64-bit offset tiles
-// keep one 8-byte address per vector of the accesses they reach.
-int64_t registerBytesPerElement(const ir::Value* v, bool affineFree) {
+// Bytes of registers a register tile takes, per thread summed: predicates
+// live apart (and mostly die: only a copy's first element's mask is used);
+// tiles affine in the index, and pointers made of them, are recomputed
+// (indexAffine, pointerAffine); pointer and offset tiles that reach vector
+// accesses keep one address or offset per vector (the vector's other
+// elements are it plus a constant), at least a byte per element for 64-bit
+// ones.
+int64_t registerBytes(const ir::Value* v, bool affineFree) {
   const ir::Type& t = v->type();
   if (affineFree && ((t.isInt() && indexAffine(v)) || (t.kind == ir::Scalar::Ptr && pointerAffine(v)))) return 0;
+  const int64_t n = t.numElements();
   switch (t.kind) {
     case ir::Scalar::I1: return 0;
-    case ir::Scalar::I64: case ir::Scalar::Ptr: return std::max<int64_t>(1, 8 / accessVector(v));
-    default: return ir::byteSize(t.kind);
+    case ir::Scalar::I64: case ir::Scalar::Ptr: return n * std::max<int64_t>(1, 8 / accessVector(v));
+    case ir::Scalar::I32: return (n * 4 + accessVector(v) - 1) / accessVector(v);
+    default: return n * ir::byteSize(t.kind);
   }
 }
 
@@ -144,7 +150,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
         if (!ty.isTile() || ty.isShared() || aliases(v)) continue;
         // Once per value: the walks behind it would cost their depth at every instruction it is live across.
         auto [it, fresh] = tileBytes.try_emplace(v, 0);
-        if (fresh) it->second = streamed(v) ? 0 : ty.numElements() * registerBytesPerElement(v, light);
+        if (fresh) it->second = streamed(v) ? 0 : registerBytes(v, light);
         bytes += it->second;
       }
       peak = std::max(peak, bytes);

@@ -24,7 +24,7 @@ bool prefetch(ir::Function& f, const PipelineOptions& o) { return runPrefetch(f,
 const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> passes = {
       {"constfold", "fold constants (scalars and splats)", plain<runConstantFolding>, false},
-      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks)", plain<runPeephole>, false},
+      {"peephole", "tile peephole rules (trans(trans(x)), splat folding, x+0, x*1, all-true masks, pointer offsets added before one gep)", plain<runPeephole>, false},
       {"cse", "common sub-expression elimination", plain<runCommonSubexpressionElimination>, true},
       {"licm", "loop-invariant code motion", plain<runLoopInvariantCodeMotion>, true},
       {"rebase-pointers", "pointer tiles advanced by a uniform step: a scalar pointer phi plus invariant offsets", plain<runRebasePointerPhis>, false},

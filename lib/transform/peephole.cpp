@@ -224,8 +224,26 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
         }
       }
       return nullptr;
-    case Opcode::Gep:
-      return isConstantValue(y, 0) && x->type() == t ? x : nullptr;
+    case Opcode::Gep: {
+      if (isConstantValue(y, 0) && x->type() == t) return x;
+      // gep(broadcast(gep(splat p, r)), k) is gep(splat p, broadcast(r) + k)
+      // when r and k are tiles of one integer kind: C's `A + rows * lda +
+      // cols` as the Python form `A + (rows * lda + cols)` is written (and as
+      // Triton combines its addptr chains). One address per access instead
+      // of two 64-bit multiply-adds. The offsets then add in their own width,
+      // as Triton's do: an element offset past that width needs wider ones.
+      if (!t.isTile() || !y->type().isTile() || asInst(y, Opcode::Splat)) return nullptr;
+      ir::Value* inner = x;
+      while (ir::Instruction* bc = asInst(inner, Opcode::Broadcast)) inner = bc->operand(0);
+      ir::Instruction* g = asInst(inner, Opcode::Gep);
+      if (!g) return nullptr;
+      ir::Instruction* s = asInst(g->operand(0), Opcode::Splat);
+      ir::Value* r = g->operand(1);
+      if (!s || s->operand(0)->type().isTile() || !r->type().isTile() || r->type().kind != y->type().kind)
+        return nullptr;
+      if (r->type().shape != t.shape) r = b.broadcast(r, t.shape);
+      return b.gep(b.splat(s->operand(0), t.shape), b.binary(Opcode::Add, r, y));
+    }
     case Opcode::Load:
       // A mask that is all true is no mask.
       if (inst->numOperands() == 3 && isAllTrue(inst->operand(1))) {
