@@ -6,12 +6,14 @@
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # STEPS (comma-separated, default all) picks what runs after the build:
-#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl
+#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl, multicast
 # (aot: the runtime-only library built on its own, TRITONC_RUNTIME_ONLY, running
 # a kernel that this build's `tritonc compile` made for the GPU; ctest has the
 # other ahead-of-time round trips on the GPU: CLI, C API, Python's CUDA tensors.)
 # (dsl: bench/dsl_bench.py, the Python DSL's kernels beside Triton 3.6 running
 # the same functions.)
+# (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
+# multicast to pairs of programs and without, alternately.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -28,9 +30,9 @@ status=0
 
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
-STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl)$' | paste -sd,)
+STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -119,7 +121,7 @@ fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if ! step python && ! step launch && ! step shapes && ! step dsl; then
+if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -177,6 +179,15 @@ if step dsl; then
     log "dsl bench: $(grep -c . "$OUT_DIR/dsl.txt") lines (dsl.txt / dsl.json)"
   else
     log "dsl bench FAILED: $(tail -3 "$OUT_DIR/dsl.txt" | tr '\n' ';')"
+    status=1
+  fi
+fi
+if step multicast; then
+  # B's boxes multicast to pairs of programs, and not, alternately (bench/multicast_ab.py).
+  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/multicast_ab.py "$OUT_DIR" > "$OUT_DIR/multicast.txt" 2>&1; then
+    log "multicast A/B: $(tr '\n' ';' < "$OUT_DIR/multicast.txt")"
+  else
+    log "multicast A/B FAILED: $(tail -3 "$OUT_DIR/multicast.txt" | tr '\n' ';')"
     status=1
   fi
 fi

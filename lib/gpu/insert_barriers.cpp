@@ -14,7 +14,11 @@
 //     stages are complete is the pipeliner's business).
 //   - tma_copy is checked where it is issued like async_copy; the
 //     tensor memory accelerator's writes are published by mbarriers that
-//     each reader waits on (tma_wait), so they never become pending.
+//     each reader waits on (tma_wait), so they never become pending. A
+//     multicast one (gpu-multicast) also writes the partner program's
+//     stage: it is checked against what was read or written since the last
+//     barrier over the cluster, and its barrier (like every copy's in such
+//     a function) is `barrier {cluster = 1}`.
 //   - An instruction with a scratch (layout changes, cross-warp reductions)
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
 //     its reads are pending.
@@ -64,11 +68,15 @@ struct Ranges {
 
 struct State {
   Ranges reads, writes, inFlight;  // inFlight: async copies not waited for
-  bool operator==(const State& o) const { return reads == o.reads && writes == o.writes && inFlight == o.inFlight; }
+  Ranges sinceCluster;             // read or written since the last barrier over the cluster
+  bool operator==(const State& o) const {
+    return reads == o.reads && writes == o.writes && inFlight == o.inFlight && sinceCluster == o.sinceCluster;
+  }
   void merge(const State& o) {
     reads.add(o.reads);
     writes.add(o.writes);
     inFlight.add(o.inFlight);
+    sinceCluster.add(o.sinceCluster);
   }
 };
 
@@ -98,6 +106,7 @@ class BarrierInserter {
         if ((op == Opcode::Dot || op == Opcode::DotAsync) && inst->type().layout &&
             inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3)
           asyncProxyReads_ = true;
+        if (op == Opcode::TmaCopy && inst->imm) multicast_ = true;
       }
   }
   bool run();
@@ -105,15 +114,19 @@ class BarrierInserter {
  private:
   // Walks one block from `in`; with `insert`, puts the barriers in.
   State walk(ir::BasicBlock* bb, State s, bool insert);
-  void barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert);
+  void barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert, bool cluster = false);
 
   ir::Function& f_;
   ir::DominatorTree dom_;
   bool asyncProxyReads_ = false;
+  // Some copy is multicast (gpu-multicast): every copy's barrier then spans
+  // the cluster, so that the next multicast copy finds its stage free too
+  // (gpu-multicast made sure both programs pass the same barriers).
+  bool multicast_ = false;
   bool inserted_ = false;
 };
 
-void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert) {
+void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert, bool cluster) {
   if (insert) {
     ir::Builder b(*f_.parent());
     b.setInsertPoint(bb, index);
@@ -122,12 +135,13 @@ void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s,
       b.create(Opcode::FenceAsyncShared, ir::Type::voidTy(), {});
       ++index;
     }
-    b.create(Opcode::Barrier, ir::Type::voidTy(), {});
+    b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = cluster ? 1 : 0;
     ++index;
     inserted_ = true;
   }
   s.reads = {};
   s.writes = {};
+  if (cluster) s.sinceCluster = {};
 }
 
 State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
@@ -140,6 +154,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
       case Opcode::Barrier:
         s.reads = {};
         s.writes = {};
+        if (inst->imm) s.sinceCluster = {};
         continue;
       case Opcode::AsyncWait:
         s.writes.add(s.inFlight);
@@ -158,8 +173,12 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         // Checked where it is issued; its bytes become visible through the
         // stage's mbarrier, which every reader waits on (tma_wait), not
         // through a barrier.
+        // A multicast copy writes the partner's stage too: what either
+        // program did with it since the last barrier over the cluster
+        // (the same code, so the same ranges) orders it.
         Range r = bufferRange(inst->operand(0));
-        if (s.reads.overlaps(r) || s.writes.overlaps(r)) barrierBefore(bb, i, s, insert);
+        if (inst->imm ? s.sinceCluster.overlaps(r) : s.reads.overlaps(r) || s.writes.overlaps(r))
+          barrierBefore(bb, i, s, insert, multicast_);
         continue;
       }
       case Opcode::TmaInit: case Opcode::TmaWait:
@@ -179,6 +198,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
           s.reads = {};
           s.writes = {};
           s.reads.add(r);
+          s.sinceCluster.add(r);
         }
         continue;
       }
@@ -189,6 +209,8 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
     if (hazard) barrierBefore(bb, i, s, insert);
     for (const Range& r : reads) s.reads.add(r);
     for (const Range& r : writes) (async ? s.inFlight : s.writes).add(r);
+    for (const Range& r : reads) s.sinceCluster.add(r);
+    for (const Range& r : writes) s.sinceCluster.add(r);
   }
   return s;
 }

@@ -30,6 +30,11 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
 // tma_wait before a stage is read and at the loop's exit.
 bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o);
 
+// Tensor copies that the two programs of a pair along the grid's x axis
+// would both make, made once for the pair: {multicast = 2} (each issues half
+// of the box into both programs' stages when launched in clusters of two).
+bool runMulticast(ir::Function& f, const transform::PipelineOptions& o);
+
 // Places buffers and scratch in shared memory by live ranges ({smem = N} on
 // each, the total as the function's shared(N)); too much for the target is
 // an error.

@@ -158,6 +158,8 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           fact.text = "TMA " + fact.tile + " " + ir::scalarName(dst.kind) + " box into a " +
                       std::to_string(fact.stages) + "-stage ring in shared memory, zero-filled outside " +
                       extent(i.operand(5)) + " rows x " + extent(i.operand(6)) + " columns";
+          if (i.imm)  // gpu-multicast
+            fact.text += "; multicast: programs launched in pairs along x each copy half into both";
           add(i, fact);
           break;
         }

@@ -289,8 +289,15 @@ void Parser::parseAttributes(Instruction* inst) {
     } else if (key.text == "guard") {
       if (inst->opcode() != Opcode::Select || value != 1) failAt(v.loc, "'guard = 1' marks a select (a divisor guard)");
       inst->sub = kSelectDivisorGuard;
+    } else if (key.text == "multicast") {
+      if (inst->opcode() != Opcode::TmaCopy || value != 2) failAt(v.loc, "'multicast = 2' marks a tma_copy shared by a pair of programs");
+      inst->imm = value;
+    } else if (key.text == "cluster") {
+      if ((inst->opcode() != Opcode::Barrier && inst->opcode() != Opcode::TmaInit) || value != 1)
+        failAt(v.loc, "'cluster = 1' marks a barrier or tma_init that synchronizes the cluster");
+      inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

@@ -99,6 +99,7 @@ std::string checkGpuOp(const Instruction& inst) {
     }
     case Opcode::TmaInit: case Opcode::TmaWait: {
       std::string what = inst.opcode() == Opcode::TmaInit ? "'tma_init'" : "'tma_wait'";
+      if (inst.imm != 0 && (inst.imm != 1 || inst.opcode() != Opcode::TmaInit)) return what + ": only 'cluster = 1' on tma_init";
       if (!barriers(op(0))) return what + " takes a buffer of barriers (i64<stages, 1>), not " + str(op(0));
       for (size_t k = 1; k < inst.numOperands(); ++k)
         if (op(k) != Type::scalar(Scalar::I32)) return what + " takes an i32 stage and phase";
@@ -115,13 +116,18 @@ std::string checkGpuOp(const Instruction& inst) {
         if (op(k) != Type::scalar(Scalar::I32))
           return "'tma_copy' takes i32 scalars for its stage, leading stride, extents and coordinates";
       if (op(9) != Type::scalar(Scalar::I1)) return "'tma_copy' takes a scalar i1 predicate";
+      if (inst.imm != 0 && inst.imm != 2) return "'tma_copy' is multicast to a pair of programs or not at all";
+      if (inst.imm && (dst.shape[size_t(dst.layout->order[0])] * byteSize(dst.kind) / dst.layout->swizzle) % 2)
+        return "a multicast 'tma_copy' needs an even number of swizzle blocks (one half per program)";
       return "";
     }
     case Opcode::AsyncWait: case Opcode::DotWait:
       if (inst.imm < 0) return "the number of pending groups must not be negative";
       if (inst.opcode() == Opcode::DotWait && op(0) != r) return "'dot_wait' returns its operand's type";
       return "";
-    case Opcode::AsyncCommit: case Opcode::Barrier: case Opcode::FenceAsyncShared:
+    case Opcode::Barrier:
+      return inst.imm == 0 || inst.imm == 1 ? "" : "a 'barrier' synchronizes the program or (cluster = 1) its cluster";
+    case Opcode::AsyncCommit: case Opcode::FenceAsyncShared:
       return "";
     case Opcode::DotAsync:
       return checkDotLayouts(inst);

@@ -183,7 +183,8 @@ static std::string describeOptions(const KernelOptions& o) {
 // between machines must tell.
 static std::string targetKey(const std::string& target) {
   if (target == "cpu") return "cpu " + cpu::codeIdentity();
-  return nvptx::TargetOptions::tmaFromEnvironment() ? target : target + " without TMA";
+  return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
+         (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

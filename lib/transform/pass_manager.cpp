@@ -33,6 +33,7 @@ const std::vector<PassInfo>& allPasses() {
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},
+      {"gpu-multicast", "tensor copies two programs along x both make, multicast to the pair (clusters of two)", gpu::runMulticast, true},
       {"gpu-allocate-shared", "shared memory for buffers and scratch, by live ranges", gpu::runAllocateShared, true},
       {"gpu-insert-barriers", "barriers and fences by the RAW/WAR data-flow equations", gpu::runInsertBarriers, true},
   };
@@ -56,7 +57,7 @@ std::vector<std::string> defaultPipeline() {
 std::vector<std::string> gpuPipeline() {
   // Layouts first; CSE merges the values it recomputed or converted twice,
   // DCE drops what they replaced.
-  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "cse", "dce", "gpu-allocate-shared", "gpu-insert-barriers"};
+  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "cse", "dce", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {

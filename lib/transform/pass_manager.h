@@ -27,6 +27,7 @@ struct PipelineOptions {
   bool wgmma = true;       // warpgroup MMA on sm_90a
   bool allowTf32 = false;  // f32 dots on tensor cores with tf32 inputs
   bool tma = true;         // sm_90: rings filled by the tensor memory accelerator (gpu-tma)
+  bool multicast = true;   // sm_90: copies shared by pairs of programs multicast (gpu-multicast)
 };
 
 struct PassInfo {

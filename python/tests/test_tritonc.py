@@ -329,6 +329,33 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("M,N,K,TM,TN,warps", [
+    (1000, 712, 520, 128, 128, 8),  # grid x 8: pairs of programs multicast B's boxes (sm_90)
+    (300, 520, 200, 64, 128, 4),    # grid x 5: no clusters, each program copies its whole box
+    (130, 1032, 72, 64, 256, 4),    # grid x 3, a ragged K
+])
+def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps):
+    """The user's masked matmul where B's boxes are multicast to pairs of
+    programs along M (gpu-multicast), launched in clusters of two where the
+    grid's x extent is even and alone where it is odd, against float64."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
+    mm = tritonc.kernel(open(path).read(), filename="matmul_masked.tc")
+    A = torch.randn(M, K, device="cuda").half()
+    B = torch.randn(K, N, device="cuda").half()
+    C = torch.full((M, N), float("nan"), device="cuda").half()
+    grid = ((M + TM - 1) // TM, (N + TN - 1) // TN)
+    mm(A, B, C, M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps)
+    torch.cuda.synchronize()
+    ref = A.double() @ B.double()
+    err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err <= 1e-2, err
+    if torch.cuda.get_device_capability() >= (9, 0):
+        text = mm.report(A, B, C, M, N, K, K, N, N, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps)
+        assert "multicast" in text
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
     add = tritonc.kernel(ADD, ["c"])
 

@@ -263,8 +263,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         UserKernel{"masked_matmul", "bench/kernels/matmul_masked.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}}, kSquare, 8,
+                   // B's boxes multicast to the pair of programs along M (gpu-multicast), the slot
+                   // released over the cluster; its 128 x 256 accumulator needs the registers
                    {"wgmma.mma_async", "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity",
-                    "wgmma.wait_group.sync.aligned 1;", "st.global.v4", ".minnctapersm 1"}},  // its 128 x 256 accumulator needs the registers
+                    "wgmma.wait_group.sync.aligned 1;", "st.global.v4", ".minnctapersm 1",
+                    "tile.mbarrier::complete_tx::bytes.multicast::cluster", "barrier.cluster.wait.acquire.aligned",
+                    "// tritonc: cluster_x 2"}},
         UserKernel{"masked_matmul_ragged", "bench/kernels/matmul_masked.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kRagged, 8,
                    {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},

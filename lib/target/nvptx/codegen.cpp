@@ -351,12 +351,19 @@ std::string FunctionLowering::run() {
   if (printBufferBytes_ > 0) out << "  .local .align 8 .b8 printbuf[" << printBufferBytes_ << "];\n";
   for (size_t k = 0; k < tensorMaps_.size(); ++k)
     out << "  // tritonc: tensor_map " << k << " " << tensorMaps_[k].first << "\n";
+  // Multicast copies: the launch groups programs along x in pairs when it can.
+  if (!multicast_.whole.empty()) out << "  // tritonc: cluster_x 2\n";
   out << prologueText << setup_.str() << body_.str() << "}\n";
   return out.str();
 }
 
 bool TargetOptions::tmaFromEnvironment() {
   const char* v = std::getenv("TRITONC_TMA");
+  return !(v && std::string(v) == "0");
+}
+
+bool TargetOptions::multicastFromEnvironment() {
+  const char* v = std::getenv("TRITONC_MULTICAST");
   return !(v && std::string(v) == "0");
 }
 
@@ -370,6 +377,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.wgmma = opts.wgmma;
     po.allowTf32 = opts.allowTf32;
     po.tma = opts.tma;
+    po.multicast = opts.multicast;
     transform::runPasses(m, transform::gpuPipeline(), po);
   }
   std::ostringstream out;

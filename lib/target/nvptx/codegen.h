@@ -18,6 +18,11 @@ struct TargetOptions {
   // compare; kernels are cached apart, runtime/kernel.cpp).
   bool tma = tmaFromEnvironment();
   static bool tmaFromEnvironment();
+  // sm_90: tensor copies that pairs of programs share, multicast to both in
+  // clusters of two (gpu-multicast); TRITONC_MULTICAST=0 turns it off (to
+  // compare; cached apart like TRITONC_TMA).
+  bool multicast = multicastFromEnvironment();
+  static bool multicastFromEnvironment();
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

@@ -42,6 +42,7 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuEventElapsedTime, "cuEventElapsedTime") && bind(lib, d->cuEventDestroy, "cuEventDestroy_v2") &&
             bind(lib, d->cuGetErrorName, "cuGetErrorName") && bind(lib, d->cuGetErrorString, "cuGetErrorString");
   if (!bind(lib, d->cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled")) d->cuTensorMapEncodeTiled = nullptr;
+  if (!bind(lib, d->cuLaunchKernelEx, "cuLaunchKernelEx")) d->cuLaunchKernelEx = nullptr;
   if (!ok) {
     *whyNot = "the CUDA driver lacks an entry point tritonc needs (driver too old?)";
     return nullptr;

@@ -18,6 +18,26 @@ using CUfunction = void*;
 using CUstream = void*;
 using CUevent = void*;
 
+// cuLaunchKernelEx's configuration (cuda.h's layout): only the cluster
+// dimension is used (gpu/multicast.cpp's pairs of programs).
+struct CUlaunchAttribute {
+  int id;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+constexpr int kLaunchAttributeClusterDimension = 4;
+
 // An error that leaves the process's CUDA context unusable: a kernel's
 // illegal address, misaligned address, illegal instruction, trap or
 // assertion (CUDA_ERROR_ILLEGAL_ADDRESS, ...). Every later CUDA call of the
@@ -59,6 +79,8 @@ struct CudaDriver {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char**);
   CUresult (*cuGetErrorString)(CUresult, const char**);
+  // CUDA 12+ (null before): launches in clusters (multicast copies).
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   // CUDA 12+ (null before): the tensor maps of TMA copies (tensor_maps.h).
   CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const uint64_t*, const uint64_t*, const unsigned*,
                                      const unsigned*, int, int, int, int) = nullptr;

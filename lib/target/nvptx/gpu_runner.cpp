@@ -107,6 +107,10 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
                                          " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
     }
     tensorMaps_ = parseTensorMaps(ptx, name_);
+    // Multicast copies (gpu/multicast.cpp): launched in pairs along x where the grid allows.
+    size_t cluster = entry == std::string::npos ? entry : ptx.find("// tritonc: cluster_x 2", entry);
+    pairsAlongX_ = cluster != std::string::npos && (next == std::string::npos || cluster < next) &&
+                   d->cuLaunchKernelEx != nullptr;
   } catch (...) {
     d->cuModuleUnload(mod);
     throw;
@@ -160,6 +164,22 @@ static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, c
   }
 }
 
+int GpuKernel::launch(const interp::Grid& grid, unsigned threads, void* stream, void** params) const {
+  CudaDriver* d = driver();
+  // A kernel with multicast copies runs in clusters of two programs along x
+  // when x is even; otherwise each program copies everything itself.
+  if (pairsAlongX_ && grid.x % 2 == 0) {
+    CUlaunchAttribute cluster{};
+    cluster.id = kLaunchAttributeClusterDimension;
+    cluster.value.clusterDim = {2, 1, 1};
+    CUlaunchConfig c{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes_, stream,
+                     &cluster, 1};
+    return d->cuLaunchKernelEx(&c, func_, params, nullptr);
+  }
+  return d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes_,
+                           stream, params, nullptr);
+}
+
 void GpuKernel::launchAsync(const interp::Grid& grid, const std::vector<interp::KernelArg>& args, int numWarps,
                             void* stream) const {
   check(grid, args);
@@ -167,9 +187,7 @@ void GpuKernel::launchAsync(const interp::Grid& grid, const std::vector<interp::
   ParamBlock params(args.size() + tensorMaps_.size());
   fillParams(params, paramTypes_, paramNames_, name_, args, nullptr);
   params.addTensorMaps(tensorMaps_, args.size(), name_);
-  d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), unsigned(32 * numWarps), 1,
-                             1, sharedBytes_, stream, params.pointers, nullptr),
-           "launching", name_);
+  d->check(launch(grid, unsigned(32 * numWarps), stream, params.pointers), "launching", name_);
 }
 
 GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
@@ -197,17 +215,15 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
   fillParams(params, paramTypes_, paramNames_, name_, args, &device);
   params.addTensorMaps(tensorMaps_, args.size(), name_);
   CUstream stream = opts.stream;
-  auto launch = [&] {
-    d->check(d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
-                               unsigned(32 * opts.numWarps), 1, 1, sharedBytes_, stream, params.pointers, nullptr),
-             "launching", name_);
+  auto launchOnce = [&] {
+    d->check(launch(grid, unsigned(32 * opts.numWarps), stream, params.pointers), "launching", name_);
   };
   GpuRunResult result;
   result.device = d->deviceName;
   if (opts.repeats <= 0) {
-    launch();
+    launchOnce();
   } else {
-    for (int w = 0; w < opts.warmup; ++w) launch();
+    for (int w = 0; w < opts.warmup; ++w) launchOnce();
     // Released on every path out (a failing launch throws).
     struct Timing {
       CudaDriver* d;
@@ -228,7 +244,7 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
     for (int rep = 0; rep < opts.repeats; ++rep) {
       if (flush) d->check(d->cuMemsetD8(flush, uint8_t(rep), opts.flushBytes), "flushing the cache", name_);
       d->cuEventRecord(start, stream);
-      launch();
+      launchOnce();
       d->cuEventRecord(stop, stream);
       d->check(d->cuEventSynchronize(stop), "running", name_);
       float ms = 0;

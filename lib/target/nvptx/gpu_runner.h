@@ -60,6 +60,8 @@ class GpuKernel {
 
  private:
   void check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
+  // cuLaunchKernel, or cuLaunchKernelEx in clusters of two along x (pairsAlongX_).
+  int launch(const interp::Grid& grid, unsigned threads, void* stream, void** params) const;  // a CUresult
 
   void* module_ = nullptr;
   void* func_ = nullptr;
@@ -69,6 +71,7 @@ class GpuKernel {
   std::vector<ir::Type> paramTypes_;
   std::vector<std::string> paramNames_;
   std::vector<TensorMapSpec> tensorMaps_;  // extra parameters after the user's (tensor_maps.h)
+  bool pairsAlongX_ = false;  // `// tritonc: cluster_x 2` in its PTX: multicast copies
 };
 
 // Waits for the work queued on `stream` (before the tuner copies buffers

@@ -360,7 +360,10 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
     }
     case Opcode::AsyncCommit: emit("cp.async.commit_group;"); return;
     case Opcode::AsyncWait: emit("cp.async.wait_group " + std::to_string(i.imm) + ";"); return;
-    case Opcode::Barrier: barrier(); return;
+    case Opcode::Barrier:
+      if (i.imm) clusterBarrier();
+      else barrier();
+      return;
     case Opcode::FenceAsyncShared: emit("fence.proxy.async.shared::cta;"); return;
     default: throw InternalError(std::string("shared-memory op ") + ir::opcodeName(i.opcode()));
   }

@@ -7,6 +7,10 @@
 //             predicate (or an empty tensor) moves the box outside the
 //             tensor, which fills it with zeros and still signals the bytes;
 //   tma_wait: every thread spins on mbarrier.try_wait.parity.
+// A multicast tma_copy ({multicast = 2}, gpu/multicast.cpp) issues, in a
+// program launched in a pair (%cluster_nctarank 2), the blocks of its half
+// into both programs' stages; launched alone, every block. Its tma_init
+// ({cluster = 1}) synchronizes the cluster after the fence.
 // Each distinct tensor gets a kernel parameter of 128 bytes (a CUtensorMap)
 // after the user's, and a line `// tritonc: tensor_map ...` that tells the
 // launch how to encode it from the arguments (target/nvptx/gpu_runner.cpp).
@@ -55,6 +59,31 @@ std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
   return r;
 }
 
+FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
+  if (!multicast_.whole.empty()) return multicast_;
+  std::string leader = scalarOwner();
+  InSetup s(*this);
+  std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32);
+  std::string pair = newReg(RegClass::Pred), first = newReg(RegClass::Pred);
+  emit("mov.u32 " + n + ", %cluster_nctarank;");
+  emit("mov.u32 " + rank + ", %cluster_ctarank;");
+  emit("setp.eq.u32 " + pair + ", " + n + ", 2;");
+  emit("setp.eq.u32 " + first + ", " + rank + ", 0;");
+  MulticastIssuers m;
+  m.whole = newReg(RegClass::Pred);
+  m.half[0] = newReg(RegClass::Pred);
+  m.half[1] = newReg(RegClass::Pred);
+  std::string inPair = newReg(RegClass::Pred);
+  emit("and.pred " + inPair + ", " + leader + ", " + pair + ";");
+  emit("xor.pred " + m.whole + ", " + leader + ", " + inPair + ";");  // leader and not in a pair
+  emit("and.pred " + m.half[0] + ", " + inPair + ", " + first + ";");
+  emit("xor.pred " + m.half[1] + ", " + inPair + ", " + m.half[0] + ";");
+  m.mask = newReg(RegClass::B16);
+  emit("mov.b16 " + m.mask + ", 3;");
+  multicast_ = m;
+  return m;
+}
+
 void FunctionLowering::lowerTma(const ir::Instruction& i) {
   const ir::Type& bars = (i.opcode() == Opcode::TmaCopy ? i.operand(1) : i.operand(0))->type();
   std::string leader = scalarOwner();
@@ -73,7 +102,9 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         emit("@" + leader + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
       }
       emit("fence.mbarrier_init.release.cluster;");
-      barrier();
+      // The partner's multicast copies signal these barriers too.
+      if (i.imm) clusterBarrier();
+      else barrier();
       return;
     }
     case Opcode::TmaCopy: {
@@ -107,8 +138,18 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
           emit("add.s32 " + to + ", " + elem(i.operand(0), 0) + ", " + std::to_string(b * outer * l.swizzle) + ";");
           emit("add.s32 " + col + ", " + elem(i.operand(8), 0) + ", " + std::to_string(b * l.swizzle / esize) + ";");
         }
-        emit("@" + leader + " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [" +
-             to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "];");
+        const std::string copy = " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+        const std::string operands = " [" + to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "]";
+        if (!i.imm) {
+          emit("@" + leader + copy + operands + ";");
+          continue;
+        }
+        // In a pair, block b comes from the program of rank b % 2 into both
+        // programs' stages (and signals both programs' barriers, at the
+        // same offset); alone, the program issues every block.
+        MulticastIssuers m = multicastIssuers();
+        emit("@" + m.whole + copy + operands + ";");
+        emit("@" + m.half[b % 2] + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
       }
       return;
     }

@@ -148,6 +148,11 @@ class FunctionLowering {
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
                                                  int64_t pitch, const std::vector<int>& dstDimOf);
   void barrier() { emit("bar.sync 0;"); }
+  // Every thread of the cluster (of the program alone, launched without one).
+  void clusterBarrier() {
+    emit("barrier.cluster.arrive.release.aligned;");
+    emit("barrier.cluster.wait.acquire.aligned;");
+  }
   // One st.shared / ld.shared of consecutive elements of kind `k` (i1 as
   // bytes; 16-bit elements in pairs per 32-bit word, as PTX vectors hold at
   // most four). `pred` (may be empty) guards the store.
@@ -200,6 +205,15 @@ class FunctionLowering {
   bool usesVprintf_ = false, usesAssertfail_ = false;
   // Per tensor-map parameter: its `// tritonc: tensor_map` description and address register.
   std::vector<std::pair<std::string, std::string>> tensorMaps_;
+  // Multicast copies (lower_tma.cpp): which thread issues which half of a
+  // box, decided once; and the line `// tritonc: cluster_x 2` for the launch.
+  struct MulticastIssuers {
+    std::string whole;     // thread 0 of a program launched without a cluster
+    std::string half[2];   // thread 0 of the pair's program of rank 0, 1
+    std::string mask;      // both programs of the pair (a .b16 register)
+  };
+  MulticastIssuers multicastIssuers();
+  MulticastIssuers multicast_;
 };
 
 }  // namespace tritonc::nvptx

@@ -1,0 +1,102 @@
+# Multicast on and off, side by side: the user's masked f16 matmul
+# (bench/kernels/matmul_masked.tc) at fixed configurations, compiled once
+# with B's boxes multicast to pairs of programs along M (gpu-multicast,
+# clusters of two) and once without (TRITONC_MULTICAST=0, cached apart),
+# timed alternately in three rounds (triton.testing.do_bench: medians of
+# CUDA-event-timed launches, L2 flushed), cuBLAS in the same rounds, each
+# result checked against float64.
+#   python3 bench/multicast_ab.py OUT_DIR
+# Writes OUT_DIR/multicast_ab.json and prints a table.
+import datetime, json, os, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
+os.makedirs(out_dir, exist_ok=True)
+os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-multicast-cache-"))
+
+import torch  # noqa: E402
+import tritonc  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
+
+SRC = open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read()
+# (M, N, K, [(TM, TN, TK, warps, stages)]): the configurations our tuner
+# chose for these shapes in earlier runs, and a neighbour.
+CASES = [
+    (1760, 7000, 1760, [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]),
+    (2560, 7000, 2560, [(128, 256, 64, 8, 3)]),
+    (4096, 4096, 4096, [(128, 256, 64, 8, 3)]),
+    (1000, 1000, 1000, [(64, 128, 64, 4, 4), (128, 128, 64, 8, 4)]),
+    (4096, 1024, 1024, [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]),
+]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def run(kernel, multicast, call):
+    old = os.environ.get("TRITONC_MULTICAST")
+    os.environ["TRITONC_MULTICAST"] = "1" if multicast else "0"
+    try:
+        call(kernel)
+    finally:
+        if old is None:
+            del os.environ["TRITONC_MULTICAST"]
+        else:
+            os.environ["TRITONC_MULTICAST"] = old
+
+
+rows = []
+for M, N, K, configs in CASES:
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    ref = a.double() @ b.double()
+    flop = 2 * M * N * K
+    for TM, TN, TK, warps, stages in configs:
+        c = {True: torch.empty(M, N, device="cuda", dtype=torch.float16),
+             False: torch.empty(M, N, device="cuda", dtype=torch.float16)}
+        kernels = {mc: tritonc.kernel(SRC, filename="matmul_masked.tc") for mc in (True, False)}
+        grid = (cdiv(M, TM), cdiv(N, TN))
+
+        def launch(mc):
+            kernels[mc](a, b, c[mc], M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=TK,
+                        num_warps=warps, num_stages=stages)
+        err = {}
+        for mc in (True, False):
+            c[mc].fill_(float("nan"))
+            run(kernels[mc], mc, lambda k, mc=mc: launch(mc))  # compiles under the switch
+            torch.cuda.synchronize()
+            err[mc] = ((c[mc].double() - ref).abs().max() / ref.abs().max()).item()
+        rounds = {"multicast": [], "without": [], "cublas": []}
+        for _ in range(3):
+            rounds["multicast"].append(do_bench(lambda: launch(True), warmup=25, rep=100, return_mode="median"))
+            rounds["without"].append(do_bench(lambda: launch(False), warmup=25, rep=100, return_mode="median"))
+            rounds["cublas"].append(do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median"))
+        med = {k: sorted(v)[1] for k, v in rounds.items()}
+        row = dict(shape=f"{M}x{N}x{K}", config=f"TM={TM} TN={TN} TK={TK} num_warps={warps} num_stages={stages}",
+                   grid_x=grid[0], pairs=grid[0] % 2 == 0, ms=rounds, err_multicast=err[True], err_without=err[False],
+                   tflops={k: flop / v / 1e9 for k, v in med.items()},
+                   of_cublas={k: med["cublas"] / v for k, v in med.items() if k != "cublas"})
+        rows.append(row)
+        print(f"{row['shape']:16} {row['config']:44} grid.x {grid[0]:3}  multicast {med['multicast']:.4f} ms "
+              f"({row['of_cublas']['multicast']:.3f} of cuBLAS)  without {med['without']:.4f} ms "
+              f"({row['of_cublas']['without']:.3f})  cublas {med['cublas']:.4f}  err {err[True]:.1e}/{err[False]:.1e}",
+              flush=True)
+        assert err[True] <= 1e-2 and err[False] <= 1e-2, err
+
+
+def git_commit():
+    c = os.environ.get("TRITONC_COMMIT")
+    if c:
+        return c
+    try:
+        return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True).strip()
+    except Exception:
+        return "unknown"
+
+
+json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(),
+           "commit": git_commit(), "torch": torch.__version__, "tritonc": tritonc.version(),
+           "method": "do_bench medians (warm-up 25 ms, 100 ms, L2 flushed), three alternating rounds; the median "
+                     "round is reported", "rows": rows},
+          open(os.path.join(out_dir, "multicast_ab.json"), "w"), indent=1)

@@ -1,0 +1,87 @@
+// gpu-multicast (passes.h): a tensor copy that two programs next to each
+// other along the grid's x axis would both make (the same box of B for the
+// programs (2i, pn) and (2i+1, pn) of a matmul whose x is the row of tiles)
+// is made once for the pair: launched in clusters of two, each program
+// issues half of the box's swizzle blocks and the tensor memory
+// accelerator writes them into both programs' stages (multicast), halving
+// what the pair reads from L2. A copy qualifies on sm_90 when
+//   - nothing it depends on (stage, coordinates, predicate) depends on
+//     program_id(0) or on an atomic's result (values the pair may not share),
+//   - no branch of the function does (both programs then make the same
+//     copies, and pass the same barriers, in the same order),
+//   - its box has an even number of swizzle blocks.
+// Then:
+//   - the copy is `{multicast = 2}`;
+//   - the tma_init of its barriers is `{cluster = 1}`: the partner's copies
+//     signal this program's mbarriers, which must be initialized before;
+//   - gpu-insert-barriers gives the copy a barrier over the cluster
+//     (`barrier {cluster = 1}`) where its stage may still be read, since it
+//     writes the partner's stage too.
+// A launch whose grid has an odd x extent runs without clusters: each
+// program then issues the whole box itself (the lowering tests
+// %cluster_nctarank), so the kernel is correct either way.
+#include <unordered_set>
+
+#include "gpu/passes.h"
+
+namespace tritonc::gpu {
+
+namespace {
+
+using ir::Opcode;
+
+// The values that may differ between the two programs of a pair: program_id
+// along x, atomics' results, and whatever is computed from them.
+std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
+  std::unordered_set<const ir::Value*> variant;
+  for (bool again = true; again;) {
+    again = false;
+    for (auto& bb : f.blocks())
+      for (auto& inst : bb->instructions()) {
+        if (variant.count(inst.get())) continue;
+        bool v = (inst->opcode() == Opcode::ProgramId && inst->imm == 0) || inst->opcode() == Opcode::AtomicRmw ||
+                 inst->opcode() == Opcode::AtomicCas;
+        for (const ir::Value* op : inst->operands()) v = v || variant.count(op);
+        if (v) {
+          variant.insert(inst.get());
+          again = true;  // phis can reach back to later blocks
+        }
+      }
+  }
+  return variant;
+}
+
+int64_t swizzleBlocks(const ir::Type& stage) {
+  const ir::Layout& l = *stage.layout;
+  return stage.shape[size_t(l.order[0])] * ir::byteSize(stage.kind) / l.swizzle;
+}
+
+}  // namespace
+
+bool runMulticast(ir::Function& f, const transform::PipelineOptions& o) {
+  if (f.parent()->target.rfind("sm_90", 0) != 0 || !o.multicast) return false;
+  std::vector<ir::Instruction*> copies;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::TmaCopy && inst->imm == 0) copies.push_back(inst.get());
+  if (copies.empty()) return false;
+  const std::unordered_set<const ir::Value*> variant = pairVariant(f);
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::CondBr && variant.count(inst->operand(0))) return false;
+  std::unordered_set<const ir::Value*> barriers;
+  for (ir::Instruction* c : copies) {
+    bool shared = swizzleBlocks(c->operand(0)->type()) % 2 == 0;
+    for (size_t k = 1; k < c->numOperands(); ++k) shared = shared && !variant.count(c->operand(k));
+    if (!shared) continue;
+    c->imm = 2;
+    barriers.insert(c->operand(1));
+  }
+  if (barriers.empty()) return false;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::TmaInit && barriers.count(inst->operand(0))) inst->imm = 1;
+  return true;
+}
+
+}  // namespace tritonc::gpu
