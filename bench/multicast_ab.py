@@ -1,8 +1,7 @@
 # Multicast on and off, side by side: the user's masked f16 matmul
-# (bench/kernels/matmul_masked.tc) at fixed configurations, compiled once
-# with B's boxes multicast to pairs of programs along M (gpu-multicast,
-# clusters of two) and once without (TRITONC_MULTICAST=0, cached apart),
-# timed alternately in three rounds (triton.testing.do_bench: medians of
+# (bench/kernels/matmul_masked.tc) at fixed configurations, with num_ctas=2
+# (B's boxes multicast to pairs of programs along M in clusters of two,
+# gpu-multicast) and num_ctas=1, timed alternately in three rounds (triton.testing.do_bench: medians of
 # CUDA-event-timed launches, L2 flushed), cuBLAS in the same rounds, each
 # result checked against float64.
 #   python3 bench/multicast_ab.py OUT_DIR
@@ -34,18 +33,6 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def run(kernel, multicast, call):
-    old = os.environ.get("TRITONC_MULTICAST")
-    os.environ["TRITONC_MULTICAST"] = "1" if multicast else "0"
-    try:
-        call(kernel)
-    finally:
-        if old is None:
-            del os.environ["TRITONC_MULTICAST"]
-        else:
-            os.environ["TRITONC_MULTICAST"] = old
-
-
 rows = []
 for M, N, K, configs in CASES:
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
@@ -55,19 +42,19 @@ for M, N, K, configs in CASES:
     for TM, TN, TK, warps, stages in configs:
         c = {True: torch.empty(M, N, device="cuda", dtype=torch.float16),
              False: torch.empty(M, N, device="cuda", dtype=torch.float16)}
-        kernels = {mc: tritonc.kernel(SRC, filename="matmul_masked.tc") for mc in (True, False)}
+        kernel = tritonc.kernel(SRC, filename="matmul_masked.tc")
         grid = (cdiv(M, TM), cdiv(N, TN))
 
         def launch(mc):
-            kernels[mc](a, b, c[mc], M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=TK,
-                        num_warps=warps, num_stages=stages)
+            kernel(a, b, c[mc], M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=TK,
+                   num_warps=warps, num_stages=stages, num_ctas=2 if mc else 1)
         err = {}
         for mc in (True, False):
             c[mc].fill_(float("nan"))
-            run(kernels[mc], mc, lambda k, mc=mc: launch(mc))  # compiles under the switch
+            launch(mc)
             torch.cuda.synchronize()
             err[mc] = ((c[mc].double() - ref).abs().max() / ref.abs().max()).item()
-        rounds = {"multicast": [], "without": [], "cublas": []}
+        rounds = {"multicast": [], "without": [], "cublas": []}  # num_ctas 2, 1
         for _ in range(3):
             rounds["multicast"].append(do_bench(lambda: launch(True), warmup=25, rep=100, return_mode="median"))
             rounds["without"].append(do_bench(lambda: launch(False), warmup=25, rep=100, return_mode="median"))

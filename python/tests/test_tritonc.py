@@ -335,9 +335,10 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
     (130, 1032, 72, 64, 256, 4),    # grid x 3, a ragged K
 ])
 def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps):
-    """The user's masked matmul where B's boxes are multicast to pairs of
-    programs along M (gpu-multicast), launched in clusters of two where the
-    grid's x extent is even and alone where it is odd, against float64."""
+    """The user's masked matmul with num_ctas=2: B's boxes are multicast to
+    pairs of programs along M (gpu-multicast), launched in clusters of two
+    where the grid's x extent is even and alone where it is odd, against
+    float64."""
     import os
     path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
     mm = tritonc.kernel(open(path).read(), filename="matmul_masked.tc")
@@ -345,14 +346,19 @@ def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps):
     B = torch.randn(K, N, device="cuda").half()
     C = torch.full((M, N), float("nan"), device="cuda").half()
     grid = ((M + TM - 1) // TM, (N + TN - 1) // TN)
-    mm(A, B, C, M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps)
+    mm(A, B, C, M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps, num_ctas=2)
     torch.cuda.synchronize()
     ref = A.double() @ B.double()
     err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
     assert err <= 1e-2, err
     if torch.cuda.get_device_capability() >= (9, 0):
-        text = mm.report(A, B, C, M, N, K, K, N, N, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps)
+        text = mm.report(A, B, C, M, N, K, K, N, N, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps,
+                         num_ctas=2)
         assert "multicast" in text
+        assert "multicast" not in mm.report(A, B, C, M, N, K, K, N, N, TYPE=torch.float16, TM=TM, TN=TN, TK=64,
+                                            num_warps=warps)
+    with pytest.raises(tritonc.Error, match="num_ctas must be 1 or 2"):
+        mm(A, B, C, M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_ctas=4)
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")

@@ -229,6 +229,7 @@ std::string userKernelPtx(const UserKernel& k) {
   nvptx::TargetOptions to;
   to.arch = "sm_90a";
   to.numWarps = k.warps;
+  to.multicast = true;  // num_ctas = 2: the copies pairs of programs share are multicast
   return nvptx::emitPtx(*r.module, to);
 }
 

@@ -125,6 +125,7 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.target = o.target.empty() ? "sm_90a" : o.target;
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
+  p.multicast = o.numCtas == 2;
   return p;
 }
 
@@ -206,6 +207,7 @@ int emit(const Options& o, const std::string& source) {
     to.arch = popts.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
+    to.multicast = o.numCtas == 2;
     std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
@@ -214,6 +216,7 @@ int emit(const Options& o, const std::string& source) {
     runtime::ReportOptions ro;
     ro.filename = o.file;
     ro.defines = o.compile.defines;
+    if (o.numCtas == 2) ro.defines.push_back({"num_ctas", "2"});
     ro.arch = o.target.empty() ? "sm_90a" : o.target;
     ro.numWarps = o.numWarps;
     ro.numStages = o.numStages;
@@ -367,6 +370,7 @@ int run(const Options& o, const std::string& source) {
     to.arch = o.target.empty() ? arch : o.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
+    to.multicast = o.numCtas == 2;
     std::string ptx = nvptx::emitPtx(*m, to);
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;

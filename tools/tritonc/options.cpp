@@ -11,6 +11,7 @@ namespace {
 const char* const kEmitUsage =
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report [--locations] [--json]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
+    "               [--num-ctas 1|2]  (2: programs paired along x in clusters, shared tensor copies multicast)\n"
     "               [--arg NAME=INT]...  (gpu-ir/ptx/report: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
 const char* const kRunUsage =
@@ -155,6 +156,10 @@ Options parseCommandLine(int argc, char** argv) {
       o.quiet = true;
     } else if (a == "--allow-tf32") {
       o.allowTf32 = true;
+    } else if (is("--num-ctas")) {
+      std::string v = value("--num-ctas");
+      if (v != "1" && v != "2") throw UsageError("--num-ctas must be 1 or 2, got '" + v + "'");
+      o.numCtas = v[0] - '0';
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");
     } else if (is("--signature")) {

@@ -367,6 +367,12 @@ bool TargetOptions::multicastFromEnvironment() {
   return !(v && std::string(v) == "0");
 }
 
+bool TargetOptions::multicastForNumCtas(const std::string& numCtas) {
+  if (numCtas.empty() || numCtas == "1") return false;
+  if (numCtas == "2") return true;
+  throw UserError(SourceLoc{}, "num_ctas must be 1 or 2 (programs paired in clusters along x), got '" + numCtas + "'");
+}
+
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
   if (opts.numWarps <= 0 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
     throw UserError(SourceLoc{}, "num_warps must be a power of two between 1 and 32, got " + std::to_string(opts.numWarps));
@@ -377,7 +383,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.wgmma = opts.wgmma;
     po.allowTf32 = opts.allowTf32;
     po.tma = opts.tma;
-    po.multicast = opts.multicast;
+    po.multicast = opts.multicast && TargetOptions::multicastFromEnvironment();
     transform::runPasses(m, transform::gpuPipeline(), po);
   }
   std::ostringstream out;

@@ -18,11 +18,15 @@ struct TargetOptions {
   // compare; kernels are cached apart, runtime/kernel.cpp).
   bool tma = tmaFromEnvironment();
   static bool tmaFromEnvironment();
-  // sm_90: tensor copies that pairs of programs share, multicast to both in
-  // clusters of two (gpu-multicast); TRITONC_MULTICAST=0 turns it off (to
-  // compare; cached apart like TRITONC_TMA).
-  bool multicast = multicastFromEnvironment();
+  // sm_90, num_ctas = 2 (Triton's option for clusters): tensor copies that
+  // pairs of programs along x share, multicast to both in clusters of two
+  // (gpu-multicast). TRITONC_MULTICAST=0 in the environment turns it off
+  // whatever the configuration says (cached apart like TRITONC_TMA).
+  bool multicast = false;
   static bool multicastFromEnvironment();
+  // num_ctas of a configuration (a macro of its tuning space; absent: 1),
+  // as `multicast`: 2 asks for it; anything but 1 or 2 is a UserError.
+  static bool multicastForNumCtas(const std::string& numCtas);
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

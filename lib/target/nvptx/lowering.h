@@ -149,8 +149,12 @@ class FunctionLowering {
                                                  int64_t pitch, const std::vector<int>& dstDimOf);
   void barrier() { emit("bar.sync 0;"); }
   // Every thread of the cluster (of the program alone, launched without one).
+  // The arrive is relaxed: what it orders are reads of shared memory that
+  // are over (a wgmma's, once its wait returned), and with .release every
+  // thread waited there for the wgmma still in flight. The mbarriers' init
+  // is published by the fence.mbarrier_init before it.
   void clusterBarrier() {
-    emit("barrier.cluster.arrive.release.aligned;");
+    emit("barrier.cluster.arrive.relaxed.aligned;");
     emit("barrier.cluster.wait.acquire.aligned;");
   }
   // One st.shared / ld.shared of consecutive elements of kind `k` (i1 as
