@@ -171,6 +171,19 @@ void addMaskedCases(std::vector<Case>& out) {
       out.push_back(c);
     }
 
+  // num_ctas = 2 (gpu-multicast on sm_90a): B's boxes (two 128-byte
+  // blocks) multicast to pairs of programs along M; an even grid x (test: 2)
+  // launches clusters of two, an odd one (demo: 5) each program alone.
+  {
+    Case c{"matmul_masked_nn_f16_128x128x64_num_ctas_2", "bench/kernels/matmul_masked.tc",
+           {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}, {"num_ctas", "2"}},
+           {{"M", 200}, {"N", 136}, {"K", 88}},
+           {{"M", 520}, {"N", 200}, {"K", 136}, {"PAD", 8}},
+           [](const Params& p, std::mt19937_64& r) { return maskedDot(p, r, Scalar::F16, false); }};
+    c.numWarps = 8;
+    out.push_back(c);
+  }
+
   out.push_back({"matmul_splitk_f16", "examples/matmul_splitk.tc",
                  {{"TYPE", "half"}, {"TM", "64"}, {"TN", "64"}, {"TK", "32"}, {"SPLIT", "3"}},
                  {{"M", 70}, {"N", 72}, {"K", 200}},
