@@ -188,6 +188,40 @@ TEST_F(CliTest, EmitReportAnnotatesTheSource) {
   EXPECT_NE(bad.err.find("'nope'"), std::string::npos) << bad.err;
 }
 
+// num_ctas: --num-ctas 2 (or -Dnum_ctas=2, the runtime's tuning macro)
+// multicasts B's boxes of the masked matmul to pairs of programs; 1 and
+// the default do not; other values are refused.
+TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
+  const std::vector<std::string> base = {"emit",  kRoot + "/bench/kernels/matmul_masked.tc", "--stage", "ptx",
+                                         "-DTYPE=half", "-DTM=128", "-DTN=256", "-DTK=64", "--num-warps", "8",
+                                         "--arg", "K=1760", "--arg", "N=7000", "--arg", "lda=1760", "--arg",
+                                         "ldb=7000", "--arg", "M=1760", "--arg", "ldc=7000", "--target", "sm_90a"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run(a);
+  };
+  const std::string mark = "tile.mbarrier::complete_tx::bytes.multicast::cluster";
+  for (const auto& extra : {std::vector<std::string>{"--num-ctas", "2"}, std::vector<std::string>{"-Dnum_ctas=2"}}) {
+    Result r = with(extra);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(mark), std::string::npos) << extra[0];
+    EXPECT_NE(r.out.find("// tritonc: cluster_x 2"), std::string::npos) << extra[0];
+  }
+  for (const auto& extra : {std::vector<std::string>{}, std::vector<std::string>{"--num-ctas", "1"}}) {
+    Result r = with(extra);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("multicast"), std::string::npos);
+    EXPECT_EQ(r.out.find("cluster_x"), std::string::npos);
+  }
+  Result bad = with({"--num-ctas", "3"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--num-ctas must be 1 or 2"), std::string::npos) << bad.err;
+  Result badMacro = with({"-Dnum_ctas=4"});
+  EXPECT_EQ(badMacro.status, 1);
+  EXPECT_NE(badMacro.err.find("num_ctas must be 1 or 2"), std::string::npos) << badMacro.err;
+}
+
 TEST_F(CliTest, SyntaxErrorShowsLocationSourceAndCaret) {
   std::ofstream(path("bad.tc")) << "__global__ void k(int N) {\n  int x = 1 +;\n}\n";
   Result r = run({"emit", "bad.tc", "--stage", "ir"});

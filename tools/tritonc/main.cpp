@@ -118,6 +118,15 @@ interp::Grid parseGrid(const Options& o) {
   return g;
 }
 
+// num_ctas of --num-ctas, or of a -Dnum_ctas=N macro (the runtime's
+// tuning parameter); anything but 1 or 2 is an error.
+bool wantsMulticast(const Options& o) {
+  for (const lang::Define& d : o.compile.defines)
+    if (d.name == "num_ctas" && lang::defineValues(d).size() == 1)
+      return nvptx::TargetOptions::multicastForNumCtas(lang::defineValues(d).front());
+  return o.numCtas == 2;
+}
+
 transform::PipelineOptions pipelineOptions(const Options& o) {
   transform::PipelineOptions p;
   p.numStages = o.numStages;
@@ -125,7 +134,7 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.target = o.target.empty() ? "sm_90a" : o.target;
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
-  p.multicast = o.numCtas == 2;
+  p.multicast = wantsMulticast(o);
   return p;
 }
 
@@ -207,7 +216,7 @@ int emit(const Options& o, const std::string& source) {
     to.arch = popts.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    to.multicast = o.numCtas == 2;
+    to.multicast = wantsMulticast(o);
     std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
@@ -216,7 +225,7 @@ int emit(const Options& o, const std::string& source) {
     runtime::ReportOptions ro;
     ro.filename = o.file;
     ro.defines = o.compile.defines;
-    if (o.numCtas == 2) ro.defines.push_back({"num_ctas", "2"});
+    if (o.numCtas == 2 && !wantsMulticast(o)) ro.defines.push_back({"num_ctas", "2"});
     ro.arch = o.target.empty() ? "sm_90a" : o.target;
     ro.numWarps = o.numWarps;
     ro.numStages = o.numStages;
@@ -257,6 +266,10 @@ runtime::KernelOptions kernelOptions(const Options& o) {
   runtime::KernelOptions ko;
   ko.filename = o.file;
   ko.defines = o.compile.defines;
+  // --num-ctas as the runtime takes it: a macro of the configuration.
+  bool given = false;
+  for (const lang::Define& d : ko.defines) given = given || d.name == "num_ctas";
+  if (o.numCtas == 2 && !given) ko.defines.push_back({"num_ctas", "2"});
   ko.numWarps = o.numWarpsList;
   ko.numStages = o.numStagesList;
   ko.target = runtimeTarget(o);
@@ -370,7 +383,7 @@ int run(const Options& o, const std::string& source) {
     to.arch = o.target.empty() ? arch : o.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    to.multicast = o.numCtas == 2;
+    to.multicast = wantsMulticast(o);
     std::string ptx = nvptx::emitPtx(*m, to);
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;

@@ -16,7 +16,8 @@ const char* const kEmitUsage =
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
 const char* const kRunUsage =
     "  tritonc run  FILE|KERNEL.tck [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N[,N...]] [--num-stages N[,N...]]  (the default back end is gpu when present,\n"
+    "               [--num-warps N[,N...]] [--num-stages N[,N...]] [--num-ctas 1|2]\n"
+    "               (the default back end is gpu when present,\n"
     "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
     "               interp checks every memory access)\n"
     "               --arg NAME=SPEC... [--save NAME=out.npy]... [--seed N] [-O0] [--cache-dir DIR|none]\n"
