@@ -6,7 +6,8 @@
 // accelerator writes them into both programs' stages (multicast), halving
 // what the pair reads from L2. A copy qualifies on sm_90 when
 //   - nothing it depends on (stage, coordinates, predicate) depends on
-//     program_id(0) or on an atomic's result (values the pair may not share),
+//     program_id(0), an atomic's result or a value read from memory (values
+//     the pair may not share),
 //   - no branch of the function does (both programs then make the same
 //     copies, and pass the same barriers, in the same order),
 //   - its box has an even number of swizzle blocks.
@@ -38,7 +39,9 @@ namespace {
 using ir::Opcode;
 
 // The values that may differ between the two programs of a pair: program_id
-// along x, atomics' results, and whatever is computed from them.
+// along x, atomics' results, what is read from memory (another program may
+// have written it in between: a flag, a scheduler's counter; a buffer in
+// shared memory is each program's own), and whatever is computed from them.
 std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
   std::unordered_set<const ir::Value*> variant;
   for (bool again = true; again;) {
@@ -46,8 +49,9 @@ std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
     for (auto& bb : f.blocks())
       for (auto& inst : bb->instructions()) {
         if (variant.count(inst.get())) continue;
-        bool v = (inst->opcode() == Opcode::ProgramId && inst->imm == 0) || inst->opcode() == Opcode::AtomicRmw ||
-                 inst->opcode() == Opcode::AtomicCas;
+        const Opcode op = inst->opcode();
+        bool v = (op == Opcode::ProgramId && inst->imm == 0) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
+                 op == Opcode::Load || op == Opcode::LocalLoad;
         for (const ir::Value* op : inst->operands()) v = v || variant.count(op);
         if (v) {
           variant.insert(inst.get());

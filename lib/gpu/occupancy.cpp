@@ -23,6 +23,18 @@ int64_t accessVector(const ir::Value* v, int depth = 0) {
   return vec;
 }
 
+// Whether every use of the integer tile `v` is address arithmetic (a gep's
+// offset, or a sum that only such uses read): then a register per accessed
+// vector holds it. A tile also compared or stored is held whole.
+bool onlyAddresses(const ir::Value* v, int depth = 0) {
+  for (const ir::Instruction* u : v->users()) {
+    if (u->opcode() == ir::Opcode::Gep && u->operand(1) == v) continue;
+    if (u->opcode() == ir::Opcode::Add && depth < 3 && onlyAddresses(u, depth + 1)) continue;
+    return false;
+  }
+  return true;
+}
+
 // Whether the integer tile `v` is an affine function of the element's index
 // (ranges, splats and constants through additions, subtractions,
 // multiplications, broadcasts and reshapes): each register is the thread's
@@ -58,10 +70,10 @@ bool pointerAffine(const ir::Value* v, int depth = 0) {
 // Bytes of registers a register tile takes, per thread summed: predicates
 // live apart (and mostly die: only a copy's first element's mask is used);
 // tiles affine in the index, and pointers made of them, are recomputed
-// (indexAffine, pointerAffine); pointer and offset tiles that reach vector
-// accesses keep one address or offset per vector (the vector's other
-// elements are it plus a constant), at least a byte per element for 64-bit
-// ones.
+// (indexAffine, pointerAffine); pointer tiles, and offset tiles used only
+// as addresses (onlyAddresses), that reach vector accesses keep one address
+// or offset per vector (the vector's other elements are it plus a
+// constant), at least a byte per element for 64-bit ones.
 int64_t registerBytes(const ir::Value* v, bool affineFree) {
   const ir::Type& t = v->type();
   if (affineFree && ((t.isInt() && indexAffine(v)) || (t.kind == ir::Scalar::Ptr && pointerAffine(v)))) return 0;
@@ -69,7 +81,10 @@ int64_t registerBytes(const ir::Value* v, bool affineFree) {
   switch (t.kind) {
     case ir::Scalar::I1: return 0;
     case ir::Scalar::I64: case ir::Scalar::Ptr: return n * std::max<int64_t>(1, 8 / accessVector(v));
-    case ir::Scalar::I32: return (n * 4 + accessVector(v) - 1) / accessVector(v);
+    case ir::Scalar::I32: {
+      const int64_t vec = onlyAddresses(v) ? accessVector(v) : 1;
+      return (n * 4 + vec - 1) / vec;
+    }
     default: return n * ir::byteSize(t.kind);
   }
 }

@@ -227,7 +227,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
     case Opcode::Gep: {
       if (isConstantValue(y, 0) && x->type() == t) return x;
       // gep(broadcast(gep(splat p, r)), k) is gep(splat p, broadcast(r) + k)
-      // when r and k are tiles of one integer kind: C's `A + rows * lda +
+      // when r and k are tiles of one kind, i32 or i64: C's `A + rows * lda +
       // cols` as the Python form `A + (rows * lda + cols)` is written (and as
       // Triton combines its addptr chains). One address per access instead
       // of two 64-bit multiply-adds. The offsets then add in their own width,
@@ -239,7 +239,9 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       if (!g) return nullptr;
       ir::Instruction* s = asInst(g->operand(0), Opcode::Splat);
       ir::Value* r = g->operand(1);
-      if (!s || s->operand(0)->type().isTile() || !r->type().isTile() || r->type().kind != y->type().kind)
+      const ir::Scalar kind = y->type().kind;
+      if (!s || s->operand(0)->type().isTile() || !r->type().isTile() || r->type().kind != kind ||
+          (kind != ir::Scalar::I32 && kind != ir::Scalar::I64))
         return nullptr;
       if (r->type().shape != t.shape) r = b.broadcast(r, t.shape);
       return b.gep(b.splat(s->operand(0), t.shape), b.binary(Opcode::Add, r, y));

@@ -217,6 +217,19 @@ TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
   Result bad = with({"--num-ctas", "3"});
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("--num-ctas must be 1 or 2"), std::string::npos) << bad.err;
+  // The compile report says so: from --num-ctas, and a -D given wins.
+  auto report = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a[3] = "report";
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run(a);
+  };
+  Result rep = report({"--num-ctas", "2"});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(rep.out.find("multicast: programs launched in pairs"), std::string::npos) << rep.out;
+  Result repOne = report({"-Dnum_ctas=1", "--num-ctas", "2"});
+  ASSERT_EQ(repOne.status, 0) << repOne.err;
+  EXPECT_EQ(repOne.out.find("multicast"), std::string::npos) << repOne.out;
   Result badMacro = with({"-Dnum_ctas=4"});
   EXPECT_EQ(badMacro.status, 1);
   EXPECT_NE(badMacro.err.find("num_ctas must be 1 or 2"), std::string::npos) << badMacro.err;

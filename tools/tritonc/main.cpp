@@ -134,7 +134,7 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.target = o.target.empty() ? "sm_90a" : o.target;
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
-  p.multicast = wantsMulticast(o);
+  p.multicast = wantsMulticast(o) && nvptx::TargetOptions::multicastFromEnvironment();
   return p;
 }
 
@@ -225,7 +225,9 @@ int emit(const Options& o, const std::string& source) {
     runtime::ReportOptions ro;
     ro.filename = o.file;
     ro.defines = o.compile.defines;
-    if (o.numCtas == 2 && !wantsMulticast(o)) ro.defines.push_back({"num_ctas", "2"});
+    bool given = false;
+    for (const lang::Define& d : ro.defines) given = given || d.name == "num_ctas";
+    if (o.numCtas == 2 && !given) ro.defines.push_back({"num_ctas", "2"});
     ro.arch = o.target.empty() ? "sm_90a" : o.target;
     ro.numWarps = o.numWarps;
     ro.numStages = o.numStages;

@@ -174,7 +174,10 @@ int GpuKernel::launch(const interp::Grid& grid, unsigned threads, void* stream, 
     cluster.value.clusterDim = {2, 1, 1};
     CUlaunchConfig c{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes_, stream,
                      &cluster, 1};
-    return d->cuLaunchKernelEx(&c, func_, params, nullptr);
+    CUresult r = d->cuLaunchKernelEx(&c, func_, params, nullptr);
+    // Clusters refused (a partitioned GPU without room for them): the
+    // kernel is correct launched alone.
+    if (r == 0 || isContextFatal(r)) return r;
   }
   return d->cuLaunchKernel(func_, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes_,
                            stream, params, nullptr);
