@@ -328,6 +328,18 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
     assert ((C2.double() - ref).abs().max() / ref.abs().max()).item() <= (1e-4 if dtype == "float32" else 1e-2)
 
 
+def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
+    """tritonc.ops.dot's GPU tile space: num_ctas 1 and 2 where B's rows are
+    not a multiple of 128 bytes apart (a wave of large tiles), 1 only where
+    they are, and none for f32 (FMA dots) or small grids."""
+    from tritonc.ops import _gpu_space
+    assert _gpu_space(1760, 7000, 1760, "float16", 132, 7000 * 2)["num_ctas"] == [1, 2]
+    assert "num_ctas" not in _gpu_space(4096, 4096, 4096, "float16", 132, 4096 * 2)
+    assert "num_ctas" not in _gpu_space(1760, 7000, 1760, "float16", 132, None)  # B transposed
+    assert "num_ctas" not in _gpu_space(1760, 7000, 1760, "float32", 132, 7000 * 4)
+    assert "num_ctas" not in _gpu_space(1000, 1000, 1000, "float16", 132, 2000)
+
+
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 @pytest.mark.parametrize("M,N,K,TM,TN,warps", [
     (1000, 712, 520, 128, 128, 8),  # grid x 8: pairs of programs multicast B's boxes (sm_90)
