@@ -152,9 +152,9 @@ class FunctionLowering {
   // bar.sync first orders the program's own accesses, as the barrier it
   // replaces did; the cluster's arrive is then relaxed, an execution
   // barrier with the partner, whose accesses its own bar.sync ordered
-  // (with .release every thread waited there for the wgmma in flight: 1.7x
-  // slower at 4096^3). The mbarriers' init is published by the
-  // fence.mbarrier_init before it.
+  // (with .release the 4096^3 matmul ran 1.7x slower, presumably because
+  // every thread waited there for the wgmma in flight). The mbarriers'
+  // init is published by the fence.mbarrier_init before it.
   void clusterBarrier() {
     barrier();
     emit("barrier.cluster.arrive.relaxed.aligned;");
