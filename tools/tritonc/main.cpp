@@ -127,6 +127,16 @@ bool wantsMulticast(const Options& o) {
   return o.numCtas == 2;
 }
 
+// The -D macros, with --num-ctas as the runtime takes it (a macro of the
+// configuration) unless a -Dnum_ctas already says.
+std::vector<lang::Define> definesWithNumCtas(const Options& o) {
+  std::vector<lang::Define> defines = o.compile.defines;
+  bool given = false;
+  for (const lang::Define& d : defines) given = given || d.name == "num_ctas";
+  if (o.numCtas == 2 && !given) defines.push_back({"num_ctas", "2"});
+  return defines;
+}
+
 transform::PipelineOptions pipelineOptions(const Options& o) {
   transform::PipelineOptions p;
   p.numStages = o.numStages;
@@ -224,10 +234,7 @@ int emit(const Options& o, const std::string& source) {
     if (o.irInput) throw UsageError("--stage report needs a Triton-C file");
     runtime::ReportOptions ro;
     ro.filename = o.file;
-    ro.defines = o.compile.defines;
-    bool given = false;
-    for (const lang::Define& d : ro.defines) given = given || d.name == "num_ctas";
-    if (o.numCtas == 2 && !given) ro.defines.push_back({"num_ctas", "2"});
+    ro.defines = definesWithNumCtas(o);
     ro.arch = o.target.empty() ? "sm_90a" : o.target;
     ro.numWarps = o.numWarps;
     ro.numStages = o.numStages;
@@ -267,11 +274,7 @@ std::string runtimeTarget(const Options& o) {
 runtime::KernelOptions kernelOptions(const Options& o) {
   runtime::KernelOptions ko;
   ko.filename = o.file;
-  ko.defines = o.compile.defines;
-  // --num-ctas as the runtime takes it: a macro of the configuration.
-  bool given = false;
-  for (const lang::Define& d : ko.defines) given = given || d.name == "num_ctas";
-  if (o.numCtas == 2 && !given) ko.defines.push_back({"num_ctas", "2"});
+  ko.defines = definesWithNumCtas(o);
   ko.numWarps = o.numWarpsList;
   ko.numStages = o.numStagesList;
   ko.target = runtimeTarget(o);
