@@ -19,6 +19,10 @@
 //     stage: it is checked against what was read or written since the last
 //     barrier over the cluster, and its barrier (like every copy's in such
 //     a function) is `barrier {cluster = 1}`.
+//   - dot_async reads its buffers until a dot_wait 0: a barrier between
+//     them does not end the reads (the ring's stages are the pipeliner's
+//     business, but bytes reused after the loop need the wait and then a
+//     barrier).
 //   - An instruction with a scratch (layout changes, cross-warp reductions)
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
 //     its reads are pending.
@@ -69,14 +73,17 @@ struct Ranges {
 struct State {
   Ranges reads, writes, inFlight;  // inFlight: async copies not waited for
   Ranges sinceCluster;             // read or written since the last barrier over the cluster
+  Ranges dotsInFlight;             // read by asynchronous dots not waited for (dot_wait 0)
   bool operator==(const State& o) const {
-    return reads == o.reads && writes == o.writes && inFlight == o.inFlight && sinceCluster == o.sinceCluster;
+    return reads == o.reads && writes == o.writes && inFlight == o.inFlight && sinceCluster == o.sinceCluster &&
+           dotsInFlight == o.dotsInFlight;
   }
   void merge(const State& o) {
     reads.add(o.reads);
     writes.add(o.writes);
     inFlight.add(o.inFlight);
     sinceCluster.add(o.sinceCluster);
+    dotsInFlight.add(o.dotsInFlight);
   }
 };
 
@@ -160,6 +167,17 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         s.writes.add(s.inFlight);
         s.inFlight = {};
         continue;
+      case Opcode::DotWait:
+        // Every asynchronous dot of this warp is done reading (another
+        // warpgroup's may not be): its reads are pending again, so that
+        // what writes their bytes next (an epilogue's scratch over a ring)
+        // gets a barrier after this wait, even where a barrier between the
+        // dot and its wait cleared them.
+        if (inst->imm == 0) {
+          s.reads.add(s.dotsInFlight);
+          s.dotsInFlight = {};
+        }
+        continue;
       case Opcode::LocalAlloc:
         if (inst->numOperands() == 1) writes.push_back(bufferRange(inst));
         break;
@@ -208,6 +226,8 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
     for (const Range& r : writes) hazard = hazard || s.reads.overlaps(r) || s.writes.overlaps(r);
     if (hazard) barrierBefore(bb, i, s, insert);
     for (const Range& r : reads) s.reads.add(r);
+    if (op == Opcode::DotAsync)
+      for (const Range& r : reads) s.dotsInFlight.add(r);
     for (const Range& r : writes) (async ? s.inFlight : s.writes).add(r);
     for (const Range& r : reads) s.sinceCluster.add(r);
     for (const Range& r : writes) s.sinceCluster.add(r);
