@@ -86,8 +86,11 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   co.filename = opts_.filename;
   co.defines = opts_.defines;
   std::vector<lang::TuningParam> listed;
-  if (opts_.language == lang::Language::TritonIr && !opts_.defines.empty())
-    throw optionError("a kernel given as Triton-IR takes no -D macros");
+  // Triton-IR has no preprocessor: only num_ctas, which configures the
+  // compile rather than the source (the Python DSL's launch option).
+  if (opts_.language == lang::Language::TritonIr)
+    for (const lang::Define& d : opts_.defines)
+      if (d.name != "num_ctas") throw optionError("a kernel given as Triton-IR takes no -D macros but num_ctas");
   try {
     if (opts_.language == lang::Language::TritonC) lang::parseSource(source_, co, &listed);
   } catch (const UserError&) {

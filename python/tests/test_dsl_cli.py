@@ -44,6 +44,18 @@ def test_emit_ptx_of_the_grouped_matmul_uses_wgmma():
     assert "wgmma.mma_async" in r.stdout and "cp.async" in r.stdout
 
 
+def test_num_ctas_reaches_a_python_kernels_compile():
+    """--num-ctas 2 (or -Dnum_ctas=2) is not a constexpr of the kernel: it
+    configures the compile, and the 2-D grid matmul's B boxes are multicast."""
+    args = [HERE + "/test_dsl_kernels.py:matmul_2d_kernel", "--signature", "a_ptr=*fp16,b_ptr=*fp16,c_ptr=*fp16",
+            "-DBLOCK_M=128", "-DBLOCK_N=128", "-DBLOCK_K=64", "--stage", "ptx", "--target", "sm_90a",
+            *[a for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm") for a in ("--arg", n + "=4096")]]
+    for extra, multicast in ((["--num-ctas", "2"], True), (["-Dnum_ctas=2"], True), ([], False)):
+        r = tritonc_cli("emit", *args, *extra)
+        assert r.returncode == 0, r.stderr
+        assert ("multicast::cluster" in r.stdout) == multicast, extra
+
+
 def test_python_kernel_errors_are_located_in_the_python_file():
     r = tritonc_cli("emit", KERNELS + ":add_kernel", "-DBLOCK_SIZE=1000", "--signature", "*fp32,*fp32,*fp32",
                     "--stage", "ir")

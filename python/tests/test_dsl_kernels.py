@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tritonc
+import tritonc.language as tl
 
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
@@ -225,3 +226,57 @@ def test_warmup_gives_the_ir_and_the_ptx(monkeypatch):
     assert "kernel @matmul_kernel(" in c.asm["ttir"] and "dot " in c.asm["ttir"]
     ptx = c.asm["ptx"]
     assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx and "cp.async" in ptx
+
+
+@tritonc.jit
+def matmul_2d_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Masked, one program per output tile on a 2-D grid (x along M): B's
+    # tiles are the same for programs (2i, pn) and (2i + 1, pn).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * stride_am + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(c_ptr.dtype.element_ty),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_num_ctas_two_multicasts_the_shared_copies(monkeypatch):
+    """num_ctas=2 (a launch option and a Config field, as in Triton) reaches
+    the compiler: B's boxes, shared by pairs of programs along x, are
+    multicast in clusters of two; num_ctas=1 (the default) copies each
+    program's own."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    a = np.zeros((256, 256), np.float16)
+    args = (a, a, a, 4096, 4096, 4096, 4096, 4096, 4096)
+    two = matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4, num_ctas=2)
+    one = matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4)
+    assert ".multicast::cluster" in two.asm["ptx"] and "// tritonc: cluster_x 2" in two.asm["ptx"]
+    assert ".multicast::cluster" not in one.asm["ptx"] and "cluster_x" not in one.asm["ptx"]
+    assert "num_ctas=2" in repr(tritonc.Config({"BLOCK_M": 64}, num_ctas=2))
+    with pytest.raises(Exception, match="num_ctas"):
+        matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_ctas=4).asm["ptx"]
+
+
+def test_autotune_over_num_ctas_runs_every_config(tmp_path, monkeypatch):
+    """Configurations that differ in num_ctas only are separate kernels; on
+    the CPU back end or the interpreter both compute the product."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng()
+    M, N, K = 50, 70, 40
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    tuned = tritonc.autotune(configs=[tritonc.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}, num_ctas=n)
+                                     for n in (1, 2)], key=["M", "N", "K"], warmup=1, rep=1)(matmul_2d_kernel)
+    c = np.full((M, N), np.nan, np.float32)
+    tuned[lambda m: (tritonc.cdiv(M, m["BLOCK_M"]), tritonc.cdiv(N, m["BLOCK_N"]))](a, b, c, M, N, K, K, N, N)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+    assert len(tuned.timings) == 2 and all(t < float("inf") for t in tuned.timings.values()), tuned.errors

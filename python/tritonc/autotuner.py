@@ -12,19 +12,22 @@ import time
 
 
 class Config:
-    """One point of a tuning space: constexpr values, num_warps, num_stages."""
+    """One point of a tuning space: constexpr values, num_warps, num_stages,
+    num_ctas (2: tensor copies that pairs of programs along x share are
+    multicast to both, in clusters of two; sm_90)."""
 
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, **ignored):
         self.kwargs = dict(kwargs)
         self.num_warps, self.num_stages = int(num_warps), int(num_stages)
-        self.num_ctas, self.maxnreg, self.pre_hook = num_ctas, maxnreg, pre_hook
+        self.num_ctas, self.maxnreg, self.pre_hook = int(num_ctas), maxnreg, pre_hook
 
     def all_kwargs(self):
-        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages)
+        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages, num_ctas=self.num_ctas)
 
     def __repr__(self):
         items = ", ".join("%s: %r" % kv for kv in sorted(self.kwargs.items()))
-        return "Config({%s}, num_warps=%d, num_stages=%d)" % (items, self.num_warps, self.num_stages)
+        ctas = ", num_ctas=%d" % self.num_ctas if self.num_ctas != 1 else ""
+        return "Config({%s}, num_warps=%d, num_stages=%d%s)" % (items, self.num_warps, self.num_stages, ctas)
 
 
 def _key_part(v):

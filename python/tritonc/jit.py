@@ -73,6 +73,11 @@ def _runtime_type(x):
     raise TypeError("cannot pass a %s to a kernel" % type(x).__name__)
 
 
+def _ctas_defines(num_ctas):
+    """num_ctas as the runtime takes it (a configuration macro; 1 is the default)."""
+    return [] if int(num_ctas) == 1 else [("num_ctas", str(int(num_ctas)))]
+
+
 class CompiledKernel:
     """One compiled specialization. ``asm['ttir']`` is its Triton-IR as the
     front end built it (before the optimizer); ``asm['ptx']`` the PTX for
@@ -95,7 +100,8 @@ class _Asm(dict):
             raise KeyError(key)
         c = self._compiled
         arch = os.environ.get("TRITONC_ARCH", "sm_90a")
-        k = _tritonc.Kernel(c.ir, [], [c.options["num_warps"]], [c.options["num_stages"]], arch, "", "none",
+        k = _tritonc.Kernel(c.ir, _ctas_defines(c.options["num_ctas"]), [c.options["num_warps"]],
+                            [c.options["num_stages"]], arch, "", "none",
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
         from . import _argument
         self[key] = k.ptx([_argument(a, "argument")[0] for a in self._args])
@@ -211,11 +217,11 @@ class JITFunction(_tritonc.JitLauncher):
                 return bool(d)
         return any(os.environ.get(v, "0") not in ("", "0") for v in ("TRITONC_DEBUG", "TRITON_DEBUG"))
 
-    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None):
+    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1):
         params, constexprs, key = self._specialize(values)
         target = target or self._target(values)
         debug = self._debug(debug)
-        full_key = (key, int(num_warps), int(num_stages), target, debug)
+        full_key = (key, int(num_warps), int(num_stages), target, debug, int(num_ctas))
         hit = self.cache.get(full_key)
         if hit is not None:
             return hit
@@ -229,18 +235,19 @@ class JITFunction(_tritonc.JitLauncher):
                 file_text = f.read()
         except OSError:
             file_text = ""
-        k = _tritonc.Kernel(ir, [], [int(num_warps)], [int(num_stages)], target, "", cache_dir, self.file_name, [],
-                            False, _must_hit(), "triton-ir", file_text, allow_tf32)
+        k = _tritonc.Kernel(ir, _ctas_defines(num_ctas), [int(num_warps)], [int(num_stages)], target, "", cache_dir,
+                            self.file_name, [], False, _must_hit(), "triton-ir", file_text, allow_tf32)
         compiled = CompiledKernel(self, ir, k, params,
-                                  {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32})
+                                  {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
+                                   "num_ctas": int(num_ctas)})
         self.cache[full_key] = compiled
         return compiled
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, debug=None, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, debug=None, num_ctas=1, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages, debug=debug)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = dict(zip(self.arg_names, values))
         return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                               [by_name[n] for n, _ in compiled.params])
@@ -252,10 +259,11 @@ class JITFunction(_tritonc.JitLauncher):
         num_warps = kwargs.pop("num_warps", 4)
         num_stages = kwargs.pop("num_stages", 3)
         debug = kwargs.pop("debug", None)
-        for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
+        num_ctas = kwargs.pop("num_ctas", 1)
+        for k in ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
             kwargs.pop(k, None)
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages, debug=debug)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         if callable(grid):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
             meta["num_warps"], meta["num_stages"] = num_warps, num_stages

@@ -440,8 +440,11 @@ int main(int argc, char** argv) {
     std::string diagnosticText;  // the text carets are drawn from (the .py of a Python kernel)
     if (cli::isPythonKernel(o.file)) {
       // The constexprs (-D) go to the Python front end; the IR has none.
-      source = cli::pythonKernelIr(o.file, o.signature, o.compile.defines, &o.file);
-      o.compile.defines.clear();
+      // num_ctas configures the compile of the IR (as a launch option does).
+      std::vector<lang::Define> constexprs, config;
+      for (const lang::Define& d : o.compile.defines) (d.name == "num_ctas" ? config : constexprs).push_back(d);
+      source = cli::pythonKernelIr(o.file, o.signature, constexprs, &o.file);
+      o.compile.defines = config;
       o.irInput = true;
       diagnosticText = readFile(o.file);
     } else {
