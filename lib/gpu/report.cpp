@@ -168,12 +168,20 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           if (!vt.isTile()) break;
           LineFact fact;
           fact.kind = i.opcode() == Opcode::Store ? "store" : "atomic";
-          fact.vec = std::max(i.vec, 1);
+          // (acquire and acq_rel atomics return a value, used or not: one element each)
+          const auto sem = ir::MemSem(i.imm & 3);
+          const bool red = i.opcode() == Opcode::AtomicRmw && i.users().empty() &&
+                           (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
+          const int vec = i.opcode() == Opcode::Store || red ? i.vec : 1;
+          fact.vec = std::max(vec, 1);
           fact.accessBytes = int64_t(fact.vec) * ir::byteSize(vt.kind);
           fact.tile = shapeText(vt.shape);
-          fact.instruction = i.opcode() == Opcode::Store ? "st.global" : i.users().empty() ? "red.global" : "atom.global";
+          fact.instruction = i.opcode() == Opcode::Store ? "st.global" : red ? "red.global" : "atom.global";
           fact.text = (i.opcode() == Opcode::Store ? "store " : fact.instruction + " ") + fact.tile + " " +
-                      ir::scalarName(vt.kind) + ": " + accessText(i.vec, vt.kind) + " per access";
+                      ir::scalarName(vt.kind) + ": " + accessText(vec, vt.kind) + " per access";
+          if (i.opcode() != Opcode::Store && i.imm)
+            fact.text += std::string(" (") + ir::memSemName(sem) + ", " + ir::memScopeName(ir::MemScope(i.imm >> 2)) +
+                         " scope)";
           add(i, fact);
           break;
         }

@@ -56,8 +56,8 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       return s;
     }
     case ir::Opcode::AtomicRmw: case ir::Opcode::AtomicCas:
-      // (An atomic_rmw whose old value nobody reads hands nothing out.)
-      if (!inst.type().isTile() && !(inst.opcode() == ir::Opcode::AtomicRmw && inst.users().empty())) s.bytes = 8;
+      // (An atomic whose old value nobody reads hands nothing out.)
+      if (!inst.type().isTile() && !inst.users().empty()) s.bytes = 8;
       return s;
     default:
       return s;

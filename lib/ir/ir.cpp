@@ -20,6 +20,8 @@ constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 const char* const kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 const char* const kReduceNames[] = {"add", "max", "min"};
 const char* const kAtomicNames[] = {"add", "xchg", "max", "min", "and", "or"};
+const char* const kSemNames[] = {"relaxed", "acquire", "release", "acq_rel"};
+const char* const kScopeNames[] = {"gpu", "cta", "sys"};
 
 template <typename E, size_t N>
 bool fromNames(const char* const (&names)[N], const std::string& s, E* out) {
@@ -42,6 +44,10 @@ const char* atomicKindName(AtomicKind k) { return kAtomicNames[size_t(k)]; }
 bool cmpPredFromName(const std::string& s, CmpPred* out) { return fromNames(kCmpNames, s, out); }
 bool reduceKindFromName(const std::string& s, ReduceKind* out) { return fromNames(kReduceNames, s, out); }
 bool atomicKindFromName(const std::string& s, AtomicKind* out) { return fromNames(kAtomicNames, s, out); }
+const char* memSemName(MemSem s) { return kSemNames[size_t(s)]; }
+const char* memScopeName(MemScope s) { return kScopeNames[size_t(s)]; }
+bool memSemFromName(const std::string& s, MemSem* out) { return fromNames(kSemNames, s, out); }
+bool memScopeFromName(const std::string& s, MemScope* out) { return fromNames(kScopeNames, s, out); }
 
 // ---- Value ----------------------------------------------------------------
 

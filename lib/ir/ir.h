@@ -39,6 +39,16 @@ const char* atomicKindName(AtomicKind k);
 bool cmpPredFromName(const std::string& s, CmpPred* out);
 bool reduceKindFromName(const std::string& s, ReduceKind* out);
 bool atomicKindFromName(const std::string& s, AtomicKind* out);
+// An atomic's memory semantics and scope (Instruction::imm: bits 0-1 and
+// 2-3; 0 is relaxed at GPU scope, Triton-C's atomics; the Python DSL's
+// default is acq_rel, Triton's).
+enum class MemSem : uint8_t { Relaxed, Acquire, Release, AcqRel };
+enum class MemScope : uint8_t { Gpu, Cta, Sys };
+const char* memSemName(MemSem s);
+const char* memScopeName(MemScope s);
+bool memSemFromName(const std::string& s, MemSem* out);
+bool memScopeFromName(const std::string& s, MemScope* out);
+inline int64_t atomicOrder(MemSem sem, MemScope scope) { return int64_t(sem) | int64_t(scope) << 2; }
 
 class Instruction;
 class BasicBlock;
@@ -124,7 +134,8 @@ class Instruction : public Value {
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
   uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0; print: kPrintHex or 0
-  int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait)
+  int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait),
+                      // an atomic's semantics and scope (atomicOrder)
   // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
   int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
   int64_t smem = -1;  // local_alloc, and instructions that need scratch: byte offset in shared memory

@@ -279,6 +279,22 @@ void Parser::parseAttributes(Instruction* inst) {
     Token key = take();
     expect('=', "after '" + key.text + "'");
     Token v = peek();
+    if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
+      if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
+        failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");
+      if (v.kind != TokKind::Word) failExpected("expected a name after '" + key.text + " ='");
+      take();
+      MemSem sem;
+      MemScope scope;
+      if (key.text == "sem") {
+        if (!memSemFromName(v.text, &sem)) failAt(v.loc, "unknown sem '" + v.text + "' (relaxed, acquire, release, acq_rel)");
+        inst->imm = (inst->imm & ~int64_t(3)) | int64_t(sem);
+      } else {
+        if (!memScopeFromName(v.text, &scope)) failAt(v.loc, "unknown scope '" + v.text + "' (gpu, cta, sys)");
+        inst->imm = (inst->imm & 3) | int64_t(scope) << 2;
+      }
+      continue;
+    }
     int64_t value = expectInt("the value of '" + key.text + "'");
     if (key.text == "vec") {
       if (value < 1 || value > 16) failAt(v.loc, "'vec' must be between 1 and 16");
@@ -297,7 +313,7 @@ void Parser::parseAttributes(Instruction* inst) {
         failAt(v.loc, "'cluster = 1' marks a barrier or tma_init that synchronizes the cluster");
       inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster, sem, scope)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

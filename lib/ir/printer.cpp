@@ -121,6 +121,11 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   if (inst.opcode() == Opcode::TmaCopy && inst.imm) attrs += (attrs.empty() ? "" : ", ") + std::string("multicast = ") + std::to_string(inst.imm);
   if ((inst.opcode() == Opcode::Barrier || inst.opcode() == Opcode::TmaInit) && inst.imm)
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
+  if ((inst.opcode() == Opcode::AtomicRmw || inst.opcode() == Opcode::AtomicCas) && inst.imm) {
+    if (inst.imm & 3) attrs += (attrs.empty() ? "" : ", ") + std::string("sem = ") + memSemName(MemSem(inst.imm & 3));
+    if (inst.imm >> 2)
+      attrs += (attrs.empty() ? "" : ", ") + std::string("scope = ") + memScopeName(MemScope((inst.imm >> 2) & 3));
+  }
   if (!attrs.empty()) out += " {" + attrs + "}";
   if (withLocation && inst.loc.known()) out += " " + printLoc(inst.loc);
   return out;

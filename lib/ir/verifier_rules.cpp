@@ -119,6 +119,8 @@ std::string checkMemory(const Instruction& inst) {
   }
   if (op == Opcode::Store) return "";
   if (r != pointee) return quoted(op) + " result must be " + str(pointee) + ", not " + str(r);
+  if (inst.imm < 0 || inst.imm > atomicOrder(MemSem::AcqRel, MemScope::Sys))
+    return quoted(op) + " has an unknown memory order " + std::to_string(inst.imm);
   if (op == Opcode::AtomicRmw) {
     if (inst.sub > uint8_t(AtomicKind::Or)) return "unknown atomic kind " + std::to_string(inst.sub);
     auto kind = AtomicKind(inst.sub);

@@ -40,6 +40,16 @@ ir::Opcode opcodeOf(const std::string& name) {
 
 ir::Value* valueOr(const std::optional<PyValue>& v) { return v ? v->v : nullptr; }
 
+// An atomic with Triton's memory semantics and scope (the front end checked the names).
+ir::Value* withOrder(ir::Value* atomic, const std::string& sem, const std::string& scope) {
+  ir::MemSem s;
+  ir::MemScope c;
+  if (!ir::memSemFromName(sem, &s)) throw InternalError("no memory semantics '" + sem + "'");
+  if (!ir::memScopeFromName(scope, &c)) throw InternalError("no memory scope '" + scope + "'");
+  static_cast<ir::Instruction*>(atomic)->imm = ir::atomicOrder(s, c);
+  return atomic;
+}
+
 }  // namespace
 
 void bindFunctionBuilder(nb::module_& m) {
@@ -143,17 +153,21 @@ void bindFunctionBuilder(nb::module_& m) {
            },
            nb::keep_alive<0, 1>())
       .def("atomic_rmw",
-           [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask) {
+           [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask,
+              const std::string& sem, const std::string& scope) {
              ir::AtomicKind k;
              if (!ir::atomicKindFromName(kind, &k)) throw InternalError("no atomic '" + kind + "'");
-             return PyValue{f.builder().atomicRmw(k, p.v, v.v, valueOr(mask))};
+             return PyValue{withOrder(f.builder().atomicRmw(k, p.v, v.v, valueOr(mask)), sem, scope)};
            },
-           nb::arg("kind"), nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::keep_alive<0, 1>())
+           nb::arg("kind"), nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::arg("sem") = "relaxed",
+           nb::arg("scope") = "gpu", nb::keep_alive<0, 1>())
       .def("atomic_cas",
-           [](FB& f, const PyValue& p, const PyValue& c, const PyValue& v, std::optional<PyValue> mask) {
-             return PyValue{f.builder().atomicCas(p.v, c.v, v.v, valueOr(mask))};
+           [](FB& f, const PyValue& p, const PyValue& c, const PyValue& v, std::optional<PyValue> mask,
+              const std::string& sem, const std::string& scope) {
+             return PyValue{withOrder(f.builder().atomicCas(p.v, c.v, v.v, valueOr(mask)), sem, scope)};
            },
-           nb::arg("ptr"), nb::arg("cmp"), nb::arg("value"), nb::arg("mask").none(), nb::keep_alive<0, 1>())
+           nb::arg("ptr"), nb::arg("cmp"), nb::arg("value"), nb::arg("mask").none(), nb::arg("sem") = "relaxed",
+           nb::arg("scope") = "gpu", nb::keep_alive<0, 1>())
       .def("multiple_of", [](FB& f, const PyValue& v, int64_t n) { return PyValue{f.builder().multipleOf(v.v, n)}; },
            nb::keep_alive<0, 1>())
       .def("barrier", [](FB& f) { f.builder().create(ir::Opcode::Barrier, ir::Type::voidTy(), {}); })

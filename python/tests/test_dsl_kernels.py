@@ -280,3 +280,51 @@ def test_autotune_over_num_ctas_runs_every_config(tmp_path, monkeypatch):
     tuned[lambda m: (tritonc.cdiv(M, m["BLOCK_M"]), tritonc.cdiv(N, m["BLOCK_N"]))](a, b, c, M, N, K, K, N, N)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
     assert len(tuned.timings) == 2 and all(t < float("inf") for t in tuned.timings.values()), tuned.errors
+
+
+@tritonc.jit
+def locked_increment_kernel(lock, counter, owners):
+    # Triton's lock pattern (the layer norm tutorial's backward): taken with
+    # atomic_cas, released with atomic_xchg, both acq_rel by default, so the
+    # plain load and store between them see each other program's.
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    v = tl.load(counter)
+    tl.store(counter, v + 1)
+    tl.store(owners + v, tl.program_id(0))
+    tl.atomic_xchg(lock, 0)
+
+
+def test_a_lock_orders_the_accesses_it_guards(backend):
+    n = int(rng.integers(300, 1200))
+    lock = dev(np.zeros(1, np.int32), backend)
+    counter = dev(np.zeros(1, np.int32), backend)
+    owners = poisoned(n, np.int32, backend)
+    locked_increment_kernel[(n,)](lock, counter, owners)
+    assert int(host(counter)[0]) == n and int(host(lock)[0]) == 0
+    assert sorted(host(owners).tolist()) == list(range(n))  # each program once: no increment lost
+
+
+def test_atomics_memory_order_reaches_the_ptx(monkeypatch):
+    """sem/scope as Triton takes them: acq_rel at GPU scope by default (an
+    atom, even where the old value is unused), release or relaxed allow a
+    reduction (red), relaxed adds no qualifier."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    x = np.zeros(1024, np.float32)
+    ptx = lambda sem, scope="gpu": atomic_add_kernel.warmup(x, x, SEM=sem, SCOPE=scope, BLOCK=256).asm["ptx"]  # noqa
+    assert "atom.acq_rel.gpu.global.add.f32" in ptx("acq_rel") and "red." not in ptx("acq_rel")
+    assert "red.release.gpu.global.add" in ptx("release")
+    assert "red.global.add" in ptx("relaxed") and "atom." not in ptx("relaxed")
+    assert "atom.acquire.cta.global.add.f32" in ptx("acquire", "cta")
+    cas = locked_increment_kernel.warmup(np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(4, np.int32))
+    assert "atom.acq_rel.gpu.global.cas.b32" in cas.asm["ptx"] and "atom.acq_rel.gpu.global.exch.b32" in cas.asm["ptx"]
+    with pytest.raises(Exception, match="sem must be"):
+        ptx("seq_cst")
+    with pytest.raises(Exception, match="scope must be"):
+        ptx("relaxed", "block")
+
+
+@tritonc.jit
+def atomic_add_kernel(x_ptr, y_ptr, SEM: tl.constexpr, SCOPE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(y_ptr + offs, tl.load(x_ptr + offs), sem=SEM, scope=SCOPE)

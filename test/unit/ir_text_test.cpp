@@ -115,6 +115,9 @@ entry:
   %qi = gep %q, i32 4 : i32*
   %old3 = atomic_cas %qi, i32 0, i32 1 : i32
   %old4 = atomic_cas %q, i32 0, i32 1, i1 1 : i32
+  %old5 = atomic_rmw add %p, f32 1.5 : f32 {sem = acq_rel}
+  %old6 = atomic_cas %q, i32 0, i32 1 : i32 {sem = acquire, scope = cta}
+  %old7 = atomic_rmw max %q, i32 3 : i32 {scope = sys}
   %pi = cast %p : i64
   %pp = cast %pi : f32*
   %tv = load %t : f32
@@ -474,6 +477,10 @@ TEST(IrTextErrors, SubKindNames) {
   expectParseError(kernel("  %x = reduce mul 0 %a : i32\n  ret\n"), 3, 15, "unknown reduction kind 'mul'");
   expectParseError(kernel("  %x = atomic_rmw sub %p, %b : f32\n  ret\n"), 3, 19, "unknown atomic kind 'sub'");
   expectParseError(kernel("  %x = reduce add %a : i32\n  ret\n"), 3, 19, "expected a reduction axis");
+  expectParseError(kernel("  %x = atomic_rmw add %p, %b : f32 {sem = seq_cst}\n  ret\n"), 3, 43,
+                   "unknown sem 'seq_cst'");
+  expectParseError(kernel("  %x = add %a, %a : i32 {sem = relaxed}\n  ret\n"), 3, 26,
+                   "'sem' is an attribute of atomic_rmw and atomic_cas");
 }
 
 TEST(IrTextErrors, TileShapeLimits) {

@@ -185,10 +185,17 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
   if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
     throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
+  // Its memory order (the IR's default, relaxed at GPU scope, is PTX's:
+  // no qualifier); a reduction (red) can be relaxed or release only.
+  const auto sem = ir::MemSem(i.imm & 3);
+  const auto scope = ir::MemScope((i.imm >> 2) & 3);
+  const std::string order = i.imm == 0 ? std::string()
+                                        : std::string(".") + ir::memSemName(sem) + "." + ir::memScopeName(scope);
+  const bool reducible = sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release;
   // An atomic whose old value nobody reads is a reduction (red: no value
   // comes back); f32 additions go several at a time where sm_90 has vector
   // reductions and the layout pass proved them contiguous ({vec = N}).
-  if (!cas && i.users().empty()) {
+  if (!cas && i.users().empty() && reducible) {
     size_t rv = k == Scalar::F32 && std::string(opName) == "add" && opts().arch.rfind("sm_90", 0) == 0
                     ? size_t(std::max(1, i.vec)) : 1;
     size_t count = t.isTile() ? numRegs(t) : 1;
@@ -196,7 +203,8 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       std::string pred = predicateFor(e);
       std::vector<std::string> vals;
       for (size_t v = 0; v < rv; ++v) vals.push_back(elem(i.operand(1), e + v));
-      std::string op = "red.global." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") + "." + aty;
+      std::string op = "red" + order + ".global." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") +
+                       "." + aty;
       guarded(pred, op + " [" + elem(ptr, e) + "], " + (rv > 1 ? braces(vals, 0, rv) : vals[0]) + ";");
     }
     define(&i, {"0"});  // (never read)
@@ -209,10 +217,10 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     emit(std::string("mov.") + (size == 8 ? "b64 " : "b32 ") + r + ", 0;");
     std::string args = "[" + elem(ptr, e) + "], " + elem(i.operand(1), e);
     if (cas) args += ", " + elem(i.operand(2), e);
-    guarded(pred, std::string("atom.global.") + opName + "." + aty + " " + r + ", " + args + ";");
+    guarded(pred, "atom" + order + ".global." + opName + "." + aty + " " + r + ", " + args + ";");
     out[e] = r;
   }
-  if (!t.isTile()) {
+  if (!t.isTile() && !i.users().empty()) {
     // Scalar atomics ran in thread 0 only: share the old value with every
     // thread through the instruction's scratch.
     std::string at = sharedAddress(i.smem);

@@ -469,12 +469,23 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 
 # ---- atomics -----------------------------------------------------------------------
 
+def _memory_order(sem, scope):
+    """Triton's defaults: acq_rel at GPU scope (a lock taken with atomic_cas
+    and released with atomic_xchg orders the accesses between them)."""
+    sem = unwrap(sem) if unwrap(sem) is not None else "acq_rel"
+    scope = unwrap(scope) if unwrap(scope) is not None else "gpu"
+    if sem not in ("acq_rel", "acquire", "release", "relaxed"):
+        raise CompileError("sem must be 'acq_rel', 'acquire', 'release' or 'relaxed', not %r" % sem)
+    if scope not in ("gpu", "cta", "sys"):
+        raise CompileError("scope must be 'gpu', 'cta' or 'sys', not %r" % scope)
+    return sem, scope
+
+
 def _atomic(kind, pointer, val, mask, sem, scope):
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("atomics need a pointer (or a tensor of pointers), not %r" % p.dtype)
-    if unwrap(sem) not in (None, "acq_rel", "acquire", "release", "relaxed"):
-        raise CompileError("sem must be 'acq_rel', 'acquire', 'release' or 'relaxed', not %r" % unwrap(sem))
+    sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
     v = unwrap(val)
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
@@ -485,7 +496,8 @@ def _atomic(kind, pointer, val, mask, sem, scope):
         shape = semantic.broadcast_shapes(shape, mask.shape)
         mask = semantic.broadcast_to(mask, shape)
     p, vt = semantic.broadcast_to(p, shape), semantic.broadcast_to(vt, shape)
-    h = semantic.builder().atomic_rmw(kind, p.handle, vt.handle, mask.handle if mask is not None else None)
+    h = semantic.builder().atomic_rmw(kind, p.handle, vt.handle, mask.handle if mask is not None else None,
+                                      sem, scope)
     return tensor(h, elem, shape)
 
 
@@ -510,12 +522,13 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("atomic_cas needs a pointer, not %r" % p.dtype)
+    sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
     c = semantic.cast(cmp, elem) if isinstance(unwrap(cmp), tensor) else semantic.constant(cmp, elem)
     v = semantic.cast(val, elem) if isinstance(unwrap(val), tensor) else semantic.constant(val, elem)
     shape = semantic.broadcast_shapes(semantic.broadcast_shapes(p.shape, c.shape), v.shape)
     p, c, v = (semantic.broadcast_to(t, shape) for t in (p, c, v))
-    return tensor(semantic.builder().atomic_cas(p.handle, c.handle, v.handle, None), elem, shape)
+    return tensor(semantic.builder().atomic_cas(p.handle, c.handle, v.handle, None, sem, scope), elem, shape)
 
 
 # ---- integers ------------------------------------------------------------------------
