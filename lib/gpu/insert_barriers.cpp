@@ -175,6 +175,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         // dot and its wait cleared them.
         if (inst->imm == 0) {
           s.reads.add(s.dotsInFlight);
+          s.sinceCluster.add(s.dotsInFlight);  // a multicast copy checks these
           s.dotsInFlight = {};
         }
         continue;

@@ -171,6 +171,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           // (acquire and acq_rel atomics return a value, used or not: one element each)
           const auto sem = ir::MemSem(i.imm & 3);
           const bool red = i.opcode() == Opcode::AtomicRmw && i.users().empty() &&
+                           i.sub != uint8_t(ir::AtomicKind::Xchg) &&
                            (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
           const int vec = i.opcode() == Opcode::Store || red ? i.vec : 1;
           fact.vec = std::max(vec, 1);

@@ -262,8 +262,11 @@ def test_num_ctas_two_multicasts_the_shared_copies(monkeypatch):
     assert ".multicast::cluster" in two.asm["ptx"] and "// tritonc: cluster_x 2" in two.asm["ptx"]
     assert ".multicast::cluster" not in one.asm["ptx"] and "cluster_x" not in one.asm["ptx"]
     assert "num_ctas=2" in repr(tritonc.Config({"BLOCK_M": 64}, num_ctas=2))
-    with pytest.raises(Exception, match="num_ctas"):
-        matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_ctas=4).asm["ptx"]
+    for bad in (4, 0, None, "2"):
+        with pytest.raises(ValueError, match="num_ctas must be 1 or 2"):
+            matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_ctas=bad)
+    with pytest.raises(ValueError, match="num_ctas must be 1 or 2"):
+        tritonc.Config({"BLOCK_M": 64}, num_ctas=3)
 
 
 def test_autotune_over_num_ctas_runs_every_config(tmp_path, monkeypatch):
@@ -283,26 +286,31 @@ def test_autotune_over_num_ctas_runs_every_config(tmp_path, monkeypatch):
 
 
 @tritonc.jit
-def locked_increment_kernel(lock, counter, owners):
+def locked_increment_kernel(lock, counter, owners, sums, BLOCK: tl.constexpr):
     # Triton's lock pattern (the layer norm tutorial's backward): taken with
     # atomic_cas, released with atomic_xchg, both acq_rel by default, so the
-    # plain load and store between them see each other program's.
+    # plain loads and stores between them (scalars, and a tile every thread
+    # of the program reads and writes) see each other program's.
     while tl.atomic_cas(lock, 0, 1) == 1:
         pass
     v = tl.load(counter)
     tl.store(counter, v + 1)
     tl.store(owners + v, tl.program_id(0))
+    offs = tl.arange(0, BLOCK)
+    tl.store(sums + offs, tl.load(sums + offs) + offs)
     tl.atomic_xchg(lock, 0)
 
 
 def test_a_lock_orders_the_accesses_it_guards(backend):
-    n = int(rng.integers(300, 1200))
+    n, block = int(rng.integers(300, 1200)), 256
     lock = dev(np.zeros(1, np.int32), backend)
     counter = dev(np.zeros(1, np.int32), backend)
     owners = poisoned(n, np.int32, backend)
-    locked_increment_kernel[(n,)](lock, counter, owners)
+    sums = dev(np.zeros(block, np.int32), backend)
+    locked_increment_kernel[(n,)](lock, counter, owners, sums, BLOCK=block, num_warps=4)
     assert int(host(counter)[0]) == n and int(host(lock)[0]) == 0
     assert sorted(host(owners).tolist()) == list(range(n))  # each program once: no increment lost
+    np.testing.assert_array_equal(host(sums), n * np.arange(block))  # no tile update lost either
 
 
 def test_atomics_memory_order_reaches_the_ptx(monkeypatch):
@@ -316,7 +324,8 @@ def test_atomics_memory_order_reaches_the_ptx(monkeypatch):
     assert "red.release.gpu.global.add" in ptx("release")
     assert "red.global.add" in ptx("relaxed") and "atom." not in ptx("relaxed")
     assert "atom.acquire.cta.global.add.f32" in ptx("acquire", "cta")
-    cas = locked_increment_kernel.warmup(np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(4, np.int32))
+    i32 = np.zeros(4, np.int32)
+    cas = locked_increment_kernel.warmup(i32, i32, i32, i32, BLOCK=4)
     assert "atom.acq_rel.gpu.global.cas.b32" in cas.asm["ptx"] and "atom.acq_rel.gpu.global.exch.b32" in cas.asm["ptx"]
     with pytest.raises(Exception, match="sem must be"):
         ptx("seq_cst")

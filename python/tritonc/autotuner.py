@@ -19,6 +19,8 @@ class Config:
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, **ignored):
         self.kwargs = dict(kwargs)
         self.num_warps, self.num_stages = int(num_warps), int(num_stages)
+        if isinstance(num_ctas, bool) or num_ctas not in (1, 2):
+            raise ValueError("num_ctas must be 1 or 2, not %r" % (num_ctas,))
         self.num_ctas, self.maxnreg, self.pre_hook = int(num_ctas), maxnreg, pre_hook
 
     def all_kwargs(self):

@@ -73,9 +73,16 @@ def _runtime_type(x):
     raise TypeError("cannot pass a %s to a kernel" % type(x).__name__)
 
 
+def _check_num_ctas(num_ctas):
+    if isinstance(num_ctas, bool) or num_ctas not in (1, 2):
+        raise ValueError("num_ctas must be 1 or 2 (2: clusters of two programs sharing tensor copies), not %r"
+                         % (num_ctas,))
+    return int(num_ctas)
+
+
 def _ctas_defines(num_ctas):
     """num_ctas as the runtime takes it (a configuration macro; 1 is the default)."""
-    return [] if int(num_ctas) == 1 else [("num_ctas", str(int(num_ctas)))]
+    return [] if _check_num_ctas(num_ctas) == 1 else [("num_ctas", "2")]
 
 
 class CompiledKernel:
@@ -221,7 +228,7 @@ class JITFunction(_tritonc.JitLauncher):
         params, constexprs, key = self._specialize(values)
         target = target or self._target(values)
         debug = self._debug(debug)
-        full_key = (key, int(num_warps), int(num_stages), target, debug, int(num_ctas))
+        full_key = (key, int(num_warps), int(num_stages), target, debug, _check_num_ctas(num_ctas))
         hit = self.cache.get(full_key)
         if hit is not None:
             return hit
@@ -266,7 +273,7 @@ class JITFunction(_tritonc.JitLauncher):
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         if callable(grid):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
-            meta["num_warps"], meta["num_stages"] = num_warps, num_stages
+            meta["num_warps"], meta["num_stages"], meta["num_ctas"] = num_warps, num_stages, num_ctas
             grid = grid(meta)
         grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
         if not 1 <= len(grid) <= 3:

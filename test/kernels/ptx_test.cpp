@@ -370,6 +370,42 @@ std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>
   return nvptx::emitPtx(*r.module, to);
 }
 
+// Every atomic kind with every memory order assembles: atom.SEM.SCOPE; a
+// reduction (red) only for relaxed and release, never for an exchange.
+TEST(Atomics, EveryKindAndOrderAssembles) {
+  std::vector<runtime::ArgFacts> facts(4, runtime::ArgFacts{true, 256, 0, false});
+  std::string ptx = tirPtx("atomics_memory_order.tir", facts);
+  for (const char* want : {"red.global.add.v4.f32", "red.release.gpu.global.add.v4.f32",
+                           "atom.acq_rel.gpu.global.add.f32", "atom.acquire.cta.global.add.f32", "atom.global.exch.b32",
+                           "atom.release.gpu.global.exch.b32", "red.relaxed.sys.global.max.s32",
+                           "atom.acq_rel.gpu.global.and.b32", "atom.acquire.gpu.global.cas.b32",
+                           "atom.acq_rel.gpu.global.add.f64", "red.release.cta.global.min.s64"})
+    EXPECT_NE(ptx.find(want), std::string::npos) << want << "\n" << ptx;
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(red[.a-z_:0-9]*exch)"))) << ptx;
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "atomics_memory_order", log), 0) << log;
+}
+
+// A scalar atomic runs in thread 0: a release (the lock's atomic_xchg) first
+// waits at a barrier for every thread's stores in the critical section.
+TEST(Atomics, ScalarReleaseWaitsForEveryThread) {
+  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  std::string ptx = tirPtx("scalar_lock.tir", facts);
+  size_t store = ptx.find("st.global");
+  size_t release = ptx.find("atom.acq_rel.gpu.global.exch.b32");
+  ASSERT_NE(store, std::string::npos) << ptx;
+  ASSERT_NE(release, std::string::npos) << ptx;
+  EXPECT_NE(ptx.substr(store, release - store).find("bar.sync"), std::string::npos) << ptx;
+  // and its acquire half: a barrier after it, before the kernel ends
+  EXPECT_NE(ptx.find("bar.sync", release), std::string::npos) << ptx;
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "scalar_lock", log), 0) << log;
+}
+
 TEST(ReshapeLowering, OneElementPerThreadIsNotASplat) {
   std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("reshape_one_element_per_thread.tir", facts);

@@ -186,12 +186,14 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
     throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
   // Its memory order (the IR's default, relaxed at GPU scope, is PTX's:
-  // no qualifier); a reduction (red) can be relaxed or release only.
+  // no qualifier); a reduction (red) can be relaxed or release only, and
+  // has no exchange.
   const auto sem = ir::MemSem(i.imm & 3);
   const auto scope = ir::MemScope((i.imm >> 2) & 3);
   const std::string order = i.imm == 0 ? std::string()
                                         : std::string(".") + ir::memSemName(sem) + "." + ir::memScopeName(scope);
-  const bool reducible = sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release;
+  const bool reducible =
+      std::string(opName) != "exch" && (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
   // An atomic whose old value nobody reads is a reduction (red: no value
   // comes back); f32 additions go several at a time where sm_90 has vector
   // reductions and the layout pass proved them contiguous ({vec = N}).
@@ -210,6 +212,14 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     define(&i, {"0"});  // (never read)
     return;
   }
+  // A scalar atomic runs in thread 0 alone: with release semantics, the
+  // other threads' accesses before it are ordered first by a barrier (a
+  // lock's critical section written by every thread); with acquire
+  // semantics, their accesses after it wait for it at a barrier (the
+  // broadcast of a used result below has one).
+  const bool releases = sem == ir::MemSem::Release || sem == ir::MemSem::AcqRel;
+  const bool acquires = sem == ir::MemSem::Acquire || sem == ir::MemSem::AcqRel;
+  if (!t.isTile() && releases) barrier();
   std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
@@ -220,6 +230,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     guarded(pred, "atom" + order + ".global." + opName + "." + aty + " " + r + ", " + args + ";");
     out[e] = r;
   }
+  if (!t.isTile() && i.users().empty() && acquires) barrier();
   if (!t.isTile() && !i.users().empty()) {
     // Scalar atomics ran in thread 0 only: share the old value with every
     // thread through the instruction's scratch.
