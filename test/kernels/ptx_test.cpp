@@ -391,13 +391,17 @@ TEST(Atomics, EveryKindAndOrderAssembles) {
 // A scalar atomic runs in thread 0: a release (the lock's atomic_xchg) first
 // waits at a barrier for every thread's stores in the critical section.
 TEST(Atomics, ScalarReleaseWaitsForEveryThread) {
-  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("scalar_lock.tir", facts);
   size_t store = ptx.find("st.global");
+  size_t count = ptx.find("red.release.gpu.global.add.s32");
   size_t release = ptx.find("atom.acq_rel.gpu.global.exch.b32");
   ASSERT_NE(store, std::string::npos) << ptx;
+  ASSERT_NE(count, std::string::npos) << ptx;
   ASSERT_NE(release, std::string::npos) << ptx;
-  EXPECT_NE(ptx.substr(store, release - store).find("bar.sync"), std::string::npos) << ptx;
+  ASSERT_LT(store, count);
+  EXPECT_NE(ptx.substr(store, count - store).find("bar.sync"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.substr(count, release - count).find("bar.sync"), std::string::npos) << ptx;
   // and its acquire half: a barrier after it, before the kernel ends
   EXPECT_NE(ptx.find("bar.sync", release), std::string::npos) << ptx;
   static const std::string ptxas = findPtxas();

@@ -194,6 +194,14 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
                                         : std::string(".") + ir::memSemName(sem) + "." + ir::memScopeName(scope);
   const bool reducible =
       std::string(opName) != "exch" && (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
+  // A scalar atomic runs in thread 0 alone: with release semantics, the
+  // other threads' accesses before it are ordered first by a barrier (a
+  // lock's critical section written by every thread); with acquire
+  // semantics, their accesses after it wait for it at a barrier (the
+  // broadcast of a used result below has one).
+  const bool releases = sem == ir::MemSem::Release || sem == ir::MemSem::AcqRel;
+  const bool acquires = sem == ir::MemSem::Acquire || sem == ir::MemSem::AcqRel;
+  if (!t.isTile() && releases) barrier();
   // An atomic whose old value nobody reads is a reduction (red: no value
   // comes back); f32 additions go several at a time where sm_90 has vector
   // reductions and the layout pass proved them contiguous ({vec = N}).
@@ -212,14 +220,6 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     define(&i, {"0"});  // (never read)
     return;
   }
-  // A scalar atomic runs in thread 0 alone: with release semantics, the
-  // other threads' accesses before it are ordered first by a barrier (a
-  // lock's critical section written by every thread); with acquire
-  // semantics, their accesses after it wait for it at a barrier (the
-  // broadcast of a used result below has one).
-  const bool releases = sem == ir::MemSem::Release || sem == ir::MemSem::AcqRel;
-  const bool acquires = sem == ir::MemSem::Acquire || sem == ir::MemSem::AcqRel;
-  if (!t.isTile() && releases) barrier();
   std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
