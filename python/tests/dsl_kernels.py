@@ -158,6 +158,66 @@ def layer_norm_bwd(DX, DY, DW, DB, X, W, Mean, Rstd, stride, N, BLOCK_N: tl.cons
 
 
 @triton.jit
+def layer_norm_bwd_dx_locked(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
+                             GROUP_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    """The layer norm tutorial's backward: dx per row, and each row's dw, db
+    added into one of GROUP_SIZE_M partial rows under that row's lock (the
+    first writer stores, the others add); a second kernel sums the rows."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE_N)
+    mask = cols < N
+    X += row * stride
+    DY += row * stride
+    DX += row * stride
+    group = row % GROUP_SIZE_M
+    Lock += group
+    Count = Lock + GROUP_SIZE_M
+    DW = DW + group * N + cols
+    DB = DB + group * N + cols
+    x = tl.load(X + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.)
+    wdy = tl.where(mask, w * dy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    tl.store(DX + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
+    partial_dw = (dy * xhat).to(w.dtype)
+    partial_db = dy.to(w.dtype)
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        partial_dw += tl.load(DW, mask=mask)
+        partial_db += tl.load(DB, mask=mask)
+    tl.store(DW, partial_dw, mask=mask)
+    tl.store(DB, partial_db, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(Lock, 0)
+
+
+@triton.jit
+def layer_norm_bwd_dwdb(DW, DB, FINAL_DW, FINAL_DB, M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    """Sums the partial rows of dw and db (M of them, N wide)."""
+    pid = tl.program_id(0)
+    cols = pid * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    dw = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    db = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for i in range(0, M, BLOCK_SIZE_M):
+        rows = i + tl.arange(0, BLOCK_SIZE_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        offs = rows[:, None] * N + cols[None, :]
+        dw += tl.load(DW + offs, mask=mask, other=0.)
+        db += tl.load(DB + offs, mask=mask, other=0.)
+    tl.store(FINAL_DW + cols, tl.sum(dw, axis=0), mask=cols < N)
+    tl.store(FINAL_DB + cols, tl.sum(db, axis=0), mask=cols < N)
+
+
+@triton.jit
 def _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr, offs_m, offs_n):
     if STAGE == 1:

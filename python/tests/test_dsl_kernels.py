@@ -163,6 +163,35 @@ def test_layer_norm_forward_backward(backend):
     np.testing.assert_allclose(host(db), dy.sum(0), rtol=1e-4, atol=1e-4)
 
 
+def test_layer_norm_backward_with_locks(backend):
+    """The tutorial's two-kernel backward: partial dw/db rows under locks
+    (acq_rel atomic_cas / atomic_xchg, Triton's defaults), then their sum."""
+    M, N, group = int(rng.integers(40, 200)), int(rng.integers(100, 400)), 8
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    w = rng.random(N, dtype=np.float32)
+    dy = rng.standard_normal((M, N)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mu, var = x64.mean(1), x64.var(1)
+    rstd = (1 / np.sqrt(var + 1e-5)).astype(np.float32)
+    dx = poisoned((M, N), np.float32, backend)
+    partial_dw, partial_db = poisoned((group, N), np.float32, backend), poisoned((group, N), np.float32, backend)
+    locks = dev(np.zeros(2 * group, np.int32), backend)
+    K.layer_norm_bwd_dx_locked[(M,)](dx, dev(dy, backend), partial_dw, partial_db, dev(x, backend), dev(w, backend),
+                                     dev(mu.astype(np.float32), backend), dev(rstd, backend), locks, N, N,
+                                     GROUP_SIZE_M=group, BLOCK_SIZE_N=512, num_warps=4)
+    final_dw, final_db = poisoned(N, np.float32, backend), poisoned(N, np.float32, backend)
+    K.layer_norm_bwd_dwdb[(tritonc.cdiv(N, 64),)](partial_dw, partial_db, final_dw, final_db, group, N,
+                                                  BLOCK_SIZE_M=8, BLOCK_SIZE_N=64)
+    xhat = (x64 - mu[:, None]) * rstd[:, None]
+    wdy = w * dy
+    c1 = (xhat * wdy).sum(1, keepdims=True) / N
+    c2 = wdy.sum(1, keepdims=True) / N
+    np.testing.assert_allclose(host(dx), (wdy - (xhat * c1 + c2)) * rstd[:, None], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(host(final_dw), (dy * xhat).sum(0), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(host(final_db), dy.sum(0), rtol=1e-4, atol=1e-3)
+    assert (host(locks)[:group] == 0).all() and (host(locks)[group:] == 1).all()
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_forward(backend, causal):
     Z, H, n_ctx, d = 1, 2, int(rng.integers(40, 100)), 64
