@@ -373,9 +373,8 @@ void Assigner::recordVectorWidths() {
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) {
       Opcode op = inst->opcode();
-      const auto sem = ir::MemSem(inst->imm & 3);  // acquire and acq_rel adds are atoms, one element each
-      bool reduction = op == Opcode::AtomicRmw && inst->users().empty() && inst->sub == uint8_t(ir::AtomicKind::Add) &&
-                       (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
+      // (acquire and acq_rel adds are atoms, one element each)
+      bool reduction = ir::isReduction(*inst) && inst->sub == uint8_t(ir::AtomicKind::Add);
       if (op != Opcode::Load && op != Opcode::Store && !reduction) continue;
       const ir::Type& pt = inst->operand(0)->type();
       if (!pt.isTile()) continue;

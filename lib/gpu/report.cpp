@@ -169,10 +169,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           LineFact fact;
           fact.kind = i.opcode() == Opcode::Store ? "store" : "atomic";
           // (acquire and acq_rel atomics return a value, used or not: one element each)
-          const auto sem = ir::MemSem(i.imm & 3);
-          const bool red = i.opcode() == Opcode::AtomicRmw && i.users().empty() &&
-                           i.sub != uint8_t(ir::AtomicKind::Xchg) &&
-                           (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
+          const bool red = ir::isReduction(i);
           const int vec = i.opcode() == Opcode::Store || red ? i.vec : 1;
           fact.vec = std::max(vec, 1);
           fact.accessBytes = int64_t(fact.vec) * ir::byteSize(vt.kind);
@@ -181,8 +178,8 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           fact.text = (i.opcode() == Opcode::Store ? "store " : fact.instruction + " ") + fact.tile + " " +
                       ir::scalarName(vt.kind) + ": " + accessText(vec, vt.kind) + " per access";
           if (i.opcode() != Opcode::Store && i.imm)
-            fact.text += std::string(" (") + ir::memSemName(sem) + ", " + ir::memScopeName(ir::MemScope(i.imm >> 2)) +
-                         " scope)";
+            fact.text += std::string(" (") + ir::memSemName(ir::MemSem(i.imm & 3)) + ", " +
+                         ir::memScopeName(ir::MemScope(i.imm >> 2)) + " scope)";
           add(i, fact);
           break;
         }

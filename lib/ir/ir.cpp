@@ -270,4 +270,10 @@ int64_t wrapInt(Scalar kind, int64_t v) {
   }
 }
 
+bool isReduction(const Instruction& i) {
+  const auto sem = MemSem(i.imm & 3);
+  return i.opcode() == Opcode::AtomicRmw && i.users().empty() && i.sub != uint8_t(AtomicKind::Xchg) &&
+         (sem == MemSem::Relaxed || sem == MemSem::Release);
+}
+
 }  // namespace tritonc::ir

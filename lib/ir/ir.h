@@ -285,4 +285,9 @@ constexpr uint8_t kPrintHex = 1;
 // Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).
 int64_t wrapInt(Scalar kind, int64_t v);
 
+// An atomic_rmw that is a reduction (PTX red): its old value is unused, it
+// is relaxed or release, and it is not an exchange (red has none). The
+// layouts vectorize such additions, the report and the lowering name them.
+bool isReduction(const Instruction& i);
+
 }  // namespace tritonc::ir

@@ -186,14 +186,11 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
     throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
   // Its memory order (the IR's default, relaxed at GPU scope, is PTX's:
-  // no qualifier); a reduction (red) can be relaxed or release only, and
-  // has no exchange.
+  // no qualifier).
   const auto sem = ir::MemSem(i.imm & 3);
   const auto scope = ir::MemScope((i.imm >> 2) & 3);
   const std::string order = i.imm == 0 ? std::string()
                                         : std::string(".") + ir::memSemName(sem) + "." + ir::memScopeName(scope);
-  const bool reducible =
-      std::string(opName) != "exch" && (sem == ir::MemSem::Relaxed || sem == ir::MemSem::Release);
   // A scalar atomic runs in thread 0 alone: with release semantics, the
   // other threads' accesses before it are ordered first by a barrier (a
   // lock's critical section written by every thread); with acquire
@@ -205,7 +202,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   // An atomic whose old value nobody reads is a reduction (red: no value
   // comes back); f32 additions go several at a time where sm_90 has vector
   // reductions and the layout pass proved them contiguous ({vec = N}).
-  if (!cas && i.users().empty() && reducible) {
+  if (ir::isReduction(i)) {
     size_t rv = k == Scalar::F32 && std::string(opName) == "add" && opts().arch.rfind("sm_90", 0) == 0
                     ? size_t(std::max(1, i.vec)) : 1;
     size_t count = t.isTile() ? numRegs(t) : 1;
