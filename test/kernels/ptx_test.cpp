@@ -332,6 +332,61 @@ TEST(FmaDot, EachFmaSharesAnOperandWithThePreviousOne) {
   EXPECT_EQ(shared, fmas - 32) << ptx;
 }
 
+// Integer division and remainder by a positive constant take no div or rem
+// (lower_divide.cpp): shifts for a power of two, else a multiply-high; a
+// negative divisor keeps rem. The values are checked on the GPU by
+// python/tests/test_dsl_integer_division.py.
+TEST(IntegerDivision, ByConstantsWithoutDivInstructions) {
+  const char* kDivide = R"(
+__global__ void k(int* X, long* Y, int* Q) {
+  int i[128] = 0 ... 128;
+  int x[128] = *(X + i);
+  long y[128] = *(Y + i);
+  *(Q + i) = x / 7 + x % 7 + x / 8 + x % 64 + (int)(y / 1000) + (int)(y % 16) + x % -3;
+})";
+  lang::CompileResult r = lang::compileSource(kDivide, lang::CompileOptions{});
+  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  std::string ptx = nvptx::emitPtx(*r.module, to);
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(div\.[su](32|64))"))) << ptx;
+  EXPECT_NE(ptx.find("mul.hi.s32"), std::string::npos) << ptx;  // by 7
+  EXPECT_NE(ptx.find("mul.hi.s64"), std::string::npos) << ptx;  // by 1000
+  EXPECT_NE(ptx.find("rem.s32"), std::string::npos) << ptx;     // by -3
+  EXPECT_EQ(ptx.find("rem.s64"), std::string::npos) << ptx;
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "divide_by_constant", log), 0) << log;
+}
+
+// 16-bit integers live sign-extended in 32-bit registers: loads and stores
+// of eight of them as four 32-bit words convert each half (cvt), where f16
+// moves it, and a transposition through shared memory does the same.
+TEST(Int16Vectors, PackedAccessesAssemble) {
+  const char* kShort = R"(
+__global__ void k(short* X, short* Y) {
+  int r[32] = 0 ... 32;
+  int c[64] = 0 ... 64;
+  short x[32, 64] = *(X + r[:, newaxis] * 64 + c[newaxis, :]);
+  *(Y + c[:, newaxis] * 32 + r[newaxis, :]) = ^x / 3;
+})";
+  lang::CompileResult r = lang::compileSource(kShort, lang::CompileOptions{});
+  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  std::string ptx = nvptx::emitPtx(*r.module, to);
+  EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("cvt.s32.s16"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("cvt.u16.u32"), std::string::npos) << ptx;
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "int16_vectors", log), 0) << log;
+}
+
 // Element-wise global accesses whose addresses lie at constant distances
 // along a row of consecutive offsets (B's columns, C's columns) take them as
 // address immediates of one register: one 64-bit multiply-add per row, not

@@ -147,6 +147,20 @@ const std::vector<std::string>& FunctionLowering::regs(const ir::Value* v) {
                            : "%" + v->name()));
 }
 
+std::string FunctionLowering::toHalfWord(Scalar k, const std::string& r) {
+  if (regClassOf(k) == RegClass::B16) return r;
+  std::string h = newReg(RegClass::B16);
+  emit("cvt.u16.u32 " + h + ", " + r + ";");
+  return h;
+}
+
+std::string FunctionLowering::fromHalfWord(Scalar k, const std::string& h) {
+  if (regClassOf(k) == RegClass::B16) return h;
+  std::string r = newReg(regClassOf(k));
+  emit("cvt.s32.s16 " + r + ", " + h + ";");
+  return r;
+}
+
 std::string FunctionLowering::elem(const ir::Value* v, size_t k) {
   const auto& r = regs(v);
   const std::string& out = r.size() == 1 ? r[0] : r.at(k);

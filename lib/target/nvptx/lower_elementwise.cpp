@@ -10,16 +10,23 @@ using ir::Scalar;
 
 namespace {
 
-// Whether `v` is the f32 constant ln 2 (a scalar, or splatted/broadcast).
-bool isLn2(const ir::Value* v) {
+// The constant that `v` is (a scalar, or splatted/broadcast), or null.
+const ir::Constant* constantOf(const ir::Value* v) {
   while (v->valueKind() == ir::ValueKind::Instruction) {
     const auto* i = static_cast<const ir::Instruction*>(v);
-    if (i->opcode() != ir::Opcode::Splat && i->opcode() != ir::Opcode::Broadcast) return false;
+    if (i->opcode() != ir::Opcode::Splat && i->opcode() != ir::Opcode::Broadcast) return nullptr;
     v = i->operand(0);
   }
-  if (v->valueKind() != ir::ValueKind::Constant) return false;
-  return float(static_cast<const ir::Constant*>(v)->f) == float(0.69314718055994531);
+  return v->valueKind() == ir::ValueKind::Constant ? static_cast<const ir::Constant*>(v) : nullptr;
 }
+// Whether `v` is the f32 constant ln 2.
+bool isLn2(const ir::Value* v) {
+  const ir::Constant* c = constantOf(v);
+  return c && float(c->f) == float(0.69314718055994531);
+}
+// The constant an integer division divides by (lowered without a div:
+// lower_divide.cpp), or null.
+const ir::Constant* divisorConstant(const ir::Instruction& i) { return constantOf(i.operand(1)); }
 bool isHalf(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
 const char* halfName(Scalar k) { return k == Scalar::F16 ? "f16" : "bf16"; }
 // Integers narrower than 32 bits live in 32-bit registers, sign-extended.
@@ -203,6 +210,8 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       case Opcode::Mul: emit(std::string("mul") + (isF ? "." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       // f32 division is div.full (within 2 ulp, as Triton's `/`); f64 is exact.
       case Opcode::Div:
+        if (!isF && divisorConstant(i) && lowerDivideByConstant(false, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r))
+          break;
         emit(std::string("div") + (ck == Scalar::F32 ? ".full." : isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
         break;
       case Opcode::Rem:
@@ -212,7 +221,8 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
           emit(std::string("cvt.rzi.") + ty + "." + ty + " " + q + ", " + q + ";");
           emit(std::string("mul.rn.") + ty + " " + q + ", " + q + ", " + b + ";");
           emit(std::string("sub.rn.") + ty + " " + r + ", " + a + ", " + q + ";");
-        } else {
+        } else if (!divisorConstant(i) ||
+                   !lowerDivideByConstant(true, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r)) {
           emit(std::string("rem.") + ty + " " + r + ", " + a + ", " + b + ";");
         }
         break;

@@ -97,8 +97,9 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           // Keep `other` where the load did not run: unpack only under the predicate.
           std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
           emit("mov.b32 {" + lo + ", " + hi + "}, " + w[q] + ";");
-          guarded(pred, "mov.b16 " + dst[2 * q] + ", " + lo + ";");
-          guarded(pred, "mov.b16 " + dst[2 * q + 1] + ", " + hi + ";");
+          const char* move = rc == RegClass::B16 ? "mov.b16 " : "cvt.s32.s16 ";  // i16 lives sign-extended in 32 bits
+          guarded(pred, move + dst[2 * q] + ", " + lo + ";");
+          guarded(pred, move + dst[2 * q + 1] + ", " + hi + ";");
         }
       } else {
         guarded(pred, std::string("ld.global.v") + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
@@ -146,7 +147,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         std::vector<std::string> w(4);
         for (size_t q = 0; q < 4; ++q) {
           w[q] = newReg(RegClass::B32);
-          emit("mov.b32 " + w[q] + ", {" + src[2 * q] + ", " + src[2 * q + 1] + "};");
+          emit("mov.b32 " + w[q] + ", {" + toHalfWord(k, src[2 * q]) + ", " + toHalfWord(k, src[2 * q + 1]) + "};");
         }
         guarded(pred, "st.global.v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
       } else {

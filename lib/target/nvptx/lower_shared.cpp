@@ -52,7 +52,7 @@ void FunctionLowering::storeSharedVector(const std::string& addr, Scalar k, cons
   } else if (ir::byteSize(k) == 2 && vals.size() > 1) {
     for (size_t q = 0; q < vals.size(); q += 2) {
       std::string w = newReg(RegClass::B32);
-      emit("mov.b32 " + w + ", {" + vals[q] + ", " + vals[q + 1] + "};");
+      emit("mov.b32 " + w + ", {" + toHalfWord(k, vals[q]) + ", " + toHalfWord(k, vals[q + 1]) + "};");
       words.push_back(w);
     }
     type = "b32";
@@ -83,8 +83,8 @@ std::vector<std::string> FunctionLowering::loadSharedVector(const std::string& a
     for (const std::string& w : words) {
       std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
       emit("mov.b32 {" + lo + ", " + hi + "}, " + w + ";");
-      out.push_back(lo);
-      out.push_back(hi);
+      out.push_back(fromHalfWord(k, lo));
+      out.push_back(fromHalfWord(k, hi));
     }
     return out;
   }

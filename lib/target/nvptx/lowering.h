@@ -37,6 +37,15 @@ struct PrintArg {
   int bytes;  // 4 (%d, %x) or 8 (%f takes a double; %lld, pointers)
 };
 
+// C's signed division by a constant d (2 <= d < 2^(bits-1), bits 32 or 64)
+// as a multiply-high: q = (mulhi(a, multiplier) [+ a when multiplier < 0])
+// >> shift, plus 1 when a < 0 (lower_divide.cpp).
+struct SignedMagic {
+  int64_t multiplier = 0;  // as a signed number of `bits` bits
+  int shift = 0;
+};
+SignedMagic signedMagic(int64_t d, int bits);
+
 // A distributed layout on one shape, with what the lowering needs of it.
 struct Placement {
   gpu::LinearLayout ll;
@@ -51,6 +60,10 @@ class FunctionLowering {
 
   // ---- registers and emission (codegen.cpp) ------------------------------
   std::string newReg(RegClass c);
+  // A 16-bit element between its register (f16/bf16: 16 bits; i16: 32 bits,
+  // sign-extended) and a 16-bit half of a packed word (codegen.cpp).
+  std::string toHalfWord(ir::Scalar k, const std::string& r);
+  std::string fromHalfWord(ir::Scalar k, const std::string& h);
   void emit(const std::string& line) { *out_ << "  " << line << "\n"; }
   void label(const std::string& name) { *out_ << name << ":\n"; }
   std::string newLabel(const std::string& hint);
@@ -92,6 +105,9 @@ class FunctionLowering {
   // ---- lowering of op families --------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
   void lowerCast(const ir::Instruction& i);
+  // `r` = a / d or a % d (C's, signed, `bits` 32 or 64) without a div
+  // instruction, for a constant d > 0; false (nothing emitted) for other d.
+  bool lowerDivideByConstant(bool remainder, int bits, const std::string& a, int64_t d, const std::string& r);  // lower_divide.cpp
   void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
   // Element registers of a gep whose results only loads and stores use as
   // addresses: an element at a constant distance from one computed before
