@@ -16,13 +16,20 @@
 //     comes from a counter phi); a false predicate sends the box outside the
 //     tensor, which TMA fills with zeros, so that every stage is signalled;
 //   - each reader of a stage first waits on the stage's barrier
-//     (`tma_wait`, phase (iteration / S) & 1);
+//     (`tma_wait`, phase (iteration / S) & 1, carried by two phis, the
+//     iteration's slot in a ring of S and its phase, since an i32 division
+//     in the loop would cost a reciprocal and a dozen dependent instructions
+//     on the path to every iteration's dot);
 //   - the exit waits for the P copies still in flight, so that nothing
-//     writes the ring once its bytes are given to something else.
+//     writes the ring once its bytes are given to something else;
+//   - when no cp.async copy is left in the function, its commits and group
+//     waits go too.
 // Rows whose addresses are only 16-byte aligned slow cp.async down (each
 // warp's request spans more sectors and lines); TMA reads such boxes at full
 // speed and needs neither address registers nor per-element masks.
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "analysis/tensor_view.h"
 #include "gpu/passes.h"
@@ -71,10 +78,17 @@ bool materializable(const Poly& p) {
   return true;
 }
 
+// What the rings of one loop share: the iteration count, and per ring size
+// S the iteration's slot (iteration % S) and phase ((iteration / S) & 1).
+struct LoopClock {
+  ir::Instruction* counter = nullptr;
+  std::map<int64_t, std::pair<ir::Instruction*, ir::Instruction*>> slotPhase;
+};
+
 class RingConverter {
  public:
-  RingConverter(ir::Function& f, const transform::Loop& loop, Ring& ring, ir::Instruction*& counter)
-      : m_(*f.parent()), loop_(loop), ring_(ring), b_(m_), counter_(counter) {}
+  RingConverter(ir::Function& f, const transform::Loop& loop, Ring& ring, LoopClock& clock)
+      : m_(*f.parent()), loop_(loop), ring_(ring), b_(m_), clock_(clock), counter_(clock.counter) {}
   void run();
 
  private:
@@ -82,13 +96,14 @@ class RingConverter {
   void before(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   ir::Value* emit(const Poly& p);
   ir::Value* counter();
-  ir::Value* phaseOf(ir::Value* iteration);
+  std::pair<ir::Instruction*, ir::Instruction*> slotPhase(int64_t stages);
 
   ir::Module& m_;
   const transform::Loop& loop_;
   Ring& ring_;
   ir::Builder b_;
   ir::Value* bars_ = nullptr;
+  LoopClock& clock_;
   ir::Instruction*& counter_;
 };
 
@@ -109,26 +124,46 @@ ir::Value* RingConverter::emit(const Poly& p) {
   return sum ? sum : i32(0);
 }
 
-// The loop's iteration count: a phi at its header (0 on entry, +1 at the
-// latch), one per loop whoever asks first.
-ir::Value* RingConverter::counter() {
-  if (counter_) return counter_;
-  b_.setInsertPoint(loop_.header, 0);
-  counter_ = b_.phi(ir::Type::scalar(ir::Scalar::I32));
-  counter_->setName("tma.iteration");
-  b_.setInsertPoint(loop_.latch, loop_.latch->indexOf(loop_.latch->terminator()));
-  ir::Value* next = b_.binary(Opcode::Add, counter_, i32(1));
-  next->setName("tma.iteration.next");
-  for (ir::BasicBlock* p : loop_.headerPredecessors) {
-    counter_->addOperand(p == loop_.latch ? next : static_cast<ir::Value*>(i32(0)));
-    counter_->blocks.push_back(p);
+// A phi at the loop's header: 0 on entry, `next` (made by `make` at the
+// latch, from the phi) from the latch.
+template <typename MakeNext>
+ir::Instruction* loopPhi(ir::Builder& b, const transform::Loop& loop, ir::Module& m, const char* name, MakeNext make) {
+  b.setInsertPoint(loop.header, 0);
+  ir::Instruction* phi = b.phi(ir::Type::scalar(ir::Scalar::I32));
+  phi->setName(name);
+  b.setInsertPoint(loop.latch, loop.latch->indexOf(loop.latch->terminator()));
+  ir::Value* next = make(phi);
+  next->setName(std::string(name) + ".next");
+  for (ir::BasicBlock* p : loop.headerPredecessors) {
+    phi->addOperand(p == loop.latch ? next : static_cast<ir::Value*>(m.constInt(ir::Scalar::I32, 0)));
+    phi->blocks.push_back(p);
   }
+  return phi;
+}
+
+// The loop's iteration count, one per loop whoever asks first.
+ir::Value* RingConverter::counter() {
+  if (!counter_)
+    counter_ = loopPhi(b_, loop_, m_, "tma.iteration", [&](ir::Value* i) { return b_.binary(Opcode::Add, i, i32(1)); });
   return counter_;
 }
 
-ir::Value* RingConverter::phaseOf(ir::Value* iteration) {
-  int64_t stages = ring_.alloc->type().shape[0];
-  return b_.binary(Opcode::And, b_.binary(Opcode::Div, iteration, i32(stages)), i32(1));
+// The iteration's slot in a ring of `stages` and its phase: the slot steps
+// and wraps to 0, where the phase flips.
+std::pair<ir::Instruction*, ir::Instruction*> RingConverter::slotPhase(int64_t stages) {
+  auto known = clock_.slotPhase.find(stages);
+  if (known != clock_.slotPhase.end()) return known->second;
+  std::string suffix = std::to_string(stages);
+  ir::Value* wraps = nullptr;
+  ir::Instruction* slot = loopPhi(b_, loop_, m_, ("tma.slot" + suffix).c_str(), [&](ir::Value* s) {
+    ir::Value* step = b_.binary(Opcode::Add, s, i32(1));
+    wraps = b_.cmp(ir::CmpPred::Eq, step, i32(stages));
+    return b_.select(wraps, i32(0), step);
+  });
+  ir::Instruction* phase = loopPhi(b_, loop_, m_, ("tma.phase" + suffix).c_str(), [&](ir::Value* p) {
+    return b_.select(wraps, b_.binary(Opcode::Xor, p, i32(1)), p);
+  });
+  return clock_.slotPhase[stages] = {slot, phase};
 }
 
 void RingConverter::run() {
@@ -144,6 +179,7 @@ void RingConverter::run() {
   bars_->setName(ring_.alloc->name() + ".barriers");
   b_.create(Opcode::TmaInit, ir::Type::voidTy(), {bars_});
   counter();  // before anything that uses it
+  auto [slot, phase] = slotPhase(stages);
   // The copies.
   size_t prologue = 0;
   for (size_t k = 0; k < ring_.copies.size(); ++k) {
@@ -177,16 +213,23 @@ void RingConverter::run() {
     }
     for (ir::Instruction* u : firsts) {
       before(u);
-      b_.create(Opcode::TmaWait, ir::Type::voidTy(), {bars_, r->operand(1), phaseOf(counter_)});
+      b_.create(Opcode::TmaWait, ir::Type::voidTy(), {bars_, r->operand(1), phase});
     }
   }
-  // The exit waits for the copies still in flight: iterations n .. n+P-1.
+  // The exit waits for the copies still in flight: iterations n .. n+P-1
+  // (P < S: their slots wrap at most once past n's).
   ir::BasicBlock* exit = loop_.headerExit();
   b_.setInsertPoint(exit, exit->firstNonPhi());
   for (size_t k = 0; k < prologue; ++k) {
-    ir::Value* m = k ? b_.binary(Opcode::Add, counter_, i32(int64_t(k))) : counter_;
-    ir::Value* slot = b_.binary(Opcode::Rem, m, i32(stages));
-    b_.create(Opcode::TmaWait, ir::Type::voidTy(), {bars_, slot, phaseOf(m)});
+    ir::Value* at = slot;
+    ir::Value* parity = phase;
+    if (k) {
+      ir::Value* step = b_.binary(Opcode::Add, slot, i32(int64_t(k)));
+      ir::Value* wraps = b_.cmp(ir::CmpPred::Ge, step, i32(stages));
+      at = b_.select(wraps, b_.binary(Opcode::Sub, step, i32(stages)), step);
+      parity = b_.select(wraps, b_.binary(Opcode::Xor, phase, i32(1)), phase);
+    }
+    b_.create(Opcode::TmaWait, ir::Type::voidTy(), {bars_, at, parity});
   }
 }
 
@@ -253,6 +296,18 @@ std::string tensorProblem(const TensorView& v, const ir::Type& dst) {
   return "";
 }
 
+// Without cp.async copies, commits close empty groups and waits wait for
+// nothing (a few instructions in every iteration of the loop).
+void dropEmptyAsyncGroups(ir::Function& f) {
+  std::vector<ir::Instruction*> groups;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions()) {
+      if (inst->opcode() == Opcode::AsyncCopy) return;
+      if (inst->opcode() == Opcode::AsyncCommit || inst->opcode() == Opcode::AsyncWait) groups.push_back(inst.get());
+    }
+  for (ir::Instruction* g : groups) g->parent->erase(g);
+}
+
 }  // namespace
 
 bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o) {
@@ -287,12 +342,13 @@ bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o)
       }
       if (ok) rings.push_back(std::move(ring));
     }
-    ir::Instruction* counter = nullptr;
+    LoopClock clock;
     for (Ring& r : rings) {
-      RingConverter(f, loop, r, counter).run();
+      RingConverter(f, loop, r, clock).run();
       changed = true;
     }
   }
+  if (changed) dropEmptyAsyncGroups(f);
   return changed;
 }
 

@@ -332,6 +332,22 @@ TEST(FmaDot, EachFmaSharesAnOperandWithThePreviousOne) {
   EXPECT_EQ(shared, fmas - 32) << ptx;
 }
 
+// A loop fed by the tensor memory accelerator: its stages' phases come from
+// phis (no i32 division, which ptxas expands into a reciprocal and a dozen
+// dependent instructions in every iteration), and without cp.async copies
+// it commits and waits for no groups.
+TEST(TmaLoop, NoDivisionAndNoCpAsyncGroups) {
+  std::string ptx = userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
+                                             {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
+                                             {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000},
+                                              {"ldc", 1000}},
+                                             4, {}});
+  ASSERT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos) << ptx;
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"((div|rem)\.[su](32|64))"))) << ptx;
+  EXPECT_EQ(ptx.find("cp.async.wait_group"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("cp.async.commit_group"), std::string::npos) << ptx;
+}
+
 // Integer division and remainder by a positive constant take no div or rem
 // (lower_divide.cpp): shifts for a power of two, else a multiply-high; a
 // negative divisor keeps rem. The values are checked on the GPU by
