@@ -288,3 +288,37 @@ if "compile" in what:
         print(f"compile {tm}x{tn}x{tk} w{w} s{s}: front end {t_front*1e3:.1f} ms, to PTX {t_ptx*1e3:.1f} ms, ptxas {t_ptxas*1e3:.1f} ms, "
               f"driver from PTX {t_jit*1e3:.1f} ms (rc {r1}), from cubin {t_cubin*1e3:.1f} ms (rc {r2}), "
               f"{len(ptx.splitlines())} PTX lines", flush=True)
+
+if "ksweep" in what:
+    # Fixed against per-iteration cost at M = N = 1000 (64 output tiles of
+    # 128x128 on 132 multiprocessors): times over K for cuBLAS, Triton and our
+    # kernel at a few configurations, and ours with the store masked off at run
+    # time (DROP: the epilogue's arithmetic stays, its memory traffic goes).
+    import shapes_peers as peers
+    with open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")) as f:
+        text = f.read()
+    dropped = text.replace("bool checkc[TM, TN] = rm[:, newaxis] < M", "bool checkc[TM, TN] = rm[:, newaxis] < M - DROP")
+    assert dropped != text
+    mm = tritonc.kernel(dropped, filename="matmul_masked_drop.tc")
+    M = N = 1000
+    CONFIGS = ((128, 128, 64, 4, 3, 1, 0), (128, 128, 64, 4, 3, 1, 100000), (128, 128, 64, 8, 3, 1, 0),
+               (128, 128, 64, 4, 4, 1, 0), (128, 128, 64, 4, 3, 2, 0), (64, 128, 64, 4, 4, 1, 0),
+               (128, 64, 64, 4, 4, 1, 0))
+    ks = os.environ.get("KSWEEP_K", "64,128,256,512,1000,2000,4000")
+    for K in (int(k) for k in ks.split(",")):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        configs = CONFIGS
+        if os.environ.get("KSWEEP_ONLY"):  # the first configuration alone, for a profiler
+            configs = CONFIGS[:1]
+        else:
+            run(f"cublas  ksweep {M}x{N}x{K}", lambda: torch.matmul(a, b))
+            run(f"triton  ksweep {M}x{N}x{K} 128x128x64 w4 s3",
+                lambda: peers.tri_matmul_fixed[(cdiv(M, 128), cdiv(N, 128))](
+                    a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=128, BN=128, BK=64, num_warps=4,
+                    num_stages=3))
+        for tm, tn, tk, w, s, ctas, drop in configs:
+            run(f"tritonc ksweep {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s} c{ctas}{' nostore' if drop else ''}",
+                lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                           TM=tm, TN=tn, TK=tk, DROP=drop, num_warps=w, num_stages=s, num_ctas=ctas))
