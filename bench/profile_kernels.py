@@ -304,6 +304,10 @@ if "ksweep" in what:
     CONFIGS = ((128, 128, 64, 4, 3, 1, 0), (128, 128, 64, 4, 3, 1, 100000), (128, 128, 64, 8, 3, 1, 0),
                (128, 128, 64, 4, 4, 1, 0), (128, 128, 64, 4, 3, 2, 0), (64, 128, 64, 4, 4, 1, 0),
                (128, 64, 64, 4, 4, 1, 0))
+    if os.environ.get("KSWEEP_CONFIGS"):  # e.g. "128x128x64w4s5c1,128x128x32w4s8c1"
+        import re
+        CONFIGS = tuple(tuple(int(g) for g in re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)c(\d+)", c).groups()) + (0,)
+                        for c in os.environ["KSWEEP_CONFIGS"].split(","))
     ks = os.environ.get("KSWEEP_K", "64,128,256,512,1000,2000,4000")
     for K in (int(k) for k in ks.split(",")):
         a = torch.randn(M, K, device=dev, dtype=torch.float16)
@@ -322,3 +326,16 @@ if "ksweep" in what:
             run(f"tritonc ksweep {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s} c{ctas}{' nostore' if drop else ''}",
                 lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
                            TM=tm, TN=tn, TK=tk, DROP=drop, num_warps=w, num_stages=s, num_ctas=ctas))
+
+if "rows" in what:
+    # Row-wise kernels at the width where we trail Triton most (softmax
+    # 8192 x 500, bench/results 2026-11-24): ours and Triton's, same warps.
+    import shapes_peers as peers
+    sm = src("examples/softmax.tc")
+    R, N, B = 8192, 500, 512
+    x = torch.randn(R, N, device=dev)
+    y = torch.empty_like(x)
+    for w in (1, 2, 4):
+        run(f"tritonc softmax {R}x{N} w{w}", lambda: sm(x, y, N, N, N, grid=(R,), TYPE=torch.float32, BLOCK=B,
+                                                        num_warps=w))
+        run(f"triton  softmax {R}x{N} w{w}", lambda: peers.tri_softmax[(R,)](x, y, N, N, N, BLOCK=B, num_warps=w))

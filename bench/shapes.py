@@ -308,7 +308,7 @@ if want("splitk"):
 ROW_SHAPES = [(8192, 500), (8192, 1000), (8192, 3000), (4096, 12000), (4096, 16384)]
 if DRY:
     ROW_SHAPES = [(16, 100), (8, 300)]
-WARPS = [2, 4, 8, 16, 32] if not DRY else [4]
+WARPS = [1, 2, 4, 8, 16, 32] if not DRY else [4]
 
 if want("softmax"):
     k_sm = kernel("examples/softmax.tc")
