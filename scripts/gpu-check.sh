@@ -128,7 +128,9 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
      cmake --build "$BUILD" -j "$(nproc)" --target _tritonc tritonc_python_files >> "$OUT_DIR/build.log" 2>&1; then
     if ! step python; then
       :
-    elif PYTHONPATH="$BUILD/python" python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
+    # The language suite on the GPU too (CI runs it on the interpreter and the CPU back end).
+    elif TRITONC_LANGUAGE_BACKENDS=interp,cpu,cuda PYTHONPATH="$BUILD/python" \
+         python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
       log "python tests: $(tail -1 "$OUT_DIR/python-tests.txt")"
     else
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"

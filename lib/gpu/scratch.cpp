@@ -5,7 +5,9 @@
 namespace tritonc::gpu {
 
 ir::Scalar reduceCombineKind(ir::Scalar k) {
-  return k == ir::Scalar::F16 || k == ir::Scalar::BF16 ? ir::Scalar::F32 : k;
+  if (k == ir::Scalar::F16 || k == ir::Scalar::BF16) return ir::Scalar::F32;
+  if (k == ir::Scalar::I8 || k == ir::Scalar::I16) return ir::Scalar::I32;
+  return k;
 }
 
 int64_t reduceWarpSlots(const ir::Instruction& reduce) {

@@ -20,8 +20,10 @@ struct ScratchUse {
 // What `inst` needs (bytes 0: none). Layouts must be assigned.
 ScratchUse scratchOf(const ir::Instruction& inst);
 
-// Reductions: the element type partial results are combined in (f32 for
-// f16/bf16), and how many warps hold partial results along the axis.
+// Reductions: the element type partial results are combined in and handed
+// between warps as (f32 for f16/bf16, i32 for i8/i16: the registers they
+// live in, so that each warp's slot is a whole aligned word), and how many
+// warps hold partial results along the axis.
 ir::Scalar reduceCombineKind(ir::Scalar k);
 int64_t reduceWarpSlots(const ir::Instruction& reduce);
 

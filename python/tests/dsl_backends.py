@@ -28,3 +28,27 @@ def use(monkeypatch, backend):
     else:
         monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
     return backend
+
+
+def language_backends():
+    """The back ends the language suite runs on: TRITONC_LANGUAGE_BACKENDS
+    (comma-separated among interp, cpu and cuda; those not present are left
+    out), else the interpreter and the CPU back end (where it is built)."""
+    import os
+    wanted = [b for b in os.environ.get("TRITONC_LANGUAGE_BACKENDS", "interp,cpu").split(",") if b]
+    have = available()
+    return [b for b in wanted if b in have] or ["interp"]
+
+
+def launch(kernel, grid, backend, *args, **kwargs):
+    """`kernel[grid](*args, **kwargs)` on `backend`; on cuda, numpy arrays
+    go to the GPU as torch tensors and come back into the same arrays."""
+    if backend != "cuda":
+        return kernel[grid](*args, **kwargs)
+    import numpy as np
+    torch = torch_cuda()
+    moved = [torch.from_numpy(np.ascontiguousarray(a)).cuda() if isinstance(a, np.ndarray) else a for a in args]
+    kernel[grid](*moved, **kwargs)
+    for a, t in zip(args, moved):
+        if isinstance(a, np.ndarray):
+            a[...] = t.cpu().numpy()

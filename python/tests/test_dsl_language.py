@@ -4,12 +4,20 @@ Triton's promotion rules, Python scalars, reductions over axes, where,
 masked loads, dot shapes, atomics, control flow. Expected values come from
 numpy in the expected dtype; expected dtypes from the table below, a
 statement of Triton 3.x's rules independent of the compiler's. Runs on the
-interpreter (TRITONC_INTERPRET=1): fresh random inputs, outputs poisoned."""
+interpreter (TRITONC_INTERPRET=1) and the CPU back end, and on CUDA in the
+GPU check (TRITONC_LANGUAGE_BACKENDS): fresh random inputs, outputs
+poisoned."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import tritonc
 import tritonc.language as tl
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
 
 rng = np.random.default_rng()
 
@@ -20,9 +28,19 @@ TL = {"int8": tl.int8, "int16": tl.int16, "int32": tl.int32, "int64": tl.int64, 
       "float32": tl.float32, "float64": tl.float64, "bool": tl.int1}
 
 
-@pytest.fixture(autouse=True)
-def interpreter(monkeypatch):
-    monkeypatch.setenv("TRITONC_INTERPRET", "1")
+BACKEND = "interp"
+
+
+@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
+def backend(request, monkeypatch):
+    """Each case on each back end of dsl_backends.language_backends()."""
+    global BACKEND
+    BACKEND = dsl_backends.use(monkeypatch, request.param)
+    return BACKEND
+
+
+def run(kernel, grid, *args, **kwargs):
+    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
 
 
 # ---- Triton's promotion rules, as a table -------------------------------------------
@@ -143,7 +161,7 @@ def test_binary_op(op, a, b):
     want = result_dtype(op, a, b)
     out_np = "bool" if want == "bool" else want
     z = np.full(n, 99, dtype=out_np) if want == "bool" else np.full(n, -7 if want in INTS else np.nan, dtype=want)
-    binary_kernel[(1,)](x, y, z, n, OP=op, EXPECT=TL[want], BLOCK=32)
+    run(binary_kernel, (1,), x, y, z, n, OP=op, EXPECT=TL[want], BLOCK=32)
     ref = reference(op, x, y, out_np)
     if want in FLOATS:
         tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[want]
@@ -194,7 +212,7 @@ def test_python_scalars_are_weakly_typed(op, dtype):
         want = promoted(dtype, "int32")
         ref = x.astype(want) + np.array(5, want)
     z = np.full(n, -7 if want in INTS else np.nan, dtype=want)
-    scalar_kernel[(1,)](x, z, n, 5, OP=op, EXPECT=TL[want], BLOCK=32)
+    run(scalar_kernel, (1,), x, z, n, 5, OP=op, EXPECT=TL[want], BLOCK=32)
     np.testing.assert_allclose(z.astype(np.float64), ref.astype(np.float64), rtol=2e-3)
 
 
@@ -248,7 +266,7 @@ def test_reduction(op, dtype, axis, keep):
         out_dt = "int32"
     size = 1 if axis is None else (N if axis == 0 else M)
     z = np.full(size, -7 if out_dt in INTS else np.nan, dtype=out_dt)
-    reduce_kernel[(1,)](x, z, OP=op, AXIS=axis, KEEP=keep, M=M, N=N)
+    run(reduce_kernel, (1,), x, z, OP=op, AXIS=axis, KEEP=keep, M=M, N=N)
     tol = 1e-2 if dtype == "float16" else 1e-5
     np.testing.assert_allclose(z.astype(np.float64), np.reshape(ref, size).astype(np.float64), rtol=tol, atol=tol)
 
@@ -271,7 +289,7 @@ def test_where_with_scalar_and_mask(dtype):
     c = rng.integers(0, 2, size=n).astype("int32")
     x, y = values(dtype, n), values(dtype, 1)
     z = np.full(n, -7 if dtype in INTS else np.nan, dtype=dtype)
-    where_kernel[(1,)](c, x, y, z, n, BLOCK=64)
+    run(where_kernel, (1,), c, x, y, z, n, BLOCK=64)
     np.testing.assert_array_equal(z, np.where(c > 0, x, y[0]))
 
 
@@ -287,7 +305,7 @@ def test_masked_load_other(dtype):
     n = int(rng.integers(1, 32))
     x = values(dtype, 32)
     z = np.full(32, -7 if dtype in INTS else np.nan, dtype=dtype)
-    masked_load_kernel[(1,)](x, z, n, 3, BLOCK=32)
+    run(masked_load_kernel, (1,), x, z, n, 3, BLOCK=32)
     np.testing.assert_array_equal(z, np.where(np.arange(32) < n, x, np.array(3, dtype)))
 
 
@@ -327,7 +345,7 @@ def test_shapes(op, dtype):
     ref = {"trans": x.T, "T": x.T, "reshape": x.reshape(-1), "expand_broadcast": np.broadcast_to(x[0], (M, N)),
            "slice": x[:, N // 2:], "index": x[1], "element": x[2, 3:4]}[op]
     z = np.full(ref.size, -7 if dtype in INTS else np.nan, dtype=dtype)
-    shape_kernel[(1,)](x, z, OP=op, M=M, N=N)
+    run(shape_kernel, (1,), x, z, OP=op, M=M, N=N)
     np.testing.assert_array_equal(z, np.ascontiguousarray(ref).reshape(-1))
 
 
@@ -353,7 +371,7 @@ def test_dot(M, N, K, dtype, acc):
     b = rng.standard_normal((K, N)).astype(dtype)
     c0 = rng.standard_normal((M, N)).astype(np.float32)
     c = c0.copy() if acc else np.full((M, N), np.nan, np.float32)
-    dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, ACC=acc)
+    run(dot_kernel, (1,), a, b, c, M=M, N=N, K=K, ACC=acc)
     ref = a.astype(np.float64) @ b.astype(np.float64) + (c0 if acc else 0)
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-3)
 
@@ -390,11 +408,16 @@ def test_atomics(op, dtype):
     v = values(dtype, programs * block, small=True)
     p0 = values(dtype, block, small=True)
     p, old = p0.copy(), np.zeros(programs * block, dtype)
-    atomic_kernel[(programs,)](p, v, old, n, OP=op, BLOCK=block)
+    run(atomic_kernel, (programs,), p, v, old, n, OP=op, BLOCK=block)
     vals = v.reshape(programs, block)[:, :n]
     if op == "xchg":
-        # The interpreter runs programs in order: the last exchange stays.
-        np.testing.assert_array_equal(p[:n], vals[-1])
+        # In whatever order the programs ran, each exchange returned what the
+        # one before it left: per element, the old values and the final one
+        # are the initial value and the exchanged ones.
+        olds = old.reshape(programs, block)[:, :n]
+        for j in range(n):
+            np.testing.assert_array_equal(np.sort(np.append(olds[:, j], p[j])),
+                                          np.sort(np.append(vals[:, j], p0[j])))
     else:
         fn = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
         ref = p0[:n].astype(np.float64) if dtype == "float32" else p0[:n]
@@ -416,7 +439,7 @@ def cas_kernel(LOCK, COUNT):
 
 def test_atomic_cas_spin_lock():
     lock, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
-    cas_kernel[(7,)](lock, count)
+    run(cas_kernel, (7,), lock, count)
     assert count[0] == 7 and lock[0] == 0
 
 
@@ -452,7 +475,7 @@ def test_control_flow_and_inlined_calls(lo, hi):
     n = 20
     x = rng.integers(-10, 10, size=n).astype(np.int32)
     z = np.full(n, -7, np.int32)
-    control_kernel[(1,)](x, z, n, lo, hi, BLOCK=32)
+    run(control_kernel, (1,), x, z, n, lo, hi, BLOCK=32)
     acc = x * (1 + 3 + 4 + 5) + 3 - (10 + 7 + 4 + 1)
     ref = acc if lo > hi else np.clip(acc, lo, hi) + 1
     np.testing.assert_array_equal(z, ref)
@@ -500,7 +523,7 @@ def test_math(op):
     n = 50
     x = (rng.standard_normal(n) * 2).astype(np.float32)
     z = np.full(n, np.nan, np.float32)
-    math_kernel[(1,)](x, z, n, OP=op, BLOCK=64)
+    run(math_kernel, (1,), x, z, n, OP=op, BLOCK=64)
     xd = x.astype(np.float64)
     ref = {"exp": np.exp(xd), "exp2": np.exp2(xd), "log": np.log(np.abs(xd) + 1), "log2": np.log2(np.abs(xd) + 1),
            "sqrt": np.sqrt(np.abs(xd)), "rsqrt": 1 / np.sqrt(np.abs(xd) + 1), "sin": np.sin(xd), "cos": np.cos(xd),
@@ -524,5 +547,5 @@ def test_batched_dot(NB):
     a = rng.standard_normal((NB, M, K)).astype(np.float32)
     b = rng.standard_normal((NB, K, N)).astype(np.float32)
     c = np.full((NB, M, N), np.nan, np.float32)
-    batched_dot_kernel[(1,)](a, b, c, NB=NB, M=M, N=N, K=K)
+    run(batched_dot_kernel, (1,), a, b, c, NB=NB, M=M, N=N, K=K)
     np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b.astype(np.float64)), rtol=1e-4, atol=1e-4)

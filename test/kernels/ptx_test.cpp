@@ -377,30 +377,74 @@ __global__ void k(int* X, long* Y, int* Q) {
   EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "divide_by_constant", log), 0) << log;
 }
 
-// 16-bit integers live sign-extended in 32-bit registers: loads and stores
-// of eight of them as four 32-bit words convert each half (cvt), where f16
-// moves it, and a transposition through shared memory does the same.
-TEST(Int16Vectors, PackedAccessesAssemble) {
-  const char* kShort = R"(
-__global__ void k(short* X, short* Y) {
-  int r[32] = 0 ... 32;
-  int c[64] = 0 ... 64;
-  short x[32, 64] = *(X + r[:, newaxis] * 64 + c[newaxis, :]);
-  *(Y + c[:, newaxis] * 32 + r[newaxis, :]) = ^x / 3;
+// Float remainder (fmod) is computed in f64 with one fma for x - q * y, so
+// that it is exact for quotients below 2^53 (f32 x - trunc(x / y) * y lost
+// the low bits of x when x / y was large). Values: the language suite's
+// mod cases on the GPU (python/tests/test_dsl_language.py).
+TEST(FloatRemainder, InF64WithOneFma) {
+  const char* kRem = R"(
+__global__ void k(float* X, float* Y, double* D) {
+  int i[128] = 0 ... 128;
+  *(X + i) = *(X + i) % *(Y + i);
+  *(D + i) = *(D + i) % 3.5;
 })";
-  lang::CompileResult r = lang::compileSource(kShort, lang::CompileOptions{});
-  std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+  lang::CompileResult r = lang::compileSource(kRem, lang::CompileOptions{});
+  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
   nvptx::TargetOptions to;
   to.arch = "sm_90a";
   std::string ptx = nvptx::emitPtx(*r.module, to);
-  EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << ptx;
-  EXPECT_NE(ptx.find("cvt.s32.s16"), std::string::npos) << ptx;
-  EXPECT_NE(ptx.find("cvt.u16.u32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("cvt.f64.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("fma.rn.f64"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("copysign.f64"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("div.rn.f32"), std::string::npos) << ptx;
   static const std::string ptxas = findPtxas();
   if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
   std::string log;
-  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "int16_vectors", log), 0) << log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "float_remainder", log), 0) << log;
+}
+
+// Narrow integers live sign-extended in 32-bit registers. Loads and stores
+// of eight 16-bit ones as four 32-bit words convert each half (cvt), where
+// f16 moves it; 8 or 16 bytes go as 32-bit words of four bytes each (PTX's
+// byte vectors stop at 4); a transposition through shared memory does the
+// same; a reduction across warps hands partial results over in whole words
+// (4 bytes apart, not the element's size).
+TEST(NarrowIntegerVectors, PackedAccessesAssemble) {
+  const char* kNarrow = R"(
+__global__ void k(TYPE* X, TYPE* Y, TYPE* Z) {
+  int r[32] = 0 ... 32;
+  int c[64] = 0 ... 64;
+  TYPE x[32, 64] = *(X + r[:, newaxis] * 64 + c[newaxis, :]);
+  *(Y + c[:, newaxis] * 32 + r[newaxis, :]) = ^x / 3;
+  TYPE m[64] = x[max, :];
+  *(Z + c) = m;
+})";
+  static const std::string ptxas = findPtxas();
+  for (const char* type : {"short", "char"}) {
+    SCOPED_TRACE(type);
+    lang::CompileOptions co;
+    co.defines = {{"TYPE", type}};
+    lang::CompileResult r = lang::compileSource(kNarrow, co);
+    std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
+    runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+    nvptx::TargetOptions to;
+    to.arch = "sm_90a";
+    std::string ptx = nvptx::emitPtx(*r.module, to);
+    EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(\.v(8|16)\.[su]8)"))) << ptx;
+    if (std::string(type) == "short") {
+      EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << ptx;
+      EXPECT_NE(ptx.find("cvt.s32.s16"), std::string::npos) << ptx;
+      EXPECT_NE(ptx.find("cvt.u16.u32"), std::string::npos) << ptx;
+    }
+    // The reduction's slots: 4 bytes apart.
+    EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(mad\.lo\.s32 (%r\d+), \1, [12], %r\d+;\n\s+@%p\d+ st\.shared\.b32)")))
+        << ptx;
+    if (ptxas.empty()) continue;
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", std::string("narrow_vectors_") + type, log), 0) << log;
+  }
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
 }
 
 // Element-wise global accesses whose addresses lie at constant distances
@@ -450,7 +494,9 @@ TEST(Atomics, EveryKindAndOrderAssembles) {
                            "atom.acq_rel.gpu.global.add.f32", "atom.acquire.cta.global.add.f32", "atom.global.exch.b32",
                            "atom.release.gpu.global.exch.b32", "red.relaxed.sys.global.max.s32",
                            "atom.acq_rel.gpu.global.and.b32", "atom.acquire.gpu.global.cas.b32",
-                           "atom.acq_rel.gpu.global.add.f64", "red.release.cta.global.min.s64"})
+                           "atom.acq_rel.gpu.global.add.f64", "red.release.cta.global.min.s64",
+                           "red.global.max.s32", "red.global.min.u32", "atom.acq_rel.gpu.global.min.s32",
+                           "atom.acq_rel.gpu.global.max.u32", "red.global.max.s64", "red.global.min.u64"})
     EXPECT_NE(ptx.find(want), std::string::npos) << want << "\n" << ptx;
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(red[.a-z_:0-9]*exch)"))) << ptx;
   static const std::string ptxas = findPtxas();

@@ -154,6 +154,18 @@ std::string FunctionLowering::toHalfWord(Scalar k, const std::string& r) {
   return h;
 }
 
+std::vector<std::string> FunctionLowering::packBytes(const std::vector<std::string>& bytes) {
+  std::vector<std::string> words;
+  for (size_t q = 0; q < bytes.size(); q += 4) {
+    std::string w = newReg(RegClass::B32);
+    emit("mov.b32 " + w + ", " + bytes[q] + ";");
+    for (size_t b = 1; b < 4 && q + b < bytes.size(); ++b)
+      emit("bfi.b32 " + w + ", " + bytes[q + b] + ", " + w + ", " + std::to_string(8 * b) + ", 8;");
+    words.push_back(w);
+  }
+  return words;
+}
+
 std::string FunctionLowering::fromHalfWord(Scalar k, const std::string& h) {
   if (regClassOf(k) == RegClass::B16) return h;
   std::string r = newReg(regClassOf(k));

@@ -1,4 +1,5 @@
-// Integer division and remainder by a constant, as shifts or a multiply-high.
+// Divisions that PTX does badly or not at all: integer division and
+// remainder by a constant (shifts or a multiply-high), and float remainder.
 //
 // ptxas expands every div.s32/rem.s32 into the generic sequence (a
 // reciprocal through the float unit, then a dozen dependent integer
@@ -13,6 +14,13 @@
 //     the least s for which M = ceil(2^(W-1+s) / d) is exact for every
 //     dividend of W bits); the remainder is a - q * d.
 // Other divisors (negative, zero) keep the generic instruction.
+//
+// Float remainder (C's fmod, the result with the dividend's sign): in f64,
+// the quotient truncated, then x - q * y in one fma, which is exact when q
+// is the truncated quotient; where the division rounded q up past it, the
+// result's sign differs from x's and one |y| (with x's sign) puts it back.
+// f32 (and f16, bf16, computed in f32) is exact for quotients below 2^53,
+// f64 too; beyond that q itself is rounded and so is the result.
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -97,6 +105,31 @@ bool FunctionLowering::lowerDivideByConstant(bool remainder, int bits, const std
     emit("sub" + s + r + ", " + a + ", " + product + ";");
   }
   return true;
+}
+
+void FunctionLowering::lowerFloatRemainder(ir::Scalar k, const std::string& a, const std::string& b,
+                                           const std::string& r) {
+  const bool single = k == ir::Scalar::F32;
+  std::string x = a, y = b;
+  if (single) {
+    x = newReg(RegClass::F64), y = newReg(RegClass::F64);
+    emit("cvt.f64.f32 " + x + ", " + a + ";");
+    emit("cvt.f64.f32 " + y + ", " + b + ";");
+  }
+  std::string q = newReg(RegClass::F64), rem = newReg(RegClass::F64), sign = newReg(RegClass::F64);
+  std::string magnitude = newReg(RegClass::F64), back = newReg(RegClass::F64);
+  std::string over = newReg(RegClass::Pred);
+  emit("div.rn.f64 " + q + ", " + x + ", " + y + ";");
+  emit("cvt.rzi.f64.f64 " + q + ", " + q + ";");
+  emit("neg.f64 " + q + ", " + q + ";");
+  emit("fma.rn.f64 " + rem + ", " + q + ", " + y + ", " + x + ";");
+  emit("mul.f64 " + sign + ", " + rem + ", " + x + ";");
+  emit("setp.lt.f64 " + over + ", " + sign + ", 0d0000000000000000;");
+  emit("abs.f64 " + magnitude + ", " + y + ";");
+  emit("copysign.f64 " + back + ", " + x + ", " + magnitude + ";");
+  emit("@" + over + " add.f64 " + rem + ", " + rem + ", " + back + ";");
+  if (single) emit("cvt.rn.f32.f64 " + r + ", " + rem + ";");
+  else emit("mov.f64 " + r + ", " + rem + ";");
 }
 
 }  // namespace tritonc::nvptx

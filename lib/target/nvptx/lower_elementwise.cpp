@@ -215,12 +215,8 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
         emit(std::string("div") + (ck == Scalar::F32 ? ".full." : isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
         break;
       case Opcode::Rem:
-        if (isF) {  // fmod: x - trunc(x / y) * y (not exact for huge quotients)
-          std::string q = newReg(regClassOf(ck));
-          emit(std::string("div.rn.") + ty + " " + q + ", " + a + ", " + b + ";");
-          emit(std::string("cvt.rzi.") + ty + "." + ty + " " + q + ", " + q + ";");
-          emit(std::string("mul.rn.") + ty + " " + q + ", " + q + ", " + b + ";");
-          emit(std::string("sub.rn.") + ty + " " + r + ", " + a + ", " + q + ";");
+        if (isF) {
+          lowerFloatRemainder(ck, a, b, r);
         } else if (!divisorConstant(i) ||
                    !lowerDivideByConstant(true, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r)) {
           emit(std::string("rem.") + ty + " " + r + ", " + a + ", " + b + ";");

@@ -85,6 +85,17 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       }
       if (vec == 1) {
         guarded(pred, std::string("ld.global.") + memoryType(k) + " " + dst[0] + ", [" + addr + "];");
+      } else if (size == 1 && vec > 4) {
+        // 8 or 16 bytes (PTX vectors of bytes stop at 4): 32-bit words,
+        // each split into four bytes, under the predicate (else `other` stays).
+        std::vector<std::string> w(vec / 4);
+        for (auto& x : w) {
+          x = newReg(RegClass::B32);
+          emit("mov.b32 " + x + ", 0;");
+        }
+        guarded(pred, "ld.global.v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "];");
+        for (size_t v = 0; v < vec; ++v)
+          guarded(pred, "bfe.s32 " + dst[v] + ", " + w[v / 4] + ", " + std::to_string(8 * (v % 4)) + ", 8;");
       } else if (size == 2 && vec == 8) {
         // 8 x 16 bits: four 32-bit words, each split into two halves.
         std::vector<std::string> w(4);
@@ -143,6 +154,9 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       }
       if (vec == 1) {
         guarded(pred, std::string("st.global.") + memoryType(k) + " [" + addr + "], " + src[0] + ";");
+      } else if (size == 1 && vec > 4) {
+        std::vector<std::string> w = packBytes(src);
+        guarded(pred, "st.global.v" + std::to_string(w.size()) + ".b32 [" + addr + "], " + braces(w, 0, w.size()) + ";");
       } else if (size == 2 && vec == 8) {
         std::vector<std::string> w(4);
         for (size_t q = 0; q < 4; ++q) {
@@ -184,8 +198,28 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   }
   bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or";
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
-  if (!bitwise && ir::isFloatKind(k) && std::string(opName) != "add")
-    throw UserError(i.loc, std::string("atomic ") + opName + " on floats is not supported by the GPU back end");
+  // Float max and min have no PTX atom: as integers, a non-negative float's
+  // bits order like the floats (signed max), a negative one's in reverse
+  // (unsigned min, the sign bit making any of them larger than a
+  // non-negative): the sign of the operand picks the instruction.
+  const bool floatMinMax = !bitwise && ir::isFloatKind(k) && std::string(opName) != "add";
+  const std::string ib = size == 8 ? "64" : "32";
+  auto floatMinMaxParts = [&](const std::string& v, const std::string& pred, std::string& bits, std::string& nonNeg,
+                              std::string& neg) {
+    bits = newReg(size == 8 ? RegClass::B64 : RegClass::B32);
+    emit("mov.b" + ib + " " + bits + ", " + v + ";");
+    nonNeg = newReg(RegClass::Pred);
+    neg = newReg(RegClass::Pred);
+    emit(std::string("setp.ge.") + ty + " " + nonNeg + ", " + v + ", " + floatLiteral(k, 0.0) + ";");
+    emit("not.pred " + neg + ", " + nonNeg + ";");
+    if (!pred.empty()) {
+      emit("and.pred " + nonNeg + ", " + nonNeg + ", " + pred + ";");
+      emit("and.pred " + neg + ", " + neg + ", " + pred + ";");
+    }
+  };
+  const bool isMax = std::string(opName) == "max";
+  const std::string nonNegOp = std::string(isMax ? "max" : "min") + ".s" + ib;
+  const std::string negOp = std::string(isMax ? "min" : "max") + ".u" + ib;
   // Its memory order (the IR's default, relaxed at GPU scope, is PTX's:
   // no qualifier).
   const auto sem = ir::MemSem(i.imm & 3);
@@ -209,6 +243,13 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     size_t count = t.isTile() ? numRegs(t) : 1;
     for (size_t e = 0; e < count; e += rv) {
       std::string pred = predicateFor(e);
+      if (floatMinMax) {
+        std::string bits, nonNeg, neg;
+        floatMinMaxParts(elem(i.operand(1), e), pred, bits, nonNeg, neg);
+        guarded(nonNeg, "red" + order + ".global." + nonNegOp + " [" + elem(ptr, e) + "], " + bits + ";");
+        guarded(neg, "red" + order + ".global." + negOp + " [" + elem(ptr, e) + "], " + bits + ";");
+        continue;
+      }
       std::vector<std::string> vals;
       for (size_t v = 0; v < rv; ++v) vals.push_back(elem(i.operand(1), e + v));
       std::string op = "red" + order + ".global." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") +
@@ -223,6 +264,16 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     std::string pred = predicateFor(e);
     std::string r = newReg(regClassOf(k));
     emit(std::string("mov.") + (size == 8 ? "b64 " : "b32 ") + r + ", 0;");
+    if (floatMinMax) {
+      std::string bits, nonNeg, neg, old = newReg(size == 8 ? RegClass::B64 : RegClass::B32);
+      floatMinMaxParts(elem(i.operand(1), e), pred, bits, nonNeg, neg);
+      emit("mov.b" + ib + " " + old + ", 0;");
+      guarded(nonNeg, "atom" + order + ".global." + nonNegOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
+      guarded(neg, "atom" + order + ".global." + negOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
+      emit("mov.b" + ib + " " + r + ", " + old + ";");
+      out[e] = r;
+      continue;
+    }
     std::string args = "[" + elem(ptr, e) + "], " + elem(i.operand(1), e);
     if (cas) args += ", " + elem(i.operand(2), e);
     guarded(pred, "atom" + order + ".global." + opName + "." + aty + " " + r + ", " + args + ";");

@@ -49,6 +49,9 @@ void FunctionLowering::storeSharedVector(const std::string& addr, Scalar k, cons
       words.push_back(b);
     }
     type = "u8";
+  } else if (ir::byteSize(k) == 1 && vals.size() > 4) {
+    words = packBytes(vals);  // PTX's vectors of bytes stop at 4
+    type = "b32";
   } else if (ir::byteSize(k) == 2 && vals.size() > 1) {
     for (size_t q = 0; q < vals.size(); q += 2) {
       std::string w = newReg(RegClass::B32);
@@ -73,6 +76,16 @@ std::vector<std::string> FunctionLowering::loadSharedVector(const std::string& a
     emit("ld.shared.u8 " + b + ", [" + addr + "];");
     emit("setp.ne.u32 " + p + ", " + b + ", 0;");
     return {p};
+  }
+  if (ir::byteSize(k) == 1 && n > 4) {
+    std::vector<std::string> words(n / 4);
+    for (auto& w : words) w = newReg(RegClass::B32);
+    emit("ld.shared.v" + std::to_string(words.size()) + ".b32 " + braces(words) + ", [" + addr + "];");
+    for (size_t q = 0; q < n; ++q) {
+      out.push_back(newReg(RegClass::B32));
+      emit("bfe.s32 " + out.back() + ", " + words[q / 4] + ", " + std::to_string(8 * (q % 4)) + ", 8;");
+    }
+    return out;
   }
   if (ir::byteSize(k) == 2 && n > 1) {
     std::vector<std::string> words(n / 2);

@@ -64,6 +64,9 @@ class FunctionLowering {
   // sign-extended) and a 16-bit half of a packed word (codegen.cpp).
   std::string toHalfWord(ir::Scalar k, const std::string& r);
   std::string fromHalfWord(ir::Scalar k, const std::string& h);
+  // Bytes (the low 8 bits of 32-bit registers) packed four to a word, for
+  // accesses of more than 4 bytes (PTX's vectors of bytes stop at 4).
+  std::vector<std::string> packBytes(const std::vector<std::string>& bytes);
   void emit(const std::string& line) { *out_ << "  " << line << "\n"; }
   void label(const std::string& name) { *out_ << name << ":\n"; }
   std::string newLabel(const std::string& hint);
@@ -108,6 +111,8 @@ class FunctionLowering {
   // `r` = a / d or a % d (C's, signed, `bits` 32 or 64) without a div
   // instruction, for a constant d > 0; false (nothing emitted) for other d.
   bool lowerDivideByConstant(bool remainder, int bits, const std::string& a, int64_t d, const std::string& r);  // lower_divide.cpp
+  // `r` = fmod(a, b) of kind `k` (f32 or f64), exact for quotients below 2^53 (lower_divide.cpp).
+  void lowerFloatRemainder(ir::Scalar k, const std::string& a, const std::string& b, const std::string& r);
   void lowerMemory(const ir::Instruction& i);       // lower_memory.cpp
   // Element registers of a gep whose results only loads and stores use as
   // addresses: an element at a constant distance from one computed before
