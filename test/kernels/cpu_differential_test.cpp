@@ -1,5 +1,5 @@
-// Differential test of the CPU back end against the interpreter on the
-// fuzzer's programs: every file of the fuzzer corpus (fuzz/corpus), the
+// Differential test of the CPU back end, and of the GPU where there is one,
+// against the interpreter on the fuzzer's programs: every file of the fuzzer corpus (fuzz/corpus), the
 // fuzzer's regressions (test/lang/fuzz_regressions) and the language cases
 // (test/lang/cases) that compiles (with a few common macros defined:
 // TYPE, TM, TN, TK, BLOCK, SIZE) and whose parameters are all numbers or
@@ -13,6 +13,11 @@
 // regressions: 100,000-term chains, 10,000 loops) are left out, so the test
 // stays within a few seconds. The CPU runs programs on one thread, in the
 // interpreter's order, so that programs racing through atomics end alike.
+// The GPU runs one program (the random sizes make programs overlap, which
+// the interpreter orders and the GPU does not), with its own math
+// (ex2.approx, div.full, contracted fmas): floats agree within a tolerance;
+// kernels whose result depends on the order of their accesses (exchanges,
+// compare-and-swaps) are left out, named.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +38,8 @@
 #include "runtime/specialize.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/interp/interpreter.h"
+#include "target/nvptx/codegen.h"
+#include "target/nvptx/gpu_runner.h"
 
 namespace {
 
@@ -82,7 +89,10 @@ struct Inputs {
   std::vector<interp::KernelArg> args;
 };
 
-Inputs draw(const ir::Function& fn, int attempt, std::mt19937_64& rng) {
+// `atLeast`: integers from there up (the GPU's draws: strides of a tile's
+// rows no narrower than the macros' tiles, so that no two elements of one
+// store share an address, which the interpreter orders and the GPU does not).
+Inputs draw(const ir::Function& fn, int attempt, std::mt19937_64& rng, int64_t atLeast = 0) {
   Inputs in;
   const double hi = attempt == 0 ? 16 : attempt == 1 ? 4 : 1;  // smaller each time: indices stay in bounds
   for (const auto& a : fn.arguments()) {
@@ -104,7 +114,8 @@ Inputs draw(const ir::Function& fn, int attempt, std::mt19937_64& rng) {
       in.args.push_back(interp::KernelArg::ofFloat(std::uniform_real_distribution<double>(-hi, hi)(rng)));
     } else {
       const int64_t step = std::max<int64_t>(a->attrs.multipleOf, 1);
-      const int64_t v = step * int64_t(1 + rng() % uint64_t(std::max<double>(hi / double(step), 1)));
+      int64_t v = step * int64_t(1 + rng() % uint64_t(std::max<double>(hi / double(step), 1)));
+      if (atLeast) v += (atLeast + step - 1) / step * step;
       in.args.push_back(interp::KernelArg::ofInt(t.kind == ir::Scalar::I1 ? v % 2 : v));
     }
   }
@@ -124,16 +135,20 @@ Inputs copyOf(const Inputs& from) {
   return out;
 }
 
-// "" when every buffer holds the same bytes, else the first difference.
-std::string difference(const Inputs& cpu, const Inputs& interp) {
-  for (size_t k = 0; k < cpu.buffers.size(); ++k) {
-    const interp::Buffer &x = *cpu.buffers[k], &y = *interp.buffers[k];
+// "" when every buffer holds what the interpreter left, else the first
+// difference: the same bytes (NaN: any NaN), or for floats within `tol`
+// (relative, and absolute near zero) when it is not 0.
+std::string difference(const Inputs& got, const Inputs& interp, const char* who, double tol = 0) {
+  for (size_t k = 0; k < got.buffers.size(); ++k) {
+    const interp::Buffer &x = *got.buffers[k], &y = *interp.buffers[k];
     const int size = ir::byteSize(x.elem);
     for (int64_t i = 0; i < x.numElements(); ++i) {
       if (std::memcmp(x.data.data() + i * size, y.data.data() + i * size, size_t(size)) == 0) continue;
       const double a = interp::readElement(x, i), b = interp::readElement(y, i);
       if (ir::isFloatKind(x.elem) && std::isnan(a) && std::isnan(b)) continue;
-      return x.name + "[" + std::to_string(i) + "]: " + std::to_string(a) + " on the CPU, " + std::to_string(b) +
+      if (tol > 0 && ir::isFloatKind(x.elem) && std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b))) continue;
+      if (tol > 0 && ir::isFloatKind(x.elem) && std::isinf(a) && a == b) continue;
+      return x.name + "[" + std::to_string(i) + "]: " + std::to_string(a) + " on " + who + ", " + std::to_string(b) +
              " on the interpreter";
     }
   }
@@ -201,7 +216,7 @@ TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
           ADD_FAILURE() << "the CPU failed where the interpreter ran: " << e.what();
           break;
         }
-        const std::string diff = difference(onCpu, onInterp);
+        const std::string diff = difference(onCpu, onInterp, "the CPU");
         EXPECT_EQ(diff, "");
         ran = true;
         ++compared;
@@ -214,6 +229,105 @@ TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
             << " tokens, " << notCompiled << " that do not compile (cases that must fail), " << notRunnable
             << " with parameters of other kinds, " << refused << " no draw of inputs could run; " << seconds
             << " s\n";
+  EXPECT_GE(compared, 20) << "too few programs ran: the corpus or the inputs changed";
+}
+
+// Whether the result may depend on the order of the kernel's atomics (an
+// exchange or a compare-and-swap), which the interpreter runs element by
+// element and the GPU does not.
+bool orderDependent(const ir::Function& fn) {
+  for (const auto& bb : fn.blocks())
+    for (const auto& inst : bb->instructions()) {
+      if (inst->opcode() == ir::Opcode::AtomicCas) return true;
+      if (inst->opcode() == ir::Opcode::AtomicRmw && ir::AtomicKind(inst->sub) == ir::AtomicKind::Xchg) return true;
+    }
+  return false;
+}
+
+TEST(GpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
+  std::string why;
+  const std::string arch = nvptx::gpuArch(&why);
+  if (arch.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto t0 = std::chrono::steady_clock::now();
+  int compared = 0, tooLarge = 0, notCompiled = 0, notRunnable = 0, refused = 0, racing = 0;
+  std::vector<std::string> racingNames;
+  // One program: the fuzzer's random sizes make programs overlap (in-place
+  // updates, stores to the same rows), which the interpreter orders and the
+  // GPU does not.
+  const interp::Grid grid{1, 1, 1};
+  for (const fs::path& file : corpus()) {
+    const std::string source = readFile(file);
+    const std::string name = file.parent_path().filename().string() + "/" + file.filename().string();
+    try {
+      if (preprocessedTokens(source) > kMaxTokens) {
+        ++tooLarge;
+        continue;
+      }
+    } catch (const std::exception&) {
+      ++notCompiled;
+      continue;
+    }
+    lang::CompileOptions options;
+    options.filename = file.string();
+    options.defines = kMacros;
+    lang::CompileResult compiled;
+    try {
+      compiled = lang::compileSource(source, options);
+    } catch (const std::exception&) {
+      ++notCompiled;
+      continue;
+    }
+    for (auto& owned : compiled.module->functions()) {
+      ir::Function& fn = *owned;
+      SCOPED_TRACE(name + ", kernel " + fn.name());
+      if (!runnable(fn)) {
+        ++notRunnable;
+        continue;
+      }
+      if (orderDependent(fn)) {
+        ++racing;
+        racingNames.push_back(name + ":" + fn.name());
+        continue;
+      }
+      bool ran = false;
+      for (int attempt = 0; attempt < 3 && !ran; ++attempt) {
+        Inputs onGpu = draw(fn, attempt, rng, 16);
+        lang::CompileResult fresh = lang::compileSource(source, options);
+        ir::Function* f = fresh.module->function(fn.name());
+        runtime::specializeAndOptimize(*fresh.module, *f, runtime::factsOf(onGpu.args, runtime::parameterKinds(*f)),
+                                       3, true);
+        Inputs onInterp = copyOf(onGpu);
+        try {
+          interp::runKernel(*f, grid, onInterp.args);
+        } catch (const UserError&) {
+          continue;  // a draw the program cannot take
+        }
+        try {
+          nvptx::TargetOptions to;
+          to.arch = arch;
+          std::string ptx = nvptx::emitPtx(*fresh.module, to);
+          nvptx::GpuLaunchOptions lo;
+          nvptx::runOnGpu(ptx, *f, grid, onGpu.args, lo);
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "the GPU failed where the interpreter ran: " << e.what();
+          break;
+        }
+        EXPECT_EQ(difference(onGpu, onInterp, "the GPU", 1e-3), "");
+        ran = true;
+        ++compared;
+      }
+      if (!ran) ++refused;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "compared " << compared << " kernels; left out: " << tooLarge << " over " << kMaxTokens
+            << " tokens, " << notCompiled << " that do not compile, " << notRunnable << " with parameters of other kinds, "
+            << racing << " whose result depends on the order of their atomics (";
+  for (size_t k = 0; k < racingNames.size(); ++k) std::cout << (k ? ", " : "") << racingNames[k];
+  std::cout << "), " << refused << " no draw of inputs could run; " << seconds << " s\n";
   EXPECT_GE(compared, 20) << "too few programs ran: the corpus or the inputs changed";
 }
 
