@@ -68,6 +68,7 @@ if "matmul" in what:
                                           ((4096, 1024, 1024), (128, 128, 64, 8, 4)),
                                           ((1760, 7000, 1760), (128, 256, 64, 8, 3))):
         a, b, c = masked_matmul(mm, M, N, K, (tm, tn, tk, w, s))
+        run(f"cublas  matmul {M}x{N}x{K}", lambda: torch.matmul(a, b))
         run(f"triton  matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
             lambda: peers.tri_matmul_fixed[(cdiv(M, tm), cdiv(N, tn))](
                 a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=tm, BN=tn, BK=tk, num_warps=w,
