@@ -26,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -155,14 +156,28 @@ std::string difference(const Inputs& got, const Inputs& interp, const char* who,
   return "";
 }
 
-TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
-  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end";
+// A back end to compare with the interpreter: how it runs a kernel that
+// was specialized for the draw and optimized (for the GPU when `gpu`).
+struct Backend {
+  const char* who = "";
+  bool gpu = false;
+  interp::Grid grid{3, 2, 1};
+  int64_t intsFrom = 0;  // draw()'s atLeast
+  double tolerance = 0;  // difference()'s tol
+  std::function<void(ir::Module&, const ir::Function&, const interp::Grid&, Inputs&)> run;
+  std::function<bool(const ir::Function&)> leaveOut;  // kernels not compared, named
+};
+
+// Every runnable kernel of the corpus on `b` and on the interpreter, from
+// the same inputs: each buffer must end alike. Prints what was compared and
+// what was left out, and why.
+void compareWithInterpreter(const Backend& b) {
   const unsigned seed = std::random_device{}();
   SCOPED_TRACE("random seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const auto t0 = std::chrono::steady_clock::now();
   int compared = 0, tooLarge = 0, notCompiled = 0, notRunnable = 0, refused = 0;
-  const interp::Grid grid{3, 2, 1};
+  std::vector<std::string> leftOut;
   for (const fs::path& file : corpus()) {
     const std::string source = readFile(file);
     const std::string name = file.parent_path().filename().string() + "/" + file.filename().string();
@@ -192,32 +207,31 @@ TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
         ++notRunnable;
         continue;
       }
+      if (b.leaveOut && b.leaveOut(fn)) {
+        leftOut.push_back(name + ":" + fn.name());
+        continue;
+      }
       bool ran = false;
       for (int attempt = 0; attempt < 3 && !ran; ++attempt) {
-        Inputs onCpu = draw(fn, attempt, rng);
+        Inputs onBackend = draw(fn, attempt, rng, b.intsFrom);
         // Specialized for this draw, then optimized, as a launch compiles it.
         lang::CompileResult fresh = lang::compileSource(source, options);
         ir::Function* f = fresh.module->function(fn.name());
-        runtime::specializeAndOptimize(*fresh.module, *f, runtime::factsOf(onCpu.args, runtime::parameterKinds(*f)),
-                                       1, false);
-        Inputs onInterp = copyOf(onCpu);
+        runtime::specializeAndOptimize(*fresh.module, *f, runtime::factsOf(onBackend.args, runtime::parameterKinds(*f)),
+                                       b.gpu ? 3 : 1, b.gpu);
+        Inputs onInterp = copyOf(onBackend);
         try {
-          interp::runKernel(*f, grid, onInterp.args);
+          interp::runKernel(*f, b.grid, onInterp.args);
         } catch (const UserError&) {
           continue;  // a draw the program cannot take
         }
-        cpu::RunOptions one;
-        one.threads = 1;
         try {
-          cpu::CompileOptions exact;  // the interpreter's exp, bit for bit
-          exact.exactMath = true;
-          cpu::CpuKernel::compile(*f, exact)->run(grid, onCpu.args, one);
+          b.run(*fresh.module, *f, b.grid, onBackend);
         } catch (const std::exception& e) {
-          ADD_FAILURE() << "the CPU failed where the interpreter ran: " << e.what();
+          ADD_FAILURE() << b.who << " failed where the interpreter ran: " << e.what();
           break;
         }
-        const std::string diff = difference(onCpu, onInterp, "the CPU");
-        EXPECT_EQ(diff, "");
+        EXPECT_EQ(difference(onBackend, onInterp, b.who, b.tolerance), "");
         ran = true;
         ++compared;
       }
@@ -225,11 +239,28 @@ TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "compared " << compared << " kernels; left out: " << tooLarge << " over " << kMaxTokens
+  std::cout << b.who << ": compared " << compared << " kernels; left out: " << tooLarge << " over " << kMaxTokens
             << " tokens, " << notCompiled << " that do not compile (cases that must fail), " << notRunnable
-            << " with parameters of other kinds, " << refused << " no draw of inputs could run; " << seconds
-            << " s\n";
+            << " with parameters of other kinds, " << leftOut.size() << " on purpose (";
+  for (size_t k = 0; k < leftOut.size(); ++k) std::cout << (k ? ", " : "") << leftOut[k];
+  std::cout << "), " << refused << " no draw of inputs could run; " << seconds << " s\n";
   EXPECT_GE(compared, 20) << "too few programs ran: the corpus or the inputs changed";
+}
+
+TEST(CpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
+  if (!cpu::available()) GTEST_SKIP() << "built without the CPU back end";
+  Backend b;
+  b.who = "the CPU";
+  // One thread, in the interpreter's order: programs racing through
+  // atomics end alike.
+  b.run = [](ir::Module&, const ir::Function& f, const interp::Grid& grid, Inputs& in) {
+    cpu::RunOptions one;
+    one.threads = 1;
+    cpu::CompileOptions exact;  // the interpreter's exp, bit for bit
+    exact.exactMath = true;
+    cpu::CpuKernel::compile(f, exact)->run(grid, in.args, one);
+  };
+  compareWithInterpreter(b);
 }
 
 // Whether the result may depend on the order of the kernel's atomics (an
@@ -248,87 +279,22 @@ TEST(GpuDifferential, FuzzerProgramsAgreeWithTheInterpreter) {
   std::string why;
   const std::string arch = nvptx::gpuArch(&why);
   if (arch.empty()) GTEST_SKIP() << "no GPU: " << why;
-  const unsigned seed = std::random_device{}();
-  SCOPED_TRACE("random seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  const auto t0 = std::chrono::steady_clock::now();
-  int compared = 0, tooLarge = 0, notCompiled = 0, notRunnable = 0, refused = 0, racing = 0;
-  std::vector<std::string> racingNames;
+  Backend b;
+  b.who = "the GPU";
+  b.gpu = true;
   // One program: the fuzzer's random sizes make programs overlap (in-place
   // updates, stores to the same rows), which the interpreter orders and the
-  // GPU does not.
-  const interp::Grid grid{1, 1, 1};
-  for (const fs::path& file : corpus()) {
-    const std::string source = readFile(file);
-    const std::string name = file.parent_path().filename().string() + "/" + file.filename().string();
-    try {
-      if (preprocessedTokens(source) > kMaxTokens) {
-        ++tooLarge;
-        continue;
-      }
-    } catch (const std::exception&) {
-      ++notCompiled;
-      continue;
-    }
-    lang::CompileOptions options;
-    options.filename = file.string();
-    options.defines = kMacros;
-    lang::CompileResult compiled;
-    try {
-      compiled = lang::compileSource(source, options);
-    } catch (const std::exception&) {
-      ++notCompiled;
-      continue;
-    }
-    for (auto& owned : compiled.module->functions()) {
-      ir::Function& fn = *owned;
-      SCOPED_TRACE(name + ", kernel " + fn.name());
-      if (!runnable(fn)) {
-        ++notRunnable;
-        continue;
-      }
-      if (orderDependent(fn)) {
-        ++racing;
-        racingNames.push_back(name + ":" + fn.name());
-        continue;
-      }
-      bool ran = false;
-      for (int attempt = 0; attempt < 3 && !ran; ++attempt) {
-        Inputs onGpu = draw(fn, attempt, rng, 16);
-        lang::CompileResult fresh = lang::compileSource(source, options);
-        ir::Function* f = fresh.module->function(fn.name());
-        runtime::specializeAndOptimize(*fresh.module, *f, runtime::factsOf(onGpu.args, runtime::parameterKinds(*f)),
-                                       3, true);
-        Inputs onInterp = copyOf(onGpu);
-        try {
-          interp::runKernel(*f, grid, onInterp.args);
-        } catch (const UserError&) {
-          continue;  // a draw the program cannot take
-        }
-        try {
-          nvptx::TargetOptions to;
-          to.arch = arch;
-          std::string ptx = nvptx::emitPtx(*fresh.module, to);
-          nvptx::GpuLaunchOptions lo;
-          nvptx::runOnGpu(ptx, *f, grid, onGpu.args, lo);
-        } catch (const std::exception& e) {
-          ADD_FAILURE() << "the GPU failed where the interpreter ran: " << e.what();
-          break;
-        }
-        EXPECT_EQ(difference(onGpu, onInterp, "the GPU", 1e-3), "");
-        ran = true;
-        ++compared;
-      }
-      if (!ran) ++refused;
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "compared " << compared << " kernels; left out: " << tooLarge << " over " << kMaxTokens
-            << " tokens, " << notCompiled << " that do not compile, " << notRunnable << " with parameters of other kinds, "
-            << racing << " whose result depends on the order of their atomics (";
-  for (size_t k = 0; k < racingNames.size(); ++k) std::cout << (k ? ", " : "") << racingNames[k];
-  std::cout << "), " << refused << " no draw of inputs could run; " << seconds << " s\n";
-  EXPECT_GE(compared, 20) << "too few programs ran: the corpus or the inputs changed";
+  // GPU does not; integers from 16 up, so that no store overlaps itself.
+  b.grid = interp::Grid{1, 1, 1};
+  b.intsFrom = 16;
+  b.tolerance = 1e-3;  // ex2.approx, div.full, contracted fmas
+  b.leaveOut = orderDependent;
+  b.run = [&](ir::Module& m, const ir::Function& f, const interp::Grid& grid, Inputs& in) {
+    nvptx::TargetOptions to;
+    to.arch = arch;
+    nvptx::runOnGpu(nvptx::emitPtx(m, to), f, grid, in.args, nvptx::GpuLaunchOptions{});
+  };
+  compareWithInterpreter(b);
 }
 
 }  // namespace

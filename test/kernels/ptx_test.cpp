@@ -332,6 +332,28 @@ TEST(FmaDot, EachFmaSharesAnOperandWithThePreviousOne) {
   EXPECT_EQ(shared, fmas - 32) << ptx;
 }
 
+// The PTX for sm_90a (4 warps, 3 stages) of a Triton-C kernel whose
+// `pointers` arguments are all 16-byte aligned pointers.
+std::string sourcePtx(const char* source, size_t pointers, const std::vector<lang::Define>& defines = {}) {
+  lang::CompileOptions co;
+  co.defines = defines;
+  lang::CompileResult r = lang::compileSource(source, co);
+  std::vector<runtime::ArgFacts> facts(pointers, runtime::ArgFacts{true, 256, 0, false});
+  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+  nvptx::TargetOptions to;
+  to.arch = "sm_90a";
+  return nvptx::emitPtx(*r.module, to);
+}
+
+// ptxas accepts `ptx` for sm_90a (the test is marked skipped, saying so,
+// where ptxas is absent).
+void expectAssembles(const std::string& ptx, const std::string& tag) {
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", tag, log), 0) << log;
+}
+
 // A loop fed by the tensor memory accelerator: its stages' phases come from
 // phis (no i32 division, which ptxas expands into a reciprocal and a dozen
 // dependent instructions in every iteration), and without cp.async copies
@@ -360,21 +382,13 @@ __global__ void k(int* X, long* Y, int* Q) {
   long y[128] = *(Y + i);
   *(Q + i) = x / 7 + x % 7 + x / 8 + x % 64 + (int)(y / 1000) + (int)(y % 16) + x % -3;
 })";
-  lang::CompileResult r = lang::compileSource(kDivide, lang::CompileOptions{});
-  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
-  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
-  nvptx::TargetOptions to;
-  to.arch = "sm_90a";
-  std::string ptx = nvptx::emitPtx(*r.module, to);
+  std::string ptx = sourcePtx(kDivide, 3);
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(div\.[su](32|64))"))) << ptx;
   EXPECT_NE(ptx.find("mul.hi.s32"), std::string::npos) << ptx;  // by 7
   EXPECT_NE(ptx.find("mul.hi.s64"), std::string::npos) << ptx;  // by 1000
   EXPECT_NE(ptx.find("rem.s32"), std::string::npos) << ptx;     // by -3
   EXPECT_EQ(ptx.find("rem.s64"), std::string::npos) << ptx;
-  static const std::string ptxas = findPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
-  std::string log;
-  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "divide_by_constant", log), 0) << log;
+  expectAssembles(ptx, "divide_by_constant");
 }
 
 // Float remainder (fmod) is computed in f64 with one fma for x - q * y, so
@@ -388,20 +402,12 @@ __global__ void k(float* X, float* Y, double* D) {
   *(X + i) = *(X + i) % *(Y + i);
   *(D + i) = *(D + i) % 3.5;
 })";
-  lang::CompileResult r = lang::compileSource(kRem, lang::CompileOptions{});
-  std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
-  runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
-  nvptx::TargetOptions to;
-  to.arch = "sm_90a";
-  std::string ptx = nvptx::emitPtx(*r.module, to);
+  std::string ptx = sourcePtx(kRem, 3);
   EXPECT_NE(ptx.find("cvt.f64.f32"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("fma.rn.f64"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("copysign.f64"), std::string::npos) << ptx;
   EXPECT_EQ(ptx.find("div.rn.f32"), std::string::npos) << ptx;
-  static const std::string ptxas = findPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
-  std::string log;
-  EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", "float_remainder", log), 0) << log;
+  expectAssembles(ptx, "float_remainder");
 }
 
 // Narrow integers live sign-extended in 32-bit registers. Loads and stores
@@ -420,17 +426,9 @@ __global__ void k(TYPE* X, TYPE* Y, TYPE* Z) {
   TYPE m[64] = x[max, :];
   *(Z + c) = m;
 })";
-  static const std::string ptxas = findPtxas();
   for (const char* type : {"short", "char"}) {
     SCOPED_TRACE(type);
-    lang::CompileOptions co;
-    co.defines = {{"TYPE", type}};
-    lang::CompileResult r = lang::compileSource(kNarrow, co);
-    std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
-    runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
-    nvptx::TargetOptions to;
-    to.arch = "sm_90a";
-    std::string ptx = nvptx::emitPtx(*r.module, to);
+    std::string ptx = sourcePtx(kNarrow, 3, {{"TYPE", type}});
     EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(\.v(8|16)\.[su]8)"))) << ptx;
     if (std::string(type) == "short") {
       EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << ptx;
@@ -440,11 +438,8 @@ __global__ void k(TYPE* X, TYPE* Y, TYPE* Z) {
     // The reduction's slots: 4 bytes apart.
     EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(mad\.lo\.s32 (%r\d+), \1, [12], %r\d+;\n\s+@%p\d+ st\.shared\.b32)")))
         << ptx;
-    if (ptxas.empty()) continue;
-    std::string log;
-    EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", std::string("narrow_vectors_") + type, log), 0) << log;
+    expectAssembles(ptx, std::string("narrow_vectors_") + type);
   }
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
 }
 
 // Element-wise global accesses whose addresses lie at constant distances
