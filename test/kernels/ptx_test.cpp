@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
 
 #include "kernel_test_util.h"
 #include "lang/compile.h"
@@ -368,6 +369,34 @@ TEST(TmaLoop, NoDivisionAndNoCpAsyncGroups) {
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"((div|rem)\.[su](32|64))"))) << ptx;
   EXPECT_EQ(ptx.find("cp.async.wait_group"), std::string::npos) << ptx;
   EXPECT_EQ(ptx.find("cp.async.commit_group"), std::string::npos) << ptx;
+}
+
+// The tensor copies and their mbarriers' announcements are issued by the
+// thread of warp 0 that elect.sync picks, under predicates built from it by
+// and.pred alone (a multicast copy's half too): ptxas then issues each copy
+// once, where a `tid == 0` predicate (or an xor.pred of it) made it wrap
+// every copy in a loop over the warp's threads (ELECT ... BRA.U.ANY).
+TEST(TmaLoop, CopiesIssuedByAnElectedThread) {
+  std::string ptx = userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
+                                             {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}},
+                                             {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000},
+                                              {"ldc", 1000}},
+                                             4, {}});
+  ASSERT_NE(ptx.find(".multicast::cluster"), std::string::npos) << ptx;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(ptx, m, std::regex(R"(elect\.sync _\|(%p\d+), 0xffffffff;)"))) << ptx;
+  // Which predicates derive from the elected one (through and.pred only).
+  std::set<std::string> fromElected = {m[1].str()};
+  std::regex andPred(R"(and\.pred (%p\d+), !?(%p\d+), !?(%p\d+);)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), andPred); it != std::sregex_iterator(); ++it)
+    if (fromElected.count((*it)[2].str()) || fromElected.count((*it)[3].str())) fromElected.insert((*it)[1].str());
+  int issued = 0;
+  std::regex issue(R"(@(%p\d+) (cp\.async\.bulk\.tensor|mbarrier\.arrive\.expect_tx|mbarrier\.init))");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), issue); it != std::sregex_iterator(); ++it, ++issued)
+    EXPECT_TRUE(fromElected.count((*it)[1].str())) << (*it)[0].str() << " is not issued by the elected thread";
+  EXPECT_GT(issued, 0) << ptx;
+  EXPECT_EQ(ptx.find("xor.pred"), std::string::npos) << ptx;
+  expectAssembles(ptx, "tma_elected_issuer");
 }
 
 // Integer division and remainder by a positive constant take no div or rem

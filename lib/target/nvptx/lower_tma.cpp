@@ -1,12 +1,17 @@
 // The tensor memory accelerator's copies and their mbarriers (gpu/tma.cpp):
-//   tma_init: thread 0 initializes one mbarrier per stage (one arrival each),
-//             then a fence and a barrier make them visible to all threads and
-//             to the async proxy;
-//   tma_copy: thread 0 announces the stage's bytes on its mbarrier and issues
+//   tma_init: the issuer initializes one mbarrier per stage (one arrival
+//             each), then a fence and a barrier make them visible to all
+//             threads and to the async proxy;
+//   tma_copy: the issuer announces the stage's bytes on its mbarrier and issues
 //             one cp.async.bulk.tensor per swizzle block of the box; a false
 //             predicate (or an empty tensor) moves the box outside the
 //             tensor, which fills it with zeros and still signals the bytes;
 //   tma_wait: every thread spins on mbarrier.try_wait.parity.
+// The issuer is the thread of warp 0 that elect.sync picks, not `tid == 0`:
+// ptxas knows an elected thread is alone in its warp and issues the copy
+// once, where a per-thread predicate made it wrap every copy in a loop over
+// the warp's threads (ELECT ... BRA.U.ANY in the SASS, a dozen instructions
+// per copy on every warp's path).
 // A multicast tma_copy ({multicast = 2}, gpu/multicast.cpp) issues, in a
 // program launched in a pair (%cluster_nctarank 2), the blocks of its half
 // into both programs' stages; launched alone, every block. Its tma_init
@@ -54,14 +59,25 @@ std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
   std::string param = "param_tmap" + std::to_string(tensorMaps_.size());
   emit("mov.u64 " + r + ", " + param + ";");
   emit("cvta.param.u64 " + r + ", " + r + ";");
-  emit("@" + scalarOwner() + " prefetch.tensormap [" + r + "];");
+  emit("@" + tmaIssuer() + " prefetch.tensormap [" + r + "];");
   tensorMaps_.push_back({line, r});
   return r;
 }
 
+std::string FunctionLowering::tmaIssuer() {
+  if (!tmaIssuer_.empty()) return tmaIssuer_;
+  InSetup s(*this);  // at the function's entry, where every warp is converged
+  std::string elected = newReg(RegClass::Pred), warp0 = newReg(RegClass::Pred);
+  tmaIssuer_ = newReg(RegClass::Pred);
+  emit("elect.sync _|" + elected + ", 0xffffffff;");
+  emit("setp.lt.u32 " + warp0 + ", " + tid_ + ", 32;");
+  emit("and.pred " + tmaIssuer_ + ", " + elected + ", " + warp0 + ";");
+  return tmaIssuer_;
+}
+
 FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
   if (!multicast_.whole.empty()) return multicast_;
-  std::string leader = scalarOwner();
+  std::string issuer = tmaIssuer();
   InSetup s(*this);
   std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32);
   std::string pair = newReg(RegClass::Pred), first = newReg(RegClass::Pred);
@@ -69,15 +85,17 @@ FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
   emit("mov.u32 " + rank + ", %cluster_ctarank;");
   emit("setp.eq.u32 " + pair + ", " + n + ", 2;");
   emit("setp.eq.u32 " + first + ", " + rank + ", 0;");
+  // Each the issuer and'ed with conditions uniform over the program (ptxas
+  // keeps the elected thread's single issue through and.pred, not xor.pred).
   MulticastIssuers m;
   m.whole = newReg(RegClass::Pred);
   m.half[0] = newReg(RegClass::Pred);
   m.half[1] = newReg(RegClass::Pred);
   std::string inPair = newReg(RegClass::Pred);
-  emit("and.pred " + inPair + ", " + leader + ", " + pair + ";");
-  emit("xor.pred " + m.whole + ", " + leader + ", " + inPair + ";");  // leader and not in a pair
+  emit("and.pred " + inPair + ", " + issuer + ", " + pair + ";");
+  emit("and.pred " + m.whole + ", " + issuer + ", !" + pair + ";");  // alone
   emit("and.pred " + m.half[0] + ", " + inPair + ", " + first + ";");
-  emit("xor.pred " + m.half[1] + ", " + inPair + ", " + m.half[0] + ";");
+  emit("and.pred " + m.half[1] + ", " + inPair + ", !" + first + ";");
   m.mask = newReg(RegClass::B16);
   emit("mov.b16 " + m.mask + ", 3;");
   multicast_ = m;
@@ -86,7 +104,7 @@ FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
 
 void FunctionLowering::lowerTma(const ir::Instruction& i) {
   const ir::Type& bars = (i.opcode() == Opcode::TmaCopy ? i.operand(1) : i.operand(0))->type();
-  std::string leader = scalarOwner();
+  std::string issuer = tmaIssuer();
   auto barrierOf = [&](const ir::Value* barsValue, const ir::Value* stage) {
     std::string r = newReg(RegClass::B32);
     emit("mad.lo.s32 " + r + ", " + elem(stage, 0) + ", " + std::to_string(barrierStride(bars)) + ", " +
@@ -99,7 +117,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       for (int64_t s = 0; s < stages; ++s) {
         std::string a = newReg(RegClass::B32);
         emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
-        emit("@" + leader + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
+        emit("@" + issuer + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
       }
       emit("fence.mbarrier_init.release.cluster;");
       // The partner's multicast copies signal these barriers too.
@@ -128,7 +146,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       }
       std::string row = newReg(RegClass::B32);
       emit("selp.b32 " + row + ", " + elem(i.operand(7), 0) + ", -1073741824, " + ok + ";");
-      emit("@" + leader + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
+      emit("@" + issuer + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
            std::to_string(gpu::sharedStageBytes(dst)) + ";");
       for (int64_t b = 0; b < blocks; ++b) {
         std::string to = elem(i.operand(0), 0), col = elem(i.operand(8), 0);
@@ -141,7 +159,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         const std::string copy = " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
         const std::string operands = " [" + to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "]";
         if (!i.imm) {
-          emit("@" + leader + copy + operands + ";");
+          emit("@" + issuer + copy + operands + ";");
           continue;
         }
         // In a pair, block b comes from the program of rank b % 2 into both

@@ -236,12 +236,16 @@ class FunctionLowering {
   // Multicast copies (lower_tma.cpp): which thread issues which half of a
   // box, decided once; and the line `// tritonc: cluster_x 2` for the launch.
   struct MulticastIssuers {
-    std::string whole;     // thread 0 of a program launched without a cluster
-    std::string half[2];   // thread 0 of the pair's program of rank 0, 1
+    std::string whole;     // the issuer of a program launched without a cluster
+    std::string half[2];   // the issuer of the pair's program of rank 0, 1
     std::string mask;      // both programs of the pair (a .b16 register)
   };
   MulticastIssuers multicastIssuers();
   MulticastIssuers multicast_;
+  // The thread of warp 0 that issues tensor copies and initializes their
+  // mbarriers (elect.sync; lower_tma.cpp says why not thread 0).
+  std::string tmaIssuer();
+  std::string tmaIssuer_;
 };
 
 }  // namespace tritonc::nvptx
