@@ -21,6 +21,7 @@ struct TuneTrial {
   double ms = 0;      // median; 0 when it failed
   std::string error;  // why it was skipped
   bool stoppedEarly = false;  // timed less: clearly slower than the best so far (ms is that estimate)
+  bool retimed = false;  // a finalist: timed again beside the others close to the best (ms covers every run)
 };
 
 struct TuneResult {

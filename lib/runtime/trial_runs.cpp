@@ -98,6 +98,19 @@ std::string formatMs(double ms) {
   return buf;
 }
 
+std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margin, size_t most) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < trials.size(); ++i)
+    if (trials[i].error.empty() && !trials[i].stoppedEarly) out.push_back(i);
+  std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) { return trials[a].ms < trials[b].ms; });
+  if (out.empty()) return out;
+  const double limit = trials[out[0]].ms * (1 + margin);
+  while (!out.empty() && trials[out.back()].ms > limit) out.pop_back();
+  if (out.size() > most) out.resize(most);
+  if (out.size() < 2) out.clear();
+  return out;
+}
+
 void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
                 const std::vector<interp::KernelArg>& args, const GridFn& grid, const TrialOptions& o) {
   const bool gpu = o.target.rfind("sm_", 0) == 0;
@@ -106,13 +119,22 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
   const TuneTrial* best = nullptr;
   constexpr int kFirstRepeats = 3;
   constexpr double kClearlySlower = 1.3;
+  // Configurations this close to the best are told apart by more runs,
+  // interleaved (one sweep of 10 runs each picked 4 stages over 3 for the
+  // 1000^3 matmul on the H100 when 3 are 5% faster).
+  constexpr double kCloseCall = 0.05;
+  constexpr size_t kMostFinalists = 4;
+  constexpr int kFinalRounds = 2;
   const size_t n = result.trials.size();
+  std::vector<std::vector<float>> allTimes(n);
+  std::vector<interp::Grid> grids(n);
   for (size_t i = 0; i < n; ++i) {
     TuneTrial& t = result.trials[i];
     if (t.error.empty()) {
       interp::Grid g{};
       try {
         g = grid(t.config);
+        grids[i] = g;
         ScratchArgs scratch(args);
         int first = o.shortcuts ? std::min(o.repeats, kFirstRepeats) : o.repeats;
         std::vector<float> times = runCompiled(*code[i], o.target, o.kernel, scratch.args, g, first, nullptr);
@@ -129,6 +151,7 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
             std::sort(times.begin(), times.end());
           }
           t.ms = times.empty() ? 0 : times[times.size() / 2];
+          allTimes[i] = times;
         }
       } catch (const nvptx::GpuFault& e) {
         // Nothing else can run in this process: one report, now.
@@ -147,6 +170,37 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
                                         : "skipped: " + t.error);
     if (best) line += "; best so far " + formatMs(best->ms) + " (" + best->config.text() + ")";
     if (o.say) o.say(line);
+  }
+  if (best && o.shortcuts) {
+    std::vector<size_t> finals = finalists(result.trials, kCloseCall, kMostFinalists);
+    for (int round = 0; round < kFinalRounds && !finals.empty(); ++round)
+      for (size_t i : finals) {
+        ScratchArgs scratch(args);
+        std::vector<float> more;
+        try {
+          more = runCompiled(*code[i], o.target, o.kernel, scratch.args, grids[i], o.repeats, nullptr);
+        } catch (const nvptx::GpuFault& e) {
+          std::string command = interpreterCommand(o.sourceFile, o.kernel, result.trials[i].config, o.params, args,
+                                                   grids[i]);
+          throw UserError(SourceLoc{},
+                          gpuFaultReport(o.kernel, result.trials[i].config, e.what(), command, /*whileTuning=*/true));
+        }
+        allTimes[i].insert(allTimes[i].end(), more.begin(), more.end());
+      }
+    // The finalists' medians cover all their runs; the fastest of them wins
+    // (the best so far is among them: it is the fastest trial).
+    for (size_t k = 0; k < finals.size(); ++k) {
+      TuneTrial& t = result.trials[finals[k]];
+      std::vector<float>& times = allTimes[finals[k]];
+      std::sort(times.begin(), times.end());
+      if (!times.empty()) t.ms = times[times.size() / 2];
+      t.retimed = true;
+      if (k == 0 || t.ms < best->ms) best = &t;
+    }
+    if (o.say && !finals.empty())
+      o.say("  " + std::to_string(finals.size()) + " configurations within " + std::to_string(int(kCloseCall * 100)) +
+            "% of the best timed again, " + std::to_string(kFinalRounds) + " x " + std::to_string(o.repeats) +
+            " runs each, interleaved: best " + formatMs(best->ms) + " (" + best->config.text() + ")");
   }
   result.timeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!best) {

@@ -38,6 +38,11 @@ struct TrialOptions {
 void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
                 const std::vector<interp::KernelArg>& args, const GridFn& grid, const TrialOptions& options);
 
+// The finalists of a sweep: the trials that ran in full (no error, not
+// stopped early) within `margin` of the fastest (ms <= fastest * (1 +
+// margin)), fastest first, at most `most`; none when fewer than two qualify.
+std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margin, size_t most);
+
 // Before the trials: throws UserError naming a device buffer of unknown
 // size (its copy needs it), and waits for `stream`'s work (the copies are
 // taken on the legacy stream, which waits for the blocking streams only: the

@@ -7,6 +7,7 @@
 // never writing the caller's buffers.
 #include "runtime/disk_cache.h"
 #include "runtime/kernel.h"
+#include "runtime/trial_runs.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -420,6 +421,39 @@ TEST(RuntimeTuner, CompilesInParallelAndStopsTheClearlySlowerEarly) {
     EXPECT_FALSE(r.trials[0].stoppedEarly);
     EXPECT_GT(r.compileSeconds, 0);
   }
+}
+
+// After the sweep, the configurations within 5% of the fastest (at most
+// four) are timed again, interleaved, and the fastest of them by all their
+// runs wins; a finalist is fully timed (no error, not stopped early).
+TEST(RuntimeTuner, FinalistsAreTheFullyTimedCloseToTheFastest) {
+  std::mt19937_64 rng(std::random_device{}());
+  const double unit = std::uniform_real_distribution<double>(0.01, 10.0)(rng);  // any time scale
+  auto trial = [&](double ms, bool stopped = false, std::string error = "") {
+    runtime::TuneTrial t;
+    t.ms = ms * unit;
+    t.stoppedEarly = stopped;
+    t.error = std::move(error);
+    return t;
+  };
+  std::vector<runtime::TuneTrial> trials = {trial(1.0),  trial(1.04), trial(1.2), trial(0.9, true),
+                                            trial(0, false, "spills"), trial(1.03), trial(1.02)};
+  EXPECT_EQ(runtime::finalists(trials, 0.05, 4), (std::vector<size_t>{0, 6, 5, 1}));
+  EXPECT_EQ(runtime::finalists(trials, 0.05, 3), (std::vector<size_t>{0, 6, 5}));
+  EXPECT_EQ(runtime::finalists(trials, 0.01, 4), (std::vector<size_t>{})) << "one alone is no final";
+  EXPECT_EQ(runtime::finalists({trial(2.0), trial(1.0, true)}, 0.05, 4), (std::vector<size_t>{}));
+
+  // On a kernel: two identical configurations are finalists whenever any
+  // trial was timed again, and the best is one of the finalists.
+  TempDir dir;
+  auto x = randomBuffer(32, rng);
+  Kernel k(kSpin, interpOptions(dir.path(), {{"SPIN", "[1, 3000, 1]"}}));
+  runtime::TuneResult r = k.tune({interp::KernelArg::ofBuffer(x.get()), interp::KernelArg::ofInt(32)}, eights(32));
+  ASSERT_EQ(r.trials.size(), 3u);
+  EXPECT_FALSE(r.trials[1].retimed) << "3000 iterations are not close to 1";
+  bool any = r.trials[0].retimed || r.trials[2].retimed;
+  EXPECT_EQ(r.trials[r.bestIndex].retimed, any);
+  EXPECT_EQ(r.best.value("SPIN"), "1");
 }
 
 TEST(RuntimeTuner, NeverWritesTheCallersBuffersAndLaunchesOnce) {
