@@ -65,6 +65,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   lang::CompileOptions co;
   co.filename = o.filename;
   co.defines = o.defines;
+  co.language = o.language;
   lang::CompileResult c = lang::compileSource(source, co);
   if (c.module->functions().size() != 1)
     throw UserError(SourceLoc{}, "a compile report covers one kernel; " + o.filename + " has " +
@@ -104,12 +105,16 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   if (res.spillStores > 0)
     r.warnings.push_back("spills " + std::to_string(res.spillStores) + " B per thread to local memory (" +
                          std::to_string(res.registers) + " registers): try smaller tiles or more warps");
+  if (!info.wgmmaSerialized.empty())
+    r.warnings.push_back("ptxas serializes the wgmma instructions (" + info.wgmmaSerialized +
+                         "): each waits for the one before; fewer registers per thread (a smaller tile, more warps) "
+                         "let them overlap");
   if (res.programsPerSm == 0)
     r.warnings.push_back("no program fits on a multiprocessor (" + res.limitedBy + "): smaller tiles or fewer stages");
   return r;
 }
 
-std::string renderReport(const CompileReport& r, const std::string& source) {
+std::string renderReport(const CompileReport& r, const std::string& source, size_t firstLine, size_t lastLine) {
   std::vector<std::string> lines;
   {
     std::istringstream in(source);
@@ -121,10 +126,20 @@ std::string renderReport(const CompileReport& r, const std::string& source) {
     (f.line > 0 && f.line <= lines.size() ? byLine[f.line] : unplaced).push_back(&f);
   size_t width = 0;
   for (auto& [line, fs] : byLine) width = std::max(width, lines[line - 1].size());
+  // Facts outside the lines shown are listed after them.
+  for (auto it = byLine.begin(); it != byLine.end();) {
+    if ((firstLine && it->first < firstLine) || (lastLine && it->first > lastLine)) {
+      unplaced.insert(unplaced.end(), it->second.begin(), it->second.end());
+      it = byLine.erase(it);
+    } else {
+      ++it;
+    }
+  }
   width = std::min<size_t>(width, 72);
   std::ostringstream out;
   out << "compile report: kernel " << r.facts.kernel << ", " << r.config << "\n\n";
   for (size_t k = 0; k < lines.size(); ++k) {
+    if ((firstLine && k + 1 < firstLine) || (lastLine && k + 1 > lastLine)) continue;
     std::string text = lines[k];
     auto it = byLine.find(uint32_t(k + 1));
     char num[32];

@@ -26,6 +26,9 @@ struct ReportOptions {
   // Launch facts: integer arguments by name (pointers are taken 16-byte aligned).
   std::vector<std::pair<std::string, int64_t>> ints;
   bool assemble = true;  // run ptxas -v where it is installed
+  // Triton-C source, or Triton-IR text (a .tir file, a Python kernel's IR:
+  // its locations point into the Python file, rendered beside its lines).
+  lang::Language language = lang::Language::TritonC;
 };
 
 struct Resources {
@@ -54,8 +57,10 @@ struct CompileReport {
 CompileReport compileReport(const std::string& source, const ReportOptions& o);
 
 // The source with each line's facts in the margin, then the kernel's figures
-// and the warnings.
-std::string renderReport(const CompileReport& r, const std::string& source);
+// and the warnings. Lines outside [firstLine, lastLine] (1-based; 0: no
+// bound) are left out: a Python file holds other functions than the kernel.
+std::string renderReport(const CompileReport& r, const std::string& source, size_t firstLine = 0,
+                         size_t lastLine = 0);
 std::string reportJson(const CompileReport& r);
 
 }  // namespace tritonc::runtime

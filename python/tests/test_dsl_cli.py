@@ -65,3 +65,32 @@ def test_python_kernel_errors_are_located_in_the_python_file():
     assert r.returncode == 1 and "no @tritonc.jit kernel named 'no_such_kernel'" in r.stderr
     r = tritonc_cli("emit", KERNELS + ":add_kernel", "--stage", "ir")
     assert r.returncode == 1 and "BLOCK_SIZE" in r.stderr
+
+
+def test_report_of_a_python_kernel_sits_beside_its_python_lines():
+    """`emit FILE.py:KERNEL --stage report`: the compile report's facts (the
+    loads' copies, the dot's instruction, the store) beside the kernel's own
+    lines of the Python file (its decorator to its last line, no other
+    function), then registers and occupancy; --json gives the same lines."""
+    args = [KERNELS + ":matmul_kernel", "--signature", "a_ptr=*fp16,b_ptr=*fp16,c_ptr=*fp16", "-DBLOCK_M=128",
+            "-DBLOCK_N=128", "-DBLOCK_K=64", "-DGROUP_M=8", "--stage", "report", "--target", "sm_90a",
+            *[a for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm") for a in ("--arg", n + "=4096")],
+            "--arg", "stride_ak=1", "--arg", "stride_bn=1", "--arg", "stride_cn=1"]
+    r = tritonc_cli("emit", *args)
+    assert r.returncode == 0, r.stderr
+    with open(KERNELS) as f:
+        py = f.read().splitlines()
+    line_of = lambda text: next(i + 1 for i, l in enumerate(py) if text in l)  # noqa: E731
+    shown = {int(l.split("|")[0]): l for l in r.stdout.splitlines() if l.split("|")[0].strip().isdigit()}
+    start, dot = line_of("def matmul_kernel("), line_of("accumulator = tl.dot(a, b, accumulator)")
+    assert min(shown) == start - 1 and "@triton.jit" in shown[start - 1]
+    assert "wgmma" in shown[dot], shown[dot]
+    assert "cp.async" in shown[dot - 2] and "cp.async" in shown[dot - 1]
+    store = line_of("tl.store(c_ptrs, c, mask=c_mask)")
+    assert "store 128x128 f16" in shown[store] and max(shown) == store
+    assert "def add_kernel" not in r.stdout and "registers:" in r.stdout
+    j = tritonc_cli("emit", *args, "--json")
+    assert j.returncode == 0, j.stderr
+    import json
+    facts = json.loads(j.stdout)["lines"]
+    assert any(f["line"] == dot and f["kind"] == "dot" for f in facts), facts

@@ -140,6 +140,19 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A kernel whose rows are only 2-byte aligned gets a warning naming the
 // line and the parameter to promise about; a spilling one, the spill.
+// ptxas's note that it serialized the wgmma instructions (as it printed it
+// for the DSL's grouped matmul at -O0) becomes the report's reason.
+TEST(Report, ReadsWhyPtxasSerializedTheWgmma) {
+  const std::string log =
+      "ptxas info    : Compiling entry function 'matmul_kernel' for 'sm_90a'\n"
+      "ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+      "insufficient register resources for the wgmma pipeline in the function 'matmul_kernel'\n"
+      "ptxas info    : Used 168 registers\n";
+  EXPECT_EQ(nvptx::wgmmaSerializedReason(log), "insufficient register resources for the wgmma pipeline");
+  EXPECT_EQ(nvptx::wgmmaSerializedReason("ptxas info    : Used 168 registers\n"), "");
+  EXPECT_EQ(nvptx::wgmmaSerializedReason("wgmma.mma_async instructions are serialized due to a reason"), "a reason");
+}
+
 TEST(Report, WarnsAboutScalarLoadsAndSpills) {
   std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/bench/kernels/matmul_masked.tc");
   runtime::ReportOptions o;

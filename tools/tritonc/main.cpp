@@ -167,6 +167,32 @@ std::vector<runtime::ArgFacts> emitFacts(const ir::Function& f, const Options& o
   return runtime::factsOfNamedIntegers(f, integerArgs(o));
 }
 
+// The lines (1-based, inclusive) of the top-level function `name` in Python
+// source `text`, its decorators included: from the decorators above its
+// `def` to the last non-blank line before the next line as little indented.
+// The whole text ({0, 0}) when there is no such function.
+std::pair<size_t, size_t> pythonFunctionLines(const std::string& text, const std::string& name) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto indent = [](const std::string& l) { return l.find_first_not_of(" \t"); };
+  for (size_t d = 0; d < lines.size(); ++d) {
+    size_t at = indent(lines[d]);
+    if (at == std::string::npos || lines[d].compare(at, 4 + name.size() + 1, "def " + name + "(") != 0) continue;
+    size_t first = d;
+    while (first > 0 && indent(lines[first - 1]) == at && lines[first - 1][at] == '@') --first;
+    size_t last = d;
+    for (size_t k = d + 1; k < lines.size(); ++k) {
+      size_t i = indent(lines[k]);
+      if (i == std::string::npos) continue;  // blank
+      if (i <= at && lines[k][i] != ')') break;  // the next statement at the def's level
+      last = k;
+    }
+    return {first + 1, last + 1};
+  }
+  return {0, 0};
+}
+
 int emit(const Options& o, const std::string& source) {
   if (o.stage == "ast") {
     if (o.irInput) throw UsageError("--stage ast needs a Triton-C file");
@@ -231,8 +257,8 @@ int emit(const Options& o, const std::string& source) {
     return 0;
   }
   if (o.stage == "report") {
-    if (o.irInput) throw UsageError("--stage report needs a Triton-C file");
     runtime::ReportOptions ro;
+    if (o.irInput) ro.language = lang::Language::TritonIr;
     ro.filename = o.file;
     ro.defines = definesWithNumCtas(o);
     ro.arch = o.target.empty() ? "sm_90a" : o.target;
@@ -241,7 +267,14 @@ int emit(const Options& o, const std::string& source) {
     ro.allowTf32 = o.allowTf32;
     ro.ints = integerArgs(o);
     runtime::CompileReport r = runtime::compileReport(source, ro);
-    std::cout << (o.json ? runtime::reportJson(r) : runtime::renderReport(r, source));
+    if (o.json) {
+      std::cout << runtime::reportJson(r);
+    } else if (o.pythonSource.empty()) {
+      std::cout << runtime::renderReport(r, source);
+    } else {  // a Python kernel's facts go beside the lines of its function
+      auto [first, last] = pythonFunctionLines(o.pythonSource, r.facts.kernel);
+      std::cout << runtime::renderReport(r, o.pythonSource, first, last);
+    }
     return 0;
   }
   if (o.stage.empty()) throw UsageError("emit needs --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report");
@@ -447,6 +480,7 @@ int main(int argc, char** argv) {
       o.compile.defines = config;
       o.irInput = true;
       diagnosticText = readFile(o.file);
+      o.pythonSource = diagnosticText;
     } else {
       if (!o.signature.empty()) throw UsageError("--signature applies to Python kernels (FILE.py:KERNEL)");
       source = readFile(o.file);

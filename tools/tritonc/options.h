@@ -39,6 +39,7 @@ struct Options {
   uint64_t seed = 0;
   std::string signature;  // FILE.py:KERNEL: the runtime parameters' types
   bool irInput = false;   // the source is Triton-IR text (.tir, or from a Python kernel)
+  std::string pythonSource;  // a Python kernel's file text (its IR's locations point into it)
 };
 
 // A usage error: message only, exit status 1.

@@ -111,6 +111,15 @@ std::string assembleCubin(const std::string& ptx, const std::string& arch, std::
   return cubin;
 }
 
+std::string wgmmaSerializedReason(const std::string& log) {
+  const std::string serialized = "wgmma.mma_async instructions are serialized due to ";
+  size_t at = log.find(serialized);
+  if (at == std::string::npos) return "";
+  size_t from = at + serialized.size();
+  size_t end = std::min(log.find(" in the function", from), log.find('\n', from));
+  return log.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
 PtxasInfo ptxasInfo(const std::string& ptx, const std::string& arch) {
   PtxasInfo info;
   if (ptxasPath().empty()) {
@@ -128,6 +137,7 @@ PtxasInfo ptxasInfo(const std::string& ptx, const std::string& arch) {
   info.spillStores = std::max<int64_t>(0, numberBefore(info.log, " bytes spill stores"));
   info.spillLoads = std::max<int64_t>(0, numberBefore(info.log, " bytes spill loads"));
   info.staticShared = std::max<int64_t>(0, numberBefore(info.log, " bytes smem"));
+  info.wgmmaSerialized = wgmmaSerializedReason(info.log);
   return info;
 }
 

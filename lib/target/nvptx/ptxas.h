@@ -25,7 +25,14 @@ struct PtxasInfo {
   int64_t registers = -1;  // per thread
   int64_t spillStores = 0, spillLoads = 0, stackFrame = 0;  // bytes per thread
   int64_t staticShared = 0;  // bytes of .shared declared in the PTX (dynamic shared memory is not counted)
+  // ptxas's "wgmma.mma_async instructions are serialized" (C7510/C7511 and
+  // the like): why, as it says it (empty: not serialized).
+  std::string wgmmaSerialized;
 };
 PtxasInfo ptxasInfo(const std::string& ptx, const std::string& arch);
+// Why ptxas's log (-v) says it serialized the wgmma instructions ("...
+// wgmma.mma_async instructions are serialized due to WHY in the function
+// '...'"), or "" when it does not.
+std::string wgmmaSerializedReason(const std::string& log);
 
 }  // namespace tritonc::nvptx
