@@ -807,9 +807,14 @@ NB_MODULE(_tritonc, m) {
   m.def("compile_report",
         [](const std::string& source, const std::vector<std::pair<std::string, std::string>>& defines, int numWarps,
            int numStages, const std::string& target, bool allowTf32,
-           const std::vector<std::pair<std::string, int64_t>>& ints, const std::string& filename, bool json) {
+           const std::vector<std::pair<std::string, int64_t>>& ints, const std::string& filename, bool json,
+           const std::string& language, const std::string& shown, size_t firstLine, size_t lastLine) {
           runtime::ReportOptions o;
           o.filename = filename;
+          // Triton-IR from the Python DSL: rendered beside `shown` (the
+          // Python file), lines firstLine..lastLine (the kernel's function).
+          if (language == "triton-ir") o.language = lang::Language::TritonIr;
+          else if (language != "triton-c") throw UserError(SourceLoc{}, "unknown kernel language '" + language + "'");
           for (auto& [n, v] : defines) o.defines.push_back({n, v});
           o.numWarps = numWarps;
           o.numStages = numStages;
@@ -818,12 +823,14 @@ NB_MODULE(_tritonc, m) {
           o.ints = ints;
           try {
             runtime::CompileReport r = runtime::compileReport(source, o);
-            return json ? runtime::reportJson(r) : runtime::renderReport(r, source);
+            const std::string& text = shown.empty() ? source : shown;
+            return json ? runtime::reportJson(r) : runtime::renderReport(r, text, firstLine, lastLine);
           } catch (const UserError& e) {
             if (!e.loc().known()) throw;
-            throw UserError(SourceLoc{}, formatDiagnostic(filename, source, e.loc(), e.what()));
+            throw UserError(SourceLoc{}, formatDiagnostic(filename, shown.empty() ? source : shown, e.loc(), e.what()));
           }
         },
         nb::arg("source"), nb::arg("defines"), nb::arg("num_warps"), nb::arg("num_stages"), nb::arg("target"),
-        nb::arg("allow_tf32"), nb::arg("ints"), nb::arg("filename"), nb::arg("json"));
+        nb::arg("allow_tf32"), nb::arg("ints"), nb::arg("filename"), nb::arg("json"), nb::arg("language") = "triton-c",
+        nb::arg("shown") = "", nb::arg("first_line") = 0, nb::arg("last_line") = 0);
 }

@@ -257,6 +257,30 @@ def test_warmup_gives_the_ir_and_the_ptx(monkeypatch):
     assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx and "cp.async" in ptx
 
 
+def test_report_puts_the_compilers_decisions_beside_the_kernels_lines(monkeypatch):
+    """kernel.report(...) (and warmup(...).report()) is the compile report of
+    the specialization: the kernel's lines of its Python file only, the
+    loads' copies, the dot's instruction and the store on their own lines,
+    then the kernel's figures; json=True gives the same facts by line."""
+    import inspect
+    import json
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    a = np.zeros((256, 256), np.float16)
+    args = (a, a, a, 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1)
+    consts = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8)
+    text = K.matmul_kernel.report(*args, **consts)
+    lines, first = inspect.getsourcelines(K.matmul_kernel.fn)
+    numbered = {int(l.split("|")[0]): l for l in text.splitlines() if l.split("|")[0].strip().isdigit()}
+    assert sorted(numbered) == list(range(first, first + len(lines)))
+    at = lambda code: first + next(i for i, l in enumerate(lines) if code in l)  # noqa: E731
+    assert "wgmma m64n128k16" in numbered[at("tl.dot(a, b, accumulator)")]
+    assert "cp.async 128x64 f16" in numbered[at("a = tl.load(a_ptrs")]
+    assert "store 128x128 f16" in numbered[at("tl.store(c_ptrs")]
+    assert "kernel matmul_kernel (sm_90a, 4 warps, 128 threads)" in text
+    facts = json.loads(K.matmul_kernel.warmup(*args, **consts).report(json=True))["lines"]
+    assert {f["line"] for f in facts if f["kind"] == "dot"} == {at("tl.dot(a, b, accumulator)")}
+
+
 @tritonc.jit
 def matmul_2d_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):

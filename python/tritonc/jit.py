@@ -95,6 +95,33 @@ class CompiledKernel:
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
         self.asm = _Asm(self, args)
         self.name = jf.__name__
+        self._args = args
+
+    def report(self, json=False):
+        """The compile report for ``$TRITONC_ARCH`` (default sm_90a), as
+        ``tritonc emit FILE.py:KERNEL --stage report`` prints it: what the
+        compiler did beside the kernel's lines of its Python file (copies and
+        their rings, each dot's instruction, store widths, conversions), then
+        registers, spills, shared memory, occupancy and warnings; ``json``:
+        the same as JSON. Integer arguments of the warm-up specialize it as a
+        launch would; no GPU needed (ptxas, where installed, gives the
+        registers)."""
+        if self._args is None:
+            raise RuntimeError("a report needs the arguments: kernel.warmup(...).report()")
+        ints = [(name, int(v)) for (name, t), v in zip(self.params, self._args)
+                if t.is_int() and not isinstance(v, bool)]
+        try:
+            import inspect
+            lines, first = inspect.getsourcelines(self.jf.fn)
+            last = first + len(lines) - 1
+            with open(self.jf.file_name) as f:
+                shown = f.read()
+        except (OSError, TypeError):
+            shown, first, last = "", 0, 0
+        return _tritonc.compile_report(self.ir, _ctas_defines(self.options["num_ctas"]), self.options["num_warps"],
+                                       self.options["num_stages"], os.environ.get("TRITONC_ARCH", "sm_90a"),
+                                       self.options["allow_tf32"], ints, self.jf.file_name, bool(json),
+                                       "triton-ir", shown, first, last)
 
 
 class _Asm(dict):
@@ -258,6 +285,12 @@ class JITFunction(_tritonc.JitLauncher):
         by_name = dict(zip(self.arg_names, values))
         return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                               [by_name[n] for n, _ in compiled.params])
+
+    def report(self, *args, num_warps=4, num_stages=3, num_ctas=1, json=False, **kwargs):
+        """``warmup(...).report(json)``: the compile report of the kernel
+        specialized for these arguments (see CompiledKernel.report)."""
+        return self.warmup(*args, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas,
+                           **kwargs).report(json=json)
 
     # ---- launching ---------------------------------------------------------------
 
