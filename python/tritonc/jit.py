@@ -110,8 +110,7 @@ class CompiledKernel:
             raise RuntimeError("a report needs the arguments: kernel.warmup(...).report()")
         ints = [(name, int(v)) for (name, t), v in zip(self.params, self._args)
                 if t.is_int() and not isinstance(v, bool)]
-        try:
-            import inspect
+        try:  # the kernel's own lines of its file, decorators included
             lines, first = inspect.getsourcelines(self.jf.fn)
             last = first + len(lines) - 1
             with open(self.jf.file_name) as f:

@@ -85,7 +85,7 @@ FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
   emit("mov.u32 " + rank + ", %cluster_ctarank;");
   emit("setp.eq.u32 " + pair + ", " + n + ", 2;");
   emit("setp.eq.u32 " + first + ", " + rank + ", 0;");
-  // Each the issuer and'ed with conditions uniform over the program (ptxas
+  // Each is the issuer and'ed with conditions uniform over the program (ptxas
   // keeps the elected thread's single issue through and.pred, not xor.pred).
   MulticastIssuers m;
   m.whole = newReg(RegClass::Pred);
