@@ -359,12 +359,17 @@ void expectAssembles(const std::string& ptx, const std::string& tag) {
 // phis (no i32 division, which ptxas expands into a reciprocal and a dozen
 // dependent instructions in every iteration), and without cp.async copies
 // it commits and waits for no groups.
+// The masked matmul at 1000^3 (rows 16-byte aligned: TMA), TM x 128 x 64
+// tiles on 4 warps, B's boxes multicast where pairs share them.
+std::string masked1000Ptx(const std::string& tm) {
+  return userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
+                                  {{"TYPE", "half"}, {"TM", tm}, {"TN", "128"}, {"TK", "64"}},
+                                  {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000}, {"ldc", 1000}},
+                                  4, {}});
+}
+
 TEST(TmaLoop, NoDivisionAndNoCpAsyncGroups) {
-  std::string ptx = userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
-                                             {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
-                                             {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000},
-                                              {"ldc", 1000}},
-                                             4, {}});
+  std::string ptx = masked1000Ptx("128");
   ASSERT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos) << ptx;
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"((div|rem)\.[su](32|64))"))) << ptx;
   EXPECT_EQ(ptx.find("cp.async.wait_group"), std::string::npos) << ptx;
@@ -377,11 +382,7 @@ TEST(TmaLoop, NoDivisionAndNoCpAsyncGroups) {
 // once, where a `tid == 0` predicate (or an xor.pred of it) made it wrap
 // every copy in a loop over the warp's threads (ELECT ... BRA.U.ANY).
 TEST(TmaLoop, CopiesIssuedByAnElectedThread) {
-  std::string ptx = userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
-                                             {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}},
-                                             {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000},
-                                              {"ldc", 1000}},
-                                             4, {}});
+  std::string ptx = masked1000Ptx("64");
   ASSERT_NE(ptx.find(".multicast::cluster"), std::string::npos) << ptx;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(ptx, m, std::regex(R"(elect\.sync _\|(%p\d+), 0xffffffff;)"))) << ptx;
