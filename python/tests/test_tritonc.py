@@ -328,6 +328,29 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
     assert ((C2.double() - ref).abs().max() / ref.abs().max()).item() <= (1e-4 if dtype == "float32" else 1e-2)
 
 
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
+    """The split-K path at a fixed configuration, called three times with new
+    operands: each result matches float64 (a workspace left non-zero by the
+    call before would add its sums in), also on a second stream."""
+    from tritonc.ops import _dot, _layout_macros
+    dt = getattr(torch, dtype)
+    M, N, K = 200, 136, 2300
+    config = dict(_layout_macros(False, False), TYPE=dt, SPLIT=4, TM=64, TN=64, TK=64, num_warps=4, num_stages=3)
+    split = _dot._split_path(M, N, K, K, N, N, config, dtype == "float32")
+    for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                A = torch.randn(M, K, device="cuda").to(dt)
+                B = torch.randn(K, N, device="cuda").to(dt)
+                C = split(A, B)
+                torch.cuda.synchronize()
+                ref = A.double() @ B.double()
+                err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
+                assert C.dtype == dt and err <= (1e-4 if dtype == "float32" else 1e-2), err
+
+
 def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
     """tritonc.ops.dot's GPU tile space: num_ctas 1 and 2 where B's rows are
     not a multiple of 128 bytes apart (a wave of large tiles), 1 only where

@@ -49,13 +49,17 @@ void dot_splitk(TYPE * A, TYPE * B, float * W, int M, int N, int K, int lda, int
 }
 """
 
-# The split-K sums (f32) to the output's type.
+# The split-K sums (f32) to the output's type; W is zeroed behind them, so
+# that the next product of the shape on the stream adds into zeros without
+# a memset launch of its own.
 _CAST_SRC = """
 void cast(float * W, TYPE * C, int n) {
   int i[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
   bool m[BLOCK] = i < n;
   float w[BLOCK] = m ? *(W + i) : 0;
+  float zero[BLOCK] = 0;
   @m *(C + i) = w;
+  @m *(W + i) = zero;
 }
 """
 
@@ -230,22 +234,45 @@ class _dot(tritonc.function):
         _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid3, **split_space)
         split_text = _dot.splitk.config_of(a, b, w, M, N, K, lda, ldb, ldc, **split_space)
         sbest = dict(_first_values(split_space), **_config_values(split_text))
-        split_grid = (tritonc.cdiv(M, sbest["TM"]), tritonc.cdiv(N, sbest["TN"]), sbest["SPLIT"])
-        cast_grid = (tritonc.cdiv(M * N, 1024),)
-
-        def split(a, b):
-            w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
-            _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=split_grid, **sbest)
-            if f32:
-                return w
-            c = torch.empty([M, N], dtype=a.dtype, device=a.device)
-            return _dot.cast(w, c, M * N, grid=cast_grid, BLOCK=1024, TYPE=a.dtype)
+        split = _dot._split_path(M, N, K, lda, ldb, ldc, sbest, f32)
         split.config = "split-K " + split_text
         split_ms, plain_ms = _cold_ms(lambda: split(a, b)), _cold_ms(lambda: plain(a, b))
         chosen, other, mine, theirs = (split, plain, split_ms, plain_ms) if split_ms < plain_ms else \
             (plain, split, plain_ms, split_ms)
         chosen.config += " (timed %.4f ms; %s: %.4f ms)" % (mine, other.config, theirs)
         return chosen
+
+    @staticmethod
+    def _split_path(M, N, K, lda, ldb, ldc, config, f32):
+        """The split-K path at one configuration (its macros included), as a
+        function of (a, b): the programs add their slices' products into an
+        f32 workspace W with atomics, then (for 16-bit outputs) one kernel
+        converts W into C and zeroes W. W is kept per stream, zero between
+        calls, so a call launches two kernels and no memset; a call that
+        fails between them drops its W. f32 outputs are W itself, zeroed
+        for each call."""
+        torch = tritonc._torch()
+        grid = (tritonc.cdiv(M, config["TM"]), tritonc.cdiv(N, config["TN"]), config["SPLIT"])
+        cast_grid = (tritonc.cdiv(M * N, 1024),)
+        workspaces = {}  # stream -> W
+
+        def split(a, b):
+            if f32:
+                w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
+                _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
+                return w
+            stream = torch.cuda.current_stream(a.device).cuda_stream
+            w = workspaces.get(stream)
+            if w is None:
+                w = workspaces[stream] = torch.zeros([M, N], dtype=torch.float32, device=a.device)
+            try:
+                _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
+                c = torch.empty([M, N], dtype=a.dtype, device=a.device)
+                return _dot.cast(w, c, M * N, grid=cast_grid, BLOCK=1024, TYPE=a.dtype)
+            except BaseException:
+                workspaces.pop(stream, None)  # may hold a partial sum
+                raise
+        return split
 
     @staticmethod
     def forward(ctx, a, b, transpose_a=False, transpose_b=False):
