@@ -301,7 +301,7 @@ if "ksweep" in what:
     dropped = text.replace("bool checkc[TM, TN] = rm[:, newaxis] < M", "bool checkc[TM, TN] = rm[:, newaxis] < M - DROP")
     assert dropped != text
     mm = tritonc.kernel(dropped, filename="matmul_masked_drop.tc")
-    M = N = 1000
+    M = N = int(os.environ.get("KSWEEP_MN", "1000"))
     CONFIGS = ((128, 128, 64, 4, 3, 1, 0), (128, 128, 64, 4, 3, 1, 100000), (128, 128, 64, 8, 3, 1, 0),
                (128, 128, 64, 4, 4, 1, 0), (128, 128, 64, 4, 3, 2, 0), (64, 128, 64, 4, 4, 1, 0),
                (128, 64, 64, 4, 4, 1, 0))

@@ -189,6 +189,9 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         async = true;
         break;
       case Opcode::TmaCopy: {
+        // A producer warp's copy (gpu-warp-specialize) waits for the
+        // consumers to free its stage (stage_release), not at a barrier.
+        if (inst->role == ir::Role::Producer) continue;
         // Checked where it is issued; its bytes become visible through the
         // stage's mbarrier, which every reader waits on (tma_wait), not
         // through a barrier.
@@ -200,7 +203,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
           barrierBefore(bb, i, s, insert, multicast_);
         continue;
       }
-      case Opcode::TmaInit: case Opcode::TmaWait:
+      case Opcode::TmaInit: case Opcode::TmaWait: case Opcode::StageInit: case Opcode::StageRelease:
         continue;  // the barriers' own words: initialized behind a barrier of tma_init's own
       case Opcode::Dot: case Opcode::DotAsync:
         for (size_t k = 0; k < 2; ++k)

@@ -35,6 +35,11 @@ bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o)
 // of the box into both programs' stages when launched in clusters of two).
 bool runMulticast(ir::Function& f, const transform::PipelineOptions& o);
 
+// A producer warp for a loop whose rings are all tensor copies: it issues
+// the copies, waiting for each stage to be freed; the kernel's warps wait,
+// multiply and free ({role = ...}, producer_warps(1); warp_specialize.cpp).
+bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o);
+
 // Places buffers and scratch in shared memory by live ranges ({smem = N} on
 // each, the total as the function's shared(N)); too much for the target is
 // an error.

@@ -66,6 +66,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
   kf.kernel = f.name();
   kf.target = f.parent()->target;
   kf.numWarps = f.parent()->numWarps;
+  kf.producerWarps = f.producerWarps;
   kf.sharedBytes = std::max<int64_t>(0, f.sharedBytes);
   analysis::AxisInfoAnalysis ax(f);
   // One fact per (position, kind): the copies of a pre-fetched load (the
@@ -160,6 +161,8 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
                       extent(i.operand(5)) + " rows x " + extent(i.operand(6)) + " columns";
           if (i.imm)  // gpu-multicast
             fact.text += "; multicast: programs launched in pairs along x each copy half into both";
+          if (i.role == ir::Role::Producer)  // gpu-warp-specialize
+            fact.text += "; issued by a producer warp added to the program's, which waits for the stage to be freed";
           add(i, fact);
           break;
         }

@@ -25,6 +25,7 @@ struct LineFact {
 struct KernelFacts {
   std::string kernel, target;
   int numWarps = 0;
+  int producerWarps = 0;    // added by gpu-warp-specialize (they issue the tensor copies)
   int64_t sharedBytes = 0;  // the program's shared memory (buffers and scratch)
   std::vector<LineFact> facts;  // by source position
   std::vector<std::string> warnings;  // things a user can act on

@@ -44,6 +44,8 @@ bool atomicKindFromName(const std::string& s, AtomicKind* out);
 // default is acq_rel, Triton's).
 enum class MemSem : uint8_t { Relaxed, Acquire, Release, AcqRel };
 enum class MemScope : uint8_t { Gpu, Cta, Sys };
+// Which warps of a warp-specialized function run an instruction.
+enum class Role : uint8_t { Consumer, Producer, Both };
 const char* memSemName(MemSem s);
 const char* memScopeName(MemScope s);
 bool memSemFromName(const std::string& s, MemSem* out);
@@ -133,13 +135,18 @@ class Instruction : public Value {
 
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
-  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0; print: kPrintHex or 0
+  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0; print: kPrintHex or 0;
+                      // stage_init, stage_release: 1 for {cluster = 1}
   int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait),
                       // an atomic's semantics and scope (atomicOrder)
   // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
   int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
   int64_t smem = -1;  // local_alloc, and instructions that need scratch: byte offset in shared memory
   std::string text;   // print: the prefix of its lines; assert: the message of its failure
+  // In a warp-specialized function (Function::producerWarps), which warps
+  // run it (gpu/warp_specialize.cpp): the consumers (the kernel's own
+  // warps) unless marked {role = producer} or {role = both}.
+  Role role = Role::Consumer;
   SourceLoc loc;
   BasicBlock* parent = nullptr;
 
@@ -156,6 +163,7 @@ class Instruction : public Value {
       case Opcode::LocalAlloc: case Opcode::LocalStore: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
       case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::DotAsync:
       case Opcode::DotWait: case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
+      case Opcode::StageInit: case Opcode::StageRelease:
         return true;
       default:
         return isTerminator();
@@ -167,7 +175,8 @@ class Instruction : public Value {
   // atomic_rmw: (ptr, value [, mask]); atomic_cas: (ptr, cmp, value [, mask]);
   // async_copy: (buffer, ptr [, mask]).
   // tma_copy: (buffer, barriers, stage, base, ld, rows, cols, row, col, pred)
-  // (gpu/tma.h); tma_init: (barriers); tma_wait: (barriers, stage, phase).
+  // (gpu/tma.h); tma_init: (barriers); tma_wait: (barriers, stage, phase);
+  // stage_init (imm: arrivals): (barriers); stage_release: (barriers, stage, pred).
   Value* mask() const;
 
  private:
@@ -232,6 +241,9 @@ class Function {
 
   SourceLoc loc;
   int64_t sharedBytes = -1;  // GPU IR: shared memory one program uses (-1: not allocated yet)
+  // GPU IR: warps added to the module's num_warps that only issue tensor
+  // copies (gpu/warp_specialize.cpp); printed `producer_warps(1)`.
+  int producerWarps = 0;
 
  private:
   std::string name_;

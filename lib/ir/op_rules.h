@@ -37,7 +37,8 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::DotAsync: return {3, 3};
     case Opcode::TmaInit: return {1, 1};
     case Opcode::TmaCopy: return {10, 10};
-    case Opcode::TmaWait: return {3, 3};
+    case Opcode::TmaWait: case Opcode::StageRelease: return {3, 3};
+    case Opcode::StageInit: return {1, 1};
     case Opcode::Cmp: case Opcode::Gep: return {2, 2};
     case Opcode::Select: case Opcode::Dot: return {3, 3};
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
@@ -68,6 +69,7 @@ inline bool producesValue(Opcode op) {
     case Opcode::LocalStore:
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
     case Opcode::FenceAsyncShared: case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
+    case Opcode::StageInit: case Opcode::StageRelease:
       return false;
     default:
       return true;
@@ -77,7 +79,7 @@ inline bool producesValue(Opcode op) {
 // Opcodes written with an integer after their name (`range 0`, `async_wait 1`).
 inline bool hasImmediate(Opcode op) {
   return op == Opcode::Reduce || op == Opcode::MultipleOf || op == Opcode::Range || op == Opcode::ProgramId ||
-         op == Opcode::NumPrograms || op == Opcode::AsyncWait || op == Opcode::DotWait;
+         op == Opcode::NumPrograms || op == Opcode::AsyncWait || op == Opcode::DotWait || op == Opcode::StageInit;
 }
 
 // Number of block operands (Instruction::blocks) a non-phi opcode takes.

@@ -279,6 +279,13 @@ void Parser::parseAttributes(Instruction* inst) {
     Token key = take();
     expect('=', "after '" + key.text + "'");
     Token v = peek();
+    if (key.text == "role") {  // which warps of a warp-specialized function run it
+      if (v.kind != TokKind::Word || (v.text != "producer" && v.text != "both"))
+        failExpected("expected 'producer' or 'both' after 'role =' (the consumers' instructions have no role)");
+      take();
+      inst->role = v.text == "producer" ? Role::Producer : Role::Both;
+      continue;
+    }
     if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
       if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
         failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");
@@ -309,11 +316,14 @@ void Parser::parseAttributes(Instruction* inst) {
       if (inst->opcode() != Opcode::TmaCopy || value != 2) failAt(v.loc, "'multicast = 2' marks a tma_copy shared by a pair of programs");
       inst->imm = value;
     } else if (key.text == "cluster") {
-      if ((inst->opcode() != Opcode::Barrier && inst->opcode() != Opcode::TmaInit) || value != 1)
-        failAt(v.loc, "'cluster = 1' marks a barrier or tma_init that synchronizes the cluster");
-      inst->imm = value;
+      bool stage = inst->opcode() == Opcode::StageInit || inst->opcode() == Opcode::StageRelease;
+      if ((inst->opcode() != Opcode::Barrier && inst->opcode() != Opcode::TmaInit && !stage) || value != 1)
+        failAt(v.loc, "'cluster = 1' marks a barrier or tma_init that synchronizes the cluster, or a stage_init or "
+                      "stage_release whose stages the pair's programs free together");
+      if (stage) inst->sub = 1;
+      else inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster, sem, scope)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster, sem, scope, role)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");
@@ -343,6 +353,15 @@ void Parser::parseFunction() {
     if (bytes < 0 || bytes > (int64_t(1) << 30)) failAt(n.loc, "shared memory size out of range");
     func_->sharedBytes = bytes;
     expect(')', "after the shared memory size");
+  }
+  if (peek().isWord("producer_warps") && peek(1).is('(')) {
+    take();
+    take();
+    Token n = peek();
+    int64_t warps = expectInt("the number of producer warps");
+    if (warps != 1) failAt(n.loc, "a warp-specialized function has one producer warp");
+    func_->producerWarps = int(warps);
+    expect(')', "after the number of producer warps");
   }
   func_->loc = parseOptionalLoc();
   expect('{', "to open the function body");
@@ -590,6 +609,12 @@ void Parser::parseInstruction(BasicBlock* bb) {
     case Opcode::NumPrograms: inst->imm = expectInt("an axis after '" + opTok.text + "'"); break;
     case Opcode::AsyncWait:
     case Opcode::DotWait: inst->imm = expectInt("the number of groups left pending after '" + opTok.text + "'"); break;
+    case Opcode::StageInit: {
+      Token n = peek();
+      inst->imm = expectInt("the number of arrivals per phase after 'stage_init'");
+      if (inst->imm < 1 || inst->imm > 1024) failAt(n.loc, "'stage_init' needs between 1 and 1024 arrivals per phase");
+      break;
+    }
     default: break;
   }
 

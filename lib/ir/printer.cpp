@@ -63,6 +63,7 @@ std::string printFunctionWith(const Function& f, const NameTable& names, PrintOp
   }
   out += ")";
   if (f.sharedBytes >= 0) out += " shared(" + std::to_string(f.sharedBytes) + ")";
+  if (f.producerWarps) out += " producer_warps(" + std::to_string(f.producerWarps) + ")";
   if (opts.locations && f.loc.known()) out += " " + printLoc(f.loc);
   out += " {\n";
   bool first = true;
@@ -121,6 +122,10 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   if (inst.opcode() == Opcode::TmaCopy && inst.imm) attrs += (attrs.empty() ? "" : ", ") + std::string("multicast = ") + std::to_string(inst.imm);
   if ((inst.opcode() == Opcode::Barrier || inst.opcode() == Opcode::TmaInit) && inst.imm)
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
+  if ((inst.opcode() == Opcode::StageInit || inst.opcode() == Opcode::StageRelease) && inst.sub)
+    attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
+  if (inst.role != Role::Consumer)
+    attrs += (attrs.empty() ? "" : ", ") + std::string("role = ") + (inst.role == Role::Producer ? "producer" : "both");
   if ((inst.opcode() == Opcode::AtomicRmw || inst.opcode() == Opcode::AtomicCas) && inst.imm) {
     if (inst.imm & 3) attrs += (attrs.empty() ? "" : ", ") + std::string("sem = ") + memSemName(MemSem(inst.imm & 3));
     if (inst.imm >> 2)

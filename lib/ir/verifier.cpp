@@ -36,6 +36,7 @@ class FunctionVerifier {
   void checkBlockLayout(const BasicBlock* bb);
   // Returns false when an operand is foreign, so dominance is not checked.
   bool checkOperandsBelong(const BasicBlock* bb, const Instruction* inst);
+  std::string checkRole(const Instruction& inst) const;
   void checkPhiIncoming(const BasicBlock* bb, const Instruction* phi);
   void checkDominance(const BasicBlock* bb, size_t index, const Instruction* inst);
 
@@ -89,12 +90,40 @@ void FunctionVerifier::run() {
         for (size_t k = 0; k <= inst->numOperands() && problem.empty(); ++k)
           if ((k < inst->numOperands() ? inst->operand(k)->type() : inst->type()).layout)
             problem = "a layout in a module without a GPU target";
+      if (problem.empty()) problem = checkRole(*inst);
       if (!problem.empty()) report(bb.get(), inst, problem);
       if (!checkOperandsBelong(bb.get(), inst)) continue;
       if (inst->opcode() == Opcode::Phi) checkPhiIncoming(bb.get(), inst);
       checkDominance(bb.get(), i, inst);
     }
   }
+}
+
+// Warp specialization (gpu/warp_specialize.cpp): the producer warp runs the
+// {role = producer} and {role = both} instructions, the consumers all the
+// others, so each may use only values that its own warps computed; the
+// producer is one warp, so it computes no distributed tile, and the
+// consumers' barriers are theirs alone.
+std::string FunctionVerifier::checkRole(const Instruction& inst) const {
+  auto name = [](Role r) { return r == Role::Producer ? "producer" : r == Role::Both ? "both" : "consumer"; };
+  if (!f_.producerWarps) return inst.role == Role::Consumer ? "" : "a role in a function without producer warps";
+  if (inst.role == Role::Consumer) {
+    if (inst.opcode() == Opcode::StageInit || inst.opcode() == Opcode::TmaInit ||
+        (inst.opcode() == Opcode::Barrier && inst.imm))
+      return std::string("'") + opcodeName(inst.opcode()) + "'" + (inst.opcode() == Opcode::Barrier ? " {cluster = 1}" : "") +
+             " of a warp-specialized function runs in every warp (role = both)";
+  } else {
+    if (inst.type().isTile() && !inst.type().isShared()) return "the producer warp computes no distributed tile";
+    if (inst.opcode() == Opcode::Barrier && (inst.role == Role::Producer || !inst.imm))
+      return "a barrier of a warp-specialized function is the consumers' own, or (cluster = 1) every warp's";
+  }
+  for (const Value* v : inst.operands()) {
+    if (v->valueKind() != ValueKind::Instruction) continue;
+    Role r = static_cast<const Instruction*>(v)->role;
+    if (r != Role::Both && r != inst.role)
+      return std::string("a ") + name(inst.role) + " instruction uses a value that only the " + name(r) + " computes";
+  }
+  return "";
 }
 
 void FunctionVerifier::indexFunction() {

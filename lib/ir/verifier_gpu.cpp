@@ -105,6 +105,15 @@ std::string checkGpuOp(const Instruction& inst) {
         if (op(k) != Type::scalar(Scalar::I32)) return what + " takes an i32 stage and phase";
       return "";
     }
+    case Opcode::StageInit:
+      if (inst.imm < 1) return "'stage_init' needs a positive number of arrivals per phase";
+      if (!barriers(op(0))) return "'stage_init' takes a buffer of barriers (i64<stages, 1>), not " + str(op(0));
+      return "";
+    case Opcode::StageRelease:
+      if (!barriers(op(0))) return "'stage_release' takes a buffer of barriers (i64<stages, 1>), not " + str(op(0));
+      if (op(1) != Type::scalar(Scalar::I32) || op(2) != Type::scalar(Scalar::I1))
+        return "'stage_release' takes an i32 stage and a scalar i1 predicate";
+      return "";
     case Opcode::TmaCopy: {
       const Type& dst = op(0);
       if (!shared(dst) || dst.shape.size() != 2 || layoutRank(dst.layout) != 2 || !dst.layout->swizzle)

@@ -254,7 +254,7 @@ std::string checkOpcodeRules(const Instruction& inst) {
     case Opcode::DotWait: case Opcode::ConvertLayout: case Opcode::LocalAlloc: case Opcode::LocalLoad:
     case Opcode::LocalStore: case Opcode::MemIndex: case Opcode::AsyncCopy: case Opcode::AsyncCommit:
     case Opcode::AsyncWait: case Opcode::Barrier: case Opcode::FenceAsyncShared: case Opcode::TmaInit:
-    case Opcode::TmaCopy: case Opcode::TmaWait:
+    case Opcode::TmaCopy: case Opcode::TmaWait: case Opcode::StageInit: case Opcode::StageRelease:
       return "";  // checkGpuInstruction
     default: return checkArithmetic(inst);  // binary and unary opcodes
   }

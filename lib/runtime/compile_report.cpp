@@ -86,7 +86,8 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
               " target=" + o.arch;
   Resources& res = r.resources;
   res.sharedBytes = r.facts.sharedBytes;
-  gpu::OccupancyTarget asked = gpu::occupancyTarget(fn, o.numWarps);
+  const int warps = o.numWarps + r.facts.producerWarps;
+  gpu::OccupancyTarget asked = gpu::occupancyTarget(fn, warps);
   res.askedPrograms = asked.programs;
   res.askedWhy = asked.reason;
   nvptx::PtxasInfo info;
@@ -100,7 +101,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   } else {
     res.from = "our allocation (" + (o.assemble ? info.problem : std::string("not assembled")) + ")";
   }
-  computeOccupancy(res, o.arch, o.numWarps);
+  computeOccupancy(res, o.arch, warps);
   r.warnings = r.facts.warnings;
   if (res.spillStores > 0)
     r.warnings.push_back("spills " + std::to_string(res.spillStores) + " B per thread to local memory (" +
@@ -156,8 +157,8 @@ std::string renderReport(const CompileReport& r, const std::string& source, size
   }
   for (const gpu::LineFact* f : unplaced) out << "     (no source line) " << f->text << "\n";
   const Resources& res = r.resources;
-  out << "\nkernel " << r.facts.kernel << " (" << r.facts.target << ", " << r.facts.numWarps << " warps, "
-      << res.threads << " threads):\n";
+  out << "\nkernel " << r.facts.kernel << " (" << r.facts.target << ", " << r.facts.numWarps << " warps"
+      << (r.facts.producerWarps ? " and a producer warp" : "") << ", " << res.threads << " threads):\n";
   out << "  registers: " << (res.registers >= 0 ? std::to_string(res.registers) + " per thread" : "unknown")
       << "; spills: " << res.spillStores << " B stored, " << res.spillLoads << " B loaded; stack frame "
       << res.stackFrame << " B  [" << res.from << "]\n";
@@ -191,7 +192,8 @@ std::string reportJson(const CompileReport& r) {
   out << "\n  ],\n  \"resources\": {\"from\": " << jsonString(res.from) << ", \"registers\": " << res.registers
       << ", \"spill_stores\": " << res.spillStores << ", \"spill_loads\": " << res.spillLoads
       << ", \"stack_frame\": " << res.stackFrame << ", \"shared_bytes\": " << res.sharedBytes
-      << ", \"threads\": " << res.threads << ", \"programs_per_sm\": " << res.programsPerSm
+      << ", \"threads\": " << res.threads << ", \"producer_warps\": " << r.facts.producerWarps
+      << ", \"programs_per_sm\": " << res.programsPerSm
       << ", \"limited_by\": " << jsonString(res.limitedBy) << ", \"occupancy\": " << res.occupancy
       << ", \"asked_programs_per_sm\": " << res.askedPrograms << ", \"asked_why\": " << jsonString(res.askedWhy)
       << "},\n";

@@ -187,7 +187,8 @@ static std::string describeOptions(const KernelOptions& o) {
 static std::string targetKey(const std::string& target) {
   if (target == "cpu") return "cpu " + cpu::codeIdentity();
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
-         (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast");
+         (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
+         nvptx::TargetOptions::warpSpecializeKey();
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

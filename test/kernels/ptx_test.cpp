@@ -212,7 +212,7 @@ struct UserKernel {
   int minCopies = 0;  // cp.async instructions at least (both operands' copies, every stage)
 };
 
-std::string userKernelPtx(const UserKernel& k) {
+std::string userKernelPtx(const UserKernel& k, const nvptx::TargetOptions* options = nullptr) {
   std::string path = std::string(TRITONC_SOURCE_DIR) + "/" + k.file;
   lang::CompileOptions co;
   co.filename = path;
@@ -228,9 +228,10 @@ std::string userKernelPtx(const UserKernel& k) {
   }
   runtime::specializeAndOptimize(*r.module, fn, facts, 3, true);
   nvptx::TargetOptions to;
+  to.multicast = true;  // num_ctas = 2: the copies pairs of programs share are multicast
+  if (options) to = *options;
   to.arch = "sm_90a";
   to.numWarps = k.warps;
-  to.multicast = true;  // num_ctas = 2: the copies pairs of programs share are multicast
   return nvptx::emitPtx(*r.module, to);
 }
 
@@ -361,11 +362,12 @@ void expectAssembles(const std::string& ptx, const std::string& tag) {
 // it commits and waits for no groups.
 // The masked matmul at 1000^3 (rows 16-byte aligned: TMA), TM x 128 x 64
 // tiles on 4 warps, B's boxes multicast where pairs share them.
-std::string masked1000Ptx(const std::string& tm) {
+std::string masked1000Ptx(const std::string& tm, const nvptx::TargetOptions* options = nullptr) {
   return userKernelPtx(UserKernel{"mm1000", "bench/kernels/matmul_masked.tc",
                                   {{"TYPE", "half"}, {"TM", tm}, {"TN", "128"}, {"TK", "64"}},
                                   {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000}, {"ldc", 1000}},
-                                  4, {}});
+                                  4, {}},
+                       options);
 }
 
 TEST(TmaLoop, NoDivisionAndNoCpAsyncGroups) {
@@ -398,6 +400,59 @@ TEST(TmaLoop, CopiesIssuedByAnElectedThread) {
   EXPECT_GT(issued, 0) << ptx;
   EXPECT_EQ(ptx.find("xor.pred"), std::string::npos) << ptx;
   expectAssembles(ptx, "tma_elected_issuer");
+}
+
+// Warp specialization (gpu/warp_specialize.cpp): a pair's multicast copies
+// get a producer warp by default. The launch is told (a line for the
+// runtime, .maxntid of five warps); the warps after the program's four
+// branch to the producer's copy of the body, which issues every tensor copy
+// and no wgmma, where the consumers' copy issues wgmma and no copy and
+// frees each stage at both programs' barriers, at the CTA scope (a
+// .release.cluster arrive made ptxas wait for the wgmma in flight).
+TEST(WarpSpecialization, PairsGetAProducerWarp) {
+  std::string ptx = masked1000Ptx("64");
+  ASSERT_NE(ptx.find("// tritonc: producer_warps 1"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".maxntid 160, 1, 1"), std::string::npos) << ptx;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(ptx, m, std::regex(R"(@%p\d+ bra\.uni (\$L_producer_\d+);)"))) << ptx;
+  size_t split = ptx.find("\n" + m[1].str() + ":");
+  ASSERT_NE(split, std::string::npos) << ptx;
+  std::string consumers = ptx.substr(0, split), producer = ptx.substr(split);
+  EXPECT_NE(consumers.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_EQ(consumers.find("cp.async.bulk.tensor"), std::string::npos);
+  EXPECT_NE(consumers.find("mbarrier.arrive.shared::cluster.b64"), std::string::npos);
+  EXPECT_NE(consumers.find("mapa.shared::cluster"), std::string::npos);
+  EXPECT_NE(producer.find("cp.async.bulk.tensor"), std::string::npos);
+  EXPECT_NE(producer.find(".multicast::cluster"), std::string::npos);
+  EXPECT_EQ(producer.find("wgmma"), std::string::npos);
+  EXPECT_EQ(ptx.find(".release.cluster.shared::cluster"), std::string::npos);
+  // The consumers' barriers leave the producer out; the pair meets once
+  // more before returning, every warp.
+  EXPECT_EQ(producer.find("bar.sync 1,"), std::string::npos);
+  EXPECT_NE(consumers.find("barrier.cluster.arrive"), std::string::npos);
+  EXPECT_NE(producer.find("barrier.cluster.arrive"), std::string::npos);
+  expectAssembles(ptx, "warp_specialized_pairs");
+}
+
+// A program alone keeps its one warpgroup by default (a producer warp
+// bought nothing there on the H100); TRITONC_WARP_SPECIALIZE=1's mode gives
+// it one, =0's takes the pair's away.
+TEST(WarpSpecialization, AProgramAloneOnlyWhenAsked) {
+  nvptx::TargetOptions alone;
+  alone.multicast = false;
+  alone.warpSpecialize = transform::PipelineOptions::kPairs;
+  EXPECT_EQ(masked1000Ptx("128", &alone).find("producer_warps"), std::string::npos);
+  alone.warpSpecialize = transform::PipelineOptions::kEvery;
+  std::string ptx = masked1000Ptx("128", &alone);
+  EXPECT_NE(ptx.find("// tritonc: producer_warps 1"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("mapa."), std::string::npos) << ptx;
+  expectAssembles(ptx, "warp_specialized_alone");
+  nvptx::TargetOptions never;
+  never.multicast = true;
+  never.warpSpecialize = transform::PipelineOptions::kNever;
+  ptx = masked1000Ptx("64", &never);
+  EXPECT_EQ(ptx.find("producer_warps"), std::string::npos);
+  EXPECT_NE(ptx.find(".multicast::cluster"), std::string::npos);
 }
 
 // Integer division and remainder by a positive constant take no div or rem

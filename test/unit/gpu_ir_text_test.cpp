@@ -6,6 +6,8 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "support/diagnostic.h"
+#include "target/interp/interpreter.h"
 
 namespace tritonc::ir {
 namespace {
@@ -183,6 +185,83 @@ TEST(GpuIrVerifier, AcceptsWellFormedDots) {
                      "  %u = local_alloc : f16<32, 16, #s>\n  %v = local_alloc : f16<16, 32, #s>\n"
                      "  %w = splat f32 0 : f32<32, 32, #b>\n  %e = dot %u, %v, %w : f32<32, 32, #b>\n";
   EXPECT_EQ(verifyText(std::string(kHeader) + body + "  ret\n}\n"), "");
+}
+
+}  // namespace
+}  // namespace tritonc::ir
+
+namespace tritonc::ir {
+namespace {
+
+// Warp specialization's text (gpu/warp_specialize.cpp): producer_warps(1) on
+// the function, roles on the instructions, the stages' barriers of the
+// consumers' frees. `body` goes between the barriers' allocation and `ret`.
+std::string specialized(const std::string& body) {
+  return std::string(R"(target "sm_90a" num_warps(4)
+
+#shared0 = shared<order=[0]>
+
+kernel @k(%n: i32) shared(64) producer_warps(1) {
+entry:
+  %free = local_alloc : i64<2, 1, #shared0> {smem = 0, role = both}
+  stage_init 4 %free {role = both}
+)") + body + "  ret {role = both}\n}\n";
+}
+
+TEST(GpuIrText, WarpSpecializationRoundTrips) {
+  std::string text = specialized(
+      "  %s = add %n, i32 1 : i32 {role = producer}\n"
+      "  tma_wait %free, i32 0, i32 1 {role = producer}\n"
+      "  stage_release %free, i32 0, i1 1\n");
+  std::unique_ptr<Module> m = parseModule(text);
+  EXPECT_EQ(printModule(*m), text);
+  EXPECT_EQ(verifyModule(*m), "");
+  EXPECT_EQ(m->functions()[0]->producerWarps, 1);
+  expectParseError(specialized("  stage_init 0 %free {role = both}\n"), "between 1 and 1024 arrivals");
+  expectParseError(specialized("  tma_wait %free, i32 0, i32 1 {role = everyone}\n"), "expected 'producer' or 'both'");
+  std::string two = specialized("");
+  two.replace(two.find("producer_warps(1)"), 17, "producer_warps(2)");
+  expectParseError(two, "one producer warp");
+}
+
+TEST(GpuIrVerifier, RolesUseOnlyTheirOwnValues) {
+  auto problem = [](const std::string& body) { return verifyModule(*parseModule(specialized(body))); };
+  EXPECT_NE(problem("  %s = add %n, i32 1 : i32 {role = producer}\n  %t = add %s, i32 1 : i32\n")
+                .find("a consumer instruction uses a value that only the producer computes"),
+            std::string::npos);
+  EXPECT_NE(problem("  %s = add %n, i32 1 : i32\n  %t = add %s, i32 1 : i32 {role = both}\n")
+                .find("a both instruction uses a value that only the consumer computes"),
+            std::string::npos);
+  EXPECT_NE(problem("  barrier {role = both}\n").find("the consumers' own"), std::string::npos);
+  EXPECT_NE(problem("  tma_init %free\n").find("runs in every warp"), std::string::npos);
+  EXPECT_EQ(problem("  barrier\n  barrier {cluster = 1, role = both}\n"), "");
+  // Without producer warps, no role.
+  EXPECT_NE(verifyModule(*parseModule("target \"sm_90a\" num_warps(4)\nkernel @k() {\nentry:\n  ret {role = both}\n}\n"))
+                .find("a role in a function without producer warps"),
+            std::string::npos);
+}
+
+// The interpreter counts the phases the barriers complete: a wait for one
+// that nothing before it completed would wait for ever.
+TEST(GpuIrInterp, WaitsNeedTheirPhaseCompletedBefore) {
+  auto run = [](const std::string& body) {
+    std::unique_ptr<Module> m = parseModule(specialized(body));
+    interp::runKernel(*m->functions()[0], interp::Grid{1, 1, 1}, {interp::KernelArg::ofInt(3)});
+  };
+  // A fresh barrier passes a wait for parity 1 (the phase before its first).
+  EXPECT_NO_THROW(run("  tma_wait %free, i32 1, i32 1 {role = producer}\n"));
+  // Parity 0 of stage 0 needs one release of stage 0 first.
+  EXPECT_NO_THROW(run("  stage_release %free, i32 0, i1 1\n  tma_wait %free, i32 0, i32 0 {role = producer}\n"));
+  for (const char* body : {"  tma_wait %free, i32 0, i32 0 {role = producer}\n",
+                           "  stage_release %free, i32 1, i1 1\n  tma_wait %free, i32 0, i32 0 {role = producer}\n",
+                           "  stage_release %free, i32 0, i1 0\n  tma_wait %free, i32 0, i32 0 {role = producer}\n"}) {
+    try {
+      run(body);
+      ADD_FAILURE() << "no error for:\n" << body;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("nothing before it completes that phase"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -145,6 +145,7 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
   p.multicast = wantsMulticast(o) && nvptx::TargetOptions::multicastFromEnvironment();
+  p.warpSpecialize = nvptx::TargetOptions::warpSpecializeFromEnvironment();
   return p;
 }
 

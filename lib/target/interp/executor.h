@@ -8,6 +8,7 @@
 //   gpu_exec.cpp         the GPU IR's buffers, copies and conversions
 //   debug_exec.cpp       print and assert
 #pragma once
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -121,6 +122,8 @@ class Executor {
   std::vector<BlockPlan> blocks_;
   std::vector<Tile> buffers_;  // a program's buffers in shared memory (GPU IR)
   std::unordered_map<const ir::Instruction*, int> bufferIndex_;
+  // Completed phases of the mbarriers of rings, by (buffer, stage).
+  std::map<std::pair<int64_t, int64_t>, int64_t> phases_;
   int64_t programId_[3] = {0, 0, 0};
 };
 

@@ -6,6 +6,12 @@
 // zero-fill), so waits, commits, barriers and fences do nothing, and layout
 // conversions are copies. Whether the pipeliner reads each stage after its
 // copy and before the copy that overwrites it is what this checks.
+// The mbarriers of rings count their completed phases: a tma_copy completes
+// one of its stage's barrier, a stage_release (warp specialization: the
+// consumers free a stage for the producer) one of its own, and a tma_wait
+// for a phase that no earlier instruction completed is an error: in program
+// order the waiter would wait for ever (on the GPU, for an instruction that
+// comes later, which warp specialization may only do across roles).
 #include <algorithm>
 
 #include "target/interp/executor.h"
@@ -70,6 +76,8 @@ void Executor::execGpu(const Step& s) {
       auto [it, fresh] = bufferIndex_.try_emplace(&inst, int(buffers_.size()));
       if (fresh) buffers_.emplace_back(size_t(inst.type().numElements()));
       out(s)[0] = handle(it->second, 0);
+      for (auto p = phases_.begin(); p != phases_.end();)
+        p = p->first.first == it->second ? phases_.erase(p) : std::next(p);
       if (inst.numOperands() == 1) {
         const Tile& v = in(s, 0);
         Tile& buf = buffers_[size_t(it->second)];
@@ -139,6 +147,7 @@ void Executor::execGpu(const Step& s) {
       const int64_t ld = in(s, 4)[0].i, rows = in(s, 5)[0].i, cols = in(s, 6)[0].i;
       const int64_t row = in(s, 7)[0].i, col = in(s, 8)[0].i;
       const bool pred = in(s, 9)[0].i != 0;
+      ++phases_[{bufferOf(in(s, 1)[0]), in(s, 2)[0].i}];  // the copy's bytes arrive, even outside the tensor
       for (int64_t r = 0; r < boxRows; ++r)
         for (int64_t c = 0; c < boxCols; ++c) {
           int64_t j = r * boxCols + c, gr = row + r, gc = col + c;
@@ -154,8 +163,21 @@ void Executor::execGpu(const Step& s) {
         }
       return;
     }
+    case Op::StageRelease:
+      if (in(s, 2)[0].i) ++phases_[{bufferOf(in(s, 0)[0]), in(s, 1)[0].i}];
+      return;
+    case Op::TmaWait: {
+      int64_t stage = in(s, 1)[0].i, parity = in(s, 2)[0].i;
+      int64_t done = phases_[{bufferOf(in(s, 0)[0]), stage}];
+      // try_wait.parity(p) passes once the barrier's current phase has the other parity.
+      if ((done & 1) == (parity & 1))
+        fail(s.inst, kernelText() + ": 'tma_wait' for phase parity " + std::to_string(parity) + " of stage " +
+                         std::to_string(stage) + " (" + std::to_string(done) +
+                         " phases completed): nothing before it completes that phase, in " + programText());
+      return;
+    }
     case Op::AsyncCommit: case Op::AsyncWait: case Op::Barrier: case Op::FenceAsyncShared: case Op::TmaInit:
-    case Op::TmaWait:
+    case Op::StageInit:
       return;
     default:
       throw InternalError(std::string("the executor cannot run '") + ir::opcodeName(inst.opcode()) + "' here");

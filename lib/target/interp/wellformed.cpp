@@ -197,6 +197,15 @@ class Checker {
         operands(3, 3);
         require(inst_.operand(0)->type().isShared(), "tma_wait waits on a buffer of barriers");
         return;
+      case Op::StageInit:
+        operands(1, 1);
+        require(inst_.operand(0)->type().isShared(), "stage_init initializes a buffer of barriers");
+        return;
+      case Op::StageRelease:
+        operands(3, 3);
+        require(inst_.operand(0)->type().isShared() && count(2) == 1 && kindOf(2) == ir::Scalar::I1,
+                "stage_release arrives on a buffer of barriers under a scalar predicate");
+        return;
       case Op::TmaCopy:
         operands(10, 10);
         require(inst_.operand(0)->type().isShared() && kindOf(3) == ir::Scalar::Ptr &&

@@ -309,7 +309,7 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
     case Opcode::AsyncCopy: case Opcode::AsyncCommit: case Opcode::AsyncWait: case Opcode::Barrier:
     case Opcode::FenceAsyncShared:
       return lowerShared(i);
-    case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
+    case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait: case Opcode::StageInit: case Opcode::StageRelease:
       return lowerTma(i);
     case Opcode::Phi: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret:
       return lowerControl(i);
@@ -343,9 +343,30 @@ std::string FunctionLowering::run() {
   // Every branch names its target, so blocks go out in an order that defines
   // values before their uses (ir/block_order.h).
   ir::DominatorTree dom(f_);
-  for (const ir::BasicBlock* bb : ir::definitionOrder(f_, dom)) {
-    label(blockLabel(bb));
-    for (auto& inst : bb->instructions()) lowerInstruction(*inst);
+  const std::vector<const ir::BasicBlock*> order = ir::definitionOrder(f_, dom);
+  auto writeBlocks = [&] {
+    for (const ir::BasicBlock* bb : order) {
+      label(blockLabel(bb));
+      for (auto& inst : bb->instructions())
+        if (runs(*inst)) lowerInstruction(*inst);
+    }
+  };
+  if (!f_.producerWarps) {
+    writeBlocks();
+  } else {
+    // Warp specialization (gpu/warp_specialize.cpp): the warps after the
+    // program's own branch to the producer's copy of the body, which keeps
+    // only their instructions; the consumers' copy keeps the others.
+    std::string producer = newReg(RegClass::Pred), producerLabel = newLabel("producer");
+    emit("setp.ge.u32 " + producer + ", " + warpId_ + ", " + std::to_string(opts_.numWarps) + ";");
+    emit("@" + producer + " bra.uni " + producerLabel + ";");
+    writing_ = Writing::Consumers;
+    writeBlocks();
+    writing_ = Writing::Producer;
+    labels_.clear();
+    label(producerLabel);
+    writeBlocks();
+    writing_ = Writing::Everything;
   }
   bool swizzled = false;
   for (auto& bb : f_.blocks())
@@ -365,8 +386,9 @@ std::string FunctionLowering::run() {
   // to fit several programs per SM, and spills instead; with 1 it may take
   // 255 and leave room for one program; gpu/occupancy.h asks for two where
   // the kernel's registers fit them.
-  out << ")\n.maxntid " << 32 * opts_.numWarps << ", 1, 1\n.minnctapersm "
-      << gpu::occupancyTarget(f_, opts_.numWarps).programs << "\n{\n";
+  const int warps = opts_.numWarps + f_.producerWarps;
+  out << ")\n.maxntid " << 32 * warps << ", 1, 1\n.minnctapersm " << gpu::occupancyTarget(f_, warps).programs
+      << "\n{\n";
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   // Up to 48 KB of shared memory is static; more must be dynamic, which the
@@ -379,6 +401,8 @@ std::string FunctionLowering::run() {
     out << "  // tritonc: tensor_map " << k << " " << tensorMaps_[k].first << "\n";
   // Multicast copies: the launch groups programs along x in pairs when it can.
   if (!multicast_.whole.empty()) out << "  // tritonc: cluster_x 2\n";
+  // A producer warp: the launch adds its threads to the block.
+  if (f_.producerWarps) out << "  // tritonc: producer_warps " << f_.producerWarps << "\n";
   out << prologueText << setup_.str() << body_.str() << "}\n";
   return out.str();
 }
@@ -391,6 +415,21 @@ bool TargetOptions::tmaFromEnvironment() {
 bool TargetOptions::multicastFromEnvironment() {
   const char* v = std::getenv("TRITONC_MULTICAST");
   return !(v && std::string(v) == "0");
+}
+
+transform::PipelineOptions::WarpSpecialize TargetOptions::warpSpecializeFromEnvironment() {
+  const char* v = std::getenv("TRITONC_WARP_SPECIALIZE");
+  if (v && std::string(v) == "1") return transform::PipelineOptions::kEvery;
+  if (v && std::string(v) == "0") return transform::PipelineOptions::kNever;
+  return transform::PipelineOptions::kPairs;
+}
+
+std::string TargetOptions::warpSpecializeKey() {
+  switch (warpSpecializeFromEnvironment()) {
+    case transform::PipelineOptions::kEvery: return " with a producer warp in every loop";
+    case transform::PipelineOptions::kNever: return " without producer warps";
+    default: return "";
+  }
 }
 
 bool TargetOptions::multicastForNumCtas(const std::string& numCtas) {
@@ -410,6 +449,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.allowTf32 = opts.allowTf32;
     po.tma = opts.tma;
     po.multicast = opts.multicast && TargetOptions::multicastFromEnvironment();
+    po.warpSpecialize = opts.warpSpecialize;
     transform::runPasses(m, transform::gpuPipeline(), po);
   }
   std::ostringstream out;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ir/ir.h"
+#include "transform/pass_manager.h"
 
 namespace tritonc::nvptx {
 
@@ -27,6 +28,15 @@ struct TargetOptions {
   // num_ctas of a configuration (a macro of its tuning space; absent: 1),
   // as `multicast`: 2 asks for it; anything but 1 or 2 is a UserError.
   static bool multicastForNumCtas(const std::string& numCtas);
+  // sm_90: a producer warp issues the tensor copies of a loop
+  // (gpu-warp-specialize): by default where they are multicast to a pair
+  // (num_ctas = 2: the pair then needs no barrier over the cluster in each
+  // iteration); TRITONC_WARP_SPECIALIZE=1 in the environment gives one to
+  // every loop that qualifies, =0 to none (cached apart like TRITONC_TMA).
+  transform::PipelineOptions::WarpSpecialize warpSpecialize = warpSpecializeFromEnvironment();
+  static transform::PipelineOptions::WarpSpecialize warpSpecializeFromEnvironment();
+  // "" for the default, else what the environment asked (for cache keys).
+  static std::string warpSpecializeKey();
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

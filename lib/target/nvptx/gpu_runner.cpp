@@ -111,6 +111,10 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     size_t cluster = entry == std::string::npos ? entry : ptx.find("// tritonc: cluster_x 2", entry);
     pairsAlongX_ = cluster != std::string::npos && (next == std::string::npos || cluster < next) &&
                    d->cuLaunchKernelEx != nullptr;
+    // A producer warp (gpu/warp_specialize.cpp) beside the program's own.
+    size_t producer = entry == std::string::npos ? entry : ptx.find("// tritonc: producer_warps ", entry);
+    if (producer != std::string::npos && (next == std::string::npos || producer < next))
+      producerThreads_ = 32 * unsigned(std::stoul(ptx.substr(producer + 27)));
   } catch (...) {
     d->cuModuleUnload(mod);
     throw;
@@ -166,6 +170,7 @@ static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, c
 
 int GpuKernel::launch(const interp::Grid& grid, unsigned threads, void* stream, void** params) const {
   CudaDriver* d = driver();
+  threads += producerThreads_;
   // A kernel with multicast copies runs in clusters of two programs along x
   // when x is even; otherwise each program copies everything itself.
   if (pairsAlongX_ && grid.x % 2 == 0) {

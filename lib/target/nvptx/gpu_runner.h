@@ -72,6 +72,7 @@ class GpuKernel {
   std::vector<std::string> paramNames_;
   std::vector<TensorMapSpec> tensorMaps_;  // extra parameters after the user's (tensor_maps.h)
   bool pairsAlongX_ = false;  // `// tritonc: cluster_x 2` in its PTX: multicast copies
+  unsigned producerThreads_ = 0;  // `// tritonc: producer_warps N`: 32 N threads added to the block
 };
 
 // Waits for the work queued on `stream` (before the tuner copies buffers

@@ -19,6 +19,7 @@ void copyPhis(FunctionLowering& L, const ir::BasicBlock* from, const ir::BasicBl
   std::vector<Move> moves;
   for (auto& inst : to->instructions()) {
     if (inst->opcode() != Opcode::Phi) break;
+    if (!L.runs(*inst)) continue;  // the other role's (warp specialization)
     size_t k = 0;
     while (k < inst->blocks.size() && inst->blocks[k] != from) ++k;
     if (k == inst->blocks.size()) throw InternalError("phi without an entry for a predecessor");

@@ -7,6 +7,11 @@
 //             predicate (or an empty tensor) moves the box outside the
 //             tensor, which fills it with zeros and still signals the bytes;
 //   tma_wait: every thread spins on mbarrier.try_wait.parity.
+//   stage_init: the issuer initializes one mbarrier per stage, expecting
+//             `imm` arrivals, behind a barrier of every warp;
+//   stage_release: one elected thread per consumer warp arrives.
+// In the producer's part of a warp-specialized function its copies are
+// issued by the producer warp's elected thread.
 // The issuer is the thread of warp 0 that elect.sync picks, not `tid == 0`:
 // ptxas knows an elected thread is alone in its warp and issues the copy
 // once, where a per-thread predicate made it wrap every copy in a loop over
@@ -59,21 +64,31 @@ std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
   std::string param = "param_tmap" + std::to_string(tensorMaps_.size());
   emit("mov.u64 " + r + ", " + param + ";");
   emit("cvta.param.u64 " + r + ", " + r + ";");
-  emit("@" + tmaIssuer() + " prefetch.tensormap [" + r + "];");
+  emit("@" + warpZeroIssuer() + " prefetch.tensormap [" + r + "];");
   tensorMaps_.push_back({line, r});
   return r;
 }
 
-std::string FunctionLowering::tmaIssuer() {
-  if (!tmaIssuer_.empty()) return tmaIssuer_;
+std::string FunctionLowering::electedLane() {
+  if (!electedLane_.empty()) return electedLane_;
   InSetup s(*this);  // at the function's entry, where every warp is converged
-  std::string elected = newReg(RegClass::Pred), warp0 = newReg(RegClass::Pred);
-  tmaIssuer_ = newReg(RegClass::Pred);
-  emit("elect.sync _|" + elected + ", 0xffffffff;");
-  emit("setp.lt.u32 " + warp0 + ", " + tid_ + ", 32;");
-  emit("and.pred " + tmaIssuer_ + ", " + elected + ", " + warp0 + ";");
-  return tmaIssuer_;
+  electedLane_ = newReg(RegClass::Pred);
+  emit("elect.sync _|" + electedLane_ + ", 0xffffffff;");
+  return electedLane_;
 }
+
+std::string FunctionLowering::warpZeroIssuer() {
+  if (!warpZeroIssuer_.empty()) return warpZeroIssuer_;
+  std::string elected = electedLane();
+  InSetup s(*this);
+  std::string warp0 = newReg(RegClass::Pred);
+  warpZeroIssuer_ = newReg(RegClass::Pred);
+  emit("setp.lt.u32 " + warp0 + ", " + tid_ + ", 32;");
+  emit("and.pred " + warpZeroIssuer_ + ", " + elected + ", " + warp0 + ";");
+  return warpZeroIssuer_;
+}
+
+std::string FunctionLowering::tmaIssuer() { return writing_ == Writing::Producer ? electedLane() : warpZeroIssuer(); }
 
 FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
   if (!multicast_.whole.empty()) return multicast_;
@@ -117,12 +132,55 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       for (int64_t s = 0; s < stages; ++s) {
         std::string a = newReg(RegClass::B32);
         emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
-        emit("@" + issuer + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
+        emit("@" + warpZeroIssuer() + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
       }
       emit("fence.mbarrier_init.release.cluster;");
       // The partner's multicast copies signal these barriers too.
       if (i.imm) clusterBarrier();
-      else barrier();
+      else everyWarpBarrier();
+      return;
+    }
+    case Opcode::StageInit: {
+      // {cluster = 1}: the consumers of every program of the cluster (one
+      // launched alone has a cluster of one) free each stage.
+      std::string arrivals = std::to_string(i.imm);
+      if (i.sub) {
+        std::string n = newReg(RegClass::B32);
+        arrivals = newReg(RegClass::B32);
+        emit("mov.u32 " + n + ", %cluster_nctarank;");
+        emit("mul.lo.u32 " + arrivals + ", " + n + ", " + std::to_string(i.imm) + ";");
+      }
+      for (int64_t s = 0; s < bars.shape[0]; ++s) {
+        std::string a = newReg(RegClass::B32);
+        emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
+        emit("@" + warpZeroIssuer() + " mbarrier.init.shared::cta.b64 [" + a + "], " + arrivals + ";");
+      }
+      emit("fence.mbarrier_init.release.cluster;");
+      everyWarpBarrier();
+      return;
+    }
+    case Opcode::StageRelease: {
+      // One arrival per consumer warp, once the warp's reads of the stage
+      // are retired (the dot_wait before it); release semantics order them
+      // before the producer's next copy into the stage.
+      std::string bar = barrierOf(i.operand(0), i.operand(1));
+      std::string arrives = newReg(RegClass::Pred);
+      emit("and.pred " + arrives + ", " + elem(i.operand(2), 0) + ", " + electedLane() + ";");
+      emit("@" + arrives + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
+      if (i.sub) {  // and at the partner's, in a pair
+        std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32), peer = newReg(RegClass::B32);
+        std::string paired = newReg(RegClass::Pred), both = newReg(RegClass::Pred), remote = newReg(RegClass::B32);
+        emit("mov.u32 " + n + ", %cluster_nctarank;");
+        emit("mov.u32 " + rank + ", %cluster_ctarank;");
+        emit("xor.b32 " + peer + ", " + rank + ", 1;");
+        emit("setp.eq.u32 " + paired + ", " + n + ", 2;");
+        emit("and.pred " + both + ", " + arrives + ", " + paired + ";");
+        emit("mapa.shared::cluster.u32 " + remote + ", " + bar + ", " + peer + ";");
+        // At the CTA scope, as the local arrive: .release.cluster made ptxas
+        // put a MEMBAR.ALL.GPU and an ERRBAR before it, which waited for the
+        // wgmma in flight (a third of the samples; the pairs ran 2x slower).
+        emit("@" + both + " mbarrier.arrive.shared::cluster.b64 _, [" + remote + "];");
+      }
       return;
     }
     case Opcode::TmaCopy: {

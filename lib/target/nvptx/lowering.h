@@ -168,7 +168,14 @@ class FunctionLowering {
   // row-major position, a reshape).
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
                                                  int64_t pitch, const std::vector<int>& dstDimOf);
-  void barrier() { emit("bar.sync 0;"); }
+  // The program's warps; in a warp-specialized function (producer_warps),
+  // the consumers only, on a barrier of their own: the producer warp never
+  // comes to them.
+  void barrier() {
+    if (f_.producerWarps) emit("bar.sync 1, " + std::to_string(32 * opts_.numWarps) + ";");
+    else emit("bar.sync 0;");
+  }
+  void everyWarpBarrier() { emit("bar.sync 0;"); }
   // Every thread of the cluster (of the program alone, launched without one).
   // bar.sync first orders the program's own accesses, as the barrier it
   // replaces did; the cluster's arrive is then relaxed, an execution
@@ -177,7 +184,7 @@ class FunctionLowering {
   // every thread waited there for the wgmma in flight). The mbarriers'
   // init is published by the fence.mbarrier_init before it.
   void clusterBarrier() {
-    barrier();
+    everyWarpBarrier();
     emit("barrier.cluster.arrive.relaxed.aligned;");
     emit("barrier.cluster.wait.acquire.aligned;");
   }
@@ -243,9 +250,25 @@ class FunctionLowering {
   MulticastIssuers multicastIssuers();
   MulticastIssuers multicast_;
   // The thread of warp 0 that issues tensor copies and initializes their
-  // mbarriers (elect.sync; lower_tma.cpp says why not thread 0).
+  // mbarriers (elect.sync; lower_tma.cpp says why not thread 0); while the
+  // producer's part of a warp-specialized function is written, the thread
+  // of the producer warp that elect.sync picks.
   std::string tmaIssuer();
-  std::string tmaIssuer_;
+  std::string warpZeroIssuer();
+  std::string electedLane();  // each warp's thread picked by elect.sync
+  std::string warpZeroIssuer_, electedLane_;
+
+ public:
+  // Warp specialization: the body is written once per role, each time with
+  // the instructions that role runs (ir::Role).
+  enum class Writing { Everything, Consumers, Producer };
+  bool runs(const ir::Instruction& i) const {
+    if (writing_ == Writing::Everything) return true;
+    return writing_ == Writing::Consumers ? i.role != ir::Role::Producer : i.role != ir::Role::Consumer;
+  }
+
+ private:
+  Writing writing_ = Writing::Everything;
 };
 
 }  // namespace tritonc::nvptx
