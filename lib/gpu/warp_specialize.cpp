@@ -39,7 +39,8 @@
 // its pre-header, the loop's rings are read by a single dot (synchronous, or
 // asynchronous and retired by one dot_wait 0 or 1 in the same block), no
 // cp.async copy is left, and what the producer needs is scalar arithmetic
-// without other side effects.
+// without other side effects (loads too, where every store and atomic of
+// the program comes after the loop).
 #include <algorithm>
 #include <set>
 #include <unordered_set>
@@ -237,11 +238,25 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
   const transform::Loop& loop = *p.loop;
   ir::Value* writeNext = incomingFromLatch(p.writeSlot, loop);
   if (!writeNext) return false;
-  // What the producer would run, before anything changes.
+  // What the producer would run, before anything changes. It loads what
+  // it needs itself (a loop bound in memory), which must then be what the
+  // consumers load: no store or atomic of the program may come before the
+  // loop has ended.
   {
     Roles r = computeRoles(f, {});
-    for (ir::Instruction* i : r.producer)
+    bool loads = false;
+    for (ir::Instruction* i : r.producer) {
       if (!producerCanRun(*i, {})) return false;
+      loads = loads || i->opcode() == Opcode::Load;
+    }
+    ir::BasicBlock* after = loop.headerExit();
+    if (loads)
+      for (auto& bb : f.blocks())
+        for (auto& inst : bb->instructions()) {
+          Opcode op = inst->opcode();
+          bool writes = op == Opcode::Store || op == Opcode::AtomicRmw || op == Opcode::AtomicCas;
+          if (writes && (!after || !dom.dominates(after, bb.get()))) return false;
+        }
   }
   ir::Builder b(m);
   const int64_t stages = p.loopCopies[0]->operand(1)->type().shape[0];
