@@ -227,9 +227,13 @@ TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
   Result rep = report({"--num-ctas", "2"});
   ASSERT_EQ(rep.status, 0) << rep.err;
   EXPECT_NE(rep.out.find("multicast: programs launched in pairs"), std::string::npos) << rep.out;
+  // Pairs get a producer warp (gpu-warp-specialize), which the report names.
+  EXPECT_NE(rep.out.find("issued by a producer warp"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("8 warps and a producer warp, 288 threads"), std::string::npos) << rep.out;
   Result repOne = report({"-Dnum_ctas=1", "--num-ctas", "2"});
   ASSERT_EQ(repOne.status, 0) << repOne.err;
   EXPECT_EQ(repOne.out.find("multicast"), std::string::npos) << repOne.out;
+  EXPECT_EQ(repOne.out.find("producer"), std::string::npos) << repOne.out;
   Result badMacro = with({"-Dnum_ctas=4"});
   EXPECT_EQ(badMacro.status, 1);
   EXPECT_NE(badMacro.err.find("num_ctas must be 1 or 2"), std::string::npos) << badMacro.err;
