@@ -177,7 +177,14 @@ bool plan(ir::Function& f, const std::vector<transform::Loop>& loops, Plan* p) {
           (p->readSlot && p->readSlot != slot))
         return false;
       p->readSlot = slot;
-      for (ir::Instruction* d : u->users()) {
+      // The dot reads the stage, or its transposed view (`a @ ^b`).
+      std::vector<ir::Instruction*> users(u->users().begin(), u->users().end());
+      for (size_t k = 0; k < users.size(); ++k) {
+        ir::Instruction* d = users[k];
+        if (d->opcode() == Opcode::Trans) {
+          users.insert(users.end(), d->users().begin(), d->users().end());
+          continue;
+        }
         if (d->opcode() != Opcode::Dot && d->opcode() != Opcode::DotAsync) return false;
         if (reader && reader != d) return false;
         reader = d;
