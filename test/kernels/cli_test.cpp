@@ -1,6 +1,7 @@
 // End-to-end tests of the `tritonc` command line: it is run as a process,
 // its stdout and stderr captured to files of a per-test temporary folder.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -233,7 +234,8 @@ TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
   Result repOne = report({"-Dnum_ctas=1", "--num-ctas", "2"});
   ASSERT_EQ(repOne.status, 0) << repOne.err;
   EXPECT_EQ(repOne.out.find("multicast"), std::string::npos) << repOne.out;
-  EXPECT_EQ(repOne.out.find("producer"), std::string::npos) << repOne.out;
+  if (!std::getenv("TRITONC_WARP_SPECIALIZE"))  // (=1 gives a program alone one too)
+    EXPECT_EQ(repOne.out.find("producer"), std::string::npos) << repOne.out;
   Result badMacro = with({"-Dnum_ctas=4"});
   EXPECT_EQ(badMacro.status, 1);
   EXPECT_NE(badMacro.err.find("num_ctas must be 1 or 2"), std::string::npos) << badMacro.err;
