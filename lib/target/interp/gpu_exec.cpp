@@ -3,7 +3,8 @@
 // arrays of its own (one per local_alloc, reused each time it runs), a
 // buffer value is a handle (buffer number, element offset of the stage);
 // copies happen at once (masked-off elements become zeros, as cp.async's
-// zero-fill), so waits, commits, barriers and fences do nothing, and layout
+// zero-fill), so commits, barriers and fences do nothing (waits check the
+// barriers' phases, below), and layout
 // conversions are copies. Whether the pipeliner reads each stage after its
 // copy and before the copy that overwrites it is what this checks.
 // The mbarriers of rings count their completed phases: a tma_copy completes
