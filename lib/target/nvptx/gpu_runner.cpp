@@ -95,12 +95,18 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     func_ = func;
     d->cuFuncGetAttribute(&registers_, 4 /* NUM_REGS */, func);
     d->cuFuncGetAttribute(&localBytes_, 3 /* LOCAL_SIZE_BYTES */, func);
-    // Dynamic shared memory, as the PTX of this kernel asks.
+    // The `// tritonc: ...` lines of this kernel's entry: what follows the
+    // marker, or npos.
     size_t entry = ptx.find(".entry " + name_ + "(");
-    size_t mark = entry == std::string::npos ? entry : ptx.find("// tritonc: dynamic_shared_bytes ", entry);
     size_t next = entry == std::string::npos ? entry : ptx.find(".entry ", entry + 1);
-    if (mark != std::string::npos && (next == std::string::npos || mark < next)) {
-      sharedBytes_ = unsigned(std::stoul(ptx.substr(mark + 33)));
+    auto valueAfter = [&](const std::string& marker) {
+      size_t at = entry == std::string::npos ? entry : ptx.find(marker, entry);
+      return at != std::string::npos && (next == std::string::npos || at < next) ? at + marker.size()
+                                                                                 : std::string::npos;
+    };
+    // Dynamic shared memory, as the PTX of this kernel asks.
+    if (size_t at = valueAfter("// tritonc: dynamic_shared_bytes "); at != std::string::npos) {
+      sharedBytes_ = unsigned(std::stoul(ptx.substr(at)));
       CUresult sr = d->cuFuncSetAttribute(func, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int(sharedBytes_));
       if (sr != 0)
         throw UserError(SourceLoc{}, "kernel '" + name_ + "' needs " + std::to_string(sharedBytes_) +
@@ -108,13 +114,10 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     }
     tensorMaps_ = parseTensorMaps(ptx, name_);
     // Multicast copies (gpu/multicast.cpp): launched in pairs along x where the grid allows.
-    size_t cluster = entry == std::string::npos ? entry : ptx.find("// tritonc: cluster_x 2", entry);
-    pairsAlongX_ = cluster != std::string::npos && (next == std::string::npos || cluster < next) &&
-                   d->cuLaunchKernelEx != nullptr;
+    pairsAlongX_ = valueAfter("// tritonc: cluster_x 2") != std::string::npos && d->cuLaunchKernelEx != nullptr;
     // A producer warp (gpu/warp_specialize.cpp) beside the program's own.
-    size_t producer = entry == std::string::npos ? entry : ptx.find("// tritonc: producer_warps ", entry);
-    if (producer != std::string::npos && (next == std::string::npos || producer < next))
-      producerThreads_ = 32 * unsigned(std::stoul(ptx.substr(producer + 27)));
+    if (size_t at = valueAfter("// tritonc: producer_warps "); at != std::string::npos)
+      producerThreads_ = 32 * unsigned(std::stoul(ptx.substr(at)));
   } catch (...) {
     d->cuModuleUnload(mod);
     throw;

@@ -119,22 +119,25 @@ FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
 
 void FunctionLowering::lowerTma(const ir::Instruction& i) {
   const ir::Type& bars = (i.opcode() == Opcode::TmaCopy ? i.operand(1) : i.operand(0))->type();
-  std::string issuer = tmaIssuer();
   auto barrierOf = [&](const ir::Value* barsValue, const ir::Value* stage) {
     std::string r = newReg(RegClass::B32);
     emit("mad.lo.s32 " + r + ", " + elem(stage, 0) + ", " + std::to_string(barrierStride(bars)) + ", " +
          elem(barsValue, 0) + ";");
     return r;
   };
+  // One mbarrier per stage expecting `arrivals`, initialized by warp 0's
+  // elected thread (the producer warp's copy finds it false), then fenced.
+  auto initStages = [&](const std::string& arrivals) {
+    for (int64_t s = 0; s < bars.shape[0]; ++s) {
+      std::string a = newReg(RegClass::B32);
+      emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
+      emit("@" + warpZeroIssuer() + " mbarrier.init.shared::cta.b64 [" + a + "], " + arrivals + ";");
+    }
+    emit("fence.mbarrier_init.release.cluster;");
+  };
   switch (i.opcode()) {
     case Opcode::TmaInit: {
-      int64_t stages = bars.shape[0];
-      for (int64_t s = 0; s < stages; ++s) {
-        std::string a = newReg(RegClass::B32);
-        emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
-        emit("@" + warpZeroIssuer() + " mbarrier.init.shared::cta.b64 [" + a + "], 1;");
-      }
-      emit("fence.mbarrier_init.release.cluster;");
+      initStages("1");
       // The partner's multicast copies signal these barriers too.
       if (i.imm) clusterBarrier();
       else everyWarpBarrier();
@@ -150,12 +153,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         emit("mov.u32 " + n + ", %cluster_nctarank;");
         emit("mul.lo.u32 " + arrivals + ", " + n + ", " + std::to_string(i.imm) + ";");
       }
-      for (int64_t s = 0; s < bars.shape[0]; ++s) {
-        std::string a = newReg(RegClass::B32);
-        emit("add.s32 " + a + ", " + elem(i.operand(0), 0) + ", " + std::to_string(s * barrierStride(bars)) + ";");
-        emit("@" + warpZeroIssuer() + " mbarrier.init.shared::cta.b64 [" + a + "], " + arrivals + ";");
-      }
-      emit("fence.mbarrier_init.release.cluster;");
+      initStages(arrivals);
       everyWarpBarrier();
       return;
     }
@@ -190,6 +188,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       size_t fast = size_t(l.order[0]);
       int64_t outer = dst.shape[1 - fast];
       int64_t blocks = dst.shape[fast] * esize / l.swizzle;
+      std::string issuer = tmaIssuer();
       std::string map = tensorMapAddress(i);
       std::string bar = barrierOf(i.operand(1), i.operand(2));
       // Inside the tensor only when the predicate holds and it has elements
