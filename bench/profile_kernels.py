@@ -305,10 +305,10 @@ if "ksweep" in what:
     CONFIGS = ((128, 128, 64, 4, 3, 1, 0), (128, 128, 64, 4, 3, 1, 100000), (128, 128, 64, 8, 3, 1, 0),
                (128, 128, 64, 4, 4, 1, 0), (128, 128, 64, 4, 3, 2, 0), (64, 128, 64, 4, 4, 1, 0),
                (128, 64, 64, 4, 4, 1, 0))
-    if os.environ.get("KSWEEP_CONFIGS"):  # e.g. "128x128x64w4s5c1,128x128x32w4s8c1"
+    if os.environ.get("KSWEEP_CONFIGS"):  # e.g. "128x128x64w4s5c1,128x128x32w4s8c1"; a final 'n': no store
         import re
-        CONFIGS = tuple(tuple(int(g) for g in re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)c(\d+)", c).groups()) + (0,)
-                        for c in os.environ["KSWEEP_CONFIGS"].split(","))
+        CONFIGS = tuple(tuple(int(g) for g in re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)c(\d+)n?", c).groups())
+                        + (100000 if c.endswith("n") else 0,) for c in os.environ["KSWEEP_CONFIGS"].split(","))
     ks = os.environ.get("KSWEEP_K", "64,128,256,512,1000,2000,4000")
     for K in (int(k) for k in ks.split(",")):
         a = torch.randn(M, K, device=dev, dtype=torch.float16)

@@ -241,7 +241,7 @@ class MaskReader {
         return read(i->operand(0), dims);
       case Opcode::Splat:
         if (i->operand(0)->type().isTile()) return fail("a splat of a tile");
-        view_.predicates.push_back(const_cast<ir::Value*>(i->operand(0)));
+        (i->sub == ir::kSplatIterationGuard ? view_.guards : view_.predicates).push_back(const_cast<ir::Value*>(i->operand(0)));
         return true;
       case Opcode::Reshape: {
         const ir::Shape& from = i->operand(0)->type().shape;

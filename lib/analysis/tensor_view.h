@@ -52,6 +52,7 @@ struct TensorView {
   const ir::Value* colsArg = nullptr;
   int64_t rowsConst = 0, colsConst = 0;
   std::vector<ir::Value*> predicates;        // scalar i1 conjuncts of the mask
+  std::vector<ir::Value*> guards;            // those splat as iteration guards (ir::kSplatIterationGuard)
   const ir::BasicBlock* loopHeader = nullptr;  // whose iterations iterationAtom() counts
 };
 constexpr int64_t kUnbounded = 2147483647;

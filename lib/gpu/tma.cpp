@@ -15,6 +15,11 @@
 //     element (0, 0), materialized from the view (the loop's iteration count
 //     comes from a counter phi); a false predicate sends the box outside the
 //     tensor, which TMA fills with zeros, so that every stage is signalled;
+//     the mask's iteration guards (the pre-fetching's, `splat {guard = 1}`)
+//     become the copy's issue predicate instead: where one is false the
+//     iteration never runs, so no copy is made and the stage's barrier is
+//     only signalled (the copies past the loop's end cost neither the TMA
+//     unit nor waits);
 //   - each reader of a stage first waits on the stage's barrier
 //     (`tma_wait`, phase (iteration / S) & 1, carried by two phis, the
 //     iteration's slot in a ring of S and its phase, since an i32 division
@@ -190,17 +195,24 @@ void RingConverter::run() {
     b_.setLoc(copy->loc);
     ir::Value* row = emit(v.row);
     ir::Value* col = emit(v.col);
-    ir::Value* pred = nullptr;
-    for (ir::Value* p : v.predicates) pred = pred ? b_.binary(Opcode::And, pred, p) : p;
+    auto conjunction = [&](const std::vector<ir::Value*>& terms) {
+      ir::Value* all = nullptr;
+      for (ir::Value* p : terms) all = all ? b_.binary(Opcode::And, all, p) : p;
+      return all;
+    };
+    ir::Value* pred = conjunction(v.predicates);
     if (!pred) pred = m_.constBool(true);
+    ir::Value* issue = conjunction(v.guards);
     auto extent = [&](const ir::Value* arg, int64_t c) -> ir::Value* {
       return arg ? const_cast<ir::Value*>(arg) : static_cast<ir::Value*>(i32(c));
     };
     ir::Value* dst = copy->operand(0);
     ir::Value* stage = static_cast<ir::Instruction*>(dst)->operand(1);
-    b_.create(Opcode::TmaCopy, ir::Type::voidTy(),
-              {dst, bars_, stage, const_cast<ir::Argument*>(v.base), const_cast<ir::Argument*>(v.ld),
-               extent(v.rowsArg, v.rowsConst), extent(v.colsArg, v.colsConst), row, col, pred});
+    std::vector<ir::Value*> operands{dst, bars_, stage, const_cast<ir::Argument*>(v.base),
+                                     const_cast<ir::Argument*>(v.ld), extent(v.rowsArg, v.rowsConst),
+                                     extent(v.colsArg, v.colsConst), row, col, pred};
+    if (issue) operands.push_back(issue);
+    b_.create(Opcode::TmaCopy, ir::Type::voidTy(), operands);
     copy->parent->erase(copy);
   }
   // Readers wait for their stage (before the first user in each block).

@@ -290,6 +290,11 @@ class Module {
 // d it clones ahead; its value matters only where d is not zero, so the axis
 // analysis may read it as d. Printed `{guard = 1}`.
 constexpr uint8_t kSelectDivisorGuard = 1;
+// A splat's `sub`: the condition that a pre-fetch's iteration runs
+// (transform/prefetch.cpp), splat over the mask of the load it guards. Where
+// it is false the program never uses the loaded tile (the loop exits first),
+// so a copy under it need not be made (gpu/tma.cpp). Printed `{guard = 1}`.
+constexpr uint8_t kSplatIterationGuard = 1;
 // A print's `sub`: its values print as the hexadecimal digits of their bits.
 // Printed `print hex "..."`.
 constexpr uint8_t kPrintHex = 1;

@@ -36,7 +36,7 @@ inline OperandCount operandCount(Opcode op) {
       return {0, 0};
     case Opcode::DotAsync: return {3, 3};
     case Opcode::TmaInit: return {1, 1};
-    case Opcode::TmaCopy: return {10, 10};
+    case Opcode::TmaCopy: return {10, 11};
     case Opcode::TmaWait: case Opcode::StageRelease: return {3, 3};
     case Opcode::StageInit: return {1, 1};
     case Opcode::Cmp: case Opcode::Gep: return {2, 2};

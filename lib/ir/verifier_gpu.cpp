@@ -125,6 +125,8 @@ std::string checkGpuOp(const Instruction& inst) {
         if (op(k) != Type::scalar(Scalar::I32))
           return "'tma_copy' takes i32 scalars for its stage, leading stride, extents and coordinates";
       if (op(9) != Type::scalar(Scalar::I1)) return "'tma_copy' takes a scalar i1 predicate";
+      if (inst.numOperands() == 11 && op(10) != Type::scalar(Scalar::I1))
+        return "'tma_copy' takes a scalar i1 issue predicate";
       if (inst.imm != 0 && inst.imm != 2) return "'tma_copy' is multicast to a pair of programs or not at all";
       if (inst.imm && (dst.shape[size_t(dst.layout->order[0])] * byteSize(dst.kind) / dst.layout->swizzle) % 2)
         return "a multicast 'tma_copy' needs an even number of swizzle blocks (one half per program)";

@@ -70,6 +70,8 @@ std::string checkShapeOp(const Instruction& inst) {
   if (op == Opcode::Splat) {
     if (a.isTile()) return "'splat' operand must be a scalar, not " + str(a);
     if (!r.isTile()) return "'splat' result must be a tile, not " + str(r);
+    if (inst.sub > kSplatIterationGuard) return "unknown splat flag " + std::to_string(inst.sub);
+    if (inst.sub && !a.isBool()) return "a guard 'splat' splats a condition (i1), not " + str(a);
   }
   if (r.element() != a.element())
     return quoted(op) + " must keep the element type (" + str(a) + " to " + str(r) + ")";

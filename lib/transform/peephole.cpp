@@ -95,6 +95,13 @@ std::optional<bool> decideByBounds(ir::CmpPred p, ir::Value* x, ir::Value* y) {
   return std::nullopt;
 }
 
+// `s`'s scalar splat to another shape, still a guard if `s` was one.
+ir::Value* resplat(ir::Builder& b, ir::Instruction* s, const ir::Shape& shape) {
+  ir::Value* r = b.splat(s->operand(0), shape);
+  static_cast<ir::Instruction*>(r)->sub = s->sub;
+  return r;
+}
+
 // Returns the value `inst` simplifies to, or nullptr. May instead rewrite
 // `inst` in place (returning `inst` itself to report a change).
 ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
@@ -120,7 +127,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
     case Opcode::Reshape:
       if (x->type() == t) return x;
       // A splat broadcast or reshaped is a splat of the new shape.
-      if (ir::Instruction* s = asInst(x, Opcode::Splat)) return b.splat(s->operand(0), t.shape);
+      if (ir::Instruction* s = asInst(x, Opcode::Splat)) return resplat(b, s, t.shape);
       if (inst->opcode() == Opcode::Reshape)
         if (ir::Instruction* r = asInst(x, Opcode::Reshape)) return b.reshape(r->operand(0), t.shape);
       return nullptr;
@@ -173,7 +180,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
         if (!s || s->operand(0)->type().isTile()) continue;
         if (ir::Instruction* bc = asInst(other, Opcode::Broadcast)) {
           ir::Value* m = bc->operand(0);
-          return b.broadcast(b.binary(Opcode::And, m, b.splat(s->operand(0), m->type().shape)), t.shape);
+          return b.broadcast(b.binary(Opcode::And, m, resplat(b, s, m->type().shape)), t.shape);
         }
         ir::Instruction* conj = asInst(other, Opcode::And);
         if (!conj || conj->users().size() != 1) continue;

@@ -163,7 +163,11 @@ ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b,
   ir::Value* ptr = cl.valueAt(l->operand(0), k);
   b.setLoc(l->loc);
   const ir::Type& t = l->type();
-  ir::Value* mask = t.isTile() ? b.splat(cond, t.shape) : cond;
+  ir::Value* mask = cond;
+  if (t.isTile()) {
+    mask = b.splat(cond, t.shape);
+    static_cast<ir::Instruction*>(mask)->sub = ir::kSplatIterationGuard;  // false: iteration k never runs
+  }
   ir::Value* other;
   if (l->numOperands() == 3) {
     mask = b.binary(Opcode::And, cl.valueAt(l->operand(1), k), mask);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -400,6 +401,35 @@ TEST(TmaLoop, CopiesIssuedByAnElectedThread) {
   EXPECT_GT(issued, 0) << ptx;
   EXPECT_EQ(ptx.find("xor.pred"), std::string::npos) << ptx;
   expectAssembles(ptx, "tma_elected_issuer");
+}
+
+// The copies of iterations past the loop's end (the pre-fetching's guards,
+// the copies' issue predicate) are not made: under the guard's negation the
+// issuer only arrives on the stage's mbarrier, which completes its phase
+// without bytes, so neither the TMA unit nor the exit's waits spend time on
+// boxes outside the tensor. Each copy's announcement has that arrive beside
+// it, on the same barrier, under the complementary predicate.
+TEST(TmaLoop, CopiesPastTheEndAreNotIssued) {
+  std::string ptx = masked1000Ptx("128");
+  std::map<std::string, std::pair<std::string, std::string>> andOf;  // predicate -> (issuer, guard with its '!')
+  std::regex andPred(R"(and\.pred (%p\d+), (%p\d+), (!?%p\d+);)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), andPred); it != std::sregex_iterator(); ++it)
+    andOf[(*it)[1].str()] = {(*it)[2].str(), (*it)[3].str()};
+  std::map<std::string, std::string> plainArrive;  // barrier register -> predicate
+  std::regex arrive(R"(@(%p\d+) mbarrier\.arrive\.shared::cta\.b64 _, \[(%r\d+)\];)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), arrive); it != std::sregex_iterator(); ++it)
+    plainArrive[(*it)[2].str()] = (*it)[1].str();
+  int announced = 0;
+  std::regex expect(R"(@(%p\d+) mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[(%r\d+)\])");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), expect); it != std::sregex_iterator(); ++it, ++announced) {
+    ASSERT_TRUE(andOf.count((*it)[1].str())) << (*it)[0].str();
+    auto [issuer, guard] = andOf[(*it)[1].str()];
+    ASSERT_TRUE(plainArrive.count((*it)[2].str())) << "no arrive without bytes beside " << (*it)[0].str();
+    auto other = andOf[plainArrive[(*it)[2].str()]];
+    EXPECT_EQ(other.first, issuer);
+    EXPECT_EQ(other.second, "!" + guard) << (*it)[0].str();
+  }
+  EXPECT_EQ(announced, 6) << ptx;  // A and B: two stages before the loop (num_stages 3), one in it
 }
 
 // Warp specialization (gpu/warp_specialize.cpp): a pair's multicast copies

@@ -144,6 +144,48 @@ void expectVerifyError(const std::string& body, const std::string& problem) {
   EXPECT_NE(message.find(problem), std::string::npos) << "message:\n" << message << "\nexpected: " << problem;
 }
 
+// A pre-fetch's iteration guard (`splat {guard = 1}`) splats a condition;
+// a tma_copy's optional issue predicate is a scalar i1.
+TEST(GpuIrText, GuardsAndIssuePredicates) {
+  const std::string guarded = "kernel @k(%n: i32) {\nentry:\n"
+                              "  %c = cmp gt %n, i32 0 : i1\n  %g = splat %c : i1<8> {guard = 1}\n  ret\n}\n";
+  std::unique_ptr<Module> m = parseModule(guarded);
+  EXPECT_EQ(printModule(*m), guarded);
+  EXPECT_EQ(verifyModule(*m), "");
+  EXPECT_EQ(m->functions()[0]->blocks()[0]->instructions()[1]->sub, kSplatIterationGuard);
+  EXPECT_NE(verifyText("kernel @k(%n: i32) {\nentry:\n  %g = splat %n : i32<8> {guard = 1}\n  ret\n}\n")
+                .find("a guard 'splat' splats a condition (i1)"),
+            std::string::npos);
+  expectParseError("kernel @k(%n: i32) {\nentry:\n  %g = add %n, i32 1 : i32 {guard = 1}\n  ret\n}\n",
+                   "marks a select (a divisor guard) or a splat");
+  const std::string copy = R"(target "sm_90a" num_warps(4)
+
+#shared0 = shared<order=[0]>
+#shared1 = shared<order=[1, 0], swizzle=128>
+
+kernel @k(%a: f16* aligned(16), %n: i32) shared(16400) {
+entry:
+  %bars = local_alloc : i64<1, 1, #shared0> {smem = 16384}
+  tma_init %bars
+  %ring = local_alloc : f16<1, 64, 64, #shared1> {smem = 0}
+  %s = mem_index %ring, i32 0 : f16<64, 64, #shared1>
+  %go = cmp gt %n, i32 0 : i1
+  tma_copy %s, %bars, i32 0, %a, i32 64, %n, i32 64, i32 0, i32 0, i1 1, ISSUE
+  tma_wait %bars, i32 0, i32 0
+  ret
+}
+)";
+  auto with = [&](const std::string& issue) {
+    std::string t = copy;
+    t.replace(t.find("ISSUE"), 5, issue);
+    return t;
+  };
+  std::unique_ptr<Module> c = parseModule(with("%go"));
+  EXPECT_EQ(printModule(*c), with("%go"));
+  EXPECT_EQ(verifyModule(*c), "");
+  EXPECT_NE(verifyText(with("%n")).find("a scalar i1 issue predicate"), std::string::npos);
+}
+
 TEST(GpuIrVerifier, LayoutRules) {
   // Every tile has a layout, of the tile's rank.
   expectVerifyError("  %r = range 0 : i32<32>\n", "the result has no layout");

@@ -14,6 +14,7 @@
 // order the waiter would wait for ever (on the GPU, for an instruction that
 // comes later, which warp specialization may only do across roles).
 #include <algorithm>
+#include <cmath>
 
 #include "target/interp/executor.h"
 
@@ -138,11 +139,19 @@ void Executor::execGpu(const Step& s) {
       // The box at (row, col) of the rows x cols tensor at base (leading
       // stride ld); what lies outside it, or everything when the predicate
       // is false, becomes zeros, as the tensor-memory accelerator fills.
+      // Under a false issue predicate no copy is made: the stage holds
+      // garbage (NaN, or all ones), which a program that reads it shows.
       const Elem& h = in(s, 0)[0];
       const ir::Type& t = inType(s, 0);
       int64_t boxRows = t.shape[0], boxCols = t.shape[1];
       Tile& buf = bufferAt(h, boxRows * boxCols, s.inst);
       const ir::Scalar kind = t.kind;
+      if (inst.numOperands() == 11 && !in(s, 10)[0].i) {
+        ++phases_[{bufferOf(in(s, 1)[0]), in(s, 2)[0].i}];
+        for (int64_t j = 0; j < boxRows * boxCols; ++j)
+          buf[size_t(offsetOf(h) + j)] = ir::isFloatKind(kind) ? floatElem(std::nan("")) : intElem(-1);
+        return;
+      }
       const int size = ir::byteSize(kind);
       const uint64_t base = uint64_t(in(s, 3)[0].i);
       const int64_t ld = in(s, 4)[0].i, rows = in(s, 5)[0].i, cols = in(s, 6)[0].i;

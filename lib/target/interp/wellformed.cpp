@@ -207,7 +207,7 @@ class Checker {
                 "stage_release arrives on a buffer of barriers under a scalar predicate");
         return;
       case Op::TmaCopy:
-        operands(10, 10);
+        operands(10, 11);
         require(inst_.operand(0)->type().isShared() && kindOf(3) == ir::Scalar::Ptr &&
                     inst_.operand(3)->type().pointee == kindOf(0),
                 "tma_copy copies from a pointer into a buffer");

@@ -6,6 +6,8 @@
 //             one cp.async.bulk.tensor per swizzle block of the box; a false
 //             predicate (or an empty tensor) moves the box outside the
 //             tensor, which fills it with zeros and still signals the bytes;
+//             a false issue predicate (the optional last operand) makes no
+//             copy: the issuer arrives on the mbarrier without bytes;
 //   tma_wait: every thread spins on mbarrier.try_wait.parity.
 //   stage_init: the issuer initializes one mbarrier per stage, expecting
 //             `imm` arrivals, behind a barrier of every warp;
@@ -203,7 +205,21 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       }
       std::string row = newReg(RegClass::B32);
       emit("selp.b32 " + row + ", " + elem(i.operand(7), 0) + ", -1073741824, " + ok + ";");
-      emit("@" + issuer + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
+      // Under a false issue predicate (operand 10) the issuer only arrives,
+      // which completes the stage's phase without bytes.
+      const bool gated = i.numOperands() == 11;
+      auto issuing = [&](const std::string& who) {
+        if (!gated) return who;
+        std::string r = newReg(RegClass::Pred);
+        emit("and.pred " + r + ", " + who + ", " + elem(i.operand(10), 0) + ";");
+        return r;
+      };
+      if (gated) {
+        std::string r = newReg(RegClass::Pred);
+        emit("and.pred " + r + ", " + issuer + ", !" + elem(i.operand(10), 0) + ";");
+        emit("@" + r + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
+      }
+      emit("@" + issuing(issuer) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
            std::to_string(gpu::sharedStageBytes(dst)) + ";");
       for (int64_t b = 0; b < blocks; ++b) {
         std::string to = elem(i.operand(0), 0), col = elem(i.operand(8), 0);
@@ -216,15 +232,15 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         const std::string copy = " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
         const std::string operands = " [" + to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "]";
         if (!i.imm) {
-          emit("@" + issuer + copy + operands + ";");
+          emit("@" + issuing(issuer) + copy + operands + ";");
           continue;
         }
         // In a pair, block b comes from the program of rank b % 2 into both
         // programs' stages (and signals both programs' barriers, at the
         // same offset); alone, the program issues every block.
         MulticastIssuers m = multicastIssuers();
-        emit("@" + m.whole + copy + operands + ";");
-        emit("@" + m.half[b % 2] + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
+        emit("@" + issuing(m.whole) + copy + operands + ";");
+        emit("@" + issuing(m.half[b % 2]) + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
       }
       return;
     }
