@@ -80,6 +80,14 @@ for stages in 1 2 4; do
     status=1
   fi
 done
+
+# The sm_80 code (mma.sync, ldmatrix, cp.async rings) on this GPU.
+if TRITONC_GPU_ARCH=sm_80 "$EX" --root . --backend gpu --preset test > "$OUT_DIR/examples-gpu-sm80.txt" 2>&1; then
+  log "examples on gpu compiled for sm_80: $(tail -1 "$OUT_DIR/examples-gpu-sm80.txt")"
+else
+  log "examples on gpu compiled for sm_80 FAILED: $(tail -1 "$OUT_DIR/examples-gpu-sm80.txt")"
+  status=1
+fi
 fi
 
 if ! step sanitizer; then

@@ -353,14 +353,15 @@ def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
 
 def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
     """tritonc.ops.dot's GPU tile space: num_ctas 1 and 2 where B's rows are
-    not a multiple of 128 bytes apart (a wave of large tiles), 1 only where
-    they are, and none for f32 (FMA dots) or small grids."""
+    not a multiple of 128 bytes apart (a wave of large tiles, or less than
+    one: 1000^3), 1 only where they are, and none for f32 (FMA dots)."""
     from tritonc.ops import _gpu_space
     assert _gpu_space(1760, 7000, 1760, "float16", 132, 7000 * 2)["num_ctas"] == [1, 2]
     assert "num_ctas" not in _gpu_space(4096, 4096, 4096, "float16", 132, 4096 * 2)
     assert "num_ctas" not in _gpu_space(1760, 7000, 1760, "float16", 132, None)  # B transposed
     assert "num_ctas" not in _gpu_space(1760, 7000, 1760, "float32", 132, 7000 * 4)
-    assert "num_ctas" not in _gpu_space(1000, 1000, 1000, "float16", 132, 2000)
+    assert _gpu_space(1000, 1000, 1000, "float16", 132, 2000)["num_ctas"] == [1, 2]
+    assert "num_ctas" not in _gpu_space(2048, 128, 2048, "float16", 132, 128 * 2)
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")

@@ -108,11 +108,12 @@ def _config_values(text):
 def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None):
     """The tile space the tuner times on the GPU, by a heuristic on the shape:
     large tiles where the output has a wave of them or more, smaller tiles
-    and deeper K steps where it has fewer (measured on the H100: 1000^3 is
-    fastest at 128x128x64 with 4 warps, 2048x128x2048 at 64x64x128). Where
-    B's rows (K x N, not transposed) are not a multiple of 128 bytes apart,
-    num_ctas 2 too: B's boxes multicast to pairs of programs paid there
-    (1760x7000x1760: 0.65 -> 0.81 of cuBLAS) and cost where rows are aligned."""
+    and deeper K steps where it has fewer (measured on the H100: 2048x128x2048
+    is fastest at 64x64x128, 1000^3 at 64x128x64 with 4 stages in pairs of
+    programs). Where B's rows (K x N, not transposed) are not a multiple of
+    128 bytes apart, num_ctas 2 too: B's boxes multicast to pairs of programs
+    paid there (1760x7000x1760: 0.65 -> 0.81 of cuBLAS; 1000^3 with a
+    producer warp: 12.8 -> 11.7 us) and cost where rows are aligned."""
     if str(dtype).endswith("float32"):  # FMA dots (no tf32): the H100's best f32 tiles
         return dict(TM=[64], TN=[128, 256] if M * N >= 2048 * 2048 else [64, 128], TK=[32], num_warps=[8],
                     num_stages=[3])
@@ -121,7 +122,10 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None):
         if b_row_bytes is not None and b_row_bytes % 128:
             space["num_ctas"] = [1, 2]
         return space
-    return dict(TM=[64, 128], TN=[64, 128], TK=[64, 128], num_warps=[4], num_stages=[3])
+    space = dict(TM=[64, 128], TN=[64, 128], TK=[64, 128], num_warps=[4], num_stages=[3, 4])
+    if b_row_bytes is not None and b_row_bytes % 128:
+        space["num_ctas"] = [1, 2]
+    return space
 
 
 def _splitk_space(M, N, K, sms):

@@ -213,7 +213,8 @@ struct UserKernel {
   int minCopies = 0;  // cp.async instructions at least (both operands' copies, every stage)
 };
 
-std::string userKernelPtx(const UserKernel& k, const nvptx::TargetOptions* options = nullptr) {
+std::string userKernelPtx(const UserKernel& k, const nvptx::TargetOptions* options = nullptr,
+                          const std::string& arch = "sm_90a") {
   std::string path = std::string(TRITONC_SOURCE_DIR) + "/" + k.file;
   lang::CompileOptions co;
   co.filename = path;
@@ -231,7 +232,7 @@ std::string userKernelPtx(const UserKernel& k, const nvptx::TargetOptions* optio
   nvptx::TargetOptions to;
   to.multicast = true;  // num_ctas = 2: the copies pairs of programs share are multicast
   if (options) to = *options;
-  to.arch = "sm_90a";
+  to.arch = arch;
   to.numWarps = k.warps;
   return nvptx::emitPtx(*r.module, to);
 }
@@ -313,6 +314,53 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "0"}}, {{"L", 4096}}, 4,
                    {"wgmma.mma_async", "wgmma.wait_group.sync.aligned 1;", "ex2.approx.ftz.f32"}}),
     [](const ::testing::TestParamInfo<UserKernel>& i) { return std::string(i.param.name); });
+
+// On sm_80, mma.sync reads its f16 operands from shared memory with
+// ldmatrix in every layout of matmul_fused.tc: .trans where the memory rows
+// run along M or N (^a, and B stored K x N), as they are where they run
+// along K (A stored M x K, ^b); no operand element by element (the
+// epilogue's ld.shared are the same in every layout).
+TEST(Sm80Dot, EveryOperandLayoutReadsWithLdmatrix) {
+  auto count = [](const std::string& ptx, const std::regex& re) {
+    return std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), re), std::sregex_iterator());
+  };
+  long epilogueLoads = -1;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}};
+      if (ta)
+        d.insert(d.end(), {{"USE_A", "^a"}, {"STRIDE_AK", "lda"}, {"STRIDE_AM", "1"}, {"BROADCAST_AK", ":, newaxis"},
+                           {"BROADCAST_AM", "newaxis, :"}, {"SHAPE_A", "TK, TM"}});
+      else
+        d.insert(d.end(), {{"USE_A", "a"}, {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"}, {"BROADCAST_AK", "newaxis, :"},
+                           {"BROADCAST_AM", ":, newaxis"}, {"SHAPE_A", "TM, TK"}});
+      if (tb)
+        d.insert(d.end(), {{"USE_B", "^b"}, {"STRIDE_BK", "1"}, {"STRIDE_BN", "ldb"}, {"BROADCAST_BK", "newaxis, :"},
+                           {"BROADCAST_BN", ":, newaxis"}, {"SHAPE_B", "TN, TK"}});
+      else
+        d.insert(d.end(), {{"USE_B", "b"}, {"STRIDE_BK", "ldb"}, {"STRIDE_BN", "1"}, {"BROADCAST_BK", ":, newaxis"},
+                           {"BROADCAST_BN", "newaxis, :"}, {"SHAPE_B", "TK, TN"}});
+      std::string tag = std::string("fused_") + (ta ? "t" : "n") + (tb ? "t" : "n");
+      std::string ptx = userKernelPtx(UserKernel{"fused", "examples/matmul_fused.tc", d,
+                                                 {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096},
+                                                  {"ldc", 4096}},
+                                                 4, {}},
+                                      nullptr, "sm_80");
+      // 128 x 128 x 32 on 4 warps (2 x 2): per warp and k step, A's 64 x 32 is 4 x4 reads and B's 32 x 64 four.
+      long plain = count(ptx, std::regex(R"(ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16)"));
+      long trans = count(ptx, std::regex(R"(ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16)"));
+      EXPECT_EQ(trans, (ta ? 8 : 0) + (tb ? 0 : 8)) << tag << "\n" << ptx;
+      EXPECT_EQ(plain + trans, 16) << tag;
+      long loads = count(ptx, std::regex(R"(ld\.shared)"));
+      if (epilogueLoads < 0) epilogueLoads = loads;
+      EXPECT_EQ(loads, epilogueLoads) << tag << ": operands read element by element";
+      static const std::string ptxas = findPtxas();
+      if (ptxas.empty()) continue;
+      std::string log;
+      EXPECT_EQ(assemble(ptxas, ptx, "sm_80", tag, log), 0) << log;
+      EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
+    }
+}
 
 // An f32 dot on the cores orders its FMAs in a serpentine (rows in order,
 // columns back and forth), so that each FMA shares an operand with the one

@@ -1,6 +1,8 @@
 #include "target/nvptx/gpu_runner.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -13,7 +15,20 @@ std::string gpuArch(std::string* whyNot) {
   CudaDriver* d = CudaDriver::get(whyNot);
   if (!d) return "";
   std::string arch = "sm_" + std::to_string(d->ccMajor) + std::to_string(d->ccMinor);
-  return d->ccMajor == 9 ? arch + "a" : arch;
+  if (d->ccMajor == 9) arch += "a";
+  // An older target's code on this GPU (the driver compiles its PTX): the
+  // sm_80 paths (mma.sync, ldmatrix, cp.async) run on an H100.
+  if (const char* forced = std::getenv("TRITONC_GPU_ARCH"); forced && *forced) {
+    int major = 0, minor = 0;
+    char suffix = 0;
+    int n = std::sscanf(forced, "sm_%1d%1d%c", &major, &minor, &suffix);
+    bool known = n >= 2 && (n == 2 || suffix == 'a') && std::string(forced).size() == size_t(5 + (n == 3));
+    if (!known || major < 8 || major * 10 + minor > d->ccMajor * 10 + d->ccMinor || (suffix == 'a' && forced != arch))
+      throw UserError(SourceLoc{}, "TRITONC_GPU_ARCH=" + std::string(forced) + " is not a target this GPU (" + arch +
+                                       ") runs: sm_80 up to " + arch);
+    return forced;
+  }
+  return arch;
 }
 
 namespace {

@@ -101,6 +101,10 @@ GpuRunResult runOnGpu(const std::string& ptx, const ir::Function& fn, const inte
                       const std::vector<interp::KernelArg>& args, const GpuLaunchOptions& opts);
 
 // "sm_90a" for the GPU present, or "" with the reason when there is none.
+// TRITONC_GPU_ARCH=sm_80 (any target from sm_80 up to the GPU's) makes that
+// the target instead: its PTX runs through the driver's compiler, so that
+// the older paths can be checked on a newer GPU. Throws UserError for a
+// target the GPU cannot run.
 std::string gpuArch(std::string* whyNot = nullptr);
 
 }  // namespace tritonc::nvptx

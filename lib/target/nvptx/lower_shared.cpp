@@ -220,48 +220,62 @@ std::string warpPart(FunctionLowering& L, const gpu::LinearLayout& ll, size_t di
 }
 
 // Whether operand registers of mma.sync can be read with ldmatrix: 16-bit
-// elements in rows of 16-byte multiples along the dimension ldmatrix reads
-// (K for A, N for B with .trans).
+// elements, a row- or column-major buffer whose memory rows start 16 bytes
+// apart (each lane gives the address of 8 elements of one), dimensions of
+// 16 multiples.
 bool ldmatrixFits(const ir::Type& buf, const ir::Type& dst) {
   const ir::Layout* l = dst.layout;
   if (l->kind != ir::LayoutKind::DotOperand || l->parent->version != 2 || ir::bitWidth(dst.kind) != 16) return false;
   const ir::Layout& s = *buf.layout;
-  if (s.swizzle || s.order != std::vector<int>{1, 0}) return false;
+  if (s.swizzle || s.order.size() != 2) return false;
   ir::Shape shape = gpu::stageShape(buf);
-  return ((shape[1] + s.pad) * 2) % 16 == 0 && shape[0] % 16 == 0 && shape[1] % 16 == 0;
+  return ((shape[size_t(s.order[0])] + s.pad) * 2) % 16 == 0 && shape[0] % 16 == 0 && shape[1] % 16 == 0;
 }
 
 }  // namespace
 
-// ldmatrix.x4: lane l gives the address of row (l % 8) + 8 ((l / 8) % 2),
-// column 8 (l / 16) of a 16 x 16 block; the four 8 x 8 matrices arrive as
-// the four 32-bit registers of the A fragment (a0..a3), or with .trans from
-// a K x N block as b0, b1 of two 8-column groups.
+// ldmatrix.x4 reads four 8 x 8 matrices of a 16 x 16 block, matrix q at
+// (8 (q % 2), 8 (q / 2)) of the operand's (M x K or K x N) coordinates, and
+// gives each thread its elements as the mma fragment wants them: the A
+// fragment's a0..a3, or B's b0, b1 of two 8-column groups. Lane l gives the
+// address of row l % 8 of matrix l / 8, a row of memory: along the
+// buffer's outer dimension. Where the memory rows run along K (A row-major,
+// B column-major) the matrices are read as they are; where they run along
+// M or N (^a, B row-major), with .trans.
 static std::vector<std::string> loadWithLdmatrix(FunctionLowering& L, const ir::Value* bufV, const ir::Type& dst) {
   const ir::Type& buf = bufV->type();
   const gpu::LinearLayout& ll = L.placement(dst).ll;
   int opIdx = dst.layout->opIdx;
   ir::Shape shape = gpu::stageShape(buf);
-  int64_t pitch = shape[1] + buf.layout->pad;
+  const size_t fast = size_t(buf.layout->order[0]), outer = 1 - fast;
+  const int64_t pitch = shape[fast] + buf.layout->pad;  // elements between memory rows
+  const size_t kDim = opIdx == 0 ? 1 : 0;
+  const bool trans = fast != kDim;
+  auto offset = [&](int64_t d0, int64_t d1) {  // bytes from the buffer's start to element (d0, d1)
+    int64_t d[2] = {d0, d1};
+    return (d[outer] * pitch + d[fast]) * 2;
+  };
   std::string base = L.elem(bufV, 0);
   std::string lanePart;
   {
     FunctionLowering::InSetup inSetup(L);
-    std::string r8 = L.newReg(RegClass::B32), hi = L.newReg(RegClass::B32), row = L.newReg(RegClass::B32),
-                col = L.newReg(RegClass::B32);
+    std::string r8 = L.newReg(RegClass::B32), c[2] = {L.newReg(RegClass::B32), L.newReg(RegClass::B32)};
     L.emit("and.b32 " + r8 + ", " + L.laneId() + ", 7;");
-    L.emit("bfe.u32 " + hi + ", " + L.laneId() + ", 3, 1;");
-    L.emit("mad.lo.s32 " + row + ", " + hi + ", 8, " + r8 + ";");
-    L.emit("bfe.u32 " + col + ", " + L.laneId() + ", 4, 1;");
-    L.emit("shl.b32 " + col + ", " + col + ", 3;");
-    // The warp's block: rows (A) or columns (B) it owns.
+    L.emit("bfe.u32 " + c[0] + ", " + L.laneId() + ", 3, 1;");  // the matrix's origin: 8 (q % 2), 8 (q / 2)
+    L.emit("shl.b32 " + c[0] + ", " + c[0] + ", 3;");
+    L.emit("bfe.u32 " + c[1] + ", " + L.laneId() + ", 4, 1;");
+    L.emit("shl.b32 " + c[1] + ", " + c[1] + ", 3;");
+    L.emit("add.s32 " + c[outer] + ", " + c[outer] + ", " + r8 + ";");  // the lane's row of memory
+    // The warp's block: rows of A or columns of B it owns.
     std::string w = warpPart(L, ll, opIdx == 0 ? 0 : 1);
-    if (opIdx == 0) L.emit("add.s32 " + row + ", " + row + ", " + w + ";");
-    else L.emit("add.s32 " + col + ", " + col + ", " + w + ";");
+    std::string& mn = c[opIdx == 0 ? 0 : 1];
+    L.emit("add.s32 " + mn + ", " + mn + ", " + w + ";");
     lanePart = L.newReg(RegClass::B32);
-    L.emit("mad.lo.s32 " + lanePart + ", " + row + ", " + std::to_string(pitch) + ", " + col + ";");
+    L.emit("mad.lo.s32 " + lanePart + ", " + c[outer] + ", " + std::to_string(pitch) + ", " + c[fast] + ";");
     L.emit("shl.b32 " + lanePart + ", " + lanePart + ", 1;");
   }
+  const std::string shape8 = std::string("ldmatrix.sync.aligned.m8n8.");
+  const std::string how = std::string(trans ? ".trans" : "") + ".shared.b16 ";
   std::string addr = L.newReg(RegClass::B32);
   L.emit("add.s32 " + addr + ", " + base + ", " + lanePart + ";");
   std::vector<std::string> out(ll.numRegs());
@@ -282,8 +296,7 @@ static std::vector<std::string> loadWithLdmatrix(FunctionLowering& L, const ir::
       for (int64_t kk = 0; kk < cols; kk += 16) {
         std::vector<std::string> w(4);
         for (auto& x : w) x = L.newReg(RegClass::B32);
-        L.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 " + braces(w) + ", [" + addr + "+" +
-               std::to_string((mi * pitch + kk) * 2) + "];");
+        L.emit(shape8 + "x4" + how + braces(w) + ", [" + addr + "+" + std::to_string(offset(mi, kk)) + "];");
         for (int q = 0; q < 4; ++q) {
           int64_t r = mi + 8 * (q & 1), c = kk + 8 * (q >> 1);
           unpack(w[size_t(q)], {r, c}, {r, c + 1});
@@ -295,8 +308,8 @@ static std::vector<std::string> loadWithLdmatrix(FunctionLowering& L, const ir::
         bool pair = nj + 8 < cols;
         std::vector<std::string> w(pair ? 4 : 2);
         for (auto& x : w) x = L.newReg(RegClass::B32);
-        L.emit(std::string("ldmatrix.sync.aligned.m8n8.") + (pair ? "x4" : "x2") + ".trans.shared.b16 " + braces(w) +
-               ", [" + addr + "+" + std::to_string((kk * pitch + nj) * 2) + "];");
+        L.emit(shape8 + (pair ? "x4" : "x2") + how + braces(w) + ", [" + addr + "+" + std::to_string(offset(kk, nj)) +
+               "];");
         for (size_t q = 0; q < w.size(); ++q) {
           int64_t k = kk + 8 * int64_t(q & 1), n = nj + 8 * int64_t(q >> 1);
           unpack(w[q], {k, n}, {k + 1, n});
