@@ -184,6 +184,19 @@ void addMatmulCases(std::vector<Case>& out) {
                        {{"M", 128}, {"N", 96}, {"K", 64}},
                        [t, transA, transB](const Params& p, std::mt19937_64& r) { return dot(p, r, t, transA, transB); }});
       }
+  // The same in f16 with tiles of 16 multiples, whose operands mma.sync
+  // reads with ldmatrix on sm_80 (.trans where the memory rows run along M
+  // or N): TRITONC_GPU_ARCH=sm_80 puts that path on a newer GPU.
+  for (bool transA : {false, true})
+    for (bool transB : {false, true}) {
+      std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "64"}, {"TN", "32"}, {"TK", "32"}};
+      for (auto& m : fusedMacros(transA, transB)) d.push_back(m);
+      out.push_back({std::string("matmul_fused_") + (transA ? "t" : "n") + (transB ? "t" : "n") + "_f16_64x32x32",
+                     "examples/matmul_fused.tc", d,
+                     {{"M", 128}, {"N", 96}, {"K", 96}},
+                     {{"M", 512}, {"N", 512}, {"K", 512}},
+                     [transA, transB](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, transA, transB); }});
+    }
   {
     std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "[32, 64, 128]"}, {"TN", "[32, 64, 128]"}, {"TK", "[8, 16]"}};
     for (auto& m : fusedMacros(false, true)) d.push_back(m);
