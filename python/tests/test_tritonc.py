@@ -329,6 +329,32 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.skipif(_cuda() and torch.cuda.get_device_capability()[0] < 9, reason="no clusters before sm_90")
+def test_pairs_with_a_producer_warp_survive_many_launches():
+    """Pairs of programs with a producer warp (num_ctas=2): each consumer
+    warp's last release arrives on the partner's barrier, which must land
+    before the partner exits. With a relaxed arrive at the exit's barrier
+    over the cluster, this configuration at 8192^3 faulted within 150
+    launches (3 runs of 3 on the H100); the launches then agree with float64."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
+    with open(path) as f:
+        mm = tritonc.kernel(f.read(), filename="matmul_masked.tc")
+    M = N = K = 8192
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    for _ in range(150):
+        mm(a, b, c, M, N, K, K, N, N, grid=(M // 64, N // 128), TYPE=torch.float16, TM=64, TN=128, TK=32,
+           num_warps=4, num_stages=3, num_ctas=2)
+    torch.cuda.synchronize()
+    rows = torch.randint(0, M, (64,), device="cuda")
+    ref = a[rows].double() @ b.double()
+    err = ((c[rows].double() - ref).abs().max() / ref.abs().max()).item()
+    assert err <= 1e-2, err
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
     """The split-K path at a fixed configuration, called three times with new

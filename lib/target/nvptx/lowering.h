@@ -183,9 +183,14 @@ class FunctionLowering {
   // (with .release the 4096^3 matmul ran 1.7x slower, presumably because
   // every thread waited there for the wgmma in flight). The mbarriers'
   // init is published by the fence.mbarrier_init before it.
+  // A warp-specialized function's consumers arrive on the partner's
+  // mbarriers (stage_release): there the arrive is .release, which orders
+  // those remote arrives before it, so that neither program exits (its
+  // shared memory given to another) while the other's arrive is on its way.
+  // Such a function has cluster barriers only after its inits and at its exit.
   void clusterBarrier() {
     everyWarpBarrier();
-    emit("barrier.cluster.arrive.relaxed.aligned;");
+    emit(f_.producerWarps ? "barrier.cluster.arrive.release.aligned;" : "barrier.cluster.arrive.relaxed.aligned;");
     emit("barrier.cluster.wait.acquire.aligned;");
   }
   // One st.shared / ld.shared of consecutive elements of kind `k` (i1 as
