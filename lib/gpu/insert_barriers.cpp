@@ -159,6 +159,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
     bool async = false;
     switch (op) {
       case Opcode::Barrier:
+        if (inst->imm > ir::kBarrierCluster) continue;  // a half of one over the cluster: no barrier of the warps
         s.reads = {};
         s.writes = {};
         if (inst->imm) s.sinceCluster = {};

@@ -111,7 +111,7 @@ bool producerCanRun(const ir::Instruction& i, const std::set<ir::Value*>& freeBa
     case Opcode::TmaCopy: case Opcode::TmaInit: case Opcode::StageInit: case Opcode::Br: case Opcode::CondBr:
     case Opcode::Ret:
       return true;
-    case Opcode::Barrier: return i.imm == 1;  // over the cluster (the pair's end)
+    case Opcode::Barrier: return i.imm != 0;  // over the cluster (the pair's end), whole or in halves
     case Opcode::LocalAlloc: return i.numOperands() == 0;
     case Opcode::TmaWait: return isAcquire(i, freeBarriers);
     default: return false;
@@ -312,12 +312,14 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
   b.setLoc(p.retire->loc);
   b.create(Opcode::StageRelease, ir::Type::voidTy(), {free, released, pred})->sub = p.multicast;
   // A pair's consumers free the stages of both programs: neither may exit
-  // while the other can still arrive on its barriers. One barrier over the
-  // cluster where the loop ends (after the exit's waits for the copies and
-  // the dots, before anything that writes memory), when that comes before
-  // every return: the epilogue's stores then come after it, and its arrive,
-  // which must order the remote arrives before it, waits for none of them
-  // (before the returns, the 1000^3 pairs took 1.5 us more). Otherwise one
+  // while the other can still arrive on its barriers. A barrier over the
+  // cluster in two halves: its arrive where the loop ends (after the exit's
+  // waits for the copies and the dots, before anything that writes memory),
+  // its wait before each return, when the loop's end comes before every
+  // one. The arrive, which must order the remote arrives before it, then
+  // waits for none of the epilogue's stores, and the epilogue runs while
+  // the pair meets (a whole barrier before the returns cost the 1000^3
+  // pairs 1.5 us, one at the loop's end 0.8). Otherwise a whole barrier
   // before each return.
   if (p.multicast) {
     std::vector<ir::Instruction*> rets;
@@ -326,7 +328,7 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
     ir::BasicBlock* end = loop.headerExit();
     bool endFirst = end != nullptr;
     for (ir::Instruction* ret : rets) endFirst = endFirst && dom.dominates(end, ret->parent);
-    std::vector<std::pair<ir::BasicBlock*, size_t>> at;
+    std::vector<std::pair<ir::BasicBlock*, size_t>> at;  // where the arrive goes, or the whole barriers
     if (endFirst) {
       size_t k = end->firstNonPhi();
       for (size_t j = k; j < end->instructions().size(); ++j) {
@@ -342,8 +344,14 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
     for (auto [bb, k] : at) {
       b.setInsertPoint(bb, k);
       b.setLoc(k < bb->instructions().size() ? bb->instructions()[k]->loc : loop.header->terminator()->loc);
-      b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = 1;
+      b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = endFirst ? ir::kBarrierClusterArrive : ir::kBarrierCluster;
     }
+    if (endFirst)
+      for (ir::Instruction* ret : rets) {
+        b.setInsertPoint(ret->parent, ret->parent->indexOf(ret));
+        b.setLoc(ret->loc);
+        b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = ir::kBarrierClusterWait;
+      }
   }
   // Who runs what.
   std::set<ir::Value*> freeBarriers{free};

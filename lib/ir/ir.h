@@ -295,6 +295,11 @@ constexpr uint8_t kSelectDivisorGuard = 1;
 // it is false the program never uses the loaded tile (the loop exits first),
 // so a copy under it need not be made (gpu/tma.cpp). Printed `{guard = 1}`.
 constexpr uint8_t kSplatIterationGuard = 1;
+// A barrier's `imm`: the program's warps (0), every thread of the cluster
+// (1, `{cluster = 1}`), or one half of that, split so that work goes on
+// between them: the arrive (`{cluster = arrive}`) and the wait
+// (`{cluster = wait}`). Neither half is a barrier of the program's warps.
+constexpr int64_t kBarrierCluster = 1, kBarrierClusterArrive = 2, kBarrierClusterWait = 3;
 // A print's `sub`: its values print as the hexadecimal digits of their bits.
 // Printed `print hex "..."`.
 constexpr uint8_t kPrintHex = 1;

@@ -286,6 +286,13 @@ void Parser::parseAttributes(Instruction* inst) {
       inst->role = v.text == "producer" ? Role::Producer : Role::Both;
       continue;
     }
+    if (key.text == "cluster" && v.kind == TokKind::Word) {  // a barrier over the cluster split in two
+      if (inst->opcode() != Opcode::Barrier || (v.text != "arrive" && v.text != "wait"))
+        failAt(v.loc, "'cluster = arrive' and 'cluster = wait' mark the halves of a barrier over the cluster");
+      take();
+      inst->imm = v.text == "arrive" ? kBarrierClusterArrive : kBarrierClusterWait;
+      continue;
+    }
     if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
       if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
         failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");

@@ -137,7 +137,9 @@ std::string checkGpuOp(const Instruction& inst) {
       if (inst.opcode() == Opcode::DotWait && op(0) != r) return "'dot_wait' returns its operand's type";
       return "";
     case Opcode::Barrier:
-      return inst.imm == 0 || inst.imm == 1 ? "" : "a 'barrier' synchronizes the program or (cluster = 1) its cluster";
+      return inst.imm >= 0 && inst.imm <= kBarrierClusterWait
+                 ? ""
+                 : "a 'barrier' synchronizes the program, or its cluster (cluster = 1, or split: arrive, wait)";
     case Opcode::AsyncCommit: case Opcode::FenceAsyncShared:
       return "";
     case Opcode::DotAsync:

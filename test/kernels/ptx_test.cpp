@@ -509,9 +509,20 @@ TEST(WarpSpecialization, PairsGetAProducerWarp) {
   // consumers' last arrives on the partner's barriers land before either
   // program exits (relaxed, the 8192^3 pairs faulted within 150 launches).
   EXPECT_EQ(producer.find("bar.sync 1,"), std::string::npos);
+  // It comes in two halves, the wait just before returning: the consumers'
+  // epilogue runs between them.
   EXPECT_NE(consumers.find("barrier.cluster.arrive.release.aligned"), std::string::npos);
   EXPECT_NE(producer.find("barrier.cluster.arrive.release.aligned"), std::string::npos);
   EXPECT_EQ(ptx.find("barrier.cluster.arrive.relaxed"), std::string::npos);
+  for (const std::string* part : {&consumers, &producer}) {
+    size_t wait = part->rfind("barrier.cluster.wait.acquire.aligned;"), ret = part->rfind("ret;");
+    ASSERT_NE(wait, std::string::npos);
+    const size_t after = wait + std::string("barrier.cluster.wait.acquire.aligned;").size();
+    EXPECT_EQ(part->substr(after, ret - after).find_first_not_of(" \n"), std::string::npos) << part->substr(wait, 200);
+    EXPECT_GT(wait, part->rfind("barrier.cluster.arrive.release.aligned;"));
+  }
+  EXPECT_LT(consumers.rfind("barrier.cluster.arrive.release.aligned;"), consumers.rfind("st.global"));
+  EXPECT_GT(consumers.rfind("barrier.cluster.wait.acquire.aligned;"), consumers.rfind("st.global"));
   expectAssembles(ptx, "warp_specialized_pairs");
 }
 

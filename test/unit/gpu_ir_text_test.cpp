@@ -254,13 +254,16 @@ TEST(GpuIrText, WarpSpecializationRoundTrips) {
   std::string text = specialized(
       "  %s = add %n, i32 1 : i32 {role = producer}\n"
       "  tma_wait %free, i32 0, i32 1 {role = producer}\n"
-      "  stage_release %free, i32 0, i1 1\n");
+      "  stage_release %free, i32 0, i1 1\n"
+      "  barrier {cluster = arrive, role = both}\n"
+      "  barrier {cluster = wait, role = both}\n");
   std::unique_ptr<Module> m = parseModule(text);
   EXPECT_EQ(printModule(*m), text);
   EXPECT_EQ(verifyModule(*m), "");
   EXPECT_EQ(m->functions()[0]->producerWarps, 1);
   expectParseError(specialized("  stage_init 0 %free {role = both}\n"), "between 1 and 1024 arrivals");
   expectParseError(specialized("  tma_wait %free, i32 0, i32 1 {role = everyone}\n"), "expected 'producer' or 'both'");
+  expectParseError(specialized("  barrier {cluster = later, role = both}\n"), "mark the halves of a barrier");
   std::string two = specialized("");
   two.replace(two.find("producer_warps(1)"), 17, "producer_warps(2)");
   expectParseError(two, "one producer warp");

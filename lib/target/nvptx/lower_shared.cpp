@@ -387,7 +387,12 @@ void FunctionLowering::lowerShared(const ir::Instruction& i) {
     case Opcode::AsyncCommit: emit("cp.async.commit_group;"); return;
     case Opcode::AsyncWait: emit("cp.async.wait_group " + std::to_string(i.imm) + ";"); return;
     case Opcode::Barrier:
-      if (i.imm) clusterBarrier();
+      // The halves of a barrier over the cluster: the arrive is .release,
+      // which orders this thread's accesses before it (a consumer's arrives
+      // on the partner's mbarriers), the wait .acquire.
+      if (i.imm == ir::kBarrierClusterArrive) emit("barrier.cluster.arrive.release.aligned;");
+      else if (i.imm == ir::kBarrierClusterWait) emit("barrier.cluster.wait.acquire.aligned;");
+      else if (i.imm) clusterBarrier();
       else barrier();
       return;
     case Opcode::FenceAsyncShared: emit("fence.proxy.async.shared::cta;"); return;
