@@ -319,8 +319,8 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
   // one. The arrive, which must order the remote arrives before it, then
   // waits for none of the epilogue's stores, and the epilogue runs while
   // the pair meets (a whole barrier before the returns cost the 1000^3
-  // pairs 1.5 us, one at the loop's end 0.8). Otherwise a whole barrier
-  // before each return.
+  // pairs 1.5 us; a whole one at the loop's end times as the halves do).
+  // Otherwise a whole barrier before each return.
   if (p.multicast) {
     std::vector<ir::Instruction*> rets;
     for (auto& bb : f.blocks())
