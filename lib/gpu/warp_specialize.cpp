@@ -23,9 +23,11 @@
 // programs' stages, so a stage is free once both programs' consumers freed
 // it: stage_init and stage_release get {cluster = 1} (arrivals from the
 // pair; each consumer warp arrives at both programs' barriers), and a
-// `barrier {cluster = 1}` where the loop ends (or before each return, where
-// the loop's end does not come before every one) keeps a program alive
-// while its partner may still arrive on its barriers.
+// barrier over the cluster keeps a program alive while its partner may
+// still arrive on its barriers: in halves, `barrier {cluster = arrive}`
+// where the loop ends and `barrier {cluster = wait}` before each return
+// (a whole `barrier {cluster = 1}` before each return where the loop's end
+// does not come before every one).
 // In program order each slot is freed before the copy that waits for it,
 // which the interpreter checks (it counts the barriers' phases).
 //
