@@ -125,6 +125,10 @@ double toleranceFor(ir::Scalar k);
 // `"TYPE" -> ir::Scalar` for the macro values used by the table ("float", "half").
 ir::Scalar scalarOfType(const std::string& typeMacro);
 
+// The macros of examples/matmul_fused.tc for one operand layout (A or B
+// transposed or not; see its header).
+std::vector<lang::Define> fusedMacros(bool transA, bool transB);
+
 // The families, each in its own file; allCases() concatenates them.
 void addBasicCases(std::vector<Case>& out);   // vector add, transpose, relu, softmax, layernorm
 void addMatmulCases(std::vector<Case>& out);  // matmul*.tc

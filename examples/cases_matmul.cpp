@@ -92,7 +92,9 @@ Launch intDot(const Params& p, std::mt19937_64& rng) {
 
 const char* typeSuffix(const std::string& type) { return type == "half" ? "f16" : "f32"; }
 
-// The macros of matmul_fused.tc for one operand layout (see its header).
+
+}  // namespace
+
 std::vector<lang::Define> fusedMacros(bool transA, bool transB) {
   std::vector<lang::Define> d;
   if (!transA)
@@ -109,8 +111,6 @@ std::vector<lang::Define> fusedMacros(bool transA, bool transB) {
                        {"BROADCAST_BK", "newaxis, :"}, {"BROADCAST_BN", ":, newaxis"}, {"SHAPE_B", "TN, TK"}});
   return d;
 }
-
-}  // namespace
 
 void addMatmulCases(std::vector<Case>& out) {
   // The tutorial's three dot kernels, f32 and f16, with non-square tiles.

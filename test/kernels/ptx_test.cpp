@@ -328,18 +328,7 @@ TEST(Sm80Dot, EveryOperandLayoutReadsWithLdmatrix) {
   for (bool ta : {false, true})
     for (bool tb : {false, true}) {
       std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}};
-      if (ta)
-        d.insert(d.end(), {{"USE_A", "^a"}, {"STRIDE_AK", "lda"}, {"STRIDE_AM", "1"}, {"BROADCAST_AK", ":, newaxis"},
-                           {"BROADCAST_AM", "newaxis, :"}, {"SHAPE_A", "TK, TM"}});
-      else
-        d.insert(d.end(), {{"USE_A", "a"}, {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"}, {"BROADCAST_AK", "newaxis, :"},
-                           {"BROADCAST_AM", ":, newaxis"}, {"SHAPE_A", "TM, TK"}});
-      if (tb)
-        d.insert(d.end(), {{"USE_B", "^b"}, {"STRIDE_BK", "1"}, {"STRIDE_BN", "ldb"}, {"BROADCAST_BK", "newaxis, :"},
-                           {"BROADCAST_BN", ":, newaxis"}, {"SHAPE_B", "TN, TK"}});
-      else
-        d.insert(d.end(), {{"USE_B", "b"}, {"STRIDE_BK", "ldb"}, {"STRIDE_BN", "1"}, {"BROADCAST_BK", ":, newaxis"},
-                           {"BROADCAST_BN", "newaxis, :"}, {"SHAPE_B", "TK, TN"}});
+      for (auto& m : examples::fusedMacros(ta, tb)) d.push_back(m);
       std::string tag = std::string("fused_") + (ta ? "t" : "n") + (tb ? "t" : "n");
       std::string ptx = userKernelPtx(UserKernel{"fused", "examples/matmul_fused.tc", d,
                                                  {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096},

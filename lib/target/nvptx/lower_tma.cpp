@@ -206,20 +206,26 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       std::string row = newReg(RegClass::B32);
       emit("selp.b32 " + row + ", " + elem(i.operand(7), 0) + ", -1073741824, " + ok + ";");
       // Under a false issue predicate (operand 10) the issuer only arrives,
-      // which completes the stage's phase without bytes.
+      // which completes the stage's phase without bytes. Each issuing
+      // predicate is and'ed with it once (and.pred keeps the elected
+      // thread's single issue).
       const bool gated = i.numOperands() == 11;
-      auto issuing = [&](const std::string& who) {
+      auto issuing = [&](const std::string& who, bool when = true) {
         if (!gated) return who;
         std::string r = newReg(RegClass::Pred);
-        emit("and.pred " + r + ", " + who + ", " + elem(i.operand(10), 0) + ";");
+        emit("and.pred " + r + ", " + who + ", " + (when ? "" : "!") + elem(i.operand(10), 0) + ";");
         return r;
       };
-      if (gated) {
-        std::string r = newReg(RegClass::Pred);
-        emit("and.pred " + r + ", " + issuer + ", !" + elem(i.operand(10), 0) + ";");
-        emit("@" + r + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
+      if (gated) emit("@" + issuing(issuer, false) + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
+      const std::string alone = issuing(issuer);
+      std::string whole, half[2];
+      if (i.imm) {
+        MulticastIssuers m = multicastIssuers();
+        whole = issuing(m.whole);
+        half[0] = issuing(m.half[0]);
+        half[1] = issuing(m.half[1]);
       }
-      emit("@" + issuing(issuer) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
+      emit("@" + alone + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " +
            std::to_string(gpu::sharedStageBytes(dst)) + ";");
       for (int64_t b = 0; b < blocks; ++b) {
         std::string to = elem(i.operand(0), 0), col = elem(i.operand(8), 0);
@@ -232,15 +238,14 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         const std::string copy = " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
         const std::string operands = " [" + to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "]";
         if (!i.imm) {
-          emit("@" + issuing(issuer) + copy + operands + ";");
+          emit("@" + alone + copy + operands + ";");
           continue;
         }
         // In a pair, block b comes from the program of rank b % 2 into both
         // programs' stages (and signals both programs' barriers, at the
         // same offset); alone, the program issues every block.
-        MulticastIssuers m = multicastIssuers();
-        emit("@" + issuing(m.whole) + copy + operands + ";");
-        emit("@" + issuing(m.half[b % 2]) + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
+        emit("@" + whole + copy + operands + ";");
+        emit("@" + half[b % 2] + copy + ".multicast::cluster" + operands + ", " + multicastIssuers().mask + ";");
       }
       return;
     }
