@@ -22,12 +22,12 @@
 // With multicast copies (gpu-multicast), each program's producer fills both
 // programs' stages, so a stage is free once both programs' consumers freed
 // it: stage_init and stage_release get {cluster = 1} (arrivals from the
-// pair; each consumer warp arrives at both programs' barriers), and a
-// barrier over the cluster keeps a program alive while its partner may
-// still arrive on its barriers: in halves, `barrier {cluster = arrive}`
-// where the loop ends and `barrier {cluster = wait}` before each return
-// (a whole `barrier {cluster = 1}` before each return where the loop's end
-// does not come before every one).
+// pair; each consumer warp arrives at both programs' barriers), and the
+// producer drains after the loop: it waits for its next free slots as its
+// next iterations would, until every release has landed, so that its
+// program outlives the partner's arrives on its barriers (a whole
+// `barrier {cluster = 1}` before each return where the loop's end does not
+// come before every one).
 // In program order each slot is freed before the copy that waits for it,
 // which the interpreter checks (it counts the barriers' phases).
 //
@@ -113,7 +113,7 @@ bool producerCanRun(const ir::Instruction& i, const std::set<ir::Value*>& freeBa
     case Opcode::TmaCopy: case Opcode::TmaInit: case Opcode::StageInit: case Opcode::Br: case Opcode::CondBr:
     case Opcode::Ret:
       return true;
-    case Opcode::Barrier: return i.imm != 0;  // over the cluster (the pair's end), whole or in halves
+    case Opcode::Barrier: return i.imm != 0;  // over the cluster, whole or in halves
     case Opcode::LocalAlloc: return i.numOperands() == 0;
     case Opcode::TmaWait: return isAcquire(i, freeBarriers);
     default: return false;
@@ -314,15 +314,22 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
   b.setLoc(p.retire->loc);
   b.create(Opcode::StageRelease, ir::Type::voidTy(), {free, released, pred})->sub = p.multicast;
   // A pair's consumers free the stages of both programs: neither may exit
-  // while the other can still arrive on its barriers. A barrier over the
-  // cluster in two halves: its arrive where the loop ends (after the exit's
-  // waits for the copies and the dots, before anything that writes memory),
-  // its wait before each return, when the loop's end comes before every
-  // one. The arrive, which must order the remote arrives before it, then
-  // waits for none of the epilogue's stores, and the epilogue runs while
-  // the pair meets (a whole barrier before the returns cost the 1000^3
-  // pairs 1.5 us; a whole one at the loop's end times as the halves do).
-  // Otherwise a whole barrier before each return.
+  // while the other can still arrive on its barriers. Where the loop's end
+  // comes before every return, the producer drains: after the loop it goes
+  // on waiting for its free slots, as its next iterations would, until it
+  // has seen every release the consumers make (theirs and the partner's).
+  // Its program then stays alive until the last remote arrive on its
+  // barriers has landed, and no one else waits: the epilogue runs at once.
+  // (A barrier over the cluster, `.release` so that it orders those
+  // arrives, cost the 1000^3 pairs about 1 us, in halves or whole.)
+  // Producer iteration i waits for the release of iteration i - (S - P)
+  // (S slots, P filled by the pre-header; the first S - P waits pass on
+  // fresh barriers), and the last release is of iteration n - 1, or n - 2
+  // with `dot_wait 1`: S - P - previous more waits see them all, and pass
+  // at once where the loop ran too few iterations to make them.
+  // Otherwise (a return the loop's end does not dominate, or a pre-header
+  // fill count that is not a constant) a whole barrier over the cluster
+  // before each return.
   if (p.multicast) {
     std::vector<ir::Instruction*> rets;
     for (auto& bb : f.blocks())
@@ -330,30 +337,34 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
     ir::BasicBlock* end = loop.headerExit();
     bool endFirst = end != nullptr;
     for (ir::Instruction* ret : rets) endFirst = endFirst && dom.dominates(end, ret->parent);
-    std::vector<std::pair<ir::BasicBlock*, size_t>> at;  // where the arrive goes, or the whole barriers
-    if (endFirst) {
-      size_t k = end->firstNonPhi();
-      for (size_t j = k; j < end->instructions().size(); ++j) {
-        const ir::Instruction& i = *end->instructions()[j];
-        bool wait = i.opcode() == Opcode::TmaWait || i.opcode() == Opcode::DotWait;
-        if (wait) k = j + 1;
-        else if (i.hasSideEffects()) break;
+    ir::Value* filled = nullptr;  // P: the write slot's value on entry
+    for (size_t k = 0; k < p.writeSlot->numOperands(); ++k)
+      if (p.writeSlot->blocks[k] != loop.latch) filled = p.writeSlot->operand(k);
+    const ir::Constant* fill = filled && filled->valueKind() == ir::ValueKind::Constant
+                                   ? static_cast<const ir::Constant*>(filled)
+                                   : nullptr;
+    if (endFirst && fill) {
+      int64_t drains = stages - fill->i - (p.previous ? 1 : 0);
+      b.setInsertPoint(end, end->firstNonPhi());
+      b.setLoc(loop.header->terminator()->loc);
+      ir::Value* slot = p.writeSlot;
+      ir::Value* ph = phase;
+      for (int64_t j = 0; j < drains; ++j) {
+        if (j > 0) {
+          ir::Value* next = b.binary(Opcode::Add, slot, b.i32(1));
+          ir::Value* wraps = b.cmp(ir::CmpPred::Eq, next, b.i32(int32_t(stages)));
+          slot = b.select(wraps, b.i32(0), next);
+          ph = b.select(wraps, b.binary(Opcode::Xor, ph, b.i32(1)), ph);
+        }
+        b.create(Opcode::TmaWait, ir::Type::voidTy(), {free, slot, ph});
       }
-      at.push_back({end, k});
     } else {
-      for (ir::Instruction* ret : rets) at.push_back({ret->parent, ret->parent->indexOf(ret)});
-    }
-    for (auto [bb, k] : at) {
-      b.setInsertPoint(bb, k);
-      b.setLoc(k < bb->instructions().size() ? bb->instructions()[k]->loc : loop.header->terminator()->loc);
-      b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = endFirst ? ir::kBarrierClusterArrive : ir::kBarrierCluster;
-    }
-    if (endFirst)
       for (ir::Instruction* ret : rets) {
         b.setInsertPoint(ret->parent, ret->parent->indexOf(ret));
         b.setLoc(ret->loc);
-        b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = ir::kBarrierClusterWait;
+        b.create(Opcode::Barrier, ir::Type::voidTy(), {})->imm = ir::kBarrierCluster;
       }
+    }
   }
   // Who runs what.
   std::set<ir::Value*> freeBarriers{free};

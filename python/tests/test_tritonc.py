@@ -333,9 +333,10 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
 def test_pairs_with_a_producer_warp_survive_many_launches():
     """Pairs of programs with a producer warp (num_ctas=2): each consumer
     warp's last release arrives on the partner's barrier, which must land
-    before the partner exits. With a relaxed arrive at the exit's barrier
-    over the cluster, this configuration at 8192^3 faulted within 150
-    launches (3 runs of 3 on the H100); the launches then agree with float64."""
+    before the partner exits (the producer drains its free barriers after
+    the loop). With a relaxed barrier over the cluster at the end instead,
+    this configuration at 8192^3 faulted within 150 launches (3 runs of 3 on
+    the H100); the launches then agree with float64."""
     import os
     path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
     with open(path) as f:
