@@ -187,7 +187,8 @@ class FunctionLowering {
   // mbarriers (stage_release): there the arrive is .release, which orders
   // those remote arrives before it, so that neither program exits (its
   // shared memory given to another) while the other's arrive is on its way.
-  // Such a function has cluster barriers only after its inits and at its exit.
+  // Such a function has cluster barriers only after its inits and, where
+  // its producer cannot drain (gpu-warp-specialize), before its returns.
   void clusterBarrier() {
     everyWarpBarrier();
     emit(f_.producerWarps ? "barrier.cluster.arrive.release.aligned;" : "barrier.cluster.arrive.relaxed.aligned;");
