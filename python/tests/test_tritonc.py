@@ -356,6 +356,32 @@ def test_pairs_with_a_producer_warp_survive_many_launches():
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.skipif(_cuda() and torch.cuda.get_device_capability()[0] < 9, reason="no clusters before sm_90")
+@pytest.mark.parametrize("tm,tn,tk,stages", [(64, 128, 32, 3), (64, 128, 64, 4), (128, 128, 64, 3)])
+def test_pairs_drain_at_any_trip_count(tm, tn, tk, stages):
+    """Pairs of programs with a producer warp at K from no iteration to
+    many: after the loop each producer waits once more for a free slot, the
+    last releases of both programs' consumers; a wait too many would hang
+    (no release comes), one too few lets a program exit under the partner's
+    arrives. Poisoned output, then float64 against every launch."""
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked.tc")
+    with open(path) as f:
+        mm = tritonc.kernel(f.read(), filename="matmul_masked.tc")
+    M, N = 250, 260  # ragged; an even number of programs along x, so they run in pairs
+    for K in (0, 16, tk, 2 * tk + 16, 5 * tk, 1000):
+        a = torch.randn(M, max(K, 8), device="cuda", dtype=torch.float16)
+        b = torch.randn(max(K, 8), N, device="cuda", dtype=torch.float16)
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+        mm(a, b, c, M, N, K, a.stride(0), N, N, grid=((M + tm - 1) // tm, (N + tn - 1) // tn), TYPE=torch.float16,
+           TM=tm, TN=tn, TK=tk, num_warps=4, num_stages=stages, num_ctas=2)
+        torch.cuda.synchronize()
+        ref = a[:, :K].double() @ b[:K].double()
+        err = (c.double() - ref).abs().max().item() / max(ref.abs().max().item(), 1.0)
+        assert err <= 1e-2, (K, err)
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
     """The split-K path at a fixed configuration, called three times with new
