@@ -26,7 +26,8 @@
 //     in the loop would cost a reciprocal and a dozen dependent instructions
 //     on the path to every iteration's dot);
 //   - the exit waits for the P copies still in flight, so that nothing
-//     writes the ring once its bytes are given to something else;
+//     writes the ring once its bytes are given to something else (none
+//     where every copy has an issue predicate: no copy is in flight then);
 //   - when no cp.async copy is left in the function, its commits and group
 //     waits go too.
 // Rows whose addresses are only 16-byte aligned slow cp.async down (each
@@ -187,6 +188,7 @@ void RingConverter::run() {
   auto [slot, phase] = slotPhase(stages);
   // The copies.
   size_t prologue = 0;
+  bool everyCopyGuarded = true;  // each issued only on an iteration that runs
   for (size_t k = 0; k < ring_.copies.size(); ++k) {
     ir::Instruction* copy = ring_.copies[k];
     const TensorView& v = ring_.views[k];
@@ -212,6 +214,7 @@ void RingConverter::run() {
                                      const_cast<ir::Argument*>(v.ld), extent(v.rowsArg, v.rowsConst),
                                      extent(v.colsArg, v.colsConst), row, col, pred};
     if (issue) operands.push_back(issue);
+    everyCopyGuarded = everyCopyGuarded && issue;
     b_.create(Opcode::TmaCopy, ir::Type::voidTy(), operands);
     copy->parent->erase(copy);
   }
@@ -229,7 +232,10 @@ void RingConverter::run() {
     }
   }
   // The exit waits for the copies still in flight: iterations n .. n+P-1
-  // (P < S: their slots wrap at most once past n's).
+  // (P < S: their slots wrap at most once past n's). None are where every
+  // copy is issued only on an iteration that runs, whose readers wait for
+  // it: the loop's last waits were the last.
+  if (everyCopyGuarded) return;
   ir::BasicBlock* exit = loop_.headerExit();
   b_.setInsertPoint(exit, exit->firstNonPhi());
   for (size_t k = 0; k < prologue; ++k) {
