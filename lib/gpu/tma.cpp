@@ -39,6 +39,7 @@
 
 #include "analysis/tensor_view.h"
 #include "gpu/passes.h"
+#include "gpu/ring_position.h"
 #include "ir/builder.h"
 #include "ir/dominators.h"
 #include "transform/loops.h"
@@ -239,14 +240,7 @@ void RingConverter::run() {
   ir::BasicBlock* exit = loop_.headerExit();
   b_.setInsertPoint(exit, exit->firstNonPhi());
   for (size_t k = 0; k < prologue; ++k) {
-    ir::Value* at = slot;
-    ir::Value* parity = phase;
-    if (k) {
-      ir::Value* step = b_.binary(Opcode::Add, slot, i32(int64_t(k)));
-      ir::Value* wraps = b_.cmp(ir::CmpPred::Ge, step, i32(stages));
-      at = b_.select(wraps, b_.binary(Opcode::Sub, step, i32(stages)), step);
-      parity = b_.select(wraps, b_.binary(Opcode::Xor, phase, i32(1)), phase);
-    }
+    auto [at, parity] = ringPositionAfter(b_, slot, phase, int64_t(k), stages);
     b_.create(Opcode::TmaWait, ir::Type::voidTy(), {bars_, at, parity});
   }
 }

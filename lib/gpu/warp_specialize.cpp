@@ -49,6 +49,7 @@
 #include <unordered_set>
 
 #include "gpu/passes.h"
+#include "gpu/ring_position.h"
 #include "ir/builder.h"
 #include "ir/dominators.h"
 #include "transform/loops.h"
@@ -347,16 +348,9 @@ bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o) {
       int64_t drains = stages - fill->i - (p.previous ? 1 : 0);
       b.setInsertPoint(end, end->firstNonPhi());
       b.setLoc(loop.header->terminator()->loc);
-      ir::Value* slot = p.writeSlot;
-      ir::Value* ph = phase;
       for (int64_t j = 0; j < drains; ++j) {
-        if (j > 0) {
-          ir::Value* next = b.binary(Opcode::Add, slot, b.i32(1));
-          ir::Value* wraps = b.cmp(ir::CmpPred::Eq, next, b.i32(int32_t(stages)));
-          slot = b.select(wraps, b.i32(0), next);
-          ph = b.select(wraps, b.binary(Opcode::Xor, ph, b.i32(1)), ph);
-        }
-        b.create(Opcode::TmaWait, ir::Type::voidTy(), {free, slot, ph});
+        auto [slot, parity] = ringPositionAfter(b, p.writeSlot, phase, j, stages);
+        b.create(Opcode::TmaWait, ir::Type::voidTy(), {free, slot, parity});
       }
     } else {
       for (ir::Instruction* ret : rets) {
