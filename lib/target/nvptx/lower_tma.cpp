@@ -219,8 +219,9 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       if (gated) emit("@" + issuing(issuer, false) + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
       const std::string alone = issuing(issuer);
       std::string whole, half[2];
+      MulticastIssuers m;
       if (i.imm) {
-        MulticastIssuers m = multicastIssuers();
+        m = multicastIssuers();
         whole = issuing(m.whole);
         half[0] = issuing(m.half[0]);
         half[1] = issuing(m.half[1]);
@@ -245,7 +246,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         // programs' stages (and signals both programs' barriers, at the
         // same offset); alone, the program issues every block.
         emit("@" + whole + copy + operands + ";");
-        emit("@" + half[b % 2] + copy + ".multicast::cluster" + operands + ", " + multicastIssuers().mask + ";");
+        emit("@" + half[b % 2] + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
       }
       return;
     }
