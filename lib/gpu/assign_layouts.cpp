@@ -55,8 +55,8 @@ bool elementwise(Opcode op) {
     default: break;
   }
   switch (op) {
-    case Opcode::Cmp: case Opcode::Cast: case Opcode::Select: case Opcode::Gep: case Opcode::MultipleOf:
-    case Opcode::Phi:
+    case Opcode::Cmp: case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: case Opcode::Select:
+    case Opcode::Gep: case Opcode::MultipleOf: case Opcode::Phi:
       return true;
     default:
       return false;

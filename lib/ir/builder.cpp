@@ -23,6 +23,16 @@ Value* Builder::cast(Value* v, const Type& to) {
   return create(Opcode::Cast, to, {v});
 }
 
+Value* Builder::unsignedCast(Value* v, const Type& to) {
+  if (v->type() == to) return v;
+  return create(Opcode::UCast, to, {v});
+}
+
+Value* Builder::bitcast(Value* v, const Type& to) {
+  if (v->type() == to) return v;
+  return create(Opcode::Bitcast, to, {v});
+}
+
 Value* Builder::select(Value* c, Value* a, Value* b) { return create(Opcode::Select, a->type(), {c, a, b}); }
 Value* Builder::splat(Value* v, const Shape& s) { return create(Opcode::Splat, v->type().withShape(s), {v}); }
 Value* Builder::reshape(Value* v, const Shape& s) { return create(Opcode::Reshape, v->type().withShape(s), {v}); }

@@ -24,6 +24,8 @@ class Builder {
   Value* unary(Opcode op, Value* a);
   Value* cmp(CmpPred p, Value* a, Value* b);
   Value* cast(Value* v, const Type& to);
+  Value* unsignedCast(Value* v, const Type& to);  // ucast
+  Value* bitcast(Value* v, const Type& to);
   Value* select(Value* c, Value* a, Value* b);
   Value* splat(Value* v, const Shape& s);
   Value* reshape(Value* v, const Shape& s);

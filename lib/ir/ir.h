@@ -30,9 +30,12 @@ OpCategory opcodeCategory(Opcode op);
 bool opcodeFromName(const std::string& s, Opcode* out);
 
 // Sub-kinds carried by some opcodes (Instruction::sub).
-enum class CmpPred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-enum class ReduceKind : uint8_t { Add, Max, Min };
-enum class AtomicKind : uint8_t { Add, Xchg, Max, Min, And, Or };
+// Ult..Uge compare integers as unsigned (the others signed, or floats).
+enum class CmpPred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Ult, Ule, Ugt, Uge };
+enum class ReduceKind : uint8_t { Add, Max, Min, UMax, UMin };
+enum class AtomicKind : uint8_t { Add, Xchg, Max, Min, And, Or, UMax, UMin };
+constexpr uint8_t kNumCmpPreds = 10, kNumReduceKinds = 5, kNumAtomicKinds = 8;
+inline bool isUnsignedPred(CmpPred p) { return p >= CmpPred::Ult; }
 const char* cmpPredName(CmpPred p);
 const char* reduceKindName(ReduceKind k);
 const char* atomicKindName(AtomicKind k);
@@ -311,5 +314,12 @@ int64_t wrapInt(Scalar kind, int64_t v);
 // is relaxed or release, and it is not an exchange (red has none). The
 // layouts vectorize such additions, the report and the lowering name them.
 bool isReduction(const Instruction& i);
+
+// An integer div, rem, udiv or urem: it faults on a zero divisor, so passes
+// neither hoist it nor run it where the program would not.
+inline bool isIntegerDivision(const Instruction& i) {
+  const Opcode op = i.opcode();
+  return (op == Opcode::Div || op == Opcode::Rem || op == Opcode::UDiv || op == Opcode::URem) && i.type().isInt();
+}
 
 }  // namespace tritonc::ir

@@ -12,9 +12,9 @@ namespace {
 // Sub-kind names, guarded so that a malformed instruction still prints.
 std::string subKindName(const Instruction& inst) {
   switch (inst.opcode()) {
-    case Opcode::Cmp: return inst.sub < 6 ? cmpPredName(CmpPred(inst.sub)) : "?";
-    case Opcode::Reduce: return inst.sub < 3 ? reduceKindName(ReduceKind(inst.sub)) : "?";
-    case Opcode::AtomicRmw: return inst.sub < 6 ? atomicKindName(AtomicKind(inst.sub)) : "?";
+    case Opcode::Cmp: return inst.sub < kNumCmpPreds ? cmpPredName(CmpPred(inst.sub)) : "?";
+    case Opcode::Reduce: return inst.sub < kNumReduceKinds ? reduceKindName(ReduceKind(inst.sub)) : "?";
+    case Opcode::AtomicRmw: return inst.sub < kNumAtomicKinds ? atomicKindName(AtomicKind(inst.sub)) : "?";
     default: return "";
   }
 }

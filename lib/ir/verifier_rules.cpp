@@ -14,7 +14,8 @@ std::string quoted(Opcode op) { return std::string("'") + opcodeName(op) + "'"; 
 
 bool isIntOnly(Opcode op) {
   return op == Opcode::And || op == Opcode::Or || op == Opcode::Xor || op == Opcode::Shl ||
-         op == Opcode::Shr || op == Opcode::Not;
+         op == Opcode::Shr || op == Opcode::Not || op == Opcode::UDiv || op == Opcode::URem ||
+         op == Opcode::UShr || op == Opcode::UMax || op == Opcode::UMin;
 }
 bool isFloatOnly(Opcode op) {
   return opcodeCategory(op) == OpCategory::Unary && op != Opcode::Neg && op != Opcode::Not &&
@@ -45,9 +46,11 @@ std::string checkArithmetic(const Instruction& inst) {
 std::string checkCmp(const Instruction& inst) {
   const Type& a = inst.operand(0)->type();
   const Type& b = inst.operand(1)->type();
-  if (inst.sub > uint8_t(CmpPred::Ge)) return "unknown comparison predicate " + std::to_string(inst.sub);
+  if (inst.sub >= kNumCmpPreds) return "unknown comparison predicate " + std::to_string(inst.sub);
   if (a != b) return "operand types differ (" + str(a) + " vs " + str(b) + ")";
   if (!a.isInt() && !a.isFloat()) return "'cmp' compares integers or floats, not " + str(a);
+  if (isUnsignedPred(CmpPred(inst.sub)) && !a.isInt())
+    return std::string("'cmp ") + cmpPredName(CmpPred(inst.sub)) + "' compares integers, not " + str(a);
   Type expected = Type::scalar(Scalar::I1).withShape(a.shape).withLayout(a.layout);
   if (inst.type() != expected) return "result type must be " + str(expected) + ", not " + str(inst.type());
   return "";
@@ -60,6 +63,26 @@ std::string checkCast(const Type& from, const Type& to) {
   bool pointers = from.isPtr() && to.isPtr();
   bool ptrInt = (from.isPtr() && to.kind == Scalar::I64) || (from.kind == Scalar::I64 && to.isPtr());
   if (!numeric && !pointers && !ptrInt) return "cannot cast " + str(from) + " to " + str(to);
+  return "";
+}
+
+// ucast: a cast whose integer side is unsigned, so an integer on one side.
+std::string checkUnsignedCast(const Type& from, const Type& to) {
+  if (from.shape != to.shape || from.layout != to.layout)
+    return "'ucast' must keep the shape and layout (" + str(from) + " to " + str(to) + ")";
+  bool numeric = (from.isInt() || from.isFloat()) && (to.isInt() || to.isFloat());
+  if (!numeric || (from.isFloat() && to.isFloat()))
+    return "'ucast' converts between integers, or integers and floats, not " + str(from) + " to " + str(to);
+  return "";
+}
+
+// bitcast: the same bits in another numeric type of the same width.
+std::string checkBitcast(const Type& from, const Type& to) {
+  if (from.shape != to.shape || from.layout != to.layout)
+    return "'bitcast' must keep the shape and layout (" + str(from) + " to " + str(to) + ")";
+  bool numeric = (from.isInt() || from.isFloat()) && (to.isInt() || to.isFloat());
+  if (!numeric || from.kind == Scalar::I1 || to.kind == Scalar::I1 || bitWidth(from.kind) != bitWidth(to.kind))
+    return "'bitcast' reinterprets numbers of one bit width (not i1), not " + str(from) + " as " + str(to);
   return "";
 }
 
@@ -124,9 +147,10 @@ std::string checkMemory(const Instruction& inst) {
   if (inst.imm < 0 || inst.imm > atomicOrder(MemSem::AcqRel, MemScope::Sys))
     return quoted(op) + " has an unknown memory order " + std::to_string(inst.imm);
   if (op == Opcode::AtomicRmw) {
-    if (inst.sub > uint8_t(AtomicKind::Or)) return "unknown atomic kind " + std::to_string(inst.sub);
+    if (inst.sub >= kNumAtomicKinds) return "unknown atomic kind " + std::to_string(inst.sub);
     auto kind = AtomicKind(inst.sub);
-    if ((kind == AtomicKind::And || kind == AtomicKind::Or) && !pointee.isInt())
+    if ((kind == AtomicKind::And || kind == AtomicKind::Or || kind == AtomicKind::UMax || kind == AtomicKind::UMin) &&
+        !pointee.isInt())
       return std::string("'atomic_rmw ") + atomicKindName(kind) + "' requires integers, not " + str(pointee);
   }
   return "";
@@ -152,9 +176,12 @@ std::string checkDot(const Instruction& inst) {
 
 std::string checkReduce(const Instruction& inst) {
   const Type& a = inst.operand(0)->type();
-  if (inst.sub > uint8_t(ReduceKind::Min)) return "unknown reduction kind " + std::to_string(inst.sub);
+  if (inst.sub >= kNumReduceKinds) return "unknown reduction kind " + std::to_string(inst.sub);
   if (!a.isTile()) return "'reduce' needs a tile operand, not " + str(a);
   if (a.isPtr()) return "'reduce' does not apply to pointers";
+  auto kind = ReduceKind(inst.sub);
+  if ((kind == ReduceKind::UMax || kind == ReduceKind::UMin) && !a.isInt())
+    return std::string("'reduce ") + reduceKindName(kind) + "' requires integers, not " + str(a);
   if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
     return "reduction axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
   Shape s = a.shape;
@@ -200,6 +227,8 @@ std::string checkOpcodeRules(const Instruction& inst) {
   switch (op) {
     case Opcode::Cmp: return checkCmp(inst);
     case Opcode::Cast: return checkCast(inst.operand(0)->type(), r);
+    case Opcode::UCast: return checkUnsignedCast(inst.operand(0)->type(), r);
+    case Opcode::Bitcast: return checkBitcast(inst.operand(0)->type(), r);
     case Opcode::Select: {
       const Type& c = inst.operand(0)->type();
       const Type& a = inst.operand(1)->type();

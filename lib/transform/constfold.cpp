@@ -59,6 +59,17 @@ std::optional<Num> foldBinary(Opcode op, Scalar k, Num a, Num b) {
       if (b.i == 0) return std::nullopt;
       r = sem::wrapRem(k, a.i, b.i);
       break;
+    case Opcode::UDiv:
+      if (b.i == 0) return std::nullopt;
+      r = sem::unsignedDiv(k, a.i, b.i);
+      break;
+    case Opcode::URem:
+      if (b.i == 0) return std::nullopt;
+      r = sem::unsignedRem(k, a.i, b.i);
+      break;
+    case Opcode::UShr: r = sem::logicalShr(k, a.i, b.i); break;
+    case Opcode::UMax: r = sem::unsignedMax(k, a.i, b.i); break;
+    case Opcode::UMin: r = sem::unsignedMin(k, a.i, b.i); break;
     case Opcode::And: r = a.i & b.i; break;
     case Opcode::Or: r = a.i | b.i; break;
     case Opcode::Xor: r = a.i ^ b.i; break;
@@ -98,18 +109,20 @@ std::optional<Num> foldUnary(Opcode op, Scalar k, Num a) {
   return Num{true, 0, sem::roundTo(k, r)};
 }
 
-bool compare(ir::CmpPred p, Num a, Num b) {
+// `k`: the operands' kind, whose width unsigned predicates read.
+bool compare(ir::CmpPred p, Scalar k, Num a, Num b) {
   auto cmp = [p](auto x, auto y) {
     switch (p) {
       case ir::CmpPred::Eq: return x == y;
       case ir::CmpPred::Ne: return x != y;
-      case ir::CmpPred::Lt: return x < y;
-      case ir::CmpPred::Le: return x <= y;
-      case ir::CmpPred::Gt: return x > y;
-      case ir::CmpPred::Ge: return x >= y;
+      case ir::CmpPred::Lt: case ir::CmpPred::Ult: return x < y;
+      case ir::CmpPred::Le: case ir::CmpPred::Ule: return x <= y;
+      case ir::CmpPred::Gt: case ir::CmpPred::Ugt: return x > y;
+      case ir::CmpPred::Ge: case ir::CmpPred::Uge: return x >= y;
     }
     return false;
   };
+  if (ir::isUnsignedPred(p)) return cmp(sem::asUnsigned(k, a.i), sem::asUnsigned(k, b.i));
   return a.isFloat ? cmp(a.f, b.f) : cmp(a.i, b.i);
 }
 
@@ -119,6 +132,18 @@ Num foldCast(Scalar from, Scalar to, Num a) {
   if (fromFloat) return Num{false, sem::floatToInt(to, a.f), 0};
   if (toFloat) return Num{true, 0, sem::intToFloat(to, a.i)};
   return Num{false, to == Scalar::I1 ? int64_t(a.i != 0) : ir::wrapInt(to, a.i), 0};
+}
+
+Num foldUnsignedCast(Scalar from, Scalar to, Num a) {
+  if (ir::isFloatKind(from)) return Num{false, sem::floatToUnsigned(to, a.f), 0};
+  if (ir::isFloatKind(to)) return Num{true, 0, sem::unsignedToFloat(to, sem::asUnsigned(from, a.i))};
+  return Num{false, to == Scalar::I1 ? int64_t(a.i != 0) : ir::wrapInt(to, int64_t(sem::asUnsigned(from, a.i))), 0};
+}
+
+Num foldBitcast(Scalar from, Scalar to, Num a) {
+  sem::Elem x = a.isFloat ? sem::floatElem(a.f) : sem::intElem(a.i);
+  sem::Elem r = sem::bitcastElem(from, to, x);
+  return ir::isFloatKind(to) ? Num{true, 0, r.f} : Num{false, r.i, 0};
 }
 
 // The constant of every operand, or nothing if one is not constant.
@@ -136,7 +161,8 @@ std::optional<std::vector<Num>> constantOperands(const ir::Instruction& inst) {
 std::optional<Num> fold(const ir::Instruction& inst) {
   Opcode op = inst.opcode();
   ir::OpCategory cat = ir::opcodeCategory(op);
-  bool elementwise = cat != ir::OpCategory::Other || op == Opcode::Cmp || op == Opcode::Cast || op == Opcode::Select;
+  bool elementwise = cat != ir::OpCategory::Other || op == Opcode::Cmp || op == Opcode::Cast ||
+                     op == Opcode::UCast || op == Opcode::Bitcast || op == Opcode::Select;
   if (!elementwise || inst.type().isPtr()) return std::nullopt;
   if (op == Opcode::Cast && inst.operand(0)->type().isPtr()) return std::nullopt;
   auto ops = constantOperands(inst);
@@ -147,8 +173,11 @@ std::optional<Num> fold(const ir::Instruction& inst) {
     case ir::OpCategory::Unary: return foldUnary(op, k, (*ops)[0]);
     default: break;
   }
-  if (op == Opcode::Cmp) return Num{false, compare(ir::CmpPred(inst.sub), (*ops)[0], (*ops)[1]), 0};
-  if (op == Opcode::Cast) return foldCast(inst.operand(0)->type().kind, k, (*ops)[0]);
+  const Scalar from = inst.operand(0)->type().kind;
+  if (op == Opcode::Cmp) return Num{false, compare(ir::CmpPred(inst.sub), from, (*ops)[0], (*ops)[1]), 0};
+  if (op == Opcode::Cast) return foldCast(from, k, (*ops)[0]);
+  if (op == Opcode::UCast) return foldUnsignedCast(from, k, (*ops)[0]);
+  if (op == Opcode::Bitcast) return foldBitcast(from, k, (*ops)[0]);
   return (*ops)[0].i ? (*ops)[1] : (*ops)[2];  // select
 }
 

@@ -17,7 +17,7 @@ bool mayFault(const ir::Instruction& i) {
   // multiple_of is a promise the interpreter checks: moved before a loop that
   // runs zero times, it would be checked on values the program never has.
   if (i.opcode() == ir::Opcode::Load || i.opcode() == ir::Opcode::MultipleOf) return true;
-  return (i.opcode() == ir::Opcode::Div || i.opcode() == ir::Opcode::Rem) && i.type().isInt();
+  return ir::isIntegerDivision(i);
 }
 
 bool hoistable(const ir::Instruction& i) {

@@ -83,6 +83,10 @@ std::optional<Bounds> boundsOf(ir::Value* v, int depth = 0) {
 std::optional<bool> decideByBounds(ir::CmpPred p, ir::Value* x, ir::Value* y) {
   auto a = boundsOf(x), b = boundsOf(y);
   if (!a || !b) return std::nullopt;
+  if (ir::isUnsignedPred(p)) {  // non-negative operands compare alike either way
+    if (a->lo < 0 || b->lo < 0) return std::nullopt;
+    p = ir::CmpPred(uint8_t(p) - uint8_t(ir::CmpPred::Ult) + uint8_t(ir::CmpPred::Lt));
+  }
   switch (p) {
     case ir::CmpPred::Lt: if (a->hi < b->lo) return true; if (a->lo >= b->hi) return false; break;
     case ir::CmpPred::Le: if (a->hi <= b->lo) return true; if (a->lo > b->hi) return false; break;
@@ -91,6 +95,7 @@ std::optional<bool> decideByBounds(ir::CmpPred p, ir::Value* x, ir::Value* y) {
     case ir::CmpPred::Eq: case ir::CmpPred::Ne:
       if (a->hi < b->lo || b->hi < a->lo) return p == ir::CmpPred::Ne;
       break;
+    default: break;
   }
   return std::nullopt;
 }
@@ -131,7 +136,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       if (inst->opcode() == Opcode::Reshape)
         if (ir::Instruction* r = asInst(x, Opcode::Reshape)) return b.reshape(r->operand(0), t.shape);
       return nullptr;
-    case Opcode::Cast:
+    case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast:
       return x->type() == t ? x : nullptr;
     case Opcode::Add: {
       if (isAddIdentity(y)) return x;
@@ -162,7 +167,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       if (isConstantValue(y, 1)) return x;
       if (isConstantValue(x, 1)) return y;
       return nullptr;
-    case Opcode::Div:
+    case Opcode::Div: case Opcode::UDiv:
       return isConstantValue(y, 1) ? x : nullptr;
     case Opcode::And: {
       if (t.isBool() && (isAllTrue(y) || isAllFalse(x))) return x;

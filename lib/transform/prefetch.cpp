@@ -39,7 +39,7 @@ int continueEdge(const Loop& loop) {
 }
 
 bool intDivision(const ir::Instruction& i) {
-  return (i.opcode() == Opcode::Div || i.opcode() == Opcode::Rem) && i.type().isInt();
+  return ir::isIntegerDivision(i);
 }
 
 bool pure(const ir::Instruction& i) {

@@ -625,7 +625,8 @@ TEST(GlobalAddresses, ConstantDistancesAreImmediates) {
 // (the kernel of test/kernels/data/reshape_one_element_per_thread.tir).
 // The PTX for sm_90a (4 warps, 3 stages) of a Triton-IR kernel of
 // test/kernels/data, launched with these facts of its arguments.
-std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>& facts) {
+std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>& facts,
+                   const std::string& arch = "sm_90a") {
   std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/" + name;
   lang::CompileOptions co;
   co.filename = path;
@@ -633,9 +634,29 @@ std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>
   lang::CompileResult r = lang::compileSource(readTextFile(path), co);
   runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
   nvptx::TargetOptions to;
-  to.arch = "sm_90a";
+  to.arch = arch;
   to.numWarps = 4;
   return nvptx::emitPtx(*r.module, to);
+}
+
+// Integers read as unsigned, and bitcasts, take PTX's unsigned instructions
+// (test/kernels/data/unsigned_ops.tir; their results on the GPU are the
+// Python language suite's, run by the GPU check); udiv by 16 is a shift.
+TEST(UnsignedOps, AssembleWithTheirInstructions) {
+  std::vector<runtime::ArgFacts> facts(18, runtime::ArgFacts{true, 256, 0, false});
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    std::string ptx = tirPtx("unsigned_ops.tir", facts, arch);
+    for (const char* want : {"div.u32", "rem.u32", "div.u64", "rem.u64", "shr.u32", "shr.u64", "max.u32", "min.u32",
+                             "max.u64", "min.u64", "setp.lo.u32", "setp.hs.u32", "setp.hi.u64", "cvt.rzi.u32.f32",
+                             "cvt.rzi.sat.u8.f32", "cvt.rn.f32.u32", "cvt.rn.f32.u64", "cvt.rn.f64.u64",
+                             "cvt.u64.u32", "atom.global.max.u32", "red.global.min.u32", "atom.global.min.u64",
+                             "and.b32"})
+      EXPECT_NE(ptx.find(want), std::string::npos) << arch << ": " << want << "\n" << ptx;
+    static const std::string ptxas = findPtxas();
+    if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, ptx, arch, "unsigned_ops", log), 0) << log;
+  }
 }
 
 // Every atomic kind with every memory order assembles: atom.SEM.SCOPE; a

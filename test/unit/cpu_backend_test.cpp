@@ -13,7 +13,9 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "lang/compile.h"
 #include "runtime/optimize_for_launch.h"
@@ -604,6 +606,97 @@ TEST(CpuBackend, IntegerDivision) {
         << e.what();
     EXPECT_EQ(e.loc().line, 6);
   }
+}
+
+// Integers read as unsigned and bitcasts (test/kernels/data/unsigned_ops.tir)
+// on random bits of every width: the CPU's bytes are the interpreter's, and
+// the results are C++'s unsigned arithmetic.
+TEST(CpuBackend, UnsignedIntegersAndBitcasts) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  std::ifstream in(std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/unsigned_ops.tir");
+  std::stringstream text;
+  text << in.rdbuf();
+  const size_t n = 128;
+  auto bits = [&](const std::string& name, Scalar k, size_t count) {
+    interp::Buffer b = buffer(name, k, count);
+    for (uint8_t& byte : b.data) byte = uint8_t(rng());
+    // Small values too, where the high bits are zero.
+    for (size_t i = 0; i < count; i += 3) {
+      const size_t w = size_t(ir::byteSize(k));
+      for (size_t j = 1; j < w; ++j) b.data[i * w + j] = 0;
+    }
+    return b;
+  };
+  interp::Buffer A8 = bits("A8", Scalar::I8, n), B8 = bits("B8", Scalar::I8, n), A16 = bits("A16", Scalar::I16, n),
+                 B16 = bits("B16", Scalar::I16, n), A32 = bits("A32", Scalar::I32, n),
+                 B32 = bits("B32", Scalar::I32, n), A64 = bits("A64", Scalar::I64, n),
+                 B64 = bits("B64", Scalar::I64, n), F = buffer("F", Scalar::F32, n);
+  fillUniform(F, rng, -1000, 6e9);
+  interp::writeElement(F, 5, std::nan(""));
+  interp::Buffer O8 = buffer("O8", Scalar::I8, 8 * n), O16 = buffer("O16", Scalar::I16, 8 * n),
+                 O32 = buffer("O32", Scalar::I32, 8 * n), O64 = buffer("O64", Scalar::I64, 8 * n),
+                 OF = buffer("OF", Scalar::F32, 3 * n), OH = buffer("OH", Scalar::F16, 2 * n),
+                 OD = buffer("OD", Scalar::F64, 2 * n), M32 = bits("M32", Scalar::I32, 3 * n + 3),
+                 M64 = bits("M64", Scalar::I64, 2 * n + 1);
+  const interp::Buffer M32in = M32, M64in = M64;
+  std::vector<interp::KernelArg> args{buf(A8), buf(B8), buf(A16), buf(B16), buf(A32), buf(B32), buf(A64),
+                                      buf(B64), buf(F),  buf(O8), buf(O16), buf(O32), buf(O64), buf(OF),
+                                      buf(OH),  buf(OD), buf(M32), buf(M64)};
+  Compiled k = compile(text.str(), args, {}, 3, lang::Language::TritonIr);
+  runBoth(*k.fn, {1}, args);
+  auto u = [](const interp::Buffer& b, size_t i) {
+    uint64_t v = 0;
+    const size_t w = size_t(ir::byteSize(b.elem));
+    std::memcpy(&v, b.data.data() + i * w, w);
+    return v;
+  };
+  uint32_t maxA = 0, minA = UINT32_MAX;
+  uint8_t maxA8 = 0;
+  uint64_t minA64 = UINT64_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE("element " + std::to_string(i));
+    const uint64_t a8 = u(A8, i), b8 = u(B8, i) ? u(B8, i) : 1, a32 = u(A32, i), b32r = u(B32, i);
+    const uint64_t b32 = b32r ? b32r : 1, a64 = u(A64, i), b64 = u(B64, i) ? u(B64, i) : 1, a16 = u(A16, i);
+    EXPECT_EQ(u(O8, i), a8 / b8);
+    EXPECT_EQ(u(O8, n + i), a8 % b8);
+    EXPECT_EQ(u(O8, 2 * n + i), a8 >> (u(B8, i) & 7));
+    EXPECT_EQ(u(O8, 3 * n + i), std::max(a8, u(B8, i)));
+    EXPECT_EQ(u(O8, 5 * n + i), a8 / 16);
+    EXPECT_EQ(u(O8, 6 * n + i), a8 < u(B8, i) ? 1u : 0u);
+    EXPECT_EQ(u(O16, 5 * n + i), a16 % 3);
+    EXPECT_EQ(u(O16, 6 * n + i), a8);         // zero-extended
+    EXPECT_EQ(u(O16, 7 * n + i), a16);        // bitcast to f16 and back
+    EXPECT_EQ(u(O32, i), a32 / b32);
+    EXPECT_EQ(u(O32, n + i), a32 % b32);
+    EXPECT_EQ(u(O32, 2 * n + i), a32 >> (b32r & 31));
+    EXPECT_EQ(u(O32, 4 * n + i), std::min(a32, b32r));
+    EXPECT_EQ(u(O32, 6 * n + i), uint32_t((a32 >= b32r ? 1u : 0u) + a16));
+    EXPECT_EQ(u(O64, i), a64 / b64);
+    EXPECT_EQ(u(O64, n + i), a64 % b64);
+    EXPECT_EQ(u(O64, 2 * n + i), a64 >> (u(B64, i) & 63));
+    EXPECT_EQ(u(O64, 3 * n + i), std::max(a64, u(B64, i)));
+    EXPECT_EQ(u(O64, 5 * n + i), a32);
+    EXPECT_EQ(u(O64, 7 * n + i), a8);
+    EXPECT_EQ(interp::readElement(OF, i), double(float(a32)));
+    EXPECT_EQ(interp::readElement(OD, i), double(a64));
+    const double f = interp::readElement(F, i);
+    const uint64_t sat = std::isnan(f) || f <= 0 ? 0 : f >= 4294967296.0 ? UINT32_MAX : uint64_t(f);
+    uint32_t fb;
+    const float ff = float(f);
+    std::memcpy(&fb, &ff, 4);
+    if (!std::isnan(f)) EXPECT_EQ(u(O32, 7 * n + i), uint32_t(sat) ^ fb);
+    EXPECT_EQ(u(M32, 2 * n + i), u(M32in, i));  // the old values
+    EXPECT_EQ(u(M32, i), std::max(u(M32in, i), a32));
+    EXPECT_EQ(u(M32, n + i), std::min(u(M32in, n + i), b32r));
+    EXPECT_EQ(u(M64, i), std::min(u(M64in, i), a64));
+    maxA = std::max(maxA, uint32_t(a32)), minA = std::min(minA, uint32_t(a32));
+    maxA8 = std::max(maxA8, uint8_t(a8)), minA64 = std::min(minA64, a64);
+  }
+  EXPECT_EQ(u(M32, 3 * n), maxA);
+  EXPECT_EQ(u(M32, 3 * n + 1), minA);
+  EXPECT_EQ(u(M32, 3 * n + 2), maxA8);
+  EXPECT_EQ(u(M64, 2 * n), minA64);
 }
 
 // Every program of a 3-D grid runs once with its own ids and the grid's size.

@@ -37,9 +37,11 @@ struct Compiled {
 };
 
 inline Compiled compile(const std::string& source, const std::vector<interp::KernelArg>& args,
-                        std::vector<lang::Define> defines = {}, int numStages = 3) {
+                        std::vector<lang::Define> defines = {}, int numStages = 3,
+                        lang::Language language = lang::Language::TritonC) {
   lang::CompileOptions o;
-  o.filename = "test.tc";
+  o.filename = language == lang::Language::TritonC ? "test.tc" : "test.tir";
+  o.language = language;
   o.defines = std::move(defines);
   Compiled c{lang::compileSource(source, o), nullptr};
   c.fn = c.result.module->functions()[0].get();

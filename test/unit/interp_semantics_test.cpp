@@ -252,6 +252,67 @@ TEST(InterpSemantics, FloatRoundingAndNaNs) {
   p.runAndCheck();
 }
 
+// Integers read as unsigned (udiv ... umin, cmp ult ..., ucast) and
+// bitcasts: the expected values are the unsigned arithmetic of C++.
+TEST(InterpSemantics, UnsignedIntegersAndBitcasts) {
+  Probe p;
+  auto bin = [&](Opcode op, Scalar k, int64_t a, int64_t b) { return p.k.b.binary(op, p.ci(k, a), p.ci(k, b)); };
+  auto cmp = [&](CmpPred pr, Scalar k, int64_t a, int64_t b) { return p.k.b.cmp(pr, p.ci(k, a), p.ci(k, b)); };
+  auto ucast = [&](Scalar from, int64_t v, Scalar to) { return p.k.b.unsignedCast(p.ci(from, v), Type::scalar(to)); };
+  auto ucastF = [&](Scalar from, double v, Scalar to) { return p.k.b.unsignedCast(p.c(from, v), Type::scalar(to)); };
+  // Results are held as the bits of their width (an i8 of 200 reads as -56).
+  p.expectInt(bin(Opcode::UDiv, Scalar::I8, -1, 3), int8_t(uint8_t(255 / 3)));
+  p.expectInt(bin(Opcode::URem, Scalar::I8, -56, 7), int8_t(uint8_t(200 % 7)));
+  p.expectInt(bin(Opcode::UDiv, Scalar::I32, -2, 2), int32_t(0xFFFFFFFEu / 2));
+  p.expectInt(bin(Opcode::URem, Scalar::I32, -1, 10), int32_t(0xFFFFFFFFu % 10));
+  p.expectInt(bin(Opcode::UDiv, Scalar::I64, -1, 3), int64_t(UINT64_MAX / 3));
+  p.expectInt(bin(Opcode::URem, Scalar::I64, INT64_MIN, 7), int64_t((uint64_t(1) << 63) % 7));
+  p.expectInt(bin(Opcode::UDiv, Scalar::I16, 7, -1), 0);  // 7 / 65535
+  p.expectInt(bin(Opcode::UShr, Scalar::I32, -8, 1), int32_t(0xFFFFFFF8u >> 1));
+  p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 7), 1);
+  p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 9), 64);  // the amount modulo 8
+  p.expectInt(bin(Opcode::UShr, Scalar::I64, -1, 60), 15);
+  p.expectInt(bin(Opcode::UMax, Scalar::I32, -1, 5), -1);
+  p.expectInt(bin(Opcode::UMin, Scalar::I32, -1, 5), 5);
+  p.expectInt(bin(Opcode::UMax, Scalar::I8, 127, -128), -128);
+  p.expectInt(bin(Opcode::UMin, Scalar::I64, INT64_MIN, INT64_MAX), INT64_MAX);
+  p.expectInt(cmp(CmpPred::Ult, Scalar::I32, 1, -1), 1);
+  p.expectInt(cmp(CmpPred::Lt, Scalar::I32, 1, -1), 0);
+  p.expectInt(cmp(CmpPred::Uge, Scalar::I8, -128, 127), 1);
+  p.expectInt(cmp(CmpPred::Ugt, Scalar::I64, 0, -1), 0);
+  p.expectInt(cmp(CmpPred::Ule, Scalar::I16, 5, 5), 1);
+  // ucast: integers zero-extend; to floats as unsigned; floats saturate to [0, 2^n - 1]
+  p.expectInt(ucast(Scalar::I8, -1, Scalar::I32), 255);
+  p.expectInt(ucast(Scalar::I32, -1, Scalar::I64), int64_t(0xFFFFFFFFu));
+  p.expectInt(ucast(Scalar::I16, -2, Scalar::I8), -2);  // narrowing truncates, as cast
+  p.expectInt(ucast(Scalar::I1, 1, Scalar::I32), 1);
+  p.expectFloat(ucast(Scalar::I32, -1, Scalar::F64), 4294967295.0);
+  p.expectFloat(ucast(Scalar::I32, -1, Scalar::F32), 4294967296.0);
+  p.expectFloat(ucast(Scalar::I64, -1, Scalar::F64), 18446744073709551616.0);
+  p.expectFloat(ucast(Scalar::I8, -1, Scalar::F16), 255.0);
+  p.expectFloat(ucast(Scalar::I64, int64_t((uint64_t(1) << 63) + (uint64_t(1) << 55) + 1), Scalar::BF16),
+                std::ldexp(1.0 + 1.0 / 128, 63));  // one rounding, the sticky bit counted
+  p.expectInt(ucastF(Scalar::F32, -3.5, Scalar::I32), 0);
+  p.expectInt(ucastF(Scalar::F32, 3e9, Scalar::I32), int32_t(3000000000u));
+  p.expectInt(ucastF(Scalar::F32, 1e10, Scalar::I32), -1);  // 2^32 - 1
+  p.expectInt(ucastF(Scalar::F32, 300.7, Scalar::I8), -1);  // 255
+  p.expectInt(ucastF(Scalar::F64, 1e30, Scalar::I64), -1);
+  p.expectInt(ucastF(Scalar::F64, 1.8e19, Scalar::I64), int64_t(uint64_t(1.8e19)));
+  p.expectInt(ucastF(Scalar::F32, kNaN, Scalar::I16), 0);
+  p.expectInt(ucastF(Scalar::F16, 200.5, Scalar::I8), int8_t(uint8_t(200)));
+  // bitcast: the same bits
+  float f = -2.5f;
+  int32_t fbits;
+  std::memcpy(&fbits, &f, 4);
+  p.expectInt(p.k.b.bitcast(p.c(Scalar::F32, -2.5), Type::scalar(Scalar::I32)), fbits);
+  p.expectFloat(p.k.b.bitcast(p.ci(Scalar::I32, fbits), Type::scalar(Scalar::F32)), -2.5);
+  p.expectInt(p.k.b.bitcast(p.c(Scalar::F16, 1.0), Type::scalar(Scalar::I16)), 0x3C00);
+  p.expectFloat(p.k.b.bitcast(p.ci(Scalar::I16, -16384), Type::scalar(Scalar::F16)), -2.0);  // 0xC000
+  p.expectFloat(p.k.b.bitcast(p.c(Scalar::F16, 1.0), Type::scalar(Scalar::BF16)), bf16ToFloat(0x3C00));
+  p.expectInt(p.k.b.bitcast(p.c(Scalar::F64, 1.0), Type::scalar(Scalar::I64)), int64_t(0x3FF0000000000000));
+  p.runAndCheck();
+}
+
 // Pointers: reinterpreting casts, and byte arithmetic through i64.
 TEST(InterpSemantics, PointerCasts) {
   Kernel k("ptrs");

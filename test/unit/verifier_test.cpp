@@ -66,6 +66,30 @@ TEST(Verifier, CmpAndCast) {
   expectEntryError("  %x = cast %p : f32\n  ret\n", "%x = cast %p : f32", "cannot cast f32* to f32");
 }
 
+// The instructions that read integers as unsigned take integers only; ucast
+// converts integers (not float to float), bitcast keeps the bit width.
+TEST(Verifier, UnsignedOpsAndBitcasts) {
+  for (const char* op : {"udiv", "urem", "ushr", "umax", "umin"}) {
+    const std::string inst = std::string("%x = ") + op + " %b, %b : f32";
+    expectEntryError("  " + inst + "\n  ret\n", inst, std::string("'") + op + "' requires integer operands, not f32");
+  }
+  expectEntryError("  %x = cmp ult %b, %b : i1\n  ret\n", "%x = cmp ult %b, %b : i1",
+                   "'cmp ult' compares integers, not f32");
+  expectEntryError("  %x = ucast %b : f64\n  ret\n", "%x = ucast %b : f64",
+                   "'ucast' converts between integers, or integers and floats, not f32 to f64");
+  expectEntryError("  %x = ucast %p : i64\n  ret\n", "%x = ucast %p : i64",
+                   "'ucast' converts between integers, or integers and floats, not f32* to i64");
+  expectEntryError("  %x = bitcast %a : f16\n  ret\n", "%x = bitcast %a : f16",
+                   "'bitcast' reinterprets numbers of one bit width (not i1), not i32 as f16");
+  expectEntryError("  %v = splat %b : f32<8>\n  %x = reduce umax 0 %v : f32\n  ret\n", "%x = reduce umax 0 %v : f32",
+                   "'reduce umax' requires integers, not f32<8>");
+  expectEntryError("  %x = atomic_rmw umin %p, %b : f32\n  ret\n", "%x = atomic_rmw umin %p, %b : f32",
+                   "'atomic_rmw umin' requires integers, not f32");
+  EXPECT_EQ(verifyText(kernel("  %x = udiv %a, %a : i32\n  %y = cmp uge %x, %a : i1\n  %z = ucast %a : f32\n"
+                              "  %w = bitcast %z : i32\n  %u = ucast %b : i64\n  ret\n")),
+            "");
+}
+
 TEST(Verifier, SelectCondition) {
   expectEntryError("  %c = splat i1 1 : i1<4>\n  %v = splat %b : f32<8>\n  %x = select %c, %v, %v : f32<8>\n  ret\n",
                    "%x = select %c, %v, %v : f32<8>",

@@ -168,6 +168,19 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
     // i1 holds 0 or 1 in the interpreter: unsigned order.
     case Op::Max: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {a, b}, {a->getType()});
     case Op::Min: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {a, b}, {a->getType()});
+    case Op::UShr: return b_.CreateLShr(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
+    case Op::UMax: return callIntrinsic(b_, llvm::Intrinsic::umax, {a, b}, {a->getType()});
+    case Op::UMin: return callIntrinsic(b_, llvm::Intrinsic::umin, {a, b}, {a->getType()});
+    case Op::UDiv:
+    case Op::URem: {  // x / 0 is an error; nothing else traps
+      llvm::Value* isZero = b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0));
+      if (errorCode > 0) {
+        llvm::Value* old = b_.CreateLoad(b_.getInt32Ty(), status_);
+        b_.CreateStore(b_.CreateSelect(isZero, b_.getInt32(uint32_t(errorCode)), old), status_);
+      }
+      llvm::Value* safe = b_.CreateSelect(isZero, llvm::ConstantInt::get(b->getType(), 1), b);
+      return op == Op::UDiv ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
+    }
     case Op::Div:
     case Op::Rem: {
       // x / 0 is an error; x / -1 is negation (wrapping at the minimum) and
@@ -260,6 +273,7 @@ llvm::Value* Lowering::compare(ir::CmpPred p, Scalar k, llvm::Value* a, llvm::Va
       case P::Le: return b_.CreateFCmpOLE(x, y);
       case P::Gt: return b_.CreateFCmpOGT(x, y);
       case P::Ge: return b_.CreateFCmpOGE(x, y);
+      default: throw InternalError("an unsigned comparison of floats");
     }
   }
   const bool u = k == Scalar::I1 || k == Scalar::Ptr;  // i1: 0 < 1
@@ -270,6 +284,10 @@ llvm::Value* Lowering::compare(ir::CmpPred p, Scalar k, llvm::Value* a, llvm::Va
     case P::Le: return u ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
     case P::Gt: return u ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
     case P::Ge: return u ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    case P::Ult: return b_.CreateICmpULT(a, b);
+    case P::Ule: return b_.CreateICmpULE(a, b);
+    case P::Ugt: return b_.CreateICmpUGT(a, b);
+    case P::Uge: return b_.CreateICmpUGE(a, b);
   }
   throw InternalError("bad comparison predicate");
 }
@@ -321,6 +339,43 @@ llvm::Value* Lowering::convert(Scalar from, Scalar to, llvm::Value* v) {
   if (from == to) return v;
   if (from == Scalar::I1) return b_.CreateZExt(v, valueType(to));
   return b_.CreateSExtOrTrunc(v, valueType(to));
+}
+
+// ucast: the integer side unsigned (scalar_ops.h floatToUnsigned and
+// unsignedToFloat; zero-extension between integers).
+llvm::Value* Lowering::convertUnsigned(Scalar from, Scalar to, llvm::Value* v) {
+  if (from == to) return v;
+  const bool fromFloat = ir::isFloatKind(from), toFloat = ir::isFloatKind(to);
+  if (to == Scalar::I1) return convert(from, to, v);  // `!= 0` either way
+  if (fromFloat) {  // truncate toward zero, saturate to [0, 2^n - 1], NaN -> 0
+    llvm::Value* x = toCompute(from, v);
+    return callIntrinsic(b_, llvm::Intrinsic::fptoui_sat, {x}, {valueType(to), x->getType()});
+  }
+  if (toFloat) {
+    switch (to) {
+      case Scalar::F64: return b_.CreateUIToFP(v, b_.getDoubleTy());
+      case Scalar::F32: return b_.CreateUIToFP(v, b_.getFloatTy());
+      // Below 2^24 the f32 is exact; above, both roundings overflow f16 to inf.
+      case Scalar::F16: return b_.CreateFPTrunc(b_.CreateUIToFP(v, b_.getFloatTy()), b_.getHalfTy());
+      case Scalar::BF16:
+        if (ir::bitWidth(from) <= 16) return bf16FromF32(b_, b_.CreateUIToFP(v, b_.getFloatTy()));  // exact
+        if (from == Scalar::I32) return roundF64(to, b_.CreateUIToFP(v, b_.getDoubleTy()));        // exact
+        return b_.CreateCall(helper("tritonc_cpu_u64_to_bf16",
+                                    llvm::FunctionType::get(b_.getInt16Ty(), {b_.getInt64Ty()}, false)),
+                             {v});
+      default: break;
+    }
+  }
+  return b_.CreateZExtOrTrunc(v, valueType(to));
+}
+
+// bitcast: the bits of one number as another of the same width (bf16 is
+// held as its bits already).
+llvm::Value* Lowering::reinterpret(Scalar from, Scalar to, llvm::Value* v) {
+  if (from == to) return v;
+  llvm::Type* bits = b_.getIntNTy(unsigned(ir::bitWidth(from)));
+  llvm::Value* raw = v->getType() == bits ? v : b_.CreateBitCast(v, bits);
+  return valueType(to) == bits ? raw : b_.CreateBitCast(raw, valueType(to));
 }
 
 }  // namespace tritonc::cpu::detail

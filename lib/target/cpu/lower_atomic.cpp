@@ -33,6 +33,8 @@ ir::Opcode binaryOf(ir::AtomicKind k) {
     case ir::AtomicKind::Min: return ir::Opcode::Min;
     case ir::AtomicKind::And: return ir::Opcode::And;
     case ir::AtomicKind::Or: return ir::Opcode::Or;
+    case ir::AtomicKind::UMax: return ir::Opcode::UMax;
+    case ir::AtomicKind::UMin: return ir::Opcode::UMin;
     case ir::AtomicKind::Xchg: break;
   }
   throw InternalError("xchg has no binary operation");
@@ -60,6 +62,8 @@ llvm::Value* Lowering::atomicLane(const ir::Instruction& inst, llvm::Value* ptr,
     case ir::AtomicKind::Min: if (plainInt) native = RMW::Min; break;
     case ir::AtomicKind::And: if (plainInt) native = RMW::And; break;
     case ir::AtomicKind::Or: if (plainInt) native = RMW::Or; break;
+    case ir::AtomicKind::UMax: if (plainInt) native = RMW::UMax; break;
+    case ir::AtomicKind::UMin: if (plainInt) native = RMW::UMin; break;
   }
   if (native) return b_.CreateAtomicRMW(*native, ptr, a, align, order);
   // old = *ptr; do { new = old op a } while (!cas(ptr, old, new))

@@ -13,7 +13,7 @@ bool elementwiseOp(const ir::Instruction& i) {
   const Opcode op = i.opcode();
   const ir::OpCategory cat = ir::opcodeCategory(op);
   return cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary || op == Opcode::Cmp || op == Opcode::Cast ||
-         op == Opcode::Select;
+         op == Opcode::UCast || op == Opcode::Bitcast || op == Opcode::Select;
 }
 
 // Writes memory that a deferred tile's operands may be (a store, an atomic,
@@ -43,7 +43,7 @@ void Lowering::findDeferrable(const ir::BasicBlock& bb) {
     const ir::Instruction& i = *insts[k];
     const ir::Type& t = i.type();
     if (!elementwiseOp(i) || !t.isTile() || t.isPtr() || i.users().size() != 1) continue;
-    if ((i.opcode() == Opcode::Div || i.opcode() == Opcode::Rem) && !ir::isFloatKind(t.kind)) continue;
+    if (ir::isIntegerDivision(i)) continue;
     bool pointers = false;
     for (const ir::Value* v : i.operands()) pointers = pointers || v->type().isPtr();
     if (pointers) continue;
@@ -66,6 +66,8 @@ llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::
   switch (inst.opcode()) {
     case Opcode::Cmp: return compare(ir::CmpPred(inst.sub), ops[0].kind, v[0], v[1]);
     case Opcode::Cast: return convert(ops[0].kind, t.kind, v[0]);
+    case Opcode::UCast: return convertUnsigned(ops[0].kind, t.kind, v[0]);
+    case Opcode::Bitcast: return reinterpret(ops[0].kind, t.kind, v[0]);
     case Opcode::Select: return b_.CreateSelect(v[0], v[1], v[2]);
     default: break;
   }
@@ -79,9 +81,7 @@ llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::
 void Lowering::lowerElementwise(const ir::Instruction& inst) {
   const Opcode op = inst.opcode();
   const ir::Type& t = inst.type();
-  const ir::OpCategory cat = ir::opcodeCategory(op);
-  if (cat != ir::OpCategory::Binary && cat != ir::OpCategory::Unary && op != Opcode::Cmp && op != Opcode::Cast &&
-      op != Opcode::Select)
+  if (!elementwiseOp(inst))
     throw UserError(inst.loc, std::string("the CPU back end cannot lower '") + ir::opcodeName(op) + "' yet");
   if (lowerAsPredicate(inst)) return;  // a mask over indices: nothing computed here (predicate.cpp)
   std::vector<Tile> ops;
@@ -100,8 +100,9 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     return;
   }
   int code = 0;
-  if ((op == Opcode::Div || op == Opcode::Rem) && !ir::isFloatKind(t.kind))
-    code = addErrorSite(inst, op == Opcode::Div ? "integer division by zero" : "integer remainder by zero");
+  if (ir::isIntegerDivision(inst))
+    code = addErrorSite(inst, op == Opcode::Div || op == Opcode::UDiv ? "integer division by zero"
+                                                                      : "integer remainder by zero");
   bool uniform = true;
   for (const Tile& o : ops) uniform = uniform && !o.hasBase() && !o.lazy;
   if (uniform) {

@@ -66,6 +66,7 @@ bool Lowering::readInPlace(const ir::Instruction& load) {
     const ir::OpCategory cat = ir::opcodeCategory(u->opcode());
     const bool elementwise = cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary ||
                              u->opcode() == Opcode::Cmp || u->opcode() == Opcode::Cast ||
+                             u->opcode() == Opcode::UCast || u->opcode() == Opcode::Bitcast ||
                              u->opcode() == Opcode::Select || u->opcode() == Opcode::Reduce;
     if (!elementwise || u->parent != load.parent || u->type().isPtr()) return false;
   }

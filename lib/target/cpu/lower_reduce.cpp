@@ -22,6 +22,8 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
     case ir::ReduceKind::Add: op = ir::Opcode::Add; break;
     case ir::ReduceKind::Max: op = ir::Opcode::Max; break;
     case ir::ReduceKind::Min: op = ir::Opcode::Min; break;
+    case ir::ReduceKind::UMax: op = ir::Opcode::UMax; break;
+    case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
   }
   const Stride axisStride = a.strides[axis];
   if (op == ir::Opcode::Add && ir::isFloatKind(t.kind)) {

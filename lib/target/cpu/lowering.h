@@ -168,6 +168,8 @@ class Lowering {
   llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);
   llvm::Value* compare(ir::CmpPred p, ir::Scalar k, llvm::Value* a, llvm::Value* b);
   llvm::Value* convert(ir::Scalar from, ir::Scalar to, llvm::Value* v);
+  llvm::Value* convertUnsigned(ir::Scalar from, ir::Scalar to, llvm::Value* v);
+  llvm::Value* reinterpret(ir::Scalar from, ir::Scalar to, llvm::Value* v);
   // exp of an f32, rounded from libm's double as the interpreter does, in a
   // form the loop vectorizer turns into vector code (exact_exp.cpp).
   llvm::Value* expF32(llvm::Value* x);

@@ -97,7 +97,9 @@ llvm::Value* Lowering::allSetInClosedForm(const Tile& p) {
   switch (q.inst->opcode()) {
     case Opcode::And: return b_.CreateAnd(ofOperand(q.operands[0]), ofOperand(q.operands[1]));
     case Opcode::Or: return b_.CreateOr(ofOperand(q.operands[0]), ofOperand(q.operands[1]));
-    case Opcode::Cmp: break;
+    case Opcode::Cmp:
+      if (ir::isUnsignedPred(ir::CmpPred(q.inst->sub))) return b_.getFalse();  // not claimed
+      break;
     default: return b_.getFalse();
   }
   const Tile &a = q.operands[0], &b = q.operands[1];
@@ -147,6 +149,7 @@ llvm::Value* Lowering::allSetInClosedForm(const Tile& p) {
     case ir::CmpPred::Ge: holds = b_.CreateICmpSGE(diff.lo, zero); break;
     case ir::CmpPred::Eq: holds = b_.CreateAnd(b_.CreateICmpEQ(diff.lo, zero), b_.CreateICmpEQ(diff.hi, zero)); break;
     case ir::CmpPred::Ne: holds = b_.CreateOr(b_.CreateICmpSGT(diff.lo, zero), b_.CreateICmpSLT(diff.hi, zero)); break;
+    default: return b_.getFalse();
   }
   return b_.CreateAnd(exact, holds);
 }

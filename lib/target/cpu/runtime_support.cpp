@@ -16,6 +16,9 @@
 extern "C" uint16_t tritonc_cpu_i64_to_bf16(int64_t v) {
   return tritonc::doubleToBf16(tritonc::interp::detail::intToFloat(tritonc::ir::Scalar::BF16, v));
 }
+extern "C" uint16_t tritonc_cpu_u64_to_bf16(uint64_t v) {
+  return tritonc::doubleToBf16(tritonc::interp::detail::unsignedToFloat(tritonc::ir::Scalar::BF16, v));
+}
 
 // A print's value `operand` (-1: a print without values): `count` elements
 // of `kind` in their memory format at `data`, a tile of `shape` (`rank`
@@ -122,6 +125,7 @@ const std::vector<RuntimeSymbol>& runtimeSymbols() {
       {"memcmp", addr<int(const void*, const void*, size_t)>(&::memcmp)},
       {"bcmp", addr<int(const void*, const void*, size_t)>(&::memcmp)},
       {"tritonc_cpu_i64_to_bf16", addr(&tritonc_cpu_i64_to_bf16)},
+      {"tritonc_cpu_u64_to_bf16", addr(&tritonc_cpu_u64_to_bf16)},
       {"tritonc_cpu_print", addr(&tritonc_cpu_print)},
       {"tritonc_cpu_exp_f32", addr(&tritonc_cpu_exp_f32)},
 #ifdef TRITONC_HAVE_FLOAT16_LIBCALLS

@@ -8,15 +8,16 @@ namespace tritonc::interp::detail {
 
 namespace {
 
+// Unsigned predicates reach here with operands made unsigned by the caller.
 template <class T>
 bool compare(ir::CmpPred p, T x, T y) {
   switch (p) {
     case ir::CmpPred::Eq: return x == y;
     case ir::CmpPred::Ne: return x != y;  // true on NaN: the unordered predicate
-    case ir::CmpPred::Lt: return x < y;
-    case ir::CmpPred::Le: return x <= y;
-    case ir::CmpPred::Gt: return x > y;
-    case ir::CmpPred::Ge: return x >= y;
+    case ir::CmpPred::Lt: case ir::CmpPred::Ult: return x < y;
+    case ir::CmpPred::Le: case ir::CmpPred::Ule: return x <= y;
+    case ir::CmpPred::Gt: case ir::CmpPred::Ugt: return x > y;
+    case ir::CmpPred::Ge: case ir::CmpPred::Uge: return x >= y;
   }
   return false;
 }
@@ -54,16 +55,25 @@ void Executor::execIntBinary(const Step& s, ir::Opcode op) {
     case Op::Shr: run([k](int64_t x, int64_t y) { return arithShr(k, x, y); }); return;
     case Op::Max: run([](int64_t x, int64_t y) { return std::max(x, y); }); return;
     case Op::Min: run([](int64_t x, int64_t y) { return std::min(x, y); }); return;
-    case Op::Div:
-    case Op::Rem:
+    case Op::UShr: run([k](int64_t x, int64_t y) { return logicalShr(k, x, y); }); return;
+    case Op::UMax: run([k](int64_t x, int64_t y) { return unsignedMax(k, x, y); }); return;
+    case Op::UMin: run([k](int64_t x, int64_t y) { return unsignedMin(k, x, y); }); return;
+    case Op::Div: case Op::Rem: case Op::UDiv: case Op::URem: {
+      const bool isDiv = op == Op::Div || op == Op::UDiv;
       for (size_t j = 0; j < n; ++j) {
         const int64_t x = a[j * sa].i, y = b[j * sb].i;
         if (y == 0)
-          fail(s.inst, std::string("integer ") + (op == Op::Div ? "division" : "remainder") + " by zero in " +
+          fail(s.inst, std::string("integer ") + (isDiv ? "division" : "remainder") + " by zero in " +
                            kernelText() + ": " + programText() + elementText(s.inst->type().shape, int64_t(j)));
-        r[j].i = op == Op::Div ? wrapDiv(k, x, y) : wrapRem(k, x, y);
+        switch (op) {
+          case Op::Div: r[j].i = wrapDiv(k, x, y); break;
+          case Op::Rem: r[j].i = wrapRem(k, x, y); break;
+          case Op::UDiv: r[j].i = unsignedDiv(k, x, y); break;
+          default: r[j].i = unsignedRem(k, x, y); break;
+        }
       }
       return;
+    }
     default: break;
   }
   throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");
@@ -144,6 +154,11 @@ void Executor::execCmp(const Step& s) {
   const size_t sa = strideOf(s, 0), sb = strideOf(s, 1);
   Elem* r = out(s).data();
   const size_t n = out(s).size();
+  if (ir::isUnsignedPred(pred)) {
+    const ir::Scalar k = inType(s, 0).kind;
+    for (size_t j = 0; j < n; ++j) r[j].i = compare(pred, asUnsigned(k, a[j * sa].i), asUnsigned(k, b[j * sb].i));
+    return;
+  }
   for (size_t j = 0; j < n; ++j)
     r[j].i = isFloat ? compare(pred, a[j * sa].f, b[j * sb].f) : compare(pred, a[j * sa].i, b[j * sb].i);
 }
@@ -168,6 +183,37 @@ void Executor::execCast(const Step& s) {
     else  // int/pointer to int/pointer: truncate or sign-extend (i1 is 0/1 already)
       r[j].i = ir::wrapInt(to, x.i);
   }
+}
+
+// ucast: as cast, with the integer side unsigned: the operand zero-extends
+// (and converts to floats as unsigned), a float converts to [0, 2^n - 1].
+void Executor::execUnsignedCast(const Step& s) {
+  const ir::Scalar from = inType(s, 0).kind, to = s.inst->type().kind;
+  const Elem* a = in(s, 0).data();
+  const size_t sa = strideOf(s, 0);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  const bool fromFloat = ir::isFloatKind(from), toFloat = ir::isFloatKind(to);
+  for (size_t j = 0; j < n; ++j) {
+    const Elem x = a[j * sa];
+    if (fromFloat)
+      r[j].i = floatToUnsigned(to, x.f);
+    else if (toFloat)
+      r[j].f = unsignedToFloat(to, asUnsigned(from, x.i));
+    else if (to == ir::Scalar::I1)
+      r[j].i = x.i != 0;
+    else
+      r[j].i = ir::wrapInt(to, int64_t(asUnsigned(from, x.i)));
+  }
+}
+
+void Executor::execBitcast(const Step& s) {
+  const ir::Scalar from = inType(s, 0).kind, to = s.inst->type().kind;
+  const Elem* a = in(s, 0).data();
+  const size_t sa = strideOf(s, 0);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  for (size_t j = 0; j < n; ++j) r[j] = bitcastElem(from, to, a[j * sa]);
 }
 
 void Executor::execSelect(const Step& s) {

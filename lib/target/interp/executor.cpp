@@ -221,7 +221,8 @@ void Executor::execute(const Step& s) {
   const ir::Opcode op = s.inst->opcode();
   switch (op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::And:
-    case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Max: case Op::Min:
+    case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Max: case Op::Min: case Op::UDiv:
+    case Op::URem: case Op::UShr: case Op::UMax: case Op::UMin:
       execBinary(s);
       return;
     case Op::Neg: case Op::Not: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
@@ -230,6 +231,8 @@ void Executor::execute(const Step& s) {
       return;
     case Op::Cmp: execCmp(s); return;
     case Op::Cast: execCast(s); return;
+    case Op::UCast: execUnsignedCast(s); return;
+    case Op::Bitcast: execBitcast(s); return;
     case Op::Select: execSelect(s); return;
     case Op::Splat: execSplat(s); return;
     case Op::Reshape: {

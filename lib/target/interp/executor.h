@@ -73,6 +73,8 @@ class Executor {
   void execUnary(const Step& s);
   void execCmp(const Step& s);
   void execCast(const Step& s);
+  void execUnsignedCast(const Step& s);
+  void execBitcast(const Step& s);
   void execSelect(const Step& s);
   void execMultipleOf(const Step& s);
 

@@ -37,6 +37,8 @@ int64_t atomicInt(ir::Scalar k, ir::AtomicKind kind, int64_t old, int64_t v) {
     case ir::AtomicKind::Min: return old < v ? old : v;
     case ir::AtomicKind::And: return old & v;
     case ir::AtomicKind::Or: return old | v;
+    case ir::AtomicKind::UMax: return unsignedMax(k, old, v);
+    case ir::AtomicKind::UMin: return unsignedMin(k, old, v);
   }
   return v;
 }

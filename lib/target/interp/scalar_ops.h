@@ -83,6 +83,30 @@ inline int64_t arithShr(ir::Scalar k, int64_t a, int64_t b) {
   return a < 0 ? ~(~a >> s) : a >> s;
 }
 
+// ---- integers read as unsigned (udiv ... umin, cmp ult ..., ucast) ----------
+
+// The bits of a value of integer kind `k` as an unsigned number.
+inline uint64_t asUnsigned(ir::Scalar k, int64_t v) {
+  const int w = ir::bitWidth(k);
+  return w >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << w) - 1);
+}
+// Callers check b != 0.
+inline int64_t unsignedDiv(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(asUnsigned(k, a) / asUnsigned(k, b)));
+}
+inline int64_t unsignedRem(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(asUnsigned(k, a) % asUnsigned(k, b)));
+}
+inline int64_t logicalShr(ir::Scalar k, int64_t a, int64_t b) {
+  return ir::wrapInt(k, int64_t(asUnsigned(k, a) >> shiftAmount(k, b)));
+}
+inline int64_t unsignedMax(ir::Scalar k, int64_t a, int64_t b) {
+  return asUnsigned(k, a) >= asUnsigned(k, b) ? a : b;
+}
+inline int64_t unsignedMin(ir::Scalar k, int64_t a, int64_t b) {
+  return asUnsigned(k, a) <= asUnsigned(k, b) ? a : b;
+}
+
 // ---- floats -----------------------------------------------------------------
 
 // max/min propagate NaN, and order -0 below +0, so results never depend on
@@ -127,6 +151,19 @@ inline int64_t floatToInt(ir::Scalar to, double x) {
   return int64_t(t);
 }
 
+// float -> unsigned int: truncate toward zero, saturate to [0, 2^n - 1],
+// NaN -> 0 (PTX's cvt.rzi.uN and LLVM's fptoui.sat). The result is held as
+// the kind's bits, sign-extended like every integer.
+inline int64_t floatToUnsigned(ir::Scalar to, double x) {
+  if (to == ir::Scalar::I1) return x != 0 ? 1 : 0;
+  if (std::isnan(x)) return 0;
+  const double t = std::trunc(x);
+  if (t <= 0) return 0;
+  const double limit = std::ldexp(1.0, ir::bitWidth(to));  // 2^n, exact
+  if (t >= limit) return ir::wrapInt(to, -1);                // all ones
+  return ir::wrapInt(to, int64_t(uint64_t(t)));
+}
+
 // int -> float with one correct rounding. f64 and f32 use the hardware
 // conversion; for f16/bf16 a 64-bit integer is first narrowed to 53
 // significant bits with a sticky bit (exact enough: the sticky bit lies far
@@ -142,6 +179,17 @@ inline double intToFloat(ir::Scalar to, int64_t v) {
   return roundTo(to, v < 0 ? -exact : exact);
 }
 
+// unsigned int -> float, rounded once as above.
+inline double unsignedToFloat(ir::Scalar to, uint64_t mag) {
+  if (to == ir::Scalar::F64) return double(mag);
+  if (to == ir::Scalar::F32) return double(static_cast<float>(mag));
+  int drop = 0;
+  while ((mag >> drop) >= (uint64_t(1) << 53)) ++drop;
+  double exact = drop == 0 ? double(mag)
+                           : std::ldexp(double((mag >> drop) | ((mag & ((uint64_t(1) << drop) - 1)) ? 1 : 0)), drop);
+  return roundTo(to, exact);
+}
+
 // ---- memory format (little endian; f16/bf16 as bits; i1 as one byte) ------
 
 inline uint64_t readLE(const uint8_t* p, int n) {
@@ -153,6 +201,32 @@ inline void writeLE(uint8_t* p, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) p[i] = uint8_t(v >> (8 * i));
 }
 
+// A NaN keeps its bits between memory and the double that holds it (a
+// signaling one too: converting a float to a double would quiet it), so
+// loads, stores and bitcasts move NaN payloads unchanged, as the GPU and the
+// CPU back end do. `fracBits`: the stored fraction bits of the narrow format.
+inline bool isNanBits(uint64_t bits, int expBits, int fracBits) {
+  const uint64_t expMask = (uint64_t(1) << expBits) - 1;
+  return ((bits >> fracBits) & expMask) == expMask && (bits & ((uint64_t(1) << fracBits) - 1)) != 0;
+}
+inline double nanOfBits(uint64_t bits, int expBits, int fracBits) {
+  const uint64_t sign = (bits >> (expBits + fracBits)) & 1;
+  const uint64_t frac = bits & ((uint64_t(1) << fracBits) - 1);
+  const uint64_t d = (sign << 63) | (uint64_t(0x7ff) << 52) | (frac << (52 - fracBits));
+  double r;
+  std::memcpy(&r, &d, 8);
+  return r;
+}
+// The narrow format's bits of a NaN double: its payload's top bits, quiet
+// where none would be left.
+inline uint64_t bitsOfNan(double v, int expBits, int fracBits) {
+  uint64_t d;
+  std::memcpy(&d, &v, 8);
+  uint64_t frac = (d & ((uint64_t(1) << 52) - 1)) >> (52 - fracBits);
+  if (frac == 0) frac = uint64_t(1) << (fracBits - 1);
+  return ((d >> 63) << (expBits + fracBits)) | (((uint64_t(1) << expBits) - 1) << fracBits) | frac;
+}
+
 inline Elem decodeElem(ir::Scalar k, const uint8_t* p) {
   switch (k) {
     case ir::Scalar::I1: return intElem(p[0] != 0);
@@ -161,10 +235,17 @@ inline Elem decodeElem(ir::Scalar k, const uint8_t* p) {
     case ir::Scalar::I32: return intElem(int32_t(uint32_t(readLE(p, 4))));
     case ir::Scalar::I64:
     case ir::Scalar::Ptr: return intElem(int64_t(readLE(p, 8)));
-    case ir::Scalar::F16: return floatElem(halfToFloat(uint16_t(readLE(p, 2))));
-    case ir::Scalar::BF16: return floatElem(bf16ToFloat(uint16_t(readLE(p, 2))));
+    case ir::Scalar::F16: {
+      const uint64_t u = readLE(p, 2);
+      return floatElem(isNanBits(u, 5, 10) ? nanOfBits(u, 5, 10) : halfToFloat(uint16_t(u)));
+    }
+    case ir::Scalar::BF16: {
+      const uint64_t u = readLE(p, 2);
+      return floatElem(isNanBits(u, 8, 7) ? nanOfBits(u, 8, 7) : bf16ToFloat(uint16_t(u)));
+    }
     case ir::Scalar::F32: {
       uint32_t u = uint32_t(readLE(p, 4));
+      if (isNanBits(u, 8, 23)) return floatElem(nanOfBits(u, 8, 23));
       float f;
       std::memcpy(&f, &u, 4);
       return floatElem(f);
@@ -188,9 +269,13 @@ inline void encodeElem(ir::Scalar k, Elem v, uint8_t* p) {
     case ir::Scalar::I32: writeLE(p, uint64_t(v.i), 4); return;
     case ir::Scalar::I64:
     case ir::Scalar::Ptr: writeLE(p, uint64_t(v.i), 8); return;
-    case ir::Scalar::F16: writeLE(p, doubleToHalf(v.f), 2); return;
-    case ir::Scalar::BF16: writeLE(p, doubleToBf16(v.f), 2); return;
+    case ir::Scalar::F16: writeLE(p, std::isnan(v.f) ? bitsOfNan(v.f, 5, 10) : doubleToHalf(v.f), 2); return;
+    case ir::Scalar::BF16: writeLE(p, std::isnan(v.f) ? bitsOfNan(v.f, 8, 7) : doubleToBf16(v.f), 2); return;
     case ir::Scalar::F32: {
+      if (std::isnan(v.f)) {
+        writeLE(p, bitsOfNan(v.f, 8, 23), 4);
+        return;
+      }
       float f = static_cast<float>(v.f);
       uint32_t u;
       std::memcpy(&u, &f, 4);
@@ -206,6 +291,13 @@ inline void encodeElem(ir::Scalar k, Elem v, uint8_t* p) {
     case ir::Scalar::Void: break;
   }
   throw InternalError("store of void");
+}
+
+// The same bits read as another kind of the same width (bitcast).
+inline Elem bitcastElem(ir::Scalar from, ir::Scalar to, Elem v) {
+  uint8_t bytes[8] = {};
+  encodeElem(from, v, bytes);
+  return decodeElem(to, bytes);
 }
 
 }  // namespace tritonc::interp::detail

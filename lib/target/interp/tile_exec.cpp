@@ -174,6 +174,8 @@ void Executor::execReduce(const Step& s) {
       case ir::ReduceKind::Add: fold([k](Elem x, Elem y) { return intElem(wrapAdd(k, x.i, y.i)); }); return;
       case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return intElem(std::max(x.i, y.i)); }); return;
       case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }); return;
+      case ir::ReduceKind::UMax: fold([k](Elem x, Elem y) { return intElem(unsignedMax(k, x.i, y.i)); }); return;
+      case ir::ReduceKind::UMin: fold([k](Elem x, Elem y) { return intElem(unsignedMin(k, x.i, y.i)); }); return;
     }
     return;
   }
@@ -182,6 +184,7 @@ void Executor::execReduce(const Step& s) {
       case ir::ReduceKind::Add: sumInParts([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
       case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }); return;
       case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }); return;
+      case ir::ReduceKind::UMax: case ir::ReduceKind::UMin: break;  // integers only (verified)
     }
   });
 }

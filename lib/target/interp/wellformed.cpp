@@ -16,8 +16,9 @@ class Checker {
       case ir::OpCategory::Binary:
         operands(2, 2);
         for (size_t i = 0; i < 2; ++i) sameKindElementwise(i);
-        if (op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Shl || op == Op::Shr)
-          require(!t.isFloat(), "bitwise operations need integers");
+        if (op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Shl || op == Op::Shr || op == Op::UDiv ||
+            op == Op::URem || op == Op::UShr || op == Op::UMax || op == Op::UMin)
+          require(t.isInt(), "bitwise and unsigned operations need integers");
         require(t.isInt() || t.isFloat() || t.isPtr(), "needs numbers");
         return;
       case ir::OpCategory::Unary:
@@ -32,7 +33,9 @@ class Checker {
     switch (op) {
       case Op::Cmp:
         operands(2, 2);
-        require(t.kind == ir::Scalar::I1 && inst_.sub <= uint8_t(ir::CmpPred::Ge), "bad result or predicate");
+        require(t.kind == ir::Scalar::I1 && inst_.sub < ir::kNumCmpPreds, "bad result or predicate");
+        require(!ir::isUnsignedPred(ir::CmpPred(inst_.sub)) || ir::isIntKind(kindOf(0)),
+                "unsigned comparisons need integers");
         require(kindOf(0) == kindOf(1), "operands of different kinds");
         elementwise(0);
         elementwise(1);
@@ -43,6 +46,21 @@ class Checker {
         require(!t.isVoid() && kindOf(0) != ir::Scalar::Void, "void cast");
         require(!(t.isPtr() && ir::isFloatKind(kindOf(0))) && !(t.isFloat() && kindOf(0) == ir::Scalar::Ptr),
                 "no pointer <-> float casts");
+        return;
+      case Op::UCast:
+        operands(1, 1);
+        elementwise(0);
+        require((t.isInt() && (ir::isIntKind(kindOf(0)) || ir::isFloatKind(kindOf(0)))) ||
+                    (t.isFloat() && ir::isIntKind(kindOf(0))),
+                "ucast converts integers");
+        return;
+      case Op::Bitcast:
+        operands(1, 1);
+        elementwise(0);
+        require((t.isInt() || t.isFloat()) && (ir::isIntKind(kindOf(0)) || ir::isFloatKind(kindOf(0))) &&
+                    t.kind != ir::Scalar::I1 && kindOf(0) != ir::Scalar::I1 &&
+                    ir::bitWidth(t.kind) == ir::bitWidth(kindOf(0)),
+                "bitcast keeps the bit width of numbers");
         return;
       case Op::Select:
         operands(3, 3);
@@ -107,8 +125,8 @@ class Checker {
         return;
       case Op::AtomicRmw:
         memoryAccess(2, 3, 1);
-        require(inst_.sub <= uint8_t(ir::AtomicKind::Or), "bad atomic kind");
-        if (inst_.sub >= uint8_t(ir::AtomicKind::And)) require(t.isInt(), "and/or need integers");
+        require(inst_.sub < ir::kNumAtomicKinds, "bad atomic kind");
+        if (inst_.sub >= uint8_t(ir::AtomicKind::And)) require(t.isInt(), "and/or/umax/umin need integers");
         return;
       case Op::AtomicCas:
         memoryAccess(3, 4, 2);
@@ -128,8 +146,8 @@ class Checker {
         ir::Shape s = shapeOf(0);
         require(inst_.imm >= 0 && size_t(inst_.imm) < s.size() && s[size_t(inst_.imm)] > 0, "bad axis");
         s.erase(s.begin() + inst_.imm);
-        require(s == t.shape && kindOf(0) == t.kind && inst_.sub <= uint8_t(ir::ReduceKind::Min),
-                "bad result type or kind");
+        require(s == t.shape && kindOf(0) == t.kind && inst_.sub < ir::kNumReduceKinds, "bad result type or kind");
+        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt(), "umax/umin need integers");
         require(t.isInt() || t.isFloat(), "reduce needs numbers");
         return;
       }

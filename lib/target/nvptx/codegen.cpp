@@ -190,7 +190,8 @@ bool FunctionLowering::isSplat(const ir::Value* v) {
   switch (i.opcode()) {
     case ir::Opcode::Splat: return true;
     case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: case ir::Opcode::ConvertLayout:
-    case ir::Opcode::MultipleOf: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::Select:
+    case ir::Opcode::MultipleOf: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::UCast:
+    case ir::Opcode::Bitcast: case ir::Opcode::Select:
       break;
     default:
       if (ir::opcodeCategory(i.opcode()) != ir::OpCategory::Binary &&
@@ -313,7 +314,7 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerTma(i);
     case Opcode::Phi: case Opcode::Br: case Opcode::CondBr: case Opcode::Ret:
       return lowerControl(i);
-    case Opcode::Cast:
+    case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast:
       return lowerCast(i);
     case Opcode::Print:
       return lowerPrint(i);

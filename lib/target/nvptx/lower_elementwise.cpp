@@ -34,6 +34,25 @@ void wrapNarrow(FunctionLowering& L, Scalar k, const std::string& r) {
   if (k == Scalar::I8) L.emit("cvt.s32.s8 " + r + ", " + r + ";");
   if (k == Scalar::I16) L.emit("cvt.s32.s16 " + r + ", " + r + ";");
 }
+// The bits of a narrow integer as an unsigned number, for the unsigned
+// operations whose result depends on the value (udiv, urem, ushr, ucast).
+// (Sign extension keeps the unsigned order of same-width values, so
+// comparisons, umax and umin need none.)
+std::string zeroExtended(FunctionLowering& L, Scalar k, const std::string& r) {
+  if (k != Scalar::I8 && k != Scalar::I16) return r;
+  std::string z = L.newReg(RegClass::B32);
+  L.emit("and.b32 " + z + ", " + r + ", " + (k == Scalar::I8 ? "255;" : "65535;"));
+  return z;
+}
+// An unsigned power of two 2^k (k returned), or -1.
+int unsignedLog2(Scalar kind, int64_t v) {
+  const int w = ir::bitWidth(kind);
+  const uint64_t u = w >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << w) - 1);
+  if (u == 0 || (u & (u - 1)) != 0) return -1;
+  int k = 0;
+  while ((uint64_t(1) << k) != u) ++k;
+  return k;
+}
 }  // namespace
 
 std::string FunctionLowering::toF32(Scalar k, const std::string& r) {
@@ -104,18 +123,20 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       continue;
     }
     if (op == Opcode::Cmp) {
-      static const char* const intPred[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+      static const char* const intPred[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
       static const char* const fltPred[] = {"eq", "neu", "lt", "le", "gt", "ge"};
+      const bool unsignedPred = ir::isUnsignedPred(ir::CmpPred(i.sub));
       std::string a = operand(0), b = operand(1), r = newReg(RegClass::Pred);
       if (k == Scalar::I1) {
         // Booleans compare as 0/1 integers.
         std::string x = newReg(RegClass::B32), y = newReg(RegClass::B32);
         emit("selp.s32 " + x + ", 1, 0, " + a + ";");
         emit("selp.s32 " + y + ", 1, 0, " + b + ";");
-        emit(std::string("setp.") + intPred[i.sub] + ".s32 " + r + ", " + x + ", " + y + ";");
+        emit(std::string("setp.") + intPred[i.sub] + (unsignedPred ? ".u32 " : ".s32 ") + r + ", " + x + ", " + y + ";");
       } else {
         const char* pt = isF ? fltPred[i.sub] : intPred[i.sub];
-        const char* cty = k == Scalar::Ptr ? "u64" : ty;
+        // Narrow integers are sign-extended, which keeps their unsigned order.
+        const char* cty = k == Scalar::Ptr ? "u64" : unsignedPred ? (ck == Scalar::I64 ? "u64" : "u32") : ty;
         emit(std::string("setp.") + pt + "." + cty + " " + r + ", " + a + ", " + b + ";");
       }
       out[e] = r;
@@ -237,6 +258,34 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       }
       case Opcode::Max: emit(std::string("max") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Min: emit(std::string("min") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::UMax: emit("max.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::UMin: emit("min.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::UShr: {
+        std::string s = newReg(RegClass::B32);
+        std::string amount = b;
+        if (ck == Scalar::I64) emit("cvt.u32.u64 " + s + ", " + b + ";"), amount = s;
+        emit("and.b32 " + s + ", " + amount + ", " + std::to_string(ir::bitWidth(t.kind) - 1) + ";");
+        emit("shr.u" + bits + " " + r + ", " + zeroExtended(*this, t.kind, a) + ", " + s + ";");
+        break;
+      }
+      case Opcode::UDiv:
+      case Opcode::URem: {
+        // By a power of two: a shift or a mask (ptxas expands div.u by an
+        // immediate into the generic sequence); otherwise div.u / rem.u.
+        std::string x = zeroExtended(*this, t.kind, a);
+        const ir::Constant* d = divisorConstant(i);
+        const int log2 = d ? unsignedLog2(t.kind, d->i) : -1;
+        if (log2 >= 0 && op == Opcode::UDiv) {
+          emit("shr.u" + bits + " " + r + ", " + x + ", " + std::to_string(log2) + ";");
+        } else if (log2 >= 0) {
+          const uint64_t mask = log2 >= 64 ? ~uint64_t(0) : (uint64_t(1) << log2) - 1;
+          emit("and.b" + bits + " " + r + ", " + x + ", " + std::to_string(mask) + ";");
+        } else {
+          emit(std::string(op == Opcode::UDiv ? "div.u" : "rem.u") + bits + " " + r + ", " + x + ", " +
+               zeroExtended(*this, t.kind, b) + ";");
+        }
+        break;
+      }
       default: throw InternalError(std::string("binary op ") + ir::opcodeName(op));
     }
     wrapNarrow(*this, t.kind, r);
@@ -247,6 +296,11 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
 
 void FunctionLowering::lowerCast(const ir::Instruction& i) {
   Scalar from = i.operand(0)->type().kind, to = i.type().kind;
+  if (i.opcode() == Opcode::Bitcast) return lowerBitcast(i);
+  // A ucast to or from a boolean, or narrowing, converts as cast.
+  const bool castAlike = to == Scalar::I1 || from == Scalar::I1 || from == to ||
+                         (ir::isIntKind(from) && ir::isIntKind(to) && ir::bitWidth(to) < ir::bitWidth(from));
+  if (i.opcode() == Opcode::UCast && !castAlike) return lowerUnsignedCast(i);
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
   for (size_t e = 0; e < n; ++e) {
@@ -313,6 +367,73 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
         emit("mov.b32 " + r + ", " + a + ";");
         wrapNarrow(*this, to, r);
       }
+    }
+    out[e] = r;
+  }
+  define(&i, std::move(out));
+}
+
+// ucast: as cast with the integer side unsigned: integers zero-extend,
+// unsigned integers convert to floats, floats saturate to [0, 2^n - 1]
+// (PTX's cvt.rzi.uN clamps and maps NaN to 0). Booleans and narrowing are
+// cast's (lowerCast sends only the other conversions here).
+void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
+  Scalar from = i.operand(0)->type().kind, to = i.type().kind;
+  size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
+  std::vector<std::string> out(n);
+  for (size_t e = 0; e < n; ++e) {
+    std::string a = elem(i.operand(0), e);
+    std::string r = newReg(regClassOf(to));
+    if (ir::isFloatKind(from)) {
+      std::string x = isHalf(from) ? toF32(from, a) : a;
+      Scalar xf = isHalf(from) ? Scalar::F32 : from;
+      const char* it = to == Scalar::I64 ? "u64" : to == Scalar::I32 ? "u32" : to == Scalar::I16 ? "u16" : "u8";
+      if (to == Scalar::I8 || to == Scalar::I16) {
+        emit(std::string("cvt.rzi.sat.") + it + "." + ptxType(xf) + " " + r + ", " + x + ";");
+        wrapNarrow(*this, to, r);
+      } else {
+        emit(std::string("cvt.rzi.") + it + "." + ptxType(xf) + " " + r + ", " + x + ";");
+      }
+    } else if (ir::isFloatKind(to)) {
+      std::string x = zeroExtended(*this, from, a);
+      const char* it = from == Scalar::I64 ? "u64" : "u32";
+      if (isHalf(to)) {
+        std::string f = newReg(RegClass::F32);
+        emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + x + ";");
+        r = fromF32(to, f);  // two roundings, as cast's; exact below 2^24
+      } else {
+        emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + x + ";");
+      }
+    } else if (to == Scalar::I64) {
+      emit("cvt.u64.u32 " + r + ", " + zeroExtended(*this, from, a) + ";");
+    } else {  // widening within 32-bit registers
+      emit("mov.b32 " + r + ", " + zeroExtended(*this, from, a) + ";");
+    }
+    out[e] = r;
+  }
+  define(&i, std::move(out));
+}
+
+// bitcast: the same bits in another register class. Narrow integers live
+// sign-extended in 32-bit registers, f16/bf16 in 16-bit ones.
+void FunctionLowering::lowerBitcast(const ir::Instruction& i) {
+  Scalar from = i.operand(0)->type().kind, to = i.type().kind;
+  size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
+  std::vector<std::string> out(n);
+  for (size_t e = 0; e < n; ++e) {
+    std::string a = elem(i.operand(0), e);
+    if (from == to) {
+      out[e] = a;
+      continue;
+    }
+    std::string r = newReg(regClassOf(to));
+    const int w = ir::bitWidth(from);
+    if (w == 16 && to == Scalar::I16) {
+      emit("cvt.s32.s16 " + r + ", " + a + ";");  // f16/bf16 bits, sign-extended
+    } else if (w == 16 && from == Scalar::I16) {
+      emit("cvt.u16.u32 " + r + ", " + a + ";");  // the low half
+    } else {
+      emit("mov.b" + std::to_string(w) + " " + r + ", " + a + ";");
     }
     out[e] = r;
   }

@@ -193,6 +193,8 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       case ir::AtomicKind::Max: opName = "max"; break;
       case ir::AtomicKind::Min: opName = "min"; break;
       case ir::AtomicKind::And: opName = "and"; break;
+      case ir::AtomicKind::UMax: opName = "max"; ty = size == 8 ? "u64" : "u32"; break;
+      case ir::AtomicKind::UMin: opName = "min"; ty = size == 8 ? "u64" : "u32"; break;
       default: opName = "or"; break;
     }
   }

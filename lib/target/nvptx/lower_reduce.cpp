@@ -27,6 +27,9 @@ std::string combineOp(ir::ReduceKind k, Scalar ck) {
     case ir::ReduceKind::Add: return std::string(ir::isFloatKind(ck) ? "add.rn." : "add.") + ty;
     case ir::ReduceKind::Max: return std::string(f32 ? "max.NaN." : "max.") + ty;
     case ir::ReduceKind::Min: return std::string(f32 ? "min.NaN." : "min.") + ty;
+    // Narrow integers are sign-extended, which keeps their unsigned order.
+    case ir::ReduceKind::UMax: return std::string("max.u") + (ir::bitWidth(ck) == 64 ? "64" : "32");
+    case ir::ReduceKind::UMin: return std::string("min.u") + (ir::bitWidth(ck) == 64 ? "64" : "32");
   }
   return "";
 }

@@ -107,7 +107,9 @@ class FunctionLowering {
 
   // ---- lowering of op families --------------------------------------------
   void lowerElementwise(const ir::Instruction& i);  // lower_elementwise.cpp
-  void lowerCast(const ir::Instruction& i);
+  void lowerCast(const ir::Instruction& i);  // cast, ucast and bitcast
+  void lowerUnsignedCast(const ir::Instruction& i);
+  void lowerBitcast(const ir::Instruction& i);
   // `r` = a / d or a % d (C's, signed, `bits` 32 or 64) without a div
   // instruction, for a constant d > 0; false (nothing emitted) for other d.
   bool lowerDivideByConstant(bool remainder, int bits, const std::string& a, int64_t d, const std::string& r);  // lower_divide.cpp
