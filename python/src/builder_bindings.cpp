@@ -116,6 +116,11 @@ void bindFunctionBuilder(nb::module_& m) {
            nb::keep_alive<0, 1>())
       .def("cast", [](FB& f, const PyValue& v, const std::string& t) { return PyValue{f.builder().cast(v.v, typeOf(t))}; },
            nb::keep_alive<0, 1>())
+      .def("ucast",
+           [](FB& f, const PyValue& v, const std::string& t) { return PyValue{f.builder().unsignedCast(v.v, typeOf(t))}; },
+           nb::keep_alive<0, 1>())
+      .def("bitcast", [](FB& f, const PyValue& v, const std::string& t) { return PyValue{f.builder().bitcast(v.v, typeOf(t))}; },
+           nb::keep_alive<0, 1>())
       .def("select",
            [](FB& f, const PyValue& c, const PyValue& a, const PyValue& b) { return PyValue{f.builder().select(c.v, a.v, b.v)}; },
            nb::keep_alive<0, 1>())

@@ -63,8 +63,8 @@ def bad_float_floordiv(X):
 
 
 @tritonc.jit
-def unsupported_bitcast(X):
-    tl.store(X, tl.cast(tl.load(X), tl.int32, bitcast=True))
+def bad_bitcast_width(X):
+    tl.store(X, tl.cast(tl.load(X), tl.int16, bitcast=True).to(tl.float32))
 
 
 @pytest.mark.parametrize("kernel,text,message", [
@@ -74,7 +74,7 @@ def unsupported_bitcast(X):
     (bad_arange, "tl.arange(0, n)", "compile-time constant"),
     (bad_name, "undefined_thing", "not defined"),
     (bad_float_floordiv, "x // 2.0", "'//' takes integers"),
-    (unsupported_bitcast, "tl.cast", "not supported yet"),
+    (bad_bitcast_width, "tl.cast", "bitcasts keep the bit width"),
 ])
 def test_located_errors(kernel, text, message):
     x = np.zeros(64, np.float32)

@@ -102,7 +102,10 @@ def _argument(x, where):
     if isinstance(x, (bool, np.bool_)):
         return int(x), False
     if isinstance(x, (int, np.integer)):
-        return int(x), False
+        v = int(x)
+        if not -2**63 <= v < 2**64:
+            raise ValueError("%s: the integer %d does not fit in 64 bits" % (where, v))
+        return (v - 2**64 if v >= 2**63 else v), False  # a uint64 passes its bits
     if isinstance(x, (float, np.floating)):
         return float(x), False
     if isinstance(x, np.ndarray):

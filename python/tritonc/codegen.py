@@ -68,7 +68,8 @@ def _describe_slot(s):
     if s[0] == "py":
         return repr(s[1])
     if s[0] == "t":
-        return s[2]
+        return s[2] if not s[3].is_int_unsigned() and not (s[3].is_ptr() and s[3].element_ty.is_int_unsigned()) \
+            else repr(s[3]) + (str(list(s[4])) if s[4] else "")
     if s[0] == "tuple":
         return "(" + ", ".join(_describe_slot(x) for x in s[1]) + ")"
     return s[1][0]
@@ -164,7 +165,7 @@ class _Generator(ast.NodeVisitor):
     def _store(self, name, path, value):
         if isinstance(value, tensor):
             t = value.ir_type()
-            key = (name, path, t)
+            key = (name, path, t, value.dtype)  # int32 and uint32 share an IR type, not a variable
             var = self.frame.vars.get(key)
             if var is None:
                 var = self.fb.new_var(t, name)

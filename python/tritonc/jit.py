@@ -19,11 +19,11 @@ from . import language as tl
 from .language import core, semantic
 from .language.core import constexpr
 
-# Element types of arrays by dtype name; unsigned arrays are refused (the IR's
-# integers are signed).
+# Element types of arrays by dtype name.
 _ARRAY_TYPES = {
     "float32": tl.float32, "float16": tl.float16, "bfloat16": tl.bfloat16, "float64": tl.float64,
     "int64": tl.int64, "int32": tl.int32, "int16": tl.int16, "int8": tl.int8, "bool": tl.int1,
+    "uint64": tl.uint64, "uint32": tl.uint32, "uint16": tl.uint16, "uint8": tl.uint8,
 }
 
 
@@ -43,8 +43,8 @@ def _array_dtype(x):
         return None
     t = _ARRAY_TYPES.get(name)
     if t is None:
-        raise TypeError("arrays of %s cannot be passed to a tritonc.jit kernel (the IR's integers are signed; "
-                        "view unsigned data as the signed type of its width)" % name)
+        raise TypeError("arrays of %s cannot be passed to a tritonc.jit kernel (it takes bool, int8-64, uint8-64, "
+                        "float16, bfloat16, float32 and float64)" % name)
     return t
 
 
@@ -58,8 +58,17 @@ def _runtime_type(x):
     that are constexprs by nature (None, dtypes, strings)."""
     if x is None or isinstance(x, (core.dtype, str, constexpr)):
         return None
-    if isinstance(x, (bool, int, float)):
-        return semantic.py_scalar_dtype(x)  # as a Python number in a kernel: int32, int64, float32, int1
+    if isinstance(x, int) and not isinstance(x, bool):
+        # Triton's parameter types: i32 where it fits, u64 from 2^63, else i64.
+        if -2**31 <= x < 2**31:
+            return tl.int32
+        if 2**63 <= x < 2**64:
+            return tl.uint64
+        if -2**63 <= x < 2**63:
+            return tl.int64
+        raise TypeError("the integer %d does not fit in 64 bits" % x)
+    if isinstance(x, (bool, float)):
+        return semantic.py_scalar_dtype(x)  # float32, int1
     if _is_array(x):
         t = _array_dtype(x)
         if t is None:
@@ -348,6 +357,8 @@ class JITFunction(_tritonc.JitLauncher):
                 params.append(param_index[name])
                 expected.append(x.dtype)
             elif isinstance(x, int) and not isinstance(x, bool):
+                if x >= 2**63:
+                    return  # a uint64 parameter: the C++ path takes i32 and i64 only
                 roles.append(2 if -2**31 <= x < 2**31 else 3)
                 params.append(param_index[name])
                 expected.append(None)

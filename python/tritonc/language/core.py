@@ -66,6 +66,13 @@ class dtype:
     def is_int_signed(self):
         return self.kind == "int"
 
+    def is_int_unsigned(self):
+        return self.kind == "uint"
+
+    @property
+    def int_bitwidth(self):
+        return self.bits
+
     def is_ptr(self):
         return False
 
@@ -136,12 +143,14 @@ float16 = dtype("float16", "f16", "float", 16)
 bfloat16 = dtype("bfloat16", "bf16", "float", 16)
 float32 = dtype("float32", "f32", "float", 32)
 float64 = dtype("float64", "f64", "float", 64)
-# The IR's integers are signed: unsigned types are named so that a kernel
-# using them gets a clear error rather than silently signed arithmetic.
-uint8 = dtype("uint8", None, "uint", 8)
-uint16 = dtype("uint16", None, "uint", 16)
-uint32 = dtype("uint32", None, "uint", 32)
-uint64 = dtype("uint64", None, "uint", 64)
+# Unsigned integers are the IR's integers of their width (bits without a
+# sign); the operations that depend on the sign (division, remainder, right
+# shift, comparisons, min/max, conversions) take their unsigned forms
+# (semantic.py).
+uint8 = dtype("uint8", "i8", "uint", 8)
+uint16 = dtype("uint16", "i16", "uint", 16)
+uint32 = dtype("uint32", "i32", "uint", 32)
+uint64 = dtype("uint64", "i64", "uint", 64)
 float8e4nv = dtype("float8e4nv", None, "float", 8)
 float8e5 = dtype("float8e5", None, "float", 8)
 
@@ -160,7 +169,7 @@ def dtype_from_ir(text):
 
 def check_supported(t, what="this operation"):
     if t.ir is None:
-        raise CompileError("%s: tl.%s is not supported yet (the IR has signed integers and f16/bf16/f32/f64 only)"
+        raise CompileError("%s: tl.%s is not supported yet (the IR has integers and f16/bf16/f32/f64 only)"
                            % (what, t.name))
     return t
 

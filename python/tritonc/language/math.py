@@ -39,7 +39,7 @@ ceil = _unary("ceil")
 @builtin
 def abs(x):
     x = to_tensor(x)
-    if x.dtype.is_bool():
+    if x.dtype.is_bool() or x.dtype.is_int_unsigned():
         return x
     if x.dtype.is_ptr():
         raise CompileError("abs does not apply to pointers")
@@ -97,6 +97,38 @@ def erf(x):
     y = semantic.sub(1.0, semantic.mul(poly, exp(semantic.neg(semantic.mul(ax, ax)))))
     r = semantic.where(semantic.compare("lt", wide, 0.0), semantic.neg(y), y)
     return r if dt.bits >= 32 else semantic.cast(r, dt)
+
+
+@builtin
+def umulhi(x, y):
+    """The high half of the 2N-bit product of N-bit integers read as
+    unsigned (Triton's tl.umulhi; Philox's multiply). Up to 32 bits in one
+    64-bit product; 64 bits from four products of 32-bit halves."""
+    x, y = to_tensor(x), to_tensor(y)
+    if not (x.dtype.is_int() and y.dtype.is_int()) or x.dtype.is_bool() or y.dtype.is_bool():
+        raise CompileError("tl.umulhi takes integers, not %r and %r" % (x.dtype, y.dtype))
+    dt = semantic.computation_type(x.dtype, False, y.dtype, False)
+    bits = dt.bits
+    u = {8: core.uint8, 16: core.uint16, 32: core.uint32, 64: core.uint64}[bits]
+    x, y = semantic.cast(semantic.cast(x, dt), u, bitcast=True), semantic.cast(semantic.cast(y, dt), u, bitcast=True)
+    shape = semantic.broadcast_shapes(x.shape, y.shape)
+    x, y = semantic.broadcast_to(x, shape), semantic.broadcast_to(y, shape)
+    if bits <= 32:
+        wide = semantic.mul(semantic.cast(x, core.uint64), semantic.cast(y, core.uint64))
+        hi = semantic.cast(semantic.shift("shr", wide, bits), u)
+    else:
+        lo32 = semantic.constant(0xFFFFFFFF, core.uint64)
+
+        def halves(v):
+            return semantic.shift("shr", v, 32), semantic.bitwise("and", v, lo32)
+        (xh, xl), (yh, yl) = halves(x), halves(y)
+        ll, lh, hl, hh = semantic.mul(xl, yl), semantic.mul(xl, yh), semantic.mul(xh, yl), semantic.mul(xh, yh)
+        # The carries into the high half: below 3 * 2^32, no overflow.
+        mid = semantic.add(semantic.add(semantic.shift("shr", ll, 32), semantic.bitwise("and", lh, lo32)),
+                           semantic.bitwise("and", hl, lo32))
+        hi = semantic.add(semantic.add(hh, semantic.shift("shr", lh, 32)),
+                          semantic.add(semantic.shift("shr", hl, 32), semantic.shift("shr", mid, 32)))
+    return semantic.cast(hi, dt, bitcast=True)
 
 
 @builtin

@@ -198,6 +198,12 @@ def device_print(prefix, *args, hex=False):
     ``pid (0, 0, 0) idx (3) x: 1.500000`` (docs/IR.md, print)."""
     prefix = _text(prefix, "device_print's prefix")
     values = [to_tensor(a) for a in args]
+    # The IR prints integers signed: an unsigned one narrower than 64 bits
+    # prints its value as an int64 (a uint64 from 2^63 up prints negative;
+    # hex prints the bits of every width as they are).
+    if not unwrap(hex):
+        values = [semantic.cast(v, core.int64) if v.dtype.is_int_unsigned() and v.dtype.bits < 64 else v
+                  for v in values]
     semantic.builder().device_print(prefix, [v.handle for v in values], bool(unwrap(hex)))
 
 
@@ -339,6 +345,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         raise CompileError("tl.dot needs every dimension to be at least 16 (got %s @ %s)" % (list(a.shape), list(b.shape)))
     if a.dtype != b.dtype:
         raise CompileError("tl.dot: both operands must have one type (%r and %r); cast one with .to()" % (a.dtype, b.dtype))
+    if a.dtype.is_int_unsigned():
+        raise CompileError("tl.dot of unsigned integers (%r) is not supported; integer dots take tl.int8" % a.dtype)
     out = unwrap(out_dtype)
     if a.dtype.is_int():
         out = core.int32
@@ -384,6 +392,8 @@ def _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, 
 # ---- reductions -------------------------------------------------------------------
 
 def reduce_ir(x, axis, kind):
+    if kind in ("max", "min") and x.dtype.is_int_unsigned():
+        kind = "u" + kind
     return tensor(semantic.builder().reduce(kind, axis, x.handle), x.dtype, x.shape[:axis] + x.shape[axis + 1:])
 
 
@@ -405,8 +415,8 @@ def _reduce(x, axis, kind, keep_dims):
 def _sum_type(x, dtype):
     if unwrap(dtype) is not None:
         return semantic.cast(x, unwrap(dtype))
-    if x.dtype.is_int() and x.dtype.bits < 32:
-        return semantic.cast(x, core.int32)
+    if x.dtype.is_int() and x.dtype.bits < 32:  # of the same signedness, as in Triton
+        return semantic.cast(x, core.uint32 if x.dtype.is_int_unsigned() else core.int32)
     if x.dtype.is_floating() and x.dtype.bits < 32:
         return semantic.cast(x, core.float32)
     return x
@@ -496,6 +506,8 @@ def _atomic(kind, pointer, val, mask, sem, scope):
         shape = semantic.broadcast_shapes(shape, mask.shape)
         mask = semantic.broadcast_to(mask, shape)
     p, vt = semantic.broadcast_to(p, shape), semantic.broadcast_to(vt, shape)
+    if kind in ("max", "min") and elem.is_int_unsigned():
+        kind = "u" + kind
     h = semantic.builder().atomic_rmw(kind, p.handle, vt.handle, mask.handle if mask is not None else None,
                                       sem, scope)
     return tensor(h, elem, shape)

@@ -6,7 +6,9 @@ and emits IR through the current builder."""
 from . import core
 from .core import CompileError, tensor, unwrap
 
-_KIND_ORDER = {"bool": 0, "uint": 1, "int": 2, "float": 3}
+# Triton's kinds: bool < integer (signed or not) < float. A Python number of
+# a kind no higher than a tensor's takes the tensor's type.
+_KIND_ORDER = {"bool": 0, "uint": 1, "int": 1, "float": 2}
 
 
 def builder():
@@ -24,11 +26,15 @@ def py_scalar_dtype(v):
     v = unwrap(v)
     if isinstance(v, bool):
         return core.int1
-    if isinstance(v, int):
+    if isinstance(v, int):  # Triton's table
         if -2**31 <= v < 2**31:
             return core.int32
+        if 2**31 <= v < 2**32:
+            return core.uint32
         if -2**63 <= v < 2**63:
             return core.int64
+        if 2**63 <= v < 2**64:
+            return core.uint64
         raise CompileError("integer %d does not fit in 64 bits" % v)
     if isinstance(v, float):
         return core.float32
@@ -43,7 +49,10 @@ def constant(v, dt, shape=()):
     if dt.is_floating():
         h = b.const_float(dt.ir, float(v))
     else:
-        h = b.const_int(dt.ir, int(v))
+        v = int(v)
+        if not -2**63 <= v < 2**64:
+            raise CompileError("integer %d does not fit in 64 bits" % v)
+        h = b.const_int(dt.ir, v - 2**64 if v >= 2**63 else v)  # the bits; the builder wraps to the width
     t = tensor(h, dt, ())
     return broadcast_to(t, shape) if shape else t
 
@@ -69,9 +78,14 @@ def _describe(v):
 # ---- types -------------------------------------------------------------------
 
 def integer_promote(a, b):
-    if a.kind == "uint" or b.kind == "uint":
-        core.check_supported(a if a.kind == "uint" else b)
-    return a if a.bits >= b.bits else b
+    """C's usual arithmetic conversions, as Triton applies them: the wider
+    type; at equal width, or when the unsigned one is wider, unsigned."""
+    a_u, b_u = a.is_int_unsigned(), b.is_int_unsigned()
+    if a_u == b_u:
+        return a if a.bits > b.bits else b
+    if a_u:
+        return a if a.bits >= b.bits else b
+    return b if b.bits >= a.bits else a
 
 
 def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
@@ -94,6 +108,9 @@ def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
         return core.float32
     if not a_dt.is_int() or not b_dt.is_int():
         raise CompileError("unexpected operand types %r and %r" % (a_dt, b_dt))
+    if div_or_mod and a_dt.is_int_unsigned() != b_dt.is_int_unsigned() and not (a_dt.is_bool() or b_dt.is_bool()):
+        raise CompileError("cannot use //, %% or / with %r and %r: they differ in signedness, which is unlikely to "
+                           "give a useful answer; cast one of them" % (a_dt, b_dt))
     return integer_promote(a_dt, b_dt)
 
 
@@ -102,14 +119,34 @@ def cast(x, dt, bitcast=False):
     dt = unwrap(dt)
     if not isinstance(dt, core.dtype):
         raise CompileError("cast: expected a dtype such as tl.float32, got %s" % _describe(dt))
-    if bitcast:
-        raise CompileError("bitcast is not supported yet")
     if x.dtype == dt:
         return x
     core.check_supported(dt, "cast")
-    if x.dtype.is_ptr() != dt.is_ptr() and not (dt is core.int64 or x.dtype is core.int64):
-        raise CompileError("cannot cast %r to %r (pointers convert to pointers and to tl.int64)" % (x.dtype, dt))
-    return tensor(builder().cast(x.handle, core.ir_type(dt, x.shape)), dt, x.shape)
+    if bitcast:
+        return _bitcast(x, dt)
+    src = x.dtype
+    if src.is_ptr() != dt.is_ptr() and not (dt in (core.int64, core.uint64) or src in (core.int64, core.uint64)):
+        raise CompileError("cannot cast %r to %r (pointers convert to pointers and to tl.int64)" % (src, dt))
+    # The unsigned conversions: from an unsigned integer (zero extension, to
+    # floats as unsigned), and from a float to an unsigned integer.
+    unsigned = (src.is_int_unsigned() and not dt.is_ptr()) or (src.is_floating() and dt.is_int_unsigned())
+    ir_t = core.ir_type(dt, x.shape)
+    h = builder().ucast(x.handle, ir_t) if unsigned else builder().cast(x.handle, ir_t)
+    return tensor(h, dt, x.shape)
+
+
+def _bitcast(x, dt):
+    """The same bits as `dt` (Triton's ``.to(dt, bitcast=True)``): numbers of
+    one bit width; pointers to pointers."""
+    src = x.dtype
+    if src.is_ptr() and dt.is_ptr():
+        return tensor(builder().cast(x.handle, core.ir_type(dt, x.shape)), dt, x.shape)
+    if src.is_ptr() or dt.is_ptr() or src.bits != dt.bits or src.is_bool() or dt.is_bool():
+        raise CompileError("cannot bitcast %r to %r: bitcasts keep the bit width (%d and %d bits)"
+                           % (src, dt, src.bits, dt.bits))
+    if src.ir == dt.ir:
+        return tensor(x.handle, dt, x.shape)  # int32 <-> uint32: the same IR value
+    return tensor(builder().bitcast(x.handle, core.ir_type(dt, x.shape)), dt, x.shape)
 
 
 # ---- shapes ------------------------------------------------------------------
@@ -299,6 +336,8 @@ def _pointer_offset(p, off, negate=False):
     off = to_tensor(off)
     if not off.dtype.is_int():
         raise CompileError("a pointer moves by an integer offset, not %r" % off.dtype)
+    if off.dtype.is_int_unsigned() and off.dtype.bits < 64:
+        off = cast(off, core.int64)  # offsets are signed: an unsigned one zero-extends first, as in Triton
     shape = broadcast_shapes(p.shape, off.shape)
     p = broadcast_to(p, shape)
     off = broadcast_to(off, shape)
@@ -338,6 +377,7 @@ def _arith(op, a, b, div_or_mod=False):
     if a_dt.is_ptr() or b_dt.is_ptr():
         raise CompileError("'%s' does not apply to pointers" % op)
     dt = computation_type(a_dt, a_py, b_dt, b_py, div_or_mod)
+    _check_scalars(a, b, dt)
     return _binary(op, a, b, dt)
 
 
@@ -356,19 +396,45 @@ def truediv(a, b):
     return _binary("div", a, b, dt)
 
 
+def _signed_op(op, dt):
+    """The IR opcode of `op` ('div', 'rem', 'shr', 'max', 'min') on `dt`:
+    its unsigned form on unsigned integers."""
+    return "u" + op if dt.is_int_unsigned() else op
+
+
 def floordiv(a, b):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="//")
     if not (a_dt.is_int() and b_dt.is_int()):
         raise CompileError("'//' takes integers (it truncates toward zero, as in C); use '/' and tl.floor for "
                            "floats (operands %r and %r)" % (a_dt, b_dt))
-    return _binary("div", a, b, computation_type(a_dt, a_py, b_dt, b_py, True))
+    dt = computation_type(a_dt, a_py, b_dt, b_py, True)
+    _check_scalars(a, b, dt)
+    return _binary(_signed_op("div", dt), a, b, dt)
 
 
 def mod(a, b):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="%")
     if a_dt.is_ptr() or b_dt.is_ptr():
         raise CompileError("'%' does not apply to pointers")
-    return _binary("rem", a, b, computation_type(a_dt, a_py, b_dt, b_py, True))
+    dt = computation_type(a_dt, a_py, b_dt, b_py, True)
+    _check_scalars(a, b, dt)
+    return _binary(_signed_op("rem", dt), a, b, dt)
+
+
+def _check_scalars(a, b, dt):
+    """Triton's checks of Python integers against the integer type `dt` they
+    are computed in: none negative where it is unsigned, each in its range."""
+    if not dt.is_int() or dt.is_bool():
+        return
+    lo, hi = (0, 2**dt.bits - 1) if dt.is_int_unsigned() else (-2**(dt.bits - 1), 2**(dt.bits - 1) - 1)
+    for v in (unwrap(a), unwrap(b)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            continue
+        if v < 0 and dt.is_int_unsigned():
+            raise CompileError("cannot combine an unsigned tensor (%r) with the negative number %d; cast one of "
+                               "them explicitly" % (dt, v))
+        if not lo <= v <= hi:
+            raise CompileError("the number %d is out of range for %r" % (v, dt))
 
 
 def bitwise(op, a, b):
@@ -376,22 +442,35 @@ def bitwise(op, a, b):
     if not (a_dt.is_int() and b_dt.is_int()):
         raise CompileError("bitwise '%s' takes integers or booleans, not %r and %r"
                            % ({"and": "&", "or": "|", "xor": "^"}[op], a_dt, b_dt))
-    return _binary(op, a, b, computation_type(a_dt, a_py, b_dt, b_py))
+    dt = computation_type(a_dt, a_py, b_dt, b_py)
+    _check_scalars(a, b, dt)
+    return _binary(op, a, b, dt)
 
 
 def shift(op, a, b):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
     if not (a_dt.is_int() and b_dt.is_int()) or a_dt.is_bool():
         raise CompileError("shifts take integers, not %r and %r" % (a_dt, b_dt))
-    return _binary(op, a, b, computation_type(a_dt, a_py, b_dt, b_py))
+    dt = computation_type(a_dt, a_py, b_dt, b_py)
+    _check_scalars(a, b, dt)
+    return _binary(_signed_op(op, dt) if op == "shr" else op, a, b, dt)  # >> is logical on unsigned integers
+
+
+def _min_max(op, a, b):
+    _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
+    if a_dt.is_ptr() or b_dt.is_ptr():
+        raise CompileError("'%s' does not apply to pointers" % op)
+    dt = computation_type(a_dt, a_py, b_dt, b_py)
+    _check_scalars(a, b, dt)
+    return _binary(_signed_op(op, dt), a, b, dt)
 
 
 def minimum(a, b):
-    return _arith("min", a, b)
+    return _min_max("min", a, b)
 
 
 def maximum(a, b):
-    return _arith("max", a, b)
+    return _min_max("max", a, b)
 
 
 def compare(pred, a, b):
@@ -403,6 +482,9 @@ def compare(pred, a, b):
         dt = core.int64
     else:
         dt = computation_type(a_dt, a_py, b_dt, b_py)
+        _check_scalars(a, b, dt)
+        if dt.is_int_unsigned() and pred not in ("eq", "ne"):
+            pred = "u" + pred  # ult ule ugt uge
     x, y = _convert(a, b, dt)
     return tensor(builder().cmp(pred, x.handle, y.handle), core.int1, x.shape)
 
