@@ -223,6 +223,7 @@ const std::vector<Case>& allCases() {
     addMatmulCases(v);
     addConvCases(v);
     addMaskedCases(v);
+    addTileCases(v);
     return v;
   }();
   return cases;

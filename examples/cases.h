@@ -134,5 +134,6 @@ void addBasicCases(std::vector<Case>& out);   // vector add, transpose, relu, so
 void addMatmulCases(std::vector<Case>& out);  // matmul*.tc
 void addConvCases(std::vector<Case>& out);    // shift_conv, conv_implicit_gemm
 void addMaskedCases(std::vector<Case>& out);  // masked matmuls, split-K, conv_nhwc, attention
+void addTileCases(std::vector<Case>& out);    // rope (tile slices), topk_gating (top-k, element indexing)
 
 }  // namespace tritonc::examples

@@ -39,10 +39,15 @@ enum class ExprKind {
   IncDec, InitList, AllocConst
 };
 
-// One item of a subscript: `:`, `newaxis`, or a reduction `+`, `max`, `min`.
+// One item of a subscript: `:`, `newaxis`, a reduction `+`, `max`, `min`,
+// an element index `3` (the axis dropped), or a slice `16:48`, `:8`, `8:`.
+// The index and bounds are expressions among the Subscript's args (args[0]
+// is the subscripted value), named by their position there.
 struct SliceItem {
-  enum Kind { All, NewAxis, Reduce } kind = All;
+  enum Kind { All, NewAxis, Reduce, Index, Bounds } kind = All;
   std::string reduceOp;  // "+", "max", "min"
+  int first = -1;        // Index: the index; Bounds: the lower bound (-1: 0)
+  int last = -1;         // Bounds: the upper bound (-1: the dimension's end)
   SourceLoc loc;
 };
 

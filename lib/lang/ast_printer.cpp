@@ -103,8 +103,15 @@ class AstPrinter {
         s = "Subscript [";
         for (size_t i = 0; i < e.slices.size(); ++i) {
           const SliceItem& it = e.slices[i];
-          s += (i ? ", " : "") + std::string(it.kind == SliceItem::All ? ":" : it.kind == SliceItem::NewAxis ? "newaxis"
-                                                                                                       : it.reduceOp);
+          std::string item;
+          switch (it.kind) {
+            case SliceItem::All: item = ":"; break;
+            case SliceItem::NewAxis: item = "newaxis"; break;
+            case SliceItem::Reduce: item = it.reduceOp; break;
+            case SliceItem::Index: item = "index"; break;  // the expressions follow the value, in order
+            case SliceItem::Bounds: item = std::string(it.first >= 0 ? "lo" : "") + ":" + (it.last >= 0 ? "hi" : ""); break;
+          }
+          s += (i ? ", " : "") + item;
         }
         s += "]";
         break;

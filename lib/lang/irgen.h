@@ -86,6 +86,18 @@ class IRGen {
   // ---- built-in calls (irgen_call.cpp) ------------------------------------
   ir::Value* call(const Expr& e);
 
+  // ---- tile algorithms (irgen_tiles.cpp) ----------------------------------
+  ir::Value* lanesEqual(const ir::Shape& shape, size_t axis, int64_t k);
+  // `v` without `axis`: at each index, the element where `hit` is true.
+  ir::Value* pickAlong(ir::Value* v, size_t axis, ir::Value* hit);
+  ir::Value* indexAxis(ir::Value* v, size_t axis, int64_t i);
+  ir::Value* sliceAxis(ir::Value* v, size_t axis, int64_t start, int64_t length);
+  std::pair<ir::Value*, ir::Value*> halves(ir::Value* x, size_t axis, int64_t s, ir::Shape* viewShape);
+  ir::Value* joinHalves(ir::Value* lo, ir::Value* hi, size_t axis, const ir::Shape& view, const ir::Shape& out);
+  // Sorts keys[0] along `axis`, carrying the others along.
+  std::vector<ir::Value*> bitonicSort(std::vector<ir::Value*> keys, size_t axis, bool descending);
+  ir::Value* tileAlgorithm(const Expr& e);  // sort, topk, topk_indices
+
   // ---- types and shapes (irgen_types.cpp) ---------------------------------
   ir::Scalar commonKind(ir::Scalar a, ir::Scalar b) const;
   ir::Shape broadcastShapes(const ir::Shape& a, const ir::Shape& b, SourceLoc loc, const char* what) const;

@@ -224,16 +224,43 @@ ir::Value* IRGen::ternary(const Expr& e) {
 ir::Value* IRGen::subscript(const Expr& e) {
   ir::Value* v = expr(*e.args[0]);
   b_.setLoc(e.loc);
-  const ir::Shape& in = v->type().shape;
-  size_t axesUsed = 0;
+  const ir::Shape in = v->type().shape;
+  std::vector<const SliceItem*> axisItems;  // one per dimension of the value, in order
   for (auto& s : e.slices)
-    if (s.kind != SliceItem::NewAxis) ++axesUsed;
-  if (axesUsed != in.size())
-    throw UserError(e.loc, "subscript has " + std::to_string(axesUsed) + " axis item(s) (':' or a reduction) but the " +
+    if (s.kind != SliceItem::NewAxis) axisItems.push_back(&s);
+  if (axisItems.size() != in.size())
+    throw UserError(e.loc, "subscript has " + std::to_string(axisItems.size()) +
+                               " axis item(s) (':', an index, a slice or a reduction) but the " +
                                (in.empty() ? std::string("value is a scalar") :
                                              "tile has " + std::to_string(in.size()) + " dimension(s), shape " +
                                                  ir::shapeToString(in)));
-  // Insert the new axes first, then reduce (highest axis first, so that the
+  // Element indices and slices first (beyond Triton, SPEC R27: irgen_tiles.cpp),
+  // last dimension first, so that the others keep their numbers.
+  auto bound = [&](int arg, const char* what) { return requireConst(*e.args[size_t(arg)], what); };
+  for (size_t d = axisItems.size(); d-- > 0;) {
+    const SliceItem& s = *axisItems[d];
+    const int64_t n = in[d];
+    if (s.kind == SliceItem::Index) {
+      const int64_t i = bound(s.first, "a tile index");
+      if (i < 0 || i >= n)
+        throw UserError(s.loc, "index " + std::to_string(i) + " is out of range for a dimension of " + std::to_string(n));
+      b_.setLoc(s.loc);
+      v = indexAxis(v, d, i);
+    } else if (s.kind == SliceItem::Bounds) {
+      const int64_t lo = s.first >= 0 ? bound(s.first, "a slice bound") : 0;
+      const int64_t hi = s.last >= 0 ? bound(s.last, "a slice bound") : n;
+      const int64_t length = hi - lo;
+      if (lo < 0 || hi > n || length <= 0 || (length & (length - 1)) || lo % length)
+        throw UserError(s.loc, "slice " + std::to_string(lo) + ":" + std::to_string(hi) + " of a dimension of " +
+                                   std::to_string(n) + ": slices need constant bounds within the dimension, a "
+                                   "power-of-two length and a start that the length divides");
+      b_.setLoc(s.loc);
+      v = sliceAxis(v, d, lo, length);
+    }
+  }
+  b_.setLoc(e.loc);
+  const ir::Shape cur = v->type().shape;  // the dimensions left, in order
+  // Then insert the new axes, and reduce (highest axis first, so that the
   // remaining axis numbers stay valid).
   ir::Shape reshaped;
   std::vector<std::pair<int, const SliceItem*>> reductions;
@@ -243,11 +270,12 @@ ir::Value* IRGen::subscript(const Expr& e) {
       reshaped.push_back(1);
       continue;
     }
+    if (s.kind == SliceItem::Index) continue;
     if (s.kind == SliceItem::Reduce) reductions.push_back({int(reshaped.size()), &s});
-    reshaped.push_back(in[src++]);
+    reshaped.push_back(cur[src++]);
   }
   if (reshaped.size() > 4) throw UserError(e.loc, "tiles have at most 4 dimensions");
-  if (reshaped != in) v = in.empty() ? b_.splat(v, reshaped) : b_.reshape(v, reshaped);
+  if (reshaped != cur) v = cur.empty() ? b_.splat(v, reshaped) : b_.reshape(v, reshaped);
   for (auto it = reductions.rbegin(); it != reductions.rend(); ++it) {
     const SliceItem& s = *it->second;
     b_.setLoc(s.loc);

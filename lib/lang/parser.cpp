@@ -489,19 +489,30 @@ class Parser {
           item.loc = at().loc;
           const Token& n = peek(1);
           bool ends = n.isPunct(",") || n.isPunct("]");
+          auto bound = [&]() {  // an index or bound: an expression among the args
+            s->args.push_back(conditional());
+            return int(s->args.size()) - 1;
+          };
+          auto itemEnds = [&]() { return at().isPunct(",") || at().isPunct("]"); };
           if (at().isPunct(":")) {
-            item.kind = SliceItem::All;
+            ++pos_;
+            item.kind = ends ? SliceItem::All : SliceItem::Bounds;  // `:` or `:HI`
+            if (!ends) item.last = bound();
           } else if (at().is("newaxis")) {
             item.kind = SliceItem::NewAxis;
+            ++pos_;
           } else if (ends && (at().isPunct("+") || at().is("max") || at().is("min"))) {
             item.kind = SliceItem::Reduce;
             item.reduceOp = at().text;
+            ++pos_;
           } else {
-            throw UserError(at().loc,
-                            "subscripts never index an element: expected ':', 'newaxis' or a reduction "
-                            "('+', 'max', 'min'), found " + describe(at()));
+            item.first = bound();  // `I`, `LO:` or `LO:HI`
+            item.kind = SliceItem::Index;
+            if (accept(":")) {
+              item.kind = SliceItem::Bounds;
+              if (!itemEnds()) item.last = bound();
+            }
           }
-          ++pos_;
           s->slices.push_back(item);
           if (accept(",")) continue;
           expect("]", "to close the subscript");

@@ -342,11 +342,16 @@ def shape_kernel(X, Z, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
 def test_shapes(op, dtype):
     M, N = 8, 16
     x = values(dtype, M * N).reshape(M, N)
+    if dtype in FLOATS:  # values a pick must keep exactly: signed zeros, NaN, infinities
+        x[1, :4] = [-0.0, np.nan, -np.inf, np.inf]
+        x[2, 3] = -0.0
+        x[:, N - 1] = -0.0
     ref = {"trans": x.T, "T": x.T, "reshape": x.reshape(-1), "expand_broadcast": np.broadcast_to(x[0], (M, N)),
            "slice": x[:, N // 2:], "index": x[1], "element": x[2, 3:4]}[op]
     z = np.full(ref.size, -7 if dtype in INTS else np.nan, dtype=dtype)
     run(shape_kernel, (1,), x, z, OP=op, M=M, N=N)
     np.testing.assert_array_equal(z, np.ascontiguousarray(ref).reshape(-1))
+    np.testing.assert_array_equal(np.signbit(z), np.signbit(np.ascontiguousarray(ref).reshape(-1)))
 
 
 # ---- dot ---------------------------------------------------------------------------------

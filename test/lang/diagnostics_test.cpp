@@ -184,7 +184,8 @@ TEST(DiagnosticsSuite, HasEnoughCases) { EXPECT_GE(filesIn(kCases).size(), 45u);
 // when their lists already hold the value.
 std::vector<Define> commonDefines() {
   return {{"TYPE", "float"}, {"TM", "16"}, {"TN", "16"}, {"TK", "8"}, {"BLOCK", "32"}, {"SIZE", "32"},
-          {"BM", "16"},     {"BN", "16"}, {"HEAD", "16"}, {"CAUSAL", "1"}, {"SPLIT", "2"}};
+          {"BM", "16"},     {"BN", "16"}, {"HEAD", "16"}, {"CAUSAL", "1"}, {"SPLIT", "2"}, {"HALF", "16"},
+          {"TOPK", "4"}};
 }
 
 // The four transposition variants of matmul_fused.tc (its header comment).

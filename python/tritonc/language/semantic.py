@@ -217,14 +217,28 @@ def permute(x, dims):
     return tensor(builder().trans(x.handle), x.dtype, shape)
 
 
+def pick(x, hit, axis):
+    """`x` without `axis`: at each index, the element where `hit` (of x's
+    shape) is true along it, exactly (beyond Triton's ops: slices, element
+    indices and the tile algorithms pick so). Integers sum with zeros,
+    floats take the max with -inf (so -0.0 and NaN survive), booleans go
+    through int8 and pointers through int64."""
+    from . import ops
+    if x.dtype.is_ptr():
+        r = pick(cast(x, core.int64), hit, axis)
+        return cast(r, x.dtype)
+    if x.dtype.is_bool():
+        return cast(pick(cast(x, core.int8), hit, axis), core.int1)
+    fill = float("-inf") if x.dtype.is_floating() else 0
+    return ops.reduce_ir(where(hit, x, fill), axis, "max" if x.dtype.is_floating() else "add")
+
+
 def _element(x, index):
-    """Element `index` of a 1-D tensor as a scalar: a masked sum (beyond Triton)."""
+    """Element `index` of a 1-D tensor as a scalar (beyond Triton)."""
     from . import ops
     flat = x if len(x.shape) == 1 else reshape(x, (x.numel(),))
     lanes = ops.arange(0, flat.shape[0])
-    hit = compare("eq", lanes, index)
-    picked = where(hit, flat, 0)
-    return ops.reduce_ir(picked, 0, "max" if picked.dtype.is_bool() else "add")
+    return pick(flat, broadcast_to(compare("eq", lanes, index), flat.shape), 0)
 
 
 def subscript(x, index):
@@ -288,7 +302,7 @@ def _slice(x, dim, s):
     rshape = [1] * len(shape)
     rshape[dim] = n // length
     hit = broadcast_to(reshape(compare("eq", rows, start // length), tuple(rshape)), shape)
-    return ops.reduce_ir(where(hit, v, 0), dim, "add")
+    return pick(v, hit, dim)
 
 
 def _index(x, dim, i):
@@ -301,7 +315,7 @@ def _index(x, dim, i):
     rshape = [1] * len(x.shape)
     rshape[dim] = n
     hit = broadcast_to(reshape(compare("eq", lanes, i), tuple(rshape)), x.shape)
-    return ops.reduce_ir(where(hit, x, 0), dim, "add")
+    return pick(x, hit, dim)
 
 
 # ---- operators ---------------------------------------------------------------

@@ -45,14 +45,11 @@ def _pick(x, axis, k):
     n = x.shape[axis]
     if n == 1:
         return semantic.reshape(x, x.shape[:axis] + x.shape[axis + 1:])
-    flag = x.dtype.is_bool()
-    v = semantic.cast(x, core.int8) if flag else x
     lanes_shape = [1] * len(x.shape)
     lanes_shape[axis] = n
     hit = semantic.broadcast_to(semantic.reshape(semantic.compare("eq", ops.arange(0, n), k), tuple(lanes_shape)),
                                 x.shape)
-    r = ops.reduce_ir(semantic.where(hit, v, 0), axis, "add")
-    return semantic.cast(r, core.int1) if flag else r
+    return semantic.pick(x, hit, axis)
 
 
 def _pairs(x, axis, s):
@@ -288,13 +285,13 @@ def gather(src, index, axis):
         hit = semantic.compare("eq", semantic.reshape(index, (index.shape[0], 1)),
                                semantic.reshape(ops.arange(0, n), (1, n)))
         vals = semantic.broadcast_to(semantic.reshape(src, (1, n)), hit.shape)
-        return ops.reduce_ir(semantic.where(hit, vals, 0), 1, "add")
+        return semantic.pick(vals, hit, 1)
     if a == 1:
         m, k = index.shape
         hit = semantic.compare("eq", semantic.reshape(index, (m, k, 1)),
                                semantic.reshape(ops.arange(0, n), (1, 1, n)))
         vals = semantic.broadcast_to(semantic.reshape(src, (src.shape[0], 1, n)), (m, k, n))
-        return ops.reduce_ir(semantic.where(hit, vals, 0), 2, "add")
+        return semantic.pick(vals, hit, 2)
     return ops.trans(gather(ops.trans(src), ops.trans(index), 1))
 
 
