@@ -2,6 +2,8 @@
 A kernel written for Triton runs after changing only its imports
 (``import tritonc as triton``, ``import tritonc.language as tl``)."""
 from . import math  # noqa: F401  (tl.math.exp, ...)
+from . import random  # noqa: F401  (tl.random.rand, ...)
+from . import extra  # noqa: F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
 from .block_pointers import advance, make_block_ptr, make_tensor_descriptor  # noqa: F401
 from .core import (CompileError, bfloat16, constexpr, dtype, float8e4nv, float8e5, float16, float32,  # noqa: F401
                    float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
@@ -12,6 +14,8 @@ from .ops import (arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, at
                   device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
+from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
+                     randn4x, uint_to_uniform_float)
 from .standard import (associative_scan, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401
                        reduce, softmax, sort, split, topk, xor_sum)
 

@@ -1,0 +1,283 @@
+"""``libdevice`` as Triton kernels import it (``from triton.language.extra
+import libdevice``, here tritonc's): each function against numpy on random
+inputs with their special values (signed zeros, infinities, NaN, halfway
+cases), float32 (and float64 where noted), on the back ends of
+dsl_backends.language_backends()."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc
+import tritonc.language as tl
+from tritonc.language.extra import libdevice
+from tritonc.language.extra.cuda import libdevice as cuda_libdevice
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
+rng = np.random.default_rng()
+BACKEND = "interp"
+
+
+@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
+def backend(request, monkeypatch):
+    global BACKEND
+    BACKEND = dsl_backends.use(monkeypatch, request.param)
+    return BACKEND
+
+
+def run(kernel, grid, *args, **kwargs):
+    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+
+
+@tritonc.jit
+def unary_kernel(X, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=1)
+    if OP == "trunc":
+        z = libdevice.trunc(x)
+    elif OP == "round":
+        z = libdevice.round(x)
+    elif OP == "rint":
+        z = libdevice.rint(x)
+    elif OP == "isnan":
+        z = libdevice.isnan(x)
+    elif OP == "isinf":
+        z = libdevice.isinf(x)
+    elif OP == "isfinited":
+        z = libdevice.isfinited(x)
+    elif OP == "signbit":
+        z = libdevice.signbit(x)
+    elif OP == "exp10":
+        z = libdevice.exp10(x)
+    elif OP == "log10":
+        z = libdevice.log10(x)
+    elif OP == "expm1":
+        z = libdevice.expm1(x)
+    elif OP == "cbrt":
+        z = libdevice.cbrt(x)
+    elif OP == "sinh":
+        z = libdevice.sinh(x)
+    elif OP == "cosh":
+        z = libdevice.cosh(x)
+    elif OP == "asinh":
+        z = libdevice.asinh(x)
+    elif OP == "atanh":
+        z = libdevice.atanh(x)
+    elif OP == "tan":
+        z = libdevice.tan(x)
+    elif OP == "atan":
+        z = libdevice.atan(x)
+    elif OP == "asin":
+        z = libdevice.asin(x)
+    elif OP == "acos":
+        z = cuda_libdevice.acos(x)
+    elif OP == "erfc":
+        z = libdevice.erfc(x)
+    elif OP == "saturatef":
+        z = libdevice.saturatef(x)
+    else:
+        z = libdevice.exp(x)
+    tl.store(Z + offs, z, mask=m)
+
+
+def special(x):
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, -2.5, 1.0]
+    return x
+
+
+# name: (inputs, numpy reference, (rtol, atol) or None for exact)
+UNARY = {
+    "trunc": (lambda n: special(rng.uniform(-100, 100, n)), np.trunc, None),
+    "round": (lambda n: np.concatenate([special(rng.uniform(-100, 100, n - 4)), [0.49999997, -1.5, 2.5, 1e8]]),
+              lambda x: np.where(np.isfinite(x), np.copysign(np.floor(np.abs(x) + 0.5), x), x), None),
+    "rint": (lambda n: np.concatenate([special(rng.uniform(-100, 100, n - 4)), [0.5, 1.5, -2.5, 3.5]]), np.rint, None),
+    "isnan": (lambda n: special(rng.uniform(-1, 1, n)), np.isnan, None),
+    "isinf": (lambda n: special(rng.uniform(-1, 1, n)), np.isinf, None),
+    "isfinited": (lambda n: special(rng.uniform(-1, 1, n)), np.isfinite, None),
+    "signbit": (lambda n: special(rng.uniform(-1, 1, n)), lambda x: np.signbit(x).astype(np.int32), None),
+    "exp10": (lambda n: rng.uniform(-10, 10, n), lambda x: 10.0 ** x, (2e-5, 0)),
+    "log10": (lambda n: rng.uniform(1e-3, 1e4, n), np.log10, (1e-5, 1e-6)),
+    "expm1": (lambda n: np.concatenate([rng.uniform(-3, 3, n // 2), rng.uniform(-1e-4, 1e-4, n - n // 2)]),
+              np.expm1, (2e-5, 1e-12)),
+    "cbrt": (lambda n: np.concatenate([rng.uniform(-1e3, 1e3, n - 3), [0.0, -8.0, 27.0]]), np.cbrt, (2e-6, 0)),
+    "sinh": (lambda n: np.concatenate([rng.uniform(-5, 5, n // 2), rng.uniform(-1e-4, 1e-4, n - n // 2)]),
+             np.sinh, (2e-5, 1e-12)),
+    "cosh": (lambda n: rng.uniform(-5, 5, n), np.cosh, (2e-5, 0)),
+    "asinh": (lambda n: rng.uniform(-50, 50, n), np.arcsinh, (2e-5, 1e-6)),
+    "atanh": (lambda n: rng.uniform(-0.9, 0.9, n), np.arctanh, (2e-5, 1e-6)),
+    "tan": (lambda n: rng.uniform(-1.5, 1.5, n), np.tan, (2e-5, 1e-6)),
+    "atan": (lambda n: np.concatenate([rng.uniform(-20, 20, n - 4), [0.0, np.inf, -np.inf, 1.0]]), np.arctan,
+             (1e-6, 1e-7)),
+    "asin": (lambda n: np.concatenate([rng.uniform(-1, 1, n - 3), [1.0, -1.0, 0.0]]), np.arcsin, (2e-6, 1e-6)),
+    "acos": (lambda n: np.concatenate([rng.uniform(-1, 1, n - 3), [1.0, -1.0, 0.0]]), np.arccos, (2e-6, 1e-6)),
+    "erfc": (lambda n: rng.uniform(-2, 2, n), None, (0, 2e-6)),
+    "saturatef": (lambda n: special(rng.uniform(-2, 2, n)), lambda x: np.clip(x, 0, 1), None),
+}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_unary(op):
+    make, ref, tol = UNARY[op]
+    n = 64
+    x = make(n).astype(np.float32)
+    boolean = op in ("isnan", "isinf", "isfinited")
+    out_dt = np.bool_ if boolean else np.int32 if op == "signbit" else np.float32
+    z = np.full(n, 7, out_dt) if out_dt != np.float32 else np.full(n, -7.0, np.float32)
+    run(unary_kernel, (1,), x, z, n, OP=op, BLOCK=64)
+    x64 = x.astype(np.float64)
+    if op == "erfc":
+        import math
+        want = np.array([math.erfc(v) for v in x64])
+    else:
+        with np.errstate(all="ignore"):
+            want = ref(x64)
+    if tol is None:
+        np.testing.assert_array_equal(z, want.astype(out_dt))
+        if out_dt == np.float32:
+            np.testing.assert_array_equal(np.signbit(z), np.signbit(want))
+    else:
+        np.testing.assert_allclose(z.astype(np.float64), want, rtol=tol[0], atol=tol[1])
+
+
+@tritonc.jit
+def binary_kernel(X, Y, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=1)
+    y = tl.load(Y + offs, mask=m, other=1)
+    if OP == "pow":
+        z = libdevice.pow(x, y)
+    elif OP == "atan2":
+        z = libdevice.atan2(x, y)
+    elif OP == "hypot":
+        z = libdevice.hypot(x, y)
+    elif OP == "fmax":
+        z = libdevice.fmax(x, y)
+    elif OP == "fmin":
+        z = libdevice.fmin(x, y)
+    elif OP == "copysign":
+        z = libdevice.copysign(x, y)
+    elif OP == "fmod":
+        z = libdevice.fmod(x, y)
+    else:
+        z = libdevice.fdim(x, y)
+    tl.store(Z + offs, z, mask=m)
+
+
+def pow_inputs(n):
+    x = rng.uniform(0.01, 10, n)
+    y = rng.uniform(-4, 4, n)
+    x[:10] = [-2.0, -2.0, -0.5, 0.0, -0.0, 0.0, -0.0, 1.0, np.nan, 3.0]
+    y[:10] = [3.0, 2.0, 1.5, -1.0, -3.0, 2.0, 3.0, np.nan, 0.0, 0.0]
+    return x, y
+
+
+BINARY = {
+    "pow": (pow_inputs, np.power, (2e-5, 1e-30)),
+    "atan2": (lambda n: (np.concatenate([rng.uniform(-5, 5, n - 6), [0.0, -0.0, 1.0, -1.0, 0.0, -2.0]]),
+                         np.concatenate([rng.uniform(-5, 5, n - 6), [1.0, 1.0, 0.0, 0.0, -1.0, -1e-3]])),
+              np.arctan2, (2e-6, 1e-6)),
+    "hypot": (lambda n: (rng.uniform(-1e30, 1e30, n), rng.uniform(-1e30, 1e30, n)), np.hypot, (2e-6, 0)),
+    "fmax": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 3)), np.fmax, None),
+    "fmin": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 3)), np.fmin, None),
+    "copysign": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 2)),
+                 np.copysign, None),
+    "fmod": (lambda n: (rng.uniform(-100, 100, n), rng.uniform(0.5, 7, n) * rng.choice([-1, 1], n)), np.fmod, None),
+    "fdim": (lambda n: (rng.uniform(-5, 5, n), rng.uniform(-5, 5, n)), lambda x, y: np.maximum(x - y, 0), None),
+}
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary(op):
+    make, ref, tol = BINARY[op]
+    n = 64
+    x, y = (a.astype(np.float32) for a in make(n))
+    z = np.full(n, -7.0, np.float32)
+    run(binary_kernel, (1,), x, y, z, n, OP=op, BLOCK=64)
+    with np.errstate(all="ignore"):
+        want = ref(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    if tol is None:
+        np.testing.assert_array_equal(z, want)
+        np.testing.assert_array_equal(np.signbit(z[~np.isnan(z)]), np.signbit(want[~np.isnan(want)]))
+    else:
+        np.testing.assert_allclose(z.astype(np.float64), want.astype(np.float64), rtol=tol[0], atol=tol[1])
+
+
+@tritonc.jit
+def int_kernel(X, Z, OP: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    if OP == "popc":
+        z = libdevice.popc(x)
+    elif OP == "clz":
+        z = libdevice.clz(x)
+    elif OP == "ffs":
+        z = libdevice.ffs(x)
+    else:
+        z = libdevice.brev(x)
+    tl.store(Z + offs, z)
+
+
+@pytest.mark.parametrize("op", ["popc", "clz", "ffs", "brev"])
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64"])
+def test_bit_functions(op, dtype):
+    w = np.dtype(dtype).itemsize * 8
+    x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, size=32, dtype=dtype, endpoint=True)
+    x[:4] = np.array([0, 1, -1 if dtype != "uint32" else 2**32 - 1, 2**(w - 2)], dtype=np.int64).astype(dtype)
+    out_dt = dtype if op == "brev" else "int32"
+    z = np.full(32, 7, out_dt)
+    run(int_kernel, (1,), x, z, OP=op, N=32)
+    bits = [int(v) & ((1 << w) - 1) for v in x]
+    want = {"popc": [bin(b).count("1") for b in bits],
+            "clz": [w - b.bit_length() for b in bits],
+            "ffs": [(b & -b).bit_length() for b in bits],
+            "brev": [int(format(b, "0%db" % w)[::-1], 2) for b in bits]}[op]
+    if op == "brev":
+        want = np.array(want, dtype=np.uint64 if w == 64 else np.uint32).view(dtype)
+    np.testing.assert_array_equal(z, np.array(want).astype(out_dt))
+
+
+@tritonc.jit
+def ldexp_kernel(X, E, Z, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(Z + offs, libdevice.ldexp(tl.load(X + offs), tl.load(E + offs)))
+
+
+def test_ldexp_is_exact():
+    x = rng.uniform(-2, 2, 32).astype(np.float32)
+    e = rng.integers(-60, 60, 32).astype(np.int32)
+    z = np.zeros(32, np.float32)
+    run(ldexp_kernel, (1,), x, e, z, N=32)
+    np.testing.assert_array_equal(z, np.ldexp(x, e))
+
+
+@tritonc.jit
+def gelu_kernel(X, Z, N: tl.constexpr):
+    # GELU with tanh, as written in many Triton kernels.
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    z = 0.5 * x * (1 + libdevice.tanh(0.7978845608028654 * (x + 0.044715 * libdevice.pow(x, 3.0))))
+    tl.store(Z + offs, z)
+
+
+def test_gelu_tanh():
+    x = rng.uniform(-4, 4, 64).astype(np.float32)
+    z = np.zeros(64, np.float32)
+    run(gelu_kernel, (1,), x, z, N=64)
+    x64 = x.astype(np.float64)
+    want = 0.5 * x64 * (1 + np.tanh(0.7978845608028654 * (x64 + 0.044715 * x64 ** 3)))
+    np.testing.assert_allclose(z, want, rtol=1e-4, atol=1e-5)
+
+
+@tritonc.jit
+def missing_kernel(X):
+    tl.store(X, libdevice.tgamma(tl.load(X)))
+
+
+def test_missing_functions_are_clear_errors():
+    with pytest.raises(tl.CompileError, match="libdevice.tgamma is not supported by tritonc yet"):
+        run(missing_kernel, (1,), np.ones(1, np.float32))

@@ -1,0 +1,79 @@
+"""The PTX of the Python DSL's newer kernels (unsigned integers, bitcasts,
+Philox, libdevice) assembles with ptxas for sm_80 and sm_90a, so that CI
+without a GPU catches a lowering PTX refuses; their results on the GPU are
+the language suites', run by the GPU check (TRITONC_LANGUAGE_BACKENDS).
+Skipped where ptxas is not installed."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import test_dsl_libdevice as libdevice_cases  # noqa: E402
+import test_dsl_random as random_cases  # noqa: E402
+import test_dsl_unsigned as unsigned_cases  # noqa: E402
+
+PTXAS = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+pytestmark = pytest.mark.skipif(PTXAS is None, reason="ptxas not found: PTX not assembled")
+
+
+def assemble(kernel, arch, *args, **kwargs):
+    ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([PTXAS, "-arch=" + arch, path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+def cases():
+    f32 = np.zeros(64, np.float32)
+    out = []
+    for op in ("floordiv", "mod", "shr", "lt", "maximum"):
+        for a in ("uint8", "uint64"):
+            want = "bool" if op == "lt" else a
+            x = np.zeros(32, a)
+            out.append(("unsigned-%s-%s" % (op, a), unsigned_cases.binary_kernel,
+                        (x, x, np.zeros(32, want), 32), dict(OP=op, EXPECT=unsigned_cases.TL[want], BLOCK=32)))
+    for a, b in (("uint32", "float32"), ("float64", "uint64"), ("uint8", "int64"), ("float16", "uint16")):
+        out.append(("cast-%s-%s" % (a, b), unsigned_cases.cast_kernel, (np.zeros(32, a), np.zeros(32, b), 32),
+                    dict(BITCAST=False, BLOCK=32)))
+    for a, b in (("float32", "uint32"), ("uint16", "float16")):
+        out.append(("bitcast-%s-%s" % (a, b), unsigned_cases.cast_kernel, (np.zeros(32, a), np.zeros(32, b), 32),
+                    dict(BITCAST=True, BLOCK=32)))
+    out.append(("reduce-uint16", unsigned_cases.reduce_kernel,
+                (np.zeros(128, np.uint16), np.zeros(8, np.uint16), np.zeros(16, np.uint16), np.zeros(8, np.int32),
+                 np.zeros(16, np.int32), np.zeros(8, np.uint32)), dict(R=8, C=16)))
+    out.append(("atomic-umax", unsigned_cases.atomic_kernel, (np.zeros(32, np.uint64), np.zeros(192, np.uint64)),
+                dict(N=32, MAX=True)))
+    for wide in (False, True):
+        dt = np.uint64 if wide else np.uint32
+        out.append(("philox-%d" % (64 if wide else 32), random_cases.random_kernel,
+                    (np.zeros(192, dt), np.zeros(768, dt), f32, f32, 5), dict(BLOCK=64, WIDE=wide)))
+    for op in ("round", "rint", "atan", "asin", "cbrt", "signbit", "isnan"):
+        o = np.zeros(64, np.bool_ if op == "isnan" else np.int32 if op == "signbit" else np.float32)
+        out.append(("libdevice-" + op, libdevice_cases.unary_kernel, (f32, o, 64), dict(OP=op, BLOCK=64)))
+    for op in ("pow", "atan2", "copysign", "hypot"):
+        out.append(("libdevice-" + op, libdevice_cases.binary_kernel, (f32, f32, f32, 64), dict(OP=op, BLOCK=64)))
+    for op in ("popc", "clz", "brev"):
+        x = np.zeros(32, np.int64)
+        out.append(("libdevice-%s" % op, libdevice_cases.int_kernel,
+                    (x, np.zeros(32, np.int64 if op == "brev" else np.int32)), dict(OP=op, N=32)))
+    return out
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_assembles(case, arch, monkeypatch):
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    _, kernel, args, kwargs = case
+    assemble(kernel, arch, *args, **kwargs)

@@ -1,0 +1,466 @@
+"""``libdevice``: the functions Triton 3.x kernels call as
+``from triton.language.extra import libdevice`` (also
+``tl.extra.cuda.libdevice``), on every back end. Each is built from the IR's
+own operations (there is no libdevice to link on the CPU back end and the
+interpreter): the IR's exp, log, sqrt, sin, cos, tanh, floor, ceil; bit
+manipulation through bitcasts; inverse trigonometric functions from Cephes'
+single-precision approximations (range reduction, then an odd polynomial:
+about 1 ulp in float32). Integer arguments compute in float32, float16 and
+bfloat16 in float32 rounded back; float64 in float64 with the same
+formulas (so about float32's accuracy for the polynomial ones).
+
+Not here (a clear error): Bessel functions, gamma functions, erfinv and the
+explicitly rounded arithmetic variants other than round-to-nearest."""
+import math as _pymath
+
+from .. import core, math, semantic
+from ..core import CompileError, builtin
+from ..semantic import to_tensor
+
+_PI = _pymath.pi
+
+
+# ---- helpers ------------------------------------------------------------------------
+
+def _f(x, what):
+    """`x` as a float tensor to compute in, and the dtype to return."""
+    x = to_tensor(x)
+    if x.dtype.is_ptr():
+        raise CompileError("libdevice.%s does not apply to pointers" % what)
+    out = x.dtype if x.dtype.is_floating() else core.float32
+    work = core.float64 if out is core.float64 else core.float32
+    return semantic.cast(x, work), out
+
+
+def _back(r, out):
+    return semantic.cast(r, out)
+
+
+def _where(c, a, b):
+    return semantic.where(c, a, b)
+
+
+def _bits(x):
+    """The bits of a float32/float64 tensor as uint32/uint64."""
+    return semantic.cast(x, core.uint32 if x.dtype.bits == 32 else core.uint64, bitcast=True)
+
+
+def _sign_mask(x):
+    return 0x80000000 if x.dtype.bits == 32 else 0x8000000000000000
+
+
+def _lt(a, b):
+    return semantic.compare("lt", a, b)
+
+
+def _unary(name, fn):
+    def f(arg0):
+        x, out = _f(arg0, name)
+        return _back(fn(x), out)
+    f.__name__ = name
+    return builtin(f)
+
+
+def _binary(name, fn):
+    def f(arg0, arg1):
+        x, out = _f(arg0, name)
+        y, _ = _f(arg1, name)
+        return _back(fn(semantic.cast(x, y.dtype) if y.dtype.bits > x.dtype.bits else x,
+                        semantic.cast(y, x.dtype) if x.dtype.bits > y.dtype.bits else y), out)
+    f.__name__ = name
+    return builtin(f)
+
+
+# ---- the IR's own -------------------------------------------------------------------
+
+exp = _unary("exp", math.exp)
+fast_expf = exp
+exp2 = _unary("exp2", math.exp2)
+log = _unary("log", math.log)
+fast_logf = log
+log2 = _unary("log2", math.log2)
+fast_log2f = log2
+sqrt = _unary("sqrt", math.sqrt)
+sqrt_rn = sqrt
+rsqrt = _unary("rsqrt", math.rsqrt)
+sin = _unary("sin", math.sin)
+fast_sinf = sin
+cos = _unary("cos", math.cos)
+fast_cosf = cos
+tanh = _unary("tanh", math.tanh)
+floor = _unary("floor", math.floor)
+ceil = _unary("ceil", math.ceil)
+erf = _unary("erf", math.erf)
+log1p = _unary("log1p", math.log1p)
+fabs = _unary("fabs", math.abs)
+abs = fabs
+fma = builtin(lambda arg0, arg1, arg2: math.fma(arg0, arg1, arg2))
+div_rn = builtin(lambda arg0, arg1: semantic.truediv(arg0, arg1))
+fast_dividef = div_rn
+fdiv_rn = div_rn
+rcp_rn = _unary("rcp_rn", lambda x: semantic.truediv(1.0, x))
+fmod = _binary("fmod", lambda x, y: semantic.mod(x, y))
+
+
+# ---- classification and bits ---------------------------------------------------------
+
+@builtin
+def isnan(arg0):
+    x, _ = _f(arg0, "isnan")
+    return semantic.compare("ne", x, x)
+
+
+@builtin
+def isinf(arg0):
+    x, _ = _f(arg0, "isinf")
+    return semantic.compare("eq", math.abs(x), float("inf"))
+
+
+@builtin
+def isfinited(arg0):
+    x, _ = _f(arg0, "isfinited")
+    return _lt(math.abs(x), float("inf"))
+
+
+finitef = isfinited
+
+
+@builtin
+def signbit(arg0):
+    """1 where the sign bit is set (-0.0 and negative NaNs included), else 0 (int32)."""
+    x, _ = _f(arg0, "signbit")
+    b = _bits(x)
+    return semantic.cast(semantic.compare("ne", semantic.bitwise("and", b, _sign_mask(x)), 0), core.int32)
+
+
+@builtin
+def copysign(arg0, arg1):
+    """|arg0| with the sign of arg1, by their bits."""
+    x, out = _f(arg0, "copysign")
+    y, _ = _f(arg1, "copysign")
+    y = semantic.cast(y, x.dtype)
+    m = _sign_mask(x)
+    bx, by = _bits(x), _bits(y)
+    b = semantic.bitwise("or", semantic.bitwise("and", bx, m ^ ((1 << x.dtype.bits) - 1)),
+                         semantic.bitwise("and", by, m))
+    return _back(semantic.cast(b, x.dtype, bitcast=True), out)
+
+
+# ---- rounding ------------------------------------------------------------------------
+
+def _trunc(x):
+    return _where(_lt(x, 0.0), math.ceil(x), math.floor(x))
+
+
+trunc = _unary("trunc", _trunc)
+
+
+def _round(x):
+    """Halfway cases away from zero. x - trunc(x) is exact, so there is no
+    double rounding (x + 0.5 would round 0.49999997 up)."""
+    t = _trunc(x)
+    d = math.abs(semantic.sub(x, t))
+    step = _where(_lt(x, 0.0), -1.0, 1.0)
+    return _where(semantic.compare("ge", d, 0.5), semantic.add(t, step), t)
+
+
+round = _unary("round", _round)
+
+
+def _rint(x):
+    """Halfway cases to even."""
+    f = math.floor(x)
+    d = semantic.sub(x, f)  # exact, in [0, 1)
+    odd = semantic.compare("ne", semantic.mod(f, 2.0), 0.0)
+    up = semantic.logical("or", semantic.compare("gt", d, 0.5),
+                          semantic.logical("and", semantic.compare("eq", d, 0.5), odd))
+    r = _where(up, semantic.add(f, 1.0), f)
+    return _where(semantic.compare("eq", r, 0.0), semantic.mul(x, 0.0), r)  # -0.4 rounds to -0.0
+
+
+rint = _unary("rint", _rint)
+nearbyint = rint
+
+
+@builtin
+def llrint(arg0):
+    x, _ = _f(arg0, "llrint")
+    return semantic.cast(_rint(x), core.int64)
+
+
+@builtin
+def llround(arg0):
+    x, _ = _f(arg0, "llround")
+    return semantic.cast(_round(x), core.int64)
+
+
+saturatef = _unary("saturatef", lambda x: semantic.minimum(semantic.maximum(x, 0.0), 1.0))
+
+
+def _fmax(x, y):
+    """The larger; a NaN loses to a number (C's fmax), unlike tl.maximum."""
+    return _where(semantic.compare("ne", x, x), y, _where(semantic.compare("ne", y, y), x, semantic.maximum(x, y)))
+
+
+def _fmin(x, y):
+    return _where(semantic.compare("ne", x, x), y, _where(semantic.compare("ne", y, y), x, semantic.minimum(x, y)))
+
+
+fmax = _binary("fmax", _fmax)
+fmin = _binary("fmin", _fmin)
+fdim = _binary("fdim", lambda x, y: _where(semantic.compare("gt", x, y), semantic.sub(x, y), 0.0))
+
+
+@builtin
+def ldexp(arg0, arg1):
+    """arg0 * 2^arg1, exact while the result is a normal number."""
+    x, out = _f(arg0, "ldexp")
+    n = to_tensor(arg1)
+    if not n.dtype.is_int():
+        raise CompileError("libdevice.ldexp takes an integer exponent, not %r" % n.dtype)
+    wide = x.dtype.bits == 64
+    it = core.int64 if wide else core.int32
+    bias, frac, lo, hi = (1023, 52, -1022, 1023) if wide else (127, 23, -126, 127)
+    n = semantic.minimum(semantic.maximum(semantic.cast(n, it), lo), hi)
+    # Two steps of at most half the range each keep every factor normal.
+    h = semantic.floordiv(n, 2)
+
+    def power(e):
+        return semantic.cast(semantic.shift("shl", semantic.add(e, bias), frac), x.dtype, bitcast=True)
+    return _back(semantic.mul(semantic.mul(x, power(h)), power(semantic.sub(n, h))), out)
+
+
+scalbn = ldexp
+
+
+# ---- powers, exponentials, logarithms ------------------------------------------------
+
+def _pow(x, y):
+    """x^y as C's pow for finite inputs: exp2(y log2 |x|), negative x only
+    for integer y (the sign from y's parity), 0^y and y = 0 as C."""
+    ax = math.abs(x)
+    r = math.exp2(semantic.mul(y, math.log2(ax)))
+    y_int = semantic.compare("eq", math.floor(y), y)
+    y_odd = semantic.logical("and", y_int, semantic.compare("ne", semantic.mod(y, 2.0), 0.0))
+    neg = _lt(x, 0.0)
+    r = _where(semantic.logical("and", neg, y_odd), semantic.neg(r), r)
+    r = _where(semantic.logical("and", neg, semantic.logical_not(y_int)), float("nan"), r)
+    zero = semantic.compare("eq", x, 0.0)
+    r = _where(zero, _where(_lt(y, 0.0), float("inf"), _where(semantic.compare("eq", y, 0.0), 1.0, 0.0)), r)
+    r = _where(semantic.logical("and", zero, semantic.logical("and", y_odd, _lt(y, 0.0))),
+               _where(semantic.compare("ne", signbit(x), 0), float("-inf"), float("inf")), r)
+    r = _where(semantic.logical("and", zero, semantic.logical("and", y_odd, semantic.compare("gt", y, 0.0))), x, r)
+    one = semantic.logical("or", semantic.compare("eq", y, 0.0), semantic.compare("eq", x, 1.0))
+    return _where(one, 1.0, r)
+
+
+pow = _binary("pow", _pow)
+fast_powf = pow
+powf = pow
+
+
+@builtin
+def powi(arg0, arg1):
+    return pow(arg0, semantic.cast(to_tensor(arg1), core.float32))
+
+
+exp10 = _unary("exp10", lambda x: math.exp(semantic.mul(x, _pymath.log(10.0))))
+fast_exp10f = exp10
+log10 = _unary("log10", lambda x: semantic.mul(math.log(x), 1.0 / _pymath.log(10.0)))
+fast_log10f = log10
+
+
+def _expm1(x):
+    """e^x - 1, with x + x^2/2 + x^3/6 near 0 where the difference would cancel."""
+    small = _lt(math.abs(x), 1e-3)
+    series = semantic.mul(x, semantic.add(1.0, semantic.mul(x, semantic.add(0.5, semantic.mul(x, 1.0 / 6.0)))))
+    return _where(small, series, semantic.sub(math.exp(x), 1.0))
+
+
+expm1 = _unary("expm1", _expm1)
+
+
+def _cbrt(x):
+    """Sign times |x|^(1/3), refined by one Newton step."""
+    ax = math.abs(x)
+    y = math.exp2(semantic.mul(math.log2(ax), 1.0 / 3.0))
+    y = semantic.sub(y, semantic.truediv(semantic.sub(semantic.mul(semantic.mul(y, y), y), ax),
+                                         semantic.mul(3.0, semantic.mul(y, y))))
+    y = _where(semantic.compare("eq", ax, 0.0), 0.0, _where(semantic.compare("eq", ax, float("inf")), ax, y))
+    return _where(_lt(x, 0.0), semantic.neg(y), y)
+
+
+cbrt = _unary("cbrt", _cbrt)
+rcbrt = _unary("rcbrt", lambda x: semantic.truediv(1.0, _cbrt(x)))
+
+
+def _hypot(x, y):
+    """sqrt(x^2 + y^2) without overflow or underflow in between."""
+    ax, ay = math.abs(x), math.abs(y)
+    m = semantic.maximum(ax, ay)
+    n = semantic.minimum(ax, ay)
+    safe = _where(semantic.compare("eq", m, 0.0), 1.0, m)
+    q = semantic.truediv(n, safe)
+    r = semantic.mul(m, math.sqrt(semantic.add(1.0, semantic.mul(q, q))))
+    return _where(semantic.compare("eq", m, float("inf")), m, r)
+
+
+hypot = _binary("hypot", _hypot)
+rhypot = _binary("rhypot", lambda x, y: semantic.truediv(1.0, _hypot(x, y)))
+erfc = _unary("erfc", lambda x: semantic.sub(1.0, math.erf(x)))
+
+# ---- hyperbolic ----------------------------------------------------------------------
+
+sinh = _unary("sinh", lambda x: _where(_lt(math.abs(x), 1e-3), semantic.mul(x, semantic.add(
+    1.0, semantic.mul(semantic.mul(x, x), 1.0 / 6.0))), semantic.mul(0.5, semantic.sub(math.exp(x),
+                                                                                      math.exp(semantic.neg(x))))))
+cosh = _unary("cosh", lambda x: semantic.mul(0.5, semantic.add(math.exp(x), math.exp(semantic.neg(x)))))
+asinh = _unary("asinh", lambda x: _where(_lt(x, 0.0), semantic.neg(_asinh_pos(math.abs(x))), _asinh_pos(x)))
+acosh = _unary("acosh", lambda x: math.log(semantic.add(x, math.sqrt(semantic.sub(semantic.mul(x, x), 1.0)))))
+atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log(semantic.truediv(semantic.add(1.0, x),
+                                                                               semantic.sub(1.0, x)))))
+
+
+def _asinh_pos(x):
+    return math.log(semantic.add(x, math.sqrt(semantic.add(semantic.mul(x, x), 1.0))))
+
+
+# ---- trigonometric -------------------------------------------------------------------
+
+tan = _unary("tan", lambda x: semantic.truediv(math.sin(x), math.cos(x)))
+fast_tanf = tan
+sinpi = _unary("sinpi", lambda x: math.sin(semantic.mul(x, _PI)))
+cospi = _unary("cospi", lambda x: math.cos(semantic.mul(x, _PI)))
+
+
+def _atan(x):
+    """Cephes' atanf: reduced to |t| <= tan(pi/8) by atan(x) = pi/2 -
+    atan(1/x) (x > tan(3pi/8)) or pi/4 + atan((x-1)/(x+1)), then an odd
+    polynomial."""
+    ax = math.abs(x)
+    big = semantic.compare("gt", ax, 2.414213562373095)
+    mid = semantic.logical("and", semantic.logical_not(big), semantic.compare("gt", ax, 0.4142135623730950))
+    t = _where(big, semantic.truediv(-1.0, _where(big, ax, 1.0)),
+               _where(mid, semantic.truediv(semantic.sub(ax, 1.0), semantic.add(ax, 1.0)), ax))
+    base = _where(big, _PI / 2, _where(mid, _PI / 4, 0.0))
+    z = semantic.mul(t, t)
+    p = 8.05374449538e-2
+    for c in (-1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1):
+        p = semantic.add(semantic.mul(p, z), c)
+    y = semantic.add(base, semantic.add(semantic.mul(semantic.mul(p, z), t), t))
+    return _where(_lt(x, 0.0), semantic.neg(y), y)
+
+
+atan = _unary("atan", _atan)
+
+
+def _atan2(y, x):
+    """The angle of (x, y) in [-pi, pi], by quadrant."""
+    q = _atan(semantic.truediv(y, _where(semantic.compare("eq", x, 0.0), 1.0, x)))
+    neg_y = _where(semantic.compare("ne", signbit(y), 0), -1.0, 1.0)
+    r = _where(_lt(x, 0.0), semantic.add(q, semantic.mul(neg_y, _PI)), q)
+    return _where(semantic.compare("eq", x, 0.0),
+                  _where(semantic.compare("eq", y, 0.0), semantic.mul(y, 0.0), semantic.mul(neg_y, _PI / 2)), r)
+
+
+atan2 = _binary("atan2", _atan2)
+
+
+def _asin(x):
+    """atan(x / sqrt(1 - x^2)); +-pi/2 at +-1, NaN beyond."""
+    s = math.sqrt(semantic.mul(semantic.sub(1.0, x), semantic.add(1.0, x)))
+    return _atan2(x, s)
+
+
+asin = _unary("asin", _asin)
+acos = _unary("acos", lambda x: _atan2(math.sqrt(semantic.mul(semantic.sub(1.0, x), semantic.add(1.0, x))), x))
+
+
+# ---- integers ------------------------------------------------------------------------
+
+def _int_arg(x, what):
+    x = to_tensor(x)
+    if not x.dtype.is_int() or x.dtype.is_bool() or x.dtype.bits not in (32, 64):
+        raise CompileError("libdevice.%s takes 32- or 64-bit integers, not %r" % (what, x.dtype))
+    return semantic.cast(x, core.uint32 if x.dtype.bits == 32 else core.uint64, bitcast=True)
+
+
+@builtin
+def popc(arg0):
+    """The number of bits set (int32): SWAR sums of bit pairs, nibbles, bytes."""
+    u = _int_arg(arg0, "popc")
+    w = u.dtype.bits
+    m1, m2, m4, h = ((0x55555555, 0x33333333, 0x0F0F0F0F, 0x01010101) if w == 32 else
+                     (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101))
+    u = semantic.sub(u, semantic.bitwise("and", semantic.shift("shr", u, 1), m1))
+    u = semantic.add(semantic.bitwise("and", u, m2), semantic.bitwise("and", semantic.shift("shr", u, 2), m2))
+    u = semantic.bitwise("and", semantic.add(u, semantic.shift("shr", u, 4)), m4)
+    return semantic.cast(semantic.shift("shr", semantic.mul(u, h), w - 8), core.int32)
+
+
+@builtin
+def clz(arg0):
+    """The number of leading zero bits (int32; the width for 0)."""
+    u = _int_arg(arg0, "clz")
+    w = u.dtype.bits
+    n = semantic.constant(0, core.int32, u.shape)
+    s = w // 2
+    while s >= 1:  # binary search for the highest set bit
+        top = semantic.compare("eq", semantic.shift("shr", u, w - s), 0)
+        n = _where(top, semantic.add(n, s), n)
+        u = _where(top, semantic.shift("shl", u, s), u)
+        s //= 2
+    return _where(semantic.compare("eq", _int_arg(arg0, "clz"), 0), w, n)
+
+
+@builtin
+def brev(arg0):
+    """The bits in reverse order."""
+    x = to_tensor(arg0)
+    u = _int_arg(x, "brev")
+    w = u.dtype.bits
+    masks = [(1, 0x55555555), (2, 0x33333333), (4, 0x0F0F0F0F), (8, 0x00FF00FF), (16, 0x0000FFFF)]
+    if w == 64:
+        masks = [(s, m | (m << 32)) for s, m in masks] + [(32, 0x00000000FFFFFFFF)]
+    for s, m in masks:
+        u = semantic.bitwise("or", semantic.bitwise("and", semantic.shift("shr", u, s), m),
+                             semantic.shift("shl", semantic.bitwise("and", u, m), s))
+    return semantic.cast(u, x.dtype, bitcast=True)
+
+
+@builtin
+def ffs(arg0):
+    """1 + the index of the lowest set bit (int32), 0 for 0."""
+    x = to_tensor(arg0)
+    u = _int_arg(x, "ffs")
+    low = semantic.bitwise("and", u, semantic.sub(semantic.constant(0, u.dtype, u.shape), u))  # the lowest bit alone
+    return _where(semantic.compare("eq", u, 0), 0, semantic.sub(u.dtype.bits, clz(low)))
+
+
+@builtin
+def mulhi(arg0, arg1):
+    """The high half of the signed product of 32-bit integers."""
+    x, y = to_tensor(arg0), to_tensor(arg1)
+    if x.dtype.is_int_unsigned():
+        return math.umulhi(x, y)
+    if not (x.dtype.is_int() and y.dtype.is_int()) or x.dtype.bits > 32 or y.dtype.bits > 32:
+        raise CompileError("libdevice.mulhi takes integers of up to 32 bits (umulhi: unsigned of 64), not %r and %r"
+                           % (x.dtype, y.dtype))
+    wide = semantic.mul(semantic.cast(x, core.int64), semantic.cast(y, core.int64))
+    return semantic.cast(semantic.shift("shr", wide, 32), core.int32)
+
+
+umulhi = builtin(lambda arg0, arg1: math.umulhi(arg0, arg1))
+
+
+def _missing(name):
+    def f(*args, **kwargs):
+        raise CompileError("libdevice.%s is not supported by tritonc yet" % name)
+    f.__name__ = name
+    return builtin(f)
+
+
+for _name in ("tgamma", "lgamma", "cyl_bessel_i0", "cyl_bessel_i1", "j0", "j1", "y0", "y1", "erfinv", "erfcinv",
+              "normcdfinv", "normcdf", "erfcx", "ilogb", "logb", "nextafter", "remainder", "byte_perm", "sad",
+              "mul24", "rcp64h"):
+    globals()[_name] = _missing(_name)
