@@ -12,4 +12,4 @@ TRITONC_CMAKE_ARGS="-DTRITONC_PYTHON=ON -DPython_EXECUTABLE=$PY" ./scripts/build
 # built without the CPU back end, which checks that the build without LLVM
 # (the GPU host's) works, and saves compiling the back end twice.
 "$PY" -m pip install -q --no-build-isolation --config-settings=cmake.define.TRITONC_CPU=OFF . >/dev/null
-(cd /tmp && "$PY" -c "import tritonc, numpy as np; print('pip-installed tritonc', tritonc.version())")
+(cd /tmp && "$PY" -c "import tritonc, numpy as np, tritonc.language.extra.cuda.libdevice; print('pip-installed tritonc', tritonc.version())")
