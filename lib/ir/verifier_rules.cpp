@@ -18,6 +18,7 @@ bool isIntOnly(Opcode op) {
          op == Opcode::UShr || op == Opcode::UMax || op == Opcode::UMin;
 }
 bool isFloatOnly(Opcode op) {
+  if (op == Opcode::MaxNum || op == Opcode::MinNum) return true;
   return opcodeCategory(op) == OpCategory::Unary && op != Opcode::Neg && op != Opcode::Not &&
          op != Opcode::Abs;
 }
@@ -149,7 +150,8 @@ std::string checkMemory(const Instruction& inst) {
   if (op == Opcode::AtomicRmw) {
     if (inst.sub >= kNumAtomicKinds) return "unknown atomic kind " + std::to_string(inst.sub);
     auto kind = AtomicKind(inst.sub);
-    if ((kind == AtomicKind::And || kind == AtomicKind::Or || kind == AtomicKind::UMax || kind == AtomicKind::UMin) &&
+    if ((kind == AtomicKind::And || kind == AtomicKind::Or || kind == AtomicKind::Xor || kind == AtomicKind::UMax ||
+         kind == AtomicKind::UMin) &&
         !pointee.isInt())
       return std::string("'atomic_rmw ") + atomicKindName(kind) + "' requires integers, not " + str(pointee);
   }
@@ -182,6 +184,8 @@ std::string checkReduce(const Instruction& inst) {
   auto kind = ReduceKind(inst.sub);
   if ((kind == ReduceKind::UMax || kind == ReduceKind::UMin) && !a.isInt())
     return std::string("'reduce ") + reduceKindName(kind) + "' requires integers, not " + str(a);
+  if ((kind == ReduceKind::MaxNum || kind == ReduceKind::MinNum) && !a.isFloat())
+    return std::string("'reduce ") + reduceKindName(kind) + "' requires floats, not " + str(a);
   if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
     return "reduction axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
   Shape s = a.shape;

@@ -42,6 +42,8 @@ std::optional<Num> foldBinary(Opcode op, Scalar k, Num a, Num b) {
       case Opcode::Rem: r = std::fmod(a.f, b.f); break;
       case Opcode::Max: r = sem::floatMax(a.f, b.f); break;
       case Opcode::Min: r = sem::floatMin(a.f, b.f); break;
+      case Opcode::MaxNum: r = sem::floatMaxNum(a.f, b.f); break;
+      case Opcode::MinNum: r = sem::floatMinNum(a.f, b.f); break;
       default: return std::nullopt;
     }
     return Num{true, 0, sem::roundTo(k, r)};

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import test_dsl_compat as compat_cases  # noqa: E402
 import test_dsl_libdevice as libdevice_cases  # noqa: E402
 import test_dsl_random as random_cases  # noqa: E402
 import test_dsl_unsigned as unsigned_cases  # noqa: E402
@@ -65,6 +66,11 @@ def cases():
         x = np.zeros(32, np.int64)
         out.append(("libdevice-%s" % op, libdevice_cases.int_kernel,
                     (x, np.zeros(32, np.int64 if op == "brev" else np.int32)), dict(OP=op, N=32)))
+    for op in ("maximum", "maximum_all", "clamp"):
+        out.append(("nan-" + op, compat_cases.nan_kernel,
+                    (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.float32),
+                     np.zeros(2, np.float32), np.zeros(2, np.int32)), dict(N=32, OP=op)))
+    out.append(("atomic-xor", compat_cases.xor_kernel, (np.zeros(32, np.int64), np.zeros(160, np.int64)), dict(N=32)))
     return out
 
 

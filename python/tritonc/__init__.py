@@ -15,8 +15,9 @@ TensorFlow cannot be installed on our machines and is not supported.
 from . import _tritonc
 from ._tritonc import Error
 
-__all__ = ["kernel", "load", "function", "cdiv", "shape", "empty", "Error", "Options", "ops", "version", "jit",
-           "JITFunction", "language", "autotune", "heuristics", "Config", "testing"]
+__all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "shape", "empty", "Error", "Options", "ops",
+           "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
+           "OutOfResources"]
 
 
 def version():
@@ -26,6 +27,12 @@ def version():
 def cdiv(a, b):
     """Ceiling division (grids: ``cdiv(M, opt.d('TM'))``)."""
     return -(-a // b)
+
+
+def next_power_of_2(n):
+    """The smallest power of two at least `n` (0 for 0), as Triton's."""
+    n = int(n)
+    return 1 << (n - 1).bit_length() if n > 0 else 0
 
 
 def shape(x):
@@ -405,3 +412,5 @@ from .jit import JITFunction, jit  # noqa: E402
 from . import language  # noqa: E402
 from .autotuner import Config, autotune, heuristics  # noqa: E402
 from . import testing  # noqa: E402
+from . import runtime  # noqa: E402
+from .runtime import OutOfResources  # noqa: E402

@@ -227,6 +227,14 @@ TEST(InterpSemantics, FloatRoundingAndNaNs) {
   p.expectFloat(bin(Opcode::Max, Scalar::F32, 0.0, -0.0), 0.0);
   p.expectFloat(bin(Opcode::Min, Scalar::F32, 0.0, -0.0), -0.0);
   p.expectFloat(bin(Opcode::Min, Scalar::F64, -2, 3), -2.0);
+  // maxnum/minnum ignore a NaN operand, and order -0 < +0 too
+  p.expectFloat(bin(Opcode::MaxNum, Scalar::F32, kNaN, 1), 1.0);
+  p.expectFloat(bin(Opcode::MaxNum, Scalar::F32, 1, kNaN), 1.0);
+  p.expectFloat(bin(Opcode::MinNum, Scalar::F16, kNaN, -3), -3.0);
+  p.expectFloat(bin(Opcode::MaxNum, Scalar::F32, kNaN, kNaN), kNaN);
+  p.expectFloat(bin(Opcode::MaxNum, Scalar::F32, -0.0, 0.0), 0.0);
+  p.expectFloat(bin(Opcode::MinNum, Scalar::F64, 0.0, -0.0), -0.0);
+  p.expectFloat(bin(Opcode::MinNum, Scalar::F32, 2, -5), -5.0);
   p.expectFloat(un(Opcode::Neg, Scalar::F32, 0.0), -0.0);
   p.expectFloat(un(Opcode::Abs, Scalar::F32, -3), 3.0);
   p.expectFloat(un(Opcode::Floor, Scalar::F32, -1.5), -2.0);

@@ -85,6 +85,12 @@ TEST(Verifier, UnsignedOpsAndBitcasts) {
                    "'reduce umax' requires integers, not f32<8>");
   expectEntryError("  %x = atomic_rmw umin %p, %b : f32\n  ret\n", "%x = atomic_rmw umin %p, %b : f32",
                    "'atomic_rmw umin' requires integers, not f32");
+  expectEntryError("  %x = atomic_rmw xor %p, %b : f32\n  ret\n", "%x = atomic_rmw xor %p, %b : f32",
+                   "'atomic_rmw xor' requires integers, not f32");
+  expectEntryError("  %x = maxnum %a, %a : i32\n  ret\n", "%x = maxnum %a, %a : i32",
+                   "'maxnum' requires a float operand, not i32");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = reduce minnum 0 %v : i32\n  ret\n",
+                   "%x = reduce minnum 0 %v : i32", "'reduce minnum' requires floats, not i32<8>");
   EXPECT_EQ(verifyText(kernel("  %x = udiv %a, %a : i32\n  %y = cmp uge %x, %a : i1\n  %z = ucast %a : f32\n"
                               "  %w = bitcast %z : i32\n  %u = ucast %b : i64\n  ret\n")),
             "");

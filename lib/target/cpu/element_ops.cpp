@@ -149,6 +149,13 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
       // IEEE maximum/minimum: NaN propagates, -0 < +0 (scalar_ops.h floatMax).
       case Op::Max: r = callIntrinsic(b_, llvm::Intrinsic::maximum, {x, y}, {x->getType()}); break;
       case Op::Min: r = callIntrinsic(b_, llvm::Intrinsic::minimum, {x, y}, {x->getType()}); break;
+      // maxnum/minnum: the other operand where one is NaN, else maximum/minimum (-0 < +0).
+      case Op::MaxNum: case Op::MinNum: {
+        llvm::Value* m = callIntrinsic(b_, op == Op::MaxNum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {x, y},
+                                       {x->getType()});
+        r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), y, b_.CreateSelect(b_.CreateFCmpUNO(y, y), x, m));
+        break;
+      }
       default: throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
     }
     return fromCompute(k, r);

@@ -35,6 +35,7 @@ ir::Opcode binaryOf(ir::AtomicKind k) {
     case ir::AtomicKind::Or: return ir::Opcode::Or;
     case ir::AtomicKind::UMax: return ir::Opcode::UMax;
     case ir::AtomicKind::UMin: return ir::Opcode::UMin;
+    case ir::AtomicKind::Xor: return ir::Opcode::Xor;
     case ir::AtomicKind::Xchg: break;
   }
   throw InternalError("xchg has no binary operation");
@@ -64,6 +65,7 @@ llvm::Value* Lowering::atomicLane(const ir::Instruction& inst, llvm::Value* ptr,
     case ir::AtomicKind::Or: if (plainInt) native = RMW::Or; break;
     case ir::AtomicKind::UMax: if (plainInt) native = RMW::UMax; break;
     case ir::AtomicKind::UMin: if (plainInt) native = RMW::UMin; break;
+    case ir::AtomicKind::Xor: if (plainInt) native = RMW::Xor; break;
   }
   if (native) return b_.CreateAtomicRMW(*native, ptr, a, align, order);
   // old = *ptr; do { new = old op a } while (!cas(ptr, old, new))

@@ -24,6 +24,8 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
     case ir::ReduceKind::Min: op = ir::Opcode::Min; break;
     case ir::ReduceKind::UMax: op = ir::Opcode::UMax; break;
     case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
+    case ir::ReduceKind::MaxNum: op = ir::Opcode::MaxNum; break;
+    case ir::ReduceKind::MinNum: op = ir::Opcode::MinNum; break;
   }
   const Stride axisStride = a.strides[axis];
   if (op == ir::Opcode::Add && ir::isFloatKind(t.kind)) {

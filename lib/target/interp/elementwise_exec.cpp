@@ -99,6 +99,8 @@ void Executor::execFloatBinary(const Step& s, ir::Opcode op) {
       case Op::Rem: run([](double x, double y) { return std::fmod(x, y); }); return;  // exact
       case Op::Max: run(floatMax); return;
       case Op::Min: run(floatMin); return;
+      case Op::MaxNum: run(floatMaxNum); return;
+      case Op::MinNum: run(floatMinNum); return;
       default: done = false;
     }
   });

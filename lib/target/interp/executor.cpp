@@ -222,7 +222,7 @@ void Executor::execute(const Step& s) {
   switch (op) {
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::And:
     case Op::Or: case Op::Xor: case Op::Shl: case Op::Shr: case Op::Max: case Op::Min: case Op::UDiv:
-    case Op::URem: case Op::UShr: case Op::UMax: case Op::UMin:
+    case Op::URem: case Op::UShr: case Op::UMax: case Op::UMin: case Op::MaxNum: case Op::MinNum:
       execBinary(s);
       return;
     case Op::Neg: case Op::Not: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:

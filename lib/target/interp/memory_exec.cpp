@@ -39,6 +39,7 @@ int64_t atomicInt(ir::Scalar k, ir::AtomicKind kind, int64_t old, int64_t v) {
     case ir::AtomicKind::Or: return old | v;
     case ir::AtomicKind::UMax: return unsignedMax(k, old, v);
     case ir::AtomicKind::UMin: return unsignedMin(k, old, v);
+    case ir::AtomicKind::Xor: return old ^ v;
   }
   return v;
 }

@@ -124,6 +124,18 @@ inline double floatMin(double a, double b) {
   return a < b ? a : b;
 }
 
+// maxnum/minnum: a NaN operand is ignored (both NaN: NaN); -0 < +0.
+inline double floatMaxNum(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return floatMax(a, b);
+}
+inline double floatMinNum(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return floatMin(a, b);
+}
+
 // ---- conversions ------------------------------------------------------------
 
 inline int64_t intMinOf(ir::Scalar k) {

@@ -176,6 +176,7 @@ void Executor::execReduce(const Step& s) {
       case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }); return;
       case ir::ReduceKind::UMax: fold([k](Elem x, Elem y) { return intElem(unsignedMax(k, x.i, y.i)); }); return;
       case ir::ReduceKind::UMin: fold([k](Elem x, Elem y) { return intElem(unsignedMin(k, x.i, y.i)); }); return;
+      case ir::ReduceKind::MaxNum: case ir::ReduceKind::MinNum: break;  // floats only (verified)
     }
     return;
   }
@@ -184,6 +185,8 @@ void Executor::execReduce(const Step& s) {
       case ir::ReduceKind::Add: sumInParts([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
       case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }); return;
       case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }); return;
+      case ir::ReduceKind::MaxNum: fold([](Elem x, Elem y) { return floatElem(floatMaxNum(x.f, y.f)); }); return;
+      case ir::ReduceKind::MinNum: fold([](Elem x, Elem y) { return floatElem(floatMinNum(x.f, y.f)); }); return;
       case ir::ReduceKind::UMax: case ir::ReduceKind::UMin: break;  // integers only (verified)
     }
   });

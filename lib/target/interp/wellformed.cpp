@@ -20,6 +20,7 @@ class Checker {
             op == Op::URem || op == Op::UShr || op == Op::UMax || op == Op::UMin)
           require(t.isInt(), "bitwise and unsigned operations need integers");
         require(t.isInt() || t.isFloat() || t.isPtr(), "needs numbers");
+        if (op == Op::MaxNum || op == Op::MinNum) require(t.isFloat(), "maxnum/minnum need floats");
         return;
       case ir::OpCategory::Unary:
         operands(1, 1);
@@ -147,7 +148,8 @@ class Checker {
         require(inst_.imm >= 0 && size_t(inst_.imm) < s.size() && s[size_t(inst_.imm)] > 0, "bad axis");
         s.erase(s.begin() + inst_.imm);
         require(s == t.shape && kindOf(0) == t.kind && inst_.sub < ir::kNumReduceKinds, "bad result type or kind");
-        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt(), "umax/umin need integers");
+        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt() == (inst_.sub <= uint8_t(ir::ReduceKind::UMin)),
+                "umax/umin need integers, maxnum/minnum floats");
         require(t.isInt() || t.isFloat(), "reduce needs numbers");
         return;
       }

@@ -258,6 +258,9 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       }
       case Opcode::Max: emit(std::string("max") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Min: emit(std::string("min") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      // PTX's max/min without .NaN return the operand that is not NaN.
+      case Opcode::MaxNum: emit(std::string("max.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::MinNum: emit(std::string("min.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::UMax: emit("max.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::UMin: emit("min.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::UShr: {

@@ -195,10 +195,12 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       case ir::AtomicKind::And: opName = "and"; break;
       case ir::AtomicKind::UMax: opName = "max"; ty = size == 8 ? "u64" : "u32"; break;
       case ir::AtomicKind::UMin: opName = "min"; ty = size == 8 ? "u64" : "u32"; break;
+      case ir::AtomicKind::Xor: opName = "xor"; break;
       default: opName = "or"; break;
     }
   }
-  bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or";
+  bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or" ||
+                 std::string(opName) == "xor";
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
   // Float max and min have no PTX atom: as integers, a non-negative float's
   // bits order like the floats (signed max), a negative one's in reverse

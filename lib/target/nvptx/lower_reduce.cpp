@@ -30,6 +30,8 @@ std::string combineOp(ir::ReduceKind k, Scalar ck) {
     // Narrow integers are sign-extended, which keeps their unsigned order.
     case ir::ReduceKind::UMax: return std::string("max.u") + (ir::bitWidth(ck) == 64 ? "64" : "32");
     case ir::ReduceKind::UMin: return std::string("min.u") + (ir::bitWidth(ck) == 64 ? "64" : "32");
+    case ir::ReduceKind::MaxNum: return std::string("max.") + ty;  // without .NaN: a NaN loses
+    case ir::ReduceKind::MinNum: return std::string("min.") + ty;
   }
   return "";
 }

@@ -5,12 +5,12 @@ from . import math  # noqa: F401  (tl.math.exp, ...)
 from . import random  # noqa: F401  (tl.random.rand, ...)
 from . import extra  # noqa: F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
 from .block_pointers import advance, make_block_ptr, make_tensor_descriptor  # noqa: F401
-from .core import (CompileError, bfloat16, constexpr, dtype, float8e4nv, float8e5, float16, float32,  # noqa: F401
+from .core import (CompileError, PropagateNan, bfloat16, constexpr, dtype, float8e4nv, float8e5, float16, float32,  # noqa: F401
                    float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
 from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, log1p,  # noqa: F401
                    rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh, umulhi)
-from .ops import (arange, argmax, argmin, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
-                  atomic_or, atomic_xchg, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
+from .ops import (arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
+                  atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
                   device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)

@@ -174,6 +174,13 @@ def check_supported(t, what="this operation"):
     return t
 
 
+class PropagateNan:
+    """tl.maximum/tl.minimum's `propagate_nan`: NONE (the default) returns
+    the operand that is not NaN, ALL returns NaN (Triton's values)."""
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
 # ---- constexpr --------------------------------------------------------------
 
 class constexpr:

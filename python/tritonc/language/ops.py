@@ -158,18 +158,29 @@ def where(condition, x, y):
 
 
 @builtin
-def minimum(x, y, propagate_nan=None):
-    return semantic.minimum(x, y)
+def minimum(x, y, propagate_nan=core.PropagateNan.NONE):
+    return semantic.minimum(x, y, _propagates(propagate_nan))
 
 
 @builtin
-def maximum(x, y, propagate_nan=None):
-    return semantic.maximum(x, y)
+def maximum(x, y, propagate_nan=core.PropagateNan.NONE):
+    return semantic.maximum(x, y, _propagates(propagate_nan))
 
 
 @builtin
-def clamp(x, min, max, propagate_nan=None):
-    return semantic.minimum(semantic.maximum(x, min), max)
+def clamp(x, min, max, propagate_nan=core.PropagateNan.NONE):
+    p = _propagates(propagate_nan)
+    return semantic.minimum(semantic.maximum(x, min, p), max, p)
+
+
+def _propagates(propagate_nan):
+    """Whether a NaN operand wins (PropagateNan.ALL) or loses (NONE, Triton's default)."""
+    v = unwrap(propagate_nan)
+    if v is None:
+        return False
+    if v not in (core.PropagateNan.NONE, core.PropagateNan.ALL):
+        raise CompileError("propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, not %r" % (v,))
+    return v == core.PropagateNan.ALL
 
 
 @builtin
@@ -245,6 +256,51 @@ def multiple_of(input, values):
     if not x.dtype.is_int() or x.dtype.is_bool():
         raise CompileError("multiple_of applies to integers, not %r" % x.dtype)
     return tensor(semantic.builder().multiple_of(x.handle, n), x.dtype, x.shape)
+
+
+@builtin
+def assume(cond):
+    """A promise to the compiler (Triton's tl.assume): accepted; the axis
+    analysis finds what it needs itself. In debug mode it is checked, as a
+    device_assert."""
+    c = unwrap(cond)
+    if isinstance(c, (bool, int)) and not isinstance(c, tensor):
+        if not c:
+            raise CompileError("tl.assume of a false constant")
+        return
+    c = to_tensor(c)
+    if not c.dtype.is_bool():
+        raise CompileError("tl.assume takes a boolean condition, not %r" % c.dtype)
+    if debug_enabled():
+        semantic.builder().device_assert(c.handle, "tl.assume")
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    """The tensor flattened to one dimension, in row-major order."""
+    x = to_tensor(x)
+    return semantic.reshape(x, (x.numel(),))
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Triton's grouped ordering: the index (i, j) of a row-major
+    size_i x size_j grid, renumbered column-major within groups of size_g
+    rows (the last group may have fewer)."""
+    def op(f, py):  # Python numbers (constexprs) compute in Python
+        def g(a, b):
+            a, b = unwrap(a), unwrap(b)
+            return py(a, b) if semantic.is_py_scalar(a) and semantic.is_py_scalar(b) else f(a, b)
+        return g
+    add, sub, mul = op(semantic.add, int.__add__), op(semantic.sub, int.__sub__), op(semantic.mul, int.__mul__)
+    div, rem = op(semantic.floordiv, int.__floordiv__), op(semantic.mod, int.__mod__)
+    smaller = op(semantic.minimum, builtins.min)
+    ij = add(mul(i, size_j), j)
+    size_gj = mul(size_g, size_j)
+    first_row = mul(div(ij, size_gj), size_g)
+    rows = smaller(sub(size_i, first_row), size_g)
+    within = rem(ij, size_gj)
+    return add(first_row, rem(within, rows)), div(within, rows)
 
 
 @builtin
@@ -431,12 +487,12 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):
     x = to_tensor(x)
     a = _axis(x, axis)
-    best = _reduce(x, a, kind, True)
+    best = _reduce(x, a, _value_kind(x, kind), True)
     n = x.shape[a]
     idx_shape = [1] * len(x.shape)
     idx_shape[a] = n
     lanes = semantic.broadcast_to(semantic.reshape(arange(0, n), tuple(idx_shape)), x.shape)
-    hit = semantic.compare("eq", x, best)
+    hit = semantic.compare("eq", x, best)  # (NaNs never equal the best, which ignores them)
     if tie_break_left:
         cand = semantic.where(hit, lanes, n)
         idx = _reduce(cand, a, "min", keep_dims)
@@ -446,12 +502,18 @@ def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):
     return idx
 
 
+def _value_kind(x, kind):
+    """tl.max/tl.min of floats ignore NaNs (maxnum), as Triton's reductions
+    combine with tl.maximum/tl.minimum."""
+    return kind + "num" if x.dtype.is_floating() else kind
+
+
 def _extreme(kind, input, axis, return_indices, tie_break_left, keep_dims):
     """tl.max / tl.min, with their indices when asked (booleans as int32)."""
     x = to_tensor(input)
     if x.dtype.is_bool():
         x = semantic.cast(x, core.int32)
-    best = _reduce(x, axis, kind, keep_dims)
+    best = _reduce(x, axis, _value_kind(x, kind), keep_dims)
     if unwrap(return_indices):
         return best, _arg_reduce(x, axis, kind, keep_dims, unwrap(tie_break_left))
     return best
@@ -527,6 +589,7 @@ atomic_max = _atomic_op("max")
 atomic_min = _atomic_op("min")
 atomic_and = _atomic_op("and")
 atomic_or = _atomic_op("or")
+atomic_xor = _atomic_op("xor")
 
 
 @builtin

@@ -470,21 +470,23 @@ def shift(op, a, b):
     return _binary(_signed_op(op, dt) if op == "shr" else op, a, b, dt)  # >> is logical on unsigned integers
 
 
-def _min_max(op, a, b):
+def _min_max(op, a, b, propagate_nan):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
     if a_dt.is_ptr() or b_dt.is_ptr():
         raise CompileError("'%s' does not apply to pointers" % op)
     dt = computation_type(a_dt, a_py, b_dt, b_py)
     _check_scalars(a, b, dt)
+    if dt.is_floating():  # Triton's default ignores a NaN operand (maxnum); propagate_nan=ALL keeps it
+        return _binary(op if propagate_nan else op + "num", a, b, dt)
     return _binary(_signed_op(op, dt), a, b, dt)
 
 
-def minimum(a, b):
-    return _min_max("min", a, b)
+def minimum(a, b, propagate_nan=False):
+    return _min_max("min", a, b, propagate_nan)
 
 
-def maximum(a, b):
-    return _min_max("max", a, b)
+def maximum(a, b, propagate_nan=False):
+    return _min_max("max", a, b, propagate_nan)
 
 
 def compare(pred, a, b):

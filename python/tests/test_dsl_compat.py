@@ -1,0 +1,168 @@
+"""What Triton kernels and their launch code rely on beyond the operators:
+NaN handling of tl.maximum/minimum/max/min/clamp (Triton's default ignores
+a NaN operand; PropagateNan.ALL keeps it), atomic_xor, swizzle2d, ravel,
+assume, and on the host triton.next_power_of_2, triton.OutOfResources and
+triton.runtime.driver. Against numpy / Python on the back ends of
+dsl_backends.language_backends(); fresh inputs, poisoned outputs."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc as triton
+import tritonc.language as tl
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
+rng = np.random.default_rng()
+BACKEND = "interp"
+
+
+@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
+def backend(request, monkeypatch):
+    global BACKEND
+    BACKEND = dsl_backends.use(monkeypatch, request.param)
+    return BACKEND
+
+
+def run(kernel, grid, *args, **kwargs):
+    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+
+
+@triton.jit
+def nan_kernel(X, Y, Z, R, I, N: tl.constexpr, OP: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    if OP == "maximum":
+        z = tl.maximum(x, y)
+    elif OP == "minimum":
+        z = tl.minimum(x, y)
+    elif OP == "maximum_all":
+        z = tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)
+    elif OP == "minimum_all":
+        z = tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)
+    elif OP == "builtin_max":
+        z = max(x, y)
+    else:
+        z = tl.clamp(x, -0.5, 0.5)
+    tl.store(Z + offs, z)
+    tl.store(R, tl.max(x, axis=0))
+    tl.store(R + 1, tl.min(x, axis=0))
+    tl.store(I, tl.argmax(x, axis=0))
+    tl.store(I + 1, tl.argmin(x, axis=0))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum", "maximum_all", "minimum_all", "builtin_max", "clamp"])
+def test_nan_handling(op):
+    n = 32
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    x[[2, 7]] = np.nan
+    y[[3, 7]] = np.nan
+    z = np.full(n, 5, np.float32)
+    r = np.full(2, 5, np.float32)
+    i = np.full(2, -1, np.int32)
+    run(nan_kernel, (1,), x, y, z, r, i, N=n, OP=op)
+    want = {"maximum": np.fmax, "minimum": np.fmin, "maximum_all": np.maximum, "minimum_all": np.minimum,
+            "builtin_max": np.fmax}.get(op)
+    want = want(x, y) if want else np.where(np.isnan(x), -0.5, np.clip(x, -0.5, 0.5))
+    np.testing.assert_array_equal(z, want)
+    np.testing.assert_array_equal(r, [np.nanmax(x), np.nanmin(x)])  # reductions ignore NaNs, as Triton's
+    np.testing.assert_array_equal(i, [np.nanargmax(x), np.nanargmin(x)])
+
+
+@triton.jit
+def xor_kernel(M, X, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.atomic_xor(M + offs, tl.load(X + tl.program_id(0) * N + offs))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64"])
+def test_atomic_xor(dtype):
+    programs, n = 5, 32
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, size=programs * n, dtype=dtype, endpoint=True)
+    m = rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    want = m.copy()
+    for p in range(programs):
+        want ^= x[p * n:(p + 1) * n]
+    run(xor_kernel, (programs,), m, x, N=n)
+    np.testing.assert_array_equal(m, want)
+
+
+@triton.jit
+def swizzle_kernel(I, J, M: tl.constexpr, N: tl.constexpr, G: tl.constexpr):
+    i = tl.arange(0, M)[:, None] + tl.zeros((M, N), dtype=tl.int32)
+    j = tl.arange(0, N)[None, :] + tl.zeros((M, N), dtype=tl.int32)
+    si, sj = tl.swizzle2d(i, j, M, N, G)
+    offs = tl.ravel(i * N + j)
+    tl.assume(M > 0)
+    tl.store(I + offs, tl.ravel(si))
+    tl.store(J + offs, tl.ravel(sj))
+
+
+def swizzled(i, j, size_i, size_j, size_g):
+    """Triton's documented example: within each group of size_g rows the
+    row-major numbering becomes column-major (the last group may be short)."""
+    ij = i * size_j + j
+    group, within = divmod(ij, size_g * size_j)
+    first = group * size_g
+    rows = min(size_i - first, size_g)
+    return first + within % rows, within // rows
+
+
+@pytest.mark.parametrize("g", [1, 2, 3, 8])
+def test_swizzle2d_and_ravel(g):
+    m, n = 8, 4
+    si, sj = np.full(m * n, -1, np.int32), np.full(m * n, -1, np.int32)
+    run(swizzle_kernel, (1,), si, sj, M=m, N=n, G=g)
+    want = [swizzled(i, j, m, n, g) for i in range(m) for j in range(n)]
+    np.testing.assert_array_equal(si, [w[0] for w in want])
+    np.testing.assert_array_equal(sj, [w[1] for w in want])
+    assert sorted(zip(si, sj)) == [(i, j) for i in range(m) for j in range(n)]  # a permutation
+
+
+def test_swizzle2d_matches_tritons_example():
+    """The reference itself, against the example in Triton's documentation."""
+    got = {}
+    for i in range(4):
+        for j in range(4):
+            ni, nj = swizzled(i, j, 4, 4, 2)
+            got[(ni, nj)] = i * 4 + j
+    assert [[got[(i, j)] for j in range(4)] for i in range(4)] == [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14],
+                                                                   [9, 11, 13, 15]]
+
+
+@triton.jit
+def assume_kernel(X, n):
+    tl.assume(n > 100)
+    tl.store(X, n)
+
+
+def test_assume_is_checked_in_debug_mode():
+    x = np.zeros(1, np.int32)
+    run(assume_kernel, (1,), x, 3)  # a promise: not checked by default
+    assert x[0] == 3
+    if BACKEND == "cuda":
+        return  # a failed assertion on the GPU loses the context
+    with pytest.raises(triton.Error, match="tl.assume"):
+        assume_kernel[(1,)](x, 3, debug=True)
+
+
+def test_host_helpers():
+    assert [triton.next_power_of_2(v) for v in (0, 1, 2, 3, 17, 1024, 1025, 2**40 + 1)] == \
+        [0, 1, 2, 4, 32, 1024, 2048, 2**41]
+    assert issubclass(triton.OutOfResources, triton.Error)
+    err = triton.OutOfResources(300000, 232448, "shared memory")
+    assert "shared memory" in str(err) and err.required == 300000
+    import torch
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="needs a CUDA device"):
+            triton.runtime.driver.active.get_active_torch_device()
+    else:
+        props = triton.runtime.driver.active.utils.get_device_properties(
+            triton.runtime.driver.active.get_active_torch_device().index)
+        assert props["multiprocessor_count"] > 0 and props["warpSize"] == 32 and props["max_shared_mem"] > 0

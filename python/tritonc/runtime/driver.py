@@ -1,0 +1,73 @@
+"""``triton.runtime.driver.active`` as host code uses it: the current CUDA
+device and stream (through torch, which launches share) and the device's
+properties (SM count, registers, shared memory per block, warp size), the
+numbers Triton's tutorials size their grids with. Without a CUDA device
+every call raises a RuntimeError saying so."""
+
+
+def _cuda():
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available():
+        raise RuntimeError("triton.runtime.driver.active needs a CUDA device (through torch); tritonc kernels on "
+                           "numpy arrays or CPU tensors run on the CPU back end or the interpreter without one")
+    return torch
+
+
+class _Utils:
+    def get_device_properties(self, device=None):
+        torch = _cuda()
+        index = torch.cuda.current_device() if device is None else getattr(device, "index", device)
+        p = torch.cuda.get_device_properties(index)
+        return {
+            "multiprocessor_count": p.multi_processor_count,
+            "max_shared_mem": getattr(p, "shared_memory_per_block_optin", 0) or getattr(p, "shared_memory_per_block", 0),
+            "max_num_regs": getattr(p, "regs_per_multiprocessor", 65536),
+            "warpSize": getattr(p, "warp_size", 32),
+            "sm_clock_rate": getattr(p, "clock_rate", 0),
+            "mem_clock_rate": getattr(p, "memory_clock_rate", 0),
+            "mem_bus_width": getattr(p, "memory_bus_width", 0),
+        }
+
+
+class _Target:
+    def __init__(self, backend, arch, warp_size):
+        self.backend, self.arch, self.warp_size = backend, arch, warp_size
+
+    def __repr__(self):
+        return "GPUTarget(%r, %r, %r)" % (self.backend, self.arch, self.warp_size)
+
+
+class _ActiveDriver:
+    utils = _Utils()
+
+    def get_current_device(self):
+        return _cuda().cuda.current_device()
+
+    def set_current_device(self, device):
+        _cuda().cuda.set_device(device)
+
+    def get_active_torch_device(self):
+        torch = _cuda()
+        return torch.device("cuda", torch.cuda.current_device())
+
+    def get_current_stream(self, device=None):
+        torch = _cuda()
+        return torch.cuda.current_stream(device).cuda_stream
+
+    def get_current_target(self):
+        torch = _cuda()
+        major, minor = torch.cuda.get_device_capability()
+        return _Target("cuda", major * 10 + minor, 32)
+
+    def get_device_interface(self):
+        return _cuda().cuda
+
+
+class _Driver:
+    active = _ActiveDriver()
+
+
+driver = _Driver()

@@ -1,0 +1,12 @@
+"""Exceptions of Triton's runtime that host code catches by name."""
+from .. import _tritonc
+
+
+class OutOfResources(_tritonc.Error):
+    """A configuration needs more of a resource (shared memory, registers)
+    than the device has: Triton's name, for code that prunes
+    configurations with ``except triton.OutOfResources``."""
+
+    def __init__(self, required=0, limit=0, name="shared memory"):
+        self.required, self.limit, self.name = required, limit, name
+        super().__init__("out of resource: %s, required: %s, hardware limit: %s" % (name, required, limit))
