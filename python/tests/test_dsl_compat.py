@@ -166,3 +166,67 @@ def test_host_helpers():
         props = triton.runtime.driver.active.utils.get_device_properties(
             triton.runtime.driver.active.get_active_torch_device().index)
         assert props["multiprocessor_count"] > 0 and props["warpSize"] == 32 and props["max_shared_mem"] > 0
+
+
+# ---- host tensor descriptors (triton.tools.tensor_descriptor) ----------------------
+
+from tritonc.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+
+@triton.jit
+def matmul_desc_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_matmul_with_host_tensor_descriptors(dtype):
+    m, n, k = 50, 70, 45  # ragged: the blocks at the edges read zeros and store only inside
+    bm, bn, bk = 32, 32, 16
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.full((m, n), np.nan, dtype)
+    descs = [TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+             TensorDescriptor.from_tensor(c, [bm, bn])]
+    if BACKEND == "cuda":
+        import torch
+        ta, tb, tc = (torch.from_numpy(x).cuda() for x in (a, b, c))
+        descs = [TensorDescriptor.from_tensor(ta, [bm, bk]), TensorDescriptor.from_tensor(tb, [bk, bn]),
+                 TensorDescriptor.from_tensor(tc, [bm, bn])]
+        matmul_desc_kernel[(triton.cdiv(m, bm), triton.cdiv(n, bn))](*descs, m, n, k, BLOCK_M=bm, BLOCK_N=bn,
+                                                                       BLOCK_K=bk)
+        c = tc.cpu().numpy()
+    else:
+        matmul_desc_kernel[(triton.cdiv(m, bm), triton.cdiv(n, bn))](*descs, m, n, k, BLOCK_M=bm, BLOCK_N=bn,
+                                                                       BLOCK_K=bk)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2 if dtype == "float16" else 1e-5,
+                               atol=1e-2 if dtype == "float16" else 1e-5)
+
+
+@triton.jit
+def pad_kernel(x_desc, Z, BLOCK: tl.constexpr):
+    tl.store(Z + tl.arange(0, BLOCK), x_desc.load([tl.program_id(0) * BLOCK]))
+
+
+def test_descriptor_padding_nan_and_strides():
+    x = rng.standard_normal(40).astype(np.float32)
+    z = np.zeros(64, np.float32)
+    if BACKEND == "cuda":
+        import torch
+        tx, tz = torch.from_numpy(x).cuda(), torch.from_numpy(z).cuda()
+        pad_kernel[(1,)](TensorDescriptor(tx, [37], [1], [64], padding="nan"), tz, BLOCK=64)
+        z = tz.cpu().numpy()
+    else:  # a shape below the array's: the rest pads
+        pad_kernel[(1,)](TensorDescriptor(x, [37], [1], [64], padding="nan"), z, BLOCK=64)
+    np.testing.assert_array_equal(z[:37], x[:37])
+    assert np.isnan(z[37:]).all()
+    with pytest.raises(ValueError, match="1 to 5 dimensions"):
+        TensorDescriptor(x, [40], [1, 1], [64])

@@ -732,9 +732,18 @@ class _Generator(ast.NodeVisitor):
         handles = {}
         for name, dt in params:
             handles[name] = tensor(self.fb.param(name, core.ir_type(dt, ())), dt, ())
+        from .jit import DescriptorSpec
+        from .language.block_pointers import tensor_descriptor
         for name in jf.arg_names:
             if name in handles:
                 self.frame.bindings[name] = self._store(name, (), handles[name])
+            elif isinstance(constexprs[name], DescriptorSpec):  # a TensorDescriptor argument
+                spec = constexprs[name]
+                n = len(spec.block_shape)
+                parts = [handles[p] for p, _ in spec.params]
+                desc = tensor_descriptor(parts[0], parts[1:1 + n], [semantic.cast(s, core.int64) for s in parts[1 + n:]],
+                                         spec.block_shape, spec.padding)
+                self.frame.bindings[name] = self._store(name, (), desc)
             else:
                 self.frame.bindings[name] = ("py", constexpr(constexprs[name]))
         self.body(fdef.body)

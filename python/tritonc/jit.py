@@ -18,6 +18,7 @@ from . import _tritonc
 from . import language as tl
 from .language import core, semantic
 from .language.core import constexpr
+from .tools.tensor_descriptor import TensorDescriptor
 
 # Element types of arrays by dtype name.
 _ARRAY_TYPES = {
@@ -80,6 +81,42 @@ def _runtime_type(x):
     if isinstance(x, np.floating):
         return tl.float32
     raise TypeError("cannot pass a %s to a kernel" % type(x).__name__)
+
+
+class DescriptorSpec:
+    """A TensorDescriptor argument as the kernel is compiled for it: its
+    runtime parameters (the base pointer, then each size and stride, as
+    integers) and its constant parts (element type, block shape, padding)."""
+
+    def __init__(self, name, desc):
+        elem = _array_dtype(desc.base)
+        if elem is None:
+            raise TypeError("cannot tell the element type of the base of descriptor '%s'" % name)
+        self.name, self.elem = name, elem
+        self.block_shape, self.padding = tuple(int(b) for b in desc.block_shape), desc.padding
+        n = len(self.block_shape)
+        self.params = [(name + "__base", tl.pointer_type(elem))]
+        self.params += [("%s__shape%d" % (name, d), _runtime_type(int(desc.shape[d]))) for d in range(n)]
+        self.params += [("%s__stride%d" % (name, d), _runtime_type(int(desc.strides[d]))) for d in range(n)]
+        self.key = (elem.name, self.block_shape, self.padding, tuple(t.name for _, t in self.params[1:]))
+
+    @staticmethod
+    def values(name, desc):
+        """The runtime values of the parameters, by name."""
+        n = len(desc.block_shape)
+        out = {name + "__base": desc.base}
+        out.update({"%s__shape%d" % (name, d): int(desc.shape[d]) for d in range(n)})
+        out.update({"%s__stride%d" % (name, d): int(desc.strides[d]) for d in range(n)})
+        return out
+
+
+def _by_name(arg_names, values):
+    """Arguments by parameter name, a TensorDescriptor's parts included."""
+    out = dict(zip(arg_names, values))
+    for name, v in zip(arg_names, values):
+        if isinstance(v, TensorDescriptor):
+            out.update(DescriptorSpec.values(name, v))
+    return out
 
 
 def _check_num_ctas(num_ctas):
@@ -228,6 +265,12 @@ class JITFunction(_tritonc.JitLauncher):
                 constexprs[name] = v
                 key.append(("c", name, type(v).__name__, v if _hashable(v) else repr(v)))
                 continue
+            if isinstance(v, TensorDescriptor):
+                spec = DescriptorSpec(name, v)
+                params.extend(spec.params)
+                constexprs[name] = spec
+                key.append(("d", name, spec.key))
+                continue
             t = _runtime_type(v)
             if t is None:
                 constexprs[name] = core.unwrap(v)
@@ -290,7 +333,7 @@ class JITFunction(_tritonc.JitLauncher):
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
-        by_name = dict(zip(self.arg_names, values))
+        by_name = _by_name(self.arg_names, values)
         return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                               [by_name[n] for n, _ in compiled.params])
 
@@ -323,7 +366,7 @@ class JITFunction(_tritonc.JitLauncher):
             return compiled  # an empty grid launches nothing
         from . import _argument
         converted, on_device = [], False
-        by_name = dict(zip(self.arg_names, values))
+        by_name = _by_name(self.arg_names, values)
         for name, _ in compiled.params:
             a, dev = _argument(by_name[name], "argument '%s'" % name)
             converted.append(a)
@@ -347,6 +390,8 @@ class JITFunction(_tritonc.JitLauncher):
         if any(name in param_index for name in kwargs):
             return  # runtime arguments by keyword: the Python path only
         roles, params, expected = [], [], []
+        if any(isinstance(x, TensorDescriptor) for x in args):
+            return  # descriptors: the Python path (it expands them into their parameters)
         for name, x in zip(self.arg_names, args):
             if name not in param_index:
                 roles.append(0)

@@ -141,18 +141,23 @@ class tensor_descriptor:
     ``desc.load([i, j])`` / ``desc.store([i, j], x)`` read and write the block
     at those element offsets, out-of-bounds elements read as zero."""
 
-    def __init__(self, base, shape, strides, block_shape):
+    def __init__(self, base, shape, strides, block_shape, padding="zero"):
         self.base, self.shape, self.strides, self.block_shape = base, shape, strides, tuple(block_shape)
+        self.padding = padding
 
     def _leaves(self):
         return [self.base] + list(self.shape) + list(self.strides)
 
     def _rebuild(self, leaves):
         n = len(self.block_shape)
-        return tensor_descriptor(leaves[0], leaves[1:1 + n], leaves[1 + n:], self.block_shape)
+        return tensor_descriptor(leaves[0], leaves[1:1 + n], leaves[1 + n:], self.block_shape, self.padding)
 
     def _signature(self):
-        return ("tensor_descriptor", self.block_shape)
+        return ("tensor_descriptor", self.block_shape, self.padding)
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
 
     def _block(self, offsets):
         offs = [semantic.cast(to_tensor(v), core.int32) for v in unwrap(offsets)]
@@ -161,7 +166,7 @@ class tensor_descriptor:
         return block_ptr(self.base, self.shape, self.strides, offs, self.block_shape, ())
 
     def load(self, offsets):
-        return self._block(offsets).load(tuple(range(len(self.block_shape))), "zero")
+        return self._block(offsets).load(tuple(range(len(self.block_shape))), self.padding)
 
     def store(self, offsets, value):
         self._block(offsets).store(value, tuple(range(len(self.block_shape))))
@@ -173,4 +178,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     if not b.dtype.is_ptr() or b.shape:
         raise CompileError("make_tensor_descriptor's base must be a scalar pointer")
     bs = tuple(int(unwrap(d)) for d in unwrap(block_shape))
-    return tensor_descriptor(b, _ints(shape, "shape", len(bs)), _ints(strides, "strides", len(bs), wide=True), bs)
+    padding = unwrap(padding_option)
+    if padding not in ("zero", "nan"):
+        raise CompileError("padding_option must be 'zero' or 'nan', not %r" % (padding,))
+    return tensor_descriptor(b, _ints(shape, "shape", len(bs)), _ints(strides, "strides", len(bs), wide=True), bs,
+                             padding)
