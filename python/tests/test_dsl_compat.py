@@ -230,3 +230,44 @@ def test_descriptor_padding_nan_and_strides():
     assert np.isnan(z[37:]).all()
     with pytest.raises(ValueError, match="1 to 5 dimensions"):
         TensorDescriptor(x, [40], [1, 1], [64])
+
+
+# ---- the fused-softmax tutorial's host code: warmup, registers, shared memory -------
+
+@triton.jit
+def softmax_tutorial_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,
+                            BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    # starting row of the program
+    row_start = tl.program_id(0)
+    row_step = tl.num_programs(0)
+    for row_idx in tl.range(row_start, n_rows, row_step, num_stages=num_stages):
+        row_start_ptr = input_ptr + row_idx * input_row_stride
+        col_offsets = tl.arange(0, BLOCK_SIZE)
+        input_ptrs = row_start_ptr + col_offsets
+        mask = col_offsets < n_cols
+        row = tl.load(input_ptrs, mask=mask, other=-float("inf"))
+        row_minus_max = row - tl.max(row, axis=0)
+        numerator = tl.exp(row_minus_max)
+        denominator = tl.sum(numerator, axis=0)
+        softmax_output = numerator / denominator
+        output_row_start_ptr = output_ptr + row_idx * output_row_stride
+        output_ptrs = output_row_start_ptr + col_offsets
+        tl.store(output_ptrs, softmax_output, mask=mask)
+
+
+def test_softmax_tutorial_host_code():
+    n_rows, n_cols = 37, 300
+    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    num_warps, num_stages = 8, 4
+    kernel = softmax_tutorial_kernel.warmup(y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE=BLOCK_SIZE,
+                                            num_stages=num_stages, num_warps=num_warps, grid=(1,))
+    kernel._init_handles()
+    assert kernel.n_regs >= 0 and kernel.metadata.shared >= 0 and kernel.metadata.num_warps == num_warps
+    num_programs = 5
+    if BACKEND == "cuda":
+        return  # the GPU path is the language suites' (numpy arrays here)
+    kernel[(num_programs, 1, 1)](y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE, num_stages)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)

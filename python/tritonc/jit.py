@@ -142,6 +142,46 @@ class CompiledKernel:
         self.asm = _Asm(self, args)
         self.name = jf.__name__
         self._args = args
+        self._resources = None
+
+    # What Triton's CompiledKernel tells host code that sizes grids by
+    # occupancy (the fused-softmax tutorial): registers, spills and shared
+    # memory of the code for $TRITONC_ARCH, from the compile report (ptxas -v
+    # where installed, else 0).
+    def _init_handles(self):
+        pass
+
+    def _resource(self, key):
+        if self._resources is None:
+            import json
+            try:
+                self._resources = json.loads(self.report(json=True)).get("resources", {})
+            except Exception:  # no arguments to compile the report with, or no ptxas
+                self._resources = {}
+        return int(self._resources.get(key, 0))
+
+    @property
+    def n_regs(self):
+        return self._resource("registers")
+
+    @property
+    def n_spills(self):
+        return self._resource("spill_stores")
+
+    @property
+    def metadata(self):
+        import types
+        return types.SimpleNamespace(shared=self._resource("shared_bytes"), name=self.name, **self.options)
+
+    def __getitem__(self, grid):
+        """``compiled[grid](*args)``: launches this kernel with every argument
+        of the function, constexprs included, as Triton's compiled kernels
+        are called."""
+        def launch(*args, **kwargs):
+            values = self.jf.bind(args, kwargs)
+            return self.jf.run(*values, grid=grid, num_warps=self.options["num_warps"],
+                               num_stages=self.options["num_stages"], num_ctas=self.options["num_ctas"])
+        return launch
 
     def report(self, json=False):
         """The compile report for ``$TRITONC_ARCH`` (default sm_90a), as
@@ -331,6 +371,9 @@ class JITFunction(_tritonc.JitLauncher):
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, debug=None, num_ctas=1, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
+        for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas)):
+            if option in self.arg_names and option not in kwargs and len(args) <= self.arg_names.index(option):
+                kwargs[option] = v  # a kernel parameter of that name gets the option's value too, as in Triton
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)
@@ -347,10 +390,13 @@ class JITFunction(_tritonc.JitLauncher):
 
     def run(self, *args, grid, **kwargs):
         given = dict(kwargs)  # as the call passed them: the fast path compares these
-        num_warps = kwargs.pop("num_warps", 4)
-        num_stages = kwargs.pop("num_stages", 3)
+        # Launch options; one that is also a kernel parameter's name binds to it too, as in Triton.
+        keyword_params = self.arg_names[len(args):]
+        option = lambda k, default: kwargs.get(k, default) if k in keyword_params else kwargs.pop(k, default)  # noqa: E731
+        num_warps = option("num_warps", 4)
+        num_stages = option("num_stages", 3)
         debug = kwargs.pop("debug", None)
-        num_ctas = kwargs.pop("num_ctas", 1)
+        num_ctas = option("num_ctas", 1)
         for k in ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
             kwargs.pop(k, None)
         values = self.bind(args, kwargs)

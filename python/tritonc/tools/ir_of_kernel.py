@@ -11,12 +11,12 @@ import importlib.util
 import os
 import sys
 
-from . import language as tl
-from .jit import JITFunction
+from .. import language as tl
+from ..jit import JITFunction
 
 _TYPES = {"fp16": tl.float16, "f16": tl.float16, "bf16": tl.bfloat16, "fp32": tl.float32, "f32": tl.float32,
           "fp64": tl.float64, "f64": tl.float64, "i1": tl.int1, "i8": tl.int8, "i16": tl.int16, "i32": tl.int32,
-          "i64": tl.int64}
+          "i64": tl.int64, "u8": tl.uint8, "u16": tl.uint16, "u32": tl.uint32, "u64": tl.uint64}
 
 
 def parse_type(text):
@@ -83,7 +83,7 @@ def kernel_ir(path, name, signature="", defines=()):
         if n not in constexprs:
             constexprs[n] = fn.defaults[n]
     params = [(n, types.get(n, tl.int32)) for n in runtime]
-    from .codegen import generate
+    from ..codegen import generate
     text, _ = generate(fn, params, constexprs, fn.file_name, fn._debug())
     return text
 
