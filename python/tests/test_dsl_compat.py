@@ -271,3 +271,25 @@ def test_softmax_tutorial_host_code():
     kernel[(num_programs, 1, 1)](y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE, num_stages)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_perf_report_tables(tmp_path, capsys):
+    calls = []
+
+    @triton.testing.perf_report(triton.testing.Benchmark(
+        x_names=["size"], x_vals=[2**i for i in range(3, 6)], x_log=True, line_arg="provider",
+        line_vals=["tritonc", "numpy"], line_names=["tritonc", "numpy"], styles=[("blue", "-"), ("green", "-")],
+        ylabel="GB/s", plot_name="vector-add-performance", args={"scale": 2}))
+    def benchmark(size, provider, scale):
+        calls.append((size, provider, scale))
+        return (float(size * scale), float(size), float(size * 4)) if provider == "tritonc" else float(size)
+
+    out = benchmark.run(print_data=True, save_path=str(tmp_path), return_df=True)
+    assert len(calls) == 6 and all(c[2] == 2 for c in calls)
+    printed = capsys.readouterr().out
+    assert "vector-add-performance:" in printed and "tritonc" in printed
+    csv = (tmp_path / "vector-add-performance.csv").read_text().splitlines()
+    assert csv[0].startswith("size,tritonc") and len(csv) == 4
+    assert csv[1].split(",")[:2] == ["8", "16.0"]
+    rows = out.to_dict("records") if hasattr(out, "to_dict") else out
+    assert [r["numpy"] for r in rows] == [8.0, 16.0, 32.0]
