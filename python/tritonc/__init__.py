@@ -15,7 +15,7 @@ TensorFlow cannot be installed on our machines and is not supported.
 from . import _tritonc
 from ._tritonc import Error
 
-__all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "shape", "empty", "Error", "Options", "ops",
+__all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
            "OutOfResources"]
 
@@ -33,6 +33,15 @@ def next_power_of_2(n):
     """The smallest power of two at least `n` (0 for 0), as Triton's."""
     n = int(n)
     return 1 << (n - 1).bit_length() if n > 0 else 0
+
+
+def set_allocator(allocator):
+    """Triton's hook for the global scratch of device-side tensor descriptors
+    (``tl.make_tensor_descriptor``): accepted; tritonc's descriptors need
+    none (they lower to addresses and masks, or to tensor maps the launch
+    builds)."""
+    if allocator is not None and not callable(allocator):
+        raise TypeError("set_allocator takes a function (size, alignment, stream) -> tensor, or None")
 
 
 def shape(x):

@@ -698,10 +698,11 @@ class _Generator(ast.NodeVisitor):
             saved_loops, self.loops = self.loops, []
             try:
                 for name, value in zip(jf.arg_names, bound):
-                    if name in jf.constexpr_names and not isinstance(value, constexpr):
-                        if isinstance(unwrap(value), tensor):
-                            raise self.error(node, "argument '%s' of %s is a tl.constexpr; got a tensor"
-                                             % (name, jf.__name__))
+                    # A tensor given for a tl.constexpr parameter stays a tensor: as in Triton,
+                    # the annotation means something only on a kernel (the attention tutorial
+                    # passes its offsets so).
+                    if name in jf.constexpr_names and not isinstance(value, constexpr) and \
+                            not isinstance(unwrap(value), tensor):
                         value = constexpr(value)
                     self.frame.bindings[name] = self._store(name, (), value)
                 self.body(fdef.body)

@@ -398,7 +398,8 @@ class JITFunction(_tritonc.JitLauncher):
         debug = kwargs.pop("debug", None)
         num_ctas = option("num_ctas", 1)
         for k in ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
-            kwargs.pop(k, None)
+            if k not in keyword_params:  # accepted and ignored, unless the kernel has a parameter of that name
+                kwargs.pop(k, None)
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         if callable(grid):
