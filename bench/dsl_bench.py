@@ -13,7 +13,9 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
-attention, compile, launch) runs only those sections.
+attention, tutorial_attention, compile, launch) runs only those sections.
+tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
+(python/tests/tutorial_attention.py, host TensorDescriptors).
 """
 import importlib.util
 import json
@@ -37,9 +39,9 @@ from tritonc.testing import do_bench  # noqa: E402
 KERNELS = os.path.join(ROOT, "python", "tests", "dsl_kernels.py")
 
 
-def load_kernels(as_triton):
-    src = open(KERNELS).read()
-    name = "dsl_kernels_triton" if as_triton else "dsl_kernels_tritonc"
+def load_kernels(as_triton, path=KERNELS):
+    src = open(path).read()
+    name = os.path.splitext(os.path.basename(path))[0] + ("_triton" if as_triton else "_tritonc")
     if as_triton:
         src = src.replace("import tritonc as triton", "import triton").replace(
             "import tritonc.language as tl", "import triton.language as tl")
@@ -52,14 +54,17 @@ def load_kernels(as_triton):
     return mod
 
 
+TUTORIAL_ATTENTION = os.path.join(ROOT, "python", "tests", "tutorial_attention.py")
 ours = load_kernels(False)
+ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
 try:
     import triton  # noqa: F401
     theirs = load_kernels(True)
+    theirs_tutorial = load_kernels(True, TUTORIAL_ATTENTION)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
-    theirs, triton_version = None, None
+    theirs, theirs_tutorial, triton_version = None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -92,9 +97,9 @@ def timed(call, out, ref):
     return do_bench(call, return_mode="median"), err
 
 
-def both(fn_name, call_with):
+def both(fn_name, call_with, mods=None):
     res = {}
-    for tag, mod in (("tritonc", ours), ("triton", theirs)):
+    for tag, mod in mods or (("tritonc", ours), ("triton", theirs)):
         if mod is None:
             continue
         try:
@@ -233,6 +238,34 @@ if want("attention"):
                                       return_mode="median"), 0.0)
         flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
         record("attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
+
+
+# ---- Triton 3.6's fused-attention tutorial forward, as written (host tensor descriptors) ----
+if want("tutorial_attention"):
+    for causal, warps in ((False, 4), (True, 4), (False, 8), (True, 8)):
+        Z, H, NC, D = 4, 16, 4096, 64
+        q, k, v = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(3))
+        o = torch.empty_like(q)
+        m = torch.empty(Z, H, NC, device=dev, dtype=torch.float32)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=0.125)
+
+        def run_tutorial(kern, q=q, k=k, v=v, o=o, m=m, causal=causal, warps=warps):
+            if isinstance(kern, tritonc.JITFunction):
+                from tritonc.tools.tensor_descriptor import TensorDescriptor as TD
+            else:
+                from triton.tools.tensor_descriptor import TensorDescriptor as TD
+            y = Z * H * NC
+            descs = [TD(t, shape=[y, D], strides=[D, 1], block_shape=[bs, D])
+                     for t, bs in ((q, 128), (k, 64), (v, 64), (o, 128))]
+            call = lambda: kern[(cdiv(NC, 128), Z * H, 1)](0.125, m, Z, H, *descs, N_CTX=NC, HEAD_DIM=D,  # noqa: E731
+                                                            BLOCK_M=128, BLOCK_N=64, FP8_OUTPUT=False,
+                                                            STAGE=3 if causal else 1, warp_specialize=False,
+                                                            IS_HOPPER=True, num_warps=warps, num_stages=3)
+            return timed(call, o, ref)
+
+        res = both("_attn_fwd", run_tutorial, (("tritonc", ours_tutorial), ("triton", theirs_tutorial)))
+        flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+        record("tutorial-attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----
