@@ -643,14 +643,14 @@ std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>
 // (test/kernels/data/unsigned_ops.tir; their results on the GPU are the
 // Python language suite's, run by the GPU check); udiv by 16 is a shift.
 TEST(UnsignedOps, AssembleWithTheirInstructions) {
-  std::vector<runtime::ArgFacts> facts(18, runtime::ArgFacts{true, 256, 0, false});
+  std::vector<runtime::ArgFacts> facts(19, runtime::ArgFacts{true, 256, 0, false});
   for (const char* arch : {"sm_80", "sm_90a"}) {
     std::string ptx = tirPtx("unsigned_ops.tir", facts, arch);
     for (const char* want : {"div.u32", "rem.u32", "div.u64", "rem.u64", "shr.u32", "shr.u64", "max.u32", "min.u32",
                              "max.u64", "min.u64", "setp.lo.u32", "setp.hs.u32", "setp.hi.u64", "cvt.rzi.u32.f32",
                              "cvt.rzi.sat.u8.f32", "cvt.rn.f32.u32", "cvt.rn.f32.u64", "cvt.rn.f64.u64",
                              "cvt.u64.u32", "atom.global.max.u32", "red.global.min.u32", "atom.global.min.u64",
-                             "and.b32"})
+                             "and.b32", "cvt.rz.f32.u64", "cvt.rz.f32.s64", "cvt.rzi.u32.f32", "setp.nan.f64"})
       EXPECT_NE(ptx.find(want), std::string::npos) << arch << ": " << want << "\n" << ptx;
     static const std::string ptxas = findPtxas();
     if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";

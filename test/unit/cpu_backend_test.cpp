@@ -637,12 +637,12 @@ TEST(CpuBackend, UnsignedIntegersAndBitcasts) {
   interp::Buffer O8 = buffer("O8", Scalar::I8, 8 * n), O16 = buffer("O16", Scalar::I16, 8 * n),
                  O32 = buffer("O32", Scalar::I32, 8 * n), O64 = buffer("O64", Scalar::I64, 8 * n),
                  OF = buffer("OF", Scalar::F32, 3 * n), OH = buffer("OH", Scalar::F16, 2 * n),
-                 OD = buffer("OD", Scalar::F64, 2 * n), M32 = bits("M32", Scalar::I32, 3 * n + 3),
-                 M64 = bits("M64", Scalar::I64, 2 * n + 1);
+                 OD = buffer("OD", Scalar::F64, 3 * n), M32 = bits("M32", Scalar::I32, 3 * n + 3),
+                 M64 = bits("M64", Scalar::I64, 2 * n + 1), OB = buffer("OB", Scalar::BF16, 3 * n);
   const interp::Buffer M32in = M32, M64in = M64;
   std::vector<interp::KernelArg> args{buf(A8), buf(B8), buf(A16), buf(B16), buf(A32), buf(B32), buf(A64),
                                       buf(B64), buf(F),  buf(O8), buf(O16), buf(O32), buf(O64), buf(OF),
-                                      buf(OH),  buf(OD), buf(M32), buf(M64)};
+                                      buf(OH),  buf(OD), buf(M32), buf(M64), buf(OB)};
   Compiled k = compile(text.str(), args, {}, 3, lang::Language::TritonIr);
   runBoth(*k.fn, {1}, args);
   auto u = [](const interp::Buffer& b, size_t i) {
@@ -680,6 +680,8 @@ TEST(CpuBackend, UnsignedIntegersAndBitcasts) {
     EXPECT_EQ(u(O64, 7 * n + i), a8);
     EXPECT_EQ(interp::readElement(OF, i), double(float(a32)));
     EXPECT_EQ(interp::readElement(OD, i), double(a64));
+    EXPECT_EQ(interp::readElement(OB, i), double(bf16ToFloat(doubleToBf16(double(a32)))));  // one rounding
+    EXPECT_EQ(interp::readElement(OD, 2 * n + i), std::max(double(a64), double(a32)));
     const double f = interp::readElement(F, i);
     const uint64_t sat = std::isnan(f) || f <= 0 ? 0 : f >= 4294967296.0 ? UINT32_MAX : uint64_t(f);
     uint32_t fb;

@@ -12,6 +12,8 @@
 #include "ir/block_order.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "support/float16.h"
+#include "target/interp/scalar_ops.h"
 #include "target/nvptx/lowering.h"
 #include "transform/pass_manager.h"
 
@@ -94,9 +96,12 @@ std::string floatLiteral(Scalar k, double v) {
     std::memcpy(&u, &v, 8);
     std::snprintf(buf, sizeof buf, "0d%016llX", (unsigned long long)u);
   } else {
+    // A NaN keeps its payload bits, as the interpreter holds it (a
+    // conversion to float would quiet a signaling one).
     float f = float(v);
     uint32_t u;
     std::memcpy(&u, &f, 4);
+    if (std::isnan(v)) u = uint32_t(interp::detail::bitsOfNan(v, 8, 23));
     std::snprintf(buf, sizeof buf, "0f%08X", u);
   }
   return buf;
@@ -125,9 +130,14 @@ std::string FunctionLowering::constantReg(const ir::Constant* c) {
   switch (regClassOf(k)) {
     case RegClass::Pred: emit(std::string("setp.ne.s32 ") + r + ", " + std::to_string(c->i) + ", 0;"); break;
     case RegClass::B16: {
-      std::string f = newReg(RegClass::F32);
-      emit("mov.f32 " + f + ", " + floatLiteral(Scalar::F32, c->f) + ";");
-      emit(std::string("cvt.rn.") + (k == Scalar::F16 ? "f16" : "bf16") + ".f32 " + r + ", " + f + ";");
+      // The element's bits, rounded once from the constant (through f32 a
+      // halfway case could round twice) and NaN payloads kept, as the
+      // interpreter's encodeElem.
+      uint8_t bits[2];
+      interp::detail::encodeElem(k, interp::detail::floatElem(c->f), bits);
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "0x%04X", unsigned(bits[0] | (bits[1] << 8)));
+      emit("mov.b16 " + r + ", " + hex + ";");
       break;
     }
     case RegClass::B32: emit("mov.s32 " + r + ", " + std::to_string(c->i) + ";"); break;

@@ -69,6 +69,29 @@ std::string FunctionLowering::toF32(Scalar k, const std::string& r) {
   return f;
 }
 
+// An integer (PTX type `it`: s32 s64 u32 u64) to f16 or bf16 with one
+// rounding, as the interpreter. f16: through f32, exact below 2^24, and
+// at and above it both roundings overflow to inf. bf16, finite far beyond:
+// truncated to f32 with the lowest bit set where that was inexact (round
+// to odd keeps the sticky information), then rounded to bf16 once.
+std::string FunctionLowering::intToHalf(Scalar k, const std::string& x, const char* it) {
+  std::string f = newReg(RegClass::F32);
+  if (k == Scalar::F16) {
+    emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + x + ";");
+    return fromF32(k, f);
+  }
+  const bool wide = it[1] == '6';
+  std::string back = newReg(wide ? RegClass::B64 : RegClass::B32), bits = newReg(RegClass::B32);
+  std::string inexact = newReg(RegClass::Pred);
+  emit(std::string("cvt.rz.f32.") + it + " " + f + ", " + x + ";");
+  emit(std::string("cvt.rzi.") + it + ".f32 " + back + ", " + f + ";");
+  emit(std::string("setp.ne.") + (wide ? "b64 " : "b32 ") + inexact + ", " + back + ", " + x + ";");
+  emit("mov.b32 " + bits + ", " + f + ";");
+  emit("@" + inexact + " or.b32 " + bits + ", " + bits + ", 1;");
+  emit("mov.b32 " + f + ", " + bits + ";");
+  return fromF32(k, f);
+}
+
 std::string FunctionLowering::fromF32(Scalar k, const std::string& f) {
   std::string h = newReg(RegClass::B16);
   emit(std::string("cvt.rn.") + halfName(k) + ".f32 " + h + ", " + f + ";");
@@ -256,8 +279,16 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
         emit(std::string(op == Opcode::Shl ? "shl.b" : "shr.s") + bits + " " + r + ", " + a + ", " + s + ";");
         break;
       }
-      case Opcode::Max: emit(std::string("max") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Min: emit(std::string("min") + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Max: case Opcode::Min: {
+        const char* m = op == Opcode::Max ? "max" : "min";
+        emit(std::string(m) + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
+        if (ck == Scalar::F64) {  // f64 has no .NaN form: a NaN operand wins by hand
+          std::string nan = newReg(RegClass::Pred);
+          emit("setp.nan.f64 " + nan + ", " + a + ", " + b + ";");
+          emit("@" + nan + " mov.f64 " + r + ", 0d7FF8000000000000;");
+        }
+        break;
+      }
       // PTX's max/min without .NaN return the operand that is not NaN.
       case Opcode::MaxNum: emit(std::string("max.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::MinNum: emit(std::string("min.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
@@ -354,9 +385,7 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
     } else if (toF) {
       const char* it = from == Scalar::I64 ? "s64" : "s32";
       if (isHalf(to)) {
-        std::string f = newReg(RegClass::F32);
-        emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + a + ";");
-        r = fromF32(to, f);  // two roundings; exact for |v| < 2^24
+        r = intToHalf(to, a, it);
       } else {
         emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + a + ";");
       }
@@ -401,9 +430,7 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
       std::string x = zeroExtended(*this, from, a);
       const char* it = from == Scalar::I64 ? "u64" : "u32";
       if (isHalf(to)) {
-        std::string f = newReg(RegClass::F32);
-        emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + x + ";");
-        r = fromF32(to, f);  // two roundings, as cast's; exact below 2^24
+        r = intToHalf(to, x, it);
       } else {
         emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + x + ";");
       }

@@ -212,6 +212,8 @@ class FunctionLowering {
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
   std::string toF32(ir::Scalar k, const std::string& r);
   std::string fromF32(ir::Scalar k, const std::string& r);
+  // An integer register (PTX type `it`) to f16/bf16, rounded once.
+  std::string intToHalf(ir::Scalar k, const std::string& x, const char* it);
 
   const ir::Function& fn() const { return f_; }
   const TargetOptions& opts() const { return opts_; }
