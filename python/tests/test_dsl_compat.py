@@ -293,3 +293,71 @@ def test_perf_report_tables(tmp_path, capsys):
     assert csv[1].split(",")[:2] == ["8", "16.0"]
     rows = out.to_dict("records") if hasattr(out, "to_dict") else out
     assert [r["numpy"] for r in rows] == [8.0, 16.0, 32.0]
+
+
+@triton.jit
+def checked_where(X, Z):
+    x = tl.load(X)
+    tl.store(Z, tl.where(x > 3, x, -1))
+
+
+@triton.jit
+def checked_truediv(X, Y, Z):
+    tl.store(Z, tl.load(X) / tl.load(Y))
+
+
+@triton.jit
+def checked_umulhi(X, Z):
+    tl.store(Z, tl.umulhi(tl.load(X), 0xD2511F53))
+
+
+def test_scalar_and_signedness_checks_of_where_truediv_umulhi():
+    u8, z8 = np.ones(1, np.uint8), np.zeros(1, np.uint8)
+    with pytest.raises(tl.CompileError, match="negative number -1"):
+        run(checked_where, (1,), u8, z8)
+    with pytest.raises(tl.CompileError, match="differ in signedness"):
+        run(checked_truediv, (1,), np.ones(1, np.int32), np.ones(1, np.uint32), np.zeros(1, np.float32))
+    with pytest.raises(tl.CompileError, match="out of range for tl.int32"):
+        run(checked_umulhi, (1,), np.ones(1, np.int32), np.zeros(1, np.int32))
+    x = np.array([7], np.uint32)
+    z = np.zeros(1, np.uint32)
+    run(checked_umulhi, (1,), x, z)  # a uint32 takes the constant as uint32
+    assert z[0] == (7 * 0xD2511F53) >> 32
+
+
+@triton.jit
+def nan_row_kernel(X, I, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    tl.store(I, tl.argmax(x, axis=0))
+    tl.store(I + 1, tl.argmin(x, axis=0, tie_break_left=False))
+
+
+def test_argmax_of_a_row_of_nans_stays_inside_the_row():
+    x = np.full(16, np.nan, np.float32)
+    i = np.full(2, -7, np.int32)
+    run(nan_row_kernel, (1,), x, i, N=16)
+    assert 0 <= i[0] < 16 and 0 <= i[1] < 16
+
+
+@triton.jit
+def option_param_kernel(X, num_stages: tl.constexpr = 1):
+    tl.store(X, num_stages)
+
+
+def test_launch_option_defaults_do_not_bind_parameters():
+    x = np.zeros(1, np.int32)
+    compiled = option_param_kernel.warmup(x, grid=(1,))  # no num_stages given: the parameter keeps its default
+    assert "i32 1" in compiled.asm["ttir"]
+    run(option_param_kernel, (1,), x, num_stages=2)  # given: both the option and the parameter
+    assert x[0] == 2
+
+
+class _FakeCudaArray:
+    __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0, False), "version": 3}
+    dtype = np.dtype(np.float32)
+
+
+def test_a_descriptor_on_a_cuda_array_compiles_for_the_gpu(monkeypatch):
+    monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    desc = TensorDescriptor(_FakeCudaArray(), [4], [1], [4])
+    assert pad_kernel._target([desc, np.zeros(4, np.float32)]) == "gpu"

@@ -79,6 +79,14 @@ def unary_kernel(X, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
         z = libdevice.erfc(x)
     elif OP == "saturatef":
         z = libdevice.saturatef(x)
+    elif OP == "acosh":
+        z = libdevice.acosh(x)
+    elif OP == "sinpi":
+        z = libdevice.sinpi(x)
+    elif OP == "cospi":
+        z = libdevice.cospi(x)
+    elif OP == "log1p":
+        z = tl.math.log1p(x)
     else:
         z = libdevice.exp(x)
     tl.store(Z + offs, z, mask=m)
@@ -101,14 +109,24 @@ UNARY = {
     "signbit": (lambda n: special(rng.uniform(-1, 1, n)), lambda x: np.signbit(x).astype(np.int32), None),
     "exp10": (lambda n: rng.uniform(-10, 10, n), lambda x: 10.0 ** x, (2e-5, 0)),
     "log10": (lambda n: rng.uniform(1e-3, 1e4, n), np.log10, (1e-5, 1e-6)),
-    "expm1": (lambda n: np.concatenate([rng.uniform(-3, 3, n // 2), rng.uniform(-1e-4, 1e-4, n - n // 2)]),
-              np.expm1, (2e-5, 1e-12)),
-    "cbrt": (lambda n: np.concatenate([rng.uniform(-1e3, 1e3, n - 3), [0.0, -8.0, 27.0]]), np.cbrt, (2e-6, 0)),
-    "sinh": (lambda n: np.concatenate([rng.uniform(-5, 5, n // 2), rng.uniform(-1e-4, 1e-4, n - n // 2)]),
-             np.sinh, (2e-5, 1e-12)),
+    # relative accuracy near 0 too (no cancellation), and the extremes
+    "expm1": (lambda n: np.concatenate([rng.uniform(-3, 3, n // 4), np.exp(rng.uniform(-20, -1, n - n // 4)) *
+                                        rng.choice([-1, 1], n - n // 4)]), np.expm1, (1e-5, 0)),
+    "cbrt": (lambda n: np.concatenate([rng.uniform(-1e3, 1e3, n - 5), [0.0, -8.0, 27.0, 3.4028235e38, -1e-30]]),
+             np.cbrt, (2e-6, 0)),
+    "sinh": (lambda n: np.concatenate([rng.uniform(-5, 5, n // 4), np.exp(rng.uniform(-20, -1, n - n // 4)) *
+                                       rng.choice([-1, 1], n - n // 4)]), np.sinh, (1e-5, 0)),
     "cosh": (lambda n: rng.uniform(-5, 5, n), np.cosh, (2e-5, 0)),
-    "asinh": (lambda n: rng.uniform(-50, 50, n), np.arcsinh, (2e-5, 1e-6)),
-    "atanh": (lambda n: rng.uniform(-0.9, 0.9, n), np.arctanh, (2e-5, 1e-6)),
+    "asinh": (lambda n: np.concatenate([rng.uniform(-50, 50, n - 4), [1e-8, -3e-12, 1e20, -3e37]]), np.arcsinh,
+              (1e-5, 0)),
+    "acosh": (lambda n: np.concatenate([rng.uniform(1, 50, n - 2), [1e20, 3e37]]), np.arccosh, (1e-5, 1e-6)),
+    "atanh": (lambda n: np.concatenate([rng.uniform(-0.9, 0.9, n - 2), [1e-8, -2e-20]]), np.arctanh, (1e-5, 0)),
+    "log1p": (lambda n: np.concatenate([rng.uniform(-0.9, 10, n // 2), np.exp(rng.uniform(-30, -1, n - n // 2))]),
+              np.log1p, (1e-5, 0)),
+    "sinpi": (lambda n: np.concatenate([rng.uniform(-3, 3, n - 4), [1.0, -2.0, 0.0, 5.0]]),
+              lambda x: np.where(x == np.floor(x), 0.0 * x, np.sin(np.pi * x)), (1e-5, 2e-6)),
+    "cospi": (lambda n: np.concatenate([rng.uniform(-3, 3, n - 3), [0.5, -1.5, 2.5]]),
+              lambda x: np.where(x - 0.5 == np.floor(x - 0.5), 0.0, np.cos(np.pi * x)), (1e-5, 2e-6)),
     "tan": (lambda n: rng.uniform(-1.5, 1.5, n), np.tan, (2e-5, 1e-6)),
     "atan": (lambda n: np.concatenate([rng.uniform(-20, 20, n - 4), [0.0, np.inf, -np.inf, 1.0]]), np.arctan,
              (1e-6, 1e-7)),
@@ -142,6 +160,9 @@ def test_unary(op):
             np.testing.assert_array_equal(np.signbit(z), np.signbit(want))
     else:
         np.testing.assert_allclose(z.astype(np.float64), want, rtol=tol[0], atol=tol[1])
+    if op in ("sinpi", "cospi"):  # exact zeros where they are
+        zeros = want == 0
+        np.testing.assert_array_equal(z[zeros], 0.0)
 
 
 @tritonc.jit
@@ -172,23 +193,35 @@ def binary_kernel(X, Y, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 def pow_inputs(n):
     x = rng.uniform(0.01, 10, n)
     y = rng.uniform(-4, 4, n)
-    x[:10] = [-2.0, -2.0, -0.5, 0.0, -0.0, 0.0, -0.0, 1.0, np.nan, 3.0]
-    y[:10] = [3.0, 2.0, 1.5, -1.0, -3.0, 2.0, 3.0, np.nan, 0.0, 0.0]
+    specials = [(-2.0, 3.0), (-2.0, 2.0), (-0.5, 1.5), (0.0, -1.0), (-0.0, -3.0), (0.0, 2.0), (-0.0, 3.0),
+                (1.0, np.nan), (np.nan, 0.0), (3.0, 0.0), (-2.0, np.inf), (-1.0, np.inf), (-1.0, -np.inf),
+                (-0.0, -np.inf), (0.5, np.inf), (0.5, -np.inf), (2.0, -np.inf), (-np.inf, 3.0), (-np.inf, 0.5),
+                (-np.inf, -2.0), (np.inf, -0.5)]
+    for i, (a, b) in enumerate(specials):
+        x[i], y[i] = a, b
     return x, y
 
 
 BINARY = {
     "pow": (pow_inputs, np.power, (2e-5, 1e-30)),
-    "atan2": (lambda n: (np.concatenate([rng.uniform(-5, 5, n - 6), [0.0, -0.0, 1.0, -1.0, 0.0, -2.0]]),
-                         np.concatenate([rng.uniform(-5, 5, n - 6), [1.0, 1.0, 0.0, 0.0, -1.0, -1e-3]])),
+    "atan2": (lambda n: (np.concatenate([rng.uniform(-5, 5, n - 14),
+                                         [0.0, -0.0, 1.0, -1.0, 0.0, -2.0, np.nan, 0.0, -0.0, np.inf, -np.inf, np.inf,
+                                          -np.inf, 2.0]]),
+                         np.concatenate([rng.uniform(-5, 5, n - 14),
+                                         [1.0, 1.0, 0.0, 0.0, -1.0, -1e-3, 0.0, -0.0, -0.0, np.inf, np.inf, -np.inf,
+                                          -np.inf, np.nan]])),
               np.arctan2, (2e-6, 1e-6)),
-    "hypot": (lambda n: (rng.uniform(-1e30, 1e30, n), rng.uniform(-1e30, 1e30, n)), np.hypot, (2e-6, 0)),
+    "hypot": (lambda n: (np.concatenate([rng.uniform(-1e30, 1e30, n - 3), [np.nan, np.inf, 3.0]]),
+                         np.concatenate([rng.uniform(-1e30, 1e30, n - 3), [3.0, np.nan, -np.inf]])), np.hypot,
+              (2e-6, 0)),
     "fmax": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 3)), np.fmax, None),
     "fmin": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 3)), np.fmin, None),
     "copysign": (lambda n: (special(rng.uniform(-1, 1, n)), np.roll(special(rng.uniform(-1, 1, n)), 2)),
                  np.copysign, None),
     "fmod": (lambda n: (rng.uniform(-100, 100, n), rng.uniform(0.5, 7, n) * rng.choice([-1, 1], n)), np.fmod, None),
-    "fdim": (lambda n: (rng.uniform(-5, 5, n), rng.uniform(-5, 5, n)), lambda x, y: np.maximum(x - y, 0), None),
+    "fdim": (lambda n: (np.concatenate([rng.uniform(-5, 5, n - 2), [np.nan, 1.0]]),
+                        np.concatenate([rng.uniform(-5, 5, n - 2), [1.0, np.nan]])),
+             lambda x, y: np.where(np.isnan(x) | np.isnan(y), np.nan, np.maximum(x - y, 0)), None),
 }
 
 
@@ -251,9 +284,35 @@ def ldexp_kernel(X, E, Z, N: tl.constexpr):
 def test_ldexp_is_exact():
     x = rng.uniform(-2, 2, 32).astype(np.float32)
     e = rng.integers(-60, 60, 32).astype(np.int32)
+    x[:6] = [1.0, 1.0, 2.0 ** -100, 1.5, 3.0, -1.0]
+    e[:6] = [128, -149, 200, -140, 300, -400]  # overflow, subnormals, beyond the exponent range
     z = np.zeros(32, np.float32)
     run(ldexp_kernel, (1,), x, e, z, N=32)
-    np.testing.assert_array_equal(z, np.ldexp(x, e))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(z, np.ldexp(x, e))
+
+
+@tritonc.jit
+def misc_kernel(X, I, L, IZ, LZ, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    i = tl.load(I + offs)
+    tl.store(IZ + offs, libdevice.abs(i))  # integers keep their type
+    tl.store(LZ + offs, libdevice.mulhi(tl.load(L + offs), tl.load(L + N + offs)))
+    p = (X + offs).to(tl.int64, bitcast=True)  # a pointer bitcast to int64, as in Triton
+    tl.store(LZ + N + offs, p - X.to(tl.int64, bitcast=True))
+
+
+def test_abs_mulhi_and_pointer_bitcast():
+    n = 32
+    x = rng.standard_normal(n).astype(np.float64)
+    i = rng.integers(-2**31, 2**31 - 1, n, dtype=np.int32)
+    ll = rng.integers(-2**63, 2**63 - 1, 2 * n, dtype=np.int64)
+    iz, lz = np.zeros(n, np.int32), np.zeros(2 * n, np.int64)
+    run(misc_kernel, (1,), x, i, ll, iz, lz, N=n)
+    np.testing.assert_array_equal(iz, np.abs(i))
+    want = [((int(a) * int(b)) >> 64) for a, b in zip(ll[:n], ll[n:])]
+    np.testing.assert_array_equal(lz[:n], np.array(want, dtype=np.int64))
+    np.testing.assert_array_equal(lz[n:], np.arange(n) * 8)
 
 
 @tritonc.jit

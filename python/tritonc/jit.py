@@ -177,7 +177,7 @@ class CompiledKernel:
         """``compiled[grid](*args)``: launches this kernel with every argument
         of the function, constexprs included, as Triton's compiled kernels
         are called."""
-        def launch(*args, **kwargs):
+        def launch(*args, stream=None, **kwargs):  # (the current stream is taken, as every launch does)
             values = self.jf.bind(args, kwargs)
             return self.jf.run(*values, grid=grid, num_warps=self.options["num_warps"],
                                num_stages=self.options["num_stages"], num_ctas=self.options["num_ctas"])
@@ -323,6 +323,7 @@ class JITFunction(_tritonc.JitLauncher):
     def _target(self, values):
         if os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
             return "interp"
+        values = [v.base if isinstance(v, TensorDescriptor) else v for v in values]
         torch = _torch()
         if torch is not None:
             for v in values:
@@ -368,12 +369,16 @@ class JITFunction(_tritonc.JitLauncher):
         self.cache[full_key] = compiled
         return compiled
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, debug=None, num_ctas=1, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=None, num_stages=None, debug=None, num_ctas=None, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas)):
-            if option in self.arg_names and option not in kwargs and len(args) <= self.arg_names.index(option):
+            if v is not None and option in self.arg_names and option not in kwargs and \
+                    len(args) <= self.arg_names.index(option):
                 kwargs[option] = v  # a kernel parameter of that name gets the option's value too, as in Triton
+        num_warps = 4 if num_warps is None else num_warps
+        num_stages = 3 if num_stages is None else num_stages
+        num_ctas = 1 if num_ctas is None else num_ctas
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)
@@ -395,7 +400,7 @@ class JITFunction(_tritonc.JitLauncher):
         option = lambda k, default: kwargs.get(k, default) if k in keyword_params else kwargs.pop(k, default)  # noqa: E731
         num_warps = option("num_warps", 4)
         num_stages = option("num_stages", 3)
-        debug = kwargs.pop("debug", None)
+        debug = option("debug", None)
         num_ctas = option("num_ctas", 1)
         for k in ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
             if k not in keyword_params:  # accepted and ignored, unless the kernel has a parameter of that name
@@ -437,7 +442,7 @@ class JITFunction(_tritonc.JitLauncher):
         if any(name in param_index for name in kwargs):
             return  # runtime arguments by keyword: the Python path only
         roles, params, expected = [], [], []
-        if any(isinstance(x, TensorDescriptor) for x in args):
+        if any(isinstance(x, TensorDescriptor) for x in list(args) + list(kwargs.values())):
             return  # descriptors: the Python path (it expands them into their parameters)
         for name, x in zip(self.arg_names, args):
             if name not in param_index:

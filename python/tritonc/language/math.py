@@ -60,7 +60,16 @@ def log2(x):
 
 @builtin
 def log1p(x):
-    return log(semantic.add(_float(x, "tl.log1p"), 1.0))
+    """log(1 + x), accurate near 0: log(u) x / (u - 1) with u = 1 + x
+    rounded (the rounding of u cancels out); x where u rounds to 1."""
+    x = _float(x, "tl.log1p")
+    u = semantic.add(x, 1.0)
+    d = semantic.sub(u, 1.0)
+    exact = semantic.compare("eq", d, 0.0)
+    safe = semantic.where(exact, 1.0, d)
+    r = semantic.truediv(semantic.mul(log(u), x), safe)
+    # (u infinite: log(u) = inf as it should, not inf * x / inf)
+    return semantic.where(exact, x, semantic.where(semantic.compare("eq", u, float("inf")), log(u), r))
 
 
 @builtin
@@ -104,10 +113,17 @@ def umulhi(x, y):
     """The high half of the 2N-bit product of N-bit integers read as
     unsigned (Triton's tl.umulhi; Philox's multiply). Up to 32 bits in one
     64-bit product; 64 bits from four products of 32-bit halves."""
-    x, y = to_tensor(x), to_tensor(y)
-    if not (x.dtype.is_int() and y.dtype.is_int()) or x.dtype.is_bool() or y.dtype.is_bool():
-        raise CompileError("tl.umulhi takes integers, not %r and %r" % (x.dtype, y.dtype))
-    dt = semantic.computation_type(x.dtype, False, y.dtype, False)
+    x_py, y_py = semantic.is_py_scalar(x), semantic.is_py_scalar(y)
+    x_dt = semantic.py_scalar_dtype(x) if x_py else to_tensor(x).dtype
+    y_dt = semantic.py_scalar_dtype(y) if y_py else to_tensor(y).dtype
+    if not (x_dt.is_int() and y_dt.is_int()) or x_dt.is_bool() or y_dt.is_bool():
+        raise CompileError("tl.umulhi takes integers, not %r and %r" % (x_dt, y_dt))
+    dt = semantic.computation_type(x_dt, x_py, y_dt, y_py)  # a Python number is weakly typed, as in Triton
+    semantic._check_scalars(x, y, dt)
+    if dt.bits not in (32, 64):
+        raise CompileError("tl.umulhi takes 32- or 64-bit integers, not %r" % dt)
+    x = semantic.constant(x, dt) if x_py else semantic.cast(to_tensor(x), dt)
+    y = semantic.constant(y, dt) if y_py else semantic.cast(to_tensor(y), dt)
     bits = dt.bits
     u = {8: core.uint8, 16: core.uint16, 32: core.uint32, 64: core.uint64}[bits]
     x, y = semantic.cast(semantic.cast(x, dt), u, bitcast=True), semantic.cast(semantic.cast(y, dt), u, bitcast=True)

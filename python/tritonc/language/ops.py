@@ -499,7 +499,9 @@ def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):
     else:
         cand = semantic.where(hit, lanes, -1)
         idx = _reduce(cand, a, "max", keep_dims)
-    return idx
+    # A row of NaNs matches no best: its first index, so that the index stays inside the row.
+    return semantic.where(semantic.logical("or", semantic.compare("eq", idx, n), semantic.compare("eq", idx, -1)),
+                          0, idx)
 
 
 def _value_kind(x, kind):

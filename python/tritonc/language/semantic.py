@@ -139,9 +139,9 @@ def _bitcast(x, dt):
     """The same bits as `dt` (Triton's ``.to(dt, bitcast=True)``): numbers of
     one bit width; pointers to pointers."""
     src = x.dtype
-    if src.is_ptr() and dt.is_ptr():
-        return tensor(builder().cast(x.handle, core.ir_type(dt, x.shape)), dt, x.shape)
-    if src.is_ptr() or dt.is_ptr() or src.bits != dt.bits or src.is_bool() or dt.is_bool():
+    if src.is_ptr() or dt.is_ptr():
+        return cast(x, dt)  # pointers: as a cast (to pointers, or to and from 64-bit integers), as in Triton
+    if src.bits != dt.bits or src.is_bool() or dt.is_bool():
         raise CompileError("cannot bitcast %r to %r: bitcasts keep the bit width (%d and %d bits)"
                            % (src, dt, src.bits, dt.bits))
     if src.ir == dt.ir:
@@ -400,6 +400,7 @@ def truediv(a, b):
     if a_dt.is_ptr() or b_dt.is_ptr():
         raise CompileError("'/' does not apply to pointers")
     if a_dt.is_int() and b_dt.is_int():
+        _check_scalars(a, b, computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=True))  # (signedness too)
         dt = core.float32
     elif a_dt.is_floating() and b_dt.is_int():
         dt = a_dt if a_dt.bits >= 32 else core.float32
@@ -555,6 +556,7 @@ def where(c, x, y):
             dt = x_dt
         else:
             dt = computation_type(x_dt, x_py, y_dt, y_py)
+            _check_scalars(x, y, dt)
     a, b = _convert(x, y, dt)
     shape = broadcast_shapes(c.shape, a.shape)
     c, a, b = broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape)

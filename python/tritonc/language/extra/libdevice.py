@@ -93,7 +93,13 @@ ceil = _unary("ceil", math.ceil)
 erf = _unary("erf", math.erf)
 log1p = _unary("log1p", math.log1p)
 fabs = _unary("fabs", math.abs)
-abs = fabs
+
+
+@builtin
+def abs(arg0):
+    """|x|, keeping integer types (__nv_abs, __nv_llabs) and floats'."""
+    x = to_tensor(arg0)
+    return math.abs(x) if x.dtype.is_int() else fabs(x)
 fma = builtin(lambda arg0, arg1, arg2: math.fma(arg0, arg1, arg2))
 div_rn = builtin(lambda arg0, arg1: semantic.truediv(arg0, arg1))
 fast_dividef = div_rn
@@ -208,7 +214,12 @@ def _fmin(x, y):
 
 fmax = _binary("fmax", _fmax)
 fmin = _binary("fmin", _fmin)
-fdim = _binary("fdim", lambda x, y: _where(semantic.compare("gt", x, y), semantic.sub(x, y), 0.0))
+def _either_nan(x, y):
+    return semantic.logical("or", semantic.compare("ne", x, x), semantic.compare("ne", y, y))
+
+
+fdim = _binary("fdim", lambda x, y: _where(_either_nan(x, y), float("nan"),
+                                           _where(semantic.compare("gt", x, y), semantic.sub(x, y), 0.0)))
 
 
 @builtin
@@ -220,14 +231,17 @@ def ldexp(arg0, arg1):
         raise CompileError("libdevice.ldexp takes an integer exponent, not %r" % n.dtype)
     wide = x.dtype.bits == 64
     it = core.int64 if wide else core.int32
-    bias, frac, lo, hi = (1023, 52, -1022, 1023) if wide else (127, 23, -126, 127)
-    n = semantic.minimum(semantic.maximum(semantic.cast(n, it), lo), hi)
-    # Two steps of at most half the range each keep every factor normal.
-    h = semantic.floordiv(n, 2)
+    bias, frac = (1023, 52) if wide else (127, 23)
+    # Beyond +-(2 bias + fraction bits) every finite x overflows or underflows.
+    limit = 2 * bias + frac
+    n = semantic.minimum(semantic.maximum(semantic.cast(n, it), -limit), limit)
+    # Three factors of 2^(n/3) or so, each a normal number; the last rounds once.
+    third = semantic.floordiv(n, 3)
 
     def power(e):
         return semantic.cast(semantic.shift("shl", semantic.add(e, bias), frac), x.dtype, bitcast=True)
-    return _back(semantic.mul(semantic.mul(x, power(h)), power(semantic.sub(n, h))), out)
+    rest = semantic.sub(n, semantic.mul(third, 2))
+    return _back(semantic.mul(semantic.mul(semantic.mul(x, power(third)), power(third)), power(rest)), out)
 
 
 scalbn = ldexp
@@ -236,20 +250,30 @@ scalbn = ldexp
 # ---- powers, exponentials, logarithms ------------------------------------------------
 
 def _pow(x, y):
-    """x^y as C's pow for finite inputs: exp2(y log2 |x|), negative x only
-    for integer y (the sign from y's parity), 0^y and y = 0 as C."""
+    """x^y as C's pow: exp2(y log2 |x|), the sign from an odd integer y for
+    negative x (a NaN for a non-integer y and finite x), 0^y, infinite y and
+    y = 0 or x = 1 as C."""
     ax = math.abs(x)
     r = math.exp2(semantic.mul(y, math.log2(ax)))
-    y_int = semantic.compare("eq", math.floor(y), y)
+    y_inf = semantic.compare("eq", math.abs(y), float("inf"))
+    y_int = semantic.logical("and", semantic.compare("eq", math.floor(y), y), semantic.logical_not(y_inf))
     y_odd = semantic.logical("and", y_int, semantic.compare("ne", semantic.mod(y, 2.0), 0.0))
     neg = _lt(x, 0.0)
+    x_inf = semantic.compare("eq", ax, float("inf"))
     r = _where(semantic.logical("and", neg, y_odd), semantic.neg(r), r)
-    r = _where(semantic.logical("and", neg, semantic.logical_not(y_int)), float("nan"), r)
+    r = _where(semantic.logical("and", neg, semantic.logical("and", semantic.logical_not(y_int),
+                                                             semantic.logical_not(semantic.logical("or", y_inf, x_inf)))),
+               float("nan"), r)
     zero = semantic.compare("eq", x, 0.0)
     r = _where(zero, _where(_lt(y, 0.0), float("inf"), _where(semantic.compare("eq", y, 0.0), 1.0, 0.0)), r)
     r = _where(semantic.logical("and", zero, semantic.logical("and", y_odd, _lt(y, 0.0))),
                _where(semantic.compare("ne", signbit(x), 0), float("-inf"), float("inf")), r)
     r = _where(semantic.logical("and", zero, semantic.logical("and", y_odd, semantic.compare("gt", y, 0.0))), x, r)
+    # y = +-inf: 1 for |x| = 1, else 0 or inf by whether |x| < 1 and y > 0 agree.
+    small = _lt(ax, 1.0)
+    r = _where(y_inf, _where(semantic.compare("eq", ax, 1.0), 1.0,
+                             _where(semantic.compare("eq", small, semantic.compare("gt", y, 0.0)), 0.0,
+                                    float("inf"))), r)
     one = semantic.logical("or", semantic.compare("eq", y, 0.0), semantic.compare("eq", x, 1.0))
     return _where(one, 1.0, r)
 
@@ -271,21 +295,26 @@ fast_log10f = log10
 
 
 def _expm1(x):
-    """e^x - 1, with x + x^2/2 + x^3/6 near 0 where the difference would cancel."""
-    small = _lt(math.abs(x), 1e-3)
-    series = semantic.mul(x, semantic.add(1.0, semantic.mul(x, semantic.add(0.5, semantic.mul(x, 1.0 / 6.0)))))
-    return _where(small, series, semantic.sub(math.exp(x), 1.0))
+    """e^x - 1 without cancellation near 0 (Kahan): (u - 1) x / log(u)
+    with u = e^x rounded, whose rounding cancels out; x where u rounds to 1."""
+    u = math.exp(x)
+    d = semantic.sub(u, 1.0)
+    lu = math.log(u)
+    exact = semantic.compare("eq", u, 1.0)
+    r = semantic.truediv(semantic.mul(d, x), _where(semantic.compare("eq", lu, 0.0), 1.0, lu))
+    big = semantic.compare("gt", math.abs(x), 0.5)  # no cancellation to fear; also keeps inf - 1 and -1
+    return _where(exact, x, _where(big, d, r))
 
 
 expm1 = _unary("expm1", _expm1)
 
 
 def _cbrt(x):
-    """Sign times |x|^(1/3), refined by one Newton step."""
+    """Sign times |x|^(1/3), refined by one Newton step written so that y^3
+    is never formed (it would overflow near the largest floats)."""
     ax = math.abs(x)
     y = math.exp2(semantic.mul(math.log2(ax), 1.0 / 3.0))
-    y = semantic.sub(y, semantic.truediv(semantic.sub(semantic.mul(semantic.mul(y, y), y), ax),
-                                         semantic.mul(3.0, semantic.mul(y, y))))
+    y = semantic.sub(y, semantic.mul(semantic.sub(y, semantic.truediv(semantic.truediv(ax, y), y)), 1.0 / 3.0))
     y = _where(semantic.compare("eq", ax, 0.0), 0.0, _where(semantic.compare("eq", ax, float("inf")), ax, y))
     return _where(_lt(x, 0.0), semantic.neg(y), y)
 
@@ -302,7 +331,9 @@ def _hypot(x, y):
     safe = _where(semantic.compare("eq", m, 0.0), 1.0, m)
     q = semantic.truediv(n, safe)
     r = semantic.mul(m, math.sqrt(semantic.add(1.0, semantic.mul(q, q))))
-    return _where(semantic.compare("eq", m, float("inf")), m, r)
+    r = _where(_either_nan(x, y), float("nan"), r)  # (tl.maximum would drop the NaN)
+    inf = semantic.logical("or", semantic.compare("eq", ax, float("inf")), semantic.compare("eq", ay, float("inf")))
+    return _where(inf, float("inf"), r)  # C: an infinity wins over a NaN
 
 
 hypot = _binary("hypot", _hypot)
@@ -311,26 +342,55 @@ erfc = _unary("erfc", lambda x: semantic.sub(1.0, math.erf(x)))
 
 # ---- hyperbolic ----------------------------------------------------------------------
 
-sinh = _unary("sinh", lambda x: _where(_lt(math.abs(x), 1e-3), semantic.mul(x, semantic.add(
-    1.0, semantic.mul(semantic.mul(x, x), 1.0 / 6.0))), semantic.mul(0.5, semantic.sub(math.exp(x),
-                                                                                      math.exp(semantic.neg(x))))))
+def _sinh(x):
+    """(e - 1/e) / 2 through expm1, so that small x do not cancel."""
+    e = _expm1(math.abs(x))
+    r = semantic.mul(0.5, semantic.add(e, semantic.truediv(e, semantic.add(e, 1.0))))
+    r = _where(semantic.compare("eq", e, float("inf")), e, r)
+    return _where(_lt(x, 0.0), semantic.neg(r), r)
+
+
+sinh = _unary("sinh", _sinh)
 cosh = _unary("cosh", lambda x: semantic.mul(0.5, semantic.add(math.exp(x), math.exp(semantic.neg(x)))))
-asinh = _unary("asinh", lambda x: _where(_lt(x, 0.0), semantic.neg(_asinh_pos(math.abs(x))), _asinh_pos(x)))
-acosh = _unary("acosh", lambda x: math.log(semantic.add(x, math.sqrt(semantic.sub(semantic.mul(x, x), 1.0)))))
-atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log(semantic.truediv(semantic.add(1.0, x),
-                                                                               semantic.sub(1.0, x)))))
+_LN2_ = _pymath.log(2.0)
+_HUGE = 1e18  # beyond it x^2 + 1 is x^2 in float64 too: log(2x)
 
 
 def _asinh_pos(x):
-    return math.log(semantic.add(x, math.sqrt(semantic.add(semantic.mul(x, x), 1.0))))
+    """asinh of x >= 0: log1p(x + x^2 / (1 + sqrt(1 + x^2))), accurate near
+    0; log(x) + log 2 for huge x, where x^2 would overflow."""
+    s = math.sqrt(semantic.add(semantic.mul(x, x), 1.0))
+    near = math.log1p(semantic.add(x, semantic.truediv(semantic.mul(x, x), semantic.add(1.0, s))))
+    return _where(semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_), near)
+
+
+asinh = _unary("asinh", lambda x: _where(_lt(x, 0.0), semantic.neg(_asinh_pos(math.abs(x))), _asinh_pos(x)))
+acosh = _unary("acosh", lambda x: _where(
+    semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_),
+    math.log(semantic.add(x, math.sqrt(semantic.mul(semantic.sub(x, 1.0), semantic.add(x, 1.0)))))))
+# atanh(x) = log((1 + x) / (1 - x)) / 2 = log1p(2x / (1 - x)) / 2, accurate near 0
+atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log1p(semantic.truediv(semantic.mul(2.0, x),
+                                                                                 semantic.sub(1.0, x)))))
 
 
 # ---- trigonometric -------------------------------------------------------------------
 
 tan = _unary("tan", lambda x: semantic.truediv(math.sin(x), math.cos(x)))
 fast_tanf = tan
-sinpi = _unary("sinpi", lambda x: math.sin(semantic.mul(x, _PI)))
-cospi = _unary("cospi", lambda x: math.cos(semantic.mul(x, _PI)))
+def _sinpi(x):
+    """sin(pi x), exactly 0 (with x's sign) at integers."""
+    at_int = semantic.compare("eq", math.floor(x), x)
+    return _where(at_int, semantic.mul(x, 0.0), math.sin(semantic.mul(x, _PI)))
+
+
+def _cospi(x):
+    """cos(pi x), exactly 0 at half-integers."""
+    h = semantic.sub(x, 0.5)
+    return _where(semantic.compare("eq", math.floor(h), h), 0.0, math.cos(semantic.mul(x, _PI)))
+
+
+sinpi = _unary("sinpi", _sinpi)
+cospi = _unary("cospi", _cospi)
 
 
 def _atan(x):
@@ -355,12 +415,19 @@ atan = _unary("atan", _atan)
 
 
 def _atan2(y, x):
-    """The angle of (x, y) in [-pi, pi], by quadrant."""
-    q = _atan(semantic.truediv(y, _where(semantic.compare("eq", x, 0.0), 1.0, x)))
-    neg_y = _where(semantic.compare("ne", signbit(y), 0), -1.0, 1.0)
-    r = _where(_lt(x, 0.0), semantic.add(q, semantic.mul(neg_y, _PI)), q)
-    return _where(semantic.compare("eq", x, 0.0),
-                  _where(semantic.compare("eq", y, 0.0), semantic.mul(y, 0.0), semantic.mul(neg_y, _PI / 2)), r)
+    """The angle of (x, y) in [-pi, pi], as C's atan2: from the octant,
+    atan(small / large) in [0, pi/4], then reflected; signed zeros and
+    infinities by their signs, NaN in NaN out."""
+    ax, ay = math.abs(x), math.abs(y)
+    big, small = semantic.maximum(ax, ay), semantic.minimum(ax, ay)
+    both_inf = semantic.logical("and", semantic.compare("eq", ax, float("inf")),
+                                semantic.compare("eq", ay, float("inf")))
+    ratio = semantic.truediv(small, _where(semantic.compare("eq", big, 0.0), 1.0, big))
+    t = _where(both_inf, _PI / 4, _atan(ratio))
+    t = _where(semantic.compare("gt", ay, ax), semantic.sub(_PI / 2, t), t)
+    t = _where(semantic.compare("ne", signbit(x), 0), semantic.sub(_PI, t), t)
+    r = _where(semantic.compare("ne", signbit(y), 0), semantic.neg(t), t)
+    return _where(_either_nan(x, y), float("nan"), r)
 
 
 atan2 = _binary("atan2", _atan2)
@@ -443,11 +510,16 @@ def mulhi(arg0, arg1):
     x, y = to_tensor(arg0), to_tensor(arg1)
     if x.dtype.is_int_unsigned():
         return math.umulhi(x, y)
-    if not (x.dtype.is_int() and y.dtype.is_int()) or x.dtype.bits > 32 or y.dtype.bits > 32:
-        raise CompileError("libdevice.mulhi takes integers of up to 32 bits (umulhi: unsigned of 64), not %r and %r"
-                           % (x.dtype, y.dtype))
-    wide = semantic.mul(semantic.cast(x, core.int64), semantic.cast(y, core.int64))
-    return semantic.cast(semantic.shift("shr", wide, 32), core.int32)
+    if not (x.dtype.is_int() and y.dtype.is_int()) or x.dtype.is_bool() or y.dtype.is_bool():
+        raise CompileError("libdevice.mulhi takes integers, not %r and %r" % (x.dtype, y.dtype))
+    if x.dtype.bits <= 32 and y.dtype.bits <= 32:
+        wide = semantic.mul(semantic.cast(x, core.int64), semantic.cast(y, core.int64))
+        return semantic.cast(semantic.shift("shr", wide, 32), core.int32)
+    # 64 bits: the unsigned high half, less b where a < 0 and a where b < 0 (mod 2^64).
+    x, y = semantic.cast(x, core.int64), semantic.cast(y, core.int64)
+    hi = semantic.cast(math.umulhi(x, y), core.int64, bitcast=True)
+    hi = semantic.sub(hi, _where(_lt(x, 0), y, 0))
+    return semantic.sub(hi, _where(_lt(y, 0), x, 0))
 
 
 umulhi = builtin(lambda arg0, arg1: math.umulhi(arg0, arg1))
