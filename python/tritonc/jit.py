@@ -83,6 +83,9 @@ def _runtime_type(x):
     raise TypeError("cannot pass a %s to a kernel" % type(x).__name__)
 
 
+_UNSET = object()  # a launch option not given
+
+
 class DescriptorSpec:
     """A TensorDescriptor argument as the kernel is compiled for it: its
     runtime parameters (the base pointer, then each size and stride, as
@@ -369,16 +372,16 @@ class JITFunction(_tritonc.JitLauncher):
         self.cache[full_key] = compiled
         return compiled
 
-    def warmup(self, *args, grid=None, num_warps=None, num_stages=None, debug=None, num_ctas=None, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=_UNSET, num_stages=_UNSET, debug=None, num_ctas=_UNSET, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas)):
-            if v is not None and option in self.arg_names and option not in kwargs and \
+            if v is not _UNSET and option in self.arg_names and option not in kwargs and \
                     len(args) <= self.arg_names.index(option):
                 kwargs[option] = v  # a kernel parameter of that name gets the option's value too, as in Triton
-        num_warps = 4 if num_warps is None else num_warps
-        num_stages = 3 if num_stages is None else num_stages
-        num_ctas = 1 if num_ctas is None else num_ctas
+        num_warps = 4 if num_warps is _UNSET else num_warps
+        num_stages = 3 if num_stages is _UNSET else num_stages
+        num_ctas = 1 if num_ctas is _UNSET else num_ctas
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)
