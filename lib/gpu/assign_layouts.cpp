@@ -56,7 +56,7 @@ bool elementwise(Opcode op) {
   }
   switch (op) {
     case Opcode::Cmp: case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: case Opcode::Select:
-    case Opcode::Gep: case Opcode::MultipleOf: case Opcode::Phi:
+    case Opcode::Gep: case Opcode::MultipleOf: case Opcode::Phi: case Opcode::InlineAsm:
       return true;
     default:
       return false;
@@ -224,6 +224,7 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
   ir::Instruction* c = insertAfterDef(i, i->opcode(), i->type().withLayout(want), ops);
   c->sub = i->sub;
   c->imm = i->imm;
+  c->text = i->text;
   c->setName(i->name());
   converted_[{v, want}] = c;
   return c;

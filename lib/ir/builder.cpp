@@ -148,6 +148,14 @@ Instruction* Builder::condBr(Value* c, BasicBlock* t, BasicBlock* f) {
 
 Instruction* Builder::ret() { return create(Opcode::Ret, Type::voidTy(), {}); }
 
+Instruction* Builder::inlineAsm(const std::string& assembly, const std::vector<Value*>& inputs, const Type& result,
+                               bool pure) {
+  Instruction* i = create(Opcode::InlineAsm, result, inputs);
+  i->text = assembly;
+  i->sub = pure ? kInlineAsmPure : 0;
+  return i;
+}
+
 Value* Builder::constant(const Type& t, double v) {
   Scalar k = t.kind;
   Value* c = isFloatKind(k) ? static_cast<Value*>(module_.constFloat(k, v))

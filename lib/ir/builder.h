@@ -44,6 +44,8 @@ class Builder {
   Value* multipleOf(Value* v, int64_t n);
   // Prints `values` (scalars or tiles) after `prefix`, line by line (docs/IR.md).
   Instruction* print(const std::string& prefix, const std::vector<Value*>& values, bool hex = false);
+  // The user's PTX `assembly` element by element ($0 the result, $1... the inputs).
+  Instruction* inlineAsm(const std::string& assembly, const std::vector<Value*>& inputs, const Type& result, bool pure);
   // Fails the launch, naming `message`, where an element of `cond` (i1) is false.
   Instruction* assertTrue(Value* cond, const std::string& message);
   Instruction* phi(const Type& t);

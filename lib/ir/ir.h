@@ -122,6 +122,11 @@ class Constant : public Value {
   double f;
 };
 
+// An inline_asm's `sub`: the assembly has no side effect (Triton's
+// is_pure), so passes may merge, move or drop it like arithmetic. Printed
+// `inline_asm pure "..."`.
+constexpr uint8_t kInlineAsmPure = 1;
+
 class Instruction : public Value {
  public:
   Instruction(Opcode op, Type t, std::vector<Value*> operands, SourceLoc loc);
@@ -168,6 +173,8 @@ class Instruction : public Value {
       case Opcode::DotWait: case Opcode::TmaInit: case Opcode::TmaCopy: case Opcode::TmaWait:
       case Opcode::StageInit: case Opcode::StageRelease:
         return true;
+      case Opcode::InlineAsm:
+        return sub != kInlineAsmPure;
       default:
         return isTerminator();
     }

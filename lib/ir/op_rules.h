@@ -48,6 +48,7 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::AtomicCas: return {3, 4};
     case Opcode::Phi: return {0, 0, true};  // checked against the predecessors
     case Opcode::Print: return {0, 0, true};  // the values it prints
+    case Opcode::InlineAsm: return {0, 0, true};  // the assembly's inputs
     default: return {1, 1};  // cast, splat, reshape, broadcast, trans, reduce, multiple_of, assert, cond_br
   }
 }

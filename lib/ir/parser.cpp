@@ -636,6 +636,15 @@ void Parser::parseInstruction(BasicBlock* bb) {
     if (peek().kind != TokKind::String) failExpected("expected the prefix string of 'print' (\"\" for none)");
     inst->text = take().text;
     while (accept(',')) inst->addOperand(parseOperand());
+  } else if (op == Opcode::InlineAsm) {
+    // inline_asm [pure] "ASSEMBLY"[, %v, ...]
+    if (peek().isWord("pure")) {
+      take();
+      inst->sub = kInlineAsmPure;
+    }
+    if (peek().kind != TokKind::String) failExpected("expected the assembly string of 'inline_asm'");
+    inst->text = take().text;
+    while (accept(',')) inst->addOperand(parseOperand());
   } else if (op == Opcode::Assert) {
     inst->addOperand(parseOperand());
     expect(',', "after the condition of 'assert'");

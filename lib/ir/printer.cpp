@@ -96,6 +96,11 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
     if (inst.sub == kPrintHex) out += " hex";
     out += " " + quote(inst.text);
     for (Value* v : inst.operands()) out += ", " + names.value(v);
+  } else if (op == Opcode::InlineAsm) {
+    // `inline_asm [pure] "ASSEMBLY"[, %v, ...]`
+    if (inst.sub == kInlineAsmPure) out += " pure";
+    out += " " + quote(inst.text);
+    for (Value* v : inst.operands()) out += ", " + names.value(v);
   } else if (op == Opcode::Assert) {
     // `assert %cond, "MESSAGE"`
     for (Value* v : inst.operands()) add(names.value(v));

@@ -269,6 +269,18 @@ std::string checkOpcodeRules(const Instruction& inst) {
       return "";
     }
     case Opcode::Print: case Opcode::Assert: return checkDebugOp(inst);
+    case Opcode::InlineAsm: {
+      // Element-wise: each input is a number of the result's shape (or a scalar for a scalar).
+      if (inst.text.find('\0') != std::string::npos) return "'inline_asm' text must not contain a NUL byte";
+      if (inst.sub > kInlineAsmPure) return "unknown inline_asm flag " + std::to_string(inst.sub);
+      if (r.isPtr() || r.isVoid()) return "'inline_asm' makes a number, not " + str(r);
+      for (size_t k = 0; k < inst.numOperands(); ++k) {
+        const Type& a = inst.operand(k)->type();
+        if (a.isPtr() || a.isVoid() || a.shape != r.shape || a.layout != r.layout)
+          return "'inline_asm' input " + std::to_string(k) + " must be a number of the result's shape, not " + str(a);
+      }
+      return "";
+    }
     case Opcode::Phi: {
       if (inst.numOperands() != inst.blocks.size())
         return "phi has " + std::to_string(inst.numOperands()) + " values but " +

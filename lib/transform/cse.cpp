@@ -14,7 +14,7 @@ namespace {
 
 // Everything that makes two instructions compute the same value.
 using Key = std::tuple<ir::Opcode, std::string, std::vector<const ir::Value*>, std::vector<const ir::BasicBlock*>,
-                       uint8_t, int64_t>;
+                       uint8_t, int64_t, std::string>;
 
 bool mergeable(const ir::Instruction& i) {
   // Loads (of global or shared memory) could be merged only with alias
@@ -25,7 +25,7 @@ bool mergeable(const ir::Instruction& i) {
 Key keyOf(const ir::Instruction& i) {
   std::vector<const ir::Value*> ops(i.operands().begin(), i.operands().end());
   std::vector<const ir::BasicBlock*> blocks(i.blocks.begin(), i.blocks.end());
-  return Key{i.opcode(), ir::typeToString(i.type()), ops, blocks, i.sub, i.imm};
+  return Key{i.opcode(), ir::typeToString(i.type()), ops, blocks, i.sub, i.imm, i.text};
 }
 
 class Cse {

@@ -102,6 +102,7 @@ class IterationCloner {
       ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
       c->sub = i->sub;
       c->imm = i->imm;
+      c->text = i->text;
       c->setName(i->name());
       out = c;
     }

@@ -74,6 +74,7 @@ ir::Value* rebuild(ir::Builder& b, const std::vector<ir::Instruction*>& chain, i
     ir::Instruction* c = b.create(i->opcode(), i->type(), ops);
     c->imm = i->imm;
     c->sub = i->sub;
+    c->text = i->text;
     v = c;
   }
   return v;

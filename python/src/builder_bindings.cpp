@@ -183,6 +183,14 @@ void bindFunctionBuilder(nb::module_& m) {
              for (const PyValue& v : values) vs.push_back(v.v);
              f.builder().print(ir::devicePrintPrefix(prefix, !vs.empty()), vs, hex);
            })
+      .def("inline_asm",
+           [](FB& f, const std::string& assembly, const std::vector<PyValue>& inputs, const std::string& type,
+              bool pure) {
+             std::vector<ir::Value*> vs;
+             for (const PyValue& v : inputs) vs.push_back(v.v);
+             return PyValue{f.builder().inlineAsm(assembly, vs, typeOf(type), pure)};
+           },
+           nb::keep_alive<0, 1>())
       .def("device_assert", [](FB& f, const PyValue& c, const std::string& msg) { f.builder().assertTrue(c.v, msg); })
       .def("finish", &FB::finish);
 }

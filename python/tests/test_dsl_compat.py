@@ -361,3 +361,36 @@ def test_a_descriptor_on_a_cuda_array_compiles_for_the_gpu(monkeypatch):
     monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
     desc = TensorDescriptor(_FakeCudaArray(), [4], [1], [4])
     assert pad_kernel._target([desc, np.zeros(4, np.float32)]) == "gpu"
+
+
+# ---- inline PTX ----------------------------------------------------------------------
+
+@triton.jit
+def inline_asm_kernel(X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.inline_asm_elementwise(asm="tanh.approx.f32 $0, $1;", constraints="=f,f", args=[x], dtype=tl.float32,
+                                  is_pure=True, pack=1)
+    tl.store(Y + offs, y)
+
+
+def test_inline_asm_elementwise():
+    x = rng.uniform(-3, 3, 64).astype(np.float32)
+    y = np.zeros(64, np.float32)
+    if BACKEND != "cuda":
+        with pytest.raises(triton.Error, match="runs only on the GPU"):
+            inline_asm_kernel[(1,)](x, y, N=64)
+        return
+    run(inline_asm_kernel, (1,), x, y, N=64)
+    np.testing.assert_allclose(y, np.tanh(x), atol=1e-3)  # tanh.approx: about 2^-11 relative
+
+
+@triton.jit
+def bad_inline_asm(X):
+    x = tl.load(X)
+    tl.store(X, tl.inline_asm_elementwise("add.f32 $0, $1, $2;", "=f,f", [x, x], tl.float32, True, 1))
+
+
+def test_inline_asm_constraints_must_match_the_arguments():
+    with pytest.raises(tl.CompileError, match="name 1 output"):
+        run(bad_inline_asm, (1,), np.zeros(1, np.float32))

@@ -71,6 +71,8 @@ def cases():
                     (np.zeros(32, np.float32), np.zeros(32, np.float32), np.zeros(32, np.float32),
                      np.zeros(2, np.float32), np.zeros(2, np.int32)), dict(N=32, OP=op)))
     out.append(("atomic-xor", compat_cases.xor_kernel, (np.zeros(32, np.int64), np.zeros(160, np.int64)), dict(N=32)))
+    out.append(("inline-asm", compat_cases.inline_asm_kernel, (np.zeros(64, np.float32), np.zeros(64, np.float32)),
+                dict(N=64)))
     return out
 
 

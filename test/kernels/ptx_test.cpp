@@ -12,7 +12,10 @@
 #include <set>
 
 #include "kernel_test_util.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 #include "lang/compile.h"
+#include "target/interp/interpreter.h"
 #include "runtime/optimize_for_launch.h"
 #include "target/nvptx/codegen.h"
 #include "transform/pass_manager.h"
@@ -637,6 +640,43 @@ std::string tirPtx(const std::string& name, const std::vector<runtime::ArgFacts>
   to.arch = arch;
   to.numWarps = 4;
   return nvptx::emitPtx(*r.module, to);
+}
+
+// Inline PTX: the assembly per element register with ours in $0, $1, ...;
+// on the interpreter and the CPU back end, a located error; the IR text
+// round-trips (test/kernels/data/inline_asm.tir).
+TEST(InlineAsm, AssemblesWithOurRegisters) {
+  std::vector<runtime::ArgFacts> facts(4, runtime::ArgFacts{true, 256, 0, false});
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    std::string ptx = tirPtx("inline_asm.tir", facts, arch);
+    EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(tanh\.approx\.f32 %f\d+, %f\d+;)"))) << ptx;
+    EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(mul\.hi\.u32 %r\d+, %r\d+, %r\d+;)"))) << ptx;
+    EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(mul\.rn\.f16 t, %h\d+, %h\d+; mov\.b16 %h\d+, t;)"))) << ptx;
+    static const std::string ptxas = findPtxas();
+    if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, ptx, arch, "inline_asm", log), 0) << log;
+  }
+  std::string path = std::string(TRITONC_SOURCE_DIR) + "/test/kernels/data/inline_asm.tir";
+  lang::CompileOptions co;
+  co.filename = path;
+  co.language = lang::Language::TritonIr;
+  lang::CompileResult r = lang::compileSource(readTextFile(path), co);
+  std::string text = ir::printModule(*r.module);
+  EXPECT_NE(text.find("inline_asm pure \"tanh.approx.f32 $0, $1;\", %x : f32<128>"), std::string::npos) << text;
+  EXPECT_NE(text.find("%m = inline_asm \"mul.hi.u32 $0, $1, $2;\", %i, %r"), std::string::npos) << text;
+  EXPECT_EQ(ir::printModule(*ir::parseModule(text)), text);
+  interp::Buffer X, Y, H, I;
+  X.elem = Y.elem = ir::Scalar::F32, H.elem = ir::Scalar::F16, I.elem = ir::Scalar::I32;
+  X.data.resize(512), Y.data.resize(512), H.data.resize(256), I.data.resize(512);
+  std::vector<interp::KernelArg> args{interp::KernelArg::ofBuffer(&X), interp::KernelArg::ofBuffer(&Y),
+                                      interp::KernelArg::ofBuffer(&H), interp::KernelArg::ofBuffer(&I)};
+  try {
+    interp::runKernel(*r.module->functions()[0], {1}, args);
+    ADD_FAILURE() << "the interpreter ran inline PTX";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs only on the GPU"), std::string::npos) << e.what();
+  }
 }
 
 // Integers read as unsigned, and bitcasts, take PTX's unsigned instructions

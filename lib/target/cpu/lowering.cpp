@@ -604,6 +604,9 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     // in program order, so there is nothing to wait for.
     case Opcode::Barrier: return;
     case Opcode::Print: lowerPrint(inst); return;
+    case Opcode::InlineAsm:
+      throw UserError(inst.loc, "inline PTX (inline_asm, tl.inline_asm_elementwise) runs only on the GPU: launch the "
+                                "kernel with CUDA tensors");
     case Opcode::Assert: lowerAssert(inst); return;
     default: break;
   }

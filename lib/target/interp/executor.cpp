@@ -263,6 +263,10 @@ void Executor::execute(const Step& s) {
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;
     case Op::Print: execPrint(s); return;
+    case Op::InlineAsm:
+      fail(s.inst, "inline PTX (inline_asm, tl.inline_asm_elementwise) runs only on the GPU: launch the kernel with "
+                   "CUDA tensors");
+      return;
     case Op::Assert: execAssert(s); return;
     case Op::Phi: case Op::Br: case Op::CondBr: case Op::Ret: break;
     default:

@@ -153,6 +153,9 @@ class Checker {
         require(t.isInt() || t.isFloat(), "reduce needs numbers");
         return;
       }
+      case Op::InlineAsm:
+        for (size_t i = 0; i < inst_.numOperands(); ++i) elementwise(i);
+        return;
       case Op::Print:
         for (size_t i = 0; i < inst_.numOperands(); ++i)
           require(kindOf(i) != ir::Scalar::Void && !inst_.operand(i)->type().isShared(), "prints values");

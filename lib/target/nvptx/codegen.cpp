@@ -328,6 +328,8 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerCast(i);
     case Opcode::Print:
       return lowerPrint(i);
+    case Opcode::InlineAsm:
+      return lowerInlineAsm(i);
     case Opcode::Assert:
       return lowerAssert(i);
     default:

@@ -132,6 +132,7 @@ class FunctionLowering {
   void lowerWgmma(const ir::Instruction& i);        // wgmma.cpp (dot, dot_async, dot_wait on mma<v=3>)
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
   void lowerPrint(const ir::Instruction& i);        // lower_debug.cpp
+  void lowerInlineAsm(const ir::Instruction& i);    // lower_inline_asm.cpp
   void lowerAssert(const ir::Instruction& i);
 
   // ---- device printf and assertions (lower_debug.cpp) ----------------------

@@ -11,7 +11,7 @@ from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fm
                    rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh, umulhi)
 from .ops import (arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
                   atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
-                  device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
+                  device_print, dot, expand_dims, inline_asm_elementwise, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
