@@ -38,6 +38,15 @@ AxisInfo uniform(const ir::Type& t, int64_t div) {
 // Divisibility of every element (not only of the first of each run).
 int64_t elementDiv(const AxisInfo& a, size_t d) { return a.contiguity[d] > 1 ? 1 : a.divisibility[d]; }
 
+// What divides a's values at the first of every run of c values along d,
+// for c dividing a's own runs (or a without runs): a's divisibility where
+// its runs are c long; inside longer runs, only what also divides c steps
+// (`step` per element: 1, or a pointer's element size).
+int64_t divisibilityAt(const AxisInfo& a, size_t d, int64_t c, int64_t step) {
+  if (a.contiguity[d] <= 1 || a.contiguity[d] == c) return a.divisibility[d];
+  return gcd(a.divisibility[d], std::min(pow2Factor(c) * step, kMaxDivisibility));
+}
+
 bool isIntOrPtr(const ir::Type& t) { return t.isInt() || t.isPtr(); }
 
 bool isIntConstant(const ir::Value* v, int64_t value) {
@@ -122,6 +131,7 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
     case Opcode::Trans:
     case Opcode::ConvertLayout:
     case Opcode::MultipleOf:
+    case Opcode::MaxContiguous:
     case Opcode::Rem:  // C's remainder has the dividend's sign
       return nn(0);
     case Opcode::Cast:  // sign extension keeps the sign
@@ -169,13 +179,23 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
       return out;
     case Opcode::Splat: return uniform(t, get(i.operand(0)).divisibility[0]);
     case Opcode::MultipleOf: {
+      // Triton's promise: the first value of every run (of every value where
+      // there are no runs) is a multiple of the divisor; of a pointer, the
+      // byte address. Runs stay as they are.
       AxisInfo a = op(0);
       int64_t p = pow2Factor(i.imm);
-      for (size_t d = 0; d < r; ++d)
-        if (p > 1) {
-          a.contiguity[d] = 1;
-          a.divisibility[d] = std::max(elementDiv(a, d), p);
-        }
+      for (size_t d = 0; d < r; ++d) a.divisibility[d] = std::max(a.divisibility[d], p);
+      return a;
+    }
+    case Opcode::MaxContiguous: {
+      // The promise of runs of n consecutive values along the axis (at most
+      // the dimension): `max_contiguous(multiple_of(x, 64), 64)` over an
+      // index that `where` clamps at the edge. What the analysis proved
+      // constant there stays so (the promise cannot hold).
+      AxisInfo a = op(0);
+      size_t d = i.sub;
+      if (d < r && a.constancy[d] <= 1)
+        a.contiguity[d] = std::max(a.contiguity[d], std::min(pow2Factor(i.imm), dimOf(t, d)));
       return a;
     }
     case Opcode::Add:
@@ -191,8 +211,8 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
         int64_t c2 = i.opcode() == Opcode::Sub ? 1 : gcd(b.contiguity[d], a.constancy[d]);
         out.contiguity[d] = std::max(c1, c2);
         out.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
-        int64_t da = out.contiguity[d] > 1 ? a.divisibility[d] : elementDiv(a, d);
-        int64_t db = out.contiguity[d] > 1 ? b.divisibility[d] : elementDiv(b, d);
+        int64_t da = divisibilityAt(a, d, out.contiguity[d], i.opcode() == Opcode::Gep ? scale : 1);
+        int64_t db = divisibilityAt(b, d, out.contiguity[d], 1);
         out.divisibility[d] = std::min(gcd(da, std::min(db * scale, kMaxDivisibility)), kMaxDivisibility);
       }
       return out;
@@ -328,31 +348,36 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
     case Opcode::Phi: {
       // The meet of the incoming facts; incoming values not computed yet (the
       // loop's back edge on the first pass) do not constrain.
-      bool any = false;
+      // The runs first, then what divides every input at their starts (a
+      // run of 64 met with a constant keeps no multiple of 64 in its middle).
+      std::vector<AxisInfo> in;
       size_t first = i.opcode() == Opcode::Select ? 1 : 0;
       for (size_t k = first; k < i.numOperands(); ++k) {
         const ir::Value* v = i.operand(k);
         if (v->valueKind() == ir::ValueKind::Instruction && !info_.count(v)) continue;
-        AxisInfo a = get(v);
-        if (!any) {
-          out = a;
-          any = true;
-          continue;
-        }
+        in.push_back(get(v));
+      }
+      if (in.empty()) return unknown(t);
+      out = in[0];
+      for (const AxisInfo& a : in)
         for (size_t d = 0; d < r; ++d) {
           out.contiguity[d] = gcd(out.contiguity[d], a.contiguity[d]);
-          out.divisibility[d] = gcd(out.divisibility[d], a.divisibility[d]);
           out.constancy[d] = gcd(out.constancy[d], a.constancy[d]);
         }
-      }
       if (i.opcode() == Opcode::Select && i.operand(0)->type().isTile()) {
         AxisInfo c = op(0);
         for (size_t d = 0; d < r; ++d) {
-          out.contiguity[d] = std::min(out.contiguity[d], c.constancy[d]);
+          out.contiguity[d] = gcd(out.contiguity[d], c.constancy[d]);
           out.constancy[d] = gcd(out.constancy[d], c.constancy[d]);
         }
       }
-      return any ? out : unknown(t);
+      const int64_t step = t.isPtr() ? ir::byteSize(t.pointee) : 1;
+      for (size_t d = 0; d < r; ++d) {
+        out.divisibility[d] = kMaxDivisibility;
+        for (const AxisInfo& a : in)
+          out.divisibility[d] = gcd(out.divisibility[d], divisibilityAt(a, d, out.contiguity[d], step));
+      }
+      return out;
     }
     case Opcode::Cmp: {
       // An ordering comparison of consecutive values x against values y that

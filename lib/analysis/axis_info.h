@@ -11,10 +11,13 @@
 //                 Triton does). Truncating division and remainder keep runs
 //                 only for non-negative dividends.
 // Scalars are described as one dimension of size 1. Facts come from ranges,
-// constants, `multiple_of` / `__multipleof`, pointer alignment (`aligned`,
-// which the launch will set when it specializes on 16-byte alignment) and
-// arithmetic; loop phis take the meet over their inputs (iterated to a fixed
-// point). The GPU back end derives vector widths from it.
+// constants, `multiple_of` / `__multipleof`, `max_contiguous`, pointer
+// alignment (`aligned`, which the launch will set when it specializes on
+// 16-byte alignment) and arithmetic; loop phis and selects take the meet
+// over their inputs (iterated to a fixed point; where the meet's runs are
+// shorter than an input's, only what divides that input's values at the
+// shorter runs' starts counts). The GPU back end derives vector widths
+// from it.
 #pragma once
 #include <map>
 #include <string>

@@ -106,7 +106,7 @@ class Forms {
         if (!a || !b) return std::nullopt;
         return *a + *b;
       }
-      case Opcode::Splat: case Opcode::Broadcast: case Opcode::MultipleOf:
+      case Opcode::Splat: case Opcode::Broadcast: case Opcode::MultipleOf: case Opcode::MaxContiguous:
         return of(i->operand(0));
       case Opcode::Cast:
         // Integer widening and narrowing of offsets (assumed not to overflow,

@@ -108,6 +108,13 @@ Value* Builder::multipleOf(Value* v, int64_t n) {
   return i;
 }
 
+Value* Builder::maxContiguous(Value* v, size_t axis, int64_t n) {
+  Instruction* i = create(Opcode::MaxContiguous, v->type(), {v});
+  i->sub = uint8_t(axis);
+  i->imm = n;
+  return i;
+}
+
 Instruction* Builder::print(const std::string& prefix, const std::vector<Value*>& values, bool hex) {
   Instruction* i = create(Opcode::Print, Type::voidTy(), values);
   i->text = prefix;

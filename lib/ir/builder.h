@@ -42,6 +42,8 @@ class Builder {
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
   Value* multipleOf(Value* v, int64_t n);
+  // Promises runs of n consecutive values along `axis` (Triton's max_contiguous).
+  Value* maxContiguous(Value* v, size_t axis, int64_t n);
   // Prints `values` (scalars or tiles) after `prefix`, line by line (docs/IR.md).
   Instruction* print(const std::string& prefix, const std::vector<Value*>& values, bool hex = false);
   // The user's PTX `assembly` element by element ($0 the result, $1... the inputs).

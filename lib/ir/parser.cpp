@@ -612,6 +612,15 @@ void Parser::parseInstruction(BasicBlock* bb) {
       inst->imm = expectInt("a reduction axis");
       break;
     case Opcode::MultipleOf: inst->imm = expectInt("a divisor after 'multiple_of'"); break;
+    case Opcode::MaxContiguous: {
+      Token axis = peek();
+      int64_t a = expectInt("an axis after 'max_contiguous'");
+      if (a < 0 || a >= int64_t(kMaxTileRank))
+        failAt(axis.loc, "'max_contiguous' axis must be below " + std::to_string(kMaxTileRank));
+      inst->sub = uint8_t(a);
+      inst->imm = expectInt("a run length after the axis of 'max_contiguous'");
+      break;
+    }
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
     case Opcode::ProgramId:
     case Opcode::NumPrograms: inst->imm = expectInt("an axis after '" + opTok.text + "'"); break;

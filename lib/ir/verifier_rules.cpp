@@ -264,8 +264,18 @@ std::string checkOpcodeRules(const Instruction& inst) {
     case Opcode::MultipleOf: {
       const Type& a = inst.operand(0)->type();
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
-      if (!a.isInt()) return "'multiple_of' applies to integers, not " + str(a);
+      if (!a.isInt() && !a.isPtr()) return "'multiple_of' applies to integers and pointers, not " + str(a);
       if (inst.imm <= 0) return "'multiple_of' divisor must be positive, not " + std::to_string(inst.imm);
+      return "";
+    }
+    case Opcode::MaxContiguous: {
+      const Type& a = inst.operand(0)->type();
+      if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);
+      if (!a.isTile() || (!a.isInt() && !a.isPtr()))
+        return "'max_contiguous' applies to tiles of integers or pointers, not " + str(a);
+      if (inst.sub >= a.shape.size())
+        return "'max_contiguous' axis " + std::to_string(inst.sub) + " is out of range for " + str(a);
+      if (inst.imm <= 0) return "'max_contiguous' run length must be positive, not " + std::to_string(inst.imm);
       return "";
     }
     case Opcode::Print: case Opcode::Assert: return checkDebugOp(inst);

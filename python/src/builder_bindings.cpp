@@ -175,6 +175,9 @@ void bindFunctionBuilder(nb::module_& m) {
            nb::arg("scope") = "gpu", nb::keep_alive<0, 1>())
       .def("multiple_of", [](FB& f, const PyValue& v, int64_t n) { return PyValue{f.builder().multipleOf(v.v, n)}; },
            nb::keep_alive<0, 1>())
+      .def("max_contiguous",
+           [](FB& f, const PyValue& v, size_t axis, int64_t n) { return PyValue{f.builder().maxContiguous(v.v, axis, n)}; },
+           nb::keep_alive<0, 1>())
       .def("barrier", [](FB& f) { f.builder().create(ir::Opcode::Barrier, ir::Type::voidTy(), {}); })
       // tl.device_print: the prefix as the user wrote it (Triton's rule makes it " x: ").
       .def("device_print",

@@ -1,5 +1,5 @@
 """The PTX of the Python DSL's newer kernels (unsigned integers, bitcasts,
-Philox, libdevice) assembles with ptxas for sm_80 and sm_90a, so that CI
+Philox, libdevice, hints) assembles with ptxas for sm_80 and sm_90a, so that CI
 without a GPU catches a lowering PTX refuses; their results on the GPU are
 the language suites', run by the GPU check (TRITONC_LANGUAGE_BACKENDS).
 Skipped where ptxas is not installed."""
@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
+import test_dsl_hints as hints_cases  # noqa: E402
 import test_dsl_libdevice as libdevice_cases  # noqa: E402
 import test_dsl_random as random_cases  # noqa: E402
 import test_dsl_unsigned as unsigned_cases  # noqa: E402
@@ -73,6 +74,11 @@ def cases():
     out.append(("atomic-xor", compat_cases.xor_kernel, (np.zeros(32, np.int64), np.zeros(160, np.int64)), dict(N=32)))
     out.append(("inline-asm", compat_cases.inline_asm_kernel, (np.zeros(64, np.float32), np.zeros(64, np.float32)),
                 dict(N=64)))
+    for hints in (False, True):
+        h = np.zeros((1000, 1000), np.float16)
+        out.append(("hints-%d" % hints, hints_cases.clamped_matmul,
+                    (h, h, h, 1000, 1000, 1000, 1000, 1, 1000, 1, 1000, 1),
+                    dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, HINTS=hints)))
     return out
 
 

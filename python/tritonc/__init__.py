@@ -17,7 +17,7 @@ from ._tritonc import Error
 
 __all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
-           "OutOfResources"]
+           "OutOfResources", "CompilationError"]
 
 
 def version():
@@ -423,3 +423,4 @@ from .autotuner import Config, autotune, heuristics  # noqa: E402
 from . import testing  # noqa: E402
 from . import runtime  # noqa: E402
 from .runtime import OutOfResources  # noqa: E402
+from .codegen import CompilationError  # noqa: E402  (Triton's triton.CompilationError)

@@ -195,6 +195,8 @@ TEST(InterpErrors, RunawayLoopIsStopped) {
 }
 
 TEST(InterpErrors, BrokenMultipleOfPromises) {
+  // n + range(0, 4) promises that its run starts at a multiple of 4 (Triton's
+  // meaning): n = 8 keeps it, n = 6 does not.
   Kernel k("promise");
   ir::Argument* n = k.intParam("n");
   ir::Value* out = k.ptrParam(Scalar::I32, "out");
@@ -204,19 +206,52 @@ TEST(InterpErrors, BrokenMultipleOfPromises) {
   k.b.store(k.pointers(out, k.b.range(0, 4)), m);
   k.b.ret();
   interp::Buffer O = poisoned("out", Scalar::I32, 4);
-  UserError e = expectUserError([&] { k.run({1}, {num(8), buf(O)}); });
-  expectMentions(e.what(), {"multiple_of 4 does not hold", "kernel 'promise'", "tile element [1] is 9"});
+  k.run({1}, {num(8), buf(O)});
+  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{8, 9, 10, 11}));
+  UserError e = expectUserError([&] { k.run({1}, {num(6), buf(O)}); });
+  expectMentions(e.what(), {"multiple_of 4 does not hold", "kernel 'promise'", "tile element [0] is 6",
+                            "neither a multiple nor the successor of its predecessor"});
   EXPECT_EQ(e.loc(), kLoc);
   interp::RunOptions lax;
   lax.checkMultipleOf = false;
-  k.run({1}, {num(8), buf(O)}, lax);
-  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{8, 9, 10, 11}));
+  O = poisoned("out", Scalar::I32, 4);
+  k.run({1}, {num(6), buf(O)}, lax);
+  EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{6, 7, 8, 9}));
   // A parameter's multipleof(N) attribute is a promise too.
   n->attrs.multipleOf = 16;
   e = expectUserError([&] { k.run({1}, {num(8), buf(O)}); });
   EXPECT_NE(std::string(e.what()).find("argument 0 ('n', i32) is declared multipleof(16) but was given 8"),
             std::string::npos)
       << e.what();
+}
+
+TEST(InterpErrors, MultipleOfRunsAlongEitherDimension) {
+  // A 4x4 tile 4r + c (each row a run from a multiple of 4) where the
+  // element equal to `brk` has 3 added: the run breaks there.
+  Kernel k("promise2d");
+  ir::Value* out = k.ptrParam(Scalar::I32, "out");
+  ir::Argument* brk = k.intParam("brk");
+  ir::Value* rows = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {4, 1}), {4, 4});
+  ir::Value* cols = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {1, 4}), {4, 4});
+  ir::Value* index = k.b.binary(Opcode::Add, k.b.binary(Opcode::Mul, rows, k.b.splat(k.b.i32(4), {4, 4})), cols);
+  ir::Value* hit = k.b.cmp(ir::CmpPred::Eq, index, k.b.splat(brk, {4, 4}));
+  ir::Value* v = k.b.select(hit, k.b.binary(Opcode::Add, index, k.b.splat(k.b.i32(3), {4, 4})), index);
+  k.b.setLoc(kLoc);
+  ir::Value* m = k.b.multipleOf(v, 4);
+  k.b.setLoc({});
+  k.b.store(k.pointers(out, index), m);
+  k.b.ret();
+  interp::Buffer O = poisoned("out", Scalar::I32, 16);
+  k.run({1}, {buf(O), num(-1)});
+  std::vector<int32_t> want(16);
+  for (int j = 0; j < 16; ++j) want[size_t(j)] = j;
+  EXPECT_EQ(contents<int32_t>(O), want);
+  UserError e = expectUserError([&] { k.run({1}, {buf(O), num(6)}); });
+  expectMentions(e.what(), {"multiple_of 4 does not hold", "tile element [1, 2] is 9"});
+  // 4 + 3 = 7 breaks the run of row 1 at its start; column 0 holds 0, 7,
+  // 8, 12: 7 is neither a multiple nor 0 + 1.
+  e = expectUserError([&] { k.run({1}, {buf(O), num(4)}); });
+  expectMentions(e.what(), {"tile element [1, 0] is 7"});
 }
 
 TEST(InterpErrors, StoreIntoReadonlyBuffer) {

@@ -182,7 +182,21 @@ TEST(Verifier, AtomicsAndMultipleOf) {
   expectEntryError("  %x = multiple_of 0 %a : i32\n  ret\n", "%x = multiple_of 0 %a : i32",
                    "'multiple_of' divisor must be positive, not 0");
   expectEntryError("  %x = multiple_of 8 %b : f32\n  ret\n", "%x = multiple_of 8 %b : f32",
-                   "'multiple_of' applies to integers, not f32");
+                   "'multiple_of' applies to integers and pointers, not f32");
+  // Pointers promise their byte address (Triton's tl.multiple_of(ptrs, 16)).
+  EXPECT_EQ(verifyText(kernel("  %x = multiple_of 16 %p : f32*\n  ret\n")), "");
+}
+
+TEST(Verifier, MaxContiguous) {
+  EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
+  expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",
+                   "'max_contiguous' applies to tiles of integers or pointers, not i32");
+  expectEntryError("  %v = splat %b : f32<8>\n  %x = max_contiguous 0 8 %v : f32<8>\n  ret\n",
+                   "%x = max_contiguous 0 8 %v : f32<8>", "'max_contiguous' applies to tiles of integers or pointers");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = max_contiguous 1 8 %v : i32<8>\n  ret\n",
+                   "%x = max_contiguous 1 8 %v : i32<8>", "'max_contiguous' axis 1 is out of range for i32<8>");
+  expectEntryError("  %v = splat %a : i32<8>\n  %x = max_contiguous 0 0 %v : i32<8>\n  ret\n",
+                   "%x = max_contiguous 0 0 %v : i32<8>", "'max_contiguous' run length must be positive, not 0");
 }
 
 TEST(Verifier, PhiRules) {

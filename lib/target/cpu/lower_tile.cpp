@@ -10,7 +10,8 @@ using ir::Opcode;
 
 std::optional<Tile> Lowering::viewOf(const Tile& a, const ir::Instruction& view) {
   const ir::Type& t = view.type();
-  if (view.opcode() == Opcode::MultipleOf) return a;  // a promise the interpreter checks; nothing to do here
+  // Promises for the GPU back end's analysis; nothing to do here.
+  if (view.opcode() == Opcode::MultipleOf || view.opcode() == Opcode::MaxContiguous) return a;
   Tile r = a;
   if (!a.hasBase()) {  // uniform: the same value in the new shape
     r.shape = t.shape;
@@ -41,6 +42,7 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
       set(&inst, uniformTile(t, get(inst.operand(0)).scalar));
       return;
     case Opcode::MultipleOf:
+    case Opcode::MaxContiguous:
     case Opcode::Broadcast:
     case Opcode::Trans:
     case Opcode::Reshape: {

@@ -599,7 +599,8 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::Reshape:
     case Opcode::Trans:
     case Opcode::Range:
-    case Opcode::MultipleOf: lowerTileOp(inst); return;
+    case Opcode::MultipleOf:
+    case Opcode::MaxContiguous: lowerTileOp(inst); return;
     // __debug_barrier(): a program's elements are one thread's loops here,
     // in program order, so there is nothing to wait for.
     case Opcode::Barrier: return;

@@ -229,18 +229,36 @@ void Executor::execSelect(const Step& s) {
 }
 
 // multiple_of is a promise the compiler relies on (vectorization, alignment);
-// checking it here turns a silently wrong compiled kernel into an error.
+// checking it here turns a silently wrong compiled kernel into an error. As
+// in Triton it is about the first value of every run of consecutive values
+// (`multiple_of(pid * 64 + arange(0, 64), 64)` holds): a value that is no
+// multiple must continue a run, being its predecessor's successor along
+// some dimension (of a pointer: the next element's address).
 void Executor::execMultipleOf(const Step& s) {
   const Tile& a = in(s, 0);
   Tile& r = out(s);
   std::copy(a.begin(), a.end(), r.begin());
   const int64_t m = s.inst->imm;
-  if (!options_.checkMultipleOf || m <= 0 || !s.inst->type().isInt()) return;
-  for (size_t j = 0; j < r.size(); ++j)
-    if (r[j].i % m != 0)
-      fail(s.inst, "multiple_of " + std::to_string(m) + " does not hold in " + kernelText() + ": " +
-                       programText() + elementText(s.inst->type().shape, int64_t(j)) + " is " +
-                       std::to_string(r[j].i));
+  const ir::Type& t = s.inst->type();
+  if (!options_.checkMultipleOf || m <= 0) return;
+  const int64_t step = t.isPtr() ? int64_t(ir::byteSize(t.pointee)) : 1;
+  const ir::Shape& shape = t.shape;
+  auto continuesRun = [&](size_t j) {
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      const int64_t index = (int64_t(j) / stride) % shape[d];
+      if (index > 0 && r[j - size_t(stride)].i + step == r[j].i) return true;
+      stride *= shape[d];
+    }
+    return false;
+  };
+  for (size_t j = 0; j < r.size(); ++j) {
+    if (r[j].i % m == 0 || continuesRun(j)) continue;
+    const std::string value = t.isPtr() ? memory_.describeAddress(uint64_t(r[j].i)) : std::to_string(r[j].i);
+    fail(s.inst, "multiple_of " + std::to_string(m) + " does not hold in " + kernelText() + ": " + programText() +
+                     elementText(shape, int64_t(j)) + " is " + value +
+                     (shape.empty() ? "" : ", neither a multiple nor the successor of its predecessor"));
+  }
 }
 
 }  // namespace tritonc::interp::detail

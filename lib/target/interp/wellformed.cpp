@@ -76,6 +76,7 @@ class Checker {
         return;
       case Op::Reshape:
       case Op::MultipleOf:
+      case Op::MaxContiguous:
         operands(1, 1);
         require(count(0) == t.numElements() && kindOf(0) == t.kind, "element counts or kinds differ");
         return;

@@ -108,6 +108,7 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       define(&i, {elem(i.operand(0), 0)});
       return;
     case Opcode::MultipleOf:
+    case Opcode::MaxContiguous:
       define(&i, regs(i.operand(0)));
       return;
     case Opcode::Range: {

@@ -4,7 +4,7 @@ builds IR through semantic.py."""
 import builtins
 
 from . import core, semantic
-from .core import CompileError, builtin, tensor, unwrap
+from .core import CompileError, builtin, pointer_type, tensor, unwrap
 from .semantic import to_tensor
 
 
@@ -245,16 +245,32 @@ def device_assert(cond, msg="", mask=None):
     semantic.builder().device_assert(c.handle, msg)
 
 
+def _hint_values(x, values, what, one_for_all, any_dtype=False):
+    """A hint's values, one per dimension (one for a scalar); with
+    `one_for_all`, a single value stands for every dimension."""
+    v = unwrap(values)
+    vs = [_int(unwrap(w), what + "'s value") for w in (v if isinstance(v, (list, tuple)) else [v])]
+    rank = builtins.max(1, len(x.shape))
+    if one_for_all and len(vs) == 1:
+        vs = vs * rank
+    if len(vs) != rank:
+        raise CompileError("%s takes one value per dimension: %d given for a tensor of shape %s"
+                           % (what, len(vs), list(x.shape)))
+    if any(w < 1 for w in vs):
+        raise CompileError("%s's values must be positive, not %s" % (what, vs))
+    if not any_dtype and not (x.dtype.is_int() and not x.dtype.is_bool()) and not isinstance(x.dtype, pointer_type):
+        raise CompileError("%s applies to integers and pointers, not %r" % (what, x.dtype))
+    return vs
+
+
 @builtin
 def multiple_of(input, values):
+    """Triton's promise: the first value of every run of consecutive values
+    (every value where there are none) is a multiple of the value; for
+    pointers, the byte address. The interpreter checks it. Different values
+    per dimension promise the smallest on every one."""
     x = to_tensor(input)
-    v = unwrap(values)
-    vs = list(v) if isinstance(v, (list, tuple)) else [v]
-    n = _int(vs[0], "multiple_of's value")
-    if any(_int(w, "multiple_of's value") != n for w in vs):
-        raise CompileError("multiple_of with different values per dimension is not supported")
-    if not x.dtype.is_int() or x.dtype.is_bool():
-        raise CompileError("multiple_of applies to integers, not %r" % x.dtype)
+    n = builtins.min(_hint_values(x, values, "multiple_of", True))
     return tensor(semantic.builder().multiple_of(x.handle, n), x.dtype, x.shape)
 
 
@@ -305,13 +321,27 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 @builtin
 def max_contiguous(input, values):
-    # A hint only: the compiler's axis analysis finds contiguity itself.
-    return to_tensor(input)
+    """Triton's promise of runs of `values[d]` consecutive values along each
+    dimension d (the GPU back end's vector width rests on it; `where` at a
+    tile's edge hides runs the analysis would otherwise find). Not checked:
+    Triton's kernels keep it where a clamp breaks a run in masked lanes."""
+    x = to_tensor(input)
+    vs = _hint_values(x, values, "max_contiguous", False)
+    h = x.handle
+    if x.shape:
+        for d, n in enumerate(vs):
+            if n > 1:
+                h = semantic.builder().max_contiguous(h, d, n)
+    return tensor(h, x.dtype, x.shape)
 
 
 @builtin
 def max_constancy(input, values):
-    return to_tensor(input)
+    """Accepted and checked for shape; the axis analysis finds constancy
+    itself (no IR instruction carries it)."""
+    x = to_tensor(input)
+    _hint_values(x, values, "max_constancy", False, any_dtype=True)
+    return x
 
 
 @builtin
