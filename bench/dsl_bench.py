@@ -13,9 +13,11 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
-attention, tutorial_attention, compile, launch) runs only those sections.
+attention, tutorial_attention, hints, compile, launch) runs only those sections.
 tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
+hints: the clamped-index matmul of Triton's persistent-matmul tutorial
+(python/tests/hint_kernels.py) with and without tl.multiple_of/max_contiguous.
 """
 import importlib.util
 import json
@@ -55,16 +57,19 @@ def load_kernels(as_triton, path=KERNELS):
 
 
 TUTORIAL_ATTENTION = os.path.join(ROOT, "python", "tests", "tutorial_attention.py")
+HINT_KERNELS = os.path.join(ROOT, "python", "tests", "hint_kernels.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
+ours_hints = load_kernels(False, HINT_KERNELS)
 try:
     import triton  # noqa: F401
     theirs = load_kernels(True)
     theirs_tutorial = load_kernels(True, TUTORIAL_ATTENTION)
+    theirs_hints = load_kernels(True, HINT_KERNELS)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
-    theirs, theirs_tutorial, triton_version = None, None, None
+    theirs, theirs_tutorial, theirs_hints, triton_version = None, None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -266,6 +271,31 @@ if want("tutorial_attention"):
         res = both("_attn_fwd", run_tutorial, (("tritonc", ours_tutorial), ("triton", theirs_tutorial)))
         flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
         record("tutorial-attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
+
+
+# ---- the clamped-index matmul (persistent-matmul tutorial's form), with and without hints ----
+if want("hints"):
+    for M, N, K in ((4096, 4096, 4096), (1000, 1000, 1000), (4095, 4095, 4095)):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        ref = a.double() @ b.double()
+        for bm, bn, bk, warps, stages in ((128, 128, 64, 4, 4), (128, 256, 64, 8, 3)):
+            for hints in (True, False):
+                def run_clamped(k, a=a, b=b, c=c, M=M, N=N, K=K, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages,
+                                hints=hints):
+                    call = lambda: k[(cdiv(M, bm), cdiv(N, bn))](  # noqa: E731
+                        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, HINTS=hints, num_warps=warps,
+                        num_stages=stages)
+                    ms, err = timed(call, c, ref)
+                    return ms, err / ref.abs().max().item()
+
+                res = both("clamped_matmul", run_clamped, (("tritonc", ours_hints), ("triton", theirs_hints)))
+                res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
+                record("clamped-matmul" + ("" if hints else "-nohints"),
+                       "%dx%dx%d %dx%dx%d/%dw%ds" % (M, N, K, bm, bn, bk, warps, stages), "TFLOP/s",
+                       2.0 * M * N * K / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
-import test_dsl_hints as hints_cases  # noqa: E402
+import hint_kernels  # noqa: E402
 import test_dsl_libdevice as libdevice_cases  # noqa: E402
 import test_dsl_random as random_cases  # noqa: E402
 import test_dsl_unsigned as unsigned_cases  # noqa: E402
@@ -76,7 +76,7 @@ def cases():
                 dict(N=64)))
     for hints in (False, True):
         h = np.zeros((1000, 1000), np.float16)
-        out.append(("hints-%d" % hints, hints_cases.clamped_matmul,
+        out.append(("hints-%d" % hints, hint_kernels.clamped_matmul,
                     (h, h, h, 1000, 1000, 1000, 1000, 1, 1000, 1, 1000, 1),
                     dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, HINTS=hints)))
     return out
