@@ -327,10 +327,14 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
     }
     case Opcode::Trans: {
       AxisInfo a = op(0);
-      std::reverse(a.contiguity.begin(), a.contiguity.end());
-      std::reverse(a.divisibility.begin(), a.divisibility.end());
-      std::reverse(a.constancy.begin(), a.constancy.end());
-      return a;
+      const std::vector<int> perm = ir::transPermutation(i);
+      if (perm.size() != r) return out;
+      for (size_t d = 0; d < r; ++d) {
+        out.contiguity[d] = a.contiguity[size_t(perm[d])];
+        out.divisibility[d] = a.divisibility[size_t(perm[d])];
+        out.constancy[d] = a.constancy[size_t(perm[d])];
+      }
+      return out;
     }
     case Opcode::ConvertLayout:  // the same values, held by other threads
       return op(0);

@@ -140,7 +140,12 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
   switch (op) {
     case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: return own;
     case Opcode::Reshape: return reshapeOperandLayout(m_, v->type().shape, u.type().shape, own);
-    case Opcode::Trans: return transposedLayout(m_, own);
+    case Opcode::Trans: {  // the operand's layout that the permutation takes to `own`
+      const std::vector<int> perm = ir::transPermutation(u);
+      std::vector<int> inv(perm.size());
+      for (size_t d = 0; d < perm.size(); ++d) inv[size_t(perm[d])] = int(d);
+      return permutedLayout(m_, own, inv);
+    }
     case Opcode::Reduce:
       return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
     case Opcode::Dot: return k == 2 ? own : nullptr;
@@ -155,7 +160,7 @@ const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* op
   if (elementwise(op) || op == Opcode::Broadcast) return l;
   switch (op) {
     case Opcode::Reshape: return reshapeResultLayout(m_, operand->type().shape, u.type().shape, l);
-    case Opcode::Trans: return transposedLayout(m_, l);
+    case Opcode::Trans: return permutedLayout(m_, l, ir::transPermutation(u));
     case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
     default: return nullptr;
   }
@@ -338,7 +343,8 @@ void Assigner::stageDotOperands() {
         // can be pipelined); FMA reads row-major buffers only.
         ir::Value* src = x;
         ir::Instruction* tr = asInst(x);
-        bool view = plan.kind != DotKind::Fma && tr && tr->opcode() == Opcode::Trans && tr->users().size() == 1;
+        bool view = plan.kind != DotKind::Fma && tr && tr->opcode() == Opcode::Trans && tr->imm == 0 &&
+                    tr->users().size() == 1;
         if (view) src = tr->operand(0);
         LinearLayout ll = linearOf(src->type());
         // The buffer's contiguous dimension is the one the threads write

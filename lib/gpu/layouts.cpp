@@ -78,20 +78,24 @@ const Layout* sharedLayout(ir::Module& m, std::vector<int> order, int64_t pad, i
   return m.layout(l);
 }
 
-const Layout* transposedLayout(ir::Module& m, const Layout* l) {
-  if (l && l->kind == LayoutKind::Shared && l->order.size() == 2) {
-    Layout t = *l;
-    std::swap(t.order[0], t.order[1]);
-    return m.layout(t);
-  }
-  if (!l || l->kind != LayoutKind::Blocked || l->sizePerThread.size() != 2) return nullptr;
+const Layout* permutedLayout(ir::Module& m, const Layout* l, const std::vector<int>& perm) {
+  const size_t r = perm.size();
+  if (!l || l->order.size() != r) return nullptr;
+  std::vector<int> inv(r);
+  for (size_t d = 0; d < r; ++d) inv[size_t(perm[d])] = int(d);
   Layout t = *l;
-  std::swap(t.sizePerThread[0], t.sizePerThread[1]);
-  std::swap(t.threadsPerWarp[0], t.threadsPerWarp[1]);
-  std::swap(t.warpsPerCta[0], t.warpsPerCta[1]);
-  for (int& d : t.order) d = 1 - d;
+  for (size_t k = 0; k < r; ++k) t.order[k] = inv[size_t(l->order[k])];
+  if (l->kind == LayoutKind::Shared && r == 2) return m.layout(t);
+  if (l->kind != LayoutKind::Blocked || l->sizePerThread.size() != r) return nullptr;
+  for (size_t d = 0; d < r; ++d) {
+    t.sizePerThread[d] = l->sizePerThread[size_t(perm[d])];
+    t.threadsPerWarp[d] = l->threadsPerWarp[size_t(perm[d])];
+    t.warpsPerCta[d] = l->warpsPerCta[size_t(perm[d])];
+  }
   return m.layout(t);
 }
+
+const Layout* transposedLayout(ir::Module& m, const Layout* l) { return permutedLayout(m, l, {1, 0}); }
 
 namespace {
 
@@ -151,7 +155,12 @@ std::vector<int> operandDimsOf(const ir::Instruction& inst) {
   std::vector<int> dims;
   switch (inst.opcode()) {
     case ir::Opcode::ConvertLayout: return identityDims(from.size());
-    case ir::Opcode::Trans: return {1, 0};
+    case ir::Opcode::Trans: {  // operand dimension perm[d] is result dimension d
+      const std::vector<int> perm = ir::transPermutation(inst);
+      dims.assign(perm.size(), 0);
+      for (size_t d = 0; d < perm.size(); ++d) dims[size_t(perm[d])] = int(d);
+      return dims;
+    }
     case ir::Opcode::Broadcast:
       for (size_t e = 0; e < from.size(); ++e) dims.push_back(from[e] == 1 && to[e] != 1 ? -1 : int(e));
       return dims;

@@ -25,9 +25,11 @@ const ir::Layout* dotOperandLayout(ir::Module& m, int opIdx, const ir::Layout* m
 // `swizzle` bytes (the layouts wgmma's descriptors read).
 const ir::Layout* sharedLayout(ir::Module& m, std::vector<int> order, int64_t pad, int64_t swizzle);
 
-// The layout of trans(x) for x in `l` (2-D): each thread keeps its elements
-// (blocked), or the same bytes are seen with the dimensions swapped (shared).
-// Null for other layouts (the transposition then moves data).
+// The layout of a trans with permutation `perm` of x in `l`: each thread
+// keeps its elements (blocked, any rank), or the same bytes are seen with
+// the dimensions swapped (shared, 2-D). Null for other layouts (the
+// transposition then moves data). transposedLayout: the 2-D swap.
+const ir::Layout* permutedLayout(ir::Module& m, const ir::Layout* l, const std::vector<int>& perm);
 const ir::Layout* transposedLayout(ir::Module& m, const ir::Layout* l);
 
 // For a reshape that only adds or removes dimensions of size 1, the layout

@@ -44,6 +44,15 @@ Value* Builder::trans(Value* v) {
   return create(Opcode::Trans, v->type().withShape(s), {v});
 }
 
+Value* Builder::permute(Value* v, const std::vector<int>& perm) {
+  const Shape& from = v->type().shape;
+  Shape s(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) s[d] = from.at(size_t(perm[d]));
+  Instruction* i = create(Opcode::Trans, v->type().withShape(s), {v});
+  i->imm = packTransPermutation(perm);
+  return i;
+}
+
 Value* Builder::range(int64_t start, int64_t n) {
   Instruction* i = create(Opcode::Range, Type::scalar(Scalar::I32).withShape({n}), {});
   i->imm = start;

@@ -31,6 +31,8 @@ class Builder {
   Value* reshape(Value* v, const Shape& s);
   Value* broadcast(Value* v, const Shape& s);
   Value* trans(Value* v);
+  // Result dimension d is v's dimension perm[d] (a `trans` of any rank).
+  Value* permute(Value* v, const std::vector<int>& perm);
   Value* range(int64_t start, int64_t n);
   Value* programId(int axis);
   Value* numPrograms(int axis);

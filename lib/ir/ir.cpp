@@ -270,6 +270,27 @@ int64_t wrapInt(Scalar kind, int64_t v) {
   }
 }
 
+int64_t packTransPermutation(const std::vector<int>& perm) {
+  if (perm == std::vector<int>{1, 0}) return 0;
+  int64_t packed = kTransPermuted;
+  for (size_t d = 0; d < perm.size(); ++d) packed |= int64_t(perm[d] & 15) << (4 * d);
+  return packed;
+}
+
+std::vector<int> transPermutation(int64_t imm, size_t rank) {
+  if (imm == 0) return rank == 2 ? std::vector<int>{1, 0} : std::vector<int>{};
+  if ((imm & ~(kTransPermuted - 1)) != kTransPermuted || rank > 8 || (imm & (kTransPermuted - 1)) >> (4 * rank) != 0)
+    return {};
+  std::vector<int> perm(rank);
+  std::vector<bool> seen(rank, false);
+  for (size_t d = 0; d < rank; ++d) {
+    perm[d] = int((imm >> (4 * d)) & 15);
+    if (size_t(perm[d]) >= rank || seen[size_t(perm[d])]) return {};
+    seen[size_t(perm[d])] = true;
+  }
+  return perm;
+}
+
 bool isReduction(const Instruction& i) {
   const auto sem = MemSem(i.imm & 3);
   return i.opcode() == Opcode::AtomicRmw && i.users().empty() && i.sub != uint8_t(AtomicKind::Xchg) &&

@@ -314,6 +314,17 @@ constexpr int64_t kBarrierCluster = 1, kBarrierClusterArrive = 2, kBarrierCluste
 // Printed `print hex "..."`.
 constexpr uint8_t kPrintHex = 1;
 
+// A trans's `imm`: which operand dimension each result dimension is
+// (result dimension d is operand dimension perm[d]). 0 is the 2-D swap,
+// printed `trans %a`; any other permutation is packed 4 bits per dimension
+// above kTransPermuted and printed `trans [0, 2, 1] %a`.
+constexpr int64_t kTransPermuted = int64_t(1) << 40;
+int64_t packTransPermutation(const std::vector<int>& perm);  // 0 for {1, 0}
+// The permutation of a trans over a tile of `rank` dimensions; empty when
+// `imm` is no permutation of that many (the verifier says so).
+std::vector<int> transPermutation(int64_t imm, size_t rank);
+inline std::vector<int> transPermutation(const Instruction& i);
+
 // Wraps an integer to the width of `kind` and sign-extends it back (i1: 0 or 1).
 int64_t wrapInt(Scalar kind, int64_t v);
 
@@ -327,6 +338,10 @@ bool isReduction(const Instruction& i);
 inline bool isIntegerDivision(const Instruction& i) {
   const Opcode op = i.opcode();
   return (op == Opcode::Div || op == Opcode::Rem || op == Opcode::UDiv || op == Opcode::URem) && i.type().isInt();
+}
+
+inline std::vector<int> transPermutation(const Instruction& i) {
+  return transPermutation(i.imm, i.operand(0)->type().shape.size());
 }
 
 }  // namespace tritonc::ir

@@ -622,6 +622,20 @@ void Parser::parseInstruction(BasicBlock* bb) {
       break;
     }
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
+    case Opcode::Trans:
+      // trans [p0, p1, ...]: result dimension d is operand dimension pd (the
+      // verifier checks it against the operand); none: the 2-D swap.
+      if (peek().is('[')) {
+        Token at = peek();
+        std::vector<int> perm;
+        for (int64_t p : parseIntList("a permutation")) {
+          if (p < 0 || p >= int64_t(kMaxTileRank))
+            failAt(at.loc, "a permutation entry must be below " + std::to_string(kMaxTileRank));
+          perm.push_back(int(p));
+        }
+        inst->imm = packTransPermutation(perm);
+      }
+      break;
     case Opcode::ProgramId:
     case Opcode::NumPrograms: inst->imm = expectInt("an axis after '" + opTok.text + "'"); break;
     case Opcode::AsyncWait:

@@ -109,9 +109,14 @@ std::string checkShapeOp(const Instruction& inst) {
         return "'broadcast' can only grow dimensions of size 1 (" + str(a) + " to " + str(r) + ")";
   }
   if (op == Opcode::Trans) {
-    if (a.shape.size() != 2) return "'trans' needs a 2-D tile, not " + str(a);
-    if (r.shape != Shape{a.shape[1], a.shape[0]})
-      return "'trans' result must be " + str(a.withShape({a.shape[1], a.shape[0]})) + ", not " + str(r);
+    if (inst.imm == 0 && a.shape.size() != 2)
+      return "'trans' without a permutation needs a 2-D tile, not " + str(a);
+    std::vector<int> perm = transPermutation(inst);
+    if (perm.empty())
+      return "'trans' permutation is not one of the " + std::to_string(a.shape.size()) + " dimensions of " + str(a);
+    Shape want(perm.size());
+    for (size_t d = 0; d < perm.size(); ++d) want[d] = a.shape[size_t(perm[d])];
+    if (r.shape != want) return "'trans' result must be " + str(a.withShape(want)) + ", not " + str(r);
   }
   return "";
 }

@@ -125,9 +125,25 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       }
       return same;
     }
-    case Opcode::Trans:
-      if (ir::Instruction* inner = asInst(x, Opcode::Trans)) return inner->operand(0);
-      return nullptr;
+    case Opcode::Trans: {
+      // Two permutations in a row are one (none when they undo each other);
+      // the identity is none.
+      const std::vector<int> outer = ir::transPermutation(*inst);
+      bool same = !outer.empty();
+      for (size_t d = 0; d < outer.size(); ++d) same = same && outer[d] == int(d);
+      if (same && x->type() == t) return x;
+      ir::Instruction* inner = asInst(x, Opcode::Trans);
+      if (!inner || t.layout) return nullptr;
+      const std::vector<int> first = ir::transPermutation(*inner);
+      std::vector<int> both(outer.size());
+      bool identity = true;
+      for (size_t d = 0; d < outer.size(); ++d) {
+        both[d] = first[size_t(outer[d])];
+        identity = identity && both[d] == int(d);
+      }
+      if (identity) return inner->operand(0);
+      return b.permute(inner->operand(0), both);
+    }
     case Opcode::Broadcast:
     case Opcode::Reshape:
       if (x->type() == t) return x;

@@ -131,6 +131,9 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("broadcast", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().broadcast(v.v, s)}; },
            nb::keep_alive<0, 1>())
       .def("trans", [](FB& f, const PyValue& v) { return PyValue{f.builder().trans(v.v)}; }, nb::keep_alive<0, 1>())
+      .def("permute",
+           [](FB& f, const PyValue& v, const std::vector<int>& perm) { return PyValue{f.builder().permute(v.v, perm)}; },
+           nb::keep_alive<0, 1>())
       .def("arange", [](FB& f, int64_t start, int64_t n) { return PyValue{f.builder().range(start, n)}; },
            nb::keep_alive<0, 1>())
       .def("program_id", [](FB& f, int axis) { return PyValue{f.builder().programId(axis)}; }, nb::keep_alive<0, 1>())

@@ -1,5 +1,5 @@
 """The PTX of the Python DSL's newer kernels (unsigned integers, bitcasts,
-Philox, libdevice, hints) assembles with ptxas for sm_80 and sm_90a, so that CI
+Philox, libdevice, hints, permutes, the persistent matmuls) assembles with ptxas for sm_80 and sm_90a, so that CI
 without a GPU catches a lowering PTX refuses; their results on the GPU are
 the language suites', run by the GPU check (TRITONC_LANGUAGE_BACKENDS).
 Skipped where ptxas is not installed."""
@@ -15,6 +15,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
 import hint_kernels  # noqa: E402
+import test_dsl_permute as permute_cases  # noqa: E402
+import tutorial_matmul  # noqa: E402
 import test_dsl_libdevice as libdevice_cases  # noqa: E402
 import test_dsl_random as random_cases  # noqa: E402
 import test_dsl_unsigned as unsigned_cases  # noqa: E402
@@ -79,6 +81,17 @@ def cases():
         out.append(("hints-%d" % hints, hint_kernels.clamped_matmul,
                     (h, h, h, 1000, 1000, 1000, 1000, 1, 1000, 1, 1000, 1),
                     dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, HINTS=hints)))
+    h = np.zeros((512, 512), np.float16)
+    out.append(("persistent-matmul", tutorial_matmul.matmul_kernel_persistent,
+                (h, h, h, 512, 512, 512, 512, 1, 512, 1, 512, 1),
+                dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_SMS=132)))
+    out.append(("descriptor-matmul", tutorial_matmul.matmul_kernel_descriptor_persistent, (h, h, h, 512, 512, 512),
+                dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, EPILOGUE_SUBTILE=False,
+                     NUM_SMS=132, WARP_SPECIALIZE=False)))
+    x = np.zeros(64, np.int32)
+    out.append(("permute-3d", permute_cases.permute3_kernel, (x, x, 2, 8, 4, 2, 0, 1), dict(METHOD="permute")))
+    f = np.zeros(256, np.float32)
+    out.append(("permute-4d", permute_cases.permute4_kernel, (f, f, 4), {}))
     return out
 
 

@@ -187,6 +187,19 @@ TEST(Verifier, AtomicsAndMultipleOf) {
   EXPECT_EQ(verifyText(kernel("  %x = multiple_of 16 %p : f32*\n  ret\n")), "");
 }
 
+TEST(Verifier, TransPermutations) {
+  std::string v = "  %v = splat %b : f32<2, 4, 8>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %x = trans [2, 0, 1] %v : f32<8, 2, 4>\n  ret\n")), "");
+  expectEntryError(v + "  %x = trans %v : f32<8, 4, 2>\n  ret\n", "%x = trans %v : f32<8, 4, 2>",
+                   "'trans' without a permutation needs a 2-D tile, not f32<2, 4, 8>");
+  expectEntryError(v + "  %x = trans [0, 0, 1] %v : f32<2, 2, 4>\n  ret\n", "%x = trans [0, 0, 1] %v : f32<2, 2, 4>",
+                   "'trans' permutation is not one of the 3 dimensions of f32<2, 4, 8>");
+  expectEntryError(v + "  %x = trans [0, 1] %v : f32<2, 4>\n  ret\n", "%x = trans [0, 1, 0] %v : f32<2, 4>",
+                   "'trans' permutation is not one of the 3 dimensions");
+  expectEntryError(v + "  %x = trans [0, 2, 1] %v : f32<2, 4, 8>\n  ret\n", "%x = trans [0, 2, 1] %v : f32<2, 4, 8>",
+                   "'trans' result must be f32<2, 8, 4>, not f32<2, 4, 8>");
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

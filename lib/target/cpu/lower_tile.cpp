@@ -25,10 +25,14 @@ std::optional<Tile> Lowering::viewOf(const Tile& a, const ir::Instruction& view)
       for (size_t d = 0; d < a.shape.size(); ++d)
         if (a.shape[d] == 1) r.strides[d] = Stride(0);
       return r;
-    case Opcode::Trans:  // dimensions reversed (for 2-D, the transpose)
-      r.shape.assign(a.shape.rbegin(), a.shape.rend());
-      r.strides.assign(a.strides.rbegin(), a.strides.rend());
+    case Opcode::Trans: {  // result dimension d is a's dimension perm[d]
+      const std::vector<int> perm = ir::transPermutation(view);
+      for (size_t d = 0; d < perm.size(); ++d) {
+        r.shape[d] = a.shape[size_t(perm[d])];
+        r.strides[d] = a.strides[size_t(perm[d])];
+      }
       return r;
+    }
     case Opcode::Reshape: return reshaped(a, t.shape);
     default: break;
   }

@@ -70,8 +70,11 @@ void Executor::execBroadcast(const Step& s) {
 void Executor::execTrans(const Step& s) {
   const Tile& a = in(s, 0);
   Tile& r = out(s);
-  std::vector<int64_t> inStrides = stridesOf(inType(s, 0).shape);
-  std::reverse(inStrides.begin(), inStrides.end());
+  // Result dimension d walks the operand's dimension perm[d].
+  const std::vector<int64_t> strides = stridesOf(inType(s, 0).shape);
+  const std::vector<int> perm = ir::transPermutation(*s.inst);
+  std::vector<int64_t> inStrides(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) inStrides[d] = strides[size_t(perm[d])];
   walk(s.inst->type().shape, inStrides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(i)]; });
 }
 

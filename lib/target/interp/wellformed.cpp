@@ -92,8 +92,11 @@ class Checker {
       }
       case Op::Trans: {
         operands(1, 1);
-        ir::Shape reversed(shapeOf(0).rbegin(), shapeOf(0).rend());
-        require(reversed == t.shape && kindOf(0) == t.kind, "the shape is not the operand's reversed");
+        const std::vector<int> perm = ir::transPermutation(inst_.imm, shapeOf(0).size());
+        require(!perm.empty(), "the permutation is not one of the operand's dimensions");
+        ir::Shape permuted(perm.size());
+        for (size_t d = 0; d < perm.size(); ++d) permuted[d] = shapeOf(0)[size_t(perm[d])];
+        require(permuted == t.shape && kindOf(0) == t.kind, "the shape is not the operand's permuted");
         return;
       }
       case Op::Range:

@@ -166,9 +166,9 @@ class FunctionLowering {
   // registers and the buffer are both contiguous.
   void storeShared(const ir::Value* v, const ir::Type& buf, const std::string& base);
   // Through a row-major scratch at `offset` (rows `pitch` elements): stores
-  // `src`, waits at a barrier, reads what `dst` holds. `srcDimOf` maps a
-  // result index to the operand index (operandDimsOf; empty: the same
-  // row-major position, a reshape).
+  // `src`, waits at a barrier, reads what `dst` holds. `dstDimOf` gives,
+  // per operand dimension, the result dimension that indexes it
+  // (operandDimsOf; empty: the same row-major position, a reshape).
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
                                                  int64_t pitch, const std::vector<int>& dstDimOf);
   // The program's warps; in a warp-specialized function (producer_warps),

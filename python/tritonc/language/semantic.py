@@ -211,10 +211,10 @@ def permute(x, dims):
                            % (list(dims), len(x.shape), list(x.shape)))
     if dims == tuple(range(len(x.shape))):
         return x
-    if len(x.shape) != 2:
-        raise CompileError("transposing tensors of rank %d is not supported yet (2-D only)" % len(x.shape))
-    shape = (x.shape[1], x.shape[0])
-    return tensor(builder().trans(x.handle), x.dtype, shape)
+    shape = tuple(x.shape[d] for d in dims)
+    if len(x.shape) == 2:
+        return tensor(builder().trans(x.handle), x.dtype, shape)
+    return tensor(builder().permute(x.handle, list(dims)), x.dtype, shape)
 
 
 def pick(x, hit, axis):
