@@ -132,6 +132,7 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
     case Opcode::ConvertLayout:
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous:
+    case Opcode::ExtractSlice:
     case Opcode::Rem:  // C's remainder has the dividend's sign
       return nn(0);
     case Opcode::Cast:  // sign extension keeps the sign
@@ -324,6 +325,20 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
         out.constancy[dstDims[k]] = a.constancy[srcDims[k]];
       }
       return out;
+    }
+    case Opcode::ExtractSlice: {
+      // Runs and constant stretches stay where the slice's start and length
+      // keep them aligned; the first value of a run is then an old one.
+      AxisInfo a = op(0);
+      const size_t axis = i.sub;
+      if (axis >= r) return out;
+      const int64_t align = gcd(pow2Factor(i.imm), pow2Factor(t.shape[axis]));
+      const int64_t step = t.isPtr() ? ir::byteSize(t.pointee) : 1;
+      const int64_t c = std::min(a.contiguity[axis], align);
+      a.divisibility[axis] = divisibilityAt(a, axis, c, step);
+      a.contiguity[axis] = c;
+      a.constancy[axis] = std::min(a.constancy[axis], align);
+      return a;
     }
     case Opcode::Trans: {
       AxisInfo a = op(0);

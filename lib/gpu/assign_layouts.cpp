@@ -34,6 +34,7 @@
 #include "gpu/passes.h"
 #include "ir/builder.h"
 #include "ir/dominators.h"
+#include "ir/op_rules.h"
 #include "transform/loops.h"
 
 namespace tritonc::gpu {
@@ -132,6 +133,14 @@ const Layout* Assigner::coalesced(const ir::Value* ptr) {
   return blockedLayout(m_, t.shape, o_.numWarps, order, vec);
 }
 
+// Whether an extract_slice whose operand and result both take layout `l`
+// only picks registers (else it goes through shared memory).
+bool slicePicksRegisters(const ir::Instruction& slice, const Layout* l) {
+  const ir::Type from = slice.operand(0)->type().withLayout(l), to = slice.type().withLayout(l);
+  if (!ir::checkLayoutFitsType(from).empty() || !ir::checkLayoutFitsType(to).empty()) return false;
+  return sliceKeepsElementsInThreads(from, to, slice.sub, slice.imm);
+}
+
 const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const Layout* own) {
   const ir::Value* v = u.operand(k);
   if (!v->type().isTile() || !own) return nullptr;
@@ -148,6 +157,7 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
     }
     case Opcode::Reduce:
       return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
+    case Opcode::ExtractSlice: return slicePicksRegisters(u, own) ? own : nullptr;
     case Opcode::Dot: return k == 2 ? own : nullptr;
     default: return nullptr;
   }
@@ -162,6 +172,7 @@ const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* op
     case Opcode::Reshape: return reshapeResultLayout(m_, operand->type().shape, u.type().shape, l);
     case Opcode::Trans: return permutedLayout(m_, l, ir::transPermutation(u));
     case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
+    case Opcode::ExtractSlice: return slicePicksRegisters(u, l) ? l : nullptr;
     default: return nullptr;
   }
 }

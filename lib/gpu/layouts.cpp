@@ -154,7 +154,7 @@ std::vector<int> operandDimsOf(const ir::Instruction& inst) {
   const ir::Shape& to = inst.type().shape;
   std::vector<int> dims;
   switch (inst.opcode()) {
-    case ir::Opcode::ConvertLayout: return identityDims(from.size());
+    case ir::Opcode::ConvertLayout: case ir::Opcode::ExtractSlice: return identityDims(from.size());
     case ir::Opcode::Trans: {  // operand dimension perm[d] is result dimension d
       const std::vector<int> perm = ir::transPermutation(inst);
       dims.assign(perm.size(), 0);
@@ -194,7 +194,30 @@ int laneFastDim(const LinearLayout& ll) {
   return -1;
 }
 
+bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, size_t axis, int64_t offset,
+                                 std::vector<int64_t>* srcReg) {
+  // With the offset a multiple of the slice's power-of-two length, index +
+  // offset is index XOR offset: the operand's element sits in the register
+  // whose part of the index is the result register's XOR the offset, in the
+  // same thread, when lanes and warps spread both tiles alike.
+  const int64_t length = result.shape[axis];
+  if ((length & (length - 1)) || offset % length) return false;
+  LinearLayout src = linearOf(operand), dst = linearOf(result);
+  if (src.lane != dst.lane || src.warp != dst.warp) return false;
+  std::vector<int64_t> map(dst.numRegs());
+  for (size_t r = 0; r < dst.numRegs(); ++r) {
+    Index idx = dst.regIndex(r);
+    idx[axis] ^= offset;
+    map[r] = src.regOf(idx);
+    if (map[r] < 0) return false;
+  }
+  if (srcReg) *srcReg = std::move(map);
+  return true;
+}
+
 bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg) {
+  if (inst.opcode() == ir::Opcode::ExtractSlice)
+    return sliceKeepsElementsInThreads(inst.operand(0)->type(), inst.type(), inst.sub, inst.imm, srcReg);
   std::vector<int> dims = operandDimsOf(inst);
   if (dims.empty() && !inst.operand(0)->type().shape.empty()) return false;
   return sameThreads(linearOf(inst.operand(0)->type()), linearOf(inst.type()), dims, srcReg);

@@ -46,6 +46,12 @@ const ir::Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, cons
 // it is not one (a reshape that regroups elements).
 std::vector<int> operandDimsOf(const ir::Instruction& inst);
 
+// For an extract_slice of `operand` (with its layout) to `result` (with
+// its): whether each thread holds the result's elements in its registers
+// already (srcReg: the operand's register of each result register).
+bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, size_t axis, int64_t offset,
+                                 std::vector<int64_t>* srcReg = nullptr);
+
 // Whether `inst` (one of the above) leaves every element in its thread, so
 // that it only renames registers; then `srcReg` gives, per result register,
 // the operand register.

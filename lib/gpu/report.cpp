@@ -48,7 +48,7 @@ std::vector<std::string> weakIntegers(const ir::Value* ptr, const analysis::Axis
     switch (i->opcode()) {
       case Opcode::Gep: case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Splat:
       case Opcode::Broadcast: case Opcode::Reshape: case Opcode::ConvertLayout: case Opcode::Phi:
-      case Opcode::Cast: case Opcode::Trans:
+      case Opcode::Cast: case Opcode::Trans: case Opcode::ExtractSlice:
         for (const ir::Value* op : i->operands()) work.push_back(op);
         break;
       default:
@@ -220,6 +220,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           }
           break;
         case Opcode::ConvertLayout: case Opcode::Trans: case Opcode::Reshape: case Opcode::Broadcast:
+        case Opcode::ExtractSlice:
           if (i.smem >= 0 && t.isTile() && !t.isShared()) {
             LineFact fact;
             fact.kind = "convert";

@@ -22,7 +22,8 @@ int64_t reduceWarpSlots(const ir::Instruction& reduce) {
 ScratchUse scratchOf(const ir::Instruction& inst) {
   ScratchUse s;
   switch (inst.opcode()) {
-    case ir::Opcode::ConvertLayout: case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: {
+    case ir::Opcode::ConvertLayout: case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans:
+    case ir::Opcode::ExtractSlice: {
       const ir::Type& from = inst.operand(0)->type();
       // (A transposed view of a buffer moves nothing.)
       if (!from.isTile() || from.isShared() || keepsElementsInThreads(inst)) return s;
@@ -37,7 +38,7 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       LinearLayout ll = linearOf(from);
       size_t last = from.shape.size() - 1;
       bool acrossRows = inst.opcode() == ir::Opcode::Trans;
-      if (inst.opcode() == ir::Opcode::ConvertLayout) {
+      if (inst.opcode() == ir::Opcode::ConvertLayout || inst.opcode() == ir::Opcode::ExtractSlice) {
         acrossRows = laneFastDim(linearOf(inst.type())) != int(last);
         for (const Index& b : ll.lane)
           for (size_t d = 0; d < last; ++d) acrossRows = acrossRows || b[d] != 0;

@@ -53,6 +53,15 @@ Value* Builder::permute(Value* v, const std::vector<int>& perm) {
   return i;
 }
 
+Value* Builder::extractSlice(Value* v, size_t axis, int64_t offset, int64_t length) {
+  Shape s = v->type().shape;
+  s.at(axis) = length;
+  Instruction* i = create(Opcode::ExtractSlice, v->type().withShape(s), {v});
+  i->sub = uint8_t(axis);
+  i->imm = offset;
+  return i;
+}
+
 Value* Builder::range(int64_t start, int64_t n) {
   Instruction* i = create(Opcode::Range, Type::scalar(Scalar::I32).withShape({n}), {});
   i->imm = start;

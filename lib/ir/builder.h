@@ -33,6 +33,8 @@ class Builder {
   Value* trans(Value* v);
   // Result dimension d is v's dimension perm[d] (a `trans` of any rank).
   Value* permute(Value* v, const std::vector<int>& perm);
+  // v[..., offset : offset + length, ...] along `axis`.
+  Value* extractSlice(Value* v, size_t axis, int64_t offset, int64_t length);
   Value* range(int64_t start, int64_t n);
   Value* programId(int axis);
   Value* numPrograms(int axis);

@@ -273,6 +273,22 @@ std::string checkOpcodeRules(const Instruction& inst) {
       if (inst.imm <= 0) return "'multiple_of' divisor must be positive, not " + std::to_string(inst.imm);
       return "";
     }
+    case Opcode::ExtractSlice: {
+      const Type& a = inst.operand(0)->type();
+      if (!a.isTile() || r.shape.size() != a.shape.size())
+        return "'extract_slice' takes a tile and keeps its rank (" + str(a) + " to " + str(r) + ")";
+      if (r.element() != a.element()) return "'extract_slice' must keep the element type (" + str(a) + " to " + str(r) + ")";
+      const size_t axis = inst.sub;
+      if (axis >= a.shape.size())
+        return "'extract_slice' axis " + std::to_string(axis) + " is out of range for " + str(a);
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        if (d != axis && r.shape[d] != a.shape[d])
+          return "'extract_slice' keeps every dimension but the axis (" + str(a) + " to " + str(r) + ")";
+      if (inst.imm < 0 || inst.imm + r.shape[axis] > a.shape[axis])
+        return "'extract_slice' elements " + std::to_string(inst.imm) + " to " + std::to_string(inst.imm + r.shape[axis]) +
+               " are not inside the " + std::to_string(a.shape[axis]) + " of axis " + std::to_string(axis) + " of " + str(a);
+      return "";
+    }
     case Opcode::MaxContiguous: {
       const Type& a = inst.operand(0)->type();
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);

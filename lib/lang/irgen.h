@@ -88,8 +88,8 @@ class IRGen {
 
   // ---- tile algorithms (irgen_tiles.cpp) ----------------------------------
   ir::Value* lanesEqual(const ir::Shape& shape, size_t axis, int64_t k);
-  // `v` without `axis`: at each index, the element where `hit` is true.
-  ir::Value* pickAlong(ir::Value* v, size_t axis, ir::Value* hit);
+  // `v` without its `axis` of length 1 (a 1-D tile: its one element).
+  ir::Value* dropUnitAxis(ir::Value* v, size_t axis);
   ir::Value* indexAxis(ir::Value* v, size_t axis, int64_t i);
   ir::Value* sliceAxis(ir::Value* v, size_t axis, int64_t start, int64_t length);
   std::pair<ir::Value*, ir::Value*> halves(ir::Value* x, size_t axis, int64_t s, ir::Shape* viewShape);

@@ -250,10 +250,10 @@ ir::Value* IRGen::subscript(const Expr& e) {
       const int64_t lo = s.first >= 0 ? bound(s.first, "a slice bound") : 0;
       const int64_t hi = s.last >= 0 ? bound(s.last, "a slice bound") : n;
       const int64_t length = hi - lo;
-      if (lo < 0 || hi > n || length <= 0 || (length & (length - 1)) || lo % length)
+      if (lo < 0 || hi > n || length <= 0 || (length & (length - 1)))
         throw UserError(s.loc, "slice " + std::to_string(lo) + ":" + std::to_string(hi) + " of a dimension of " +
-                                   std::to_string(n) + ": slices need constant bounds within the dimension, a "
-                                   "power-of-two length and a start that the length divides");
+                                   std::to_string(n) + ": slices need constant bounds within the dimension and a "
+                                   "power-of-two length");
       b_.setLoc(s.loc);
       v = sliceAxis(v, d, lo, length);
     }

@@ -1,16 +1,13 @@
-// IR generation: the tile algorithms Triton-IR has no op for (SPEC R27),
-// built from reshapes, masked picks along an axis and element-wise
-// operations, as the Python DSL's standard library builds them:
-//   - element indexing `x[3]` and slicing `x[16:48]` (a power-of-two length
-//     that divides the start): the axis viewed as (n / len, len), the block
-//     of the slice picked;
+// IR generation: the tile algorithms Triton-IR has no single op for (SPEC
+// R27), built from reshapes, extract_slice and element-wise operations, as
+// the Python DSL's standard library builds them:
+//   - element indexing `x[3]` and slicing `x[16:48]` (a power-of-two
+//     length): an extract_slice (an index: of length 1, the axis dropped);
 //   - sort(x[, descending]) and topk(x, K) / topk_indices(x, K) along the
 //     last axis: a bitonic network of compare-and-swap rounds on the
 //     (blocks, 2, s) view of the axis, O(n log^2 n) element operations.
-// A pick keeps every value exactly: integers sum with zeros, floats take the
-// max with -inf (so -0.0 and NaN survive), booleans go through i8 and
-// pointers through i64.
-#include <limits>
+// Slices move elements, never compute them: every value stays exactly as
+// it was (-0.0, NaN payloads, pointers).
 
 #include "lang/irgen.h"
 
@@ -30,43 +27,30 @@ ir::Value* IRGen::lanesEqual(const ir::Shape& shape, size_t axis, int64_t k) {
   return one == shape ? hit : b_.broadcast(hit, shape);
 }
 
-ir::Value* IRGen::pickAlong(ir::Value* v, size_t axis, ir::Value* hit) {
+ir::Value* IRGen::dropUnitAxis(ir::Value* v, size_t axis) {
   const ir::Type t = v->type();
-  const ir::Shape& s = t.shape;
-  if (s[axis] == 1) {  // the one element: no pick (a reduction of one element is that element)
-    ir::Shape out = s;
-    out.erase(out.begin() + long(axis));
-    return out.empty() ? b_.reduce(ir::ReduceKind::Add, 0, v) : b_.reshape(v, out);
-  }
+  ir::Shape out = t.shape;
+  out.erase(out.begin() + long(axis));
+  if (!out.empty()) return b_.reshape(v, out);
+  // A scalar: the reduction of the one element (pointers through i64,
+  // booleans through i8, which reductions take).
   if (t.isPtr()) {
-    ir::Value* bits = b_.cast(v, ir::Type::scalar(Scalar::I64).withShape(s));
-    ir::Value* r = pickAlong(bits, axis, hit);
-    return b_.cast(r, ir::Type::pointer(t.pointee, r->type().shape));
+    ir::Value* bits = b_.reduce(ir::ReduceKind::Add, 0, b_.cast(v, ir::Type::scalar(Scalar::I64).withShape(t.shape)));
+    return b_.cast(bits, ir::Type::pointer(t.pointee));
   }
-  if (t.kind == Scalar::I1) {
-    ir::Value* r = pickAlong(b_.cast(v, t.withKind(Scalar::I8)), axis, hit);
-    return b_.cast(r, r->type().withKind(Scalar::I1));
-  }
-  if (t.isFloat()) {
-    ir::Value* fill = b_.constant(t, -std::numeric_limits<double>::infinity());
-    return b_.reduce(ir::ReduceKind::Max, int(axis), b_.select(hit, v, fill));
-  }
-  return b_.reduce(ir::ReduceKind::Add, int(axis), b_.select(hit, v, b_.constant(t, 0)));
+  if (t.kind == Scalar::I1)
+    return b_.cast(b_.reduce(ir::ReduceKind::Add, 0, b_.cast(v, t.withKind(Scalar::I8))), ir::Type::scalar(Scalar::I1));
+  return b_.reduce(ir::ReduceKind::Add, 0, v);
 }
 
 ir::Value* IRGen::indexAxis(ir::Value* v, size_t axis, int64_t i) {
-  return pickAlong(v, axis, lanesEqual(v->type().shape, axis, i));
+  // The element's slice, of length 1, without its axis.
+  return dropUnitAxis(v->type().shape[axis] == 1 ? v : b_.extractSlice(v, axis, i, 1), axis);
 }
 
 ir::Value* IRGen::sliceAxis(ir::Value* v, size_t axis, int64_t start, int64_t length) {
-  const ir::Shape s = v->type().shape;
-  const int64_t n = s[axis];
-  if (start == 0 && length == n) return v;
-  ir::Shape blocks = s;
-  blocks[axis] = n / length;
-  blocks.insert(blocks.begin() + long(axis) + 1, length);
-  ir::Value* y = b_.reshape(v, blocks);
-  return pickAlong(y, axis, lanesEqual(blocks, axis, start / length));
+  if (start == 0 && length == v->type().shape[axis]) return v;
+  return b_.extractSlice(v, axis, start, length);
 }
 
 // The lower and upper halves of the blocks of 2s elements along `axis`.

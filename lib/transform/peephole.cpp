@@ -107,6 +107,50 @@ ir::Value* resplat(ir::Builder& b, ir::Instruction* s, const ir::Shape& shape) {
   return r;
 }
 
+// Whether `perm` keeps the order of the dimensions of `from` longer than 1
+// (a trans that only moves dimensions of size 1 is a reshape).
+bool keepsNonUnitOrder(const std::vector<int>& perm, const ir::Shape& from) {
+  int last = -1;
+  for (int p : perm) {
+    if (from[size_t(p)] == 1) continue;
+    if (p < last) return false;
+    last = p;
+  }
+  return true;
+}
+
+// A slice of a reshape, taken before it: where the reshape only adds or
+// removes dimensions of size 1 (the axis is one of the others), or splits
+// one dimension in two and the slice is along the outer part.
+ir::Value* sliceBeforeReshape(ir::Instruction* slice, ir::Instruction* reshape, ir::Builder& b) {
+  ir::Value* y = reshape->operand(0);
+  const ir::Shape& from = y->type().shape;
+  const ir::Shape& to = reshape->type().shape;
+  const size_t axis = slice->sub;
+  const int64_t length = slice->type().shape[axis];
+  if (to[axis] == 1) return nullptr;
+  std::vector<size_t> fromDims, toDims;
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1) fromDims.push_back(d);
+  for (size_t d = 0; d < to.size(); ++d)
+    if (to[d] != 1) toDims.push_back(d);
+  bool sameNonUnit = fromDims.size() == toDims.size();
+  for (size_t k = 0; sameNonUnit && k < fromDims.size(); ++k) sameNonUnit = from[fromDims[k]] == to[toDims[k]];
+  if (sameNonUnit) {
+    size_t k = size_t(std::find(toDims.begin(), toDims.end(), axis) - toDims.begin());
+    return b.reshape(b.extractSlice(y, fromDims[k], slice->imm, length), slice->type().shape);
+  }
+  // to = from[:e] + [A, B] + from[e+1:], A * B = from[e], sliced along A.
+  if (to.size() != from.size() + 1 || axis + 1 >= to.size()) return nullptr;
+  for (size_t d = 0; d < axis; ++d)
+    if (from[d] != to[d]) return nullptr;
+  for (size_t d = axis + 1; d < from.size(); ++d)
+    if (from[d] != to[d + 1]) return nullptr;
+  const int64_t inner = to[axis + 1];
+  if (to[axis] * inner != from[axis]) return nullptr;
+  return b.reshape(b.extractSlice(y, axis, slice->imm * inner, length * inner), slice->type().shape);
+}
+
 // Returns the value `inst` simplifies to, or nullptr. May instead rewrite
 // `inst` in place (returning `inst` itself to report a change).
 ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
@@ -132,6 +176,7 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       bool same = !outer.empty();
       for (size_t d = 0; d < outer.size(); ++d) same = same && outer[d] == int(d);
       if (same && x->type() == t) return x;
+      if (!t.layout && !outer.empty() && keepsNonUnitOrder(outer, x->type().shape)) return b.reshape(x, t.shape);
       ir::Instruction* inner = asInst(x, Opcode::Trans);
       if (!inner || t.layout) return nullptr;
       const std::vector<int> first = ir::transPermutation(*inner);
@@ -143,6 +188,23 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       }
       if (identity) return inner->operand(0);
       return b.permute(inner->operand(0), both);
+    }
+    case Opcode::ExtractSlice: {
+      // The whole axis is the tile; a slice of a splat is a splat; before a
+      // trans or a reshape, the slice takes the elements where they come from
+      // (the persistent-matmul epilogue's halves, through reshape, permute
+      // and split, become slices of the accumulator).
+      if (x->type() == t) return x;
+      if (ir::Instruction* s = asInst(x, Opcode::Splat)) return resplat(b, s, t.shape);
+      if (t.layout) return nullptr;
+      if (ir::Instruction* tr = asInst(x, Opcode::Trans)) {
+        const std::vector<int> perm = ir::transPermutation(*tr);
+        if (perm.empty()) return nullptr;
+        ir::Value* inner = b.extractSlice(tr->operand(0), size_t(perm[inst->sub]), inst->imm, t.shape[inst->sub]);
+        return b.permute(inner, perm);
+      }
+      if (ir::Instruction* r = asInst(x, Opcode::Reshape)) return sliceBeforeReshape(inst, r, b);
+      return nullptr;
     }
     case Opcode::Broadcast:
     case Opcode::Reshape:

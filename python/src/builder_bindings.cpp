@@ -131,6 +131,11 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("broadcast", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().broadcast(v.v, s)}; },
            nb::keep_alive<0, 1>())
       .def("trans", [](FB& f, const PyValue& v) { return PyValue{f.builder().trans(v.v)}; }, nb::keep_alive<0, 1>())
+      .def("extract_slice",
+           [](FB& f, const PyValue& v, size_t axis, int64_t offset, int64_t length) {
+             return PyValue{f.builder().extractSlice(v.v, axis, offset, length)};
+           },
+           nb::keep_alive<0, 1>())
       .def("permute",
            [](FB& f, const PyValue& v, const std::vector<int>& perm) { return PyValue{f.builder().permute(v.v, perm)}; },
            nb::keep_alive<0, 1>())

@@ -85,9 +85,13 @@ def cases():
     out.append(("persistent-matmul", tutorial_matmul.matmul_kernel_persistent,
                 (h, h, h, 512, 512, 512, 512, 1, 512, 1, 512, 1),
                 dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_SMS=132)))
-    out.append(("descriptor-matmul", tutorial_matmul.matmul_kernel_descriptor_persistent, (h, h, h, 512, 512, 512),
-                dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, EPILOGUE_SUBTILE=False,
-                     NUM_SMS=132, WARP_SPECIALIZE=False)))
+    for subtile in (False, True):
+        out.append(("descriptor-matmul-subtile-%d" % subtile, tutorial_matmul.matmul_kernel_descriptor_persistent,
+                    (h, h, h, 512, 512, 512), dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+                                                   EPILOGUE_SUBTILE=subtile, NUM_SMS=132, WARP_SPECIALIZE=False)))
+    out.append(("split-epilogue", permute_cases.subtile_split_kernel,
+                (np.zeros(2048, np.float32), np.zeros(1024, np.float32), np.zeros(1024, np.float32)),
+                dict(M=32, N=64)))
     x = np.zeros(64, np.int32)
     out.append(("permute-3d", permute_cases.permute3_kernel, (x, x, 2, 8, 4, 2, 0, 1), dict(METHOD="permute")))
     f = np.zeros(256, np.float32)

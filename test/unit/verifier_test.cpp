@@ -200,6 +200,21 @@ TEST(Verifier, TransPermutations) {
                    "'trans' result must be f32<2, 8, 4>, not f32<2, 4, 8>");
 }
 
+TEST(Verifier, ExtractSlice) {
+  std::string v = "  %v = splat %b : f32<4, 8>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %x = extract_slice 1 4 %v : f32<4, 4>\n  ret\n")), "");
+  expectEntryError(v + "  %x = extract_slice 1 6 %v : f32<4, 4>\n  ret\n", "%x = extract_slice 1 6 %v : f32<4, 4>",
+                   "'extract_slice' elements 6 to 10 are not inside the 8 of axis 1 of f32<4, 8>");
+  expectEntryError(v + "  %x = extract_slice 2 0 %v : f32<4, 8>\n  ret\n", "%x = extract_slice 2 0 %v : f32<4, 8>",
+                   "'extract_slice' axis 2 is out of range for f32<4, 8>");
+  expectEntryError(v + "  %x = extract_slice 1 0 %v : f32<2, 4>\n  ret\n", "%x = extract_slice 1 0 %v : f32<2, 4>",
+                   "'extract_slice' keeps every dimension but the axis (f32<4, 8> to f32<2, 4>)");
+  expectEntryError(v + "  %x = extract_slice 1 0 %v : i32<4, 4>\n  ret\n", "%x = extract_slice 1 0 %v : i32<4, 4>",
+                   "'extract_slice' must keep the element type");
+  expectEntryError("  %x = extract_slice 0 0 %b : f32\n  ret\n", "%x = extract_slice 0 0 %b : f32",
+                   "'extract_slice' takes a tile and keeps its rank");
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

@@ -79,7 +79,8 @@ std::optional<Tile> Lowering::dotAccumulatorInPlace(const ir::Instruction& dot, 
       case ir::Opcode::Trans:
       case ir::Opcode::Reshape:
       case ir::Opcode::MultipleOf:
-      case ir::Opcode::MaxContiguous: return std::nullopt;
+      case ir::Opcode::MaxContiguous:
+      case ir::Opcode::ExtractSlice: return std::nullopt;
       default: break;
     }
     if (user->opcode() == ir::Opcode::Phi) {

@@ -13,6 +13,17 @@ std::optional<Tile> Lowering::viewOf(const Tile& a, const ir::Instruction& view)
   // Promises for the GPU back end's analysis; nothing to do here.
   if (view.opcode() == Opcode::MultipleOf || view.opcode() == Opcode::MaxContiguous) return a;
   Tile r = a;
+  if (view.opcode() == Opcode::ExtractSlice && a.hasBase()) {
+    // The same strides from the slice's first element.
+    const size_t axis = view.sub;
+    llvm::Value* first = b_.CreateMul(i64(view.imm), strideValue(a.strides[axis]));
+    r.shape = t.shape;
+    if (a.affine && a.kind != ir::Scalar::Ptr)
+      r.base = b_.CreateAdd(a.base, b_.CreateTrunc(first, a.base->getType()));
+    else
+      r.base = elementAddress(a, first);
+    return r;
+  }
   if (!a.hasBase()) {  // uniform: the same value in the new shape
     r.shape = t.shape;
     r.strides.assign(t.shape.size(), Stride(0));
@@ -47,6 +58,7 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
       return;
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous:
+    case Opcode::ExtractSlice:
     case Opcode::Broadcast:
     case Opcode::Trans:
     case Opcode::Reshape: {

@@ -77,6 +77,7 @@ class Executor {
   void execBitcast(const Step& s);
   void execSelect(const Step& s);
   void execMultipleOf(const Step& s);
+  void execExtractSlice(const Step& s);
 
   // ---- tile_exec.cpp
   void execSplat(const Step& s);

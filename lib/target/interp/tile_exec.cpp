@@ -78,6 +78,14 @@ void Executor::execTrans(const Step& s) {
   walk(s.inst->type().shape, inStrides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(i)]; });
 }
 
+void Executor::execExtractSlice(const Step& s) {
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  const std::vector<int64_t> strides = stridesOf(inType(s, 0).shape);
+  const int64_t first = s.inst->imm * strides[s.inst->sub];
+  walk(s.inst->type().shape, strides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(first + i)]; });
+}
+
 void Executor::execRange(const Step& s) {
   Tile& r = out(s);
   const ir::Scalar k = s.inst->type().kind;

@@ -90,6 +90,16 @@ class Checker {
           require(from[d] == t.shape[d] || from[d] == 1, "a dimension that is not 1 changes");
         return;
       }
+      case Op::ExtractSlice: {
+        operands(1, 1);
+        const ir::Shape& from = shapeOf(0);
+        const size_t axis = inst_.sub;
+        bool fits = axis < from.size() && from.size() == t.shape.size() && kindOf(0) == t.kind && inst_.imm >= 0 &&
+                    inst_.imm + t.shape[axis] <= from[axis];
+        for (size_t d = 0; fits && d < from.size(); ++d) fits = d == axis || from[d] == t.shape[d];
+        require(fits, "the slice is not inside the operand");
+        return;
+      }
       case Op::Trans: {
         operands(1, 1);
         const std::vector<int> perm = ir::transPermutation(inst_.imm, shapeOf(0).size());

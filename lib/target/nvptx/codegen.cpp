@@ -200,7 +200,7 @@ bool FunctionLowering::isSplat(const ir::Value* v) {
   switch (i.opcode()) {
     case ir::Opcode::Splat: return true;
     case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: case ir::Opcode::ConvertLayout:
-    case ir::Opcode::MultipleOf: case ir::Opcode::MaxContiguous: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::UCast:
+    case ir::Opcode::MultipleOf: case ir::Opcode::MaxContiguous: case ir::Opcode::ExtractSlice: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::UCast:
     case ir::Opcode::Bitcast: case ir::Opcode::Select:
       break;
     default:
@@ -308,7 +308,7 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerMemory(i);
     case Opcode::Splat: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans: case Opcode::ConvertLayout:
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::MultipleOf:
-    case Opcode::MaxContiguous:
+    case Opcode::MaxContiguous: case Opcode::ExtractSlice:
       return lowerTile(i);
     case Opcode::Reduce:
       return lowerReduce(i);

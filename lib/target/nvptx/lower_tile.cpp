@@ -32,7 +32,8 @@ std::string pitchedLinear(FunctionLowering& L, const std::vector<std::string>& i
 
 std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value* src, const ir::Type& dst,
                                                                  int64_t offset, int64_t pitch,
-                                                                 const std::vector<int>& dstDimOf) {
+                                                                 const std::vector<int>& dstDimOf,
+                                                                 const std::vector<int64_t>& srcStart) {
   const ir::Type& st = src->type();
   Scalar k = st.kind;
   int64_t esize = ir::byteSize(k);
@@ -55,7 +56,8 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
   const Placement& dp = placement(dst);
   bool identity = !dstDimOf.empty() && dstDimOf == gpu::identityDims(st.shape.size());
   int64_t rvec = identity && k != Scalar::I1 ? std::min<int64_t>(dp.ll.contiguousRegs(last), 16 / esize) : 1;
-  while (rvec > 1 && (pitch * esize) % (rvec * esize) != 0) rvec /= 2;
+  while (rvec > 1 && ((pitch * esize) % (rvec * esize) != 0 || (!srcStart.empty() && srcStart.back() % rvec != 0)))
+    rvec /= 2;
   std::vector<std::string> out(dp.ll.numRegs());
   for (size_t r = 0; r < out.size(); r += size_t(rvec)) {
     std::vector<std::string> di = indexRegs(dst, r);
@@ -74,7 +76,11 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
     } else {
       std::vector<std::string> si;
       for (size_t e = 0; e < st.shape.size(); ++e) {
-        if (dstDimOf[e] >= 0) {
+        if (dstDimOf[e] >= 0 && e < srcStart.size() && srcStart[e] != 0) {
+          std::string shifted = newReg(RegClass::B32);
+          emit("add.s32 " + shifted + ", " + di[size_t(dstDimOf[e])] + ", " + std::to_string(srcStart[e]) + ";");
+          si.push_back(shifted);
+        } else if (dstDimOf[e] >= 0) {
           si.push_back(di[size_t(dstDimOf[e])]);
         } else {
           std::string z = newReg(RegClass::B32);
@@ -126,7 +132,8 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       define(&i, out);
       return;
     }
-    case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans: case Opcode::ConvertLayout: {
+    case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans: case Opcode::ConvertLayout:
+    case Opcode::ExtractSlice: {
       const ir::Value* src = i.operand(0);
       // A transposed view of a buffer: the same address, another layout.
       if (t.isShared()) {
@@ -148,7 +155,12 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       }
       gpu::ScratchUse s = gpu::scratchOf(i);
       if (i.smem < 0 || s.bytes == 0) throw InternalError("a layout change without its scratch in shared memory");
-      define(&i, convertThroughScratch(src, t, i.smem, s.pitch, gpu::operandDimsOf(i)));
+      std::vector<int64_t> start;  // an extract_slice reads from its offset along its axis
+      if (i.opcode() == Opcode::ExtractSlice) {
+        start.assign(t.shape.size(), 0);
+        start[i.sub] = i.imm;
+      }
+      define(&i, convertThroughScratch(src, t, i.smem, s.pitch, gpu::operandDimsOf(i), start));
       return;
     }
     default:

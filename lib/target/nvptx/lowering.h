@@ -169,8 +169,11 @@ class FunctionLowering {
   // `src`, waits at a barrier, reads what `dst` holds. `dstDimOf` gives,
   // per operand dimension, the result dimension that indexes it
   // (operandDimsOf; empty: the same row-major position, a reshape).
+  // `srcStart`: per operand dimension, the index the result's 0 reads
+  // (an extract_slice's offset; empty: all 0).
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
-                                                 int64_t pitch, const std::vector<int>& dstDimOf);
+                                                 int64_t pitch, const std::vector<int>& dstDimOf,
+                                                 const std::vector<int64_t>& srcStart = {});
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
   // comes to them.

@@ -285,37 +285,40 @@ def subscript(x, index):
     return reshape(out, tuple(shape)) if tuple(shape) != out.shape else out
 
 
+def extract_slice(x, dim, start, length):
+    """x[..., start:start + length, ...] along `dim` (the IR's extract_slice)."""
+    if start == 0 and length == x.shape[dim]:
+        return x
+    shape = x.shape[:dim] + (length,) + x.shape[dim + 1:]
+    return tensor(builder().extract_slice(x.handle, dim, start, length), x.dtype, shape)
+
+
+def drop_unit_axis(x, dim):
+    """x without its axis `dim` of length 1 (a 1-D tensor: its element)."""
+    shape = x.shape[:dim] + x.shape[dim + 1:]
+    if shape:
+        return reshape(x, shape)
+    from . import ops
+    return pick(x, compare("eq", ops.arange(0, 1), 0), 0)
+
+
 def _slice(x, dim, s):
     n = x.shape[dim]
     start, stop, step = s.indices(n)
     if (start, stop, step) == (0, n, 1):
         return x
     length = len(range(start, stop, step))
-    if step != 1 or length <= 0 or length & (length - 1) or start % length:
-        raise CompileError("slice %d:%d of a dimension of %d: slices need constant bounds, step 1, a power-of-two "
-                           "length and a start that the length divides" % (start, stop, n))
-    # View the dimension as (n / length, length) and pick row start / length.
-    from . import ops
-    shape = x.shape[:dim] + (n // length, length) + x.shape[dim + 1:]
-    v = reshape(x, shape)
-    rows = ops.arange(0, n // length)
-    rshape = [1] * len(shape)
-    rshape[dim] = n // length
-    hit = broadcast_to(reshape(compare("eq", rows, start // length), tuple(rshape)), shape)
-    return pick(v, hit, dim)
+    if step != 1 or length <= 0 or length & (length - 1):
+        raise CompileError("slice %d:%d of a dimension of %d: slices need constant bounds, step 1 and a "
+                           "power-of-two length" % (start, stop, n))
+    return extract_slice(x, dim, start, length)
 
 
 def _index(x, dim, i):
     n = x.shape[dim]
     if not -n <= i < n:
         raise CompileError("index %d is out of range for a dimension of %d" % (i, n))
-    i %= n
-    from . import ops
-    lanes = ops.arange(0, n)
-    rshape = [1] * len(x.shape)
-    rshape[dim] = n
-    hit = broadcast_to(reshape(compare("eq", lanes, i), tuple(rshape)), x.shape)
-    return pick(x, hit, dim)
+    return drop_unit_axis(extract_slice(x, dim, i % n, 1), dim)
 
 
 # ---- operators ---------------------------------------------------------------

@@ -41,15 +41,7 @@ def _length(x, a, what):
 
 def _pick(x, axis, k):
     """x[..., k, ...] along `axis` (the axis dropped)."""
-    from . import ops
-    n = x.shape[axis]
-    if n == 1:
-        return semantic.reshape(x, x.shape[:axis] + x.shape[axis + 1:])
-    lanes_shape = [1] * len(x.shape)
-    lanes_shape[axis] = n
-    hit = semantic.broadcast_to(semantic.reshape(semantic.compare("eq", ops.arange(0, n), k), tuple(lanes_shape)),
-                                x.shape)
-    return semantic.pick(x, hit, axis)
+    return semantic.drop_unit_axis(semantic.extract_slice(x, axis, k, 1), axis)
 
 
 def _pairs(x, axis, s):
