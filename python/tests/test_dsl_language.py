@@ -329,6 +329,12 @@ def shape_kernel(X, Z, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
     elif OP == "slice":
         z = x[:, N // 2:N]  # beyond Triton: constant slices
         tl.store(Z + tl.arange(0, M)[:, None] * (N // 2) + tl.arange(0, N // 2)[None, :], z)
+    elif OP == "slice_unaligned":
+        z = x[:, 4:12]  # a start the length does not divide
+        tl.store(Z + tl.arange(0, M)[:, None] * 8 + tl.arange(0, 8)[None, :], z)
+    elif OP == "slice_rows":
+        z = x[2:6, 8:16]
+        tl.store(Z + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :], z)
     elif OP == "index":
         z = x[1, :]  # beyond Triton: constant indices
         tl.store(Z + tl.arange(0, N), z)
@@ -337,7 +343,8 @@ def shape_kernel(X, Z, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
         tl.store(Z, z)
 
 
-@pytest.mark.parametrize("op", ["trans", "T", "reshape", "expand_broadcast", "slice", "index", "element"])
+@pytest.mark.parametrize("op", ["trans", "T", "reshape", "expand_broadcast", "slice", "slice_unaligned", "slice_rows",
+                                "index", "element"])
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
 def test_shapes(op, dtype):
     M, N = 8, 16
@@ -347,7 +354,8 @@ def test_shapes(op, dtype):
         x[2, 3] = -0.0
         x[:, N - 1] = -0.0
     ref = {"trans": x.T, "T": x.T, "reshape": x.reshape(-1), "expand_broadcast": np.broadcast_to(x[0], (M, N)),
-           "slice": x[:, N // 2:], "index": x[1], "element": x[2, 3:4]}[op]
+           "slice": x[:, N // 2:], "slice_unaligned": x[:, 4:12], "slice_rows": x[2:6, 8:16], "index": x[1],
+           "element": x[2, 3:4]}[op]
     z = np.full(ref.size, -7 if dtype in INTS else np.nan, dtype=dtype)
     run(shape_kernel, (1,), x, z, OP=op, M=M, N=N)
     np.testing.assert_array_equal(z, np.ascontiguousarray(ref).reshape(-1))

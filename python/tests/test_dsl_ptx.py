@@ -89,6 +89,10 @@ def cases():
         out.append(("descriptor-matmul-subtile-%d" % subtile, tutorial_matmul.matmul_kernel_descriptor_persistent,
                     (h, h, h, 512, 512, 512), dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
                                                    EPILOGUE_SUBTILE=subtile, NUM_SMS=132, WARP_SPECIALIZE=False)))
+    import test_dsl_language as language_cases
+    for op in ("slice", "slice_unaligned", "slice_rows", "index", "element"):
+        out.append(("shape-" + op, language_cases.shape_kernel, (np.zeros(128, np.float32), np.zeros(128, np.float32)),
+                    dict(OP=op, M=8, N=16)))
     out.append(("split-epilogue", permute_cases.subtile_split_kernel,
                 (np.zeros(2048, np.float32), np.zeros(1024, np.float32), np.zeros(1024, np.float32)),
                 dict(M=32, N=64)))
