@@ -394,3 +394,64 @@ def bad_inline_asm(X):
 def test_inline_asm_constraints_must_match_the_arguments():
     with pytest.raises(tl.CompileError, match="name 1 output"):
         run(bad_inline_asm, (1,), np.zeros(1, np.float32))
+
+
+@triton.jit
+def cat_kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, TWO_D: tl.constexpr):
+    if TWO_D:
+        offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+        z = tl.cat(tl.load(X + offs), tl.load(Y + offs))
+        tl.store(Z + tl.arange(0, 2 * M)[:, None] * N + tl.arange(0, N)[None, :], z)
+    else:
+        z = tl.cat(tl.load(X + tl.arange(0, M)), tl.load(Y + tl.arange(0, M)), can_reorder=True)
+        tl.store(Z + tl.arange(0, 2 * M), z)
+
+
+@pytest.mark.parametrize("two_d", [False, True])
+def test_cat_keeps_the_order(two_d):
+    shape = (8, 4) if two_d else (16,)
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal(shape).astype(np.float32)
+    z = np.full((2 * shape[0],) + shape[1:], np.nan, np.float32)
+    run(cat_kernel, (1,), x, y, z, M=shape[0], N=shape[-1], TWO_D=two_d)
+    np.testing.assert_array_equal(z, np.concatenate([x, y]))
+
+
+@triton.jit
+def descriptor_functions_kernel(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(X, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(Y, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tl.extra.cuda.gdc_wait()
+    t = tl.load_tensor_descriptor(src, [tl.program_id(0) * BM, 0])
+    tl.store_tensor_descriptor(dst, [tl.program_id(0) * BM, 0], t * 2)
+    tl.extra.cuda.gdc_launch_dependents()
+
+
+def test_descriptor_functions_and_programmatic_launch_controls():
+    """tl.load/store_tensor_descriptor as functions; gdc_wait and
+    gdc_launch_dependents with launch_pdl=True (nothing to wait for: tritonc
+    launches without programmatic dependence)."""
+    m, n = int(rng.integers(17, 60)), 16
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    run(descriptor_functions_kernel, (triton.cdiv(m, 16),), x, y, m, n, BM=16, BN=16, launch_pdl=True)
+    np.testing.assert_array_equal(y, x * 2)
+    assert tl.TRITON_MAX_TENSOR_NUMEL == 1048576
+
+
+@triton.jit
+def sm_kernel(Y):
+    tl.store(Y, tl.extra.cuda.smid())
+    t0 = tl.extra.cuda.globaltimer()
+    t1 = tl.extra.cuda.globaltimer()
+    tl.store(Y + 1, (t1 - t0 >= 0).to(tl.int32))
+
+
+def test_smid_and_globaltimer():
+    y = np.full(2, -1, np.int32)
+    if BACKEND != "cuda":
+        with pytest.raises(triton.Error, match="runs only on the GPU"):
+            sm_kernel[(1,)](y)
+        return
+    run(sm_kernel, (1,), y)
+    assert 0 <= y[0] < 1024 and y[1] == 1

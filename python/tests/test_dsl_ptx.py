@@ -93,6 +93,7 @@ def cases():
     for op in ("slice", "slice_unaligned", "slice_rows", "index", "element"):
         out.append(("shape-" + op, language_cases.shape_kernel, (np.zeros(128, np.float32), np.zeros(128, np.float32)),
                     dict(OP=op, M=8, N=16)))
+    out.append(("smid-globaltimer", compat_cases.sm_kernel, (np.zeros(2, np.int32),), {}))
     out.append(("split-epilogue", permute_cases.subtile_split_kernel,
                 (np.zeros(2048, np.float32), np.zeros(1024, np.float32), np.zeros(1024, np.float32)),
                 dict(M=32, N=64)))

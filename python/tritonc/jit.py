@@ -230,6 +230,20 @@ class _Asm(dict):
         return self[key]
 
 
+# Triton's launch options that change nothing here: accepted and dropped,
+# unless the kernel has a parameter of that name (launch_pdl: tritonc never
+# launches with programmatic dependence, so tl.extra.cuda.gdc_wait has
+# nothing to wait for).
+_IGNORED_OPTIONS = ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid", "launch_pdl",
+                    "sanitize_overflow")
+
+
+def _drop_ignored_options(kwargs, keyword_params):
+    for k in _IGNORED_OPTIONS:
+        if k not in keyword_params:
+            kwargs.pop(k, None)
+
+
 class JITFunction(_tritonc.JitLauncher):
     """A @jit kernel. ``kernel[grid]`` (the C++ base class) returns a call
     object: a call like one made before with CUDA tensors launches without
@@ -382,6 +396,7 @@ class JITFunction(_tritonc.JitLauncher):
         num_warps = 4 if num_warps is _UNSET else num_warps
         num_stages = 3 if num_stages is _UNSET else num_stages
         num_ctas = 1 if num_ctas is _UNSET else num_ctas
+        _drop_ignored_options(kwargs, self.arg_names[len(args):])
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)
@@ -405,9 +420,7 @@ class JITFunction(_tritonc.JitLauncher):
         num_stages = option("num_stages", 3)
         debug = option("debug", None)
         num_ctas = option("num_ctas", 1)
-        for k in ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid"):
-            if k not in keyword_params:  # accepted and ignored, unless the kernel has a parameter of that name
-                kwargs.pop(k, None)
+        _drop_ignored_options(kwargs, keyword_params)
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         if callable(grid):

@@ -4,7 +4,8 @@ A kernel written for Triton runs after changing only its imports
 from . import math  # noqa: F401  (tl.math.exp, ...)
 from . import random  # noqa: F401  (tl.random.rand, ...)
 from . import extra  # noqa: F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
-from .block_pointers import advance, make_block_ptr, make_tensor_descriptor, tensor_descriptor  # noqa: F401
+from .block_pointers import (advance, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor,  # noqa: F401
+                             store_tensor_descriptor, tensor_descriptor)
 from .core import (CompileError, PropagateNan, bfloat16, constexpr, dtype, float8e4nv, float8e5, float16, float32,  # noqa: F401
                    float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
 from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, log1p,  # noqa: F401
@@ -16,10 +17,11 @@ from .ops import (arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, 
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
-from .standard import (associative_scan, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401
+from .standard import (associative_scan, cat, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401
                        reduce, softmax, sort, split, topk, xor_sum)
 
 bool_ = int1
+TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's bound on a tensor's elements
 
 
 class range:

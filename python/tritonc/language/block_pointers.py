@@ -173,6 +173,22 @@ class tensor_descriptor:
 
 
 @builtin
+def load_tensor_descriptor(desc, offsets):
+    """``desc.load(offsets)`` as a function."""
+    if not isinstance(desc, tensor_descriptor):
+        raise CompileError("load_tensor_descriptor takes a tensor descriptor (tl.make_tensor_descriptor)")
+    return desc.load(offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """``desc.store(offsets, value)`` as a function."""
+    if not isinstance(desc, tensor_descriptor):
+        raise CompileError("store_tensor_descriptor takes a tensor descriptor (tl.make_tensor_descriptor)")
+    desc.store(offsets, value)
+
+
+@builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
     b = to_tensor(base)
     if not b.dtype.is_ptr() or b.shape:

@@ -259,6 +259,16 @@ def split(x):
 
 
 @builtin
+def cat(input, other, can_reorder=False):
+    """`input` then `other` along the first axis, in order (Triton may
+    reorder with can_reorder=True; keeping the order satisfies both)."""
+    j = join(input, other)
+    r = len(j.shape) - 1
+    front = semantic.permute(j, (r,) + tuple(range(r)))
+    return semantic.reshape(front, (2 * j.shape[0],) + j.shape[1:-1])
+
+
+@builtin
 def interleave(a, b):
     j = join(a, b)
     return semantic.reshape(j, j.shape[:-2] + (j.shape[-2] * 2,))
