@@ -1,7 +1,11 @@
 """Where the Python DSL's tests run a kernel: the interpreter, the CPU back
 end where it is built, and CUDA when torch sees a GPU; `use(...)` sets the
 environment for one (TRITONC_INTERPRET forces the interpreter)."""
+import pytest
+
 import tritonc
+
+_current = "interp"
 
 
 def torch_cuda():
@@ -52,3 +56,25 @@ def launch(kernel, grid, backend, *args, **kwargs):
     for a, t in zip(args, moved):
         if isinstance(a, np.ndarray):
             a[...] = t.cpu().numpy()
+
+
+def suite_fixture():
+    """The autouse fixture of a language suite (`backend =
+    dsl_backends.suite_fixture()` in its module): every test runs once per
+    back end of language_backends(); current() says which, run() launches
+    there."""
+    @pytest.fixture(autouse=True, params=language_backends())
+    def backend(request, monkeypatch):
+        global _current
+        _current = use(monkeypatch, request.param)
+        return _current
+    return backend
+
+
+def current():
+    return _current
+
+
+def run(kernel, grid, *args, **kwargs):
+    """`kernel[grid](*args, **kwargs)` on the current suite's back end."""
+    return launch(kernel, grid, _current, *args, **kwargs)

@@ -7,7 +7,6 @@ import sys
 import numpy as np
 import pytest
 
-import tritonc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join(HERE, "dsl_kernels.py")

@@ -17,18 +17,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
 
 rng = np.random.default_rng()
-BACKEND = "interp"
-
-
-@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
-def backend(request, monkeypatch):
-    global BACKEND
-    BACKEND = dsl_backends.use(monkeypatch, request.param)
-    return BACKEND
-
-
-def run(kernel, grid, *args, **kwargs):
-    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+backend = dsl_backends.suite_fixture()  # each test on each back end of language_backends()
+run = dsl_backends.run
 
 
 @triton.jit
@@ -146,7 +136,7 @@ def test_assume_is_checked_in_debug_mode():
     x = np.zeros(1, np.int32)
     run(assume_kernel, (1,), x, 3)  # a promise: not checked by default
     assert x[0] == 3
-    if BACKEND == "cuda":
+    if dsl_backends.current() == "cuda":
         return  # a failed assertion on the GPU loses the context
     with pytest.raises(triton.Error, match="tl.assume"):
         assume_kernel[(1,)](x, 3, debug=True)
@@ -195,7 +185,7 @@ def test_matmul_with_host_tensor_descriptors(dtype):
     c = np.full((m, n), np.nan, dtype)
     descs = [TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
              TensorDescriptor.from_tensor(c, [bm, bn])]
-    if BACKEND == "cuda":
+    if dsl_backends.current() == "cuda":
         import torch
         ta, tb, tc = (torch.from_numpy(x).cuda() for x in (a, b, c))
         descs = [TensorDescriptor.from_tensor(ta, [bm, bk]), TensorDescriptor.from_tensor(tb, [bk, bn]),
@@ -219,7 +209,7 @@ def pad_kernel(x_desc, Z, BLOCK: tl.constexpr):
 def test_descriptor_padding_nan_and_strides():
     x = rng.standard_normal(40).astype(np.float32)
     z = np.zeros(64, np.float32)
-    if BACKEND == "cuda":
+    if dsl_backends.current() == "cuda":
         import torch
         tx, tz = torch.from_numpy(x).cuda(), torch.from_numpy(z).cuda()
         pad_kernel[(1,)](TensorDescriptor(tx, [37], [1], [64], padding="nan"), tz, BLOCK=64)
@@ -266,7 +256,7 @@ def test_softmax_tutorial_host_code():
     kernel._init_handles()
     assert kernel.n_regs >= 0 and kernel.metadata.shared >= 0 and kernel.metadata.num_warps == num_warps
     num_programs = 5
-    if BACKEND == "cuda":
+    if dsl_backends.current() == "cuda":
         return  # the GPU path is the language suites' (numpy arrays here)
     kernel[(num_programs, 1, 1)](y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE, num_stages)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
@@ -377,7 +367,7 @@ def inline_asm_kernel(X, Y, N: tl.constexpr):
 def test_inline_asm_elementwise():
     x = rng.uniform(-3, 3, 64).astype(np.float32)
     y = np.zeros(64, np.float32)
-    if BACKEND != "cuda":
+    if dsl_backends.current() != "cuda":
         with pytest.raises(triton.Error, match="runs only on the GPU"):
             inline_asm_kernel[(1,)](x, y, N=64)
         return
@@ -449,7 +439,7 @@ def sm_kernel(Y):
 
 def test_smid_and_globaltimer():
     y = np.full(2, -1, np.int32)
-    if BACKEND != "cuda":
+    if dsl_backends.current() != "cuda":
         with pytest.raises(triton.Error, match="runs only on the GPU"):
             sm_kernel[(1,)](y)
         return

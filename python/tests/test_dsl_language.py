@@ -28,19 +28,8 @@ TL = {"int8": tl.int8, "int16": tl.int16, "int32": tl.int32, "int64": tl.int64, 
       "float32": tl.float32, "float64": tl.float64, "bool": tl.int1}
 
 
-BACKEND = "interp"
-
-
-@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
-def backend(request, monkeypatch):
-    """Each case on each back end of dsl_backends.language_backends()."""
-    global BACKEND
-    BACKEND = dsl_backends.use(monkeypatch, request.param)
-    return BACKEND
-
-
-def run(kernel, grid, *args, **kwargs):
-    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+backend = dsl_backends.suite_fixture()  # each test on each back end of language_backends()
+run = dsl_backends.run
 
 
 # ---- Triton's promotion rules, as a table -------------------------------------------

@@ -16,14 +16,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
 
 rng = np.random.default_rng()
-BACKEND = "interp"
-
-
-@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
-def backend(request, monkeypatch):
-    global BACKEND
-    BACKEND = dsl_backends.use(monkeypatch, request.param)
-    return BACKEND
+backend = dsl_backends.suite_fixture()  # each test on each back end of language_backends()
+run = dsl_backends.run
 
 
 @triton.jit
@@ -52,7 +46,7 @@ def test_permute_3d(perm, method):
     a, b, c = 2, 8, 4
     x = rng.integers(-1000, 1000, a * b * c).astype(np.int32)
     y = np.full(a * b * c, -7, np.int32)
-    dsl_backends.launch(permute3_kernel, (1,), BACKEND, x, y, a, b, c, *perm, METHOD=method)
+    run(permute3_kernel, (1,), x, y, a, b, c, *perm, METHOD=method)
     np.testing.assert_array_equal(y.reshape([(a, b, c)[p] for p in perm]),
                                   np.transpose(x.reshape(a, b, c), perm) + 1)
 
@@ -70,7 +64,7 @@ def test_two_permutes_of_4d_compose():
     d = 4
     x = rng.standard_normal(d ** 4).astype(np.float32)
     y = np.full(d ** 4, np.nan, np.float32)
-    dsl_backends.launch(permute4_kernel, (1,), BACKEND, x, y, d)
+    run(permute4_kernel, (1,), x, y, d)
     want = np.transpose(np.transpose(x.reshape(d, d, d, d), (3, 1, 0, 2)), (0, 2, 3, 1)) * 2
     np.testing.assert_array_equal(y.reshape(d, d, d, d), want)
 
@@ -94,7 +88,7 @@ def test_subtile_split_is_the_column_halves():
     x = rng.standard_normal((m, n)).astype(np.float32)
     y0 = np.full((m, n // 2), np.nan, np.float32)
     y1 = np.full((m, n // 2), np.nan, np.float32)
-    dsl_backends.launch(subtile_split_kernel, (1,), BACKEND, x, y0, y1, m, n)
+    run(subtile_split_kernel, (1,), x, y0, y1, m, n)
     np.testing.assert_array_equal(y0, x[:, : n // 2])
     np.testing.assert_array_equal(y1, x[:, n // 2:])
 

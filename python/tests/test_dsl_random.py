@@ -17,18 +17,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
 
 rng = np.random.default_rng()
-BACKEND = "interp"
-
-
-@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
-def backend(request, monkeypatch):
-    global BACKEND
-    BACKEND = dsl_backends.use(monkeypatch, request.param)
-    return BACKEND
-
-
-def run(kernel, grid, *args, **kwargs):
-    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+backend = dsl_backends.suite_fixture()  # each test on each back end of language_backends()
+run = dsl_backends.run
 
 
 # ---- the reference ---------------------------------------------------------------

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import tritonc as triton
-import tritonc.language as tl
 from tritonc.tools.tensor_descriptor import TensorDescriptor
 
 sys.path.insert(0, os.path.dirname(__file__))

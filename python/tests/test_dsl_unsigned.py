@@ -26,18 +26,8 @@ TL = {name: getattr(tl, name) for name in UINTS + INTS + ["float16", "float32", 
 TL["bool"] = tl.int1
 BITS = {t: np.dtype(t).itemsize * 8 for t in UINTS + INTS}
 
-BACKEND = "interp"
-
-
-@pytest.fixture(autouse=True, params=dsl_backends.language_backends())
-def backend(request, monkeypatch):
-    global BACKEND
-    BACKEND = dsl_backends.use(monkeypatch, request.param)
-    return BACKEND
-
-
-def run(kernel, grid, *args, **kwargs):
-    dsl_backends.launch(kernel, grid, BACKEND, *args, **kwargs)
+backend = dsl_backends.suite_fixture()  # each test on each back end of language_backends()
+run = dsl_backends.run
 
 
 def bits(dtype, n):
