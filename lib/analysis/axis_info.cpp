@@ -47,6 +47,19 @@ int64_t divisibilityAt(const AxisInfo& a, size_t d, int64_t c, int64_t step) {
   return gcd(a.divisibility[d], std::min(pow2Factor(c) * step, kMaxDivisibility));
 }
 
+// What divides the first value of every run of a slice [start, start + len)
+// whose runs are c long, cut from source runs of a.contiguity[d] that start
+// at multiples of a.divisibility[d]: a slice run starts (start mod C) + j*c
+// into its source run, for each j below len / c.
+int64_t sliceRunStartDivisibility(const AxisInfo& a, size_t d, int64_t c, int64_t start, int64_t len, int64_t step) {
+  const int64_t C = a.contiguity[d];
+  if (C <= 1 || c < 1 || C % c != 0) return divisibilityAt(a, d, c, step);
+  int64_t offsets = start % C;
+  if (len > c) offsets = gcd(offsets, c);
+  if (offsets == 0) return a.divisibility[d];
+  return gcd(a.divisibility[d], std::min(offsets * step, kMaxDivisibility));
+}
+
 bool isIntOrPtr(const ir::Type& t) { return t.isInt() || t.isPtr(); }
 
 bool isIntConstant(const ir::Value* v, int64_t value) {
@@ -182,10 +195,14 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
     case Opcode::MultipleOf: {
       // Triton's promise: the first value of every run (of every value where
       // there are no runs) is a multiple of the divisor; of a pointer, the
-      // byte address. Runs stay as they are.
+      // byte address. Runs stay as they are. On a tile of two or more
+      // dimensions, only along those with runs or constant stretches:
+      // `tl.multiple_of(ptrs, [16, 16])` on rows of pointers says nothing of
+      // the elements down a column (the interpreter checks it so).
       AxisInfo a = op(0);
       int64_t p = pow2Factor(i.imm);
-      for (size_t d = 0; d < r; ++d) a.divisibility[d] = std::max(a.divisibility[d], p);
+      for (size_t d = 0; d < r; ++d)
+        if (r == 1 || a.contiguity[d] > 1 || a.constancy[d] > 1) a.divisibility[d] = std::max(a.divisibility[d], p);
       return a;
     }
     case Opcode::MaxContiguous: {
@@ -335,7 +352,7 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
       const int64_t align = gcd(pow2Factor(i.imm), pow2Factor(t.shape[axis]));
       const int64_t step = t.isPtr() ? ir::byteSize(t.pointee) : 1;
       const int64_t c = std::min(a.contiguity[axis], align);
-      a.divisibility[axis] = divisibilityAt(a, axis, c, step);
+      a.divisibility[axis] = sliceRunStartDivisibility(a, axis, c, i.imm, t.shape[axis], step);
       a.contiguity[axis] = c;
       a.constancy[axis] = std::min(a.constancy[axis], align);
       return a;

@@ -122,6 +122,18 @@ struct AsyncDot {
   ir::Instruction* firstUse;  // null when the accumulator is the phi
 };
 
+// Whether the lowering makes `u` by renaming its operand's registers (a
+// view in the same threads): its readers read the operand's registers.
+bool sharesOperandRegisters(const ir::Instruction& u) {
+  switch (u.opcode()) {
+    case Opcode::MultipleOf: case Opcode::MaxContiguous: return true;
+    case Opcode::ExtractSlice: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans:
+    case Opcode::ConvertLayout:
+      return u.type().isTile() && !u.type().isShared() && keepsElementsInThreads(u);
+    default: return false;
+  }
+}
+
 bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot* out) {
   const ir::Type& t = dot->type();
   if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return false;
@@ -139,11 +151,18 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
   }
   auto* a = acc->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(acc) : nullptr;
   if (!a || a->parent != dot->parent || a->users().size() != 1) return false;
+  // Every reader of the phi's registers comes before the dot, which
+  // accumulates into them: the phi's readers, and the readers of views
+  // that rename its registers (a slice of the accumulator), wherever they are.
   ir::BasicBlock* bb = dot->parent;
-  for (ir::Instruction* u : phi->users()) {
-    if (u == dot || !loop.contains(u->parent)) continue;
+  std::vector<ir::Instruction*> readers(phi->users().begin(), phi->users().end());
+  for (size_t k = 0; k < readers.size(); ++k) {
+    ir::Instruction* u = readers[k];
+    const bool view = k >= phi->users().size();
+    if (u == dot || (!view && !loop.contains(u->parent))) continue;
     if (u->parent != bb || bb->indexOf(u) > bb->indexOf(dot)) return false;
     if (!out->firstUse || bb->indexOf(u) < bb->indexOf(out->firstUse)) out->firstUse = u;
+    if (sharesOperandRegisters(*u)) readers.insert(readers.end(), u->users().begin(), u->users().end());
   }
   return out->firstUse != nullptr;
 }

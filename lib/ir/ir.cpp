@@ -272,14 +272,16 @@ int64_t wrapInt(Scalar kind, int64_t v) {
 
 int64_t packTransPermutation(const std::vector<int>& perm) {
   if (perm == std::vector<int>{1, 0}) return 0;
-  int64_t packed = kTransPermuted;
-  for (size_t d = 0; d < perm.size(); ++d) packed |= int64_t(perm[d] & 15) << (4 * d);
+  // The entries in 4-bit fields from bit 0, their count in bits 32-35.
+  int64_t packed = kTransPermuted | int64_t(perm.size() & 15) << 32;
+  for (size_t d = 0; d < perm.size() && d < 8; ++d) packed |= int64_t(perm[d] & 15) << (4 * d);
   return packed;
 }
 
 std::vector<int> transPermutation(int64_t imm, size_t rank) {
   if (imm == 0) return rank == 2 ? std::vector<int>{1, 0} : std::vector<int>{};
-  if ((imm & ~(kTransPermuted - 1)) != kTransPermuted || rank > 8 || (imm & (kTransPermuted - 1)) >> (4 * rank) != 0)
+  if ((imm & ~(kTransPermuted - 1)) != kTransPermuted || rank > 8 || size_t((imm >> 32) & 15) != rank ||
+      (imm & 0xffffffffLL) >> (4 * rank) != 0)
     return {};
   std::vector<int> perm(rank);
   std::vector<bool> seen(rank, false);

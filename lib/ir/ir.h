@@ -317,7 +317,8 @@ constexpr uint8_t kPrintHex = 1;
 // A trans's `imm`: which operand dimension each result dimension is
 // (result dimension d is operand dimension perm[d]). 0 is the 2-D swap,
 // printed `trans %a`; any other permutation is packed 4 bits per dimension
-// above kTransPermuted and printed `trans [0, 2, 1] %a`.
+// with its length in bits 32-35, under kTransPermuted, and printed
+// `trans [0, 2, 1] %a`.
 constexpr int64_t kTransPermuted = int64_t(1) << 40;
 int64_t packTransPermutation(const std::vector<int>& perm);  // 0 for {1, 0}
 // The permutation of a trans over a tile of `rank` dimensions; empty when

@@ -90,8 +90,8 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   if (!sub.empty()) out += " " + sub;
   if (hasImmediate(op)) out += " " + std::to_string(inst.imm);
   if (op == Opcode::Trans && inst.imm != 0) {
-    // The permutation's entries, one per operand dimension (packed in imm).
-    size_t rank = inst.numOperands() ? inst.operand(0)->type().shape.size() : 0;
+    // The permutation's entries (packed in imm with their count).
+    size_t rank = std::min<size_t>(size_t((inst.imm >> 32) & 15), 8);
     out += " [";
     for (size_t d = 0; d < rank; ++d) out += (d ? ", " : "") + std::to_string((inst.imm >> (4 * d)) & 15);
     out += "]";

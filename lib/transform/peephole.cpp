@@ -119,6 +119,13 @@ bool keepsNonUnitOrder(const std::vector<int>& perm, const ir::Shape& from) {
   return true;
 }
 
+bool onlyReshapesRead(const ir::Instruction* inst) {
+  if (inst->users().empty()) return false;
+  for (const ir::Instruction* u : inst->users())
+    if (u->opcode() != Opcode::Reshape) return false;
+  return true;
+}
+
 // A slice of a reshape, taken before it: where the reshape only adds or
 // removes dimensions of size 1 (the axis is one of the others), or splits
 // one dimension in two and the slice is along the outer part.
@@ -176,7 +183,12 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       bool same = !outer.empty();
       for (size_t d = 0; d < outer.size(); ++d) same = same && outer[d] == int(d);
       if (same && x->type() == t) return x;
-      if (!t.layout && !outer.empty() && keepsNonUnitOrder(outer, x->type().shape)) return b.reshape(x, t.shape);
+      // One that only moves dimensions of size 1 is a reshape, where it
+      // folds into a reshape next to it (alone, a reshape that moves a unit
+      // dimension goes through shared memory on the GPU; the trans does not).
+      if (!t.layout && !outer.empty() && keepsNonUnitOrder(outer, x->type().shape) &&
+          (asInst(x, Opcode::Reshape) || onlyReshapesRead(inst)))
+        return b.reshape(x, t.shape);
       ir::Instruction* inner = asInst(x, Opcode::Trans);
       if (!inner || t.layout) return nullptr;
       const std::vector<int> first = ir::transPermutation(*inner);

@@ -210,7 +210,7 @@ TEST(InterpErrors, BrokenMultipleOfPromises) {
   EXPECT_EQ(contents<int32_t>(O), (std::vector<int32_t>{8, 9, 10, 11}));
   UserError e = expectUserError([&] { k.run({1}, {num(6), buf(O)}); });
   expectMentions(e.what(), {"multiple_of 4 does not hold", "kernel 'promise'", "tile element [0] is 6",
-                            "neither a multiple nor the successor of its predecessor"});
+                            "not a multiple where the analysis reads one"});
   EXPECT_EQ(e.loc(), kLoc);
   interp::RunOptions lax;
   lax.checkMultipleOf = false;
@@ -252,6 +252,29 @@ TEST(InterpErrors, MultipleOfRunsAlongEitherDimension) {
   // 8, 12: 7 is neither a multiple nor 0 + 1.
   e = expectUserError([&] { k.run({1}, {buf(O), num(4)}); });
   expectMentions(e.what(), {"tile element [1, 0] is 7"});
+}
+
+TEST(InterpErrors, MultipleOfAlongConstantAndPlainDimensions) {
+  // cols broadcast down the rows: runs along dimension 1 (starting at 0),
+  // constant along dimension 0, so every element must be a multiple there
+  // (the axis analysis reads it so); rows * 4 + cols has no runs nor
+  // constant stretches down a column, so only the rows' starts count.
+  Kernel k("promise_dims");
+  ir::Value* out = k.ptrParam(Scalar::I32, "out");
+  ir::Argument* which = k.intParam("which");
+  ir::Value* rows = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {4, 1}), {4, 4});
+  ir::Value* cols = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {1, 4}), {4, 4});
+  ir::Value* index = k.b.binary(Opcode::Add, k.b.binary(Opcode::Mul, rows, k.b.splat(k.b.i32(4), {4, 4})), cols);
+  ir::Value* pick = k.b.cmp(ir::CmpPred::Eq, k.b.splat(which, {4, 4}), k.b.splat(k.b.i32(0), {4, 4}));
+  k.b.setLoc(kLoc);
+  ir::Value* m = k.b.multipleOf(k.b.select(pick, cols, index), 4);
+  k.b.setLoc({});
+  k.b.store(k.pointers(out, index), m);
+  k.b.ret();
+  interp::Buffer O = poisoned("out", Scalar::I32, 16);
+  k.run({1}, {buf(O), num(1)});  // 4r + c: rows start at multiples of 4
+  UserError e = expectUserError([&] { k.run({1}, {buf(O), num(0)}); });
+  expectMentions(e.what(), {"multiple_of 4 does not hold", "tile element [0, 1] is 1"});
 }
 
 TEST(InterpErrors, StoreIntoReadonlyBuffer) {

@@ -194,7 +194,9 @@ TEST(Verifier, TransPermutations) {
                    "'trans' without a permutation needs a 2-D tile, not f32<2, 4, 8>");
   expectEntryError(v + "  %x = trans [0, 0, 1] %v : f32<2, 2, 4>\n  ret\n", "%x = trans [0, 0, 1] %v : f32<2, 2, 4>",
                    "'trans' permutation is not one of the 3 dimensions of f32<2, 4, 8>");
-  expectEntryError(v + "  %x = trans [0, 1] %v : f32<2, 4>\n  ret\n", "%x = trans [0, 1, 0] %v : f32<2, 4>",
+  expectEntryError(v + "  %x = trans [0, 1] %v : f32<2, 4>\n  ret\n", "%x = trans [0, 1] %v : f32<2, 4>",
+                   "'trans' permutation is not one of the 3 dimensions");
+  expectEntryError(v + "  %x = trans [1, 2] %v : f32<4, 8, 2>\n  ret\n", "%x = trans [1, 2] %v : f32<4, 8, 2>",
                    "'trans' permutation is not one of the 3 dimensions");
   expectEntryError(v + "  %x = trans [0, 2, 1] %v : f32<2, 4, 8>\n  ret\n", "%x = trans [0, 2, 1] %v : f32<2, 4, 8>",
                    "'trans' result must be f32<2, 8, 4>, not f32<2, 4, 8>");

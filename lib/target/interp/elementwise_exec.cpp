@@ -231,9 +231,13 @@ void Executor::execSelect(const Step& s) {
 // multiple_of is a promise the compiler relies on (vectorization, alignment);
 // checking it here turns a silently wrong compiled kernel into an error. As
 // in Triton it is about the first value of every run of consecutive values
-// (`multiple_of(pid * 64 + arange(0, 64), 64)` holds): a value that is no
-// multiple must continue a run, being its predecessor's successor along
-// some dimension (of a pointer: the next element's address).
+// (`multiple_of(pid * 64 + arange(0, 64), 64)` holds), as the axis analysis
+// reads it: along each dimension where the values make runs (an element is
+// its predecessor's successor; of a pointer, the next element's address),
+// every element that starts one is a multiple; where they are constant in
+// stretches, or a 1-D tile has no runs, every element is; along the other
+// dimensions of a larger tile, nothing (`tl.multiple_of(ptrs, [16, 16])` on
+// rows of pointers).
 void Executor::execMultipleOf(const Step& s) {
   const Tile& a = in(s, 0);
   Tile& r = out(s);
@@ -242,22 +246,30 @@ void Executor::execMultipleOf(const Step& s) {
   const ir::Type& t = s.inst->type();
   if (!options_.checkMultipleOf || m <= 0) return;
   const int64_t step = t.isPtr() ? int64_t(ir::byteSize(t.pointee)) : 1;
-  const ir::Shape& shape = t.shape;
-  auto continuesRun = [&](size_t j) {
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      const int64_t index = (int64_t(j) / stride) % shape[d];
-      if (index > 0 && r[j - size_t(stride)].i + step == r[j].i) return true;
-      stride *= shape[d];
-    }
-    return false;
-  };
-  for (size_t j = 0; j < r.size(); ++j) {
-    if (r[j].i % m == 0 || continuesRun(j)) continue;
+  const ir::Shape shape = t.shape.empty() ? ir::Shape{1} : t.shape;
+  auto broken = [&](size_t j) {
     const std::string value = t.isPtr() ? memory_.describeAddress(uint64_t(r[j].i)) : std::to_string(r[j].i);
     fail(s.inst, "multiple_of " + std::to_string(m) + " does not hold in " + kernelText() + ": " + programText() +
-                     elementText(shape, int64_t(j)) + " is " + value +
-                     (shape.empty() ? "" : ", neither a multiple nor the successor of its predecessor"));
+                     elementText(t.shape, int64_t(j)) + " is " + value +
+                     (t.shape.empty() ? "" : ", not a multiple where the analysis reads one"));
+  };
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0; stride *= shape[d]) {
+    if (shape[d] == 1 && shape.size() > 1) continue;
+    // Which pairs along d the values show: successors (runs), equals.
+    bool runs = false, equal = false;
+    for (size_t j = 0; j < r.size(); ++j) {
+      if ((int64_t(j) / stride) % shape[d] == 0) continue;
+      const int64_t prev = r[j - size_t(stride)].i;
+      runs = runs || prev + step == r[j].i;
+      equal = equal || prev == r[j].i;
+    }
+    if (!runs && !equal && shape.size() > 1) continue;
+    for (size_t j = 0; j < r.size(); ++j) {
+      const bool first = (int64_t(j) / stride) % shape[d] == 0;
+      const bool continues = !first && runs && r[j - size_t(stride)].i + step == r[j].i;
+      if (r[j].i % m != 0 && !continues) broken(j);
+    }
   }
 }
 
