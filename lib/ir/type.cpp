@@ -7,9 +7,11 @@
 namespace tritonc::ir {
 
 bool isIntKind(Scalar k) { return k >= Scalar::I1 && k <= Scalar::I64; }
-bool isFloatKind(Scalar k) { return k >= Scalar::F16 && k <= Scalar::F64; }
+bool isFloatKind(Scalar k) { return (k >= Scalar::F16 && k <= Scalar::F64) || isFp8Kind(k); }
+bool isFp8Kind(Scalar k) { return k == Scalar::F8E4M3 || k == Scalar::F8E5M2; }
 bool Type::isInt() const { return isIntKind(kind); }
 bool Type::isFloat() const { return isFloatKind(kind); }
+bool Type::isFp8() const { return isFp8Kind(kind); }
 bool Type::isShared() const { return layout && layout->isShared(); }
 
 int64_t Type::numElements() const {
@@ -22,7 +24,7 @@ int bitWidth(Scalar k) {
   switch (k) {
     case Scalar::Void: return 0;
     case Scalar::I1: return 1;
-    case Scalar::I8: return 8;
+    case Scalar::I8: case Scalar::F8E4M3: case Scalar::F8E5M2: return 8;
     case Scalar::I16: case Scalar::F16: case Scalar::BF16: return 16;
     case Scalar::I32: case Scalar::F32: return 32;
     case Scalar::I64: case Scalar::F64: case Scalar::Ptr: return 64;
@@ -45,6 +47,8 @@ const char* scalarName(Scalar k) {
     case Scalar::F32: return "f32";
     case Scalar::F64: return "f64";
     case Scalar::Ptr: return "ptr";
+    case Scalar::F8E4M3: return "f8e4m3";
+    case Scalar::F8E5M2: return "f8e5m2";
   }
   return "?";
 }
@@ -52,7 +56,7 @@ const char* scalarName(Scalar k) {
 std::optional<Scalar> scalarFromName(const std::string& s) {
   static const Scalar all[] = {Scalar::Void, Scalar::I1,   Scalar::I8,  Scalar::I16,
                                Scalar::I32,  Scalar::I64,  Scalar::F16, Scalar::BF16,
-                               Scalar::F32,  Scalar::F64};
+                               Scalar::F32,  Scalar::F64,  Scalar::F8E4M3, Scalar::F8E5M2};
   for (Scalar k : all)
     if (s == scalarName(k)) return k;
   return std::nullopt;

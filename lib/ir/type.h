@@ -14,7 +14,11 @@ namespace tritonc::ir {
 
 struct Layout;
 
-enum class Scalar : uint8_t { Void, I1, I8, I16, I32, I64, F16, BF16, F32, F64, Ptr };
+// F8E4M3 and F8E5M2 (support/float8.h) are storage types: loaded, stored,
+// moved, selected and converted (cast, bitcast), never computed on; the
+// verifier refuses arithmetic on them. They come last so that the values of
+// the others stay what they were.
+enum class Scalar : uint8_t { Void, I1, I8, I16, I32, I64, F16, BF16, F32, F64, Ptr, F8E4M3, F8E5M2 };
 
 using Shape = std::vector<int64_t>;
 
@@ -33,7 +37,8 @@ struct Type {
   bool isPtr() const { return kind == Scalar::Ptr; }
   bool isBool() const { return kind == Scalar::I1; }
   bool isInt() const;    // i1..i64
-  bool isFloat() const;  // f16, bf16, f32, f64
+  bool isFloat() const;  // f8e4m3, f8e5m2, f16, bf16, f32, f64
+  bool isFp8() const;    // f8e4m3, f8e5m2: storage only
   int64_t numElements() const;
   Type element() const { return Type{kind, pointee, {}, nullptr}; }  // drop the shape and layout
   // These keep the layout: callers that change what it means set another.
@@ -50,6 +55,7 @@ struct Type {
 
 bool isIntKind(Scalar k);
 bool isFloatKind(Scalar k);
+bool isFp8Kind(Scalar k);
 int bitWidth(Scalar k);     // i1 -> 1, f16 -> 16, ptr -> 64
 int byteSize(Scalar k);     // storage size in memory: i1 -> 1, ptr -> 8
 const char* scalarName(Scalar k);            // "i32", "f16", "bf16", "ptr"

@@ -60,6 +60,8 @@ std::string checkCmp(const Instruction& inst) {
 std::string checkCast(const Type& from, const Type& to) {
   if (from.shape != to.shape || from.layout != to.layout)
     return "'cast' must keep the shape and layout (" + str(from) + " to " + str(to) + ")";
+  if ((from.isFp8() && to.isInt()) || (from.isInt() && to.isFp8()))
+    return "'cast' converts fp8 to and from floats only, not " + str(from) + " to " + str(to);
   bool numeric = (from.isInt() || from.isFloat()) && (to.isInt() || to.isFloat());
   bool pointers = from.isPtr() && to.isPtr();
   bool ptrInt = (from.isPtr() && to.kind == Scalar::I64) || (from.kind == Scalar::I64 && to.isPtr());
@@ -230,9 +232,28 @@ std::string checkDebugOp(const Instruction& inst) {
   return "";
 }
 
+// fp8 is a storage type: loaded, stored, moved, selected and converted,
+// never computed on (the front ends compute in f16 or f32 and convert back).
+std::string checkStorageOnly(const Instruction& inst) {
+  Opcode op = inst.opcode();
+  OpCategory c = opcodeCategory(op);
+  bool computes = c == OpCategory::Binary || c == OpCategory::Unary || op == Opcode::Cmp || op == Opcode::UCast ||
+                  op == Opcode::Dot || op == Opcode::DotAsync || op == Opcode::Reduce || op == Opcode::AtomicRmw ||
+                  op == Opcode::AtomicCas || op == Opcode::Print || op == Opcode::InlineAsm;
+  if (!computes) return "";
+  auto fp8 = [](const Type& t) { return t.isFp8() || (t.isPtr() && isFp8Kind(t.pointee)); };
+  for (size_t k = 0; k < inst.numOperands(); ++k)
+    if (fp8(inst.operand(k)->type()))
+      return quoted(op) + " does not compute on fp8 (" + str(inst.operand(k)->type()) + "): cast to f16 or f32 first";
+  if (fp8(inst.type())) return quoted(op) + " does not compute on fp8 (" + str(inst.type()) + ")";
+  return "";
+}
+
 std::string checkOpcodeRules(const Instruction& inst) {
   Opcode op = inst.opcode();
   const Type& r = inst.type();
+  std::string storage = checkStorageOnly(inst);
+  if (!storage.empty()) return storage;
   switch (op) {
     case Opcode::Cmp: return checkCmp(inst);
     case Opcode::Cast: return checkCast(inst.operand(0)->type(), r);

@@ -51,11 +51,22 @@ def launch(kernel, grid, backend, *args, **kwargs):
         return kernel[grid](*args, **kwargs)
     import numpy as np
     torch = torch_cuda()
-    moved = [torch.from_numpy(np.ascontiguousarray(a)).cuda() if isinstance(a, np.ndarray) else a for a in args]
+
+    def to_device(a):  # numpy arrays, and numpy arrays seen as another type (tritonc.reinterpret)
+        if isinstance(a, np.ndarray):
+            return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+        if isinstance(a, tritonc.TensorWrapper) and isinstance(a.base, np.ndarray):
+            return tritonc.reinterpret(to_device(a.base), a.dtype)
+        return a
+
+    def host(a):
+        return a.base if isinstance(a, tritonc.TensorWrapper) else a
+
+    moved = [to_device(a) for a in args]
     kernel[grid](*moved, **kwargs)
     for a, t in zip(args, moved):
-        if isinstance(a, np.ndarray):
-            a[...] = t.cpu().numpy()
+        if isinstance(host(a), np.ndarray):
+            host(a)[...] = host(t).cpu().numpy()
 
 
 def suite_fixture():

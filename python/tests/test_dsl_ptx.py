@@ -1,5 +1,5 @@
 """The PTX of the Python DSL's newer kernels (unsigned integers, bitcasts,
-Philox, libdevice, hints, permutes, the persistent matmuls) assembles with ptxas for sm_80 and sm_90a, so that CI
+Philox, libdevice, hints, permutes, the persistent matmuls; fp8 for sm_90a) assembles with ptxas for sm_80 and sm_90a, so that CI
 without a GPU catches a lowering PTX refuses; their results on the GPU are
 the language suites', run by the GPU check (TRITONC_LANGUAGE_BACKENDS).
 Skipped where ptxas is not installed."""
@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
+import test_dsl_fp8 as fp8_cases  # noqa: E402
 import hint_kernels  # noqa: E402
 import test_dsl_permute as permute_cases  # noqa: E402
 import tutorial_matmul  # noqa: E402
@@ -113,3 +114,41 @@ def test_assembles(case, arch, monkeypatch):
     monkeypatch.setenv("TRITONC_ARCH", arch)
     _, kernel, args, kwargs = case
     assemble(kernel, arch, *args, **kwargs)
+
+
+def fp8_cases_list():
+    import tritonc as triton
+    import tritonc.language as tl
+    b = np.zeros(256, np.uint8)
+    e4, e5 = triton.reinterpret(b, tl.float8e4nv), triton.reinterpret(b, tl.float8e5)
+    return [
+        ("widen-e4m3", fp8_cases.widen_kernel, (e4, np.zeros(256, np.float16), np.zeros(256, np.float32), 256),
+         dict(BLOCK=128)),
+        ("narrow-f32-e4m3", fp8_cases.narrow_kernel, (np.zeros(256, np.float32), e4, 256), dict(BLOCK=256)),
+        ("narrow-f16-e5m2", fp8_cases.narrow_kernel, (np.zeros(256, np.float16), e5, 256), dict(BLOCK=256)),
+        ("narrow-f64-e5m2", fp8_cases.narrow_kernel, (np.zeros(256, np.float64), e5, 256), dict(BLOCK=256)),
+        ("e4m3-e5m2", fp8_cases.narrow_kernel, (e4, e5, 256), dict(BLOCK=256)),
+        ("arith-e5m2", fp8_cases.arith_kernel, (e5, e5, e5, 200), dict(BLOCK=256)),
+        ("dot-e4m3", fp8_cases.dot_kernel, (e4, e4, np.zeros(4096, np.float32), 32, 64, 32), {}),
+        ("reduce-e4m3", fp8_cases.reduce_kernel, (e4, e4, 8, 16), {}),
+        ("matmul-e4m3", fp8_cases.matmul_kernel, (e4, e4, np.zeros(4096, np.float32), 1000, 1000, 1000),
+         dict(BM=128, BN=128, BK=64)),
+    ]
+
+
+FP8_CASES = fp8_cases_list()
+
+
+@pytest.mark.parametrize("case", FP8_CASES, ids=[c[0] for c in FP8_CASES])
+def test_fp8_assembles_for_sm90a(case, monkeypatch):
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    _, kernel, args, kwargs = case
+    assemble(kernel, "sm_90a", *args, **kwargs)
+
+
+def test_fp8_conversions_need_sm89(monkeypatch):
+    import tritonc as triton
+    monkeypatch.setenv("TRITONC_ARCH", "sm_80")
+    _, kernel, args, kwargs = FP8_CASES[0]
+    with pytest.raises(triton.Error, match="converting f8e4m3 to f16 needs sm_89 or later"):
+        kernel.warmup(*args, **kwargs).asm["ptx"]

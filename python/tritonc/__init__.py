@@ -17,7 +17,7 @@ from ._tritonc import Error
 
 __all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
-           "OutOfResources", "CompilationError"]
+           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret"]
 
 
 def version():
@@ -115,6 +115,9 @@ def _argument(x, where):
     """(launch argument, on the device?) for one argument: an int, a float, or
     (0 host / 1 device, address, bytes)."""
     import numpy as np
+    from .tensor_wrapper import TensorWrapper
+    if isinstance(x, TensorWrapper):
+        x = x.base  # the same memory, another element type (the kernel's business)
     if isinstance(x, (bool, np.bool_)):
         return int(x), False
     if isinstance(x, (int, np.integer)):
@@ -171,7 +174,7 @@ def _argument(x, where):
 _IR_ELEMENT = {
     "float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "bool": "i1",
     "int64": "i64", "uint64": "i64", "int32": "i32", "uint32": "i32", "int16": "i16", "uint16": "i16",
-    "int8": "i8", "uint8": "i8",
+    "int8": "i8", "uint8": "i8", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2",
 }
 
 
@@ -424,3 +427,4 @@ from . import testing  # noqa: E402
 from . import runtime  # noqa: E402
 from .runtime import OutOfResources  # noqa: E402
 from .codegen import CompilationError  # noqa: E402  (Triton's triton.CompilationError)
+from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402

@@ -18,11 +18,13 @@ from . import _tritonc
 from . import language as tl
 from .language import core, semantic
 from .language.core import constexpr
+from .tensor_wrapper import TensorWrapper
 from .tools.tensor_descriptor import TensorDescriptor
 
 # Element types of arrays by dtype name.
 _ARRAY_TYPES = {
     "float32": tl.float32, "float16": tl.float16, "bfloat16": tl.bfloat16, "float64": tl.float64,
+    "float8_e4m3fn": tl.float8e4nv, "float8_e5m2": tl.float8e5,
     "int64": tl.int64, "int32": tl.int32, "int16": tl.int16, "int8": tl.int8, "bool": tl.int1,
     "uint64": tl.uint64, "uint32": tl.uint32, "uint16": tl.uint16, "uint8": tl.uint8,
 }
@@ -36,6 +38,8 @@ def _is_constexpr_annotation(a):
 
 def _array_dtype(x):
     from . import _dtype_name
+    if isinstance(x, TensorWrapper):
+        return x.dtype
     name = _dtype_name(getattr(x, "dtype", None))
     if name is None and hasattr(x, "__cuda_array_interface__"):
         import numpy as np
@@ -45,7 +49,8 @@ def _array_dtype(x):
     t = _ARRAY_TYPES.get(name)
     if t is None:
         raise TypeError("arrays of %s cannot be passed to a tritonc.jit kernel (it takes bool, int8-64, uint8-64, "
-                        "float16, bfloat16, float32 and float64)" % name)
+                        "float8_e4m3fn, float8_e5m2, float16, bfloat16, float32 and float64; "
+                        "tritonc.reinterpret(x, dtype) passes other bytes)" % name)
     return t
 
 
@@ -340,7 +345,8 @@ class JITFunction(_tritonc.JitLauncher):
     def _target(self, values):
         if os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
             return "interp"
-        values = [v.base if isinstance(v, TensorDescriptor) else v for v in values]
+        values = [v.base if isinstance(v, (TensorDescriptor, TensorWrapper)) else v for v in values]
+        values = [v.base if isinstance(v, TensorWrapper) else v for v in values]  # a descriptor of a wrapper
         torch = _torch()
         if torch is not None:
             for v in values:

@@ -96,6 +96,35 @@ TEST(Verifier, UnsignedOpsAndBitcasts) {
             "");
 }
 
+// fp8 is a storage type: converted to and from floats, bitcast to i8,
+// loaded, stored and selected; never computed on, never cast to integers.
+TEST(Verifier, Fp8IsStorageOnly) {
+  const std::string k8 = "kernel @k(%a: i32, %b: f32, %p: f8e4m3*, %q: f8e5m2*) {\nentry:\n";
+  auto expectFp8Error = [&](const std::string& body, const std::string& inst, const std::string& problem) {
+    expectError(k8 + body + "}\n", "entry", inst, problem);
+  };
+  expectFp8Error("  %x = load %p : f8e4m3\n  %y = add %x, %x : f8e4m3\n  ret\n", "%y = add %x, %x : f8e4m3",
+                 "'add' does not compute on fp8 (f8e4m3): cast to f16 or f32 first");
+  expectFp8Error("  %x = load %q : f8e5m2\n  %y = cmp lt %x, %x : i1\n  ret\n", "%y = cmp lt %x, %x : i1",
+                 "'cmp' does not compute on fp8 (f8e5m2): cast to f16 or f32 first");
+  expectFp8Error("  %x = load %p : f8e4m3\n  %y = cast %x : i32\n  ret\n", "%y = cast %x : i32",
+                 "'cast' converts fp8 to and from floats only, not f8e4m3 to i32");
+  expectFp8Error("  %x = cast %b : f8e5m2\n  %y = atomic_rmw xchg %q, %x : f8e5m2\n  ret\n",
+                 "%y = atomic_rmw xchg %q, %x : f8e5m2",
+                 "'atomic_rmw' does not compute on fp8 (f8e5m2*): cast to f16 or f32 first");
+  expectFp8Error("  %v = splat %b : f32<16, 16>\n  %x = cast %v : f8e4m3<16, 16>\n  %d = dot %x, %x, %v : f32<16, 16>\n"
+                 "  ret\n",
+                 "%d = dot %x, %x, %v : f32<16, 16>", "'dot' does not compute on fp8 (f8e4m3<16, 16>)");
+  std::string fine = k8 +
+      "  %x = load %p : f8e4m3\n  %y = cast %x : f8e5m2\n  store %q, %y\n  %z = cast %x : f32\n"
+      "  %w = bitcast %x : i8\n  %c = cmp eq %a, i32 0 : i1\n  %s = select %c, %x, f8e4m3 1.5 : f8e4m3\n"
+      "  store %p, %s\n  ret\n}\n";
+  EXPECT_EQ(verifyText(fine), "");
+  // The text round trip keeps the types and the constant.
+  EXPECT_EQ(printModule(*parseModule(fine)), printModule(*parseModule(printModule(*parseModule(fine)))));
+  EXPECT_NE(printModule(*parseModule(fine)).find("f8e4m3 1.5"), std::string::npos);
+}
+
 TEST(Verifier, SelectCondition) {
   expectEntryError("  %c = splat i1 1 : i1<4>\n  %v = splat %b : f32<8>\n  %x = select %c, %v, %v : f32<8>\n  ret\n",
                    "%x = select %c, %v, %v : f32<8>",

@@ -30,6 +30,7 @@ llvm::Type* Lowering::valueType(Scalar k) {
     case Scalar::F32: return b_.getFloatTy();
     case Scalar::F64: return b_.getDoubleTy();
     case Scalar::Ptr: return b_.getPtrTy();
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return b_.getInt8Ty();  // its bits: see fp8ToF64
     case Scalar::Void: break;
   }
   throw InternalError("no LLVM type for void");
@@ -38,7 +39,7 @@ llvm::Type* Lowering::valueType(Scalar k) {
 llvm::Type* Lowering::storageType(Scalar k) { return k == Scalar::I1 ? b_.getInt8Ty() : valueType(k); }
 
 llvm::Type* Lowering::computeType(Scalar k) {
-  return k == Scalar::F16 || k == Scalar::BF16 ? b_.getFloatTy() : valueType(k);
+  return k == Scalar::F16 || k == Scalar::BF16 || ir::isFp8Kind(k) ? b_.getFloatTy() : valueType(k);
 }
 
 llvm::Value* Lowering::constant(const ir::Constant& c) {
@@ -47,6 +48,8 @@ llvm::Value* Lowering::constant(const ir::Constant& c) {
     const double v = interp::detail::roundTo(k, c.f);  // as the interpreter holds it
     if (k == Scalar::F16) return llvm::ConstantFP::get(b_.getHalfTy(), llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, doubleToHalf(v))));
     if (k == Scalar::BF16) return b_.getInt16(doubleToBf16(v));
+    if (k == Scalar::F8E4M3) return b_.getInt8(doubleToE4m3(v));
+    if (k == Scalar::F8E5M2) return b_.getInt8(doubleToE5m2(v));
     return llvm::ConstantFP::get(valueType(k), v);
   }
   if (k == Scalar::Ptr) return llvm::ConstantExpr::getIntToPtr(b_.getInt64(uint64_t(c.i)), b_.getPtrTy());
@@ -92,13 +95,28 @@ llvm::Value* callIntrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, llvm::A
 
 }  // namespace
 
+// fp8 bits <-> f64 through the runtime's helpers (support/float8.h): fp8 is
+// converted at casts only (the verifier keeps arithmetic off it), so a call
+// costs little and keeps one definition of the rounding.
+llvm::Value* Lowering::fp8ToF64(Scalar k, llvm::Value* bits) {
+  const char* name = k == Scalar::F8E4M3 ? "tritonc_cpu_e4m3_to_f64" : "tritonc_cpu_e5m2_to_f64";
+  return b_.CreateCall(helper(name, llvm::FunctionType::get(b_.getDoubleTy(), {b_.getInt8Ty()}, false)), {bits});
+}
+
+llvm::Value* Lowering::f64ToFp8(Scalar k, llvm::Value* d) {
+  const char* name = k == Scalar::F8E4M3 ? "tritonc_cpu_f64_to_e4m3" : "tritonc_cpu_f64_to_e5m2";
+  return b_.CreateCall(helper(name, llvm::FunctionType::get(b_.getInt8Ty(), {b_.getDoubleTy()}, false)), {d});
+}
+
 llvm::Value* Lowering::toCompute(Scalar k, llvm::Value* v) {
+  if (ir::isFp8Kind(k)) return b_.CreateFPTrunc(fp8ToF64(k, v), b_.getFloatTy());  // exact
   if (k == Scalar::F16) return b_.CreateFPExt(v, b_.getFloatTy());
   if (k == Scalar::BF16) return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
   return v;
 }
 
 llvm::Value* Lowering::fromCompute(Scalar k, llvm::Value* v) {
+  if (ir::isFp8Kind(k)) return f64ToFp8(k, b_.CreateFPExt(v, b_.getDoubleTy()));
   if (k == Scalar::F16) return b_.CreateFPTrunc(v, b_.getHalfTy());
   if (k == Scalar::BF16) return bf16FromF32(b_, v);
   return v;
@@ -110,6 +128,7 @@ llvm::Value* Lowering::roundF64(Scalar k, llvm::Value* d) {
     case Scalar::F32: return b_.CreateFPTrunc(d, b_.getFloatTy());
     case Scalar::F16: return b_.CreateFPTrunc(roundToOddF32(b_, d), b_.getHalfTy());
     case Scalar::BF16: return bf16FromF32(b_, roundToOddF32(b_, d));
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return f64ToFp8(k, d);
     default: throw InternalError(std::string("roundF64 to ") + ir::scalarName(k));
   }
 }

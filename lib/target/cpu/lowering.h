@@ -163,6 +163,8 @@ class Lowering {
   llvm::Value* toCompute(ir::Scalar k, llvm::Value* v);    // exact
   llvm::Value* fromCompute(ir::Scalar k, llvm::Value* v);  // rounds an exact f32 result once
   llvm::Value* roundF64(ir::Scalar k, llvm::Value* v);     // rounds a double once to float kind k
+  llvm::Value* fp8ToF64(ir::Scalar k, llvm::Value* bits);  // exact
+  llvm::Value* f64ToFp8(ir::Scalar k, llvm::Value* d);     // rounds once, saturating (support/float8.h)
   // Division by zero sets the program's status to `errorCode` (see checkStatus).
   llvm::Value* binary(ir::Opcode op, ir::Scalar k, llvm::Value* a, llvm::Value* b, int errorCode = 0);
   llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);

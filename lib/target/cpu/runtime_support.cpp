@@ -9,6 +9,7 @@
 
 #include "ir/debug_output.h"
 #include "support/float16.h"
+#include "support/float8.h"
 #include "target/interp/scalar_ops.h"
 
 // i64 -> bf16 with one rounding (the interpreter's intToFloat); the other
@@ -19,6 +20,13 @@ extern "C" uint16_t tritonc_cpu_i64_to_bf16(int64_t v) {
 extern "C" uint16_t tritonc_cpu_u64_to_bf16(uint64_t v) {
   return tritonc::doubleToBf16(tritonc::interp::detail::unsignedToFloat(tritonc::ir::Scalar::BF16, v));
 }
+
+// fp8 <-> f64, through support/float8.h (the interpreter's conversions).
+// Kernels never compute on fp8; they convert at loads, stores and casts.
+extern "C" double tritonc_cpu_e4m3_to_f64(uint8_t b) { return tritonc::e4m3ToDouble(b); }
+extern "C" double tritonc_cpu_e5m2_to_f64(uint8_t b) { return tritonc::e5m2ToDouble(b); }
+extern "C" uint8_t tritonc_cpu_f64_to_e4m3(double d) { return tritonc::doubleToE4m3(d); }
+extern "C" uint8_t tritonc_cpu_f64_to_e5m2(double d) { return tritonc::doubleToE5m2(d); }
 
 // A print's value `operand` (-1: a print without values): `count` elements
 // of `kind` in their memory format at `data`, a tile of `shape` (`rank`
@@ -52,6 +60,8 @@ extern "C" void tritonc_cpu_print(const char* prefix, int32_t hex, int32_t opera
       case Scalar::BF16: v.f = tritonc::bf16ToFloat(read(uint16_t())); break;
       case Scalar::F32: v.f = read(float()); break;
       case Scalar::F64: v.f = read(double()); break;
+      case Scalar::F8E4M3: v.f = tritonc::e4m3ToDouble(read(uint8_t())); break;
+      case Scalar::F8E5M2: v.f = tritonc::e5m2ToDouble(read(uint8_t())); break;
       case Scalar::Void: break;
     }
     text += tritonc::ir::printLine(prefix, hex != 0, operand, numOperands, type, pid,
@@ -127,6 +137,10 @@ const std::vector<RuntimeSymbol>& runtimeSymbols() {
       {"tritonc_cpu_i64_to_bf16", addr(&tritonc_cpu_i64_to_bf16)},
       {"tritonc_cpu_u64_to_bf16", addr(&tritonc_cpu_u64_to_bf16)},
       {"tritonc_cpu_print", addr(&tritonc_cpu_print)},
+      {"tritonc_cpu_e4m3_to_f64", addr(&tritonc_cpu_e4m3_to_f64)},
+      {"tritonc_cpu_e5m2_to_f64", addr(&tritonc_cpu_e5m2_to_f64)},
+      {"tritonc_cpu_f64_to_e4m3", addr(&tritonc_cpu_f64_to_e4m3)},
+      {"tritonc_cpu_f64_to_e5m2", addr(&tritonc_cpu_f64_to_e5m2)},
       {"tritonc_cpu_exp_f32", addr(&tritonc_cpu_exp_f32)},
 #ifdef TRITONC_HAVE_FLOAT16_LIBCALLS
       {"__extendhfsf2", addr(&tritonc_cpu_extendhfsf2)},

@@ -9,6 +9,7 @@
 
 #include "ir/ir.h"
 #include "support/float16.h"
+#include "support/float8.h"
 
 namespace tritonc::interp::detail {
 
@@ -34,6 +35,9 @@ struct RoundF64 { double operator()(double x) const { return x; } };
 struct RoundF32 { double operator()(double x) const { return double(static_cast<float>(x)); } };
 struct RoundF16 { double operator()(double x) const { return double(halfToFloat(doubleToHalf(x))); } };
 struct RoundBF16 { double operator()(double x) const { return double(bf16ToFloat(doubleToBf16(x))); } };
+// fp8 is never computed on (the verifier refuses it): these round casts to it.
+struct RoundE4M3 { double operator()(double x) const { return e4m3ToDouble(doubleToE4m3(x)); } };
+struct RoundE5M2 { double operator()(double x) const { return e5m2ToDouble(doubleToE5m2(x)); } };
 
 // Calls `f` with the rounding functor of float kind `k`, so that loops over
 // elements are instantiated once per kind instead of switching per element.
@@ -44,6 +48,8 @@ void withRounding(ir::Scalar k, F&& f) {
     case ir::Scalar::F32: f(RoundF32{}); return;
     case ir::Scalar::F16: f(RoundF16{}); return;
     case ir::Scalar::BF16: f(RoundBF16{}); return;
+    case ir::Scalar::F8E4M3: f(RoundE4M3{}); return;
+    case ir::Scalar::F8E5M2: f(RoundE5M2{}); return;
     default: throw InternalError(std::string("not a float kind: ") + ir::scalarName(k));
   }
 }
@@ -268,6 +274,8 @@ inline Elem decodeElem(ir::Scalar k, const uint8_t* p) {
       std::memcpy(&d, &u, 8);
       return floatElem(d);
     }
+    case ir::Scalar::F8E4M3: return floatElem(e4m3ToDouble(p[0]));
+    case ir::Scalar::F8E5M2: return floatElem(isNanBits(p[0], 5, 2) ? nanOfBits(p[0], 5, 2) : e5m2ToDouble(p[0]));
     case ir::Scalar::Void: break;
   }
   throw InternalError("load of void");
@@ -283,6 +291,8 @@ inline void encodeElem(ir::Scalar k, Elem v, uint8_t* p) {
     case ir::Scalar::Ptr: writeLE(p, uint64_t(v.i), 8); return;
     case ir::Scalar::F16: writeLE(p, std::isnan(v.f) ? bitsOfNan(v.f, 5, 10) : doubleToHalf(v.f), 2); return;
     case ir::Scalar::BF16: writeLE(p, std::isnan(v.f) ? bitsOfNan(v.f, 8, 7) : doubleToBf16(v.f), 2); return;
+    case ir::Scalar::F8E4M3: p[0] = doubleToE4m3(v.f); return;
+    case ir::Scalar::F8E5M2: p[0] = uint8_t(std::isnan(v.f) ? bitsOfNan(v.f, 5, 2) : doubleToE5m2(v.f)); return;
     case ir::Scalar::F32: {
       if (std::isnan(v.f)) {
         writeLE(p, bitsOfNan(v.f, 8, 23), 4);

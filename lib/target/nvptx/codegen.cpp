@@ -26,6 +26,7 @@ RegClass regClassOf(Scalar k) {
     case Scalar::I1: return RegClass::Pred;
     case Scalar::F16: case Scalar::BF16: return RegClass::B16;
     case Scalar::I8: case Scalar::I16: case Scalar::I32: return RegClass::B32;
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return RegClass::B32;  // the bits in the low byte
     case Scalar::F32: return RegClass::F32;
     case Scalar::I64: case Scalar::Ptr: return RegClass::B64;
     case Scalar::F64: return RegClass::F64;
@@ -40,6 +41,7 @@ const char* ptxType(Scalar k) {
     case Scalar::I64: return "s64";
     case Scalar::Ptr: return "u64";
     case Scalar::F16: case Scalar::BF16: return "b16";
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return "b32";
     case Scalar::F32: return "f32";
     case Scalar::F64: return "f64";
     default: return "?";
@@ -50,6 +52,7 @@ const char* memoryType(Scalar k) {
   switch (k) {
     case Scalar::I1: return "u8";
     case Scalar::I8: return "s8";
+    case Scalar::F8E4M3: case Scalar::F8E5M2: return "u8";
     case Scalar::I16: return "s16";
     case Scalar::I32: return "s32";
     case Scalar::I64: return "s64";
@@ -140,7 +143,15 @@ std::string FunctionLowering::constantReg(const ir::Constant* c) {
       emit("mov.b16 " + r + ", " + hex + ";");
       break;
     }
-    case RegClass::B32: emit("mov.s32 " + r + ", " + std::to_string(c->i) + ";"); break;
+    case RegClass::B32:
+      if (ir::isFp8Kind(k)) {  // its bits, rounded as the interpreter rounds
+        uint8_t bits = 0;
+        interp::detail::encodeElem(k, interp::detail::floatElem(c->f), &bits);
+        emit("mov.b32 " + r + ", " + std::to_string(unsigned(bits)) + ";");
+        break;
+      }
+      emit("mov.s32 " + r + ", " + std::to_string(c->i) + ";");
+      break;
     case RegClass::F32: emit("mov.f32 " + r + ", " + floatLiteral(Scalar::F32, c->f) + ";"); break;
     case RegClass::B64: emit("mov.s64 " + r + ", " + std::to_string(c->i) + ";"); break;
     case RegClass::F64: emit("mov.f64 " + r + ", " + floatLiteral(Scalar::F64, c->f) + ";"); break;

@@ -341,7 +341,9 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
     bool fromF = ir::isFloatKind(from), toF = ir::isFloatKind(to);
-    if (from == Scalar::Ptr || to == Scalar::Ptr) {
+    if (ir::isFp8Kind(from) || ir::isFp8Kind(to)) {
+      r = castFp8(from, to, a);  // between floats only (the verifier's rule)
+    } else if (from == Scalar::Ptr || to == Scalar::Ptr) {
       emit("mov.b64 " + r + ", " + a + ";");
     } else if (to == Scalar::I1) {
       if (from == Scalar::I1) r = a;
@@ -458,7 +460,11 @@ void FunctionLowering::lowerBitcast(const ir::Instruction& i) {
     }
     std::string r = newReg(regClassOf(to));
     const int w = ir::bitWidth(from);
-    if (w == 16 && to == Scalar::I16) {
+    if (w == 8 && to == Scalar::I8) {
+      emit("cvt.s32.s8 " + r + ", " + a + ";");  // fp8 bits, sign-extended as an i8
+    } else if (w == 8) {
+      emit("and.b32 " + r + ", " + a + ", 255;");  // the byte of an i8 or another fp8
+    } else if (w == 16 && to == Scalar::I16) {
       emit("cvt.s32.s16 " + r + ", " + a + ";");  // f16/bf16 bits, sign-extended
     } else if (w == 16 && from == Scalar::I16) {
       emit("cvt.u16.u32 " + r + ", " + a + ";");  // the low half

@@ -216,6 +216,9 @@ class FunctionLowering {
   // Converts between the storage of kind `k` and f32 for arithmetic on f16/bf16.
   std::string toF32(ir::Scalar k, const std::string& r);
   std::string fromF32(ir::Scalar k, const std::string& r);
+  // fp8 (the bits in the low byte of a 32-bit register) to and from the
+  // other floats (lower_minifloat.cpp); sm_89 and later.
+  std::string castFp8(ir::Scalar from, ir::Scalar to, const std::string& r);
   // An integer register (PTX type `it`) to f16/bf16, rounded once.
   std::string intToHalf(ir::Scalar k, const std::string& x, const char* it);
 

@@ -88,6 +88,15 @@ class dtype:
     def is_fp64(self):
         return self is float64
 
+    def is_fp8(self):
+        return self.kind == "float" and self.bits == 8
+
+    def is_fp8e4nv(self):
+        return self is float8e4nv
+
+    def is_fp8e5(self):
+        return self is float8e5
+
     @property
     def primitive_bitwidth(self):
         return self.bits
@@ -151,12 +160,21 @@ uint8 = dtype("uint8", "i8", "uint", 8)
 uint16 = dtype("uint16", "i16", "uint", 16)
 uint32 = dtype("uint32", "i32", "uint", 32)
 uint64 = dtype("uint64", "i64", "uint", 64)
-float8e4nv = dtype("float8e4nv", None, "float", 8)
-float8e5 = dtype("float8e5", None, "float", 8)
+# fp8, as on Hopper's tensor cores: e4m3 without infinities (largest 448,
+# torch.float8_e4m3fn) and e5m2 (torch.float8_e5m2). Storage types: the IR
+# never computes on them; arithmetic here computes in float32 and rounds
+# back (semantic.py), tl.dot takes them through float16 (exactly).
+float8e4nv = dtype("float8e4nv", "f8e4m3", "float", 8)
+float8e5 = dtype("float8e5", "f8e5m2", "float", 8)
+# Triton's other fp8 formats (AMD's, and the older e4m3 with bias 15).
+float8e4b15 = dtype("float8e4b15", None, "float", 8)
+float8e4b8 = dtype("float8e4b8", None, "float", 8)
+float8e5b16 = dtype("float8e5b16", None, "float", 8)
 
-_BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64)}
+_BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64, float8e4nv,
+                            float8e5)}
 _BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-                                uint8, uint16, uint32, uint64)}
+                                uint8, uint16, uint32, uint64, float8e4nv, float8e5)}
 _BY_NAME["bool"] = int1
 
 
@@ -169,7 +187,7 @@ def dtype_from_ir(text):
 
 def check_supported(t, what="this operation"):
     if t.ir is None:
-        raise CompileError("%s: tl.%s is not supported yet (the IR has integers and f16/bf16/f32/f64 only)"
+        raise CompileError("%s: tl.%s is not supported (the fp8 formats are tl.float8e4nv and tl.float8e5)"
                            % (what, t.name))
     return t
 

@@ -43,7 +43,7 @@ def abs(x):
         return x
     if x.dtype.is_ptr():
         raise CompileError("abs does not apply to pointers")
-    return tensor(semantic.builder().unary("abs", x.handle), x.dtype, x.shape)
+    return semantic.in_float32(x, lambda v: tensor(semantic.builder().unary("abs", v.handle), v.dtype, v.shape))
 
 
 @builtin

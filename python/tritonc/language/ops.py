@@ -212,6 +212,9 @@ def device_print(prefix, *args, hex=False):
     # The IR prints integers signed: an unsigned one narrower than 64 bits
     # prints its value as an int64 (a uint64 from 2^63 up prints negative;
     # hex prints the bits of every width as they are).
+    # fp8 prints as float32 (hex: its bits, as a uint8).
+    values = [(semantic.cast(v, core.uint8, bitcast=True) if unwrap(hex) else semantic.cast(v, core.float32))
+              if v.dtype.is_fp8() else v for v in values]
     if not unwrap(hex):
         values = [semantic.cast(v, core.int64) if v.dtype.is_int_unsigned() and v.dtype.bits < 64 else v
                   for v in values]
@@ -372,6 +375,9 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
         shape = semantic.broadcast_shapes(shape, v.shape)
     values = [semantic.broadcast_to(v, shape) for v in values]
     core.check_supported(dt, "inline_asm_elementwise")
+    if dt.is_fp8() or any(v.dtype.is_fp8() for v in values):
+        raise CompileError("inline_asm_elementwise does not take fp8 values; pass their bits (.to(tl.uint8, "
+                           "bitcast=True))")
     h = semantic.builder().inline_asm(asm, [v.handle for v in values], core.ir_type(dt, shape), bool(unwrap(is_pure)))
     r = tensor(h, dt, shape)
     return (r,) if many else r
@@ -462,6 +468,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         raise CompileError("tl.dot: the inner dimensions differ (%s @ %s)" % (list(a.shape), list(b.shape)))
     if builtins.min(a.shape[0], a.shape[1], b.shape[1]) < 16:
         raise CompileError("tl.dot needs every dimension to be at least 16 (got %s @ %s)" % (list(a.shape), list(b.shape)))
+    if a.dtype.is_fp8() and b.dtype.is_fp8():
+        # float16 holds every fp8 value: the products and sums are those of
+        # fp8 tensor cores (f16 ones run them; native fp8 MMA is not used yet).
+        a, b = semantic.cast(a, core.float16), semantic.cast(b, core.float16)
     if a.dtype != b.dtype:
         raise CompileError("tl.dot: both operands must have one type (%r and %r); cast one with .to()" % (a.dtype, b.dtype))
     if a.dtype.is_int_unsigned():
@@ -511,6 +521,8 @@ def _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, 
 # ---- reductions -------------------------------------------------------------------
 
 def reduce_ir(x, axis, kind):
+    if x.dtype.is_fp8():  # in float32, the result rounded back once
+        return semantic.cast(reduce_ir(semantic.cast(x, core.float32), axis, kind), x.dtype)
     if kind in ("max", "min") and x.dtype.is_int_unsigned():
         kind = "u" + kind
     return tensor(semantic.builder().reduce(kind, axis, x.handle), x.dtype, x.shape[:axis] + x.shape[axis + 1:])
@@ -624,6 +636,8 @@ def _atomic(kind, pointer, val, mask, sem, scope):
         raise CompileError("atomics need a pointer (or a tensor of pointers), not %r" % p.dtype)
     sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
+    if elem.is_fp8():
+        raise CompileError("atomic_%s on %r: atomics do not take fp8 (no GPU has them)" % (kind, elem))
     v = unwrap(val)
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
     shape = semantic.broadcast_shapes(p.shape, vt.shape)
@@ -664,6 +678,8 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
         raise CompileError("atomic_cas needs a pointer, not %r" % p.dtype)
     sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
+    if elem.is_fp8():
+        raise CompileError("atomic_cas on %r: atomics do not take fp8 (no GPU has them)" % elem)
     c = semantic.cast(cmp, elem) if isinstance(unwrap(cmp), tensor) else semantic.constant(cmp, elem)
     v = semantic.cast(val, elem) if isinstance(unwrap(val), tensor) else semantic.constant(val, elem)
     shape = semantic.broadcast_shapes(semantic.broadcast_shapes(p.shape, c.shape), v.shape)

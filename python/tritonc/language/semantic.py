@@ -106,6 +106,8 @@ def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
         return core.float32 if div_or_mod else core.bfloat16
     if a_dt is core.bfloat16 or b_dt is core.bfloat16:
         return core.float32
+    if a_dt.is_fp8() and b_dt.is_fp8():  # Triton's rule: one fp8 type stays, two meet in float16
+        return a_dt if a_dt == b_dt else core.float16
     if not a_dt.is_int() or not b_dt.is_int():
         raise CompileError("unexpected operand types %r and %r" % (a_dt, b_dt))
     if div_or_mod and a_dt.is_int_unsigned() != b_dt.is_int_unsigned() and not (a_dt.is_bool() or b_dt.is_bool()):
@@ -346,7 +348,18 @@ def _convert(a, b, dt):
 
 def _binary(op, a, b, dt):
     x, y = _convert(a, b, dt)
+    if dt.is_fp8():  # the IR never computes on fp8: in float32, rounded back once
+        x, y = cast(x, core.float32), cast(y, core.float32)
+        return cast(tensor(builder().binary(op, x.handle, y.handle), core.float32, x.shape), dt)
     return tensor(builder().binary(op, x.handle, y.handle), dt, x.shape)
+
+
+def in_float32(x, fn):
+    """fn(x) for an fp8 tensor, computed in float32 and rounded back (the IR
+    never computes on fp8); fn(x) itself for others."""
+    if not x.dtype.is_fp8():
+        return fn(x)
+    return cast(fn(cast(x, core.float32)), x.dtype)
 
 
 def _pointer_offset(p, off, negate=False):
@@ -506,6 +519,8 @@ def compare(pred, a, b):
         if dt.is_int_unsigned() and pred not in ("eq", "ne"):
             pred = "u" + pred  # ult ule ugt uge
     x, y = _convert(a, b, dt)
+    if dt.is_fp8():  # exact in float32
+        x, y = cast(x, core.float32), cast(y, core.float32)
     return tensor(builder().cmp(pred, x.handle, y.handle), core.int1, x.shape)
 
 
@@ -515,7 +530,7 @@ def neg(x):
         raise CompileError("cannot negate a pointer")
     if x.dtype.is_bool():
         x = cast(x, core.int32)
-    return tensor(builder().unary("neg", x.handle), x.dtype, x.shape)
+    return in_float32(x, lambda v: tensor(builder().unary("neg", v.handle), v.dtype, v.shape))
 
 
 def invert(x):
@@ -573,4 +588,4 @@ def unary_float(op, x, what):
         raise CompileError("%s does not apply to pointers" % what)
     if not x.dtype.is_floating():
         x = cast(x, core.float32)
-    return tensor(builder().unary(op, x.handle), x.dtype, x.shape)
+    return in_float32(x, lambda v: tensor(builder().unary(op, v.handle), v.dtype, v.shape))

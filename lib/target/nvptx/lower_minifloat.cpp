@@ -1,0 +1,70 @@
+// Conversions between fp8 (e4m3, e5m2) and the other floats. An fp8 value
+// lives in the low byte of a 32-bit register (the bits above it are not
+// read); PTX converts pairs (cvt ...e4m3x2 / ...f16x2.e4m3x2, sm_89 and
+// later), of which we use the low half. Reading fp8 goes through f16, which
+// holds every fp8 value exactly; writing rounds once from f32 or f16, to
+// nearest even and saturating to the largest finite value (.satfinite), as
+// the interpreter's support/float8.cpp does. f64 and bf16 go through f32
+// (for f64 a second rounding, where a value lies within f32's precision of
+// a halfway point).
+#include <string>
+
+#include "support/diagnostic.h"
+#include "target/nvptx/lowering.h"
+
+namespace tritonc::nvptx {
+
+using ir::Scalar;
+
+namespace {
+
+const char* pairName(Scalar k) { return k == Scalar::F8E4M3 ? "e4m3x2" : "e5m2x2"; }
+
+int smNumber(const std::string& arch) {
+  int n = 0;
+  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
+  return n;
+}
+
+}  // namespace
+
+std::string FunctionLowering::castFp8(Scalar from, Scalar to, const std::string& a) {
+  if (smNumber(opts_.arch) < 89)
+    throw UserError(SourceLoc{}, std::string("converting ") + ir::scalarName(from) + " to " + ir::scalarName(to) +
+                                     " needs sm_89 or later (fp8 conversions), not " + opts_.arch);
+  auto fromF16 = [&](const std::string& h) {
+    std::string w = newReg(RegClass::B32), p = newReg(RegClass::B16), r = newReg(RegClass::B32);
+    emit("mov.b32 " + w + ", {" + h + ", " + h + "};");
+    emit(std::string("cvt.rn.satfinite.") + pairName(to) + ".f16x2 " + p + ", " + w + ";");
+    emit("cvt.u32.u16 " + r + ", " + p + ";");
+    return r;
+  };
+  if (ir::isFp8Kind(from)) {
+    std::string p = newReg(RegClass::B16), w = newReg(RegClass::B32);
+    std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
+    emit("cvt.u16.u32 " + p + ", " + a + ";");
+    emit(std::string("cvt.rn.f16x2.") + pairName(from) + " " + w + ", " + p + ";");
+    emit("mov.b32 {" + lo + ", " + hi + "}, " + w + ";");
+    if (to == Scalar::F16) return lo;
+    if (ir::isFp8Kind(to)) return fromF16(lo);
+    std::string f = toF32(Scalar::F16, lo);
+    if (to == Scalar::F32) return f;
+    if (to == Scalar::BF16) return fromF32(Scalar::BF16, f);  // exact: bf16 holds every fp8 value
+    std::string d = newReg(RegClass::F64);
+    emit("cvt.f64.f32 " + d + ", " + f + ";");
+    return d;
+  }
+  if (from == Scalar::F16) return fromF16(a);
+  std::string f = a;
+  if (from == Scalar::BF16) f = toF32(Scalar::BF16, a);
+  if (from == Scalar::F64) {
+    f = newReg(RegClass::F32);
+    emit("cvt.rn.f32.f64 " + f + ", " + a + ";");
+  }
+  std::string p = newReg(RegClass::B16), r = newReg(RegClass::B32);
+  emit(std::string("cvt.rn.satfinite.") + pairName(to) + ".f32 " + p + ", " + f + ", " + f + ";");
+  emit("cvt.u32.u16 " + r + ", " + p + ";");
+  return r;
+}
+
+}  // namespace tritonc::nvptx

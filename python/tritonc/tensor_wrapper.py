@@ -1,0 +1,62 @@
+"""``tritonc.reinterpret(x, dtype)``: an array or tensor's memory passed to a
+kernel as elements of another type of the same size, as Triton's
+``triton.reinterpret`` (``TensorWrapper``). Its use: fp8 data where the array
+library has no fp8 type (numpy; torch before 2.1), e.g.
+``kernel[grid](tritonc.reinterpret(bytes_u8, tl.float8e4nv), ...)``."""
+
+
+class TensorWrapper:
+    """`base` (a numpy array, a torch tensor, ...) seen as `dtype` (a tl
+    dtype of the same element size) by the kernels it is passed to."""
+
+    def __init__(self, base, dtype):
+        from .language import core
+        if not isinstance(dtype, core.dtype) or dtype.is_ptr():
+            raise TypeError("reinterpret: expected an element type such as tl.float8e4nv, got %r" % (dtype,))
+        size = _element_size(base)
+        if size is not None and size * 8 != max(dtype.bits, 8):
+            raise TypeError("reinterpret: the elements of the array have %d bytes, %r has %d bits"
+                            % (size, dtype, dtype.bits))
+        self.base, self.dtype = base, dtype
+        self.shape = tuple(int(d) for d in base.shape)
+
+    @property
+    def device(self):
+        return getattr(self.base, "device", "cpu")
+
+    @property
+    def is_cuda(self):
+        return bool(getattr(self.base, "is_cuda", False))
+
+    def data_ptr(self):
+        if hasattr(self.base, "data_ptr"):
+            return self.base.data_ptr()
+        return self.base.__array_interface__["data"][0]
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def element_size(self):
+        return max(self.dtype.bits, 8) // 8
+
+    def __repr__(self):
+        return "TensorWrapper[%r](%r)" % (self.dtype, self.base)
+
+
+def _element_size(x):
+    if hasattr(x, "element_size"):
+        return int(x.element_size())
+    dt = getattr(x, "dtype", None)
+    return int(getattr(dt, "itemsize", 0)) or None
+
+
+def reinterpret(x, dtype):
+    """`x` seen as `dtype` elements by a kernel; the array itself when `dtype`
+    is its own type again (a wrapper of a wrapper unwraps)."""
+    if isinstance(x, TensorWrapper):
+        from .jit import _array_dtype
+        return x.base if _array_dtype(x.base) == dtype else TensorWrapper(x.base, dtype)
+    return TensorWrapper(x, dtype)
