@@ -57,16 +57,24 @@ def launch(kernel, grid, backend, *args, **kwargs):
             return torch.from_numpy(np.ascontiguousarray(a)).cuda()
         if isinstance(a, tritonc.TensorWrapper) and isinstance(a.base, np.ndarray):
             return tritonc.reinterpret(to_device(a.base), a.dtype)
+        if isinstance(a, tuple):  # tuple arguments
+            return tuple(to_device(x) for x in a)
         return a
 
     def host(a):
         return a.base if isinstance(a, tritonc.TensorWrapper) else a
 
+    def copy_back(a, t):
+        if isinstance(a, tuple):
+            for x, y in zip(a, t):
+                copy_back(x, y)
+        elif isinstance(host(a), np.ndarray):
+            host(a)[...] = host(t).cpu().numpy()
+
     moved = [to_device(a) for a in args]
     kernel[grid](*moved, **kwargs)
     for a, t in zip(args, moved):
-        if isinstance(host(a), np.ndarray):
-            host(a)[...] = host(t).cpu().numpy()
+        copy_back(a, t)
 
 
 def suite_fixture():

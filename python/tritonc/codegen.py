@@ -733,7 +733,7 @@ class _Generator(ast.NodeVisitor):
         handles = {}
         for name, dt in params:
             handles[name] = tensor(self.fb.param(name, core.ir_type(dt, ())), dt, ())
-        from .jit import DescriptorSpec
+        from .jit import DescriptorSpec, TupleSpec
         from .language.block_pointers import tensor_descriptor
         for name in jf.arg_names:
             if name in handles:
@@ -745,6 +745,8 @@ class _Generator(ast.NodeVisitor):
                 desc = tensor_descriptor(parts[0], parts[1:1 + n], [semantic.cast(s, core.int64) for s in parts[1 + n:]],
                                          spec.block_shape, spec.padding)
                 self.frame.bindings[name] = self._store(name, (), desc)
+            elif isinstance(constexprs[name], TupleSpec):  # a tuple argument: its leaves are parameters
+                self.frame.bindings[name] = self._store(name, (), constexprs[name].build(handles))
             else:
                 self.frame.bindings[name] = ("py", constexpr(constexprs[name]))
         self.body(fdef.body)

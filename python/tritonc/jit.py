@@ -118,12 +118,78 @@ class DescriptorSpec:
         return out
 
 
+class _Param:
+    """A tuple's leaf passed as the runtime parameter `name`."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+
+class TupleSpec:
+    """A tuple argument (Triton 3.x passes tuples, nested too) as the kernel
+    is compiled for it: each leaf that is a runtime value (an array, a
+    number) becomes a parameter NAME__0, NAME__1__0, ...; the others (None,
+    dtypes, strings) are constants. In the kernel the name is the tuple."""
+
+    def __init__(self, name, value):
+        self.name, self.params = name, []
+        self.structure = self._walk(name, value)
+        self.key = self._key(self.structure)
+
+    def _walk(self, prefix, v):
+        if isinstance(v, tuple):
+            return tuple(self._walk("%s__%d" % (prefix, i), x) for i, x in enumerate(v))
+        if isinstance(v, TensorDescriptor):
+            raise TypeError("a TensorDescriptor inside a tuple argument is not supported; pass it on its own")
+        t = _runtime_type(v)
+        if t is None:
+            return constexpr(core.unwrap(v))
+        self.params.append((prefix, t))
+        return _Param(prefix)
+
+    def _key(self, s):
+        if isinstance(s, tuple):
+            return ("tuple",) + tuple(self._key(x) for x in s)
+        if isinstance(s, _Param):
+            return ("r", dict(self.params)[s.name].name)
+        return ("c", type(s.value).__name__, s.value if _hashable(s.value) else repr(s.value))
+
+    def build(self, handles, s=None):
+        """The tuple in the kernel: parameters' tensors from `handles`."""
+        s = self.structure if s is None else s
+        if isinstance(s, tuple):
+            return tuple(self.build(handles, x) for x in s)
+        return handles[s.name] if isinstance(s, _Param) else s
+
+    @staticmethod
+    def values(name, v):
+        """The runtime values of the leaves, by parameter name."""
+        out = {}
+        if isinstance(v, tuple):
+            for i, x in enumerate(v):
+                out.update(TupleSpec.values("%s__%d" % (name, i), x))
+        elif _runtime_type(v) is not None:
+            out[name] = v
+        return out
+
+
+def _leaves(v):
+    """The values inside (nested) tuple arguments, and others as they are."""
+    if isinstance(v, tuple):
+        return [x for e in v for x in _leaves(e)]
+    return [v]
+
+
 def _by_name(arg_names, values):
-    """Arguments by parameter name, a TensorDescriptor's parts included."""
+    """Arguments by parameter name, the parts of TensorDescriptors and the
+    leaves of tuples included."""
     out = dict(zip(arg_names, values))
     for name, v in zip(arg_names, values):
         if isinstance(v, TensorDescriptor):
             out.update(DescriptorSpec.values(name, v))
+        elif isinstance(v, tuple):
+            out.update(TupleSpec.values(name, v))
     return out
 
 
@@ -333,6 +399,12 @@ class JITFunction(_tritonc.JitLauncher):
                 constexprs[name] = spec
                 key.append(("d", name, spec.key))
                 continue
+            if isinstance(v, tuple):
+                spec = TupleSpec(name, v)
+                params.extend(spec.params)
+                constexprs[name] = spec
+                key.append(("t", name, spec.key))
+                continue
             t = _runtime_type(v)
             if t is None:
                 constexprs[name] = core.unwrap(v)
@@ -345,6 +417,7 @@ class JITFunction(_tritonc.JitLauncher):
     def _target(self, values):
         if os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
             return "interp"
+        values = [x for v in values for x in _leaves(v)]
         values = [v.base if isinstance(v, (TensorDescriptor, TensorWrapper)) else v for v in values]
         values = [v.base if isinstance(v, TensorWrapper) else v for v in values]  # a descriptor of a wrapper
         torch = _torch()

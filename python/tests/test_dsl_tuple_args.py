@@ -1,0 +1,83 @@
+"""Tuples as kernel arguments (Triton 3.x): tuples of arrays, of numbers,
+nested, with constant leaves (None, dtypes, strings); each runtime leaf is a
+parameter of its own (specialized as any other), the kernel sees the tuple.
+Against numpy on the back ends of dsl_backends.language_backends(); fresh
+inputs, poisoned outputs."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc as triton
+import tritonc.language as tl
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
+rng = np.random.default_rng()
+backend = dsl_backends.suite_fixture()
+run = dsl_backends.run
+
+
+@triton.jit
+def sum_of_kernel(ptrs, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    acc = tl.zeros((N,), tl.float32)
+    for p in ptrs:  # unrolled: one load per element of the tuple
+        acc += tl.load(p + offs)
+    tl.store(Y + offs, acc)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_a_tuple_of_arrays(count):
+    xs = tuple(rng.standard_normal(32).astype(np.float32) for _ in range(count))
+    y = np.full(32, np.nan, np.float32)
+    run(sum_of_kernel, (1,), xs, y, 32)
+    np.testing.assert_allclose(y, sum(xs), rtol=1e-6)
+
+
+@triton.jit
+def strided_kernel(X, Y, shape, rest, BM: tl.constexpr, BN: tl.constexpr):
+    m, n = shape
+    (sm, sn), (so, scale) = rest  # a nested tuple unpacks
+    rm, rn = tl.arange(0, BM), tl.arange(0, BN)
+    mask = (rm[:, None] < m) & (rn[None, :] < n)
+    x = tl.load(X + rm[:, None] * sm + rn[None, :] * sn, mask=mask, other=0.0)
+    if so is None:
+        tl.store(Y + rm[:, None] * n + rn[None, :], x * scale, mask=mask)
+    else:
+        tl.store(Y + rm[:, None] * n + rn[None, :], x * scale + so, mask=mask)
+
+
+@pytest.mark.parametrize("offset", [None, 1.5])
+def test_nested_tuples_of_numbers_and_constants(offset):
+    a = rng.standard_normal((20, 12)).astype(np.float32)
+    xt = np.ascontiguousarray(a.T)  # read through strides (1, 20): the transpose back
+    y = np.full(20 * 12, np.nan, np.float32)
+    run(strided_kernel, (1,), xt, y, (20, 12), ((1, 20), (offset, 3.0)), BM=32, BN=16)
+    want = a * 3.0 + (offset or 0.0)
+    np.testing.assert_allclose(y.reshape(20, 12), want, rtol=1e-6)
+
+
+@triton.jit
+def typed_kernel(pair, Y, N: tl.constexpr):
+    x_ptr, dt = pair
+    offs = tl.arange(0, N)
+    tl.store(Y + offs, tl.load(x_ptr + offs).to(dt).to(tl.float32))
+
+
+def test_a_dtype_inside_a_tuple_is_a_constant():
+    x = (rng.standard_normal(16) * 100).astype(np.float32)
+    y = np.full(16, np.nan, np.float32)
+    run(typed_kernel, (1,), (x, tl.int32), y, 16)
+    np.testing.assert_array_equal(y, np.trunc(x))
+
+
+def test_tuple_leaves_are_parameters_of_their_own():
+    x = np.zeros(16, np.float32)
+    c = typed_kernel.warmup((x, tl.int32), np.zeros(16, np.float32), 16)
+    assert "%pair__0: f32*" in c.asm["ttir"]
+    with pytest.raises(TypeError, match="TensorDescriptor inside a tuple"):
+        d = triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(np.zeros((16, 16), np.float32), [16, 16])
+        typed_kernel.warmup((d, tl.int32), x, 16)
