@@ -127,6 +127,39 @@ def test_matmul_autotuned(backend, tmp_path, monkeypatch):
     np.testing.assert_array_equal(host(c2), host(c))
 
 
+@tritonc.jit
+def block_sums_kernel(X, Y, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(Y, tl.sum(tl.load(X + offs, mask=offs < N, other=0.0)))
+
+
+@tritonc.jit
+def increment_kernel(X, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(X + offs, tl.load(X + offs, mask=offs < N) + 1.0, mask=offs < N)
+
+
+def test_autotune_resets_and_restores_what_the_timing_runs_change(backend, tmp_path, monkeypatch):
+    """reset_to_zero: an accumulator the timing runs add to starts from zero
+    for each run and for the launch; restore_value: an array a run updates
+    in place is put back after each (numpy arrays and CUDA tensors)."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    n = int(rng.integers(300, 900))
+    x = rng.random(n).astype(np.float32)
+    configs = [tritonc.Config({"BLOCK": 64}), tritonc.Config({"BLOCK": 128})]
+    grid = lambda m: (tritonc.cdiv(n, m["BLOCK"]),)  # noqa: E731
+    sums = tritonc.autotune(configs=configs, key=["N"], reset_to_zero=["Y"], warmup=1, rep=1)(block_sums_kernel)
+    y = dev(np.full(1, 1e6, np.float32), backend)  # not zero before: the launch zeroes it as the timing runs do
+    sums[grid](dev(x, backend), y, n)
+    assert len(sums.timings) == 2
+    np.testing.assert_allclose(host(y), [x.astype(np.float64).sum()], rtol=1e-4)
+    inc = tritonc.autotune(configs=configs, key=["N"], restore_value=["X"], warmup=1, rep=1)(increment_kernel)
+    xd = dev(x.copy(), backend)
+    inc[grid](xd, n)
+    assert len(inc.timings) == 2
+    np.testing.assert_array_equal(host(xd), x + 1.0)
+
+
 def test_matmul_split_k_atomics(backend):
     M, N, Kd = 50, 40, int(rng.integers(200, 400))
     a = rng.standard_normal((M, Kd)).astype(np.float16)

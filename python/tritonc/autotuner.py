@@ -97,13 +97,12 @@ class Autotuner(_Wrapper):
     def _time(self, config, args, kwargs, grid):
         from .testing import do_bench
         named = self.named(args, kwargs)
-        saved = {n: named[n].clone() for n in self.restore_value if hasattr(named.get(n), "clone")}
+        saved = {n: _snapshot(named[n]) for n in self.restore_value if n in named}
         merged = dict(kwargs, **config.all_kwargs())
 
         def call():
             for n in self.reset_to_zero:
-                if hasattr(named.get(n), "zero_"):
-                    named[n].zero_()
+                _zero(named.get(n))
             if config.pre_hook is not None:
                 config.pre_hook(dict(named, **config.kwargs))
             self.fn.run(*args, grid=grid, **merged)
@@ -117,7 +116,7 @@ class Autotuner(_Wrapper):
             return float("inf")
         finally:
             for n, v in saved.items():
-                named[n].copy_(v)
+                _restore(named[n], v)
 
     def _choose(self, args, kwargs, grid, key):
         configs = self.configs
@@ -163,6 +162,10 @@ class Autotuner(_Wrapper):
             config = self._choose(args, kwargs, grid, key)
             if self.persist:
                 self._save(key, config)
+            # As Triton: the timing runs leave what they accumulated; the launch starts from zeros.
+            named = self.named(args, kwargs)
+            for n in self.reset_to_zero:
+                _zero(named.get(n))
         self.cache[key] = config
         self.best_config = config
         if config.pre_hook is not None:
@@ -191,6 +194,39 @@ class Autotuner(_Wrapper):
             os.replace(tmp, path)
         except (OSError, ValueError):
             pass  # an unwritable cache costs a re-tune, nothing else
+
+
+def _host_array(x):
+    """The array behind `x` (a tritonc.reinterpret wrapper's base), or x."""
+    from .tensor_wrapper import TensorWrapper
+    return x.base if isinstance(x, TensorWrapper) else x
+
+
+def _zero(x):
+    """Zeros a torch tensor or a numpy array in place (reset_to_zero)."""
+    x = _host_array(x)
+    if hasattr(x, "zero_"):
+        x.zero_()
+    elif hasattr(x, "__array_interface__") and hasattr(x, "fill"):
+        x.fill(0)
+
+
+def _snapshot(x):
+    x = _host_array(x)
+    if hasattr(x, "clone"):
+        return x.clone()
+    return x.copy() if hasattr(x, "copy") and hasattr(x, "__array_interface__") else None
+
+
+def _restore(x, saved):
+    """Puts back what _snapshot saved (restore_value)."""
+    x = _host_array(x)
+    if saved is None:
+        return
+    if hasattr(x, "copy_"):
+        x.copy_(saved)
+    else:
+        x[...] = saved
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
