@@ -13,11 +13,13 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
-attention, tutorial_attention, hints, compile, launch) runs only those sections.
+attention, tutorial_attention, hints, fp8, compile, launch) runs only those sections.
 tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
 hints: the clamped-index matmul of Triton's persistent-matmul tutorial
 (python/tests/hint_kernels.py) with and without tl.multiple_of/max_contiguous.
+fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
+Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 """
 import importlib.util
 import json
@@ -58,18 +60,21 @@ def load_kernels(as_triton, path=KERNELS):
 
 TUTORIAL_ATTENTION = os.path.join(ROOT, "python", "tests", "tutorial_attention.py")
 HINT_KERNELS = os.path.join(ROOT, "python", "tests", "hint_kernels.py")
+FP8_KERNELS = os.path.join(ROOT, "python", "tests", "fp8_kernels.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
 ours_hints = load_kernels(False, HINT_KERNELS)
+ours_fp8 = load_kernels(False, FP8_KERNELS)
 try:
     import triton  # noqa: F401
     theirs = load_kernels(True)
     theirs_tutorial = load_kernels(True, TUTORIAL_ATTENTION)
     theirs_hints = load_kernels(True, HINT_KERNELS)
+    theirs_fp8 = load_kernels(True, FP8_KERNELS)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
-    theirs, theirs_tutorial, theirs_hints, triton_version = None, None, None, None
+    theirs, theirs_tutorial, theirs_hints, theirs_fp8, triton_version = None, None, None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -296,6 +301,36 @@ if want("hints"):
                 record("clamped-matmul" + ("" if hints else "-nohints"),
                        "%dx%dx%d %dx%dx%d/%dw%ds" % (M, N, K, bm, bn, bk, warps, stages), "TFLOP/s",
                        2.0 * M * N * K / 1e3, res)
+
+
+# ---- fp8 matmul (python/tests/fp8_kernels.py): e4m3 operands, B K-contiguous (the transpose of an
+# [N, K] tensor, as Triton's tutorial passes it on Hopper), f16 out; torch._scaled_mm is cuBLAS's fp8 GEMM.
+if want("fp8") and hasattr(torch, "float8_e4m3fn"):
+    for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4095, 4095, 4096)):
+        a = (torch.randn(M, K, device=dev) * 0.5).to(torch.float8_e4m3fn)
+        bt = (torch.randn(N, K, device=dev) * 0.5).to(torch.float8_e4m3fn)
+        b = bt.t()  # [K, N], strides (1, K)
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        ref = a.double() @ b.double()
+        scale = ref.abs().max().item()
+        for bm, bn, bk, warps, stages in ((128, 128, 128, 4, 3), (128, 256, 128, 8, 3)):
+            def run_fp8(k, a=a, b=b, c=c, M=M, N=N, K=K, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages):
+                call = lambda: k[(cdiv(M, bm), cdiv(N, bn))](  # noqa: E731
+                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                    BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+                ms, err = timed(call, c, ref)
+                return ms, err / scale
+
+            res = both("matmul_fp8", run_fp8, (("tritonc", ours_fp8), ("triton", theirs_fp8)))
+            if M % 16 == 0 and N % 16 == 0 and hasattr(torch, "_scaled_mm"):
+                one = torch.ones((), device=dev)
+                try:
+                    res["cublas"] = (do_bench(lambda a=a, b=b: torch._scaled_mm(a, b, one, one, out_dtype=torch.float16),
+                                              return_mode="median"), 0.0)
+                except Exception as e:  # noqa: BLE001
+                    print("  torch._scaled_mm failed: %s" % str(e).splitlines()[0])
+            record("fp8-matmul", "%dx%dx%d %dx%dx%d/%dw%ds" % (M, N, K, bm, bn, bk, warps, stages), "TFLOP/s",
+                   2.0 * M * N * K / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

@@ -399,7 +399,8 @@ void Assigner::recordVectorWidths() {
       int64_t esize = ir::byteSize(pt.pointee);
       LinearLayout ll = linearOf(pt);
       int64_t vec = 1;
-      if (esize >= 2 && ll.numRegs() > 1) {
+      // (Bytes too: up to 16 per access, split into 32-bit words in registers.)
+      if (pt.pointee != ir::Scalar::I1 && ll.numRegs() > 1) {
         size_t dim = 0;
         while (dim + 1 < ll.rank() && ll.reg[0][dim] == 0) ++dim;
         analysis::AxisInfo a = axis.get(inst->operand(0));
@@ -422,6 +423,9 @@ void Assigner::run() {
   std::vector<ir::Instruction*> order;
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) order.push_back(inst.get());
+  // 0. fp8 dots read their fp8 tiles where wgmma can (dot_plan.h).
+  for (ir::Instruction* i : order)
+    if (i->opcode() == Opcode::Dot) narrowFp8Operands(*i, target_, *axis_);
   // 1. Anchors.
   std::vector<ir::Instruction*> loads;
   for (ir::Instruction* i : order) {

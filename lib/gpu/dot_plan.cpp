@@ -14,17 +14,44 @@ bool halfKind(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
 // the tile. Warpgroups split M as far as it divides into 64-row blocks, then
 // N, each share of N a multiple of 64 columns (one 128-byte swizzle block of
 // B per 64 columns) and at most 256 (the widest wgmma).
-bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int numWarps, DotPlan* out) {
-  if (numWarps % 4 != 0 || M % 64 != 0 || K % 16 != 0) return false;
+bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int64_t* groupsMOut, int64_t* wnOut) {
+  if (numWarps % 4 != 0 || M % 64 != 0 || K % kStep != 0) return false;
   int64_t groups = numWarps / 4, groupsM = 1;
   while (groupsM * 2 <= groups && M % (64 * groupsM * 2) == 0) groupsM *= 2;
   int64_t wn = groups / groupsM;
   if (N % wn != 0) return false;
   int64_t cols = N / wn;
   if (cols % 64 != 0 || cols > 256) return false;
+  *groupsMOut = groupsM;
+  *wnOut = wn;
+  return true;
+}
+
+bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, DotPlan* out) {
+  int64_t groupsM = 0, wn = 0;
+  if (!wgmmaFits(M, N, K, kStep, numWarps, &groupsM, &wn)) return false;
   out->kind = DotKind::Wgmma;
   out->result = mmaLayout(m, 3, 4 * groupsM, wn);
   return true;
+}
+
+// Whether every load `v` comes from (through the phis of pre-fetching)
+// reads runs of at least 16 consecutive elements along `dim`.
+bool loadedContiguous(const ir::Value* v, size_t dim, const analysis::AxisInfoAnalysis& axis, int depth = 0) {
+  if (v->valueKind() != ir::ValueKind::Instruction || depth > 8) return false;
+  auto* i = static_cast<const ir::Instruction*>(v);
+  if (i->opcode() == ir::Opcode::Load) return axis.get(i->operand(0)).contiguity[dim] >= 16;
+  if (i->opcode() != ir::Opcode::Phi) return false;
+  for (size_t k = 0; k < i->numOperands(); ++k)
+    if (!loadedContiguous(i->operand(k), dim, axis, depth + 1)) return false;
+  return true;
+}
+
+const ir::Instruction* widenedFp8(const ir::Value* v) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return nullptr;
+  auto* c = static_cast<const ir::Instruction*>(v);
+  if (c->opcode() != ir::Opcode::Cast || c->type().kind != Scalar::F16 || !c->operand(0)->type().isFp8()) return nullptr;
+  return c;
 }
 
 // mma.sync: among the warp grids that leave every warp whole 16 x 8
@@ -68,8 +95,14 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
   int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
   Scalar k = at.kind;
   DotPlan plan;
+  if (ir::isFp8Kind(k)) {  // only as narrowFp8Operands made it
+    if (!ir::isFp8Kind(bt.kind) || rt.kind != Scalar::F32 || !t.wgmma || t.arch != "sm_90a" ||
+        !planWgmma(m, M, N, K, 32, t.numWarps, &plan))
+      throw InternalError("a dot of fp8 tiles that wgmma cannot run");
+    return plan;
+  }
   bool f32Acc = rt.kind == Scalar::F32 && bt.kind == k;
-  if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a" && planWgmma(m, M, N, K, t.numWarps, &plan)) return plan;
+  if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a" && planWgmma(m, M, N, K, 16, t.numWarps, &plan)) return plan;
   bool tf32 = t.allowTf32 && k == Scalar::F32;
   if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
   // FMA: threads along N with four columns each where the tile allows.
@@ -78,16 +111,32 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
   return plan;
 }
 
+bool narrowFp8Operands(ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis) {
+  if (dot.opcode() != ir::Opcode::Dot || dot.type().kind != Scalar::F32 || !t.wgmma || t.arch != "sm_90a") return false;
+  const ir::Instruction* a = widenedFp8(dot.operand(0));
+  const ir::Instruction* b = widenedFp8(dot.operand(1));
+  if (!a || !b) return false;
+  const ir::Shape& as = a->type().shape;
+  int64_t groupsM = 0, wn = 0;
+  if (!wgmmaFits(as[0], b->type().shape[1], as[1], 32, t.numWarps, &groupsM, &wn)) return false;
+  // K-major in memory: A along its columns, B along its rows.
+  if (!loadedContiguous(a->operand(0), 1, axis) || !loadedContiguous(b->operand(0), 0, axis)) return false;
+  dot.setOperand(0, a->operand(0));
+  dot.setOperand(1, b->operand(0));
+  return true;
+}
+
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim) {
   int64_t esize = ir::byteSize(type.kind);
   switch (kind) {
     case DotKind::Wgmma: {
       // K-major (K contiguous): rows of K elements in swizzled blocks of up
       // to 128 bytes. MN-major: blocks of 64 rows or columns (128 bytes),
-      // swizzled; the descriptors read either (wgmma.cpp).
+      // swizzled; the descriptors read either (wgmma.cpp), but 8-bit
+      // operands only K-major.
       int kDim = opIdx == 0 ? 1 : 0;
       int64_t K = type.shape[size_t(kDim)];
-      if (fastDim == kDim)
+      if (fastDim == kDim || esize == 1)
         return sharedLayout(m, {kDim, 1 - kDim}, 0, std::min<int64_t>(128, K * esize));
       return sharedLayout(m, {1 - kDim, kDim}, 0, 128);
     }

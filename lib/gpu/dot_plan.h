@@ -4,6 +4,7 @@
 // memory into registers with ldmatrix), or FMA on the cores (operands read
 // from shared memory element by element).
 #pragma once
+#include "analysis/axis_info.h"
 #include "ir/ir.h"
 
 namespace tritonc::gpu {
@@ -23,6 +24,14 @@ struct DotPlan {
 };
 
 DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t);
+
+// Hopper's fp8 tensor cores for a dot of two fp8 tiles widened to f16 (the
+// form tl.dot of fp8 takes in Triton-IR): where wgmma can read the fp8 tiles
+// themselves (sm_90a, shapes its m64nNk32 steps cover, both tiles loaded
+// K-contiguous: 8-bit wgmma reads K-major buffers only), the dot takes them
+// as its operands (the products are the same, exact in f32). Returns
+// whether it did.
+bool narrowFp8Operands(ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis);
 
 // The shared-memory layout operand `opIdx` of a dot planned as `kind` is
 // staged in, for an operand of `type` (its shape and element kind) whose

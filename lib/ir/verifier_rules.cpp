@@ -172,8 +172,9 @@ std::string checkDot(const Instruction& inst) {
   const Type& r = inst.type();
   if (a.shape.size() != 2 || b.shape.size() != 2)
     return "'dot' operands must be 2-D tiles (" + str(a) + ", " + str(b) + ")";
-  if (a.isPtr() || a.element() != b.element())
-    return "'dot' operands must be integer or float tiles of one element type (" + str(a) + ", " + str(b) + ")";
+  if (a.isPtr() || (a.element() != b.element() && !(a.isFp8() && b.isFp8())))
+    return "'dot' operands must be integer or float tiles of one element type, or both fp8 (" + str(a) + ", " +
+           str(b) + ")";
   if (a.shape[1] != b.shape[0])
     return "'dot' inner dimensions differ (" + str(a) + " @ " + str(b) + ")";
   if (acc != r) return "'dot' accumulator must have the result type " + str(r) + ", not " + str(acc);
@@ -242,6 +243,11 @@ std::string checkStorageOnly(const Instruction& inst) {
                   op == Opcode::AtomicCas || op == Opcode::Print || op == Opcode::InlineAsm;
   if (!computes) return "";
   auto fp8 = [](const Type& t) { return t.isFp8() || (t.isPtr() && isFp8Kind(t.pointee)); };
+  // The one computation on fp8: a dot of two fp8 tiles into f32 (exact
+  // products), which the GPU passes make for Hopper's fp8 tensor cores.
+  if ((op == Opcode::Dot || op == Opcode::DotAsync) && inst.numOperands() >= 2 && inst.operand(0)->type().isFp8() &&
+      inst.operand(1)->type().isFp8() && inst.type().kind == Scalar::F32)
+    return "";
   for (size_t k = 0; k < inst.numOperands(); ++k)
     if (fp8(inst.operand(k)->type()))
       return quoted(op) + " does not compute on fp8 (" + str(inst.operand(k)->type()) + "): cast to f16 or f32 first";

@@ -17,6 +17,7 @@ import tritonc.language as tl
 
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
+import fp8_kernels  # noqa: E402
 
 rng = np.random.default_rng()
 backend = dsl_backends.suite_fixture()
@@ -216,6 +217,21 @@ def test_masked_matmul_of_fp8(fmt):
         BM=32, BN=32, BK=32)
     want = decode(a, fmt).reshape(m, k) @ decode(b, fmt).reshape(k, n)
     np.testing.assert_allclose(c.reshape(m, n), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("fa,fb", [("e4m3", "e4m3"), ("e5m2", "e4m3")])
+def test_masked_matmul_of_k_contiguous_fp8(fa, fb):
+    m, n, k = 100, 80, 96
+    a = encode(rng.standard_normal(m * k), fa)
+    bt = encode(rng.standard_normal(n * k), fb)  # B as the transpose of [n, k]: strides (1, k)
+    c = np.full(m * n, np.nan, np.float32)
+    run(fp8_kernels.matmul_fp8, (triton.cdiv(m, 64), triton.cdiv(n, 64)), wrap(a, fa), wrap(bt, fb), c, m, n, k,
+        k, 1, 1, k, n, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    want = decode(a, fa).reshape(m, k) @ decode(bt, fb).reshape(n, k).T
+    # Hopper's fp8 tensor cores add the products with fewer bits than f32.
+    tol = 2e-3 * np.sqrt(k) if dsl_backends.current() == "cuda" else 1e-4
+    np.testing.assert_allclose(c.reshape(m, n), want, rtol=1e-3 if dsl_backends.current() == "cuda" else 1e-5,
+                               atol=tol)
 
 
 @triton.jit

@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
 import test_dsl_fp8 as fp8_cases  # noqa: E402
+import fp8_kernels  # noqa: E402
 import hint_kernels  # noqa: E402
 import test_dsl_permute as permute_cases  # noqa: E402
 import tutorial_matmul  # noqa: E402
@@ -133,6 +134,9 @@ def fp8_cases_list():
         ("reduce-e4m3", fp8_cases.reduce_kernel, (e4, e4, 8, 16), {}),
         ("matmul-e4m3", fp8_cases.matmul_kernel, (e4, e4, np.zeros(4096, np.float32), 1000, 1000, 1000),
          dict(BM=128, BN=128, BK=64)),
+        ("matmul-kmajor-e4m3-e5m2", fp8_kernels.matmul_fp8,
+         (e4, e5, np.zeros(4096, np.float16), 1000, 1000, 1024, 1024, 1, 1, 1024, 1000, 1),
+         dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128)),
     ]
 
 
@@ -152,3 +156,25 @@ def test_fp8_conversions_need_sm89(monkeypatch):
     _, kernel, args, kwargs = FP8_CASES[0]
     with pytest.raises(triton.Error, match="converting f8e4m3 to f16 needs sm_89 or later"):
         kernel.warmup(*args, **kwargs).asm["ptx"]
+
+
+def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
+    """sm_90a: the K-contiguous fp8 matmul's dot is wgmma k32 on e4m3/e5m2
+    operands, fed by asynchronous copies into rings, without spills; the
+    N-contiguous one converts to f16 instead."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    cases = {c[0]: c for c in FP8_CASES}
+    _, kernel, args, kwargs = cases["matmul-kmajor-e4m3-e5m2"]
+    ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2" in ptx
+    assert "cp.async" in ptx and "cvt.rn.f16x2.e4m3x2" not in ptx
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([PTXAS, "-v", "-arch=sm_90a", path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+    assert r.returncode == 0 and " 0 bytes spill stores" in r.stderr, r.stderr[-2000:]
+    _, kernel, args, kwargs = cases["matmul-e4m3"]
+    ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
+    assert "k32.f32.e4m3" not in ptx and "cvt.rn.f16x2.e4m3x2" in ptx

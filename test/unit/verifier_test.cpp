@@ -97,7 +97,8 @@ TEST(Verifier, UnsignedOpsAndBitcasts) {
 }
 
 // fp8 is a storage type: converted to and from floats, bitcast to i8,
-// loaded, stored and selected; never computed on, never cast to integers.
+// loaded, stored and selected, multiplied in a dot into f32; never
+// otherwise computed on, never cast to integers.
 TEST(Verifier, Fp8IsStorageOnly) {
   const std::string k8 = "kernel @k(%a: i32, %b: f32, %p: f8e4m3*, %q: f8e5m2*) {\nentry:\n";
   auto expectFp8Error = [&](const std::string& body, const std::string& inst, const std::string& problem) {
@@ -112,9 +113,14 @@ TEST(Verifier, Fp8IsStorageOnly) {
   expectFp8Error("  %x = cast %b : f8e5m2\n  %y = atomic_rmw xchg %q, %x : f8e5m2\n  ret\n",
                  "%y = atomic_rmw xchg %q, %x : f8e5m2",
                  "'atomic_rmw' does not compute on fp8 (f8e5m2*): cast to f16 or f32 first");
-  expectFp8Error("  %v = splat %b : f32<16, 16>\n  %x = cast %v : f8e4m3<16, 16>\n  %d = dot %x, %x, %v : f32<16, 16>\n"
-                 "  ret\n",
-                 "%d = dot %x, %x, %v : f32<16, 16>", "'dot' does not compute on fp8 (f8e4m3<16, 16>)");
+  // A dot of fp8 tiles (of either format) into f32 is the one computation on them.
+  expectFp8Error("  %v = splat %b : f32<16, 16>\n  %x = cast %v : f8e4m3<16, 16>\n  %h = cast %v : f16<16, 16>\n"
+                 "  %d = dot %x, %x, %h : f16<16, 16>\n  ret\n",
+                 "%d = dot %x, %x, %h : f16<16, 16>",
+                 "'dot' does not compute on fp8 (f8e4m3<16, 16>): cast to f16 or f32 first");
+  EXPECT_EQ(verifyText(k8 + "  %v = splat %b : f32<16, 16>\n  %x = cast %v : f8e4m3<16, 16>\n"
+                            "  %y = cast %v : f8e5m2<16, 16>\n  %d = dot %x, %y, %v : f32<16, 16>\n  ret\n}\n"),
+            "");
   std::string fine = k8 +
       "  %x = load %p : f8e4m3\n  %y = cast %x : f8e5m2\n  store %q, %y\n  %z = cast %x : f32\n"
       "  %w = bitcast %x : i8\n  %c = cmp eq %a, i32 0 : i1\n  %s = select %c, %x, f8e4m3 1.5 : f8e4m3\n"

@@ -1,6 +1,7 @@
 // Warpgroup tensor cores (sm_90a): a dot whose result has the mma<v=3>
 // layout runs on wgmma.mma_async, each warpgroup (four warps) computing its
-// share of the tile in m64nNk16 steps, with B (and usually A) read straight
+// share of the tile in m64nNk16 steps (m64nNk32 for fp8 operands, K-major
+// only), with B (and usually A) read straight
 // from their swizzled buffers in shared memory through 64-bit descriptors.
 // An operand buffer is either
 //   K-major (shared<order=[K, MN], swizzle=S>, S = min(128, 2K)): rows of S
@@ -97,7 +98,10 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   const ir::Value* b = i.operand(1);
   const ir::Type& ct = i.type();
   Scalar k = a->type().kind;
-  if (k != Scalar::F16 && k != Scalar::BF16) throw InternalError("wgmma on other than f16/bf16 operands");
+  const bool fp8 = ir::isFp8Kind(k);
+  if (k != Scalar::F16 && k != Scalar::BF16 && !fp8) throw InternalError("wgmma on other than f16/bf16/fp8 operands");
+  // k steps of 32 bytes: 16 f16/bf16 elements, 32 fp8 ones.
+  const int64_t kStep = fp8 ? 32 : 16;
   const ir::Layout& cl = *ct.layout;
   int64_t M = ct.shape[0], N = ct.shape[1], K = a->type().shape[1];
   int64_t groupsM = cl.warpsPerCta[0] / 4, wn = cl.warpsPerCta[1];
@@ -133,6 +137,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     emit("mad.lo.s32 " + aAddr + ", " + gm + ", " + std::to_string(aBuf.offset(rowsPerGroup, 0)) + ", " + elem(a, 0) + ";");
     aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
+  if (fp8 && (!aShared || !aBuf.kMajor || !bBuf.kMajor)) throw InternalError("fp8 wgmma reads K-major buffers only");
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
   emit("setp.ne.b32 " + scaleD + ", 1, 0;");
@@ -140,14 +145,17 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     firstScaleD = newReg(RegClass::Pred);
     emit("setp.ne.b32 " + firstScaleD + ", 0, 0;");
   }
-  const char* ty = k == Scalar::F16 ? "f16" : "bf16";
-  std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k16.f32." + ty + "." + ty;
+  auto typeName = [](Scalar s) {
+    return s == Scalar::F16 ? "f16" : s == Scalar::BF16 ? "bf16" : s == Scalar::F8E4M3 ? "e4m3" : "e5m2";
+  };
+  std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k" + std::to_string(kStep) +
+                      ".f32." + typeName(k) + "." + typeName(bt.kind);
   struct Issue {
     std::vector<std::string> d;
     std::string a, b, scaleD;
   };
   std::vector<Issue> issues;
-  for (int64_t kk = 0; kk < K; kk += 16) {
+  for (int64_t kk = 0; kk < K; kk += kStep) {
     std::string bd = bDesc.at(bBuf.offset(0, kk));
     for (int64_t mi = 0; mi < rowsPerGroup; mi += 64) {
       Issue is;
@@ -180,8 +188,9 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   // asynchronous reads of the tensor cores.
   emit("wgmma.fence.sync.aligned;");
   for (const Issue& is : issues)
-    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + ", 1, 1, " +
-         (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";");
+    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + ", 1, 1" +
+         (fp8 ? std::string(";")  // (8-bit wgmma has no transpose operands: K-major only)
+              : ", " + (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";"));
   emit("wgmma.commit_group.sync.aligned;");
   if (i.opcode() == ir::Opcode::Dot) emit("wgmma.wait_group.sync.aligned 0;");
   define(&i, acc);
