@@ -393,17 +393,11 @@ class JITFunction(_tritonc.JitLauncher):
                 constexprs[name] = v
                 key.append(("c", name, type(v).__name__, v if _hashable(v) else repr(v)))
                 continue
-            if isinstance(v, TensorDescriptor):
-                spec = DescriptorSpec(name, v)
+            if isinstance(v, (TensorDescriptor, tuple)):  # arguments made of several parameters
+                spec = DescriptorSpec(name, v) if isinstance(v, TensorDescriptor) else TupleSpec(name, v)
                 params.extend(spec.params)
                 constexprs[name] = spec
-                key.append(("d", name, spec.key))
-                continue
-            if isinstance(v, tuple):
-                spec = TupleSpec(name, v)
-                params.extend(spec.params)
-                constexprs[name] = spec
-                key.append(("t", name, spec.key))
+                key.append(("d" if isinstance(v, TensorDescriptor) else "t", name, spec.key))
                 continue
             t = _runtime_type(v)
             if t is None:
