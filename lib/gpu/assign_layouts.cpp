@@ -423,9 +423,16 @@ void Assigner::run() {
   std::vector<ir::Instruction*> order;
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) order.push_back(inst.get());
-  // 0. fp8 dots read their fp8 tiles where wgmma can (dot_plan.h).
+  // 0. fp8 dots read their fp8 tiles where wgmma can, f16 ones elsewhere (dot_plan.h).
+  bool widened = false;
   for (ir::Instruction* i : order)
-    if (i->opcode() == Opcode::Dot) narrowFp8Operands(*i, target_, *axis_);
+    if (i->opcode() == Opcode::Dot && legalizeFp8Dot(m_, *i, target_, *axis_) && !i->operand(0)->type().isFp8())
+      widened = true;
+  if (widened) {  // the casts it made get layouts like the rest
+    order.clear();
+    for (auto& bb : f_.blocks())
+      for (auto& inst : bb->instructions()) order.push_back(inst.get());
+  }
   // 1. Anchors.
   std::vector<ir::Instruction*> loads;
   for (ir::Instruction* i : order) {

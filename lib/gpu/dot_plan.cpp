@@ -1,6 +1,7 @@
 #include "gpu/dot_plan.h"
 
 #include "gpu/layouts.h"
+#include "ir/builder.h"
 
 namespace tritonc::gpu {
 
@@ -95,7 +96,7 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
   int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
   Scalar k = at.kind;
   DotPlan plan;
-  if (ir::isFp8Kind(k)) {  // only as narrowFp8Operands made it
+  if (ir::isFp8Kind(k)) {  // only as legalizeFp8Dot left it
     if (!ir::isFp8Kind(bt.kind) || rt.kind != Scalar::F32 || !t.wgmma || t.arch != "sm_90a" ||
         !planWgmma(m, M, N, K, 32, t.numWarps, &plan))
       throw InternalError("a dot of fp8 tiles that wgmma cannot run");
@@ -111,13 +112,25 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
   return plan;
 }
 
-bool narrowFp8Operands(ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis) {
-  if (dot.opcode() != ir::Opcode::Dot || dot.type().kind != Scalar::F32 || !t.wgmma || t.arch != "sm_90a") return false;
+bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis) {
+  if (dot.opcode() != ir::Opcode::Dot) return false;
+  const bool onWgmma = dot.type().kind == Scalar::F32 && t.wgmma && t.arch == "sm_90a";
+  int64_t groupsM = 0, wn = 0;
+  if (dot.operand(0)->type().isFp8()) {
+    const ir::Shape& as = dot.operand(0)->type().shape;
+    if (onWgmma && wgmmaFits(as[0], dot.operand(1)->type().shape[1], as[1], 32, t.numWarps, &groupsM, &wn))
+      return false;
+    ir::Builder b(m);
+    b.setInsertPoint(dot.parent, dot.parent->indexOf(&dot));
+    b.setLoc(dot.loc);
+    for (size_t k = 0; k < 2; ++k) dot.setOperand(k, b.cast(dot.operand(k), dot.operand(k)->type().withKind(Scalar::F16)));
+    return true;
+  }
+  if (!onWgmma) return false;
   const ir::Instruction* a = widenedFp8(dot.operand(0));
   const ir::Instruction* b = widenedFp8(dot.operand(1));
   if (!a || !b) return false;
   const ir::Shape& as = a->type().shape;
-  int64_t groupsM = 0, wn = 0;
   if (!wgmmaFits(as[0], b->type().shape[1], as[1], 32, t.numWarps, &groupsM, &wn)) return false;
   // K-major in memory: A along its columns, B along its rows.
   if (!loadedContiguous(a->operand(0), 1, axis) || !loadedContiguous(b->operand(0), 0, axis)) return false;

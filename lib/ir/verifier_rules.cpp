@@ -242,7 +242,9 @@ std::string checkStorageOnly(const Instruction& inst) {
                   op == Opcode::Dot || op == Opcode::DotAsync || op == Opcode::Reduce || op == Opcode::AtomicRmw ||
                   op == Opcode::AtomicCas || op == Opcode::Print || op == Opcode::InlineAsm;
   if (!computes) return "";
-  auto fp8 = [](const Type& t) { return t.isFp8() || (t.isPtr() && isFp8Kind(t.pointee)); };
+  // (a pointer to fp8 counts where the instruction computes on its memory)
+  const bool atomic = op == Opcode::AtomicRmw || op == Opcode::AtomicCas;
+  auto fp8 = [&](const Type& t) { return t.isFp8() || (atomic && t.isPtr() && isFp8Kind(t.pointee)); };
   // The one computation on fp8: a dot of two fp8 tiles into f32 (exact
   // products), which the GPU passes make for Hopper's fp8 tensor cores.
   if ((op == Opcode::Dot || op == Opcode::DotAsync) && inst.numOperands() >= 2 && inst.operand(0)->type().isFp8() &&

@@ -138,6 +138,21 @@ def test_narrowing_rounds_to_nearest_even_and_saturates(fmt, src):
     same_values(y, encode(x.astype(np.float64), fmt), fmt)
 
 
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_narrowing_from_float64_rounds_once(fmt):
+    """Values a hair (far below float32's resolution) off the ties between
+    neighbours: rounding through float32 first would land on the tie."""
+    mags = decode(np.arange(128, dtype=np.uint8), fmt)
+    mags = mags[np.isfinite(mags)]
+    ties = (mags[:-1] + mags[1:]) / 2
+    n = 256
+    t = rng.choice(ties[ties > 0], n)
+    x = t * (1 + rng.choice([-1.0, 1.0], n) * 2.0 ** -40) * rng.choice([-1.0, 1.0], n)
+    y = np.full(n, 0x55, np.uint8)
+    run(narrow_kernel, (1,), x, wrap(y, fmt), n, BLOCK=256)
+    same_values(y, encode(x, fmt), fmt)
+
+
 @pytest.mark.parametrize("src,dst", [("e4m3", "e5m2"), ("e5m2", "e4m3")])
 def test_between_formats(src, dst):
     codes = np.arange(256, dtype=np.uint8)
@@ -267,6 +282,51 @@ def test_constants_round_once(fmt):
 
 
 @triton.jit
+def int_cast_kernel(X, I, Z, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    tl.store(I + offs, x.to(tl.int32))  # through float32: truncated toward zero
+    tl.store(Z + offs, tl.load(I + N + offs).to(Z.dtype.element_ty))
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_conversions_to_and_from_integers_go_through_float32(fmt):
+    n = 64
+    x = encode(rng.standard_normal(n) * 40, fmt)
+    ints = np.concatenate([np.full(n, -7, np.int32), rng.integers(-500, 500, n).astype(np.int32)])
+    z = np.full(n, 0x55, np.uint8)
+    run(int_cast_kernel, (1,), wrap(x, fmt), ints, wrap(z, fmt), n)
+    np.testing.assert_array_equal(ints[:n], np.trunc(decode(x, fmt)).astype(np.int32))
+    same_values(z, encode(ints[n:].astype(np.float64), fmt), fmt)
+
+
+@triton.jit
+def rtz_kernel(X, Y):
+    tl.store(Y, tl.load(X).to(tl.float16, fp_downcast_rounding="rtz"))
+
+
+def test_round_toward_zero_is_refused_not_ignored():
+    with pytest.raises(triton.CompilationError, match="fp_downcast_rounding='rtz' is not supported"):
+        run(rtz_kernel, (1,), np.zeros(1, np.float32), np.zeros(1, np.float16))
+
+
+@triton.jit
+def print_kernel(X, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.device_print("fp8", tl.load(X + offs))
+    tl.device_print("ptr", X)
+
+
+def test_prints_of_fp8_values_and_pointers(capfd):
+    if dsl_backends.current() == "cuda":
+        pytest.skip("device printf output is the CUDA driver's")
+    x = encode(np.array([1.5, -2.0]), "e4m3")
+    run(print_kernel, (1,), wrap(x, "e4m3"), 2)
+    out = capfd.readouterr().out
+    assert "fp8: 1.5" in out and "fp8: -2" in out and "ptr:" in out, out
+
+
+@triton.jit
 def atomic_kernel(X):
     tl.atomic_add(X + tl.arange(0, 16), 1.0)
 
@@ -289,6 +349,7 @@ def test_other_fp8_formats_are_refused():
 def test_reinterpret_checks_the_element_size():
     with pytest.raises(TypeError, match="bytes"):
         triton.reinterpret(np.zeros(4, np.float32), tl.float8e4nv)
-    codes = np.zeros(4, np.uint8)
+    codes = np.zeros((4, 6), np.uint8)
     w = triton.reinterpret(codes, tl.float8e5)
     assert triton.reinterpret(w, tl.uint8) is codes
+    assert w.stride() == (6, 1) and w.dim() == 2 and w.ndim == 2

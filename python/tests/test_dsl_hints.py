@@ -86,6 +86,29 @@ def test_multiple_of_on_pointers_is_about_bytes(monkeypatch):
     assert "multiple_of 16 does not hold" in str(e.value) and "'X' + 8 bytes" in str(e.value)
 
 
+@triton.jit
+def clamped_rows_kernel(X, Y, M, BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.arange(0, BM)
+    rows = tl.where(r < M, r, 0)  # rows past M read row 0: equal neighbours down the columns
+    c = tl.arange(0, BN)
+    ptrs = tl.multiple_of(X + rows[:, None] * BN + c[None, :], 16)
+    tl.store(Y + r[:, None] * BN + c[None, :], tl.load(ptrs))
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_multiple_of_is_not_checked_where_neighbours_are_equal_by_chance(m, monkeypatch):
+    """Rows of 16 f32 start at multiples of 64 bytes; rows clamped to 0 past
+    M repeat down the columns, which the analysis does not read as constant
+    stretches, so the interpreter does not ask every element there to be a
+    multiple (it did, for M < 4)."""
+    dsl_backends.use(monkeypatch, "interp")
+    x = rng.standard_normal(64).astype(np.float32)
+    y = np.full(64, np.nan, np.float32)
+    clamped_rows_kernel[(1,)](x, y, m, BM=4, BN=16)
+    rows = np.where(np.arange(4) < m, np.arange(4), 0)
+    np.testing.assert_array_equal(y.reshape(4, 16), x.reshape(4, 16)[rows])
+
+
 @pytest.mark.parametrize("where", ["cpu", "cuda"])
 def test_grouped_matmul_through_addresses_in_memory(where, monkeypatch):
     """Needs real addresses: the CPU back end or the GPU (the interpreter's

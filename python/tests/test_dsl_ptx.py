@@ -143,11 +143,12 @@ def fp8_cases_list():
 FP8_CASES = fp8_cases_list()
 
 
+@pytest.mark.parametrize("arch", ["sm_89", "sm_90a"])
 @pytest.mark.parametrize("case", FP8_CASES, ids=[c[0] for c in FP8_CASES])
-def test_fp8_assembles_for_sm90a(case, monkeypatch):
-    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+def test_fp8_assembles(case, arch, monkeypatch):
+    monkeypatch.setenv("TRITONC_ARCH", arch)
     _, kernel, args, kwargs = case
-    assemble(kernel, "sm_90a", *args, **kwargs)
+    assemble(kernel, arch, *args, **kwargs)
 
 
 def test_fp8_conversions_need_sm89(monkeypatch):

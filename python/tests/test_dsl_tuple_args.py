@@ -81,3 +81,15 @@ def test_tuple_leaves_are_parameters_of_their_own():
     with pytest.raises(TypeError, match="TensorDescriptor inside a tuple"):
         d = triton.tools.tensor_descriptor.TensorDescriptor.from_tensor(np.zeros((16, 16), np.float32), [16, 16])
         typed_kernel.warmup((d, tl.int32), x, 16)
+
+
+def test_repeated_calls_with_tuples_take_each_calls_values():
+    """A call with a tuple goes the Python way every time (the C++ fast path
+    of repeated CUDA calls does not expand tuples): the second and third
+    calls see their own numbers and arrays."""
+    for n_rows in (20, 12, 20):
+        a = rng.standard_normal((n_rows, 12)).astype(np.float32)
+        xt = np.ascontiguousarray(a.T)
+        y = np.full(n_rows * 12, np.nan, np.float32)
+        run(strided_kernel, (1,), xt, y, (n_rows, 12), ((1, n_rows), (None, 2.0)), BM=32, BN=16)
+        np.testing.assert_allclose(y.reshape(n_rows, 12), a * 2.0, rtol=1e-6)

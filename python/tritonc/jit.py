@@ -531,8 +531,8 @@ class JITFunction(_tritonc.JitLauncher):
         if any(name in param_index for name in kwargs):
             return  # runtime arguments by keyword: the Python path only
         roles, params, expected = [], [], []
-        if any(isinstance(x, TensorDescriptor) for x in list(args) + list(kwargs.values())):
-            return  # descriptors: the Python path (it expands them into their parameters)
+        if any(isinstance(x, (TensorDescriptor, tuple)) for x in list(args) + list(kwargs.values())):
+            return  # descriptors and tuples: the Python path (it expands them into their parameters)
         for name, x in zip(self.arg_names, args):
             if name not in param_index:
                 roles.append(0)

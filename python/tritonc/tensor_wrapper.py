@@ -42,6 +42,20 @@ class TensorWrapper:
     def element_size(self):
         return max(self.dtype.bits, 8) // 8
 
+    def stride(self, dim=None):
+        """Strides in elements, as torch's (numpy's bytes divided by the size)."""
+        if callable(getattr(self.base, "stride", None)):
+            return self.base.stride() if dim is None else self.base.stride(dim)
+        s = tuple(b // self.base.itemsize for b in self.base.strides)
+        return s if dim is None else s[dim]
+
+    def dim(self):
+        return len(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
     def __repr__(self):
         return "TensorWrapper[%r](%r)" % (self.dtype, self.base)
 

@@ -55,6 +55,77 @@ TEST(CpuBackend, MaskedLanesTouchNothing) {
   }
 }
 
+// fp8: every code of either format widened, f32 values (ties, beyond the
+// largest, NaN) narrowed to both, f64 narrowed, and scalar fp8 parameters:
+// the CPU's bytes are the interpreter's.
+TEST(CpuBackend, Fp8ConversionsAndParametersAreTheInterpreters) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  const char* src = R"(
+kernel @f8(%codes: i8* aligned(16), %x: f32* aligned(16), %d: f64* aligned(16), %wide4: f32* aligned(16),
+           %wide5: f32* aligned(16), %n4: f8e4m3* aligned(16), %n5: f8e5m2* aligned(16), %dn: f8e4m3* aligned(16),
+           %s: f8e4m3, %t: f8e5m2, %out: f32* aligned(16)) {
+entry:
+  %r = range 0 : i32<256>
+  %pc = splat %codes : i8*<256>
+  %pc2 = gep %pc, %r : i8*<256>
+  %c = load %pc2 : i8<256>
+  %e4 = bitcast %c : f8e4m3<256>
+  %e5 = bitcast %c : f8e5m2<256>
+  %w4 = cast %e4 : f32<256>
+  %w5 = cast %e5 : f32<256>
+  %pw4 = splat %wide4 : f32*<256>
+  %pw42 = gep %pw4, %r : f32*<256>
+  store %pw42, %w4
+  %pw5 = splat %wide5 : f32*<256>
+  %pw52 = gep %pw5, %r : f32*<256>
+  store %pw52, %w5
+  %px = splat %x : f32*<256>
+  %px2 = gep %px, %r : f32*<256>
+  %v = load %px2 : f32<256>
+  %v4 = cast %v : f8e4m3<256>
+  %v5 = cast %v : f8e5m2<256>
+  %pn4 = splat %n4 : f8e4m3*<256>
+  %pn42 = gep %pn4, %r : f8e4m3*<256>
+  store %pn42, %v4
+  %pn5 = splat %n5 : f8e5m2*<256>
+  %pn52 = gep %pn5, %r : f8e5m2*<256>
+  store %pn52, %v5
+  %pd = splat %d : f64*<256>
+  %pd2 = gep %pd, %r : f64*<256>
+  %dv = load %pd2 : f64<256>
+  %dv4 = cast %dv : f8e4m3<256>
+  %pdn = splat %dn : f8e4m3*<256>
+  %pdn2 = gep %pdn, %r : f8e4m3*<256>
+  store %pdn2, %dv4
+  %sf = cast %s : f32
+  %tf = cast %t : f32
+  store %out, %sf
+  %o1 = gep %out, i32 1 : f32*
+  store %o1, %tf
+  ret
+}
+)";
+  interp::Buffer codes = buffer("codes", Scalar::I8, 256), x = buffer("x", Scalar::F32, 256), d = buffer("d", Scalar::F64, 256);
+  interp::Buffer wide4 = buffer("wide4", Scalar::F32, 256), wide5 = buffer("wide5", Scalar::F32, 256);
+  interp::Buffer n4 = buffer("n4", Scalar::F8E4M3, 256), n5 = buffer("n5", Scalar::F8E5M2, 256);
+  interp::Buffer dn = buffer("dn", Scalar::F8E4M3, 256), out = buffer("out", Scalar::F32, 2);
+  for (int i = 0; i < 256; ++i) codes.data[size_t(i)] = uint8_t(i);
+  std::uniform_real_distribution<double> mag(-12, 17), unit(0, 1);
+  const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 448.0, 464.0, 57344.0, 61440.0, 1.0625, 1.1875, 0.0078125};
+  for (int i = 0; i < 256; ++i) {
+    double v = i < 12 ? special[i] : (unit(rng) < 0.5 ? -1 : 1) * std::exp2(mag(rng)) * (1 + unit(rng));
+    interp::writeElement(x, i, v);
+    // f64 values near fp8 ties by less than f32 resolves: rounding twice would differ.
+    interp::writeElement(d, i, double(float(v)) + (unit(rng) < 0.5 ? 1 : -1) * std::exp2(-40) * std::fabs(v));
+  }
+  std::vector<interp::KernelArg> args{buf(codes), buf(x), buf(d), buf(wide4), buf(wide5), buf(n4), buf(n5), buf(dn),
+                                      interp::KernelArg::ofFloat(1.5 + unit(rng)), interp::KernelArg::ofFloat(-300 * unit(rng)),
+                                      buf(out)};
+  Compiled k = compile(src, args, {}, 3, lang::Language::TritonIr);
+  runBoth(*k.fn, {1}, args);
+}
+
 // A masked load's `other` shows where the mask is off; the mask varies
 // within rows and columns of a 2-D tile.
 TEST(CpuBackend, MaskedLoadOther2D) {

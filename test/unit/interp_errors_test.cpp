@@ -255,26 +255,31 @@ TEST(InterpErrors, MultipleOfRunsAlongEitherDimension) {
 }
 
 TEST(InterpErrors, MultipleOfAlongConstantAndPlainDimensions) {
-  // cols broadcast down the rows: runs along dimension 1 (starting at 0),
-  // constant along dimension 0, so every element must be a multiple there
-  // (the axis analysis reads it so); rows * 4 + cols has no runs nor
-  // constant stretches down a column, so only the rows' starts count.
+  // Along dimension 1 the values make runs: their starts must be multiples
+  // (cols + 1 starts at 1). Down the columns nothing is checked: cols
+  // broadcast down the rows has equal neighbours there, as rows clamped with
+  // a select may have by coincidence, which the values cannot tell apart;
+  // rows * 4 + cols starts its rows at multiples of 4.
   Kernel k("promise_dims");
   ir::Value* out = k.ptrParam(Scalar::I32, "out");
   ir::Argument* which = k.intParam("which");
   ir::Value* rows = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {4, 1}), {4, 4});
   ir::Value* cols = k.b.broadcast(k.b.reshape(k.b.range(0, 4), {1, 4}), {4, 4});
-  ir::Value* index = k.b.binary(Opcode::Add, k.b.binary(Opcode::Mul, rows, k.b.splat(k.b.i32(4), {4, 4})), cols);
-  ir::Value* pick = k.b.cmp(ir::CmpPred::Eq, k.b.splat(which, {4, 4}), k.b.splat(k.b.i32(0), {4, 4}));
+  ir::Value* four = k.b.splat(k.b.i32(4), {4, 4});
+  ir::Value* index = k.b.binary(Opcode::Add, k.b.binary(Opcode::Mul, rows, four), cols);
+  ir::Value* shifted = k.b.binary(Opcode::Add, cols, k.b.splat(k.b.i32(1), {4, 4}));
+  ir::Value* pickCols = k.b.cmp(ir::CmpPred::Eq, k.b.splat(which, {4, 4}), k.b.splat(k.b.i32(0), {4, 4}));
+  ir::Value* pickShifted = k.b.cmp(ir::CmpPred::Eq, k.b.splat(which, {4, 4}), k.b.splat(k.b.i32(2), {4, 4}));
   k.b.setLoc(kLoc);
-  ir::Value* m = k.b.multipleOf(k.b.select(pick, cols, index), 4);
+  ir::Value* m = k.b.multipleOf(k.b.select(pickShifted, shifted, k.b.select(pickCols, cols, index)), 4);
   k.b.setLoc({});
   k.b.store(k.pointers(out, index), m);
   k.b.ret();
   interp::Buffer O = poisoned("out", Scalar::I32, 16);
   k.run({1}, {buf(O), num(1)});  // 4r + c: rows start at multiples of 4
-  UserError e = expectUserError([&] { k.run({1}, {buf(O), num(0)}); });
-  expectMentions(e.what(), {"multiple_of 4 does not hold", "tile element [0, 1] is 1"});
+  k.run({1}, {buf(O), num(0)});  // c: runs start at 0; nothing down the columns
+  UserError e = expectUserError([&] { k.run({1}, {buf(O), num(2)}); });
+  expectMentions(e.what(), {"multiple_of 4 does not hold", "tile element [0, 0] is 1"});
 }
 
 TEST(InterpErrors, StoreIntoReadonlyBuffer) {

@@ -184,7 +184,9 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
         const float f = float(v);
         std::memcpy(&slots[i], &f, 4);
       } else {
-        slots[i] = kind == ir::Scalar::F16 ? doubleToHalf(v) : doubleToBf16(v);
+        uint8_t bytes[8] = {};  // f16, bf16 and fp8 in their memory format (the interpreter's encoding)
+        interp::detail::encodeElem(kind, interp::detail::floatElem(v), bytes);
+        std::memcpy(&slots[i], bytes, 8);
       }
       continue;
     }

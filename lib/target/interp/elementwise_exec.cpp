@@ -234,10 +234,12 @@ void Executor::execSelect(const Step& s) {
 // (`multiple_of(pid * 64 + arange(0, 64), 64)` holds), as the axis analysis
 // reads it: along each dimension where the values make runs (an element is
 // its predecessor's successor; of a pointer, the next element's address),
-// every element that starts one is a multiple; where they are constant in
-// stretches, or a 1-D tile has no runs, every element is; along the other
-// dimensions of a larger tile, nothing (`tl.multiple_of(ptrs, [16, 16])` on
-// rows of pointers).
+// every element that starts one is a multiple; a scalar, or a 1-D tile
+// without runs, has every element a multiple. Along the other dimensions of
+// a larger tile nothing is checked (`tl.multiple_of(ptrs, [16, 16])` on rows
+// of pointers): equal neighbours there may be the data's coincidence (rows
+// clamped with tl.where) rather than the constant stretches the analysis
+// reads, which the values cannot tell apart.
 void Executor::execMultipleOf(const Step& s) {
   const Tile& a = in(s, 0);
   Tile& r = out(s);
@@ -256,15 +258,13 @@ void Executor::execMultipleOf(const Step& s) {
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0; stride *= shape[d]) {
     if (shape[d] == 1 && shape.size() > 1) continue;
-    // Which pairs along d the values show: successors (runs), equals.
-    bool runs = false, equal = false;
-    for (size_t j = 0; j < r.size(); ++j) {
+    // Whether the values make runs along d (an element its predecessor's successor).
+    bool runs = false;
+    for (size_t j = 0; j < r.size() && !runs; ++j) {
       if ((int64_t(j) / stride) % shape[d] == 0) continue;
-      const int64_t prev = r[j - size_t(stride)].i;
-      runs = runs || prev + step == r[j].i;
-      equal = equal || prev == r[j].i;
+      runs = r[j - size_t(stride)].i + step == r[j].i;
     }
-    if (!runs && !equal && shape.size() > 1) continue;
+    if (!runs && shape.size() > 1) continue;
     for (size_t j = 0; j < r.size(); ++j) {
       const bool first = (int64_t(j) / stride) % shape[d] == 0;
       const bool continues = !first && runs && r[j - size_t(stride)].i + step == r[j].i;

@@ -37,7 +37,9 @@ struct RoundF16 { double operator()(double x) const { return double(halfToFloat(
 struct RoundBF16 { double operator()(double x) const { return double(bf16ToFloat(doubleToBf16(x))); } };
 // fp8 is never computed on (the verifier refuses it): these round casts to it.
 struct RoundE4M3 { double operator()(double x) const { return e4m3ToDouble(doubleToE4m3(x)); } };
-struct RoundE5M2 { double operator()(double x) const { return e5m2ToDouble(doubleToE5m2(x)); } };
+struct RoundE5M2 {  // (a NaN keeps the bits 0x7f the conversion gives, for a store to write)
+  double operator()(double x) const;
+};
 
 // Calls `f` with the rounding functor of float kind `k`, so that loops over
 // elements are instantiated once per kind instead of switching per element.
@@ -243,6 +245,11 @@ inline uint64_t bitsOfNan(double v, int expBits, int fracBits) {
   uint64_t frac = (d & ((uint64_t(1) << 52) - 1)) >> (52 - fracBits);
   if (frac == 0) frac = uint64_t(1) << (fracBits - 1);
   return ((d >> 63) << (expBits + fracBits)) | (((uint64_t(1) << expBits) - 1) << fracBits) | frac;
+}
+
+inline double RoundE5M2::operator()(double x) const {
+  const uint8_t b = doubleToE5m2(x);
+  return isNanBits(b, 5, 2) ? nanOfBits(b, 5, 2) : e5m2ToDouble(b);
 }
 
 inline Elem decodeElem(ir::Scalar k, const uint8_t* p) {

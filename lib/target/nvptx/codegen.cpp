@@ -83,9 +83,10 @@ std::string braces(const std::vector<std::string>& r) {
 }
 
 std::string ptxVersionFor(const std::string& arch) {
-  // PTX 8.1 has sm_90a and vector reductions (red.global.add.v4.f32); 7.0 covers sm_80.
+  // PTX 8.1 has sm_90a, vector reductions (red.global.add.v4.f32) and fp8
+  // conversions on sm_89; 7.0 covers sm_80.
   if (arch.rfind("sm_90", 0) == 0) return "8.1";
-  if (arch == "sm_89") return "7.8";
+  if (arch == "sm_89") return "8.1";  // 8.1: fp8 conversions (cvt ...e4m3x2) on sm_89
   if (arch == "sm_86") return "7.1";
   return "7.0";
 }

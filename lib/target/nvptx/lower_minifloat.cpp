@@ -4,9 +4,9 @@
 // later), of which we use the low half. Reading fp8 goes through f16, which
 // holds every fp8 value exactly; writing rounds once from f32 or f16, to
 // nearest even and saturating to the largest finite value (.satfinite), as
-// the interpreter's support/float8.cpp does. f64 and bf16 go through f32
-// (for f64 a second rounding, where a value lies within f32's precision of
-// a halfway point).
+// the interpreter's support/float8.cpp does. bf16 goes through f32 (exact),
+// f64 through f32 rounded to odd (so that the one rounding to fp8 is as
+// from the f64).
 #include <string>
 
 #include "support/diagnostic.h"
@@ -58,8 +58,18 @@ std::string FunctionLowering::castFp8(Scalar from, Scalar to, const std::string&
   std::string f = a;
   if (from == Scalar::BF16) f = toF32(Scalar::BF16, a);
   if (from == Scalar::F64) {
+    // Rounded to odd into f32 (toward zero, the last bit set when inexact):
+    // rounding that to fp8 equals rounding the f64 once.
+    std::string t = newReg(RegClass::F32), back = newReg(RegClass::F64), inexact = newReg(RegClass::Pred);
+    std::string bits = newReg(RegClass::B32), odd = newReg(RegClass::B32);
     f = newReg(RegClass::F32);
-    emit("cvt.rn.f32.f64 " + f + ", " + a + ";");
+    emit("cvt.rz.f32.f64 " + t + ", " + a + ";");
+    emit("cvt.f64.f32 " + back + ", " + t + ";");
+    emit("setp.neu.f64 " + inexact + ", " + back + ", " + a + ";");
+    emit("mov.b32 " + bits + ", " + t + ";");
+    emit("or.b32 " + odd + ", " + bits + ", 1;");
+    emit("selp.b32 " + bits + ", " + odd + ", " + bits + ", " + inexact + ";");
+    emit("mov.b32 " + f + ", " + bits + ";");
   }
   std::string p = newReg(RegClass::B16), r = newReg(RegClass::B32);
   emit(std::string("cvt.rn.satfinite.") + pairName(to) + ".f32 " + p + ", " + f + ", " + f + ";");

@@ -105,6 +105,7 @@ def full_like(input, value):
 
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    semantic.check_rounding(fp_downcast_rounding)
     return semantic.cast(input, dtype, bitcast=unwrap(bitcast))
 
 

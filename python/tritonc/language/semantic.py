@@ -116,6 +116,13 @@ def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
     return integer_promote(a_dt, b_dt)
 
 
+def check_rounding(mode):
+    """Triton's fp_downcast_rounding: only 'rtne' (the default) is supported."""
+    if unwrap(mode) not in (None, "rtne"):
+        raise CompileError("fp_downcast_rounding=%r is not supported: tritonc rounds float conversions to nearest "
+                           "even ('rtne')" % (unwrap(mode),))
+
+
 def cast(x, dt, bitcast=False):
     x = to_tensor(x)
     dt = unwrap(dt)
@@ -127,6 +134,8 @@ def cast(x, dt, bitcast=False):
     if bitcast:
         return _bitcast(x, dt)
     src = x.dtype
+    if (src.is_fp8() and dt.is_int()) or (src.is_int() and dt.is_fp8()):
+        return cast(cast(x, core.float32), dt)  # the IR converts fp8 to and from floats only
     if src.is_ptr() != dt.is_ptr() and not (dt in (core.int64, core.uint64) or src in (core.int64, core.uint64)):
         raise CompileError("cannot cast %r to %r (pointers convert to pointers and to tl.int64)" % (src, dt))
     # The unsigned conversions: from an unsigned integer (zero extension, to
