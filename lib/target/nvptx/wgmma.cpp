@@ -4,7 +4,7 @@
 // only), with B (and usually A) read straight
 // from their swizzled buffers in shared memory through 64-bit descriptors.
 // An operand buffer is either
-//   K-major (shared<order=[K, MN], swizzle=S>, S = min(128, 2K)): rows of S
+//   K-major (shared<order=[K, MN], swizzle=S>, S = min(128, K elements in bytes)): rows of S
 //     bytes, one per row (A) or column (B), blocks of S bytes along K one
 //     after the other (MN * S bytes apart); descriptor SBO = 8 rows (8 S),
 //     not transposed; a k step inside a block adds 32 bytes;
