@@ -2,8 +2,8 @@
 prints the Triton-IR of a @tritonc.jit kernel for one specialization (what
 ``tritonc emit FILE.py:KERNEL`` compiles further). SIG gives the runtime
 parameters' types, by name or in order: ``x_ptr=*fp32,n=i32`` or
-``*fp32,*fp32,i32`` (``*`` marks a pointer; fp16 bf16 fp32 fp64 i1 i8 i16
-i32 i64, or f16 f32 ...); parameters not given are int32 (pointers must be
+``*fp32,*fp32,i32`` (``*`` marks a pointer; fp8e4nv fp8e5 fp16 bf16 fp32
+fp64 i1 i8 i16 i32 i64, or f16 f32 ...); parameters not given are int32 (pointers must be
 given). -D gives constexpr values (ints, floats, True/False, dtype names
 such as float16). The file is imported as a module, as Triton's AOT
 compiler does."""
@@ -16,7 +16,8 @@ from ..jit import JITFunction
 
 _TYPES = {"fp16": tl.float16, "f16": tl.float16, "bf16": tl.bfloat16, "fp32": tl.float32, "f32": tl.float32,
           "fp64": tl.float64, "f64": tl.float64, "i1": tl.int1, "i8": tl.int8, "i16": tl.int16, "i32": tl.int32,
-          "i64": tl.int64, "u8": tl.uint8, "u16": tl.uint16, "u32": tl.uint32, "u64": tl.uint64}
+          "i64": tl.int64, "u8": tl.uint8, "u16": tl.uint16, "u32": tl.uint32, "u64": tl.uint64,
+          "fp8e4nv": tl.float8e4nv, "fp8e5": tl.float8e5}
 
 
 def parse_type(text):
