@@ -158,9 +158,13 @@ void Executor::execGpu(const Step& s) {
       const int64_t row = in(s, 7)[0].i, col = in(s, 8)[0].i;
       const bool pred = in(s, 9)[0].i != 0;
       ++phases_[{bufferOf(in(s, 1)[0]), in(s, 2)[0].i}];  // the copy's bytes arrive, even outside the tensor
+      // The stage's contiguous dimension runs along the tensor's rows: a
+      // stage contiguous along dimension 0 (B of `a @ b` stored as its
+      // transpose) holds the box transposed, element (r, c) from row c, column r.
+      const bool across = t.layout && !t.layout->order.empty() && t.layout->order[0] == 0;
       for (int64_t r = 0; r < boxRows; ++r)
         for (int64_t c = 0; c < boxCols; ++c) {
-          int64_t j = r * boxCols + c, gr = row + r, gc = col + c;
+          int64_t j = r * boxCols + c, gr = row + (across ? c : r), gc = col + (across ? r : c);
           Elem& dst = buf[size_t(offsetOf(h) + j)];
           if (!pred || gr < 0 || gr >= rows || gc < 0 || gc >= cols) {
             dst = ir::isFloatKind(kind) ? floatElem(0) : intElem(0);
