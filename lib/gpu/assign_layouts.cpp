@@ -338,9 +338,10 @@ void Assigner::stageDotOperands() {
       const ir::Type& t = x->type();
       b.setLoc(dot->loc);
       const Layout* l = t.layout;
+      // (8-bit wgmma reads A from shared memory only.)
       bool fromAccumulator = l->kind == LayoutKind::Mma &&
                              ((plan.kind == DotKind::MmaSync && l->version == 2) ||
-                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0));
+                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && !ir::isFp8Kind(t.kind)));
       ir::Value* staged;
       if (fromAccumulator) {
         // Another dot's accumulator (attention's p @ v): its registers hold
@@ -424,11 +425,12 @@ void Assigner::run() {
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) order.push_back(inst.get());
   // 0. fp8 dots read their fp8 tiles where wgmma can, f16 ones elsewhere (dot_plan.h).
-  bool widened = false;
+  bool changed = false;
+  std::vector<ir::Instruction*> dots;  // (first: legalizing may erase the widenings it replaces)
   for (ir::Instruction* i : order)
-    if (i->opcode() == Opcode::Dot && legalizeFp8Dot(m_, *i, target_, *axis_) && !i->operand(0)->type().isFp8())
-      widened = true;
-  if (widened) {  // the casts it made get layouts like the rest
+    if (i->opcode() == Opcode::Dot) dots.push_back(i);
+  for (ir::Instruction* d : dots) changed = legalizeFp8Dot(m_, *d, target_, *axis_) || changed;
+  if (changed) {  // the casts it made get layouts like the rest; those it dropped are gone
     order.clear();
     for (auto& bb : f_.blocks())
       for (auto& inst : bb->instructions()) order.push_back(inst.get());

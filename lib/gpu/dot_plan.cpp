@@ -132,10 +132,24 @@ bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, con
   if (!a || !b) return false;
   const ir::Shape& as = a->type().shape;
   if (!wgmmaFits(as[0], b->type().shape[1], as[1], 32, t.numWarps, &groupsM, &wn)) return false;
-  // K-major in memory: A along its columns, B along its rows.
-  if (!loadedContiguous(a->operand(0), 1, axis) || !loadedContiguous(b->operand(0), 0, axis)) return false;
+  // K-major in memory: A along its columns, B along its rows; through a
+  // transpose (a @ tl.trans(b), B stored [N, K]) along the other dimension.
+  auto kContiguous = [&](const ir::Value* v, size_t kDim) {
+    const ir::Instruction* tr = v->valueKind() == ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(v)
+                                                                             : nullptr;
+    if (tr && tr->opcode() == ir::Opcode::Trans && tr->imm == 0) return loadedContiguous(tr->operand(0), 1 - kDim, axis);
+    return loadedContiguous(v, kDim, axis);
+  };
+  if (!kContiguous(a->operand(0), 1) || !kContiguous(b->operand(0), 0)) return false;
   dot.setOperand(0, a->operand(0));
   dot.setOperand(1, b->operand(0));
+  // The widenings nothing else reads go now: a transpose read only by the
+  // dot is staged as a view of its source (assign_layouts.cpp).
+  auto dropUnused = [](const ir::Instruction* c) {
+    if (c->users().empty()) c->parent->erase(const_cast<ir::Instruction*>(c));
+  };
+  if (b != a) dropUnused(b);
+  dropUnused(a);
   return true;
 }
 

@@ -250,6 +250,35 @@ def test_masked_matmul_of_k_contiguous_fp8(fa, fb):
 
 
 @triton.jit
+def matmul_trans_kernel(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """B stored [N, K] and used as tl.trans(b): K-contiguous both, the way
+    fp8 weights are usually laid out."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        a = tl.load(A + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(B + rn[:, None] * K + kk[None, :], mask=(rn[:, None] < N) & (kk[None, :] < K), other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_masked_matmul_with_transposed_fp8_weights():
+    m, n, k = 70, 90, 96
+    a = encode(rng.standard_normal(m * k), "e4m3")
+    b = encode(rng.standard_normal(n * k), "e5m2")  # [n, k]
+    c = np.full(m * n, np.nan, np.float32)
+    run(matmul_trans_kernel, (triton.cdiv(m, 64), triton.cdiv(n, 64)), wrap(a, "e4m3"), wrap(b, "e5m2"), c, m, n, k,
+        BM=64, BN=64, BK=32)
+    want = decode(a, "e4m3").reshape(m, k) @ decode(b, "e5m2").reshape(n, k).T
+    cuda = dsl_backends.current() == "cuda"
+    np.testing.assert_allclose(c.reshape(m, n), want, rtol=1e-3 if cuda else 1e-5,
+                               atol=2e-3 * np.sqrt(k) if cuda else 1e-4)
+
+
+@triton.jit
 def reduce_kernel(X, Y, R: tl.constexpr, C: tl.constexpr):
     x = tl.load(X + tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :])
     tl.store(Y + tl.arange(0, R), tl.max(x, axis=1))

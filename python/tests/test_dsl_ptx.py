@@ -134,6 +134,8 @@ def fp8_cases_list():
         ("reduce-e4m3", fp8_cases.reduce_kernel, (e4, e4, 8, 16), {}),
         ("matmul-e4m3", fp8_cases.matmul_kernel, (e4, e4, np.zeros(4096, np.float32), 1000, 1000, 1000),
          dict(BM=128, BN=128, BK=64)),
+        ("matmul-trans-e4m3-e5m2", fp8_cases.matmul_trans_kernel, (e4, e5, np.zeros(4096, np.float32), 1000, 1000,
+                                                                   1024), dict(BM=128, BN=128, BK=64)),
         ("matmul-kmajor-e4m3-e5m2", fp8_kernels.matmul_fp8,
          (e4, e5, np.zeros(4096, np.float16), 1000, 1000, 1024, 1024, 1, 1, 1024, 1000, 1),
          dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128)),
@@ -179,3 +181,55 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
     _, kernel, args, kwargs = cases["matmul-e4m3"]
     ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
     assert "k32.f32.e4m3" not in ptx and "cvt.rn.f16x2.e4m3x2" in ptx
+    # B stored [N, K] and used as tl.trans(b): K-contiguous too.
+    _, kernel, args, kwargs = cases["matmul-trans-e4m3-e5m2"]
+    ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
+    assert "k32.f32.e4m3.e5m2" in ptx and "cvt.rn.f16x2.e5m2x2" not in ptx
+
+
+# An fp8 dot whose A is another dot's result narrowed to fp8 (IR written so):
+# 8-bit wgmma reads A from shared memory only, so it is staged there.
+FP8_CHAIN_IR = """kernel @f8chain(%A: f8e4m3* aligned(16), %B: f8e4m3* aligned(16), %C: f32* aligned(16)) {
+entry:
+  %rm = range 0 : i32<64>
+  %rm2 = reshape %rm : i32<64, 1>
+  %rmb = broadcast %rm2 : i32<64, 64>
+  %c64 = splat i32 64 : i32<64, 64>
+  %am = mul %rmb, %c64 : i32<64, 64>
+  %rn2 = reshape %rm : i32<1, 64>
+  %rnb = broadcast %rn2 : i32<64, 64>
+  %ao = add %am, %rnb : i32<64, 64>
+  %pa = splat %A : f8e4m3*<64, 64>
+  %pa2 = gep %pa, %ao : f8e4m3*<64, 64>
+  %a = load %pa2 : f8e4m3<64, 64>
+  %bo = add %rnb, %am : i32<64, 64>
+  %bt = mul %rnb, %c64 : i32<64, 64>
+  %bo2 = add %bt, %rmb : i32<64, 64>
+  %pb = splat %B : f8e4m3*<64, 64>
+  %pb2 = gep %pb, %bo2 : f8e4m3*<64, 64>
+  %b = load %pb2 : f8e4m3<64, 64>
+  %z = splat f32 0 : f32<64, 64>
+  %d = dot %a, %b, %z : f32<64, 64>
+  %p = cast %d : f8e4m3<64, 64>
+  %d2 = dot %p, %b, %z : f32<64, 64>
+  %pc = splat %C : f32*<64, 64>
+  %pc2 = gep %pc, %ao : f32*<64, 64>
+  store %pc2, %d2
+  ret
+}
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("TRITONC_CLI"), reason="TRITONC_CLI (the tritonc binary) is not set")
+def test_fp8_dot_fed_by_a_dot_compiles_and_assembles(tmp_path):
+    src = tmp_path / "chain.tir"
+    src.write_text(FP8_CHAIN_IR)
+    r = subprocess.run([os.environ["TRITONC_CLI"], "emit", str(src), "--stage", "ptx", "--target", "sm_90a"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.count("k32.f32.e4m3.e4m3") > 0
+    ptx = tmp_path / "chain.ptx"
+    ptx.write_text(r.stdout)
+    a = subprocess.run([PTXAS, "-arch=sm_90a", str(ptx), "-o", str(tmp_path / "chain.cubin")], capture_output=True,
+                       text=True)
+    assert a.returncode == 0, a.stderr[-2000:]
