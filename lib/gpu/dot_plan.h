@@ -28,8 +28,9 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t);
 // Hopper's fp8 tensor cores for a dot of two fp8 tiles widened to f16 (the
 // form tl.dot of fp8 takes in Triton-IR): where wgmma can read the fp8 tiles
 // themselves (sm_90a, shapes its m64nNk32 steps cover, both tiles loaded
-// K-contiguous: 8-bit wgmma reads K-major buffers only), the dot takes them
-// as its operands (the products are the same, exact in f32). A dot of fp8
+// K-contiguous, directly or through a transpose as in a @ tl.trans(b):
+// 8-bit wgmma reads K-major buffers only), the dot takes them as its
+// operands (the products are the same, exact in f32). A dot of fp8
 // tiles that wgmma cannot run (IR written so, for another target or shape)
 // gets them widened to f16 instead. Returns whether it changed the dot.
 bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis);
