@@ -431,6 +431,7 @@ void Assigner::run() {
     if (i->opcode() == Opcode::Dot) dots.push_back(i);
   for (ir::Instruction* d : dots) changed = legalizeFp8Dot(m_, *d, target_, *axis_) || changed;
   if (changed) {  // the casts it made get layouts like the rest; those it dropped are gone
+    axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);
     order.clear();
     for (auto& bb : f_.blocks())
       for (auto& inst : bb->instructions()) order.push_back(inst.get());
