@@ -27,15 +27,22 @@ PTXAS = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists(
 pytestmark = pytest.mark.skipif(PTXAS is None, reason="ptxas not found: PTX not assembled")
 
 
-def assemble(kernel, arch, *args, **kwargs):
-    ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
+def ptxas(ptx, arch, verbose=False):
+    """ptxas on the PTX text; asserts it assembles, returns its messages
+    (registers and spills with `verbose`)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "k.ptx")
         with open(path, "w") as f:
             f.write(ptx)
-        r = subprocess.run([PTXAS, "-arch=" + arch, path, "-o", os.path.join(d, "k.cubin")],
+        r = subprocess.run([PTXAS] + (["-v"] if verbose else []) + ["-arch=" + arch, path, "-o",
+                                                                     os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
+    return r.stderr
+
+
+def assemble(kernel, arch, *args, **kwargs):
+    ptxas(kernel.warmup(*args, **kwargs).asm["ptx"], arch)
 
 
 def cases():
@@ -109,14 +116,6 @@ def cases():
 CASES = cases()
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_assembles(case, arch, monkeypatch):
-    monkeypatch.setenv("TRITONC_ARCH", arch)
-    _, kernel, args, kwargs = case
-    assemble(kernel, arch, *args, **kwargs)
-
-
 def fp8_cases_list():
     import tritonc as triton
     import tritonc.language as tl
@@ -143,11 +142,13 @@ def fp8_cases_list():
 
 
 FP8_CASES = fp8_cases_list()
+# (fp8 needs sm_89 or later: its cases assemble for sm_89 and sm_90a)
+ASSEMBLED = [(c, a) for c in CASES for a in ("sm_80", "sm_90a")] + \
+    [(c, a) for c in FP8_CASES for a in ("sm_89", "sm_90a")]
 
 
-@pytest.mark.parametrize("arch", ["sm_89", "sm_90a"])
-@pytest.mark.parametrize("case", FP8_CASES, ids=[c[0] for c in FP8_CASES])
-def test_fp8_assembles(case, arch, monkeypatch):
+@pytest.mark.parametrize("case,arch", ASSEMBLED, ids=["%s-%s" % (c[0], a) for c, a in ASSEMBLED])
+def test_assembles(case, arch, monkeypatch):
     monkeypatch.setenv("TRITONC_ARCH", arch)
     _, kernel, args, kwargs = case
     assemble(kernel, arch, *args, **kwargs)
@@ -171,13 +172,8 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
     ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
     assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2" in ptx
     assert "cp.async" in ptx and "cvt.rn.f16x2.e4m3x2" not in ptx
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "k.ptx")
-        with open(path, "w") as f:
-            f.write(ptx)
-        r = subprocess.run([PTXAS, "-v", "-arch=sm_90a", path, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
-    assert r.returncode == 0 and " 0 bytes spill stores" in r.stderr, r.stderr[-2000:]
+    messages = ptxas(ptx, "sm_90a", verbose=True)
+    assert " 0 bytes spill stores" in messages, messages[-2000:]
     _, kernel, args, kwargs = cases["matmul-e4m3"]
     ptx = kernel.warmup(*args, **kwargs).asm["ptx"]
     assert "k32.f32.e4m3" not in ptx and "cvt.rn.f16x2.e4m3x2" in ptx
@@ -228,8 +224,4 @@ def test_fp8_dot_fed_by_a_dot_compiles_and_assembles(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("k32.f32.e4m3.e4m3") > 0
-    ptx = tmp_path / "chain.ptx"
-    ptx.write_text(r.stdout)
-    a = subprocess.run([PTXAS, "-arch=sm_90a", str(ptx), "-o", str(tmp_path / "chain.cubin")], capture_output=True,
-                       text=True)
-    assert a.returncode == 0, a.stderr[-2000:]
+    ptxas(r.stdout, "sm_90a")
