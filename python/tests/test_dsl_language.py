@@ -205,6 +205,29 @@ def test_python_scalars_are_weakly_typed(op, dtype):
     np.testing.assert_allclose(z.astype(np.float64), ref.astype(np.float64), rtol=2e-3)
 
 
+# ---- float to integer conversions ------------------------------------------------------
+
+@tritonc.jit
+def to_int_kernel(X, Z, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(Z + offs, tl.load(X + offs, mask=m).to(Z.dtype.element_ty), mask=m)
+
+
+@pytest.mark.parametrize("a,b", [(a, b) for a in FLOATS for b in INTS])
+def test_float_to_signed_truncates_saturates_and_maps_nan_to_zero(a, b):
+    n = 29
+    info = np.iinfo(b)
+    with np.errstate(over="ignore"):  # float16 holds neither end of int32/int64: infinities
+        x = rng.uniform(1.5 * info.min, 1.5 * info.max, size=n).astype(a)
+    x[:5] = np.array([np.nan, -3.7, 2.9, np.inf, -np.inf]).astype(a)
+    x[5:10] = rng.uniform(-100, 100, 5).astype(a)  # in range, whatever the width
+    z = np.full(n, 5, dtype=b)
+    run(to_int_kernel, (1,), x, z, n, BLOCK=32)
+    want = [0 if np.isnan(f) else int(min(max(np.trunc(float(f)), info.min), info.max)) for f in x]
+    np.testing.assert_array_equal(z, np.array(want, dtype=b))
+
+
 # ---- reductions ---------------------------------------------------------------------
 
 @tritonc.jit

@@ -123,8 +123,9 @@ UNARY = {
     "asin": (lambda n: np.concatenate([rng.uniform(-1, 1, n - 3), [1.0, -1.0, 0.0]]), np.arcsin, (2e-6, 1e-6)),
     "acos": (lambda n: np.concatenate([rng.uniform(-1, 1, n - 3), [1.0, -1.0, 0.0]]), np.arccos, (2e-6, 1e-6)),
     "erfc": (lambda n: rng.uniform(-2, 2, n), None, (0, 2e-6)),
-    "saturatef": (lambda n: special(rng.uniform(-2, 2, n)), lambda x: np.where(np.isnan(x), 0.0, np.clip(x, 0, 1)),
-                  None),  # NaN saturates to 0, as cvt.sat
+    # NaN and -0 saturate to +0, as cvt.sat (np.clip keeps -0 with some numpy versions, not with others)
+    "saturatef": (lambda n: special(rng.uniform(-2, 2, n)), lambda x: np.where(x > 0, np.minimum(x, 1.0), 0.0),
+                  None),
 }
 
 

@@ -34,6 +34,15 @@ void wrapNarrow(FunctionLowering& L, Scalar k, const std::string& r) {
   if (k == Scalar::I8) L.emit("cvt.s32.s8 " + r + ", " + r + ";");
   if (k == Scalar::I16) L.emit("cvt.s32.s16 " + r + ", " + r + ";");
 }
+// PTX says float-to-integer conversions map NaN to 0, but the H200 does
+// not for every pair (f64 to u32 gave 2^31, f32 to u64 2^63, f64 to u8 128,
+// 2026-11-29): where a conversion's hardware form may differ from the
+// 32-bit one, select 0 for NaN explicitly.
+void zeroWhereNaN(FunctionLowering& L, Scalar xf, const std::string& x, Scalar to, const std::string& r) {
+  std::string nan = L.newReg(RegClass::Pred);
+  L.emit(std::string("setp.nan.") + ptxType(xf) + " " + nan + ", " + x + ", " + x + ";");
+  L.emit(std::string("selp.b") + (to == Scalar::I64 ? "64 " : "32 ") + r + ", 0, " + r + ", " + nan + ";");
+}
 // The bits of a narrow integer as an unsigned number, for the unsigned
 // operations whose result depends on the value (udiv, urem, ushr, ucast).
 // (Sign extension keeps the unsigned order of same-width values, so
@@ -384,6 +393,7 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
       } else {
         emit(std::string("cvt.rzi.") + it + "." + ptxType(xf) + " " + r + ", " + x + ";");
       }
+      if (to == Scalar::I64 || xf == Scalar::F64) zeroWhereNaN(*this, xf, x, to, r);
     } else if (toF) {
       const char* it = from == Scalar::I64 ? "s64" : "s32";
       if (isHalf(to)) {
@@ -428,6 +438,7 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
       } else {
         emit(std::string("cvt.rzi.") + it + "." + ptxType(xf) + " " + r + ", " + x + ";");
       }
+      if (to == Scalar::I64 || xf == Scalar::F64) zeroWhereNaN(*this, xf, x, to, r);
     } else if (ir::isFloatKind(to)) {
       std::string x = zeroExtended(*this, from, a);
       const char* it = from == Scalar::I64 ? "u64" : "u32";

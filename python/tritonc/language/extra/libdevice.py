@@ -295,15 +295,16 @@ fast_log10f = log10
 
 
 def _expm1(x):
-    """e^x - 1 without cancellation near 0 (Kahan): (u - 1) x / log(u)
-    with u = e^x rounded, whose rounding cancels out; x where u rounds to 1."""
-    u = math.exp(x)
-    d = semantic.sub(u, 1.0)
-    lu = math.log(u)
-    exact = semantic.compare("eq", u, 1.0)
-    r = semantic.truediv(semantic.mul(d, x), _where(semantic.compare("eq", lu, 0.0), 1.0, lu))
-    big = semantic.compare("gt", math.abs(x), 0.5)  # no cancellation to fear; also keeps inf - 1 and -1
-    return _where(exact, x, _where(big, d, r))
+    """e^x - 1 without cancellation near 0: for |x| <= 0.5 the Taylor series
+    x (1 + x/2! + x^2/3! + ...), which needs no exp or log near 1 (the GPU's
+    are accurate only absolutely there); e^x - 1 beyond, where nothing cancels."""
+    terms = 15 if x.dtype is core.float64 else 8  # 0.5^terms / (terms + 1)! under an ulp
+    p = 1.0 / _pymath.factorial(terms)  # a Python number takes x's type in the first product
+    for k in range(terms - 1, 0, -1):
+        p = semantic.add(semantic.mul(x, p), 1.0 / _pymath.factorial(k))
+    near = semantic.mul(x, p)
+    big = semantic.compare("gt", math.abs(x), 0.5)
+    return _where(big, semantic.sub(math.exp(x), 1.0), near)
 
 
 expm1 = _unary("expm1", _expm1)
