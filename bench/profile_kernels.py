@@ -295,8 +295,10 @@ if "ksweep" in what:
     # 128x128 on 132 multiprocessors): times over K for cuBLAS, Triton and our
     # kernel at a few configurations, and ours with the store masked off at run
     # time (DROP: the epilogue's arithmetic stays, its memory traffic goes).
+    # KSWEEP_NT=1: the same for x @ w.T (bench/kernels/matmul_masked_nt.tc, B stored N x K).
     import shapes_peers as peers
-    with open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")) as f:
+    nt = os.environ.get("KSWEEP_NT") == "1"
+    with open(os.path.join(ROOT, "bench/kernels/matmul_masked_nt.tc" if nt else "bench/kernels/matmul_masked.tc")) as f:
         text = f.read()
     dropped = text.replace("bool checkc[TM, TN] = rm[:, newaxis] < M", "bool checkc[TM, TN] = rm[:, newaxis] < M - DROP")
     assert dropped != text
@@ -312,21 +314,32 @@ if "ksweep" in what:
     ks = os.environ.get("KSWEEP_K", "64,128,256,512,1000,2000,4000")
     for K in (int(k) for k in ks.split(",")):
         a = torch.randn(M, K, device=dev, dtype=torch.float16)
-        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        b = torch.randn(N, K, device=dev, dtype=torch.float16) if nt else torch.randn(K, N, device=dev,
+                                                                                       dtype=torch.float16)
+        bm, ldb = (b.t(), K) if nt else (b, N)
         c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        ref = a.float() @ bm.float()
         configs = CONFIGS
         if os.environ.get("KSWEEP_ONLY"):  # the first configuration alone, for a profiler
             configs = CONFIGS[:1]
         else:
-            run(f"cublas  ksweep {M}x{N}x{K}", lambda: torch.matmul(a, b))
+            run(f"cublas  ksweep {M}x{N}x{K}", lambda: torch.matmul(a, bm))
             run(f"triton  ksweep {M}x{N}x{K} 128x128x64 w4 s3",
                 lambda: peers.tri_matmul_fixed[(cdiv(M, 128), cdiv(N, 128))](
-                    a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=128, BN=128, BK=64, num_warps=4,
+                    a, b, c, M, N, K, K, ldb, N, TRANS_B=nt, PREC="tf32", BM=128, BN=128, BK=64, num_warps=4,
                     num_stages=3))
+            if nt:
+                got = {}
+                run(f"tritonc.ops.dot ksweep {M}x{N}x{K}", lambda: got.update(c=tritonc.ops.dot(a, b, False, True)))
+                print("  tritonc.ops.dot chose", tritonc.ops.dot_config(M, N, K, a.dtype, False, True),
+                      "err %.1e" % ((got["c"].float() - ref).abs().max() / ref.abs().max()).item(), flush=True)
         for tm, tn, tk, w, s, ctas, drop in configs:
             run(f"tritonc ksweep {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s} c{ctas}{' nostore' if drop else ''}",
-                lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
+                lambda: mm(a, b, c, M, N, K, K, ldb, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
                            TM=tm, TN=tn, TK=tk, DROP=drop, num_warps=w, num_stages=s, num_ctas=ctas))
+            if not drop:
+                err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
+                assert err < 1e-2, err
 
 if "rows" in what:
     # Row-wise kernels at the width where we trail Triton most (softmax

@@ -10,7 +10,12 @@
 //     the pair may not share),
 //   - no branch of the function does (both programs then make the same
 //     copies, and pass the same barriers, in the same order),
-//   - its box has an even number of swizzle blocks.
+//   - its box splits into two halves: an even number of swizzle blocks
+//     (each program issues every other block), or else rows that halve
+//     into multiples of 1024 bytes (each program issues one half of the
+//     rows of each block: a K-contiguous B of 64 f16 columns, one 128-byte
+//     block, as in `a @ ^b`), where the swizzle pattern, whose period is at
+//     most 1024 bytes, continues across the halves.
 // Then:
 //   - the copy is `{multicast = 2}`;
 //   - the copies of a block that precede its asynchronous dot follow it, so
@@ -62,11 +67,6 @@ std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
   return variant;
 }
 
-int64_t swizzleBlocks(const ir::Type& stage) {
-  const ir::Layout& l = *stage.layout;
-  return stage.shape[size_t(l.order[0])] * ir::byteSize(stage.kind) / l.swizzle;
-}
-
 // In each block, the tensor copies that precede the block's asynchronous
 // dot go right after it: the barrier over the cluster that a copy needs
 // (gpu-insert-barriers) then waits while the tensor cores work, instead of
@@ -104,7 +104,7 @@ bool runMulticast(ir::Function& f, const transform::PipelineOptions& o) {
       if (inst->opcode() == Opcode::CondBr && variant.count(inst->operand(0))) return false;
   std::unordered_set<const ir::Value*> barriers;
   for (ir::Instruction* c : copies) {
-    bool shared = swizzleBlocks(c->operand(0)->type()) % 2 == 0;
+    bool shared = ir::tmaStageSplitsInHalves(c->operand(0)->type());
     for (size_t k = 1; k < c->numOperands(); ++k) shared = shared && !variant.count(c->operand(k));
     if (!shared) continue;
     c->imm = 2;

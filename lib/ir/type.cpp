@@ -108,4 +108,12 @@ std::optional<Type> parseType(const std::string& text) {
   return t;
 }
 
+bool tmaStageSplitsInHalves(const Type& stage) {
+  const Layout& l = *stage.layout;
+  const size_t fast = size_t(l.order[0]);
+  if (stage.shape[fast] * byteSize(stage.kind) / l.swizzle % 2 == 0) return true;
+  const int64_t rows = stage.shape[1 - fast];
+  return rows % 2 == 0 && rows / 2 * l.swizzle % 1024 == 0;
+}
+
 }  // namespace tritonc::ir

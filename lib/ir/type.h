@@ -67,5 +67,10 @@ std::string typeToString(const Type& t, std::string (*layoutName)(const Layout*,
                          const void* context = nullptr);
 // Parses the whole of `text` as a type; returns nullopt if it is not one.
 std::optional<Type> parseType(const std::string& text);
+// Whether two programs can each fill half of a tensor copy's stage (a
+// swizzled 2-D buffer; a multicast tma_copy): its row of swizzle blocks has
+// an even number of them, or its rows halve into multiples of 1024 bytes,
+// where the swizzle pattern (period at most 1024 bytes) carries on.
+bool tmaStageSplitsInHalves(const Type& stage);
 
 }  // namespace tritonc::ir

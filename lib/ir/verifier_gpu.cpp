@@ -128,8 +128,9 @@ std::string checkGpuOp(const Instruction& inst) {
       if (inst.numOperands() == 11 && op(10) != Type::scalar(Scalar::I1))
         return "'tma_copy' takes a scalar i1 issue predicate";
       if (inst.imm != 0 && inst.imm != 2) return "'tma_copy' is multicast to a pair of programs or not at all";
-      if (inst.imm && (dst.shape[size_t(dst.layout->order[0])] * byteSize(dst.kind) / dst.layout->swizzle) % 2)
-        return "a multicast 'tma_copy' needs an even number of swizzle blocks (one half per program)";
+      if (inst.imm && !tmaStageSplitsInHalves(dst))
+        return "a multicast 'tma_copy' needs a stage that splits in halves, one per program: an even number of "
+               "swizzle blocks, or rows that halve into multiples of 1024 bytes";
       return "";
     }
     case Opcode::AsyncWait: case Opcode::DotWait:

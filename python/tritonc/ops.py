@@ -110,8 +110,8 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None):
     large tiles where the output has a wave of them or more, smaller tiles
     and deeper K steps where it has fewer (measured on the H100: 2048x128x2048
     is fastest at 64x64x128, 1000^3 at 64x128x64 with 4 stages in pairs of
-    programs). Where B's rows (K x N, not transposed) are not a multiple of
-    128 bytes apart, num_ctas 2 too: B's boxes multicast to pairs of programs
+    programs). Where B's rows (K x N, or N x K transposed) are not a multiple
+    of 128 bytes apart, num_ctas 2 too: B's boxes multicast to pairs of programs
     paid there (1760x7000x1760: 0.65 -> 0.81 of cuBLAS; 1000^3 with a
     producer warp: 12.8 -> 11.7 us) and cost where rows are aligned."""
     if str(dtype).endswith("float32"):  # FMA dots (no tf32): the H100's best f32 tiles
@@ -217,7 +217,7 @@ class _dot(tritonc.function):
         sms = _multiprocessors(a.device.index or 0)
         f32 = a.dtype == torch.float32
         c = tritonc.empty([M, N], dtype=a.dtype, like=a)
-        b_row_bytes = None if macros.get("USE_B") == "^b" else ldb * b.element_size()
+        b_row_bytes = ldb * b.element_size()  # K x N, or N x K for a @ ^b: either multicasts
         space = dict(_gpu_space(M, N, K, a.dtype, sms, b_row_bytes), **macros)
         grid = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))]
         _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=grid, **space)

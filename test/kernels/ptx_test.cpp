@@ -290,6 +290,15 @@ INSTANTIATE_TEST_SUITE_P(
         UserKernel{"masked_matmul_nt_bf16", "bench/kernels/matmul_masked_nt.tc",
                    {{"TYPE", "bf16"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}}, kSquare, 8,
                    {"wgmma.mma_async", "cp.async.bulk.tensor.2d"}},
+        // x @ w.T at 1000^3 in pairs: B's boxes (128 x 64, K contiguous, one
+        // swizzle block wide) split between the pair by rows, through a map of
+        // half-height boxes, with a producer warp as for the NN matmul.
+        UserKernel{"masked_matmul_nt_pairs", "bench/kernels/matmul_masked_nt.tc",
+                   {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}},
+                   {{"M", 1000}, {"N", 1000}, {"K", 1000}, {"lda", 1000}, {"ldb", 1000}, {"ldc", 1000}}, 4,
+                   {"wgmma.mma_async", "// tritonc: producer_warps 1", "// tritonc: cluster_x 2",
+                    "tile.mbarrier::complete_tx::bytes.multicast::cluster",
+                    "tensor_map 1 dtype=f16 base=1 ld=7 rows=4 cols=5 box=64,64 swizzle=128"}},
         UserKernel{"conv_nhwc", "examples/conv_nhwc.tc",
                    {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}},
                    {{"B", 4}, {"C", 128}, {"H", 56}, {"W", 56}, {"K", 256}, {"P", 54}, {"Q", 54}, {"R", 3}, {"S", 3},

@@ -186,6 +186,38 @@ entry:
   EXPECT_NE(verifyText(with("%n")).find("a scalar i1 issue predicate"), std::string::npos);
 }
 
+// A multicast tma_copy's stage splits in halves, one per program of the
+// pair: by swizzle blocks (an even number of them), or else by rows that
+// halve into multiples of 1024 bytes (a K-contiguous B of one block).
+TEST(GpuIrVerifier, MulticastStagesSplitInHalves) {
+  const std::string copy = R"(target "sm_90a" num_warps(4)
+
+#shared0 = shared<order=[0]>
+#shared1 = shared<order=[1, 0], swizzle=128>
+
+kernel @k(%a: f16* aligned(16), %n: i32) shared(40000) {
+entry:
+  %bars = local_alloc : i64<1, 1, #shared0> {smem = 32768}
+  tma_init %bars {cluster = 1}
+  %ring = local_alloc : f16<1, SHAPE, #shared1> {smem = 0}
+  %s = mem_index %ring, i32 0 : f16<SHAPE, #shared1>
+  tma_copy %s, %bars, i32 0, %a, i32 128, %n, i32 128, i32 0, i32 0, i1 1 {multicast = 2}
+  tma_wait %bars, i32 0, i32 0
+  ret
+}
+)";
+  auto with = [&](const std::string& shape) {
+    std::string t = copy;
+    for (size_t at; (at = t.find("SHAPE")) != std::string::npos;) t.replace(at, 5, shape);
+    return t;
+  };
+  EXPECT_EQ(verifyText(with("64, 128")), "");  // two 128-byte blocks: one each
+  EXPECT_EQ(verifyText(with("128, 64")), "");  // one block: 64 rows (8 KB) each
+  EXPECT_EQ(verifyText(with("16, 64")), "");   // one block: 8 rows (1 KB) each
+  EXPECT_NE(verifyText(with("8, 64")).find("a multicast 'tma_copy' needs a stage that splits in halves"),
+            std::string::npos);  // 4 rows (512 bytes) each would break the swizzle pattern
+}
+
 TEST(GpuIrVerifier, LayoutRules) {
   // Every tile has a layout, of the tile's rank.
   expectVerifyError("  %r = range 0 : i32<32>\n", "the result has no layout");

@@ -21,8 +21,11 @@
 // per copy on every warp's path).
 // A multicast tma_copy ({multicast = 2}, gpu/multicast.cpp) issues, in a
 // program launched in a pair (%cluster_nctarank 2), the blocks of its half
-// into both programs' stages; launched alone, every block. Its tma_init
-// ({cluster = 1}) synchronizes the cluster after the fence.
+// into both programs' stages (every other block; where the box has an odd
+// number of them, the first or second half of each block's rows, through a
+// tensor map of half-height boxes); launched alone, every block (both
+// halves). Its tma_init ({cluster = 1}) synchronizes the cluster after the
+// fence.
 // Each distinct tensor gets a kernel parameter of 128 bytes (a CUtensorMap)
 // after the user's, and a line `// tritonc: tensor_map ...` that tells the
 // launch how to encode it from the arguments (target/nvptx/gpu_runner.cpp).
@@ -46,7 +49,7 @@ std::string extentText(const ir::Value* v) {
 
 }  // namespace
 
-std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
+std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy, int64_t rows) {
   const ir::Type& dst = copy.operand(0)->type();
   const ir::Layout& l = *dst.layout;
   int64_t esize = ir::byteSize(dst.kind);
@@ -57,7 +60,7 @@ std::string FunctionLowering::tensorMapAddress(const ir::Instruction& copy) {
   std::string line = std::string("dtype=") + ir::scalarName(dst.kind) +
                      " base=" + extentText(copy.operand(3)) + " ld=" + extentText(copy.operand(4)) +
                      " rows=" + extentText(copy.operand(5)) + " cols=" + extentText(copy.operand(6)) +
-                     " box=" + std::to_string(l.swizzle / esize) + "," + std::to_string(dst.shape[1 - fast]) +
+                     " box=" + std::to_string(l.swizzle / esize) + "," + std::to_string(rows ? rows : dst.shape[1 - fast]) +
                      " swizzle=" + std::to_string(l.swizzle);
   for (size_t k = 0; k < tensorMaps_.size(); ++k)
     if (tensorMaps_[k].first == line) return tensorMaps_[k].second;
@@ -190,8 +193,10 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       size_t fast = size_t(l.order[0]);
       int64_t outer = dst.shape[1 - fast];
       int64_t blocks = dst.shape[fast] * esize / l.swizzle;
+      // A pair splits an odd number of blocks by rows (gpu/multicast.cpp).
+      const bool byRows = i.imm && blocks % 2;
       std::string issuer = tmaIssuer();
-      std::string map = tensorMapAddress(i);
+      std::string map = tensorMapAddress(i, byRows ? outer / 2 : 0);
       std::string bar = barrierOf(i.operand(1), i.operand(2));
       // Inside the tensor only when the predicate holds and it has elements
       // (the launch encodes empty extents as 1).
@@ -240,6 +245,19 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
         const std::string operands = " [" + to + "], [" + map + ", {" + col + ", " + row + "}], [" + bar + "]";
         if (!i.imm) {
           emit("@" + alone + copy + operands + ";");
+          continue;
+        }
+        if (byRows) {
+          // The first half of the block's rows from rank 0, the second from
+          // rank 1 (a row outside the tensor stays outside: -2^30 + outer/2).
+          std::string to2 = newReg(RegClass::B32), row2 = newReg(RegClass::B32);
+          emit("add.s32 " + to2 + ", " + to + ", " + std::to_string(outer / 2 * l.swizzle) + ";");
+          emit("add.s32 " + row2 + ", " + row + ", " + std::to_string(outer / 2) + ";");
+          const std::string operands2 = " [" + to2 + "], [" + map + ", {" + col + ", " + row2 + "}], [" + bar + "]";
+          emit("@" + whole + copy + operands + ";");
+          emit("@" + whole + copy + operands2 + ";");
+          emit("@" + half[0] + copy + ".multicast::cluster" + operands + ", " + m.mask + ";");
+          emit("@" + half[1] + copy + ".multicast::cluster" + operands2 + ", " + m.mask + ";");
           continue;
         }
         // In a pair, block b comes from the program of rank b % 2 into both

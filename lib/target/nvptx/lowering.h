@@ -127,7 +127,9 @@ class FunctionLowering {
   void lowerTma(const ir::Instruction& i);          // lower_tma.cpp
   // The generic address of the tensor map (a kernel parameter) that `copy`
   // (a tma_copy) reads through, declared on first use.
-  std::string tensorMapAddress(const ir::Instruction& copy);
+  // The tensor map of a copy's boxes: `rows` of the box (a multicast copy
+  // split by rows copies half of them), 0 for the whole stage's.
+  std::string tensorMapAddress(const ir::Instruction& copy, int64_t rows = 0);
   void lowerDot(const ir::Instruction& i);          // lower_dot.cpp (FMA, mma.sync)
   void lowerWgmma(const ir::Instruction& i);        // wgmma.cpp (dot, dot_async, dot_wait on mma<v=3>)
   void lowerControl(const ir::Instruction& i);      // lower_control.cpp
