@@ -129,6 +129,12 @@ constexpr int64_t kScalarReserveWithoutDot = 16;
 
 }  // namespace
 
+int maxResidentPrograms(const std::string& arch, int numWarps) {
+  const bool small = arch == "sm_86" || arch == "sm_89";
+  const int warps = small ? 48 : 64, programs = arch == "sm_86" ? 16 : arch == "sm_89" ? 24 : 32;
+  return std::max(1, std::min(programs, warps / std::max(1, numWarps)));
+}
+
 int64_t multiprocessorSharedBytes(const std::string& arch) {
   if (arch.rfind("sm_90", 0) == 0) return 233472;
   if (arch == "sm_80" || arch == "sm_87") return 167936;
@@ -183,6 +189,30 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
     t.programs = 2;
     t.reason = "about " + std::to_string(t.estimatedRegisters) + " registers per thread needed, below 15/16 of the " +
                std::to_string(t.registerBudget) + " of two programs";
+  }
+  // A kernel without dots (a row of a softmax or a layer norm per program)
+  // waits on memory: the more programs a multiprocessor holds, the more
+  // loads are in flight. Ask for as many as its warps and shared memory
+  // allow where the estimated registers are at most 9/8 of what each
+  // thread then gets (ptxas, asked, recomputes what the estimate counts as
+  // kept: the Python DSL's layer norm at 1024 columns, 4 warps, estimate
+  // 36: 39 registers and 12 programs left alone, 31 and 16 asked for 16).
+  // The estimate misses the temporaries of networks of slices and layout
+  // conversions (topk_gating: 18 estimated, 77 used), so the choice above
+  // is the fallback: where the driver reports spills, the launch loads the
+  // PTX again asking for it (nvptx/occupancy_fallback.h).
+  if (light && t.programs == 2) {
+    const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
+    for (int p = std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared); p > 2; --p) {
+      const int64_t budget = std::min<int64_t>(255, 65536 / (p * threads) / 8 * 8);
+      if (8 * t.estimatedRegisters > 9 * budget) continue;
+      t.fallback = t.programs;
+      t.programs = p;
+      t.reason = "no dot: as many programs as fit; about " + std::to_string(t.estimatedRegisters) +
+                 " registers per thread needed, at most 9/8 of the " + std::to_string(budget) + " of " +
+                 std::to_string(p) + " programs; " + std::to_string(t.fallback) + " where that spills";
+      break;
+    }
   }
   return t;
 }

@@ -17,6 +17,7 @@ namespace tritonc::gpu {
 
 struct OccupancyTarget {
   int programs = 1;                // per multiprocessor, for .minnctapersm
+  int fallback = 0;                // programs to ask for instead where that spills (0: none)
   int64_t estimatedRegisters = 0;  // per thread
   int64_t registerBudget = 0;      // per thread with two programs (at most 255)
   std::string reason;              // why, in words, for the compile report
@@ -24,6 +25,10 @@ struct OccupancyTarget {
 
 // `f` is GPU IR (layouts assigned, shared memory allocated).
 OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps);
+
+// The most programs of `numWarps` warps one multiprocessor of `arch` holds
+// (its warps and its limit on programs).
+int maxResidentPrograms(const std::string& arch, int numWarps);
 
 // The shared memory of one multiprocessor of `arch`, in bytes (programs
 // share it, 1 KB of it reserved per program by the driver).

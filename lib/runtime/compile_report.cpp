@@ -8,6 +8,7 @@
 #include "gpu/occupancy.h"
 #include "runtime/optimize_for_launch.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/occupancy_fallback.h"
 #include "target/nvptx/ptxas.h"
 
 namespace tritonc::runtime {
@@ -92,6 +93,17 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   res.askedWhy = asked.reason;
   nvptx::PtxasInfo info;
   if (o.assemble) info = nvptx::ptxasInfo(r.ptx, o.arch);
+  // Spilled at the occupancy asked: what the launch loads instead (occupancy_fallback.h).
+  if (info.ok && info.spillStores + info.spillLoads > 0) {
+    const std::string fallback = nvptx::withFallbackOccupancy(r.ptx, fn.name());
+    nvptx::PtxasInfo second = fallback.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(fallback, o.arch);
+    if (second.ok && second.spillStores + second.spillLoads < info.spillStores + info.spillLoads) {
+      res.askedWhy += "; it spilled at " + std::to_string(res.askedPrograms) + ", so the launch asks for " +
+                      std::to_string(asked.fallback);
+      res.askedPrograms = asked.fallback;
+      info = second;
+    }
+  }
   if (info.ok) {
     res.from = "ptxas -v";
     res.registers = info.registers;

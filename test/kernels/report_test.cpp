@@ -12,6 +12,7 @@
 #include "runtime/compile_report.h"
 #include "target/nvptx/cuda_driver.h"
 #include "target/nvptx/gpu_runner.h"
+#include "target/nvptx/occupancy_fallback.h"
 #include "target/nvptx/ptxas.h"
 
 namespace {
@@ -151,6 +152,50 @@ TEST(Report, ReadsWhyPtxasSerializedTheWgmma) {
   EXPECT_EQ(nvptx::wgmmaSerializedReason(log), "insufficient register resources for the wgmma pipeline");
   EXPECT_EQ(nvptx::wgmmaSerializedReason("ptxas info    : Used 168 registers\n"), "");
   EXPECT_EQ(nvptx::wgmmaSerializedReason("wgmma.mma_async instructions are serialized due to a reason"), "a reason");
+}
+
+// Kernels without dots ask ptxas for as many programs per multiprocessor as
+// fit (gpu/occupancy.h), naming a fallback in the PTX for where that spills
+// (occupancy_fallback.h): the softmax gets 16 programs of 4 warps without
+// spilling; topk_gating, whose network of slices the estimate misses,
+// spills at 16, and the report (and the launch) take its fallback, 2.
+TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
+  if (nvptx::ptxasPath().empty()) GTEST_SKIP() << "ptxas not found";
+  auto report = [](const std::string& file, std::vector<lang::Define> defines) {
+    runtime::ReportOptions o;
+    o.filename = file;
+    o.defines = std::move(defines);
+    return runtime::compileReport(readFile(std::string(TRITONC_SOURCE_DIR) + "/" + file), o);
+  };
+  runtime::CompileReport softmax = report("examples/softmax.tc", {{"TYPE", "float"}, {"BLOCK", "1024"}});
+  EXPECT_EQ(softmax.resources.askedPrograms, 16) << softmax.resources.askedWhy;
+  EXPECT_NE(softmax.ptx.find(".minnctapersm 16"), std::string::npos);
+  EXPECT_NE(softmax.ptx.find("// tritonc: occupancy_fallback 2"), std::string::npos);
+  EXPECT_EQ(softmax.resources.spillStores, 0);
+  EXPECT_EQ(softmax.resources.programsPerSm, 16);
+  std::string fallback = nvptx::withFallbackOccupancy(softmax.ptx, softmax.facts.kernel);
+  EXPECT_NE(fallback.find(".minnctapersm 2\n"), std::string::npos);
+  EXPECT_EQ(fallback.find(".minnctapersm 16"), std::string::npos);
+
+  runtime::CompileReport topk = report("examples/topk_gating.tc", {{"TYPE", "float"}, {"BLOCK", "64"}, {"TOPK", "4"}});
+  EXPECT_NE(topk.ptx.find(".minnctapersm 16"), std::string::npos);
+  EXPECT_EQ(topk.resources.askedPrograms, 2);
+  EXPECT_NE(topk.resources.askedWhy.find("it spilled at 16, so the launch asks for 2"), std::string::npos)
+      << topk.resources.askedWhy;
+  EXPECT_EQ(topk.resources.spillStores, 0);
+  // Kernels with dots name no fallback.
+  runtime::CompileReport mm = report("examples/matmul.tc", {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}});
+  EXPECT_EQ(mm.ptx.find("occupancy_fallback"), std::string::npos);
+  EXPECT_EQ(nvptx::withFallbackOccupancy(mm.ptx, mm.facts.kernel), "");
+  // On a GPU host the driver's load takes the fallback too.
+  if (!nvptx::CudaDriver::get() || nvptx::gpuArch() != "sm_90a") return;
+  std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::F32), ir::Type::pointer(ir::Scalar::F32),
+                                 ir::Type::pointer(ir::Scalar::I32), ir::Type::pointer(ir::Scalar::I32),
+                                 ir::Type::scalar(ir::Scalar::I32), ir::Type::scalar(ir::Scalar::I32)};
+  nvptx::GpuKernel k(topk.ptx, topk.facts.kernel, types, {"L", "W", "E", "Best", "n", "ld"});
+  EXPECT_TRUE(k.occupancyFellBack());
+  EXPECT_EQ(k.localBytes(), 0);
+  EXPECT_EQ(k.registers(), topk.resources.registers);
 }
 
 TEST(Report, WarnsAboutScalarLoadsAndSpills) {

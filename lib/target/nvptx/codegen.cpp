@@ -412,9 +412,12 @@ std::string FunctionLowering::run() {
   // to fit several programs per SM, and spills instead; with 1 it may take
   // 255 and leave room for one program; gpu/occupancy.h asks for two where
   // the kernel's registers fit them.
+  // With a fallback, the launch asks for that many where this spills
+  // (occupancy_fallback.h).
   const int warps = opts_.numWarps + f_.producerWarps;
-  out << ")\n.maxntid " << 32 * warps << ", 1, 1\n.minnctapersm " << gpu::occupancyTarget(f_, warps).programs
-      << "\n{\n";
+  const gpu::OccupancyTarget occupancy = gpu::occupancyTarget(f_, warps);
+  out << ")\n.maxntid " << 32 * warps << ", 1, 1\n.minnctapersm " << occupancy.programs << "\n{\n";
+  if (occupancy.fallback) out << "  // tritonc: occupancy_fallback " << occupancy.fallback << "\n";
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   // Up to 48 KB of shared memory is static; more must be dynamic, which the

@@ -57,6 +57,9 @@ class GpuKernel {
   // memory per thread (spilled registers and arrays indexed at run time).
   int registers() const { return registers_; }
   int localBytes() const { return localBytes_; }
+  // Whether the PTX's occupancy fallback was loaded, the first asking spilled
+  // (occupancy_fallback.h).
+  bool occupancyFellBack() const { return fellBack_; }
 
  private:
   void check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
@@ -67,6 +70,7 @@ class GpuKernel {
   void* func_ = nullptr;
   unsigned sharedBytes_ = 0;
   int registers_ = 0, localBytes_ = 0;
+  bool fellBack_ = false;
   std::string name_;
   std::vector<ir::Type> paramTypes_;
   std::vector<std::string> paramNames_;
