@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
 import test_dsl_fp8 as fp8_cases  # noqa: E402
+import test_dsl_dot_scaled as scaled_cases  # noqa: E402
 import fp8_kernels  # noqa: E402
 import hint_kernels  # noqa: E402
 import test_dsl_permute as permute_cases  # noqa: E402
@@ -138,6 +139,12 @@ def fp8_cases_list():
         ("matmul-kmajor-e4m3-e5m2", fp8_kernels.matmul_fp8,
          (e4, e5, np.zeros(4096, np.float16), 1000, 1000, 1024, 1024, 1, 1, 1024, 1000, 1),
          dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=128)),
+        # microscaled operands (e2m1 packed along K, e4m3) decoded, scaled and dotted in bf16
+        ("dot-scaled-e2m1-e4m3", scaled_cases.dot_scaled_kernel,
+         (np.zeros(1024, np.uint8), np.zeros(64, np.uint8), np.zeros(1024, np.uint8), np.zeros(32, np.uint8),
+          np.zeros(2048, np.float32), np.zeros(2048, np.float32)),
+         dict(AR=32, AC=32, BR=64, BC=16, M=32, N=16, K=64, LF="e2m1", RF="e4m3", LPACK=True, RPACK=True,
+              LSCALE=True, RSCALE=True, FAST=False, WITH_ACC=False)),
     ]
 
 

@@ -16,6 +16,7 @@ from .ops import (arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, 
                   device_print, dot, expand_dims, inline_asm_elementwise, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
+from .dot_scaled import dot_scaled  # noqa: F401
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
 from .standard import (associative_scan, cat, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401
