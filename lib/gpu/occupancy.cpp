@@ -1,6 +1,7 @@
 #include "gpu/occupancy.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "analysis/liveness.h"
@@ -129,6 +130,11 @@ constexpr int64_t kScalarReserveWithoutDot = 16;
 
 }  // namespace
 
+bool rowOccupancyFromEnvironment() {
+  const char* v = std::getenv("TRITONC_ROW_OCCUPANCY");
+  return !(v && std::string(v) == "0");
+}
+
 int maxResidentPrograms(const std::string& arch, int numWarps) {
   const bool small = arch == "sm_86" || arch == "sm_89";
   const int warps = small ? 48 : 64, programs = arch == "sm_86" ? 16 : arch == "sm_89" ? 24 : 32;
@@ -201,7 +207,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   // conversions (topk_gating: 18 estimated, 77 used), so the choice above
   // is the fallback: where the driver reports spills, the launch loads the
   // PTX again asking for it (nvptx/occupancy_fallback.h).
-  if (light && t.programs == 2) {
+  if (light && t.programs == 2 && rowOccupancyFromEnvironment()) {
     const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
     for (int p = std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared); p > 2; --p) {
       const int64_t budget = std::min<int64_t>(255, 65536 / (p * threads) / 8 * 8);

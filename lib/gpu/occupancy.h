@@ -26,6 +26,11 @@ struct OccupancyTarget {
 // `f` is GPU IR (layouts assigned, shared memory allocated).
 OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps);
 
+// Whether kernels without dots ask for as many programs as fit (the
+// default); TRITONC_ROW_OCCUPANCY=0 in the environment keeps them to the
+// rule for kernels with dots, to compare (kernels are cached apart).
+bool rowOccupancyFromEnvironment();
+
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds
 // (its warps and its limit on programs).
 int maxResidentPrograms(const std::string& arch, int numWarps);

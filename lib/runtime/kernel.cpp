@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "gpu/occupancy.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -188,7 +189,8 @@ static std::string targetKey(const std::string& target) {
   if (target == "cpu") return "cpu " + cpu::codeIdentity();
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
-         nvptx::TargetOptions::warpSpecializeKey();
+         nvptx::TargetOptions::warpSpecializeKey() +
+         (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
