@@ -1,5 +1,4 @@
 #include "target/nvptx/gpu_runner.h"
-#include "target/nvptx/occupancy_fallback.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <map>
 
 #include "target/nvptx/cuda_driver.h"
+#include "target/nvptx/occupancy_fallback.h"
 #include "target/nvptx/tensor_maps.h"
 
 namespace tritonc::nvptx {
