@@ -445,3 +445,51 @@ def test_smid_and_globaltimer():
         return
     run(sm_kernel, (1,), y)
     assert 0 <= y[0] < 1024 and y[1] == 1
+
+
+# ---- Triton 3.x's smaller names: tl.add/sub/mul, tl.reduce_or, tl.condition, tl.const,
+# triton.constexpr_function, triton.must_use_result
+
+@triton.constexpr_function
+def doubled(n):
+    return 2 * n
+
+
+@triton.must_use_result
+@triton.jit
+def halve(x):
+    return x // 2
+
+
+@triton.jit
+def small_names_kernel(X: tl.const, Y, Z, W, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(Z + offs, tl.add(tl.mul(x, y), tl.sub(x, 1), sanitize_overflow=False))
+    tl.store(W, tl.reduce_or(x, 0))
+    i = 0
+    total = 0
+    while tl.condition(i < N, disable_licm=True):  # sums x[0], x[2], ...
+        total += tl.load(X + i)
+        i += 2
+    tl.store(W + 1, total)
+    wide = tl.arange(0, doubled(N))  # a compile-time value of N
+    tl.store(W + 2, tl.sum(wide, 0))
+    tl.store(W + 3, halve(tl.load(X + 1)))
+
+
+def test_small_names_of_triton_3():
+    N = 16
+    x = rng.integers(0, 1000, N).astype(np.int32)
+    y = rng.integers(-50, 50, N).astype(np.int32)
+    z = np.full(N, -7, np.int32)
+    w = np.full(4, -7, np.int32)
+    run(small_names_kernel, (1,), x, y, z, w, N=N)
+    np.testing.assert_array_equal(z, x * y + x - 1)
+    assert w[0] == np.bitwise_or.reduce(x)
+    assert w[1] == x[0::2].sum()
+    assert w[2] == sum(range(2 * N))
+    assert w[3] == x[1] // 2
+    assert halve._must_use_result is True
+    assert doubled(tl.constexpr(3)) == 6  # also an ordinary function on the host

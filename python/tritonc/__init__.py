@@ -17,7 +17,8 @@ from ._tritonc import Error
 
 __all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
-           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret"]
+           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret", "constexpr_function",
+           "must_use_result"]
 
 
 def version():
@@ -420,7 +421,7 @@ class function:
 
 from . import ops  # noqa: E402  (ops uses kernel and function)
 
-from .jit import JITFunction, jit  # noqa: E402
+from .jit import JITFunction, constexpr_function, jit, must_use_result  # noqa: E402
 from . import language  # noqa: E402
 from .autotuner import Config, autotune, heuristics  # noqa: E402
 from . import testing  # noqa: E402

@@ -460,6 +460,8 @@ class _Generator(ast.NodeVisitor):
         self.enter(header)
         before = dict(self.frame.bindings)
         cond = self.visit(node.test)
+        if isinstance(unwrap(cond), tl.condition):  # while tl.condition(c, disable_licm=...): while c
+            cond = unwrap(cond).condition
         if not isinstance(unwrap(cond), tensor):
             cond = semantic.to_tensor(bool(unwrap(cond)))
         c = semantic.to_bool(cond)

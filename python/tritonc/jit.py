@@ -30,6 +30,31 @@ _ARRAY_TYPES = {
 }
 
 
+def constexpr_function(fn):
+    """Triton's ``@triton.constexpr_function``: `fn`, called in a kernel on
+    constexpr arguments, runs in Python while the kernel compiles and its
+    result is a compile-time value (any plain Python function a kernel calls
+    runs so here; this marks it as Triton requires)."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        return fn(*[core.unwrap(a) for a in args], **{k: core.unwrap(v) for k, v in kwargs.items()})
+    call.__tritonc_constexpr_function__ = True
+    return call
+
+
+def must_use_result(x, s=True):
+    """Triton's ``@triton.must_use_result``: marks a @jit function whose
+    result a caller must use (Triton then refuses a call whose result is
+    dropped; here the mark is kept and not checked). With a message,
+    ``@triton.must_use_result("why")``."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
+
+
 def _is_constexpr_annotation(a):
     if a is constexpr or a is tl.constexpr:
         return True

@@ -349,6 +349,38 @@ def max_constancy(input, values):
 
 
 @builtin
+def add(x, y, sanitize_overflow=True):
+    """x + y as a function (Triton's tl.add; sanitize_overflow, a debug-mode
+    check in Triton, is accepted and ignored)."""
+    return semantic.add(x, y)
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    return semantic.sub(x, y)
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    return semantic.mul(x, y)
+
+
+class condition:
+    """``while tl.condition(c, disable_licm=False):``: a while loop's
+    condition with a hint for the compiler (Triton's); the loop is `while c`
+    (the hint is accepted and ignored)."""
+
+    def __init__(self, arg1, disable_licm=False):
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+
+class const:
+    """A type annotation marking a pointer to data the kernel does not write
+    (Triton's tl.const): accepted and ignored."""
+
+
+@builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """Triton's inline PTX, element by element: `asm` with $0 the result
     and $1... the inputs (`args`, broadcast to one shape), `constraints` as

@@ -236,6 +236,15 @@ def xor_sum(input, axis=None, keep_dims=False):
 
 
 @builtin
+def reduce_or(input, axis, keep_dims=False):
+    """Bitwise or of integers along `axis` (Triton's tl.reduce_or)."""
+    x = to_tensor(input)
+    if not x.dtype.is_int():
+        raise CompileError("tl.reduce_or takes integers, not %r" % x.dtype)
+    return reduce(x, axis, lambda a, b: semantic.bitwise("or", a, b), keep_dims)
+
+
+@builtin
 def join(a, b):
     """A new last axis of length 2: [..., 0] is a, [..., 1] is b."""
     a, b = to_tensor(a), to_tensor(b)
