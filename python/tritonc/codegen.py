@@ -33,6 +33,13 @@ class CompilationError(CompileError):
 
 # ---- how variables are stored ---------------------------------------------------
 
+def _effects():
+    """What must not run under an element's predicate (its other elements
+    would do it too): memory and printing."""
+    return {tl.store, tl.load, tl.atomic_add, tl.atomic_and, tl.atomic_cas, tl.atomic_max, tl.atomic_min,
+            tl.atomic_or, tl.atomic_xchg, tl.atomic_xor, tl.device_print, tl.device_assert}
+
+
 class _Conflict:
     """A name whose paths into a merge disagree (different types, or defined
     on some paths only): reading it is an error saying so."""
@@ -85,6 +92,15 @@ class _Frame:
         self.vars = {}  # (name, path, ir type) -> SSA variable
         self.exit = None  # inlined functions: the block returns go to
         self.ret_slot = None
+        # tl.map_elementwise's function (and what it calls): its arguments are
+        # whole tiles, an `if` on an element's value runs both branches under
+        # a predicate and selects, and returns accumulate into ret_value per
+        # element (done: the elements that have returned).
+        self.elementwise = False
+        self.predicate = None
+        self.done = None
+        self.ret_value = None
+        self.finished = False  # every element has returned
 
 
 class _Loop:
@@ -257,6 +273,8 @@ class _Generator(ast.NodeVisitor):
 
     def body(self, stmts):
         for s in stmts:
+            if self.frame.finished:
+                break
             self.visit(s)
 
     def visit_Expr(self, node):
@@ -311,6 +329,9 @@ class _Generator(ast.NodeVisitor):
     def visit_Return(self, node):
         f = self.frame
         value = self.visit(node.value) if node.value is not None else None
+        if f.elementwise:
+            self._elementwise_return(node, value)
+            return
         if len(self.frames) == 1:
             if value is not None:
                 raise CompileError("a kernel returns no value")
@@ -331,6 +352,9 @@ class _Generator(ast.NodeVisitor):
             self.body(node.body if unwrap(cond) else node.orelse)
             return
         c = semantic.to_bool(cond)
+        if c.shape and self.frame.elementwise:
+            self._if_converted(node, c)
+            return
         if c.shape:
             raise self.error(node.test, "the condition of 'if' must be a scalar, not a tensor of shape %s "
                                         "(use tl.where or a mask)" % list(c.shape))
@@ -361,6 +385,87 @@ class _Generator(ast.NodeVisitor):
         self.enter(end_bb)
         self.frame.bindings = self._merge(live) if live else before
         self.dead = not live
+
+    # ---- tl.map_elementwise: branches on an element's value, converted ----------
+
+    def _select(self, c, a, b, what):
+        """where(c, a, b) over values of one structure (tensors, numbers, tuples)."""
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
+                raise CompileError("%s differs in structure between the branches of an element's 'if'" % what)
+            return tuple(self._select(c, x, y, what) for x, y in zip(a, b))
+        if a is b:
+            return a
+        ok = lambda v: isinstance(unwrap(v), tensor) or semantic.is_py_scalar(unwrap(v))  # noqa: E731
+        if not (ok(a) and ok(b)):
+            raise CompileError("%s must be a number or a tensor in both branches of an element's 'if' "
+                               "(tl.map_elementwise)" % what)
+        return semantic.where(c, unwrap(a), unwrap(b))
+
+    def _if_converted(self, node, c):
+        """`if` on an element's value in tl.map_elementwise's function: both
+        branches run, each under its predicate, and what they assign is
+        selected per element (their returns too: _elementwise_return)."""
+        f = self.frame
+        outer = f.predicate
+
+        def under(p):
+            return p if outer is None else semantic.logical("and", outer, p)
+
+        def values(bindings):
+            return {n: self._load(s) for n, s in bindings.items() if not isinstance(s, _Conflict)}
+
+        before = dict(f.bindings)
+        before_values = values(before)
+        f.predicate = under(c)
+        self.body(node.body)
+        then_b = dict(f.bindings)
+        then_values = values(then_b)
+        # The variables the then-branch wrote hold their values from before again.
+        for n, slot in then_b.items():
+            if n in before and slot is not before[n] and n in before_values:
+                self.assign_value(n, before_values[n])
+        f.bindings = {n: f.bindings[n] if n in before else None for n in before}
+        f.bindings = {n: v for n, v in f.bindings.items() if v is not None}
+        restored = dict(f.bindings)
+        f.predicate = under(semantic.logical_not(c))
+        self.body(node.orelse)
+        else_b = dict(f.bindings)
+        else_values = values(else_b)
+        f.predicate = outer
+        merged = {}
+        for n in set(then_b) | set(else_b):
+            t_changed = n not in before or then_b.get(n) is not before.get(n)
+            e_changed = n not in before or else_b.get(n) is not restored.get(n)
+            if n not in then_values or n not in else_values:
+                merged[n] = _Conflict("is defined in one branch only of an element's 'if' (tl.map_elementwise)")
+            elif not t_changed and not e_changed:
+                merged[n] = before[n]
+            else:
+                value = self._select(c, then_values[n], else_values[n], "'%s'" % n)
+                merged[n] = self._store(n, (), value)
+        f.bindings = merged
+
+    def assign_value(self, name, value):
+        """Binds `name` to `value` as it is (no conversion of numbers)."""
+        self.frame.bindings[name] = self._store(name, (), value)
+
+    def _elementwise_return(self, node, value):
+        f = self.frame
+        if value is None:
+            raise self.error(node, "tl.map_elementwise's function returns a value")
+        take = f.predicate
+        if f.done is not None:
+            running = semantic.logical_not(f.done)
+            take = running if take is None else semantic.logical("and", take, running)
+        if f.ret_value is None or take is None:
+            f.ret_value = value
+        else:
+            f.ret_value = self._select(take, value, f.ret_value, "the returned value")
+        if take is not None:
+            f.done = take if f.done is None else semantic.logical("or", f.done, take)
+        else:
+            f.finished = True  # every element has returned: what follows runs for none
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
@@ -466,7 +571,9 @@ class _Generator(ast.NodeVisitor):
             cond = semantic.to_tensor(bool(unwrap(cond)))
         c = semantic.to_bool(cond)
         if c.shape:
-            raise self.error(node.test, "the condition of 'while' must be a scalar")
+            raise self.error(node.test, "the condition of 'while' must be a scalar" +
+                             (" (a loop on an element's value in tl.map_elementwise is not supported)"
+                              if self.frame.elementwise else ""))
         fb.cond_br(c.handle, body, exit_)
         fb.seal(body)
         self.enter(body)
@@ -505,10 +612,17 @@ class _Generator(ast.NodeVisitor):
         self._unreachable("after." + kind)
 
     def visit_Break(self, node):
+        self._no_jump_under_a_predicate(node, "break")
         self._jump(node, "break")
 
     def visit_Continue(self, node):
+        self._no_jump_under_a_predicate(node, "continue")
         self._jump(node, "continue")
+
+    def _no_jump_under_a_predicate(self, node, what):
+        if self.frame.predicate is not None:
+            raise self.error(node, "'%s' under an 'if' on an element's value (tl.map_elementwise): not supported"
+                             % what)
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
@@ -666,7 +780,12 @@ class _Generator(ast.NodeVisitor):
         self.here(node)
         from .jit import JITFunction
         if isinstance(fn, JITFunction):
-            return self.inline(node, fn, args, kwargs)
+            return self.inline(node, fn, args, kwargs, elementwise=self.frame.elementwise)
+        if fn is tl.map_elementwise:
+            return self.map_elementwise(node, args, kwargs)
+        if self.frame.predicate is not None and fn in _effects():
+            raise self.error(node, "%s under an 'if' on an element's value (tl.map_elementwise runs both branches "
+                                   "of it): not supported" % fn.__name__)
         if fn is builtins.print:
             fn = tl.device_print  # as in Triton: print("x", x) is tl.device_print("x", x)
         if fn in (builtins.min, builtins.max) and any(isinstance(unwrap(a), tensor) for a in args):
@@ -686,7 +805,32 @@ class _Generator(ast.NodeVisitor):
 
     # ---- functions -----------------------------------------------------------------
 
-    def inline(self, node, jf, args, kwargs):
+    def map_elementwise(self, node, args, kwargs):
+        """tl.map_elementwise(fn, *tensors): fn inlined on the tiles
+        broadcast to one shape, an `if` on an element's value converted to
+        selects (pack=1; Triton's pack > 1 hands fn several elements)."""
+        from .jit import JITFunction
+        pack = unwrap(kwargs.pop("pack", 1))
+        if kwargs:
+            raise self.error(node, "tl.map_elementwise takes the function, its tensors and pack, not %s"
+                                   % ", ".join(sorted(kwargs)))
+        if not args or not isinstance(unwrap(args[0]), JITFunction):
+            raise self.error(node, "tl.map_elementwise's first argument is a @jit function")
+        if pack != 1:
+            raise self.error(node, "tl.map_elementwise with pack=%r is not supported yet (pack=1)" % (pack,))
+        values = [semantic.to_tensor(unwrap(a)) for a in args[1:]]
+        if not values:
+            raise self.error(node, "tl.map_elementwise needs at least one tensor")
+        shape = ()
+        for v in values:
+            shape = semantic.broadcast_shapes(shape, v.shape)
+        values = [semantic.broadcast_to(v, shape) for v in values]
+        out = self.inline(node, unwrap(args[0]), values, {}, elementwise=True)
+        if isinstance(out, tuple):
+            return tuple(semantic.broadcast_to(semantic.to_tensor(unwrap(o)), shape) for o in out)
+        return semantic.broadcast_to(semantic.to_tensor(unwrap(out)), shape)
+
+    def inline(self, node, jf, args, kwargs, elementwise=False):
         self.depth += 1
         if self.depth > 64:
             raise CompileError("calls of @jit functions nest deeper than 64 (recursion is not supported)")
@@ -695,6 +839,8 @@ class _Generator(ast.NodeVisitor):
             fdef, file, first_line, lines, col = jf.parsed()
             frame = _Frame(jf, file, first_line, lines, col, jf.fn.__globals__)
             fb = self.fb
+            if elementwise:
+                return self._inline_elementwise(jf, frame, fdef, bound)
             frame.exit = fb.new_block("return." + jf.__name__)
             self.frames.append(frame)
             saved_loops, self.loops = self.loops, []
@@ -724,6 +870,26 @@ class _Generator(ast.NodeVisitor):
                 self.loops = saved_loops
         finally:
             self.depth -= 1
+
+    def _inline_elementwise(self, jf, frame, fdef, bound):
+        """The body of `jf` in the current block, its returns selected per
+        element (no branches: tl.map_elementwise)."""
+        frame.elementwise = True
+        self.frames.append(frame)
+        saved_loops, self.loops = self.loops, []
+        try:
+            for name, value in zip(jf.arg_names, bound):
+                if name in jf.constexpr_names and not isinstance(value, constexpr) and \
+                        not isinstance(unwrap(value), tensor):
+                    value = constexpr(value)
+                self.frame.bindings[name] = self._store(name, (), value)
+            self.body(fdef.body)
+            if frame.ret_value is None:
+                raise CompileError("%s, mapped over elements (tl.map_elementwise), returns no value" % jf.__name__)
+            return frame.ret_value
+        finally:
+            self.frames.pop()
+            self.loops = saved_loops
 
     def kernel(self, jf, params, constexprs):
         """Generates the kernel `jf`: `params` are (name, dtype) of its runtime

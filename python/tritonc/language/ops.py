@@ -365,6 +365,15 @@ def mul(x, y, sanitize_overflow=True):
     return semantic.mul(x, y)
 
 
+def map_elementwise(scalar_fn, *args, pack=1):
+    """``tl.map_elementwise(fn, *tensors, pack=1)``: `fn` (a @jit function
+    written for one element) applied to every element of the tensors,
+    broadcast to one shape; an `if` on an element's value runs both
+    branches and selects, so the function must not store, load or print
+    under one. Handled by the code generator (codegen.map_elementwise)."""
+    raise CompileError("tl.map_elementwise is called from a @jit function")
+
+
 class condition:
     """``while tl.condition(c, disable_licm=False):``: a while loop's
     condition with a hint for the compiler (Triton's); the loop is `while c`
