@@ -103,6 +103,54 @@ def test_map_elementwise_matches_numpy():
 
 
 @triton.jit
+def pairwise(a0, a1, b0, b1):
+    # two consecutive elements of a and of b at once: their sum and difference, and the larger of b's
+    if a0 > a1:
+        return a0 + a1, a0 - a1, tl.maximum(b0, b1), tl.maximum(b0, b1)
+    return a1 + a0, a1 - a0, b0, b1
+
+
+@triton.jit
+def squares4(x0, x1, x2, x3):
+    return x0 * x0, x1 * x1, x2 * x2, x3 * x3
+
+
+@triton.jit
+def packed_kernel(A, B, S, M, N: tl.constexpr, PACK: tl.constexpr):
+    offs = tl.arange(0, 8)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(A + offs)
+    b = tl.load(B + offs)
+    if PACK == 2:
+        s, m = tl.map_elementwise(pairwise, a, b, pack=2)
+        tl.store(S + offs, s)
+        tl.store(M + offs, m)
+    else:
+        tl.store(S + offs, tl.map_elementwise(squares4, a, pack=PACK))
+
+
+def test_map_elementwise_packs_consecutive_elements():
+    N = 16
+    a = rng.standard_normal((8, N)).astype(np.float32)
+    b = rng.standard_normal((8, N)).astype(np.float32)
+    s = np.full((8, N), np.nan, np.float32)
+    m = np.full((8, N), np.nan, np.float32)
+    run(packed_kernel, (1,), a, b, s, m, N=N, PACK=2)
+    a0, a1, b0, b1 = a[:, 0::2], a[:, 1::2], b[:, 0::2], b[:, 1::2]
+    big = a0 > a1
+    want_s = np.empty_like(a)
+    want_s[:, 0::2] = a0 + a1
+    want_s[:, 1::2] = np.where(big, a0 - a1, a1 - a0)
+    want_m = np.empty_like(b)
+    want_m[:, 0::2] = np.where(big, np.maximum(b0, b1), b0)
+    want_m[:, 1::2] = np.where(big, np.maximum(b0, b1), b1)
+    np.testing.assert_allclose(s, want_s, rtol=1e-6)
+    np.testing.assert_array_equal(m, want_m)
+    s.fill(np.nan)
+    run(packed_kernel, (1,), a, b, s, m, N=N, PACK=4)
+    np.testing.assert_allclose(s, a * a, rtol=1e-6)
+
+
+@triton.jit
 def stores_under_a_branch(x, P):
     if x > 0:
         tl.store(P, x)
@@ -124,14 +172,14 @@ def error_kernel(X, WHICH: tl.constexpr):
     elif WHICH == 1:
         y = tl.map_elementwise(loops_on_the_element, x)
     else:
-        y = tl.map_elementwise(square, x, pack=2)
+        y = tl.map_elementwise(square, x, pack=3)
     tl.store(X + tl.arange(0, 16), y)
 
 
 @pytest.mark.parametrize("which,message", [
     (0, "store under an 'if' on an element's value"),
     (1, "a loop on an element's value in tl.map_elementwise is not supported"),
-    (2, "pack=2 is not supported yet"),
+    (2, "pack is a power of two dividing the last axis"),
 ])
 def test_map_elementwise_refuses_what_it_cannot_convert(which, message):
     with pytest.raises(tl.CompileError, match=message):

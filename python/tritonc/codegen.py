@@ -806,9 +806,9 @@ class _Generator(ast.NodeVisitor):
     # ---- functions -----------------------------------------------------------------
 
     def map_elementwise(self, node, args, kwargs):
-        """tl.map_elementwise(fn, *tensors): fn inlined on the tiles
+        """tl.map_elementwise(fn, *tensors, pack): fn inlined on the tiles
         broadcast to one shape, an `if` on an element's value converted to
-        selects (pack=1; Triton's pack > 1 hands fn several elements)."""
+        selects (pack > 1: _map_packed)."""
         from .jit import JITFunction
         pack = unwrap(kwargs.pop("pack", 1))
         if kwargs:
@@ -816,8 +816,6 @@ class _Generator(ast.NodeVisitor):
                                    % ", ".join(sorted(kwargs)))
         if not args or not isinstance(unwrap(args[0]), JITFunction):
             raise self.error(node, "tl.map_elementwise's first argument is a @jit function")
-        if pack != 1:
-            raise self.error(node, "tl.map_elementwise with pack=%r is not supported yet (pack=1)" % (pack,))
         values = [semantic.to_tensor(unwrap(a)) for a in args[1:]]
         if not values:
             raise self.error(node, "tl.map_elementwise needs at least one tensor")
@@ -825,10 +823,45 @@ class _Generator(ast.NodeVisitor):
         for v in values:
             shape = semantic.broadcast_shapes(shape, v.shape)
         values = [semantic.broadcast_to(v, shape) for v in values]
-        out = self.inline(node, unwrap(args[0]), values, {}, elementwise=True)
-        if isinstance(out, tuple):
-            return tuple(semantic.broadcast_to(semantic.to_tensor(unwrap(o)), shape) for o in out)
-        return semantic.broadcast_to(semantic.to_tensor(unwrap(out)), shape)
+        if not isinstance(pack, int) or pack < 1 or pack & (pack - 1) or \
+                (pack > 1 and (not shape or shape[-1] % pack)):
+            raise self.error(node, "tl.map_elementwise's pack is a power of two dividing the last axis (%s), not %r"
+                             % (list(shape), pack))
+        if pack == 1:
+            out = self.inline(node, unwrap(args[0]), values, {}, elementwise=True)
+            if isinstance(out, tuple):
+                return tuple(semantic.broadcast_to(semantic.to_tensor(unwrap(o)), shape) for o in out)
+            return semantic.broadcast_to(semantic.to_tensor(unwrap(out)), shape)
+        return self._map_packed(node, unwrap(args[0]), values, shape, pack)
+
+    def _map_packed(self, node, fn, values, shape, pack):
+        """pack > 1: fn takes `pack` consecutive elements (along the last
+        axis) of each tensor, all of the first tensor's then the second's,
+        and returns `pack` values per result, all of the first result's
+        first: each tensor viewed as [..., n / pack, pack] and sliced."""
+        from .language.standard import _pick
+        grouped = shape[:-1] + (shape[-1] // pack, pack)
+        last = len(grouped) - 1
+        parts = []
+        for v in values:
+            g = semantic.reshape(v, grouped)
+            parts.extend(_pick(g, last, j) for j in range(pack))
+        out = self.inline(node, fn, parts, {}, elementwise=True)
+        out = list(out) if isinstance(out, tuple) else [out]
+        if len(out) % pack:
+            raise self.error(node, "tl.map_elementwise with pack=%d: the function returns %d values, not a multiple "
+                                   "of %d (pack values per result)" % (pack, len(out), pack))
+        lane = semantic.reshape(tl.arange(0, pack), (1,) * last + (pack,))
+        results = []
+        for r in range(len(out) // pack):
+            acc = None
+            for j in range(pack):
+                part = semantic.to_tensor(unwrap(out[r * pack + j]))
+                part = semantic.broadcast_to(semantic.reshape(semantic.broadcast_to(part, grouped[:-1]),
+                                                              grouped[:-1] + (1,)), grouped)
+                acc = part if acc is None else semantic.where(semantic.compare("eq", lane, j), part, acc)
+            results.append(semantic.reshape(acc, shape))
+        return results[0] if len(results) == 1 else tuple(results)
 
     def inline(self, node, jf, args, kwargs, elementwise=False):
         self.depth += 1

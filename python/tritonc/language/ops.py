@@ -370,7 +370,9 @@ def map_elementwise(scalar_fn, *args, pack=1):
     written for one element) applied to every element of the tensors,
     broadcast to one shape; an `if` on an element's value runs both
     branches and selects, so the function must not store, load or print
-    under one. Handled by the code generator (codegen.map_elementwise)."""
+    under one; with pack, it takes that many consecutive elements of each
+    tensor along the last axis. Handled by the code generator
+    (codegen.map_elementwise)."""
     raise CompileError("tl.map_elementwise is called from a @jit function")
 
 
