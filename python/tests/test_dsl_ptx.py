@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import test_dsl_compat as compat_cases  # noqa: E402
 import test_dsl_fp8 as fp8_cases  # noqa: E402
 import test_dsl_dot_scaled as scaled_cases  # noqa: E402
+import test_dsl_map_elementwise as map_cases  # noqa: E402
 import fp8_kernels  # noqa: E402
 import hint_kernels  # noqa: E402
 import test_dsl_permute as permute_cases  # noqa: E402
@@ -111,6 +112,9 @@ def cases():
     out.append(("permute-3d", permute_cases.permute3_kernel, (x, x, 2, 8, 4, 2, 0, 1), dict(METHOD="permute")))
     f = np.zeros(256, np.float32)
     out.append(("permute-4d", permute_cases.permute4_kernel, (f, f, 4), {}))
+    f64, i64 = np.zeros(64, np.float32), np.zeros(64, np.int32)
+    out.append(("map-elementwise", map_cases.map_kernel, (f64, f64, f64, np.zeros(128, np.float32), i64, i64),
+                dict(N=64, ALPHA=1.5)))
     return out
 
 
