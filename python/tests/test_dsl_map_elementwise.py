@@ -49,6 +49,17 @@ def square(v):
 
 
 @triton.jit
+def digits(n):
+    # a loop (constant trip count) and an element's if inside it
+    total = 0
+    for _ in range(4):
+        if n > 0:
+            total += n % 10
+        n = n // 10
+    return total
+
+
+@triton.jit
 def int_steps(n):
     s = 0
     if n % 3 == 0:
@@ -70,6 +81,7 @@ def map_kernel(X, Y, Z, W, I, J, N: tl.constexpr, ALPHA: tl.constexpr):
     tl.store(W + offs, a)
     tl.store(W + N + offs, b)
     tl.store(J + offs, tl.map_elementwise(int_steps, tl.load(I + offs)))
+    tl.store(J + N + offs, tl.map_elementwise(digits, tl.load(I + offs)))
 
 
 def test_map_elementwise_matches_numpy():
@@ -79,7 +91,7 @@ def test_map_elementwise_matches_numpy():
     i = rng.integers(0, 100, N).astype(np.int32)
     z = np.full(N, np.nan, np.float32)
     w = np.full(2 * N, np.nan, np.float32)
-    j = np.full(N, -9, np.int32)
+    j = np.full(2 * N, -9, np.int32)
     run(map_kernel, (1,), x, y, z, w, i, j, N=N, ALPHA=1.5)
     np.testing.assert_allclose(z, np.where(x > 0, x, 1.5 * (np.exp(x) - 1)), rtol=1e-5, atol=1e-6)
     want_a, want_b = [], []
@@ -99,7 +111,8 @@ def test_map_elementwise_matches_numpy():
     np.testing.assert_allclose(w[:N], want_a, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(w[N:], want_b, rtol=1e-5, atol=1e-6)
     want_j = [7 if n % 3 == 2 else (n // 3 if n % 3 == 0 else n * 2) + 1 for n in i.tolist()]
-    np.testing.assert_array_equal(j, want_j)
+    np.testing.assert_array_equal(j[:N], want_j)
+    np.testing.assert_array_equal(j[N:], [sum(int(c) for c in str(n)[-4:]) for n in i.tolist()])
 
 
 @triton.jit
@@ -165,14 +178,24 @@ def loops_on_the_element(x):
 
 
 @triton.jit
+def returns_in_a_loop(x):
+    for i in range(3):
+        if x > i:
+            return x * i
+    return x
+
+
+@triton.jit
 def error_kernel(X, WHICH: tl.constexpr):
     x = tl.load(X + tl.arange(0, 16))
     if WHICH == 0:
         y = tl.map_elementwise(stores_under_a_branch, x, X)
     elif WHICH == 1:
         y = tl.map_elementwise(loops_on_the_element, x)
-    else:
+    elif WHICH == 2:
         y = tl.map_elementwise(square, x, pack=3)
+    else:
+        y = tl.map_elementwise(returns_in_a_loop, x)
     tl.store(X + tl.arange(0, 16), y)
 
 
@@ -180,6 +203,7 @@ def error_kernel(X, WHICH: tl.constexpr):
     (0, "store under an 'if' on an element's value"),
     (1, "a loop on an element's value in tl.map_elementwise is not supported"),
     (2, "pack is a power of two dividing the last axis"),
+    (3, "'return' inside a loop of a function mapped over elements"),
 ])
 def test_map_elementwise_refuses_what_it_cannot_convert(which, message):
     with pytest.raises(tl.CompileError, match=message):

@@ -101,6 +101,7 @@ class _Frame:
         self.done = None
         self.ret_value = None
         self.finished = False  # every element has returned
+        self.shape = None  # the elements' shape: numbers assigned become tiles of it
 
 
 class _Loop:
@@ -303,9 +304,22 @@ class _Generator(ast.NodeVisitor):
             value = constexpr(value)
         self._assign_target(node.target, value)
 
+    def _per_element(self, value):
+        """In tl.map_elementwise's function every variable holds one value per
+        element: a number or scalar assigned there becomes a tile of the
+        elements' shape (so that a loop may carry it)."""
+        f = self.frame
+        v = unwrap(value)
+        if not f.elementwise or f.shape is None or isinstance(value, constexpr):
+            return value
+        if (isinstance(v, (bool, int, float)) and not isinstance(v, constexpr)) or \
+                (isinstance(v, tensor) and v.shape == ()):
+            return semantic.broadcast_to(semantic.to_tensor(v), f.shape)
+        return value
+
     def _assign_target(self, target, value):
         if isinstance(target, ast.Name):
-            self.assign(target.id, value)
+            self.assign(target.id, self._per_element(value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             v = unwrap(value)
             if not isinstance(v, (tuple, list)):
@@ -324,7 +338,7 @@ class _Generator(ast.NodeVisitor):
         left = self.lookup(node.target.id)
         right = self.visit(node.value)
         self.here(node)
-        self.assign(node.target.id, self._binop(node.op, left, right))
+        self.assign(node.target.id, self._per_element(self._binop(node.op, left, right)))
 
     def visit_Return(self, node):
         f = self.frame
@@ -352,7 +366,7 @@ class _Generator(ast.NodeVisitor):
             self.body(node.body if unwrap(cond) else node.orelse)
             return
         c = semantic.to_bool(cond)
-        if c.shape and self.frame.elementwise:
+        if self.frame.elementwise:  # (a scalar tensor condition too: selects keep one block)
             self._if_converted(node, c)
             return
         if c.shape:
@@ -454,6 +468,9 @@ class _Generator(ast.NodeVisitor):
         f = self.frame
         if value is None:
             raise self.error(node, "tl.map_elementwise's function returns a value")
+        if self.loops:  # its value would not reach past the loop (it is taken per element, not jumped out of)
+            raise self.error(node, "'return' inside a loop of a function mapped over elements (tl.map_elementwise): "
+                                   "not supported; assign a variable and return after the loop")
         take = f.predicate
         if f.done is not None:
             running = semantic.logical_not(f.done)
@@ -780,7 +797,7 @@ class _Generator(ast.NodeVisitor):
         self.here(node)
         from .jit import JITFunction
         if isinstance(fn, JITFunction):
-            return self.inline(node, fn, args, kwargs, elementwise=self.frame.elementwise)
+            return self.inline(node, fn, args, kwargs, elementwise=self.frame.elementwise, shape=self.frame.shape)
         if fn is tl.map_elementwise:
             return self.map_elementwise(node, args, kwargs)
         if self.frame.predicate is not None and fn in _effects():
@@ -828,7 +845,7 @@ class _Generator(ast.NodeVisitor):
             raise self.error(node, "tl.map_elementwise's pack is a power of two dividing the last axis (%s), not %r"
                              % (list(shape), pack))
         if pack == 1:
-            out = self.inline(node, unwrap(args[0]), values, {}, elementwise=True)
+            out = self.inline(node, unwrap(args[0]), values, {}, elementwise=True, shape=shape)
             if isinstance(out, tuple):
                 return tuple(semantic.broadcast_to(semantic.to_tensor(unwrap(o)), shape) for o in out)
             return semantic.broadcast_to(semantic.to_tensor(unwrap(out)), shape)
@@ -846,7 +863,7 @@ class _Generator(ast.NodeVisitor):
         for v in values:
             g = semantic.reshape(v, grouped)
             parts.extend(_pick(g, last, j) for j in range(pack))
-        out = self.inline(node, fn, parts, {}, elementwise=True)
+        out = self.inline(node, fn, parts, {}, elementwise=True, shape=grouped[:-1])
         out = list(out) if isinstance(out, tuple) else [out]
         if len(out) % pack:
             raise self.error(node, "tl.map_elementwise with pack=%d: the function returns %d values, not a multiple "
@@ -863,7 +880,7 @@ class _Generator(ast.NodeVisitor):
             results.append(semantic.reshape(acc, shape))
         return results[0] if len(results) == 1 else tuple(results)
 
-    def inline(self, node, jf, args, kwargs, elementwise=False):
+    def inline(self, node, jf, args, kwargs, elementwise=False, shape=None):
         self.depth += 1
         if self.depth > 64:
             raise CompileError("calls of @jit functions nest deeper than 64 (recursion is not supported)")
@@ -873,6 +890,7 @@ class _Generator(ast.NodeVisitor):
             frame = _Frame(jf, file, first_line, lines, col, jf.fn.__globals__)
             fb = self.fb
             if elementwise:
+                frame.shape = shape
                 return self._inline_elementwise(jf, frame, fdef, bound)
             frame.exit = fb.new_block("return." + jf.__name__)
             self.frames.append(frame)
