@@ -435,12 +435,12 @@ class _Generator(ast.NodeVisitor):
         self.body(node.body)
         then_b = dict(f.bindings)
         then_values = values(then_b)
-        # The variables the then-branch wrote hold their values from before again.
+        # The else-branch starts from the names of before, holding their values
+        # from before again where the then-branch wrote them.
+        f.bindings = {n: f.bindings[n] for n in before}
         for n, slot in then_b.items():
             if n in before and slot is not before[n] and n in before_values:
-                self.assign_value(n, before_values[n])
-        f.bindings = {n: f.bindings[n] if n in before else None for n in before}
-        f.bindings = {n: v for n, v in f.bindings.items() if v is not None}
+                f.bindings[n] = self._store(n, (), before_values[n])
         restored = dict(f.bindings)
         f.predicate = under(semantic.logical_not(c))
         self.body(node.orelse)
@@ -459,10 +459,6 @@ class _Generator(ast.NodeVisitor):
                 value = self._select(c, then_values[n], else_values[n], "'%s'" % n)
                 merged[n] = self._store(n, (), value)
         f.bindings = merged
-
-    def assign_value(self, name, value):
-        """Binds `name` to `value` as it is (no conversion of numbers)."""
-        self.frame.bindings[name] = self._store(name, (), value)
 
     def _elementwise_return(self, node, value):
         f = self.frame
