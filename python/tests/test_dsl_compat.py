@@ -386,6 +386,89 @@ def test_inline_asm_constraints_must_match_the_arguments():
         run(bad_inline_asm, (1,), np.zeros(1, np.float32))
 
 
+def test_inline_asm_rewrites_one_copy_per_output_register():
+    """Independently of the compiler: the copy for output register k names
+    it $0, declares the other outputs as scratch registers of their
+    constraint's PTX type, and renumbers the inputs from $1."""
+    from tritonc.language.inline_asm import rewrite
+    asm = "sub.u32 $0, $2, $3; sub.u32 $1, $3, $2;"
+    assert rewrite(asm, 2, 0, ["r", "f"]) == ".reg .f32 %tritonc_out1; sub.u32 $0, $1, $2; sub.u32 %tritonc_out1, $2, $1;"
+    assert rewrite(asm, 2, 1, ["r", "f"]) == ".reg .b32 %tritonc_out0; sub.u32 %tritonc_out0, $1, $2; sub.u32 $0, $2, $1;"
+    assert rewrite("mov.b32 $0, $12;", 1, 0, ["r"]) == "mov.b32 $0, $12;"
+    assert rewrite("add.s32 $10, $11, $1;", 11, 10, ["l"] * 11).endswith("add.s32 $0, $1, %tritonc_out1;")
+
+
+@triton.jit
+def inline_asm_many_kernel(A, B, C, D, P, Q, R, N: tl.constexpr, WHICH: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = tl.load(A + offs)
+    b = tl.load(B + offs)
+    if WHICH == "two-results":  # Triton's example: two outputs of two types
+        c, d = tl.inline_asm_elementwise("sub.u32 $0, $2, $3; sub.u32 $1, $3, $2;", "=r,=r,r,r", [a, b],
+                                         dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1)
+        tl.store(C + offs, c)
+        tl.store(D + offs, d)
+    elif WHICH == "pack-bytes":  # four bytes per register: masked and shifted together
+        p = tl.load(P + offs)
+        q = tl.inline_asm_elementwise("and.b32 $0, $1, 0x1F1F1F1F; shl.b32 $0, $0, 3;", "=r,r", [p], dtype=tl.int8,
+                                      is_pure=True, pack=4)
+        tl.store(Q + offs, q)
+    else:  # four bytes in, four f32 out (and the bytes' sum as f32 of a second input): pack 4
+        p = tl.load(P + offs)
+        r0, r1 = tl.inline_asm_elementwise(
+            """{
+            .reg .b8 t<4>;
+            mov.b32 {t0, t1, t2, t3}, $8;
+            cvt.rn.f32.u8 $0, t0; cvt.rn.f32.u8 $1, t1; cvt.rn.f32.u8 $2, t2; cvt.rn.f32.u8 $3, t3;
+            add.f32 $4, $9, $0; add.f32 $5, $10, $1; add.f32 $6, $11, $2; add.f32 $7, $12, $3;
+            }""",
+            "=f,=f,=f,=f,=f,=f,=f,=f,r,f,f,f,f", [p, a.to(tl.float32, bitcast=True)], dtype=(tl.float32, tl.float32),
+            is_pure=True, pack=4)
+        tl.store(R + offs, r0)
+        tl.store(R + N + offs, r1)
+
+
+@pytest.mark.parametrize("which", ["two-results", "pack-bytes", "bytes-to-floats"])
+def test_inline_asm_with_several_results_and_packs(which):
+    N = 64
+    a = rng.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    c, d = np.zeros(N, np.uint32), np.zeros(N, np.uint32)
+    p = rng.integers(0, 256, N).astype(np.uint8)
+    q = np.zeros(N, np.int8)
+    r = np.full(2 * N, np.nan, np.float32)
+    if dsl_backends.current() != "cuda":
+        with pytest.raises(triton.Error, match="runs only on the GPU"):
+            inline_asm_many_kernel[(1,)](a, b, c, d, p, q, r, N=N, WHICH=which)
+        return
+    run(inline_asm_many_kernel, (1,), a, b, c, d, p, q, r, N=N, WHICH=which)
+    if which == "two-results":
+        np.testing.assert_array_equal(c, a - b)
+        np.testing.assert_array_equal(d, b - a)
+    elif which == "pack-bytes":
+        np.testing.assert_array_equal(q, ((p & 0x1F) << 3).astype(np.uint8).view(np.int8))
+    else:
+        np.testing.assert_array_equal(r[:N], p.astype(np.float32))
+        np.testing.assert_array_equal(r[N:], a.view(np.float32) + p.astype(np.float32))
+
+
+@triton.jit
+def inline_asm_bad_pack(X, WHICH: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 16))
+    if WHICH == 0:  # 8-bit elements go four to a register
+        y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int8, is_pure=True, pack=2)
+    else:  # two output registers need is_pure
+        y, z = tl.inline_asm_elementwise("mov.b32 $0, $2; mov.b32 $1, $2;", "=r,=r,r", [x.to(tl.int32)],
+                                         dtype=(tl.int32, tl.int32), is_pure=False, pack=1)
+    tl.store(X + tl.arange(0, 16), y.to(tl.int8))
+
+
+@pytest.mark.parametrize("which,message", [(0, "pack must be a multiple of 4"), (1, "needs is_pure=True")])
+def test_inline_asm_packs_and_purity_are_checked(which, message):
+    with pytest.raises(tl.CompileError, match=message):
+        run(inline_asm_bad_pack, (1,), np.zeros(16, np.int8), WHICH=which)
+
+
 @triton.jit
 def cat_kernel(X, Y, Z, M: tl.constexpr, N: tl.constexpr, TWO_D: tl.constexpr):
     if TWO_D:

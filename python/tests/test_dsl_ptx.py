@@ -112,6 +112,11 @@ def cases():
     out.append(("permute-3d", permute_cases.permute3_kernel, (x, x, 2, 8, 4, 2, 0, 1), dict(METHOD="permute")))
     f = np.zeros(256, np.float32)
     out.append(("permute-4d", permute_cases.permute4_kernel, (f, f, 4), {}))
+    u = np.zeros(64, np.uint32)
+    for which in ("two-results", "pack-bytes", "bytes-to-floats"):
+        out.append(("inline-asm-" + which, compat_cases.inline_asm_many_kernel,
+                    (u, u, u, u, np.zeros(64, np.uint8), np.zeros(64, np.int8), np.zeros(128, np.float32)),
+                    dict(N=64, WHICH=which)))
     f64, i64 = np.zeros(64, np.float32), np.zeros(64, np.int32)
     out.append(("map-elementwise", map_cases.map_kernel, (f64, f64, f64, np.zeros(128, np.float32), i64, i64),
                 dict(N=64, ALPHA=1.5)))

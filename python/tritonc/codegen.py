@@ -852,28 +852,21 @@ class _Generator(ast.NodeVisitor):
         axis) of each tensor, all of the first tensor's then the second's,
         and returns `pack` values per result, all of the first result's
         first: each tensor viewed as [..., n / pack, pack] and sliced."""
-        from .language.standard import _pick
+        from .language.standard import from_lanes, lanes_of
         grouped = shape[:-1] + (shape[-1] // pack, pack)
-        last = len(grouped) - 1
         parts = []
         for v in values:
-            g = semantic.reshape(v, grouped)
-            parts.extend(_pick(g, last, j) for j in range(pack))
+            parts.extend(lanes_of(v, grouped))
         out = self.inline(node, fn, parts, {}, elementwise=True, shape=grouped[:-1])
         out = list(out) if isinstance(out, tuple) else [out]
         if len(out) % pack:
             raise self.error(node, "tl.map_elementwise with pack=%d: the function returns %d values, not a multiple "
                                    "of %d (pack values per result)" % (pack, len(out), pack))
-        lane = semantic.reshape(tl.arange(0, pack), (1,) * last + (pack,))
         results = []
         for r in range(len(out) // pack):
-            acc = None
-            for j in range(pack):
-                part = semantic.to_tensor(unwrap(out[r * pack + j]))
-                part = semantic.broadcast_to(semantic.reshape(semantic.broadcast_to(part, grouped[:-1]),
-                                                              grouped[:-1] + (1,)), grouped)
-                acc = part if acc is None else semantic.where(semantic.compare("eq", lane, j), part, acc)
-            results.append(semantic.reshape(acc, shape))
+            lanes = [semantic.broadcast_to(semantic.to_tensor(unwrap(out[r * pack + j])), grouped[:-1])
+                     for j in range(pack)]
+            results.append(from_lanes(lanes, grouped, shape))
         return results[0] if len(results) == 1 else tuple(results)
 
     def inline(self, node, jf, args, kwargs, elementwise=False, shape=None):

@@ -13,10 +13,11 @@ from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fm
                    rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh, umulhi)
 from .ops import (add, condition, const, map_elementwise, mul, sub, arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
                   atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
-                  device_print, dot, expand_dims, inline_asm_elementwise, full, full_like, load, max, max_constancy, max_contiguous,
+                  device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
 from .dot_scaled import dot_scaled  # noqa: F401
+from .inline_asm import inline_asm_elementwise  # noqa: F401
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
 from .standard import (associative_scan, cat, cumprod, cumsum, flip, gather, histogram, interleave, join,  # noqa: F401

@@ -392,42 +392,6 @@ class const:
 
 
 @builtin
-def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
-    """Triton's inline PTX, element by element: `asm` with $0 the result
-    and $1... the inputs (`args`, broadcast to one shape), `constraints` as
-    LLVM writes them ("=r,r,r": one output, then the inputs). One result
-    and pack=1; runs on the GPU only (the interpreter and the CPU back end
-    report it)."""
-    asm, constraints = _text(asm, "inline_asm_elementwise's assembly"), _text(constraints, "its constraints")
-    dt = unwrap(dtype)
-    many = isinstance(dt, (tuple, list))
-    if many:
-        if len(dt) != 1:
-            raise CompileError("inline_asm_elementwise with several results is not supported yet (one dtype)")
-        dt = unwrap(dt[0])
-    if unwrap(pack) != 1:
-        raise CompileError("inline_asm_elementwise with pack=%r is not supported yet (pack=1)" % (unwrap(pack),))
-    values = [to_tensor(a) for a in (unwrap(args) if isinstance(unwrap(args), (tuple, list)) else [unwrap(args)])]
-    parts = [c.strip() for c in constraints.split(",") if c.strip()]
-    outputs = [c for c in parts if c.startswith("=")]
-    if len(outputs) != 1 or len(parts) - 1 != len(values):
-        raise CompileError("inline_asm_elementwise's constraints %r name %d output(s) and %d input(s); it has one "
-                           "result and %d argument(s)" % (constraints, len(outputs), len(parts) - len(outputs),
-                                                          len(values)))
-    shape = ()
-    for v in values:
-        shape = semantic.broadcast_shapes(shape, v.shape)
-    values = [semantic.broadcast_to(v, shape) for v in values]
-    core.check_supported(dt, "inline_asm_elementwise")
-    if dt.is_fp8() or any(v.dtype.is_fp8() for v in values):
-        raise CompileError("inline_asm_elementwise does not take fp8 values; pass their bits (.to(tl.uint8, "
-                           "bitcast=True))")
-    h = semantic.builder().inline_asm(asm, [v.handle for v in values], core.ir_type(dt, shape), bool(unwrap(is_pure)))
-    r = tensor(h, dt, shape)
-    return (r,) if many else r
-
-
-@builtin
 def debug_barrier():
     semantic.builder().barrier()
 

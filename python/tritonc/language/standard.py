@@ -44,6 +44,27 @@ def _pick(x, axis, k):
     return semantic.drop_unit_axis(semantic.extract_slice(x, axis, k, 1), axis)
 
 
+def lanes_of(x, grouped):
+    """x viewed as `grouped` ([..., n / p, p]): the p tiles of its
+    consecutive elements along the last axis (tl.map_elementwise's and
+    inline_asm_elementwise's pack)."""
+    g = semantic.reshape(x, grouped)
+    return [_pick(g, len(grouped) - 1, j) for j in range(grouped[-1])]
+
+
+def from_lanes(parts, grouped, shape):
+    """The inverse of lanes_of: element j of each group of the last axis from
+    parts[j], as a tile of `shape`."""
+    from . import ops
+    last = len(grouped) - 1
+    lane = semantic.reshape(ops.arange(0, len(parts)), (1,) * last + (len(parts),))
+    acc = None
+    for j, part in enumerate(parts):
+        part = semantic.broadcast_to(semantic.reshape(part, grouped[:-1] + (1,)), grouped)
+        acc = part if acc is None else semantic.where(semantic.compare("eq", lane, j), part, acc)
+    return semantic.reshape(acc, shape)
+
+
 def _pairs(x, axis, s):
     """The axis viewed as (blocks, 2, s): the lower and upper halves of each block."""
     n = x.shape[axis]

@@ -3,19 +3,20 @@ multiprocessor id and the global timer (inline PTX: the GPU only); the
 programmatic-dependent-launch controls, which do nothing here (tritonc
 never launches a kernel with that attribute, so nothing is to wait for)."""
 from .. import libdevice  # noqa: F401
-from ... import core, ops
+from ... import core
+from ...inline_asm import inline_asm_elementwise
 
 
 @core.builtin
 def smid():
     """The id of the multiprocessor running the program (int32)."""
-    return ops.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=core.int32, is_pure=True, pack=1)
+    return inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=core.int32, is_pure=True, pack=1)
 
 
 @core.builtin
 def globaltimer():
     """The GPU's global nanosecond timer (int64)."""
-    return ops.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=core.int64, is_pure=False, pack=1)
+    return inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=core.int64, is_pure=False, pack=1)
 
 
 @core.builtin
