@@ -885,14 +885,7 @@ class _Generator(ast.NodeVisitor):
             self.frames.append(frame)
             saved_loops, self.loops = self.loops, []
             try:
-                for name, value in zip(jf.arg_names, bound):
-                    # A tensor given for a tl.constexpr parameter stays a tensor: as in Triton,
-                    # the annotation means something only on a kernel (the attention tutorial
-                    # passes its offsets so).
-                    if name in jf.constexpr_names and not isinstance(value, constexpr) and \
-                            not isinstance(unwrap(value), tensor):
-                        value = constexpr(value)
-                    self.frame.bindings[name] = self._store(name, (), value)
+                self._bind_arguments(jf, bound)
                 self.body(fdef.body)
                 falls_through = not self.ends()
                 if falls_through:
@@ -911,6 +904,16 @@ class _Generator(ast.NodeVisitor):
         finally:
             self.depth -= 1
 
+    def _bind_arguments(self, jf, bound):
+        for name, value in zip(jf.arg_names, bound):
+            # A tensor given for a tl.constexpr parameter stays a tensor: as in Triton,
+            # the annotation means something only on a kernel (the attention tutorial
+            # passes its offsets so).
+            if name in jf.constexpr_names and not isinstance(value, constexpr) and \
+                    not isinstance(unwrap(value), tensor):
+                value = constexpr(value)
+            self.frame.bindings[name] = self._store(name, (), value)
+
     def _inline_elementwise(self, jf, frame, fdef, bound):
         """The body of `jf` in the current block, its returns selected per
         element (no branches: tl.map_elementwise)."""
@@ -918,11 +921,7 @@ class _Generator(ast.NodeVisitor):
         self.frames.append(frame)
         saved_loops, self.loops = self.loops, []
         try:
-            for name, value in zip(jf.arg_names, bound):
-                if name in jf.constexpr_names and not isinstance(value, constexpr) and \
-                        not isinstance(unwrap(value), tensor):
-                    value = constexpr(value)
-                self.frame.bindings[name] = self._store(name, (), value)
+            self._bind_arguments(jf, bound)
             self.body(fdef.body)
             if frame.ret_value is None:
                 raise CompileError("%s, mapped over elements (tl.map_elementwise), returns no value" % jf.__name__)
