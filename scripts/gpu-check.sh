@@ -18,6 +18,9 @@
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
 # not (a copy of the working tree).
+# BUNDLE=1 packs every file it wrote but summary.txt into bundle.tar.gz at
+# the end (the device tool brings back 8 files of a run; the shapes and DSL
+# benchmarks alone write more).
 # SKIP_BENCH=1 drops launch, runtime, bench and shapes; PYTHON_ONLY=1 keeps
 # only python, launch, shapes and dsl (and builds only the Python package's
 # core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py).
@@ -199,6 +202,12 @@ if step multicast; then
   else
     log "multicast A/B FAILED: $(tail -3 "$OUT_DIR/multicast.txt" | tr '\n' ';')"
     status=1
+  fi
+fi
+if [ "${BUNDLE:-0}" = 1 ]; then
+  files=$(cd "$OUT_DIR" && find . -maxdepth 1 -type f ! -name summary.txt ! -name bundle.tar.gz -printf '%P\n')
+  if [ -n "$files" ] && (cd "$OUT_DIR" && tar czf bundle.tar.gz $files && rm -f $files); then
+    log "bundle: $(echo "$files" | wc -l) files in bundle.tar.gz"
   fi
 fi
 exit $status
