@@ -171,6 +171,26 @@ def stores_under_a_branch(x, P):
 
 
 @triton.jit
+def store_it(x, P):
+    tl.store(P, x)
+    return x
+
+
+@triton.jit
+def stores_in_a_call_under_a_branch(x, P):
+    if x > 0:
+        x = store_it(x, P)
+    return x
+
+
+@triton.jit
+def impure_asm_under_a_branch(x):
+    if x > 0:
+        x = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+    return x
+
+
+@triton.jit
 def loops_on_the_element(x):
     while x > 1.0:
         x = x / 2
@@ -194,8 +214,12 @@ def error_kernel(X, WHICH: tl.constexpr):
         y = tl.map_elementwise(loops_on_the_element, x)
     elif WHICH == 2:
         y = tl.map_elementwise(square, x, pack=3)
-    else:
+    elif WHICH == 3:
         y = tl.map_elementwise(returns_in_a_loop, x)
+    elif WHICH == 4:
+        y = tl.map_elementwise(stores_in_a_call_under_a_branch, x, X)
+    else:
+        y = tl.map_elementwise(impure_asm_under_a_branch, x.to(tl.int32)).to(tl.float32)
     tl.store(X + tl.arange(0, 16), y)
 
 
@@ -204,6 +228,8 @@ def error_kernel(X, WHICH: tl.constexpr):
     (1, "a loop on an element's value in tl.map_elementwise is not supported"),
     (2, "pack is a power of two dividing the last axis"),
     (3, "'return' inside a loop of a function mapped over elements"),
+    (4, "store under an 'if' on an element's value"),
+    (5, r"inline_asm_elementwise \(not pure\) under an 'if'"),
 ])
 def test_map_elementwise_refuses_what_it_cannot_convert(which, message):
     with pytest.raises(tl.CompileError, match=message):

@@ -796,9 +796,10 @@ class _Generator(ast.NodeVisitor):
             return self.inline(node, fn, args, kwargs, elementwise=self.frame.elementwise, shape=self.frame.shape)
         if fn is tl.map_elementwise:
             return self.map_elementwise(node, args, kwargs)
-        if self.frame.predicate is not None and fn in _effects():
-            raise self.error(node, "%s under an 'if' on an element's value (tl.map_elementwise runs both branches "
-                                   "of it): not supported" % fn.__name__)
+        if self.frame.predicate is not None and (fn in _effects() or (
+                fn is tl.inline_asm_elementwise and not unwrap(kwargs.get("is_pure", args[4] if len(args) > 4 else 0)))):
+            raise self.error(node, "%s%s under an 'if' on an element's value (tl.map_elementwise runs both branches "
+                                   "of it): not supported" % (fn.__name__, "" if fn in _effects() else " (not pure)"))
         if fn is builtins.print:
             fn = tl.device_print  # as in Triton: print("x", x) is tl.device_print("x", x)
         if fn in (builtins.min, builtins.max) and any(isinstance(unwrap(a), tensor) for a in args):
@@ -879,7 +880,8 @@ class _Generator(ast.NodeVisitor):
             frame = _Frame(jf, file, first_line, lines, col, jf.fn.__globals__)
             fb = self.fb
             if elementwise:
-                frame.shape = shape
+                # (a call under an element's if: its effects are under that predicate too)
+                frame.shape, frame.predicate = shape, self.frame.predicate
                 return self._inline_elementwise(jf, frame, fdef, bound)
             frame.exit = fb.new_block("return." + jf.__name__)
             self.frames.append(frame)
