@@ -576,3 +576,38 @@ def test_small_names_of_triton_3():
     assert w[3] == x[1] // 2
     assert halve._must_use_result is True
     assert doubled(tl.constexpr(3)) == 6  # also an ordinary function on the host
+
+
+# ---- Triton's tensor methods that are tl functions of the tensor ---------------------
+
+@triton.jit
+def members_kernel(X, Y, I, Z, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    i = tl.load(I + offs)
+    (Y + offs).store(x.cast(tl.float16).cast(tl.float32).sigmoid() + x.exp2() * x.floor())
+    tl.store(Y + N + offs, x.flip(0).sort(0))
+    tl.store(Z, i.reduce_or(0))
+    tl.store(Z + 1, i.xor_sum(0))
+    tl.store(Z + 2, i.cdiv(7).sum(0))
+    tl.store(Z + 3, tl.sum(((i > 3).logical_and(i < 9) | (i == 0).logical_or(i == 1)).to(tl.int32), 0))
+    tl.store(Z + 4, i.reshape(N // 2, 2).split()[1].ravel().sum(0))
+    tl.store(Z + 5, tl.sum(i, 0, keep_dims=True).item())
+    (Z + 6).atomic_add(3)
+
+
+def test_tensor_methods_of_triton():
+    N = 32
+    x = rng.standard_normal(N).astype(np.float32)
+    i = rng.integers(0, 12, N).astype(np.int32)
+    y = np.full(2 * N, np.nan, np.float32)
+    z = np.zeros(8, np.int32)
+    z[6] = 10
+    run(members_kernel, (1,), x, y, i, z, N=N)
+    h = x.astype(np.float16).astype(np.float32)
+    np.testing.assert_allclose(y[:N], 1 / (1 + np.exp(-h)) + np.exp2(x) * np.floor(x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(y[N:], np.sort(x))
+    assert z[0] == np.bitwise_or.reduce(i) and z[1] == np.bitwise_xor.reduce(i)
+    assert z[2] == sum(-(-v // 7) for v in i.tolist())
+    assert z[3] == np.sum(((i > 3) & (i < 9)) | (i == 0) | (i == 1))
+    assert z[4] == i[1::2].sum() and z[5] == i.sum() and z[6] == 13

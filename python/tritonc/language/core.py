@@ -349,6 +349,34 @@ class tensor:
     def sqrt(self): return _math().sqrt(self)
     def abs(self): return _math().abs(self)
 
+    def logical_and(self, other):
+        return _sem().logical("and", self, other)
+
+    def logical_or(self, other):
+        return _sem().logical("or", self, other)
+
+    def item(self):
+        """The element of a one-element tensor, as a scalar."""
+        if self.numel() != 1:
+            raise CompileError("item() takes a tensor of one element, not of shape %s" % list(self.shape))
+        return _sem().reshape(self, ())
+
+
+def _member(name):
+    """Triton's tensor methods that are tl functions of the tensor: x.name(...) is tl.name(x, ...)."""
+    def method(self, *args, **kwargs):
+        import tritonc.language as tl
+        return getattr(tl, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+for _name in ("associative_scan", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
+              "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod", "erf", "exp2", "flip", "floor",
+              "gather", "histogram", "log2", "ravel", "reduce", "reduce_or", "rsqrt", "sigmoid", "sin", "softmax",
+              "sort", "split", "sqrt_rn", "store", "xor_sum"):
+    setattr(tensor, _name, _member(_name))
+
 
 class block_type:
     """The type of a tile: ``element_ty`` and ``shape``."""
