@@ -13,7 +13,9 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
-attention, tutorial_attention, hints, fp8, compile, launch) runs only those sections.
+attention, attention_bwd, tutorial_attention, hints, fp8, compile, launch) runs only those sections.
+attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
+running it and torch's scaled_dot_product_attention backward.
 tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
 hints: the clamped-index matmul of Triton's persistent-matmul tutorial
@@ -108,12 +110,14 @@ def timed(call, out, ref):
 
 
 def both(fn_name, call_with, mods=None):
+    """{tag: call_with(the function fn_name of each module)}; fn_name None:
+    call_with(the module)."""
     res = {}
     for tag, mod in mods or (("tritonc", ours), ("triton", theirs)):
         if mod is None:
             continue
         try:
-            res[tag] = call_with(getattr(mod, fn_name))
+            res[tag] = call_with(mod if fn_name is None else getattr(mod, fn_name))
         except Exception as e:  # noqa: BLE001
             print("  %s %s failed: %s" % (tag, fn_name, str(e).splitlines()[0] if str(e) else type(e).__name__))
     return res
@@ -248,6 +252,74 @@ if want("attention"):
                                       return_mode="median"), 0.0)
         flops = 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
         record("attention", "%s %dw" % ("causal" if causal else "full", warps), "TFLOP/s", flops / 1e3, res)
+
+
+# ---- attention backward (FlashAttention-2: preprocess, dk/dv per key block, dq per query block) ----
+# Each compiler runs the whole backward (three kernels) after its own forward
+# (attention_fwd_lse, which stores the log-sum-exp), both over the same small
+# space of block sizes and warps; torch: the backward of
+# scaled_dot_product_attention (its flash kernels). Rates count 2.5x the
+# forward's flops, the usual convention (five N x N x D products).
+BWD_SPACE = {"attention_bwd_dkdv": ((32, 128, 4, 3), (64, 128, 8, 3), (32, 64, 4, 3), (64, 64, 4, 3)),
+             "attention_bwd_dq": ((128, 32, 4, 3), (128, 64, 8, 3), (64, 64, 4, 3), (64, 32, 4, 3))}
+if want("attention_bwd"):
+    for causal in (False, True):
+        for D in (64, 128):
+            Z, H, NC = 4, 16, 4096
+            scale = D ** -0.5
+            q, k, v, do = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(4))
+            leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
+            out32 = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
+            refs = torch.autograd.grad(out32, leaves, do.float())
+            del out32, leaves
+
+            def run_bwd(mod, q=q, k=k, v=v, do=do, causal=causal, D=D, scale=scale, refs=refs):
+                o = torch.empty_like(q)
+                lse, delta = (torch.empty(Z * H * NC, device=dev, dtype=torch.float32) for _ in range(2))
+                grads = [torch.empty_like(q) for _ in range(3)]
+                mod.attention_fwd_lse[(NC // 128, Z * H)](q, k, v, scale, o, lse, NC, HEAD_DIM=D, BLOCK_M=128,
+                                                          BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=3)
+
+                def call(dkdv, dqc):
+                    mod.attention_bwd_preprocess[(NC // 128, Z * H)](o, do, delta, NC, HEAD_DIM=D, BLOCK_M=128)
+                    bm, bn, w, s = dkdv
+                    mod.attention_bwd_dkdv[(NC // bn, Z * H)](q, k, v, scale, do, grads[1], grads[2], lse, delta, NC,
+                                                              HEAD_DIM=D, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal,
+                                                              num_warps=w, num_stages=s)
+                    bm, bn, w, s = dqc
+                    mod.attention_bwd_dq[(NC // bm, Z * H)](q, k, v, scale, do, grads[0], lse, delta, NC, HEAD_DIM=D,
+                                                            BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=w,
+                                                            num_stages=s)
+
+                # Each kernel's configuration chosen by timing the whole backward, the other kernel fixed.
+                best = [BWD_SPACE["attention_bwd_dkdv"][0], BWD_SPACE["attention_bwd_dq"][0]]
+                for slot, name in enumerate(("attention_bwd_dkdv", "attention_bwd_dq")):
+                    times = {}
+                    for cfg in BWD_SPACE[name]:
+                        trial = list(best)
+                        trial[slot] = cfg
+                        try:
+                            times[cfg] = do_bench(lambda t=trial: call(*t), return_mode="median")
+                        except Exception as e:  # noqa: BLE001
+                            print("  %s %s failed: %s" % (name, cfg, str(e).splitlines()[0]))
+                    best[slot] = min(times, key=times.get)
+                for g in grads:
+                    g.fill_(float("nan"))
+                call(*best)
+                torch.cuda.synchronize()
+                err = max((g.double() - r.double()).abs().max().item() for g, r in zip(grads, refs))
+                best_configs["attention_bwd %s d%d %s" % ("causal" if causal else "full", D,
+                                                          "tritonc" if mod is ours else "triton")] = best
+                return do_bench(lambda: call(*best), return_mode="median"), err
+
+            res = both(None, run_bwd, (("tritonc", ours), ("triton", theirs)))
+            qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+            out16 = torch.nn.functional.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
+            res["torch-sdpa"] = (do_bench(lambda: torch.autograd.grad(out16, (qg, kg, vg), do, retain_graph=True),
+                                          return_mode="median"), 0.0)
+            del out16
+            flops = 2.5 * 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+            record("attention-bwd", "%s d%d" % ("causal" if causal else "full", D), "TFLOP/s", flops / 1e3, res)
 
 
 # ---- Triton 3.6's fused-attention tutorial forward, as written (host tensor descriptors) ----

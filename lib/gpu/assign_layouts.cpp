@@ -72,6 +72,10 @@ bool rematerializable(Opcode op) {
          op == Opcode::Reshape || op == Opcode::Trans;
 }
 
+// Per (value, layout): the fewest elements converted to have it there, and
+// whether that recomputes it from its operands (else it is converted).
+using RecomputePlan = std::map<std::pair<ir::Value*, const Layout*>, std::pair<int64_t, bool>>;
+
 class Assigner {
  public:
   Assigner(ir::Function& f, const transform::PipelineOptions& o)
@@ -103,6 +107,10 @@ class Assigner {
   void placeConversion(ir::Value* v, const Layout* want, const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
                        const ir::DominatorTree& dom, const std::vector<transform::Loop>& loops);
   ir::Value* rematerialize(ir::Value* v, const Layout* want, int& budget);
+  int64_t conversionCost(ir::Value* v, const Layout* want, int& budget,
+                         RecomputePlan& memo);
+  ir::Value* recomputeFromLeaves(ir::Value* v, const Layout* want,
+                                 const RecomputePlan& memo);
   ir::Instruction* insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops);
   void stageDotOperands();
   void recordVectorWidths();
@@ -246,10 +254,73 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
   return c;
 }
 
+// The fewest elements converted to have `v` in `want`: 0 where it is
+// recomputed from cheap values alone; else the cheaper of converting `v`
+// itself and recomputing it from its operands, each in the layout it needs
+// (a row's statistics loaded as a vector and broadcast over a tile convert
+// as the vector, not as the tile). -1 where it cannot be had at all.
+int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, int& budget,
+                                 RecomputePlan& memo) {
+  if (v->type().layout == want || converted_.count({v, want})) return 0;
+  auto known = memo.find({v, want});
+  if (known != memo.end()) return known->second.first;
+  int64_t self = ir::checkLayoutFitsType(v->type().withLayout(want)).empty() ? v->type().numElements() : -1;
+  int64_t best = self;
+  bool fromOperands = false;
+  ir::Instruction* i = asInst(v);
+  if (i && rematerializable(i->opcode()) && --budget >= 0) {
+    int64_t sum = 0;
+    for (size_t k = 0; k < i->numOperands() && sum >= 0; ++k) {
+      if (!i->operand(k)->type().isTile()) continue;
+      const Layout* wk = operandWant(*i, k, want);
+      int64_t c = wk ? conversionCost(i->operand(k), wk, budget, memo) : -1;
+      sum = c < 0 ? -1 : sum + c;
+    }
+    // (Ties go to the operands: defined no deeper in loops than `v`.)
+    if (sum >= 0 && (best < 0 || sum <= best)) best = sum, fromOperands = true;
+  }
+  memo[{v, want}] = {best, fromOperands};
+  return best;
+}
+
+// `v` in `want` as conversionCost found cheapest: recomputed where its
+// operands cost fewer conversions than it, converted after its definition
+// otherwise.
+ir::Value* Assigner::recomputeFromLeaves(ir::Value* v, const Layout* want,
+                                         const RecomputePlan& memo) {
+  if (v->type().layout == want) return v;
+  auto done = converted_.find({v, want});
+  if (done != converted_.end()) return done->second;
+  ir::Instruction* i = asInst(v);
+  auto plan = memo.find({v, want});
+  ir::Instruction* c;
+  if (plan != memo.end() && plan->second.second) {  // from the operands
+    std::vector<ir::Value*> ops = i->operands();
+    for (size_t k = 0; k < ops.size(); ++k)
+      if (ops[k]->type().isTile()) ops[k] = recomputeFromLeaves(ops[k], operandWant(*i, k, want), memo);
+    c = insertAfterDef(i, i->opcode(), i->type().withLayout(want), ops);
+    c->sub = i->sub;
+    c->imm = i->imm;
+    c->text = i->text;
+  } else {
+    c = insertAfterDef(v, Opcode::ConvertLayout, v->type().withLayout(want), {v});
+  }
+  c->setName(v->name());
+  converted_[{v, want}] = c;
+  return c;
+}
+
 ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
   if (v->type().layout == want) return v;
   int budget = 64;
-  return rematerialize(v, want, budget);
+  if (ir::Value* r = rematerialize(v, want, budget)) return r;
+  // Converting some of what `v` is computed from may cost less than
+  // converting `v` (which placeConversion does otherwise).
+  RecomputePlan memo;
+  budget = 64;
+  int64_t cost = conversionCost(v, want, budget, memo);
+  if (cost < 0 || cost >= v->type().numElements()) return nullptr;
+  return recomputeFromLeaves(v, want, memo);
 }
 
 // Where a conversion of `v` read by `uses` goes: in the nearest block that
@@ -365,6 +436,7 @@ void Assigner::stageDotOperands() {
         // lands in different banks; MN-major, 8 lanes would share one).
         int fast = ll.contiguousRegs(0) > 1 ? 0 : ll.contiguousRegs(1) > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
         if (view) fast = 1 - fast;
+        if (k == 1 && plan.bKMajor) fast = 0;  // a narrow wgmma reads B K-major only (dot_plan.h)
         const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
         ir::Instruction* def = asInst(src);
         const Layout* bufferLayout = view ? transposedLayout(m_, shared) : shared;
@@ -440,7 +512,7 @@ void Assigner::run() {
   std::vector<ir::Instruction*> loads;
   for (ir::Instruction* i : order) {
     if (i->opcode() == Opcode::Dot) {
-      DotPlan plan = planDot(m_, *i, target_);
+      DotPlan plan = planDot(m_, *i, target_, *axis_);
       dots_.push_back({i, plan});
       set(i, plan.result);
     } else if (i->type().isTile() && (i->opcode() == Opcode::Load || i->opcode() == Opcode::AtomicRmw ||

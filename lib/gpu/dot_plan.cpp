@@ -14,23 +14,29 @@ bool halfKind(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
 // wgmma: each warpgroup (4 warps) computes 64-row blocks of its share of
 // the tile. Warpgroups split M as far as it divides into 64-row blocks, then
 // N, each share of N a multiple of 64 columns (one 128-byte swizzle block of
-// B per 64 columns) and at most 256 (the widest wgmma).
-bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int64_t* groupsMOut, int64_t* wnOut) {
+// an MN-major B per 64 columns) and at most 256 (the widest wgmma); with
+// `narrowN` (B staged K-major: 8 columns are one 8-row block), a share may be
+// 8, 16 or 32 columns too.
+bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int64_t* groupsMOut, int64_t* wnOut,
+               bool narrowN = false) {
   if (numWarps % 4 != 0 || M % 64 != 0 || K % kStep != 0) return false;
   int64_t groups = numWarps / 4, groupsM = 1;
   while (groupsM * 2 <= groups && M % (64 * groupsM * 2) == 0) groupsM *= 2;
   int64_t wn = groups / groupsM;
   if (N % wn != 0) return false;
   int64_t cols = N / wn;
-  if (cols % 64 != 0 || cols > 256) return false;
+  bool wide = cols % 64 == 0 && cols <= 256;
+  bool narrow = narrowN && (cols == 8 || cols == 16 || cols == 32);
+  if (!wide && !narrow) return false;
   *groupsMOut = groupsM;
   *wnOut = wn;
   return true;
 }
 
-bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, DotPlan* out) {
+bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, DotPlan* out,
+               bool narrowN = false) {
   int64_t groupsM = 0, wn = 0;
-  if (!wgmmaFits(M, N, K, kStep, numWarps, &groupsM, &wn)) return false;
+  if (!wgmmaFits(M, N, K, kStep, numWarps, &groupsM, &wn, narrowN)) return false;
   out->kind = DotKind::Wgmma;
   out->result = mmaLayout(m, 3, 4 * groupsM, wn);
   return true;
@@ -46,6 +52,16 @@ bool loadedContiguous(const ir::Value* v, size_t dim, const analysis::AxisInfoAn
   for (size_t k = 0; k < i->numOperands(); ++k)
     if (!loadedContiguous(i->operand(k), dim, axis, depth + 1)) return false;
   return true;
+}
+
+// Whether operand `v` of a dot comes loaded contiguous along its K
+// dimension `kDim`: directly, or through a transpose (a @ tl.trans(b), B
+// stored [N, K]) of a tile loaded along the other one.
+bool kContiguous(const ir::Value* v, size_t kDim, const analysis::AxisInfoAnalysis& axis) {
+  const ir::Instruction* tr =
+      v->valueKind() == ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(v) : nullptr;
+  if (tr && tr->opcode() == ir::Opcode::Trans && tr->imm == 0) return loadedContiguous(tr->operand(0), 1 - kDim, axis);
+  return loadedContiguous(v, kDim, axis);
 }
 
 const ir::Instruction* widenedFp8(const ir::Value* v) {
@@ -89,7 +105,7 @@ const char* dotKindName(DotKind k) {
   return "?";
 }
 
-DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
+DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis) {
   const ir::Type& at = dot.operand(0)->type();
   const ir::Type& bt = dot.operand(1)->type();
   const ir::Type& rt = dot.type();
@@ -103,7 +119,13 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t) {
     return plan;
   }
   bool f32Acc = rt.kind == Scalar::F32 && bt.kind == k;
-  if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a" && planWgmma(m, M, N, K, 16, t.numWarps, &plan)) return plan;
+  if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a") {
+    if (planWgmma(m, M, N, K, 16, t.numWarps, &plan)) return plan;
+    if (kContiguous(dot.operand(1), 0, axis) && planWgmma(m, M, N, K, 16, t.numWarps, &plan, /*narrowN=*/true)) {
+      plan.bKMajor = true;
+      return plan;
+    }
+  }
   bool tf32 = t.allowTf32 && k == Scalar::F32;
   if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
   // FMA: threads along N with four columns each where the tile allows.
@@ -132,15 +154,8 @@ bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, con
   if (!a || !b) return false;
   const ir::Shape& as = a->type().shape;
   if (!wgmmaFits(as[0], b->type().shape[1], as[1], 32, t.numWarps, &groupsM, &wn)) return false;
-  // K-major in memory: A along its columns, B along its rows; through a
-  // transpose (a @ tl.trans(b), B stored [N, K]) along the other dimension.
-  auto kContiguous = [&](const ir::Value* v, size_t kDim) {
-    const ir::Instruction* tr = v->valueKind() == ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(v)
-                                                                             : nullptr;
-    if (tr && tr->opcode() == ir::Opcode::Trans && tr->imm == 0) return loadedContiguous(tr->operand(0), 1 - kDim, axis);
-    return loadedContiguous(v, kDim, axis);
-  };
-  if (!kContiguous(a->operand(0), 1) || !kContiguous(b->operand(0), 0)) return false;
+  // K-major in memory: A along its columns, B along its rows.
+  if (!kContiguous(a->operand(0), 1, axis) || !kContiguous(b->operand(0), 0, axis)) return false;
   dot.setOperand(0, a->operand(0));
   dot.setOperand(1, b->operand(0));
   // The widenings nothing else reads go now: a transpose read only by the

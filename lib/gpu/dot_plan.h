@@ -21,9 +21,15 @@ struct DotTarget {
 struct DotPlan {
   DotKind kind = DotKind::Fma;
   const ir::Layout* result = nullptr;  // mma<v=3>, mma<v=2>, or blocked (FMA)
+  // wgmma whose warpgroups own fewer than 64 columns each (an attention
+  // backward's k @ tl.trans(q) with 32 queries): B must be staged K-major,
+  // where 8 columns are one 8-row block of the swizzle (MN-major, 64 are).
+  bool bKMajor = false;
 };
 
-DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t);
+// `axis` tells how the operands were loaded (a B loaded K-contiguous, or
+// transposed from a tile loaded along its rows, may take a narrow wgmma).
+DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis);
 
 // Hopper's fp8 tensor cores for a dot of two fp8 tiles widened to f16 (the
 // form tl.dot of fp8 takes in Triton-IR): where wgmma can read the fp8 tiles

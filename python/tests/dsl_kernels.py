@@ -301,3 +301,151 @@ def first_negative_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
             found = hit
             break
     tl.store(out_ptr, found)
+
+
+# ---------------------------------------------------------------------------
+# Attention backward, FlashAttention-2 style, from the math.
+#
+# Layout: q, k, v, o, do (and dq, dk, dv) are contiguous (Z, H, N_CTX, HEAD_DIM)
+# f16, so one (batch, head) pair is an N_CTX x HEAD_DIM matrix starting at
+# off_hz * N_CTX * HEAD_DIM with row stride HEAD_DIM; the strides are derived,
+# not passed. M and Delta are f32 vectors of Z * H * N_CTX (row off_hz * N_CTX + i).
+# N_CTX must be a multiple of BLOCK_M and BLOCK_N: no loads or stores are masked.
+#
+# With s = q k^T * sm_scale (causal: s_ij = -inf for j > i), p = softmax(s),
+# o = p v and M_i = log2(sum_j 2^(s_ij / ln 2)), the forward's base-2 log-sum-exp,
+# each probability is recomputed as p_ij = 2^(q_i.k_j * qk_scale - M_i) with
+# qk_scale = sm_scale / ln 2. Then, with Delta_i = sum_d o_id * do_id:
+#   dv = p^T do,   dp = do v^T,   ds = p * (dp - Delta),
+#   dq = ds k * sm_scale,   dk = ds^T q * sm_scale.
+# ---------------------------------------------------------------------------
+
+@triton.jit
+def attention_fwd_lse(Q, K, V, sm_scale, Out, M, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """attention_fwd (through _attn_inner) on contiguous tensors, also storing
+    the base-2 log-sum-exp of each row's scaled scores (M, as the backward
+    kernels below read it). Grid (cdiv(N_CTX, BLOCK_M), Z * H)."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    Q_block_ptr = tl.make_block_ptr(base=Q + head, shape=(N_CTX, HEAD_DIM), strides=(HEAD_DIM, 1),
+                                    offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    K_block_ptr = tl.make_block_ptr(base=K + head, shape=(HEAD_DIM, N_CTX), strides=(1, HEAD_DIM),
+                                    offsets=(0, 0), block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    V_block_ptr = tl.make_block_ptr(base=V + head, shape=(N_CTX, HEAD_DIM), strides=(HEAD_DIM, 1),
+                                    offsets=(0, 0), block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
+    O_block_ptr = tl.make_block_ptr(base=Out + head, shape=(N_CTX, HEAD_DIM), strides=(HEAD_DIM, 1),
+                                    offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = tl.load(Q_block_ptr, boundary_check=(0, 1))
+    if CAUSAL:
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 1, offs_m, offs_n)
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 2, offs_m, offs_n)
+    else:
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 3, offs_m, offs_n)
+    tl.store(M + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < N_CTX)
+    acc = acc / l_i[:, None]
+    tl.store(O_block_ptr, acc.to(Out.type.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
+def attention_bwd_preprocess(O, DO, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    """Delta[row] = sum_d o[row, d] * do[row, d] in f32. Grid (N_CTX // BLOCK_M, Z * H)."""
+    off_hz = tl.program_id(1)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, HEAD_DIM)
+    head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    tile = head + rows[:, None] * HEAD_DIM + cols[None, :]
+    o = tl.load(O + tile).to(tl.float32)
+    do = tl.load(DO + tile).to(tl.float32)
+    tl.store(Delta + off_hz * N_CTX + rows, tl.sum(o * do, axis=1))
+
+
+@triton.jit
+def attention_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """dk and dv of one BLOCK_N block of keys, summed over the query blocks
+    that see it. Grid (N_CTX // BLOCK_N, Z * H)."""
+    off_hz = tl.program_id(1)
+    key0 = tl.program_id(0) * BLOCK_N
+    head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    Q += head
+    DO += head
+    M += off_hz * N_CTX
+    Delta += off_hz * N_CTX
+    keys = key0 + tl.arange(0, BLOCK_N)
+    cols = tl.arange(0, HEAD_DIM)
+    kv_tile = head + keys[:, None] * HEAD_DIM + cols[None, :]
+    k = tl.load(K + kv_tile)
+    v = tl.load(V + kv_tile)
+    qk_scale = sm_scale * 1.44269504  # 1 / ln 2, as the forward
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        first = (key0 // BLOCK_M) * BLOCK_M  # earlier queries do not see these keys
+    else:
+        first = 0
+    for start_m in range(first, N_CTX, BLOCK_M):
+        queries = start_m + tl.arange(0, BLOCK_M)
+        q_tile = queries[:, None] * HEAD_DIM + cols[None, :]
+        q = tl.load(Q + q_tile)
+        do = tl.load(DO + q_tile)
+        lse = tl.load(M + queries)
+        delta = tl.load(Delta + queries)
+        # transposed probabilities: keys along rows, queries along columns
+        pT = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])
+        if CAUSAL:
+            pT = tl.where(queries[None, :] >= keys[:, None], pT, 0.0)
+        dv = tl.dot(pT.to(tl.float16), do, dv)
+        dpT = tl.dot(v, tl.trans(do))
+        dsT = pT * (dpT - delta[None, :])
+        dk = tl.dot(dsT.to(tl.float16), q, dk)
+    tl.store(DK + kv_tile, (dk * sm_scale).to(DK.dtype.element_ty))
+    tl.store(DV + kv_tile, dv.to(DV.dtype.element_ty))
+
+
+@triton.jit
+def attention_bwd_dq(Q, K, V, sm_scale, DO, DQ, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """dq of one BLOCK_M block of queries, summed over the key blocks it
+    sees. Grid (N_CTX // BLOCK_M, Z * H)."""
+    off_hz = tl.program_id(1)
+    query0 = tl.program_id(0) * BLOCK_M
+    head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
+    K += head
+    V += head
+    queries = query0 + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, HEAD_DIM)
+    q_tile = head + queries[:, None] * HEAD_DIM + cols[None, :]
+    q = tl.load(Q + q_tile)
+    do = tl.load(DO + q_tile)
+    lse = tl.load(M + off_hz * N_CTX + queries)
+    delta = tl.load(Delta + off_hz * N_CTX + queries)
+    qk_scale = sm_scale * 1.44269504  # 1 / ln 2, as the forward
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        # keys up to the block's last query, rounded up to a whole key block
+        last = tl.cdiv(query0 + BLOCK_M, BLOCK_N) * BLOCK_N
+    else:
+        last = N_CTX
+    for start_n in range(0, last, BLOCK_N):
+        keys = start_n + tl.arange(0, BLOCK_N)
+        kv_tile = keys[:, None] * HEAD_DIM + cols[None, :]
+        k = tl.load(K + kv_tile)
+        v = tl.load(V + kv_tile)
+        p = tl.math.exp2(tl.dot(q, k.T) * qk_scale - lse[:, None])
+        if CAUSAL:
+            p = tl.where(queries[:, None] >= keys[None, :], p, 0.0)
+        dp = tl.dot(do, v.T)
+        ds = p * (dp - delta[:, None])
+        dq = tl.dot(ds.to(tl.float16), k, dq)
+    tl.store(DQ + q_tile, (dq * sm_scale).to(DQ.dtype.element_ty))

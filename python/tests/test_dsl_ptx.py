@@ -241,3 +241,26 @@ def test_fp8_dot_fed_by_a_dot_compiles_and_assembles(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.count("k32.f32.e4m3.e4m3") > 0
     ptxas(r.stdout, "sm_90a")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_backward_runs_on_wgmma_without_spills(monkeypatch, causal):
+    """sm_90a: the FlashAttention-2 backward of dsl_kernels.py at the block
+    sizes of Triton's tutorial (32 queries x 128 keys for dk/dv, 128 x 32 for
+    dq, 4 warps): every dot on wgmma, the 32-column ones (k @ q^T, q @ k^T)
+    too, B read K-major; q, do (k, v) through cp.async rings; no spills."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    import dsl_kernels
+    n, d = 1024, 64
+    f16, f32 = np.zeros((1, 1, n, d), np.float16), np.zeros(n, np.float32)
+    for kernel, args, blocks in (
+            (dsl_kernels.attention_bwd_dkdv, (f16, f16, f16, 0.125, f16, f16, f16, f32, f32, n), (32, 128)),
+            (dsl_kernels.attention_bwd_dq, (f16, f16, f16, 0.125, f16, f16, f32, f32, n), (128, 32))):
+        compiled = kernel.warmup(*args, HEAD_DIM=d, BLOCK_M=blocks[0], BLOCK_N=blocks[1], CAUSAL=causal,
+                                 num_warps=4, num_stages=3)
+        ptx = compiled.asm["ptx"]
+        assert "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16" in ptx, kernel
+        assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx, kernel
+        assert "mma.sync" not in ptx and "cp.async.cg" in ptx, kernel
+        messages = ptxas(ptx, "sm_90a", verbose=True)
+        assert " 0 bytes spill stores" in messages, messages[-2000:]
