@@ -254,6 +254,15 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
   return c;
 }
 
+// A load of a few elements (a row's statistics, a bias) is loaded again in
+// the layout a use wants rather than converted: the threads that share an
+// element read it from the same cache line, where a conversion costs a
+// round trip through shared memory and its barriers.
+constexpr int64_t kSmallLoadElements = 256;
+bool smallLoad(const ir::Instruction& i) {
+  return i.opcode() == Opcode::Load && i.type().isTile() && i.type().numElements() <= kSmallLoadElements;
+}
+
 // The fewest elements converted to have `v` in `want`: 0 where it is
 // recomputed from cheap values alone; else the cheaper of converting `v`
 // itself and recomputing it from its operands, each in the layout it needs
@@ -268,7 +277,7 @@ int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, int& budget,
   int64_t best = self;
   bool fromOperands = false;
   ir::Instruction* i = asInst(v);
-  if (i && rematerializable(i->opcode()) && --budget >= 0) {
+  if (i && (rematerializable(i->opcode()) || smallLoad(*i)) && --budget >= 0) {
     int64_t sum = 0;
     for (size_t k = 0; k < i->numOperands() && sum >= 0; ++k) {
       if (!i->operand(k)->type().isTile()) continue;

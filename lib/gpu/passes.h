@@ -40,6 +40,11 @@ bool runMulticast(ir::Function& f, const transform::PipelineOptions& o);
 // multiply and free ({role = ...}, producer_warps(1); warp_specialize.cpp).
 bool runWarpSpecialize(ir::Function& f, const transform::PipelineOptions& o);
 
+// A synchronous wgmma in a loop waits where its result is first read, not
+// at its issue (dot_async ... dot_wait 0), where what it reads stays put
+// until then: independent dots of an iteration run back to back.
+bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions& o);
+
 // Places buffers and scratch in shared memory by live ranges ({smem = N} on
 // each, the total as the function's shared(N)); too much for the target is
 // an error.
