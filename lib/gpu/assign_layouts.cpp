@@ -72,7 +72,7 @@ bool rematerializable(Opcode op) {
          op == Opcode::Reshape || op == Opcode::Trans;
 }
 
-// Per (value, layout): the fewest elements converted to have it there, and
+// Per (value, layout): the fewest bytes converted to have it there, and
 // whether that recomputes it from its operands (else it is converted).
 using RecomputePlan = std::map<std::pair<ir::Value*, const Layout*>, std::pair<int64_t, bool>>;
 
@@ -263,17 +263,24 @@ bool smallLoad(const ir::Instruction& i) {
   return i.opcode() == Opcode::Load && i.type().isTile() && i.type().numElements() <= kSmallLoadElements;
 }
 
-// The fewest elements converted to have `v` in `want`: 0 where it is
+// Bytes a conversion of `v` moves through shared memory.
+int64_t conversionBytes(const ir::Value* v) {
+  const ir::Type& t = v->type();
+  return t.numElements() * (t.isPtr() ? 8 : ir::byteSize(t.kind));
+}
+
+// The fewest bytes converted to have `v` in `want`: 0 where it is
 // recomputed from cheap values alone; else the cheaper of converting `v`
 // itself and recomputing it from its operands, each in the layout it needs
 // (a row's statistics loaded as a vector and broadcast over a tile convert
-// as the vector, not as the tile). -1 where it cannot be had at all.
+// as the vector, not as the tile; an f16 cast converts as itself, not as the
+// f32 it was cast from). -1 where it cannot be had at all.
 int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, int& budget,
                                  RecomputePlan& memo) {
   if (v->type().layout == want || converted_.count({v, want})) return 0;
   auto known = memo.find({v, want});
   if (known != memo.end()) return known->second.first;
-  int64_t self = ir::checkLayoutFitsType(v->type().withLayout(want)).empty() ? v->type().numElements() : -1;
+  int64_t self = ir::checkLayoutFitsType(v->type().withLayout(want)).empty() ? conversionBytes(v) : -1;
   int64_t best = self;
   bool fromOperands = false;
   ir::Instruction* i = asInst(v);
@@ -328,7 +335,7 @@ ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
   RecomputePlan memo;
   budget = 64;
   int64_t cost = conversionCost(v, want, budget, memo);
-  if (cost < 0 || cost >= v->type().numElements()) return nullptr;
+  if (cost < 0 || cost >= conversionBytes(v)) return nullptr;
   return recomputeFromLeaves(v, want, memo);
 }
 
