@@ -1,15 +1,17 @@
 // gpu-defer-dot-waits (passes.h): a synchronous wgmma in a loop waits for
-// its result where the result (or its accumulator's registers) is first
-// read, not right after its issue, so that independent dots of one
-// iteration run back to back on the tensor cores and overlap what comes
-// between them. An attention backward's iteration
+// its result where the result is first read, not right after its issue, so
+// that independent dots of one iteration run back to back on the tensor
+// cores and overlap the work between them. An attention backward's iteration
 //   pT = k @ q^T;  dv += pT @ do;  dpT = v @ do^T;  dsT = pT * (dpT - delta);  dk += dsT @ q
-// issues dv's and dpT's wgmmas together and waits once before dsT; dk's
-// wait goes to the end of the iteration.
+// issues dv's and dpT's wgmmas together and waits before dsT; dk's wait
+// goes to the end of the iteration. A dot whose operands are ready at an
+// earlier dot, with only register work between them, is first moved up to
+// be issued right after it (dq's q @ k^T and do @ v^T: the softmax
+// arithmetic of the first then overlaps the second).
 //
 //   dot a, b, c            ->   dot_async a, b, c   (its group is committed)
 //   ...                         ...                 (nothing that reads its result)
-//   first reader                dot_wait 0          (every group of this warp done)
+//   first reader                dot_wait N          (N: the groups issued since, which may run on)
 //                               first reader
 //
 // Only where the wait stays in the dot's block and nothing can change what
@@ -17,10 +19,13 @@
 // copies write other stages) or buffers from before the loop (live through
 // it, so no scratch is placed over them); its register operands are SSA
 // values of the same iteration (it writes fresh registers, or those of the
-// phi its sum returns to, which nothing reads after it). dot_wait 0 waits for every group, so a
-// dot waited for later than another is done too. The pipeliner's own
-// asynchronous dots (across iterations) and warp-specialized loops are left
-// as they are.
+// phi its sum returns to, which nothing reads after it). Groups complete in
+// order, so the wait for a dot leaves in flight only the dots issued after
+// it, and a dot waited for later than another is done too. The pipeliner's
+// own asynchronous dots (across iterations) and warp-specialized loops are
+// left as they are.
+#include <algorithm>
+
 #include "gpu/passes.h"
 #include "ir/builder.h"
 #include "transform/loops.h"
@@ -78,6 +83,50 @@ bool phiDeadAfter(const transform::Loop& loop, ir::Instruction* dot) {
   return true;
 }
 
+// Moves `later` (and what it needs that is computed between the two) to
+// just after `earlier`, both wgmma dots of one block, where only register
+// work lies between them: no side effects (no waits for copies, no
+// barriers, no shared-memory writes), no reads of memory, no other dot;
+// `later` neither reads `earlier` nor returns to a phi. Then neither is
+// read before the other is issued (dq's q @ k^T and do @ v^T). Returns
+// whether it moved.
+bool issueAfter(ir::BasicBlock* bb, ir::Instruction* earlier, ir::Instruction* later) {
+  for (ir::Instruction* u : later->users())
+    if (u->opcode() == Opcode::Phi) return false;
+  size_t from = bb->indexOf(earlier), to = bb->indexOf(later);
+  std::vector<ir::Instruction*> needed{later};
+  for (size_t k = 0; k < needed.size(); ++k)
+    for (ir::Value* op : needed[k]->operands()) {
+      ir::Instruction* d = asInst(op);
+      if (d == earlier) return false;
+      if (!d || d->parent != bb || bb->indexOf(d) < from || std::count(needed.begin(), needed.end(), d)) continue;
+      needed.push_back(d);
+    }
+  for (size_t at = from + 1; at < to; ++at) {
+    const ir::Instruction& i = *bb->instructions()[at];
+    if (i.hasSideEffects() || i.readsMemory() || i.opcode() == Opcode::Dot || i.opcode() == Opcode::Phi) return false;
+  }
+  if (to == from + 1) return false;
+  std::sort(needed.begin(), needed.end(),
+            [&](ir::Instruction* a, ir::Instruction* c) { return bb->indexOf(a) < bb->indexOf(c); });
+  size_t at = from + 1;
+  for (ir::Instruction* i : needed) bb->insert(at++, bb->detach(i));
+  return true;
+}
+
+// What the wait for `issue` at `wait` may leave in flight: the groups
+// committed after it (wgmma groups complete in order), unless a
+// synchronous dot between them waited for everything already.
+int64_t groupsIssuedSince(ir::BasicBlock* bb, ir::Instruction* issue, ir::Instruction* wait) {
+  int64_t later = 0;
+  for (size_t at = bb->indexOf(issue) + 1; at < bb->indexOf(wait); ++at) {
+    Opcode op = bb->instructions()[at]->opcode();
+    if (op == Opcode::Dot) return 0;
+    if (op == Opcode::DotAsync) ++later;
+  }
+  return later;
+}
+
 }  // namespace
 
 bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions&) {
@@ -99,6 +148,8 @@ bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions&) {
             (!inst->operand(0)->type().isShared() || steadyBuffer(loop, inst->operand(0))) &&
             phiDeadAfter(loop, inst.get()))
           dots.push_back(inst.get());
+      for (size_t k = 1; k < dots.size(); ++k) changed = issueAfter(bb, dots[k - 1], dots[k]) || changed;
+      std::vector<ir::Instruction*> waits;
       for (ir::Instruction* dot : dots) {
         size_t at = waitPosition(bb, dot);
         if (at == bb->indexOf(dot) + 1) continue;  // read at once: nothing to overlap
@@ -113,8 +164,10 @@ bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions&) {
         wait->setName(dot->name());
         dot->replaceAllUsesWith(wait);
         bb->erase(dot);
+        waits.push_back(wait);
         changed = true;
       }
+      for (ir::Instruction* w : waits) w->imm = groupsIssuedSince(bb, asInst(w->operand(0)), w);
     }
   }
   return changed;
