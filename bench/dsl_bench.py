@@ -303,6 +303,21 @@ if want("attention_bwd"):
                         except Exception as e:  # noqa: BLE001
                             print("  %s %s failed: %s" % (name, cfg, str(e).splitlines()[0]))
                     best[slot] = min(times, key=times.get)
+                # Where the time goes: each kernel alone at the chosen configurations.
+                bm, bn, w, st = best[0]
+                dq_bm, dq_bn, dq_w, dq_st = best[1]
+                parts = {
+                    "preprocess": lambda: mod.attention_bwd_preprocess[(NC // 128, Z * H)](o, do, delta, NC, HEAD_DIM=D,
+                                                                                          BLOCK_M=128),
+                    "dkdv": lambda: mod.attention_bwd_dkdv[(NC // bn, Z * H)](
+                        q, k, v, scale, do, grads[1], grads[2], lse, delta, NC, HEAD_DIM=D, BLOCK_M=bm, BLOCK_N=bn,
+                        CAUSAL=causal, num_warps=w, num_stages=st),
+                    "dq": lambda: mod.attention_bwd_dq[(NC // dq_bm, Z * H)](
+                        q, k, v, scale, do, grads[0], lse, delta, NC, HEAD_DIM=D, BLOCK_M=dq_bm, BLOCK_N=dq_bn,
+                        CAUSAL=causal, num_warps=dq_w, num_stages=dq_st)}
+                print("  %s d%d %s: %s" % ("causal" if causal else "full", D, "tritonc" if mod is ours else "triton",
+                                           ", ".join("%s %.3f ms" % (n, do_bench(fn, return_mode="median"))
+                                                     for n, fn in parts.items())), flush=True)
                 for g in grads:
                     g.fill_(float("nan"))
                 call(*best)
