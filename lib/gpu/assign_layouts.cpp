@@ -65,9 +65,11 @@ bool elementwise(Opcode op) {
 }
 
 
-// Cheap to compute again in another layout: no memory, no reductions.
-bool rematerializable(Opcode op) {
-  if (op == Opcode::Phi) return false;
+// Cheap to compute again in another layout: no memory, no reductions, no
+// side effects (inline assembly not marked pure runs once).
+bool rematerializable(const ir::Instruction& i) {
+  Opcode op = i.opcode();
+  if (op == Opcode::Phi || (op == Opcode::InlineAsm && i.sub != ir::kInlineAsmPure)) return false;
   return elementwise(op) || op == Opcode::Splat || op == Opcode::Range || op == Opcode::Broadcast ||
          op == Opcode::Reshape || op == Opcode::Trans;
 }
@@ -107,8 +109,11 @@ class Assigner {
   void placeConversion(ir::Value* v, const Layout* want, const std::vector<std::pair<ir::Instruction*, size_t>>& uses,
                        const ir::DominatorTree& dom, const std::vector<transform::Loop>& loops);
   ir::Value* rematerialize(ir::Value* v, const Layout* want, int& budget);
-  int64_t conversionCost(ir::Value* v, const Layout* want, int& budget,
+  int64_t conversionCost(ir::Value* v, const Layout* want, const ir::BasicBlock* root, int& budget,
                          RecomputePlan& memo);
+  // Whether a loop holds `inner` but not `outer` (a conversion placed in
+  // `inner` would run on each of its iterations).
+  bool inLoopWithout(const ir::BasicBlock* inner, const ir::BasicBlock* outer);
   ir::Value* recomputeFromLeaves(ir::Value* v, const Layout* want,
                                  const RecomputePlan& memo);
   ir::Instruction* insertAfterDef(ir::Value* def, ir::Opcode op, ir::Type t, std::vector<ir::Value*> ops);
@@ -125,6 +130,8 @@ class Assigner {
   std::vector<std::pair<ir::Instruction*, DotPlan>> dots_;
   std::map<std::pair<ir::Value*, const Layout*>, ir::Value*> converted_;
   std::map<std::pair<ir::Value*, const Layout*>, ir::Instruction*> staged_;  // local_alloc of a dot operand
+  std::unique_ptr<ir::DominatorTree> dom_;  // for loops_, found when first asked
+  std::vector<transform::Loop> loops_;
 };
 
 const Layout* Assigner::coalesced(const ir::Value* ptr) {
@@ -236,7 +243,7 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
   auto memo = converted_.find({v, want});
   if (memo != converted_.end()) return memo->second;
   ir::Instruction* i = asInst(v);
-  if (!i || !rematerializable(i->opcode()) || --budget < 0) return nullptr;
+  if (!i || !rematerializable(*i) || --budget < 0) return nullptr;
   std::vector<ir::Value*> ops = i->operands();
   for (size_t k = 0; k < ops.size(); ++k) {
     if (!ops[k]->type().isTile()) continue;
@@ -275,21 +282,35 @@ int64_t conversionBytes(const ir::Value* v) {
 // (a row's statistics loaded as a vector and broadcast over a tile convert
 // as the vector, not as the tile; an f16 cast converts as itself, not as the
 // f32 it was cast from). -1 where it cannot be had at all.
-int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, int& budget,
+bool Assigner::inLoopWithout(const ir::BasicBlock* inner, const ir::BasicBlock* outer) {
+  if (!dom_) {
+    dom_ = std::make_unique<ir::DominatorTree>(f_);
+    loops_ = transform::findLoops(f_, *dom_);
+  }
+  for (const transform::Loop& l : loops_)
+    if (l.contains(inner) && !l.contains(outer)) return true;
+  return false;
+}
+
+int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, const ir::BasicBlock* root, int& budget,
                                  RecomputePlan& memo) {
   if (v->type().layout == want || converted_.count({v, want})) return 0;
   auto known = memo.find({v, want});
   if (known != memo.end()) return known->second.first;
-  int64_t self = ir::checkLayoutFitsType(v->type().withLayout(want)).empty() ? conversionBytes(v) : -1;
-  int64_t best = self;
-  bool fromOperands = false;
+  memo[{v, want}] = {-1, false};
+  if (!ir::checkLayoutFitsType(v->type().withLayout(want)).empty()) return -1;
   ir::Instruction* i = asInst(v);
-  if (i && (rematerializable(i->opcode()) || smallLoad(*i)) && --budget >= 0) {
+  // Converted where it is defined: not inside a loop that the value the
+  // conversion is for is outside of (a row statistic's phi, broadcast after
+  // its loop), which placeConversion would have run once after the loop.
+  int64_t best = i && root && inLoopWithout(i->parent, root) ? -1 : conversionBytes(v);
+  bool fromOperands = false;
+  if (i && (rematerializable(*i) || smallLoad(*i)) && --budget >= 0) {
     int64_t sum = 0;
     for (size_t k = 0; k < i->numOperands() && sum >= 0; ++k) {
       if (!i->operand(k)->type().isTile()) continue;
       const Layout* wk = operandWant(*i, k, want);
-      int64_t c = wk ? conversionCost(i->operand(k), wk, budget, memo) : -1;
+      int64_t c = wk ? conversionCost(i->operand(k), wk, root, budget, memo) : -1;
       sum = c < 0 ? -1 : sum + c;
     }
     // (Ties go to the operands: defined no deeper in loops than `v`.)
@@ -334,7 +355,8 @@ ir::Value* Assigner::inLayout(ir::Value* v, const Layout* want) {
   // converting `v` (which placeConversion does otherwise).
   RecomputePlan memo;
   budget = 64;
-  int64_t cost = conversionCost(v, want, budget, memo);
+  ir::Instruction* def = asInst(v);
+  int64_t cost = conversionCost(v, want, def ? def->parent : nullptr, budget, memo);
   if (cost < 0 || cost >= conversionBytes(v)) return nullptr;
   return recomputeFromLeaves(v, want, memo);
 }

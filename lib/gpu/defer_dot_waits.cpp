@@ -26,6 +26,7 @@
 // left as they are.
 #include <algorithm>
 
+#include "gpu/layouts.h"
 #include "gpu/passes.h"
 #include "ir/builder.h"
 #include "transform/loops.h"
@@ -71,14 +72,26 @@ size_t waitPosition(ir::BasicBlock* bb, ir::Instruction* dot) {
 
 // A wgmma whose sum returns to a loop phi accumulates in the phi's
 // registers once asynchronous (codegen.cpp: accumulatorRegs), from its
-// issue on: nothing in the loop may read the phi after the dot.
+// issue on: nothing may read those registers after the dot, neither the
+// phi's readers nor the readers of views that rename its registers (a
+// slice of the accumulator), wherever they are; no phi reads it (at the
+// back edge, after the dot); and the loop leaves from its header only,
+// where the phi holds the final sum (a do-while or a break would leave
+// with the phi's registers overwritten).
 bool phiDeadAfter(const transform::Loop& loop, ir::Instruction* dot) {
   ir::BasicBlock* bb = dot->parent;
   for (ir::Instruction* phi : dot->users()) {
     if (phi->opcode() != Opcode::Phi) continue;
-    for (ir::Instruction* u : phi->users())
-      if (u != dot && loop.contains(u->parent) && (u->parent != bb || bb->indexOf(u) > bb->indexOf(dot)))
-        return false;
+    std::vector<ir::BasicBlock*> exits = loop.exitingBlocks();
+    if (exits.size() != 1 || exits[0] != loop.header) return false;
+    std::vector<ir::Instruction*> readers(phi->users().begin(), phi->users().end());
+    for (size_t k = 0; k < readers.size(); ++k) {
+      ir::Instruction* u = readers[k];
+      const bool view = k >= phi->users().size();
+      if (u == dot || (!view && !loop.contains(u->parent))) continue;
+      if (u->opcode() == Opcode::Phi || u->parent != bb || bb->indexOf(u) > bb->indexOf(dot)) return false;
+      if (sharesOperandRegisters(*u)) readers.insert(readers.end(), u->users().begin(), u->users().end());
+    }
   }
   return true;
 }

@@ -223,4 +223,14 @@ bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* s
   return sameThreads(linearOf(inst.operand(0)->type()), linearOf(inst.type()), dims, srcReg);
 }
 
+bool sharesOperandRegisters(const ir::Instruction& u) {
+  switch (u.opcode()) {
+    case ir::Opcode::MultipleOf: case ir::Opcode::MaxContiguous: return true;
+    case ir::Opcode::ExtractSlice: case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans:
+    case ir::Opcode::ConvertLayout:
+      return u.type().isTile() && !u.type().isShared() && keepsElementsInThreads(u);
+    default: return false;
+  }
+}
+
 }  // namespace tritonc::gpu

@@ -57,6 +57,11 @@ bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result
 // the operand register.
 bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg = nullptr);
 
+// Whether the lowering makes `u` by renaming its operand's registers (a
+// view in the same threads): its readers read the operand's registers
+// (what an in-place asynchronous wgmma may be writing).
+bool sharesOperandRegisters(const ir::Instruction& u);
+
 // The linear form of a value's layout (its type's shape and element width).
 LinearLayout linearOf(const ir::Type& t);
 

@@ -122,18 +122,6 @@ struct AsyncDot {
   ir::Instruction* firstUse;  // null when the accumulator is the phi
 };
 
-// Whether the lowering makes `u` by renaming its operand's registers (a
-// view in the same threads): its readers read the operand's registers.
-bool sharesOperandRegisters(const ir::Instruction& u) {
-  switch (u.opcode()) {
-    case Opcode::MultipleOf: case Opcode::MaxContiguous: return true;
-    case Opcode::ExtractSlice: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans:
-    case Opcode::ConvertLayout:
-      return u.type().isTile() && !u.type().isShared() && keepsElementsInThreads(u);
-    default: return false;
-  }
-}
-
 bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot* out) {
   const ir::Type& t = dot->type();
   if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return false;
