@@ -13,6 +13,20 @@ namespace {
 
 using ir::Opcode;
 
+// How a wgmma runs on: a dot_async of the pipeliner, whose sum returns to
+// its loop's phi, is left in flight across iterations (its dot_wait 1
+// right after it); one of gpu-defer-dot-waits is waited for where its
+// result is first read.
+std::string asyncText(const ir::Instruction& i) {
+  if (i.opcode() != Opcode::DotAsync) return "";
+  for (const ir::Instruction* w : i.users())
+    if (w->opcode() == Opcode::DotWait && w->parent == i.parent &&
+        w->parent->indexOf(w) == i.parent->indexOf(&i) + 1 && w->imm >= 1)
+      for (const ir::Instruction* u : w->users())
+        if (u->opcode() == Opcode::Phi) return ", asynchronous across iterations";
+  return ", asynchronous until its result is read";
+}
+
 std::string shapeText(const ir::Shape& s) {
   std::string out;
   for (size_t k = 0; k < s.size(); ++k) out += (k ? "x" : "") + std::to_string(s[k]);
@@ -197,7 +211,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             int64_t n = t.shape[1] / l->warpsPerCta[1];
             fact.instruction = "wgmma";
             fact.text = "wgmma m64n" + std::to_string(n) + "k16 (" + in + "), tile " + fact.tile +
-                        (i.opcode() == Opcode::DotAsync ? ", asynchronous across iterations" : "") + "; A from " +
+                        asyncText(i) + "; A from " +
                         (i.operand(0)->type().isShared() ? "shared memory" : "registers") + ", B from shared memory";
           } else if (l && l->kind == ir::LayoutKind::Mma) {
             fact.instruction = "mma.sync";

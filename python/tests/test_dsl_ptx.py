@@ -248,7 +248,9 @@ def test_attention_backward_runs_on_wgmma_without_spills(monkeypatch, causal):
     """sm_90a: the FlashAttention-2 backward of dsl_kernels.py at the block
     sizes of Triton's tutorial (32 queries x 128 keys for dk/dv, 128 x 32 for
     dq, 4 warps): every dot on wgmma, the 32-column ones (k @ q^T, q @ k^T)
-    too, B read K-major; q, do (k, v) through cp.async rings; no spills."""
+    too, B read K-major; q, do (k, v) through cp.async rings; independent
+    dots issued together (gpu-defer-dot-waits: a dot_wait leaving later
+    groups in flight), which ptxas keeps asynchronous; no spills."""
     monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
     import dsl_kernels
     n, d = 1024, 64
@@ -262,5 +264,12 @@ def test_attention_backward_runs_on_wgmma_without_spills(monkeypatch, causal):
         assert "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16" in ptx, kernel
         assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx, kernel
         assert "mma.sync" not in ptx and "cp.async.cg" in ptx, kernel
+        # Two groups committed with no wait between them: dots issued together.
+        groups, together = 0, False
+        for line in ptx.splitlines():
+            groups = 0 if "wgmma.wait_group" in line else groups + ("wgmma.commit_group" in line)
+            together = together or groups >= 2
+        assert together, kernel
         messages = ptxas(ptx, "sm_90a", verbose=True)
         assert " 0 bytes spill stores" in messages, messages[-2000:]
+        assert "serialized" not in messages, messages[-2000:]
