@@ -110,7 +110,9 @@ class Autotuner(_Wrapper):
         try:
             if self.bench is not None:
                 return self.bench(call)
-            return do_bench(call, warmup=self.warmup, rep=self.rep)
+            # The median, as Triton's tuner compares: a few slow calls (a clock
+            # change, a flush that lands badly) do not decide the choice.
+            return do_bench(call, warmup=self.warmup, rep=self.rep, return_mode="median")
         except Exception as e:  # a configuration that does not compile or run is skipped
             self.errors[repr(config)] = str(e)
             return float("inf")
