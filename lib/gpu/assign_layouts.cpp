@@ -276,12 +276,6 @@ int64_t conversionBytes(const ir::Value* v) {
   return t.numElements() * (t.isPtr() ? 8 : ir::byteSize(t.kind));
 }
 
-// The fewest bytes converted to have `v` in `want`: 0 where it is
-// recomputed from cheap values alone; else the cheaper of converting `v`
-// itself and recomputing it from its operands, each in the layout it needs
-// (a row's statistics loaded as a vector and broadcast over a tile convert
-// as the vector, not as the tile; an f16 cast converts as itself, not as the
-// f32 it was cast from). -1 where it cannot be had at all.
 bool Assigner::inLoopWithout(const ir::BasicBlock* inner, const ir::BasicBlock* outer) {
   if (!dom_) {
     dom_ = std::make_unique<ir::DominatorTree>(f_);
@@ -292,6 +286,12 @@ bool Assigner::inLoopWithout(const ir::BasicBlock* inner, const ir::BasicBlock* 
   return false;
 }
 
+// The fewest bytes converted to have `v` in `want`: 0 where it is
+// recomputed from cheap values alone; else the cheaper of converting `v`
+// itself and recomputing it from its operands, each in the layout it needs
+// (a row's statistics loaded as a vector and broadcast over a tile convert
+// as the vector, not as the tile; an f16 cast converts as itself, not as the
+// f32 it was cast from). -1 where it cannot be had at all.
 int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, const ir::BasicBlock* root, int& budget,
                                  RecomputePlan& memo) {
   if (v->type().layout == want || converted_.count({v, want})) return 0;
@@ -300,12 +300,13 @@ int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, const ir::Bas
   memo[{v, want}] = {-1, false};
   if (!ir::checkLayoutFitsType(v->type().withLayout(want)).empty()) return -1;
   ir::Instruction* i = asInst(v);
+  if (!i) return -1;  // (tiles are instructions' results)
   // Converted where it is defined: not inside a loop that the value the
   // conversion is for is outside of (a row statistic's phi, broadcast after
   // its loop), which placeConversion would have run once after the loop.
-  int64_t best = i && root && inLoopWithout(i->parent, root) ? -1 : conversionBytes(v);
+  int64_t best = root && inLoopWithout(i->parent, root) ? -1 : conversionBytes(v);
   bool fromOperands = false;
-  if (i && (rematerializable(*i) || smallLoad(*i)) && --budget >= 0) {
+  if ((rematerializable(*i) || smallLoad(*i)) && --budget >= 0) {
     int64_t sum = 0;
     for (size_t k = 0; k < i->numOperands() && sum >= 0; ++k) {
       if (!i->operand(k)->type().isTile()) continue;

@@ -16,7 +16,7 @@ bool halfKind(Scalar k) { return k == Scalar::F16 || k == Scalar::BF16; }
 // N, each share of N a multiple of 64 columns (one 128-byte swizzle block of
 // an MN-major B per 64 columns) and at most 256 (the widest wgmma); with
 // `narrowN` (B staged K-major: 8 columns are one 8-row block), a share may be
-// 8, 16 or 32 columns too.
+// 32 columns too (8 and 16 would do as well, but have not run on a GPU).
 bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int64_t* groupsMOut, int64_t* wnOut,
                bool narrowN = false) {
   if (numWarps % 4 != 0 || M % 64 != 0 || K % kStep != 0) return false;
@@ -26,7 +26,7 @@ bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int
   if (N % wn != 0) return false;
   int64_t cols = N / wn;
   bool wide = cols % 64 == 0 && cols <= 256;
-  bool narrow = narrowN && (cols == 8 || cols == 16 || cols == 32);
+  bool narrow = narrowN && cols == 32;
   if (!wide && !narrow) return false;
   *groupsMOut = groupsM;
   *wnOut = wn;

@@ -21,8 +21,8 @@ struct DotTarget {
 struct DotPlan {
   DotKind kind = DotKind::Fma;
   const ir::Layout* result = nullptr;  // mma<v=3>, mma<v=2>, or blocked (FMA)
-  // wgmma whose warpgroups own fewer than 64 columns each (an attention
-  // backward's k @ tl.trans(q) with 32 queries): B must be staged K-major,
+  // wgmma whose warpgroups own 32 columns each (an attention backward's
+  // k @ tl.trans(q) with 32 queries): B must be staged K-major,
   // where 8 columns are one 8-row block of the swizzle (MN-major, 64 are).
   bool bKMajor = false;
 };
