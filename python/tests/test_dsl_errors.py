@@ -67,8 +67,32 @@ def bad_bitcast_width(X):
     tl.store(X, tl.cast(tl.load(X), tl.int16, bitcast=True).to(tl.float32))
 
 
+@tritonc.jit
+def bad_store_through_scalar(X):
+    tl.store(X, tl.load(X + tl.arange(0, 16)))
+
+
+@tritonc.jit
+def bad_huge_tile(X):
+    tl.store(X, tl.sum(tl.sum(tl.zeros((8192, 4096), tl.float32), 1), 0))
+
+
+@tritonc.jit
+def bad_expand_axis(X):
+    tl.store(X + tl.arange(0, 16), tl.expand_dims(tl.load(X + tl.arange(0, 16)), 5))
+
+
+@tritonc.jit
+def bad_histogram_bins(X):
+    tl.store(X, tl.sum(tl.histogram(tl.arange(0, 16), 3), 0).to(tl.float32))
+
+
 @pytest.mark.parametrize("kernel,text,message", [
     (bad_shapes, "a + b", "cannot be broadcast"),
+    (bad_store_through_scalar, "tl.store", "the pointer is a scalar"),
+    (bad_huge_tile, "tl.zeros", "at most 2^24"),
+    (bad_expand_axis, "tl.expand_dims", "axis 5 is out of range"),
+    (bad_histogram_bins, "tl.histogram", "num_bins must be a positive power of two"),
     (bad_loop_carried, "for i in range(n)", "'acc' is loop-carried and changes type"),
     (bad_tensor_if, "x > 0", "must be a scalar"),
     (bad_arange, "tl.arange(0, n)", "compile-time constant"),

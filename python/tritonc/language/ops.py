@@ -29,6 +29,7 @@ def _shape(shape, what="shape"):
     for d in dims:
         if d <= 0 or d & (d - 1):
             raise CompileError("%s %s: every dimension must be a power of two" % (what, list(dims)))
+    semantic.check_tile_size(dims)
     return dims
 
 
@@ -73,6 +74,7 @@ def arange(start, end):
         raise CompileError("arange(%d, %d): the length must be a positive power of two, not %d" % (s, e, n))
     if s < -2**31 or e > 2**31:
         raise CompileError("arange(%d, %d) does not fit in int32" % (s, e))
+    semantic.check_tile_size((n,))
     return tensor(semantic.builder().arange(s, n), core.int32, (n,))
 
 
@@ -136,6 +138,9 @@ def expand_dims(input, axis):
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     shape = list(x.shape)
     n = len(shape) + len(axes)
+    for a in axes:
+        if not -n <= _int(a, "axis") < n:
+            raise CompileError("expand_dims: axis %d is out of range for a result of rank %d" % (_int(a, "axis"), n))
     for a in sorted(_int(a, "axis") % n for a in axes):
         shape.insert(a, 1)
     return semantic.reshape(x, tuple(shape))
@@ -450,6 +455,9 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     v = unwrap(value)
     elem = p.dtype.element_ty
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
+    if not p.shape and vt.shape:  # (Triton refuses it too: one address, many values)
+        raise CompileError("tl.store: the value is a tensor of shape %s but the pointer is a scalar; "
+                           "store through a tensor of pointers" % list(vt.shape))
     shape = semantic.broadcast_shapes(p.shape, vt.shape)
     mask = unwrap(mask)
     if mask is not None:

@@ -178,11 +178,26 @@ def broadcast_shapes(a, b):
     return tuple(out)
 
 
+# The most elements one tile may have (the IR's limit, ir/op_rules.h;
+# Triton's is 2^20).
+MAX_TILE_ELEMENTS = 1 << 24
+
+
+def check_tile_size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    if n > MAX_TILE_ELEMENTS:
+        raise CompileError("a tile of shape %s has %d elements: at most 2^24 = %d fit in one"
+                           % (list(shape), n, MAX_TILE_ELEMENTS))
+
+
 def broadcast_to(x, shape):
     shape = tuple(shape)
     x = to_tensor(x)
     if x.shape == shape:
         return x
+    check_tile_size(shape)
     b = builder()
     if not x.shape:
         return tensor(b.splat(x.handle, list(shape)), x.dtype, shape)

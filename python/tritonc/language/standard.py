@@ -335,6 +335,8 @@ def histogram(input, num_bins, mask=None):
     nb = unwrap(num_bins)
     if len(x.shape) != 1 or not x.dtype.is_int():
         raise CompileError("tl.histogram takes a 1-D integer tensor")
+    if not isinstance(nb, int) or nb <= 0 or nb & (nb - 1):
+        raise CompileError("tl.histogram: num_bins must be a positive power of two, not %r" % (nb,))
     hit = semantic.compare("eq", semantic.reshape(x, (x.shape[0], 1)), semantic.reshape(ops.arange(0, nb), (1, nb)))
     if unwrap(mask) is not None:
         m = semantic.to_bool(mask)
