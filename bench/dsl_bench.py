@@ -119,7 +119,7 @@ def both(fn_name, call_with, mods=None):
         try:
             res[tag] = call_with(mod if fn_name is None else getattr(mod, fn_name))
         except Exception as e:  # noqa: BLE001
-            print("  %s %s failed: %s" % (tag, fn_name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+            print("  %s %s failed: %s" % (tag, fn_name or "run", str(e).splitlines()[0] if str(e) else type(e).__name__))
     return res
 
 
