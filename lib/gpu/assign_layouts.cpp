@@ -36,6 +36,7 @@
 #include "ir/dominators.h"
 #include "ir/op_rules.h"
 #include "transform/loops.h"
+#include "transform/pattern.h"
 
 namespace tritonc::gpu {
 
@@ -45,9 +46,7 @@ using ir::Layout;
 using ir::LayoutKind;
 using ir::Opcode;
 
-ir::Instruction* asInst(ir::Value* v) {
-  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(v) : nullptr;
-}
+using transform::asInst;
 
 // Instructions whose tile operands all have the instruction's own layout.
 bool elementwise(Opcode op) {

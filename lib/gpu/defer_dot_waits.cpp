@@ -30,6 +30,7 @@
 #include "gpu/passes.h"
 #include "ir/builder.h"
 #include "transform/loops.h"
+#include "transform/pattern.h"
 
 namespace tritonc::gpu {
 
@@ -37,9 +38,7 @@ namespace {
 
 using ir::Opcode;
 
-ir::Instruction* asInst(ir::Value* v) {
-  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(v) : nullptr;
-}
+using transform::asInst;
 
 // A shared operand that stays as it is while an iteration runs: a stage of
 // a ring (mem_index), a buffer defined before the loop, or a transposed

@@ -6,6 +6,11 @@
 
 namespace tritonc::transform {
 
+// The instruction that defines `v`, or nullptr (arguments, constants).
+inline ir::Instruction* asInst(ir::Value* v) {
+  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(v) : nullptr;
+}
+
 inline ir::Instruction* asInst(ir::Value* v, ir::Opcode op) {
   if (v->valueKind() != ir::ValueKind::Instruction) return nullptr;
   auto* i = static_cast<ir::Instruction*>(v);

@@ -19,6 +19,7 @@
 // rewrite changes no address.
 #include "ir/builder.h"
 #include "transform/loops.h"
+#include "transform/pattern.h"
 #include "transform/passes.h"
 
 namespace tritonc::transform {
@@ -28,10 +29,6 @@ namespace {
 using ir::Opcode;
 
 constexpr size_t kMaxChain = 16;  // geps, broadcasts and reshapes above the splat
-
-ir::Instruction* asInst(ir::Value* v) {
-  return v->valueKind() == ir::ValueKind::Instruction ? static_cast<ir::Instruction*>(v) : nullptr;
-}
 
 // The scalar a tile of one value is made from (splat, then broadcasts and
 // reshapes), or null.

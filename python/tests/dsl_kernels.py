@@ -253,6 +253,30 @@ def _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N
 
 
 @triton.jit
+def _attn_rows(Q_block_ptr, K_block_ptr, V_block_ptr, start_m, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """One program's rows of the attention forward: the unnormalized
+    accumulator, each row's sum l_i and running max m_i (base 2), and the
+    rows' indices."""
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = tl.load(Q_block_ptr, boundary_check=(0, 1))
+    if CAUSAL:
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 1, offs_m, offs_n)
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 2, offs_m, offs_n)
+    else:
+        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
+                                    BLOCK_M, BLOCK_N, 3, offs_m, offs_n)
+    return acc, l_i, m_i, offs_m
+
+
+@triton.jit
 def attention_fwd(Q, K, V, sm_scale, Out, stride_qz, stride_qh, stride_qm, stride_qk, stride_kz, stride_kh,
                   stride_kn, stride_kk, stride_vz, stride_vh, stride_vk, stride_vn, stride_oz, stride_oh, stride_om,
                   stride_on, Z, H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -270,21 +294,8 @@ def attention_fwd(Q, K, V, sm_scale, Out, stride_qz, stride_qh, stride_qm, strid
                                     offsets=(0, 0), block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
     O_block_ptr = tl.make_block_ptr(base=Out + q_offset, shape=(N_CTX, HEAD_DIM), strides=(stride_om, stride_on),
                                     offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504
-    q = tl.load(Q_block_ptr, boundary_check=(0, 1))
-    if CAUSAL:
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 1, offs_m, offs_n)
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 2, offs_m, offs_n)
-    else:
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 3, offs_m, offs_n)
+    acc, l_i, m_i, offs_m = _attn_rows(Q_block_ptr, K_block_ptr, V_block_ptr, start_m, sm_scale, N_CTX, HEAD_DIM,
+                                       BLOCK_M, BLOCK_N, CAUSAL)
     acc = acc / l_i[:, None]
     tl.store(O_block_ptr, acc.to(Out.type.element_ty), boundary_check=(0, 1))
 
@@ -337,21 +348,8 @@ def attention_fwd_lse(Q, K, V, sm_scale, Out, M, N_CTX, HEAD_DIM: tl.constexpr, 
                                     offsets=(0, 0), block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
     O_block_ptr = tl.make_block_ptr(base=Out + head, shape=(N_CTX, HEAD_DIM), strides=(HEAD_DIM, 1),
                                     offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504
-    q = tl.load(Q_block_ptr, boundary_check=(0, 1))
-    if CAUSAL:
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 1, offs_m, offs_n)
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 2, offs_m, offs_n)
-    else:
-        acc, l_i, m_i = _attn_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale, N_CTX,
-                                    BLOCK_M, BLOCK_N, 3, offs_m, offs_n)
+    acc, l_i, m_i, offs_m = _attn_rows(Q_block_ptr, K_block_ptr, V_block_ptr, start_m, sm_scale, N_CTX, HEAD_DIM,
+                                       BLOCK_M, BLOCK_N, CAUSAL)
     tl.store(M + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < N_CTX)
     acc = acc / l_i[:, None]
     tl.store(O_block_ptr, acc.to(Out.type.element_ty), boundary_check=(0, 1))
