@@ -122,6 +122,23 @@ struct AsyncDot {
   ir::Instruction* firstUse;  // null when the accumulator is the phi
 };
 
+// Registers that each iteration computes from the result of a wgmma of its
+// own (through anything but a phi): they are written only after that wgmma
+// was waited for, which retires every older group, the previous
+// iteration's asynchronous one among them. So that one may still read last
+// iteration's values from them (an attention backward's dv += p @ do, p
+// computed from k @ q^T; ptxas keeps registers an in-flight wgmma reads).
+bool computedFromAWgmma(const transform::Loop& loop, const ir::Value* v, int depth = 0) {
+  if (v->valueKind() != ir::ValueKind::Instruction || !loop.definedInside(v) || depth > 32) return false;
+  auto* i = static_cast<const ir::Instruction*>(v);
+  if (i->opcode() == Opcode::Phi) return false;
+  const ir::Layout* l = i->type().layout;
+  if (i->opcode() == Opcode::Dot && l && l->kind == ir::LayoutKind::Mma && l->version == 3) return true;
+  for (const ir::Value* op : i->operands())
+    if (computedFromAWgmma(loop, op, depth + 1)) return true;
+  return false;
+}
+
 bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot* out) {
   const ir::Type& t = dot->type();
   if (!t.layout || t.layout->kind != ir::LayoutKind::Mma || t.layout->version != 3) return false;
@@ -227,7 +244,7 @@ void LoopPipeliner::run() {
   // with a loop of one exit and room for the extra stage. Their operands
   // must stay put while they run: B a ring stage (or a buffer from before
   // the loop), A too, or registers when a dot_wait 0 comes before the next
-  // iteration redefines them (firstUse); a buffer written anew every
+  // iteration redefines them (firstUse, or computedFromAWgmma); a buffer written anew every
   // iteration could be overwritten under the previous iteration's wgmma.
   // Other readers (synchronous dots) are done with their stage by the end
   // of the iteration.
@@ -244,7 +261,7 @@ void LoopPipeliner::run() {
   };
   auto steady = [&](const ir::Value* v, bool waitedBeforeNext) {
     if (fromRing(v) || !loop_.definedInside(v)) return true;
-    return waitedBeforeNext && !v->type().isShared();
+    return (waitedBeforeNext || computedFromAWgmma(loop_, v)) && !v->type().isShared();
   };
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
