@@ -6,7 +6,7 @@
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # STEPS (comma-separated, default all) picks what runs after the build:
-#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl, multicast
+#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl, multicast, sweep
 # (aot: the runtime-only library built on its own, TRITONC_RUNTIME_ONLY, running
 # a kernel that this build's `tritonc compile` made for the GPU; ctest has the
 # other ahead-of-time round trips on the GPU: CLI, C API, Python's CUDA tensors.)
@@ -14,6 +14,9 @@
 # the same functions.)
 # (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
 # multicast to pairs of programs and without, alternately.)
+# (sweep: bench/matmul_sweep.py, every configuration of the masked matmul at
+# SWEEP_SHAPES, default 1000,1000,1000, beside cuBLAS and the kernel it runs;
+# not in the default STEPS.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -21,8 +24,8 @@
 # BUNDLE=1 packs every file it wrote but summary.txt into bundle.tar.gz at
 # the end (the device tool brings back 8 files of a run; the shapes and DSL
 # benchmarks alone write more).
-# SKIP_BENCH=1 drops launch, runtime, bench and shapes; PYTHON_ONLY=1 keeps
-# only python, launch, shapes and dsl (and builds only the Python package's
+# SKIP_BENCH=1 drops the benchmarks (launch ... sweep); PYTHON_ONLY=1 keeps
+# only python and the Python benchmarks (and builds only the Python package's
 # core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +37,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -132,7 +135,7 @@ fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast; then
+if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -201,6 +204,15 @@ if step multicast; then
     log "multicast A/B: $(tr '\n' ';' < "$OUT_DIR/multicast.txt")"
   else
     log "multicast A/B FAILED: $(tail -3 "$OUT_DIR/multicast.txt" | tr '\n' ';')"
+    status=1
+  fi
+fi
+if step sweep; then
+  # The masked matmul's whole configuration space beside cuBLAS (bench/matmul_sweep.py).
+  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/matmul_sweep.py "$OUT_DIR" ${SWEEP_SHAPES:-} > "$OUT_DIR/sweep.txt" 2>&1; then
+    log "matmul sweep: $(grep -c 'of cuBLAS' "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"
+  else
+    log "matmul sweep FAILED: $(tail -3 "$OUT_DIR/sweep.txt" | tr '\n' ';')"
     status=1
   fi
 fi
