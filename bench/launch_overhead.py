@@ -73,14 +73,36 @@ def per_launch_us(variants):
     return {name: {"median": statistics.median(v), "best": min(v)} for name, v in samples.items()}
 
 
-results = per_launch_us({
+BURST, BURSTS = 64, 300
+
+
+def burst_us(variants):
+    """Host microseconds per launch in bursts of BURST launches into an idle
+    queue (a synchronize before each): the host's own cost, where thousands
+    back to back may also wait for the GPU to make room in its queue. Median
+    and best of BURSTS bursts per variant, the variants interleaved."""
+    samples = {name: [] for name in variants}
+    for _ in range(BURSTS):
+        for name, fn in variants.items():
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(BURST):
+                fn()
+            samples[name].append((time.perf_counter() - t0) / BURST * 1e6)
+    torch.cuda.synchronize()
+    return {name: {"median": statistics.median(v), "best": min(v)} for name, v in samples.items()}
+
+
+VARIANTS = {
     "tritonc": lambda: k(a, b, c, N, grid=(1,)),
     "tritonc (grid function, macros)":
         lambda: km(a, b, c, N, grid=lambda opt: (tritonc.cdiv(N, opt.d("BLOCK")),), BLOCK=1024, TYPE=torch.float32),
     "tritonc.jit": lambda: jadd[(1,)](a, b, c, N, B=1024),
     "triton": lambda: tadd[(1,)](a, b, c, N, B=1024),
     "torch.add": lambda: torch.add(a, b, out=c),
-})
+}
+results = per_launch_us(VARIANTS)
+bursts = burst_us(VARIANTS)
 torch.cuda.synchronize()
 assert torch.equal(c, a + b)
 k(a, b, c, N, grid=(1,))
@@ -106,7 +128,7 @@ def driver_floor():
         exe = os.path.join(tmp, "launch_floor")
         src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch_floor.cu")
         subprocess.run(["nvcc", "-O2", "-arch=sm_90", src, "-lcuda", "-o", exe], check=True)
-        return json.loads(subprocess.run([exe], check=True, capture_output=True, text=True).stdout)["us_per_launch"]
+        return json.loads(subprocess.run([exe], check=True, capture_output=True, text=True).stdout)
 
 
 def components_us():
@@ -135,20 +157,31 @@ def components_us():
 components = components_us()
 for name, us in components.items():
     print("%-40s %6.3f us (best of %d rounds)" % (name, us, ROUNDS))
-floor = driver_floor()
+floor_run = driver_floor()
+floor = floor_run["us_per_launch"] if floor_run else None
+floor_burst = floor_run.get("burst_us_per_launch") if floor_run else None
 for name, us in results.items():
     print("%-32s %6.2f us per launch (median of %d rounds of %d launches; best %.2f)"
           % (name, us["median"], ROUNDS, LAUNCHES, us["best"]))
 if floor:
     print("%-32s %6.2f us per launch (median; best %.2f): the driver's floor, from C++"
           % ("cuLaunchKernel", floor["median"], floor["best"]))
+for name, us in bursts.items():
+    print("%-32s %6.2f us per launch in bursts of %d into an idle queue (median of %d; best %.2f)"
+          % (name, us["median"], BURST, BURSTS, us["best"]))
+if floor_burst:
+    print("%-32s %6.2f us per launch in bursts (median; best %.2f): the driver's floor, from C++"
+          % ("cuLaunchKernel", floor_burst["median"], floor_burst["best"]))
 print("calls launched without Python code: %s" % fast)
 out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(0),
        "versions": {"torch": torch.__version__, "triton": triton.__version__, "tritonc": tritonc.version()},
        "commit": os.environ.get("TRITONC_COMMIT", "unknown"),  # the device's copy may not know its own
        "method": "host microseconds per launch of a 1024-float add on CUDA tensors: %d rounds, each timing %d "
-                 "back-to-back launches of every variant in turn; median and best round" % (ROUNDS, LAUNCHES),
-       "us_per_launch": results, "driver_floor_us_per_launch": floor, "fast_path_launches": fast,
+                 "back-to-back launches of every variant in turn; median and best round; and in %d bursts of %d launches "
+                 "into an idle queue (synchronized before each), median and best burst"
+                 % (ROUNDS, LAUNCHES, BURSTS, BURST),
+       "us_per_launch": results, "burst_us_per_launch": bursts, "driver_floor_us_per_launch": floor,
+       "driver_floor_burst_us_per_launch": floor_burst, "fast_path_launches": fast,
        "python_parts_us": components}
 if len(sys.argv) > 1:
     json.dump(out, open(sys.argv[1], "w"), indent=2)

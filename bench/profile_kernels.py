@@ -1,7 +1,7 @@
 # Runs a few fixed configurations of our user-style kernels and the Triton
 # kernels written the same way, two launches each, for a profiler to look at
 # side by side (no tuning, so that every launch is one of these):
-#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|conv|attention|dsl-attention|...]...
+#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|matmul-small|conv|attention|dsl-attention|...]...
 # Prints each kernel's median time (CUDA events) when run without a profiler.
 import math, os, sys
 
@@ -49,14 +49,15 @@ def run(name, fn):
 def masked_matmul(mm, M, N, K, cfg):
     """Fresh f16 operands of M x K and K x N, and the user-style masked
     matmul `mm` (bench/kernels/matmul_masked.tc) at cfg = (TM, TN, TK,
-    num_warps, num_stages), timed under its name; returns the operands."""
-    tm, tn, tk, w, s = cfg
+    num_warps, num_stages[, num_ctas]), timed under its name; returns the operands."""
+    tm, tn, tk, w, s = cfg[:5]
+    ctas = cfg[5] if len(cfg) > 5 else 1
     a = torch.randn(M, K, device=dev, dtype=torch.float16)
     b = torch.randn(K, N, device=dev, dtype=torch.float16)
     c = torch.empty(M, N, device=dev, dtype=torch.float16)
-    run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+    run(f"tritonc matmul {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s} ctas{ctas}",
         lambda: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)), TYPE=torch.float16,
-                   TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s))
+                   TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s, num_ctas=ctas))
     return a, b, c
 
 
@@ -73,6 +74,51 @@ if "matmul" in what:
             lambda: peers.tri_matmul_fixed[(cdiv(M, tm), cdiv(N, tn))](
                 a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=tm, BN=tn, BK=tk, num_warps=w,
                 num_stages=s))
+
+if "matmul-small" in what:
+    # 1000^3, where a launch is ~10 us: the sweep's best configuration
+    # (bench/matmul_sweep.py) beside the kernel cuBLAS runs.
+    mm = src("bench/kernels/matmul_masked.tc")
+    fns = {}
+    for cfg in ((64, 128, 64, 4, 4, 2), (64, 128, 128, 4, 3, 2), (64, 128, 64, 4, 4, 1)):
+        a, b, c = masked_matmul(mm, 1000, 1000, 1000, cfg)
+        tm, tn, tk, w, s, ctas = cfg
+        fns[f"tritonc {cfg}"] = (lambda a=a, b=b, c=c, tm=tm, tn=tn, tk=tk, w=w, s=s, ctas=ctas: mm(
+            a, b, c, 1000, 1000, 1000, 1000, 1000, 1000, grid=(cdiv(1000, tm), cdiv(1000, tn)), TYPE=torch.float16,
+            TM=tm, TN=tn, TK=tk, num_warps=w, num_stages=s, num_ctas=ctas))
+    run("cublas  matmul 1000x1000x1000", lambda: torch.matmul(a, b))
+    fns["cublas"] = lambda: torch.matmul(a, b)
+    fns["tritonc.ops.dot"] = lambda: tritonc.ops.dot(a, b)
+    if os.environ.get("PROFILE_TIMES", "1") == "1":
+        # Where an event-timed call's time goes: torch's profiler gives each
+        # kernel's time on the device and the gap from the end of the cache
+        # flush before it (as do_bench runs them) to its start.
+        from torch.profiler import ProfilerActivity, profile
+        cache = torch.empty(int(256e6 // 4), dtype=torch.int, device=dev)
+        for name, fn in fns.items():
+            fn()
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(30):
+                    cache.zero_()
+                    fn()
+                torch.cuda.synchronize()
+            kernels = sorted((e for e in prof.events() if e.device_type.name == "CUDA" and e.time_range.elapsed_us() > 0),
+                             key=lambda e: e.time_range.start)
+            calls = []  # per call: (gap after the flush, device time of its kernels)
+            flush_end, flushes = None, 0
+            for e in kernels:
+                if "fill" in e.name.lower():  # cache.zero_()
+                    flush_end, flushes = e.time_range.end, flushes + 1
+                elif flush_end is not None:
+                    if not calls or calls[-1][0] != flushes:
+                        calls.append([flushes, e.time_range.start - flush_end, 0.0])
+                    calls[-1][2] += e.time_range.elapsed_us()
+            gaps = sorted(c[1] for c in calls)
+            times = sorted(c[2] for c in calls)
+            print(f"  {name:32} device time {times[len(times) // 2]:.2f} us per call (median of {len(times)}), gap "
+                  f"after the flush {gaps[len(gaps) // 2]:.2f} us; kernels: {sorted({e.name[:48] for e in kernels})}",
+                  flush=True)
 
 if "conv" in what:
     import shapes_peers as peers
