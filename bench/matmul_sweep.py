@@ -28,7 +28,7 @@ def cdiv(a, b):
 
 def configs():
     for TM, TN, TK, warps, stages, ctas in itertools.product((64, 128), (64, 128, 256), (32, 64, 128), (4, 8),
-                                                             (2, 3, 4, 5, 6), (1, 2)):
+                                                             (2, 3, 4, 5, 6), (1, 2, 4)):
         if warps == 8 and TM * TN < 128 * 128:
             continue  # two warpgroups over a small tile
         if (stages + 1) * (TM + TN) * TK * 2 > SMEM:  # the ring's stages (and the extra one) of A and B

@@ -1,7 +1,8 @@
 # Multicast on and off, side by side: the user's masked f16 matmul
 # (bench/kernels/matmul_masked.tc) at fixed configurations, with num_ctas=2
 # (B's boxes multicast to pairs of programs along M in clusters of two,
-# gpu-multicast) and num_ctas=1, timed alternately in three rounds (triton.testing.do_bench: medians of
+# gpu-multicast), num_ctas=4 (A's boxes too, to pairs along N, in clusters
+# of 2 x 2) and num_ctas=1, timed alternately in three rounds (triton.testing.do_bench: medians of
 # CUDA-event-timed launches, L2 flushed), cuBLAS in the same rounds, each
 # result checked against float64.
 #   python3 bench/multicast_ab.py OUT_DIR
@@ -24,7 +25,8 @@ CASES = [
     (1760, 7000, 1760, [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]),
     (2560, 7000, 2560, [(128, 256, 64, 8, 3)]),
     (4096, 4096, 4096, [(128, 256, 64, 8, 3)]),
-    (1000, 1000, 1000, [(64, 128, 64, 4, 4), (128, 128, 64, 8, 4)]),
+    (1000, 1000, 1000, [(64, 128, 64, 4, 4), (128, 128, 64, 8, 5)]),
+    (8192, 8192, 8192, [(128, 256, 64, 8, 4)]),
     (4096, 1024, 1024, [(128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]),
 ]
 
@@ -34,42 +36,42 @@ def cdiv(a, b):
 
 
 rows = []
+NAMES = {2: "multicast", 1: "without", 4: "clusters 2x2"}  # by num_ctas
 for M, N, K, configs in CASES:
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)
     ref = a.double() @ b.double()
     flop = 2 * M * N * K
     for TM, TN, TK, warps, stages in configs:
-        c = {True: torch.empty(M, N, device="cuda", dtype=torch.float16),
-             False: torch.empty(M, N, device="cuda", dtype=torch.float16)}
+        c = {n: torch.empty(M, N, device="cuda", dtype=torch.float16) for n in NAMES}
         kernel = tritonc.kernel(SRC, filename="matmul_masked.tc")
         grid = (cdiv(M, TM), cdiv(N, TN))
 
-        def launch(mc):
-            kernel(a, b, c[mc], M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=TK,
-                   num_warps=warps, num_stages=stages, num_ctas=2 if mc else 1)
+        def launch(n):
+            kernel(a, b, c[n], M, N, K, K, N, N, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=TK,
+                   num_warps=warps, num_stages=stages, num_ctas=n)
         err = {}
-        for mc in (True, False):
-            c[mc].fill_(float("nan"))
-            launch(mc)
+        for n in NAMES:
+            c[n].fill_(float("nan"))
+            launch(n)
             torch.cuda.synchronize()
-            err[mc] = ((c[mc].double() - ref).abs().max() / ref.abs().max()).item()
-        rounds = {"multicast": [], "without": [], "cublas": []}  # num_ctas 2, 1
+            err[NAMES[n]] = ((c[n].double() - ref).abs().max() / ref.abs().max()).item()
+        rounds = {name: [] for name in NAMES.values()}
+        rounds["cublas"] = []
         for _ in range(3):
-            rounds["multicast"].append(do_bench(lambda: launch(True), warmup=25, rep=100, return_mode="median"))
-            rounds["without"].append(do_bench(lambda: launch(False), warmup=25, rep=100, return_mode="median"))
+            for n, name in NAMES.items():
+                rounds[name].append(do_bench(lambda n=n: launch(n), warmup=25, rep=100, return_mode="median"))
             rounds["cublas"].append(do_bench(lambda: torch.matmul(a, b), warmup=25, rep=100, return_mode="median"))
         med = {k: sorted(v)[1] for k, v in rounds.items()}
         row = dict(shape=f"{M}x{N}x{K}", config=f"TM={TM} TN={TN} TK={TK} num_warps={warps} num_stages={stages}",
-                   grid_x=grid[0], pairs=grid[0] % 2 == 0, ms=rounds, err_multicast=err[True], err_without=err[False],
+                   grid=grid, pairs=grid[0] % 2 == 0, ms=rounds, errors=err,
                    tflops={k: flop / v / 1e9 for k, v in med.items()},
                    of_cublas={k: med["cublas"] / v for k, v in med.items() if k != "cublas"})
         rows.append(row)
-        print(f"{row['shape']:16} {row['config']:44} grid.x {grid[0]:3}  multicast {med['multicast']:.4f} ms "
-              f"({row['of_cublas']['multicast']:.3f} of cuBLAS)  without {med['without']:.4f} ms "
-              f"({row['of_cublas']['without']:.3f})  cublas {med['cublas']:.4f}  err {err[True]:.1e}/{err[False]:.1e}",
-              flush=True)
-        assert err[True] <= 1e-2 and err[False] <= 1e-2, err
+        print(f"{row['shape']:16} {row['config']:44} grid {grid[0]:3} x {grid[1]:3}  " +
+              "  ".join(f"{name} {med[name]:.4f} ms ({row['of_cublas'][name]:.3f})" for name in NAMES.values()) +
+              f"  cublas {med['cublas']:.4f}  err {max(err.values()):.1e}", flush=True)
+        assert max(err.values()) <= 1e-2, err
 
 
 def git_commit():

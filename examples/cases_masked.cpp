@@ -3,6 +3,7 @@
 // attention. Every size here is chosen not to divide the tiles.
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "cases.h"
 
@@ -181,6 +182,22 @@ void addMaskedCases(std::vector<Case>& out) {
            {{"M", 520}, {"N", 200}, {"K", 136}, {"PAD", 8}},
            [](const Params& p, std::mt19937_64& r) { return maskedDot(p, r, Scalar::F16, false); }};
     c.numWarps = 8;
+    out.push_back(c);
+  }
+
+  // num_ctas = 4: A's boxes (one 128-byte block, halved by rows) multicast
+  // to pairs along N too, in clusters of 2 x 2 where both grid extents are
+  // even (test of the first: 4 x 2), of 2 x 1 or 1 x 2 where one is (demo of
+  // the first: 4 x 3; test of the second: 3 x 2), alone where neither is.
+  for (const auto& [suffix, test, demo] :
+       {std::tuple<const char*, std::map<std::string, int64_t>, std::map<std::string, int64_t>>{
+            "", {{"M", 200}, {"N", 200}, {"K", 88}}, {{"M", 250}, {"N", 330}, {"K", 136}, {"PAD", 8}}},
+        {"_odd_x", {{"M", 150}, {"N", 250}, {"K", 72}}, {{"M", 190}, {"N", 300}, {"K", 200}, {"PAD", 8}}}}) {
+    Case c{std::string("matmul_masked_nn_f16_64x128x64_num_ctas_4") + suffix, "bench/kernels/matmul_masked.tc",
+           {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}, {"num_ctas", "4"}},
+           test, demo,
+           [](const Params& p, std::mt19937_64& r) { return maskedDot(p, r, Scalar::F16, false); }};
+    c.numWarps = 4;
     out.push_back(c);
   }
 

@@ -101,7 +101,7 @@ Row runCase(const Case& c, const Options& o, uint64_t seed, std::vector<std::str
       to.numWarps = c.numWarps;
       to.allowTf32 = c.tf32;
       for (const lang::Define& d : c.defines)
-        if (d.name == "num_ctas") to.multicast = nvptx::TargetOptions::multicastForNumCtas(d.value);
+        if (d.name == "num_ctas") to.setNumCtas(d.value);
       ptx = nvptx::emitPtx(*compiled.module, to);
     }
     row.compileMs = fixed(compileMs + msSince(t0), 2);

@@ -33,6 +33,13 @@
 // It runs for configurations with num_ctas = 2 (PipelineOptions::multicast):
 // on the H100 it paid where B's loads bound the kernel (rows of 7000 f16)
 // and cost up to 15% elsewhere, so the tuner decides.
+// With num_ctas = 4 (multicastAlongY) a copy that varies along x but not
+// along y (a matmul's A, whose box is (pm * TM, k)) is shared the same way
+// by the pair of programs along y, `{multicast = 2, along = y}`: programs
+// launched in clusters of 2 x 2 then read a quarter less from L2 than in
+// pairs (the 1000^3 matmul's rings, cycle-bound by L2 in pairs). Where
+// nothing is shared along x, or a branch depends on program_id(1), only
+// the pairs along x remain.
 #include <unordered_set>
 
 #include "gpu/passes.h"
@@ -43,11 +50,12 @@ namespace {
 
 using ir::Opcode;
 
-// The values that may differ between the two programs of a pair: program_id
-// along x, atomics' results, what is read from memory (another program may
-// have written it in between: a flag, a scheduler's counter; a buffer in
-// shared memory is each program's own), and whatever is computed from them.
-std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
+// The values that may differ between the two programs of a pair along
+// `axis`: program_id along it, atomics' results, what is read from memory
+// (another program may have written it in between: a flag, a scheduler's
+// counter; a buffer in shared memory is each program's own), and whatever
+// is computed from them.
+std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f, int64_t axis) {
   std::unordered_set<const ir::Value*> variant;
   for (bool again = true; again;) {
     again = false;
@@ -55,7 +63,7 @@ std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f) {
       for (auto& inst : bb->instructions()) {
         if (variant.count(inst.get())) continue;
         const Opcode op = inst->opcode();
-        bool v = (op == Opcode::ProgramId && inst->imm == 0) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
+        bool v = (op == Opcode::ProgramId && inst->imm == axis) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
                  op == Opcode::Load || op == Opcode::LocalLoad;
         for (const ir::Value* op : inst->operands()) v = v || variant.count(op);
         if (v) {
@@ -98,19 +106,37 @@ bool runMulticast(ir::Function& f, const transform::PipelineOptions& o) {
     for (auto& inst : bb->instructions())
       if (inst->opcode() == Opcode::TmaCopy && inst->imm == 0) copies.push_back(inst.get());
   if (copies.empty()) return false;
-  const std::unordered_set<const ir::Value*> variant = pairVariant(f);
-  for (auto& bb : f.blocks())
-    for (auto& inst : bb->instructions())
-      if (inst->opcode() == Opcode::CondBr && variant.count(inst->operand(0))) return false;
-  std::unordered_set<const ir::Value*> barriers;
-  for (ir::Instruction* c : copies) {
+  // Both programs of a pair must take the same branches.
+  auto uniformBranches = [&](const std::unordered_set<const ir::Value*>& variant) {
+    for (auto& bb : f.blocks())
+      for (auto& inst : bb->instructions())
+        if (inst->opcode() == Opcode::CondBr && variant.count(inst->operand(0))) return false;
+    return true;
+  };
+  auto sharedBy = [](ir::Instruction* c, const std::unordered_set<const ir::Value*>& variant) {
     bool shared = ir::tmaStageSplitsInHalves(c->operand(0)->type());
     for (size_t k = 1; k < c->numOperands(); ++k) shared = shared && !variant.count(c->operand(k));
-    if (!shared) continue;
+    return shared;
+  };
+  const std::unordered_set<const ir::Value*> alongX = pairVariant(f, 0);
+  if (!uniformBranches(alongX)) return false;
+  std::unordered_set<const ir::Value*> barriers;
+  for (ir::Instruction* c : copies) {
+    if (!sharedBy(c, alongX)) continue;
     c->imm = 2;
     barriers.insert(c->operand(1));
   }
   if (barriers.empty()) return false;
+  if (o.multicastAlongY) {
+    const std::unordered_set<const ir::Value*> alongY = pairVariant(f, 1);
+    if (uniformBranches(alongY))
+      for (ir::Instruction* c : copies) {
+        if (c->imm || !sharedBy(c, alongY)) continue;
+        c->imm = 2;
+        c->sub = 1;
+        barriers.insert(c->operand(1));
+      }
+  }
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions())
       if (inst->opcode() == Opcode::TmaInit && barriers.count(inst->operand(0))) inst->imm = 1;

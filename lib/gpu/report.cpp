@@ -174,7 +174,8 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
                       std::to_string(fact.stages) + "-stage ring in shared memory, zero-filled outside " +
                       extent(i.operand(5)) + " rows x " + extent(i.operand(6)) + " columns";
           if (i.imm)  // gpu-multicast
-            fact.text += "; multicast: programs launched in pairs along x each copy half into both";
+            fact.text += std::string("; multicast: programs launched in pairs along ") + (i.sub ? "y" : "x") +
+                         " each copy half into both";
           if (i.role == ir::Role::Producer)  // gpu-warp-specialize
             fact.text += "; issued by a producer warp added to the program's, which waits for the stage to be freed";
           add(i, fact);

@@ -19,10 +19,11 @@
 //     loop's dot_wait: with `dot_wait 0`, or a synchronous dot, the slot of
 //     this iteration; with `dot_wait 1`, that of the previous one (not in
 //     the first iteration): `stage_release %free, %slot, %pred`.
-// With multicast copies (gpu-multicast), each program's producer fills both
-// programs' stages, so a stage is free once both programs' consumers freed
-// it: stage_init and stage_release get {cluster = 1} (arrivals from the
-// pair; each consumer warp arrives at both programs' barriers), and the
+// With multicast copies (gpu-multicast), each program's producer fills its
+// partners' stages too, so a stage is free once the cluster's consumers
+// freed it: stage_init and stage_release get {cluster = 1} (arrivals from
+// every program of the cluster, a pair or 2 x 2; each consumer warp
+// arrives at every program's barrier), and the
 // producer drains after the loop: it waits for its next free slots as its
 // next iterations would, until every release has landed, so that its
 // program outlives the partner's arrives on its barriers (a whole

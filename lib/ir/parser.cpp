@@ -293,6 +293,13 @@ void Parser::parseAttributes(Instruction* inst) {
       inst->imm = v.text == "arrive" ? kBarrierClusterArrive : kBarrierClusterWait;
       continue;
     }
+    if (key.text == "along") {  // the grid axis of a multicast copy's pair
+      if (inst->opcode() != Opcode::TmaCopy || (v.text != "x" && v.text != "y"))
+        failAt(v.loc, "'along = x' or 'along = y' gives the axis of the pair a multicast tma_copy is shared by");
+      take();
+      inst->sub = v.text == "y";
+      continue;
+    }
     if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
       if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
         failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");
@@ -331,7 +338,7 @@ void Parser::parseAttributes(Instruction* inst) {
       if (stage) inst->sub = 1;
       else inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, cluster, sem, scope, role)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

@@ -135,6 +135,7 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
       (inst.opcode() == Opcode::Splat && inst.sub == kSplatIterationGuard))
     attrs += (attrs.empty() ? "" : ", ") + std::string("guard = 1");
   if (inst.opcode() == Opcode::TmaCopy && inst.imm) attrs += (attrs.empty() ? "" : ", ") + std::string("multicast = ") + std::to_string(inst.imm);
+  if (inst.opcode() == Opcode::TmaCopy && inst.sub) attrs += (attrs.empty() ? "" : ", ") + std::string("along = y");
   if (inst.opcode() == Opcode::Barrier && (inst.imm == kBarrierClusterArrive || inst.imm == kBarrierClusterWait))
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = ") + (inst.imm == kBarrierClusterArrive ? "arrive" : "wait");
   else if ((inst.opcode() == Opcode::Barrier || inst.opcode() == Opcode::TmaInit) && inst.imm)

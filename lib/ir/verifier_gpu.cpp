@@ -128,6 +128,7 @@ std::string checkGpuOp(const Instruction& inst) {
       if (inst.numOperands() == 11 && op(10) != Type::scalar(Scalar::I1))
         return "'tma_copy' takes a scalar i1 issue predicate";
       if (inst.imm != 0 && inst.imm != 2) return "'tma_copy' is multicast to a pair of programs or not at all";
+      if (inst.sub != 0 && (inst.sub != 1 || !inst.imm)) return "'along = y' marks a multicast 'tma_copy'";
       if (inst.imm && !tmaStageSplitsInHalves(dst))
         return "a multicast 'tma_copy' needs a stage that splits in halves, one per program: an even number of "
                "swizzle blocks, or rows that halve into multiples of 1024 bytes";

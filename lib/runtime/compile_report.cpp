@@ -79,7 +79,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   to.numWarps = o.numWarps;
   to.allowTf32 = o.allowTf32;
   for (const lang::Define& d : o.defines)
-    if (d.name == "num_ctas") to.multicast = nvptx::TargetOptions::multicastForNumCtas(lang::defineValues(d).front());
+    if (d.name == "num_ctas") to.setNumCtas(lang::defineValues(d).front());
   r.ptx = nvptx::emitPtx(*c.module, to);  // runs the GPU passes on the module in place
   r.facts = gpu::describeGpuFunction(fn);
   for (const lang::Define& d : o.defines) r.config += d.name + "=" + lang::defineValues(d).front() + " ";

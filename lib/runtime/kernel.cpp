@@ -347,7 +347,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
     to.arch = target_;
     to.numWarps = config.numWarps;
     to.allowTf32 = opts_.allowTf32;
-    to.multicast = nvptx::TargetOptions::multicastForNumCtas(config.value("num_ctas"));
+    to.setNumCtas(config.value("num_ctas"));
     out->ptx = nvptx::emitPtx(*r.module, to);
   } else if (target_ == "cpu") {
     out->cpu = cpu::CpuKernel::compile(*fn);

@@ -28,6 +28,7 @@ struct PipelineOptions {
   bool allowTf32 = false;  // f32 dots on tensor cores with tf32 inputs
   bool tma = true;         // sm_90: rings filled by the tensor memory accelerator (gpu-tma)
   bool multicast = true;   // sm_90: copies shared by pairs of programs multicast (gpu-multicast)
+  bool multicastAlongY = false;  // also pairs along y (num_ctas = 4: clusters of 2 x 2)
   // sm_90: which loops get a producer warp that issues their tensor copies
   // (gpu-warp-specialize): kNever, kPairs (loops whose copies are multicast
   // to a pair of programs, the GPU back end's default) or kEvery (every

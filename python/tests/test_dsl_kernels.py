@@ -348,10 +348,14 @@ def test_num_ctas_two_multicasts_the_shared_copies(monkeypatch):
     assert ".multicast::cluster" in two.asm["ptx"] and "// tritonc: cluster_x 2" in two.asm["ptx"]
     assert ".multicast::cluster" not in one.asm["ptx"] and "cluster_x" not in one.asm["ptx"]
     assert "num_ctas=2" in repr(tritonc.Config({"BLOCK_M": 64}, num_ctas=2))
-    for bad in (4, 0, None, "2"):
-        with pytest.raises(ValueError, match="num_ctas must be 1 or 2"):
+    # 4: A's boxes, shared by pairs along y, too (clusters of 2 x 2).
+    four = matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4, num_ctas=4)
+    assert "// tritonc: cluster_y 2" in four.asm["ptx"] and "%cluster_ctaid.y" in four.asm["ptx"]
+    assert "cluster_y" not in two.asm["ptx"]
+    for bad in (3, 0, None, "2"):
+        with pytest.raises(ValueError, match="num_ctas must be 1, 2 or 4"):
             matmul_2d_kernel.warmup(*args, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_ctas=bad)
-    with pytest.raises(ValueError, match="num_ctas must be 1 or 2"):
+    with pytest.raises(ValueError, match="num_ctas must be 1, 2 or 4"):
         tritonc.Config({"BLOCK_M": 64}, num_ctas=3)
 
 

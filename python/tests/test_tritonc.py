@@ -418,19 +418,23 @@ def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("ctas", [2, 4])
 @pytest.mark.parametrize("trans_b", [False, True])
 @pytest.mark.parametrize("M,N,K,TM,TN,warps", [
-    (1000, 712, 520, 128, 128, 8),  # grid x 8: pairs of programs multicast B's boxes (sm_90)
-    (300, 520, 200, 64, 128, 4),    # grid x 5: no clusters, each program copies its whole box
-    (130, 1032, 72, 64, 256, 4),    # grid x 3, a ragged K
-    (1000, 1000, 1000, 64, 128, 4),  # grid x 16, with a producer warp
+    (1000, 712, 520, 128, 128, 8),  # grid 8 x 6: pairs of programs multicast B's boxes (sm_90), 2 x 2 A's too
+    (300, 520, 200, 64, 128, 4),    # grid 5 x 5: no clusters, each program copies its whole box
+    (130, 1032, 72, 64, 256, 4),    # grid 3 x 5, a ragged K
+    (300, 1000, 200, 64, 128, 4),   # grid 5 x 8: num_ctas 4 pairs along y only
+    (1000, 1000, 1000, 64, 128, 4),  # grid 16 x 8, with a producer warp
 ])
-def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps, trans_b):
+def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps, trans_b, ctas):
     """The user's masked matmul with num_ctas=2: B's boxes are multicast to
     pairs of programs along M (gpu-multicast), launched in clusters of two
     where the grid's x extent is even and alone where it is odd, against
     float64. B stored N x K (a @ ^b): its boxes of 64 K-contiguous f16, one
-    swizzle block wide, are split between the pair by rows."""
+    swizzle block wide, are split between the pair by rows. num_ctas=4: A's
+    boxes too, to pairs along N, in clusters of 2 x 2 (or of 2 x 1, 1 x 2
+    where only one extent is even)."""
     import os
     name = "matmul_masked_nt.tc" if trans_b else "matmul_masked.tc"
     path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", name)
@@ -443,17 +447,17 @@ def test_masked_matmul_with_multicast_copies(M, N, K, TM, TN, warps, trans_b):
     args = (A, B, C, M, N, K, K, ldb, N)
     for _ in range(20 if M == 1000 else 1):  # pairs that fault or race do so now and then
         C.fill_(float("nan"))
-        mm(*args, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps, num_ctas=2)
+        mm(*args, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps, num_ctas=ctas)
         torch.cuda.synchronize()
         ref = A.double() @ (B.double().t() if trans_b else B.double())
         err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
         assert err <= 1e-2, err
     if torch.cuda.get_device_capability() >= (9, 0):
-        text = mm.report(*args, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps, num_ctas=2)
+        text = mm.report(*args, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps, num_ctas=ctas)
         assert "multicast" in text
         assert "multicast" not in mm.report(*args, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_warps=warps)
-    with pytest.raises(tritonc.Error, match="num_ctas must be 1 or 2"):
-        mm(*args, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_ctas=4)
+    with pytest.raises(tritonc.Error, match="num_ctas must be 1, 2"):
+        mm(*args, grid=grid, TYPE=torch.float16, TM=TM, TN=TN, TK=64, num_ctas=3)
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")

@@ -14,13 +14,14 @@ import time
 class Config:
     """One point of a tuning space: constexpr values, num_warps, num_stages,
     num_ctas (2: tensor copies that pairs of programs along x share are
-    multicast to both, in clusters of two; sm_90)."""
+    multicast to both, in clusters of two; 4: along y too, in clusters of
+    2 x 2; sm_90)."""
 
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, **ignored):
         self.kwargs = dict(kwargs)
         self.num_warps, self.num_stages = int(num_warps), int(num_stages)
-        if isinstance(num_ctas, bool) or num_ctas not in (1, 2):
-            raise ValueError("num_ctas must be 1 or 2, not %r" % (num_ctas,))
+        if isinstance(num_ctas, bool) or num_ctas not in (1, 2, 4):
+            raise ValueError("num_ctas must be 1, 2 or 4, not %r" % (num_ctas,))
         self.num_ctas, self.maxnreg, self.pre_hook = int(num_ctas), maxnreg, pre_hook
 
     def all_kwargs(self):

@@ -219,15 +219,16 @@ def _by_name(arg_names, values):
 
 
 def _check_num_ctas(num_ctas):
-    if isinstance(num_ctas, bool) or num_ctas not in (1, 2):
-        raise ValueError("num_ctas must be 1 or 2 (2: clusters of two programs sharing tensor copies), not %r"
-                         % (num_ctas,))
+    if isinstance(num_ctas, bool) or num_ctas not in (1, 2, 4):
+        raise ValueError("num_ctas must be 1, 2 or 4 (2: clusters of two programs sharing tensor copies along x; "
+                         "4: of 2 x 2, along y too), not %r" % (num_ctas,))
     return int(num_ctas)
 
 
 def _ctas_defines(num_ctas):
     """num_ctas as the runtime takes it (a configuration macro; 1 is the default)."""
-    return [] if _check_num_ctas(num_ctas) == 1 else [("num_ctas", "2")]
+    n = _check_num_ctas(num_ctas)
+    return [] if n == 1 else [("num_ctas", str(n))]
 
 
 class CompiledKernel:

@@ -2,7 +2,8 @@
 // several cases per file separated by a line `; -----` (`// -----` in .tc).
 // Each case has, in comment lines:
 //   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N | target=sm_90a | num_warps=N
-//        (once; keys may be combined; target and num_warps are the GPU passes')
+//        | num_ctas=1|2|4
+//        (once; keys may be combined; target, num_warps and num_ctas are the GPU passes')
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
 //                                          for pass_semantics_test, see there)
@@ -46,6 +47,7 @@ struct IrCase {
   int numStages = transform::PipelineOptions::kDefaultNumStages;  // RUN: num_stages=
   std::string target;     // RUN: target= (the GPU passes' target)
   int numWarps = 4;       // RUN: num_warps=
+  int numCtas = 2;        // RUN: num_ctas= (gpu-multicast: 2 pairs along x, as PipelineOptions' default; 4 along y too)
   std::vector<lang::Define> defines;
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
@@ -109,7 +111,9 @@ inline void parseHeader(IrCase& c) {
         else if (k == "num_stages" && v.size() == 1 && v[0] >= '1' && v[0] <= '8') c.numStages = v[0] - '0';
         else if (k == "target" && (v == "sm_80" || v == "sm_90a")) c.target = v;
         else if (k == "num_warps" && (v == "1" || v == "2" || v == "4" || v == "8" || v == "16")) c.numWarps = std::stoi(v);
-        else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness, num_stages=N, target=sm_80|sm_90a or num_warps=N)");
+        else if (k == "num_ctas" && (v == "1" || v == "2" || v == "4")) c.numCtas = std::stoi(v);
+        else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness, num_stages=N, target=sm_80|sm_90a, "
+                 "num_warps=N or num_ctas=1|2|4)");
       }
     }
   }

@@ -38,6 +38,8 @@ TEST_P(IrCaseTest, Check) {
     opts.numStages = c.numStages;
     if (!c.target.empty()) opts.target = c.target;
     opts.numWarps = c.numWarps;
+    opts.multicast = c.numCtas > 1;
+    opts.multicastAlongY = c.numCtas == 4;
     if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes), opts);
   } catch (const std::exception& e) {
     FAIL() << "passes=" << c.passes << " failed: " << e.what() << "\ninput:\n" << input;

@@ -262,6 +262,7 @@ TEST_P(PassSemantics, SameResults) {
     int stages;
     std::string gpuTarget;  // non-empty: then the GPU pipeline
     int numWarps = 4;
+    int numCtas = 2;
   };
   std::vector<Variant> variants;
   const bool gpuIr = original->isGpu();  // a case written in GPU IR: only the passes that work on it
@@ -282,7 +283,7 @@ TEST_P(PassSemantics, SameResults) {
     variants.push_back({"default", 4, "sm_90a", 4});
   }
   if (s.isCase && s.irCase.passes != "default" && !transform::findPass(s.irCase.passes))
-    variants.push_back({s.irCase.passes, s.irCase.numStages, s.irCase.target, s.irCase.numWarps});
+    variants.push_back({s.irCase.passes, s.irCase.numStages, s.irCase.target, s.irCase.numWarps, s.irCase.numCtas});
 
   for (size_t li = 0; li < launches.size(); ++li) {
     const ex::Launch& base = launches[li];
@@ -305,6 +306,8 @@ TEST_P(PassSemantics, SameResults) {
       opts.numStages = v.stages;
       if (!v.gpuTarget.empty()) opts.target = v.gpuTarget;
       opts.numWarps = v.numWarps;
+      opts.multicast = v.numCtas > 1;
+      opts.multicastAlongY = v.numCtas == 4;
       try {
         transform::runPasses(*m, passes, opts);
         if (!v.gpuTarget.empty() && !m->isGpu()) {

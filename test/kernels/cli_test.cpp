@@ -217,7 +217,7 @@ TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
   }
   Result bad = with({"--num-ctas", "3"});
   EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.err.find("--num-ctas must be 1 or 2"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--num-ctas must be 1, 2 or 4"), std::string::npos) << bad.err;
   // The compile report says so: from --num-ctas, and a -D given wins.
   auto report = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
@@ -236,9 +236,19 @@ TEST_F(CliTest, NumCtasTwoMulticastsTheSharedCopies) {
   EXPECT_EQ(repOne.out.find("multicast"), std::string::npos) << repOne.out;
   if (!std::getenv("TRITONC_WARP_SPECIALIZE"))  // (=1 gives a program alone one too)
     EXPECT_EQ(repOne.out.find("producer"), std::string::npos) << repOne.out;
-  Result badMacro = with({"-Dnum_ctas=4"});
+  Result badMacro = with({"-Dnum_ctas=3"});
   EXPECT_EQ(badMacro.status, 1);
-  EXPECT_NE(badMacro.err.find("num_ctas must be 1 or 2"), std::string::npos) << badMacro.err;
+  EXPECT_NE(badMacro.err.find("num_ctas must be 1, 2 (programs paired in clusters along x) or 4"), std::string::npos)
+      << badMacro.err;
+  // 4: A's boxes to pairs along y too, in clusters of 2 x 2, which the report says.
+  for (const auto& extra : {std::vector<std::string>{"--num-ctas", "4"}, std::vector<std::string>{"-Dnum_ctas=4"}}) {
+    Result r = with(extra);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("// tritonc: cluster_y 2"), std::string::npos) << extra[0];
+  }
+  Result rep4 = report({"--num-ctas", "4"});
+  ASSERT_EQ(rep4.status, 0) << rep4.err;
+  EXPECT_NE(rep4.out.find("multicast: programs launched in pairs along y"), std::string::npos) << rep4.out;
 }
 
 TEST_F(CliTest, SyntaxErrorShowsLocationSourceAndCaret) {

@@ -494,6 +494,44 @@ TEST(TmaLoop, CopiesPastTheEndAreNotIssued) {
   EXPECT_EQ(announced, 6) << ptx;  // A and B: two stages before the loop (num_stages 3), one in it
 }
 
+// num_ctas = 4: A's boxes are multicast along y as B's are along x, in
+// clusters of 2 x 2. Each axis's pair is found from %cluster_ctaid and named
+// in the multicast mask by cluster rank (the partner along y nctaid.x
+// further); the consumers free each stage at every program of the cluster
+// (three others at most); the launch is told both axes.
+TEST(TmaLoop, ClustersOfTwoByTwoShareAAlongY) {
+  nvptx::TargetOptions to;
+  to.setNumCtas("4");
+  std::string ptx = masked1000Ptx("64", &to);
+  EXPECT_NE(ptx.find("// tritonc: cluster_x 2"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("// tritonc: cluster_y 2"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("%cluster_ctaid.y"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("%cluster_ctaid.x"), std::string::npos) << ptx;
+  int multicasts = 0, remoteArrives = 0;
+  for (size_t at = ptx.find(".multicast::cluster"); at != std::string::npos; at = ptx.find(".multicast::cluster", at + 1))
+    ++multicasts;
+  for (size_t at = ptx.find("mbarrier.arrive.shared::cluster.b64"); at != std::string::npos;
+       at = ptx.find("mbarrier.arrive.shared::cluster.b64", at + 1))
+    ++remoteArrives;
+  // A (one 128-byte block, halved by rows) and B (two blocks): 2 + 2 per
+  // copy, 2 copies before the loop (num_stages 3) and one in it.
+  EXPECT_EQ(multicasts, 12) << ptx;
+  EXPECT_EQ(remoteArrives, 3) << ptx;
+  // Only num_ctas = 2: no pairs along y.
+  nvptx::TargetOptions pairs;
+  pairs.setNumCtas("2");
+  std::string x = masked1000Ptx("64", &pairs);
+  EXPECT_EQ(x.find("// tritonc: cluster_y 2"), std::string::npos);
+  EXPECT_EQ(x.find("%cluster_ctaid.y"), std::string::npos);
+  EXPECT_THROW(to.setNumCtas("3"), UserError);
+  static const std::string ptxas = findPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+  std::string log;
+  ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "clusters_2x2", log), 0) << log;
+  EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
+  EXPECT_EQ(log.find("serialized"), std::string::npos) << log;
+}
+
 // Warp specialization (gpu/warp_specialize.cpp): a pair's multicast copies
 // get a producer warp by default. The launch is told (a line for the
 // runtime, .maxntid of five warps); the warps after the program's four

@@ -119,12 +119,11 @@ interp::Grid parseGrid(const Options& o) {
 }
 
 // num_ctas of --num-ctas, or of a -Dnum_ctas=N macro (the runtime's
-// tuning parameter); anything but 1 or 2 is an error.
-bool wantsMulticast(const Options& o) {
+// tuning parameter), into `to`; anything but 1, 2 or 4 is an error.
+void setNumCtas(const Options& o, nvptx::TargetOptions& to) {
   for (const lang::Define& d : o.compile.defines)
-    if (d.name == "num_ctas" && lang::defineValues(d).size() == 1)
-      return nvptx::TargetOptions::multicastForNumCtas(lang::defineValues(d).front());
-  return o.numCtas == 2;
+    if (d.name == "num_ctas" && lang::defineValues(d).size() == 1) return to.setNumCtas(lang::defineValues(d).front());
+  to.setNumCtas(std::to_string(o.numCtas));
 }
 
 // The -D macros, with --num-ctas as the runtime takes it (a macro of the
@@ -133,7 +132,7 @@ std::vector<lang::Define> definesWithNumCtas(const Options& o) {
   std::vector<lang::Define> defines = o.compile.defines;
   bool given = false;
   for (const lang::Define& d : defines) given = given || d.name == "num_ctas";
-  if (o.numCtas == 2 && !given) defines.push_back({"num_ctas", "2"});
+  if (o.numCtas != 1 && !given) defines.push_back({"num_ctas", std::to_string(o.numCtas)});
   return defines;
 }
 
@@ -144,7 +143,10 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.target = o.target.empty() ? "sm_90a" : o.target;
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
-  p.multicast = wantsMulticast(o) && nvptx::TargetOptions::multicastFromEnvironment();
+  nvptx::TargetOptions ctas;
+  setNumCtas(o, ctas);
+  p.multicast = ctas.multicast && nvptx::TargetOptions::multicastFromEnvironment();
+  p.multicastAlongY = p.multicast && ctas.multicastAlongY;
   p.warpSpecialize = nvptx::TargetOptions::warpSpecializeFromEnvironment();
   return p;
 }
@@ -253,7 +255,7 @@ int emit(const Options& o, const std::string& source) {
     to.arch = popts.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    to.multicast = wantsMulticast(o);
+    setNumCtas(o, to);
     std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
@@ -422,7 +424,7 @@ int run(const Options& o, const std::string& source) {
     to.arch = o.target.empty() ? arch : o.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    to.multicast = wantsMulticast(o);
+    setNumCtas(o, to);
     std::string ptx = nvptx::emitPtx(*m, to);
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;

@@ -11,12 +11,12 @@ namespace {
 const char* const kEmitUsage =
     "  tritonc emit FILE [-DNAME=VALUE]... --stage ast|ir|opt-ir|gpu-ir|ptx|llvm|report [--locations] [--json]\n"
     "               [--target sm_80|sm_90a] [--num-warps N] [--num-stages N] [--allow-tf32] [--no-specialize]\n"
-    "               [--num-ctas 1|2]  (2: programs paired along x in clusters, shared tensor copies multicast)\n"
+    "               [--num-ctas 1|2|4]  (2: programs paired along x in clusters, shared tensor copies multicast; 4: 2 x 2)\n"
     "               [--arg NAME=INT]...  (gpu-ir/ptx/report: specialize as for a launch with these integers)\n"
     "               [--passes=a,b,c] [--print-after-all] [--print-analysis=axis|liveness]\n";
 const char* const kRunUsage =
     "  tritonc run  FILE|KERNEL.tck [-DNAME=VALUE]... --grid X[,Y[,Z]] [--backend gpu|cpu|interp] [--kernel NAME]\n"
-    "               [--num-warps N[,N...]] [--num-stages N[,N...]] [--num-ctas 1|2]\n"
+    "               [--num-warps N[,N...]] [--num-stages N[,N...]] [--num-ctas 1|2|4]\n"
     "               (the default back end is gpu when present,\n"
     "               else cpu (native code through LLVM, every core) when built with it, else interp;\n"
     "               interp checks every memory access)\n"
@@ -159,7 +159,7 @@ Options parseCommandLine(int argc, char** argv) {
       o.allowTf32 = true;
     } else if (is("--num-ctas")) {
       std::string v = value("--num-ctas");
-      if (v != "1" && v != "2") throw UsageError("--num-ctas must be 1 or 2, got '" + v + "'");
+      if (v != "1" && v != "2" && v != "4") throw UsageError("--num-ctas must be 1, 2 or 4, got '" + v + "'");
       o.numCtas = v[0] - '0';
     } else if (is("--kernel")) {
       o.kernel = value("--kernel");

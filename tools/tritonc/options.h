@@ -25,7 +25,7 @@ struct Options {
   std::string cacheDir;
   bool quiet = false;
   bool allowTf32 = false;
-  int numCtas = 1;  // --num-ctas: 2 pairs programs along x in clusters (multicast copies)
+  int numCtas = 1;  // --num-ctas: 2 pairs programs along x in clusters (multicast copies), 4 in 2 x 2
   lang::CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> args, saves;
   bool locations = false;

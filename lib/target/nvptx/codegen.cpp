@@ -428,8 +428,10 @@ std::string FunctionLowering::run() {
   if (printBufferBytes_ > 0) out << "  .local .align 8 .b8 printbuf[" << printBufferBytes_ << "];\n";
   for (size_t k = 0; k < tensorMaps_.size(); ++k)
     out << "  // tritonc: tensor_map " << k << " " << tensorMaps_[k].first << "\n";
-  // Multicast copies: the launch groups programs along x in pairs when it can.
-  if (!multicast_.whole.empty()) out << "  // tritonc: cluster_x 2\n";
+  // Multicast copies: the launch groups programs in pairs along x (and y)
+  // when it can.
+  if (!multicast_[0].whole.empty()) out << "  // tritonc: cluster_x 2\n";
+  if (!multicast_[1].whole.empty()) out << "  // tritonc: cluster_y 2\n";
   // A producer warp: the launch adds its threads to the block.
   if (f_.producerWarps) out << "  // tritonc: producer_warps " << f_.producerWarps << "\n";
   out << prologueText << setup_.str() << body_.str() << "}\n";
@@ -461,10 +463,12 @@ std::string TargetOptions::warpSpecializeKey() {
   }
 }
 
-bool TargetOptions::multicastForNumCtas(const std::string& numCtas) {
-  if (numCtas.empty() || numCtas == "1") return false;
-  if (numCtas == "2") return true;
-  throw UserError(SourceLoc{}, "num_ctas must be 1 or 2 (programs paired in clusters along x), got '" + numCtas + "'");
+void TargetOptions::setNumCtas(const std::string& numCtas) {
+  if (!numCtas.empty() && numCtas != "1" && numCtas != "2" && numCtas != "4")
+    throw UserError(SourceLoc{}, "num_ctas must be 1, 2 (programs paired in clusters along x) or 4 (clusters of 2 x 2), "
+                                 "got '" + numCtas + "'");
+  multicast = numCtas == "2" || numCtas == "4";
+  multicastAlongY = numCtas == "4";
 }
 
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
@@ -478,6 +482,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.allowTf32 = opts.allowTf32;
     po.tma = opts.tma;
     po.multicast = opts.multicast && TargetOptions::multicastFromEnvironment();
+    po.multicastAlongY = po.multicast && opts.multicastAlongY;
     po.warpSpecialize = opts.warpSpecialize;
     transform::runPasses(m, transform::gpuPipeline(), po);
   }

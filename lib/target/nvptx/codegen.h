@@ -24,10 +24,14 @@ struct TargetOptions {
   // (gpu-multicast). TRITONC_MULTICAST=0 in the environment turns it off
   // whatever the configuration says (cached apart like TRITONC_TMA).
   bool multicast = false;
+  // num_ctas = 4: also the copies that pairs of programs along y share (A's
+  // box of a matmul), in clusters of 2 x 2.
+  bool multicastAlongY = false;
   static bool multicastFromEnvironment();
-  // num_ctas of a configuration (a macro of its tuning space; absent: 1),
-  // as `multicast`: 2 asks for it; anything but 1 or 2 is a UserError.
-  static bool multicastForNumCtas(const std::string& numCtas);
+  // num_ctas of a configuration (a macro of its tuning space; absent: 1)
+  // into `multicast` (2 or 4) and `multicastAlongY` (4); anything but 1, 2
+  // or 4 is a UserError.
+  void setNumCtas(const std::string& numCtas);
   // sm_90: a producer warp issues the tensor copies of a loop
   // (gpu-warp-specialize): by default where they are multicast to a pair
   // (num_ctas = 2: the pair then needs no barrier over the cluster in each

@@ -156,6 +156,7 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     tensorMaps_ = parseTensorMaps(ptx, name_);
     // Multicast copies (gpu/multicast.cpp): launched in pairs along x where the grid allows.
     pairsAlongX_ = valueAfter("// tritonc: cluster_x 2") != std::string::npos && d->cuLaunchKernelEx != nullptr;
+    pairsAlongY_ = valueAfter("// tritonc: cluster_y 2") != std::string::npos && d->cuLaunchKernelEx != nullptr;
     // A producer warp (gpu/warp_specialize.cpp) beside the program's own.
     if (size_t at = valueAfter("// tritonc: producer_warps "); at != std::string::npos)
       producerThreads_ = 32 * unsigned(std::stoul(ptx.substr(at)));
@@ -216,11 +217,13 @@ int GpuKernel::launch(const interp::Grid& grid, unsigned threads, void* stream, 
   CudaDriver* d = driver();
   threads += producerThreads_;
   // A kernel with multicast copies runs in clusters of two programs along x
-  // when x is even; otherwise each program copies everything itself.
-  if (pairsAlongX_ && grid.x % 2 == 0) {
+  // when x is even (and along y too, for its copies shared along y, when y
+  // is); otherwise each program copies everything itself.
+  unsigned cx = pairsAlongX_ && grid.x % 2 == 0 ? 2 : 1, cy = pairsAlongY_ && grid.y % 2 == 0 ? 2 : 1;
+  if (cx * cy > 1) {
     CUlaunchAttribute cluster{};
     cluster.id = kLaunchAttributeClusterDimension;
-    cluster.value.clusterDim = {2, 1, 1};
+    cluster.value.clusterDim = {cx, cy, 1};
     CUlaunchConfig c{unsigned(grid.x), unsigned(grid.y), unsigned(grid.z), threads, 1, 1, sharedBytes_, stream,
                      &cluster, 1};
     CUresult r = d->cuLaunchKernelEx(&c, func_, params, nullptr);

@@ -63,7 +63,8 @@ class GpuKernel {
 
  private:
   void check(const interp::Grid& grid, const std::vector<interp::KernelArg>& args) const;
-  // cuLaunchKernel, or cuLaunchKernelEx in clusters of two along x (pairsAlongX_).
+  // cuLaunchKernel, or cuLaunchKernelEx in clusters of two along x
+  // (pairsAlongX_) and/or y (pairsAlongY_) where the grid's extent is even.
   int launch(const interp::Grid& grid, unsigned threads, void* stream, void** params) const;  // a CUresult
 
   void* module_ = nullptr;
@@ -76,6 +77,7 @@ class GpuKernel {
   std::vector<std::string> paramNames_;
   std::vector<TensorMapSpec> tensorMaps_;  // extra parameters after the user's (tensor_maps.h)
   bool pairsAlongX_ = false;  // `// tritonc: cluster_x 2` in its PTX: multicast copies
+  bool pairsAlongY_ = false;  // `// tritonc: cluster_y 2`: copies multicast along y too
   unsigned producerThreads_ = 0;  // `// tritonc: producer_warps N`: 32 N threads added to the block
 };
 

@@ -20,12 +20,14 @@
 // the warp's threads (ELECT ... BRA.U.ANY in the SASS, a dozen instructions
 // per copy on every warp's path).
 // A multicast tma_copy ({multicast = 2}, gpu/multicast.cpp) issues, in a
-// program launched in a pair (%cluster_nctarank 2), the blocks of its half
-// into both programs' stages (every other block; where the box has an odd
-// number of them, the first or second half of each block's rows, through a
-// tensor map of half-height boxes); launched alone, every block (both
-// halves). Its tma_init ({cluster = 1}) synchronizes the cluster after the
-// fence.
+// program launched in a pair along x (%cluster_nctaid.x 2; along y for
+// {along = y}), the blocks of its half into both programs' stages (every
+// other block; where the box has an odd number of them, the first or second
+// half of each block's rows, through a tensor map of half-height boxes);
+// launched alone, every block (both halves). The pair's mask names both
+// programs by cluster rank, x + nctaid.x * y (in clusters of 2 x 2 the
+// partner along x is rank ^ 1, along y rank ^ 2). Its tma_init ({cluster =
+// 1}) synchronizes the cluster after the fence.
 // Each distinct tensor gets a kernel parameter of 128 bytes (a CUtensorMap)
 // after the user's, and a line `// tritonc: tensor_map ...` that tells the
 // launch how to encode it from the arguments (target/nvptx/gpu_runner.cpp).
@@ -95,16 +97,19 @@ std::string FunctionLowering::warpZeroIssuer() {
 
 std::string FunctionLowering::tmaIssuer() { return writing_ == Writing::Producer ? electedLane() : warpZeroIssuer(); }
 
-FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
-  if (!multicast_.whole.empty()) return multicast_;
+FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers(bool alongY) {
+  MulticastIssuers& cached = multicast_[alongY];
+  if (!cached.whole.empty()) return cached;
   std::string issuer = tmaIssuer();
   InSetup s(*this);
-  std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32);
+  const std::string axis = alongY ? ".y" : ".x";
+  std::string n = newReg(RegClass::B32), at = newReg(RegClass::B32), rank = newReg(RegClass::B32);
   std::string pair = newReg(RegClass::Pred), first = newReg(RegClass::Pred);
-  emit("mov.u32 " + n + ", %cluster_nctarank;");
+  emit("mov.u32 " + n + ", %cluster_nctaid" + axis + ";");
+  emit("mov.u32 " + at + ", %cluster_ctaid" + axis + ";");
   emit("mov.u32 " + rank + ", %cluster_ctarank;");
   emit("setp.eq.u32 " + pair + ", " + n + ", 2;");
-  emit("setp.eq.u32 " + first + ", " + rank + ", 0;");
+  emit("setp.eq.u32 " + first + ", " + at + ", 0;");
   // Each is the issuer and'ed with conditions uniform over the program (ptxas
   // keeps the elected thread's single issue through and.pred, not xor.pred).
   MulticastIssuers m;
@@ -116,9 +121,20 @@ FunctionLowering::MulticastIssuers FunctionLowering::multicastIssuers() {
   emit("and.pred " + m.whole + ", " + issuer + ", !" + pair + ";");  // alone
   emit("and.pred " + m.half[0] + ", " + inPair + ", " + first + ";");
   emit("and.pred " + m.half[1] + ", " + inPair + ", !" + first + ";");
+  // The partner's rank: the next along x; along y, nctaid.x further.
+  std::string step = "1", partner = newReg(RegClass::B32);
+  if (alongY) {
+    step = newReg(RegClass::B32);
+    emit("mov.u32 " + step + ", %cluster_nctaid.x;");
+  }
+  emit("xor.b32 " + partner + ", " + rank + ", " + step + ";");
+  std::string self = newReg(RegClass::B32), other = newReg(RegClass::B32), both = newReg(RegClass::B32);
+  emit("shl.b32 " + self + ", 1, " + rank + ";");
+  emit("shl.b32 " + other + ", 1, " + partner + ";");
+  emit("or.b32 " + both + ", " + self + ", " + other + ";");
   m.mask = newReg(RegClass::B16);
-  emit("mov.b16 " + m.mask + ", 3;");
-  multicast_ = m;
+  emit("cvt.u16.u32 " + m.mask + ", " + both + ";");
+  cached = m;
   return m;
 }
 
@@ -170,19 +186,27 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       std::string arrives = newReg(RegClass::Pred);
       emit("and.pred " + arrives + ", " + elem(i.operand(2), 0) + ", " + electedLane() + ";");
       emit("@" + arrives + " mbarrier.arrive.shared::cta.b64 _, [" + bar + "];");
-      if (i.sub) {  // and at the partner's, in a pair
-        std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32), peer = newReg(RegClass::B32);
-        std::string paired = newReg(RegClass::Pred), both = newReg(RegClass::Pred), remote = newReg(RegClass::B32);
+      if (i.sub) {  // and at every other program's of the cluster (1, 2 or 4 of them)
+        // Clusters of 2 x 2 only where some copy is shared along y.
+        int most = 2;
+        for (auto& bb : f_.blocks())
+          for (auto& inst : bb->instructions())
+            if (inst->opcode() == Opcode::TmaCopy && inst->imm && inst->sub) most = 4;
+        std::string n = newReg(RegClass::B32), rank = newReg(RegClass::B32);
         emit("mov.u32 " + n + ", %cluster_nctarank;");
         emit("mov.u32 " + rank + ", %cluster_ctarank;");
-        emit("xor.b32 " + peer + ", " + rank + ", 1;");
-        emit("setp.eq.u32 " + paired + ", " + n + ", 2;");
-        emit("and.pred " + both + ", " + arrives + ", " + paired + ";");
-        emit("mapa.shared::cluster.u32 " + remote + ", " + bar + ", " + peer + ";");
-        // At the CTA scope, as the local arrive: .release.cluster made ptxas
-        // put a MEMBAR.ALL.GPU and an ERRBAR before it, which waited for the
-        // wgmma in flight (a third of the samples; the pairs ran 2x slower).
-        emit("@" + both + " mbarrier.arrive.shared::cluster.b64 _, [" + remote + "];");
+        for (int k = 1; k < most; ++k) {
+          std::string peer = newReg(RegClass::B32), there = newReg(RegClass::Pred), both = newReg(RegClass::Pred);
+          std::string remote = newReg(RegClass::B32);
+          emit("xor.b32 " + peer + ", " + rank + ", " + std::to_string(k) + ";");
+          emit("setp.gt.u32 " + there + ", " + n + ", " + std::to_string(k) + ";");
+          emit("and.pred " + both + ", " + arrives + ", " + there + ";");
+          emit("mapa.shared::cluster.u32 " + remote + ", " + bar + ", " + peer + ";");
+          // At the CTA scope, as the local arrive: .release.cluster made ptxas
+          // put a MEMBAR.ALL.GPU and an ERRBAR before it, which waited for the
+          // wgmma in flight (a third of the samples; the pairs ran 2x slower).
+          emit("@" + both + " mbarrier.arrive.shared::cluster.b64 _, [" + remote + "];");
+        }
       }
       return;
     }
@@ -226,7 +250,7 @@ void FunctionLowering::lowerTma(const ir::Instruction& i) {
       std::string whole, half[2];
       MulticastIssuers m;
       if (i.imm) {
-        m = multicastIssuers();
+        m = multicastIssuers(i.sub == 1);
         whole = issuing(m.whole);
         half[0] = issuing(m.half[0]);
         half[1] = issuing(m.half[1]);

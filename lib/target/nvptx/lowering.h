@@ -260,14 +260,15 @@ class FunctionLowering {
   // Per tensor-map parameter: its `// tritonc: tensor_map` description and address register.
   std::vector<std::pair<std::string, std::string>> tensorMaps_;
   // Multicast copies (lower_tma.cpp): which thread issues which half of a
-  // box, decided once; and the line `// tritonc: cluster_x 2` for the launch.
+  // box, decided once per axis of the pairs (x, y); and the lines
+  // `// tritonc: cluster_x 2`, `// tritonc: cluster_y 2` for the launch.
   struct MulticastIssuers {
-    std::string whole;     // the issuer of a program launched without a cluster
-    std::string half[2];   // the issuer of the pair's program of rank 0, 1
-    std::string mask;      // both programs of the pair (a .b16 register)
+    std::string whole;     // the issuer of a program launched without a pair along the axis
+    std::string half[2];   // the issuer of the pair's program at 0, 1 along the axis
+    std::string mask;      // both programs of the pair, by cluster rank (a .b16 register)
   };
-  MulticastIssuers multicastIssuers();
-  MulticastIssuers multicast_;
+  MulticastIssuers multicastIssuers(bool alongY);
+  MulticastIssuers multicast_[2];
   // The thread of warp 0 that issues tensor copies and initializes their
   // mbarriers (elect.sync; lower_tma.cpp says why not thread 0); while the
   // producer's part of a warp-specialized function is written, the thread
