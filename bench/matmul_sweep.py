@@ -1,7 +1,7 @@
 # Every configuration of the user's masked f16 matmul
 # (bench/kernels/matmul_masked.tc) at a few shapes, each checked against
 # float64 and timed (do_bench median, L2 flushed); then the best eight again
-# in three rounds alternating with cuBLAS, whose kernel (name, grid) is read
+# in three rounds alternating with cuBLAS, whose kernel (by name) is read
 # from torch's profiler. It shows how far the tuning space is from the peer
 # and what the peer runs, where a tuner's choice alone does not.
 #   python3 bench/matmul_sweep.py OUT_DIR [M,N,K ...]     (default 1000,1000,1000)

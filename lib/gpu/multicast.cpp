@@ -37,9 +37,10 @@
 // along y (a matmul's A, whose box is (pm * TM, k)) is shared the same way
 // by the pair of programs along y, `{multicast = 2, along = y}`: programs
 // launched in clusters of 2 x 2 then read a quarter less from L2 than in
-// pairs (the 1000^3 matmul's rings, cycle-bound by L2 in pairs). Where
-// nothing is shared along x, or a branch depends on program_id(1), only
-// the pairs along x remain.
+// pairs; on the H200 that paid only at 2560x7000x2560 and cost elsewhere
+// (docs/PERFORMANCE.md, session 19), so it is a configuration's option.
+// Where nothing is shared along x, or a branch depends on program_id(1),
+// only the pairs along x remain.
 #include <unordered_set>
 
 #include "gpu/passes.h"
