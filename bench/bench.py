@@ -10,6 +10,8 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
+from commit_label import commit_label  # this folder
+
 build, out_dir = sys.argv[1], sys.argv[2]
 dev = torch.device("cuda")
 torch.manual_seed(0)
@@ -128,8 +130,7 @@ result = {
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     "device": torch.cuda.get_device_name(0),
     "versions": {"torch": torch.__version__, "triton": triton.__version__, "cuda": torch.version.cuda,
-                 "tritonc": os.environ.get("TRITONC_COMMIT") or subprocess.run(
-                     ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"},
+                 "tritonc": commit_label()},
     "method": "median of CUDA-event-timed launches after warm-up, L2 flushed between launches",
     "peers": peers,
     "tritonc": ours,

@@ -15,10 +15,11 @@ import datetime, json, os, platform, subprocess, sys, time
 import numpy as np
 import torch
 
+from commit_label import commit_label  # this folder
+
 build = sys.argv[1]
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True,
-                        text=True).stdout.strip() or "unknown"
+commit = commit_label()
 date = datetime.datetime.now(datetime.timezone.utc)
 out_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
     root, "bench", "results", f"cpu-{date.strftime('%Y-%m-%d')}-{commit}.json")

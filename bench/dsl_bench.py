@@ -26,7 +26,6 @@ Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ import torch  # noqa: E402
 
 import tritonc  # noqa: E402
 from tritonc.testing import do_bench  # noqa: E402
+from commit_label import commit_label  # noqa: E402 (this folder)
 
 KERNELS = os.path.join(ROOT, "python", "tests", "dsl_kernels.py")
 
@@ -477,8 +477,7 @@ if want("launch"):
         extra["launch_us"]["triton"] = launch_us(theirs)
 print("cold compile (ms):", extra["cold_compile_ms"], " launch (us):", extra["launch_us"])
 
-commit = os.environ.get("TRITONC_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                                            capture_output=True, text=True).stdout.strip()
+commit = commit_label()
 doc = {"date": time.strftime("%Y-%m-%d"), "device": torch.cuda.get_device_name(), "commit": commit,
        "versions": {"torch": torch.__version__, "triton": triton_version, "tritonc": tritonc.version()},
        "timing": "tritonc.testing.do_bench median (CUDA events, L2 flushed)", "rows": rows,

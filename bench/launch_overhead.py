@@ -11,6 +11,7 @@ import triton
 import triton.language as tl
 
 import tritonc
+from commit_label import commit_label  # this folder
 
 N, LAUNCHES = 1024, 20000
 a, b = torch.randn(N, device="cuda"), torch.randn(N, device="cuda")
@@ -175,7 +176,7 @@ if floor_burst:
 print("calls launched without Python code: %s" % fast)
 out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(0),
        "versions": {"torch": torch.__version__, "triton": triton.__version__, "tritonc": tritonc.version()},
-       "commit": os.environ.get("TRITONC_COMMIT", "unknown"),  # the device's copy may not know its own
+       "commit": commit_label(),
        "method": "host microseconds per launch of a 1024-float add on CUDA tensors: %d rounds, each timing %d "
                  "back-to-back launches of every variant in turn; median and best round; and in %d bursts of %d launches "
                  "into an idle queue (synchronized before each), median and best burst"

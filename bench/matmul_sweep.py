@@ -6,7 +6,7 @@
 # and what the peer runs, where a tuner's choice alone does not.
 #   python3 bench/matmul_sweep.py OUT_DIR [M,N,K ...]     (default 1000,1000,1000)
 # Writes OUT_DIR/matmul_sweep.json and prints tables.
-import datetime, itertools, json, os, subprocess, sys, tempfile
+import datetime, itertools, json, os, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -17,6 +17,7 @@ os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-swee
 import torch  # noqa: E402
 import tritonc  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
+from commit_label import commit_label  # noqa: E402 (this folder)
 
 SRC = open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read()
 SMEM = 227 * 1024  # an H100's shared memory per block
@@ -101,18 +102,8 @@ for M, N, K in shapes:
                      errors={name: err for _, name, _, err in timed}))
 
 
-def git_commit():
-    c = os.environ.get("TRITONC_COMMIT")
-    if c:
-        return c
-    try:
-        return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True).strip()
-    except Exception:
-        return "unknown"
-
-
 json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(),
-           "commit": git_commit(), "torch": torch.__version__, "tritonc": tritonc.version(),
+           "commit": commit_label(), "torch": torch.__version__, "tritonc": tritonc.version(),
            "method": "every configuration once (do_bench median, warm-up 10 ms, 40 ms, L2 flushed); the best eight "
                      "and cuBLAS in three alternating rounds (warm-up 25 ms, 100 ms), the median round reported",
            "rows": rows},

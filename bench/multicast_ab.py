@@ -7,7 +7,7 @@
 # result checked against float64.
 #   python3 bench/multicast_ab.py OUT_DIR
 # Writes OUT_DIR/multicast_ab.json and prints a table.
-import datetime, json, os, subprocess, sys, tempfile
+import datetime, json, os, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -17,6 +17,7 @@ os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-mult
 import torch  # noqa: E402
 import tritonc  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
+from commit_label import commit_label  # noqa: E402 (this folder)
 
 SRC = open(os.path.join(ROOT, "bench/kernels/matmul_masked.tc")).read()
 # (M, N, K, [(TM, TN, TK, warps, stages)]): the configurations our tuner
@@ -74,18 +75,8 @@ for M, N, K, configs in CASES:
         assert max(err.values()) <= 1e-2, err
 
 
-def git_commit():
-    c = os.environ.get("TRITONC_COMMIT")
-    if c:
-        return c
-    try:
-        return subprocess.check_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], text=True).strip()
-    except Exception:
-        return "unknown"
-
-
 json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "device": torch.cuda.get_device_name(),
-           "commit": git_commit(), "torch": torch.__version__, "tritonc": tritonc.version(),
+           "commit": commit_label(), "torch": torch.__version__, "tritonc": tritonc.version(),
            "method": "do_bench medians (warm-up 25 ms, 100 ms, L2 flushed), three alternating rounds; the median "
                      "round is reported", "rows": rows},
           open(os.path.join(out_dir, "multicast_ab.json"), "w"), indent=1)

@@ -12,7 +12,7 @@
 # flushed between launches (triton.testing.do_bench for everyone). Our first
 # call with a tuning space tunes (its wall time is reported as tune_s, with a
 # fresh kernel cache: TRITONC_CACHE_DIR is a new folder per run).
-import argparse, datetime, json, math, os, subprocess, sys, tempfile, time, traceback
+import argparse, datetime, json, math, os, sys, tempfile, time, traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -26,6 +26,7 @@ os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-shap
 
 import torch  # noqa: E402
 import tritonc  # noqa: E402
+from commit_label import commit_label  # noqa: E402 (this folder)
 
 DRY = args.dry
 dev = torch.device("cpu" if DRY else "cuda")
@@ -104,8 +105,7 @@ def save_results():
     return result
 
 
-COMMIT = os.environ.get("TRITONC_COMMIT") or subprocess.run(
-    ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip() or "unknown"
+COMMIT = commit_label()
 
 
 def record(op, shape, dtype, who, ms, flop=0, nbytes=0, err=None, config="", tune_s=None, note=""):
