@@ -27,9 +27,10 @@
 //   - gpu-insert-barriers gives the copy a barrier over the cluster
 //     (`barrier {cluster = 1}`) where its stage may still be read, since it
 //     writes the partner's stage too.
-// A launch whose grid has an odd x extent runs without clusters: each
-// program then issues the whole box itself (the lowering tests
-// %cluster_nctarank), so the kernel is correct either way.
+// A launch whose grid has an odd extent along a pair's axis runs without
+// pairs along it: each program then issues the whole box itself (the
+// lowering tests %cluster_nctaid along the axis), so the kernel is correct
+// either way.
 // It runs for configurations with num_ctas = 2 (PipelineOptions::multicast):
 // on the H100 it paid where B's loads bound the kernel (rows of 7000 f16)
 // and cost up to 15% elsewhere, so the tuner decides.
@@ -54,8 +55,9 @@ using ir::Opcode;
 // The values that may differ between the two programs of a pair along
 // `axis`: program_id along it, atomics' results, what is read from memory
 // (another program may have written it in between: a flag, a scheduler's
-// counter; a buffer in shared memory is each program's own), and whatever
-// is computed from them.
+// counter; a buffer in shared memory is each program's own), inline
+// assembly's results (it may read %ctaid or %smid), and whatever is
+// computed from them.
 std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f, int64_t axis) {
   std::unordered_set<const ir::Value*> variant;
   for (bool again = true; again;) {
@@ -65,7 +67,7 @@ std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f, int64_t 
         if (variant.count(inst.get())) continue;
         const Opcode op = inst->opcode();
         bool v = (op == Opcode::ProgramId && inst->imm == axis) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
-                 op == Opcode::Load || op == Opcode::LocalLoad;
+                 op == Opcode::Load || op == Opcode::LocalLoad || op == Opcode::InlineAsm;
         for (const ir::Value* op : inst->operands()) v = v || variant.count(op);
         if (v) {
           variant.insert(inst.get());
