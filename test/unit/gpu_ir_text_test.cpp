@@ -216,6 +216,20 @@ entry:
   EXPECT_EQ(verifyText(with("16, 64")), "");   // one block: 8 rows (1 KB) each
   EXPECT_NE(verifyText(with("8, 64")).find("a multicast 'tma_copy' needs a stage that splits in halves"),
             std::string::npos);  // 4 rows (512 bytes) each would break the swizzle pattern
+  // {along = y}: the pair along the grid's y axis (num_ctas = 4); printed
+  // back as it was, `along = x` being the default; only on a multicast copy.
+  auto along = [&](const std::string& attrs) {
+    std::string t = with("64, 128");
+    t.replace(t.find("{multicast = 2}"), 15, attrs);
+    return t;
+  };
+  EXPECT_EQ(verifyText(along("{multicast = 2, along = y}")), "");
+  EXPECT_NE(printModule(*parseModule(along("{multicast = 2, along = y}"))).find("{multicast = 2, along = y}"),
+            std::string::npos);
+  EXPECT_NE(printModule(*parseModule(along("{multicast = 2, along = x}"))).find("{multicast = 2}\n"),
+            std::string::npos);
+  EXPECT_NE(verifyText(along("{along = y}")).find("'along = y' marks a multicast 'tma_copy'"), std::string::npos);
+  expectParseError(along("{multicast = 2, along = z}"), "'along = x' or 'along = y'");
 }
 
 TEST(GpuIrVerifier, LayoutRules) {
