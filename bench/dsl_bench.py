@@ -13,9 +13,12 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
-attention, attention_bwd, tutorial_attention, hints, fp8, compile, launch) runs only those sections.
+attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, fp8, compile, launch) runs only
+those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
+attention_bwd_fused: the same with dq added by atomics from the dk/dv kernel
+(attention_bwd_fused), beside Triton running it.
 tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
 hints: the clamped-index matmul of Triton's persistent-matmul tutorial
@@ -335,6 +338,60 @@ if want("attention_bwd"):
             del out16
             flops = 2.5 * 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
             record("attention-bwd", "%s d%d" % ("causal" if causal else "full", D), "TFLOP/s", flops / 1e3, res)
+
+
+# ---- the same backward with dq added by atomics from the dk/dv kernel (attention_bwd_fused) ----
+# Five dots per pair of blocks instead of seven: the dq kernel, which
+# computes the probabilities again, goes; dq is summed in an f32 buffer
+# (zeroed, then scaled to f16 by torch: the same for both compilers).
+FUSED_SPACE = ((32, 128, 4, 3), (64, 128, 8, 3), (64, 64, 4, 3), (32, 64, 4, 3))
+if want("attention_bwd_fused"):
+    for causal in (False, True):
+        for D in (64, 128):
+            Z, H, NC = 4, 16, 4096
+            scale = D ** -0.5
+            q, k, v, do = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(4))
+            leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
+            out32 = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
+            refs = torch.autograd.grad(out32, leaves, do.float())
+            del out32, leaves
+
+            def run_fused(mod, q=q, k=k, v=v, do=do, causal=causal, D=D, scale=scale, refs=refs):
+                o = torch.empty_like(q)
+                lse, delta = (torch.empty(Z * H * NC, device=dev, dtype=torch.float32) for _ in range(2))
+                grads = [torch.empty_like(q) for _ in range(3)]
+                dq_acc = torch.empty(q.shape, device=dev, dtype=torch.float32)
+                mod.attention_fwd_lse[(NC // 128, Z * H)](q, k, v, scale, o, lse, NC, HEAD_DIM=D, BLOCK_M=128,
+                                                          BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=3)
+
+                def call(cfg):
+                    bm, bn, w, st = cfg
+                    mod.attention_bwd_preprocess[(NC // 128, Z * H)](o, do, delta, NC, HEAD_DIM=D, BLOCK_M=128)
+                    dq_acc.zero_()
+                    mod.attention_bwd_fused[(NC // bn, Z * H)](q, k, v, scale, do, grads[1], grads[2], dq_acc, lse,
+                                                               delta, NC, HEAD_DIM=D, BLOCK_M=bm, BLOCK_N=bn,
+                                                               CAUSAL=causal, num_warps=w, num_stages=st)
+                    torch.mul(dq_acc, scale, out=grads[0])
+
+                times = {}
+                for cfg in FUSED_SPACE:
+                    try:
+                        times[cfg] = do_bench(lambda c=cfg: call(c), return_mode="median")
+                    except Exception as e:  # noqa: BLE001
+                        print("  attention_bwd_fused %s failed: %s" % (cfg, str(e).splitlines()[0]))
+                best = min(times, key=times.get)
+                for g in grads:
+                    g.fill_(float("nan"))
+                call(best)
+                torch.cuda.synchronize()
+                err = max((g.double() - r.double()).abs().max().item() for g, r in zip(grads, refs))
+                best_configs["attention_bwd_fused %s d%d %s" % ("causal" if causal else "full", D,
+                                                                "tritonc" if mod is ours else "triton")] = best
+                return do_bench(lambda: call(best), return_mode="median"), err
+
+            res = both(None, run_fused, (("tritonc", ours), ("triton", theirs)))
+            flops = 2.5 * 4.0 * Z * H * NC * NC * D * (0.5 if causal else 1.0)
+            record("attention-bwd-fused", "%s d%d" % ("causal" if causal else "full", D), "TFLOP/s", flops / 1e3, res)
 
 
 # ---- Triton 3.6's fused-attention tutorial forward, as written (host tensor descriptors) ----

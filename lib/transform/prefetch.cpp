@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "analysis/axis_info.h"
+#include "analysis/pointer_roots.h"
 #include "ir/builder.h"
 #include "transform/loops.h"
 #include "transform/passes.h"
@@ -221,12 +223,39 @@ int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisIn
   return vec * ir::byteSize(t.kind) >= 4 ? distance : 1;
 }
 
+// The pointer arguments a loop writes through (stores, atomics), or false
+// where a write's pointer has another origin: then nothing is pre-fetched.
+bool writtenRoots(const Loop& loop, std::set<const ir::Argument*>* roots) {
+  for (ir::BasicBlock* bb : loop.blocks)
+    for (auto& i : bb->instructions()) {
+      const Opcode op = i->opcode();
+      if (op != Opcode::Store && op != Opcode::AtomicRmw && op != Opcode::AtomicCas) continue;
+      if (!analysis::pointerRoots(i->operand(0), roots)) return false;
+    }
+  return true;
+}
+
+// Whether a load may move ahead of the loop's writes: its pointer comes
+// from arguments the loop does not write through. As Triton's pipeliner
+// does, distinct pointer arguments are taken not to overlap (an attention
+// backward that adds dq with atomics while it loads q and do); a loop that
+// writes through an argument it reads from keeps its loads in place.
+bool clearOfWrites(const ir::Instruction& load, const std::set<const ir::Argument*>& written) {
+  if (written.empty()) return true;
+  std::set<const ir::Argument*> read;
+  if (!analysis::pointerRoots(load.operand(0), &read)) return false;
+  for (const ir::Argument* a : read)
+    if (written.count(a)) return false;
+  return true;
+}
+
 // Replaced loads are detached into `graveyard`, not destroyed, until the
 // pass ends: the axis facts are keyed by address, and a new instruction at a
 // freed load's address would read its facts.
 bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, int distance,
                const analysis::AxisInfoAnalysis* axis, std::vector<std::unique_ptr<ir::Instruction>>& graveyard) {
-  if (!loop.preheader || !loop.latch || loop.hasMemoryWrites()) return false;
+  std::set<const ir::Argument*> written;
+  if (!loop.preheader || !loop.latch || !writtenRoots(loop, &written)) return false;
   int contEdge = continueEdge(loop);
   if (contEdge < 0) return false;
   // The header's condition must be the only way out: with a `break`, the next
@@ -248,7 +277,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     if (bb == loop.header || !dom.dominates(bb, loop.latch)) continue;  // must run on every iteration
     IterationCloner aheadCheck(loop, probe, &dom, bb);
     for (auto& inst : bb->instructions()) {
-      if (inst->opcode() != Opcode::Load) continue;
+      if (inst->opcode() != Opcode::Load || !clearOfWrites(*inst, written)) continue;
       size_t b2 = kMaxClonedChain;
       int d = distanceOf(*inst, distance, axis);
       if (d == 0) continue;

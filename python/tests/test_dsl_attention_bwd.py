@@ -82,3 +82,25 @@ def test_attention_backward(backend, causal, head_dim, block_m, block_n):
     close(dv, ref_dv, "dv")
     close(dk, ref_dk, "dk")
     close(dq, ref_dq, "dq")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim, block_m, block_n", [(32, 16, 32), (16, 32, 16)])
+def test_attention_backward_fused(backend, causal, head_dim, block_m, block_n):
+    """attention_bwd_fused: dk and dv as attention_bwd_dkdv, dq summed by
+    atomics into a zeroed f32 buffer over the key blocks, from the reference's
+    lse and Delta (the forward and preprocess are checked above)."""
+    Z, H, N_CTX = 1, 2, 64
+    sm_scale = head_dim ** -0.5
+    shape = (Z, H, N_CTX, head_dim)
+    q, k, v, do = (rng.standard_normal(shape).astype(np.float16) for _ in range(4))
+    ref_o, ref_lse2, ref_dq, ref_dk, ref_dv = reference(q, k, v, do, sm_scale, causal)
+    M = ref_lse2.astype(np.float32).reshape(-1)
+    delta = (ref_o.astype(np.float16).astype(np.float64) * do.astype(np.float64)).sum(-1).astype(np.float32).reshape(-1)
+    dk, dv = (np.full(shape, np.nan, np.float16) for _ in range(2))
+    dq_acc = np.zeros(shape, np.float32)
+    dsl_backends.launch(K.attention_bwd_fused, (N_CTX // block_n, Z * H), backend, q, k, v, sm_scale, do, dk, dv,
+                        dq_acc, M, delta, N_CTX, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal)
+    close(dv, ref_dv, "dv")
+    close(dk, ref_dk, "dk")
+    close(dq_acc * sm_scale, ref_dq, "dq")

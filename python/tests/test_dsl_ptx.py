@@ -277,3 +277,27 @@ def test_attention_backward_runs_on_wgmma_without_spills(monkeypatch, causal):
         messages = ptxas(ptx, "sm_90a", verbose=True)
         assert " 0 bytes spill stores" in messages, messages[-2000:]
         assert "serialized" not in messages, messages[-2000:]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_attention_backward_keeps_its_rings(monkeypatch, causal):
+    """sm_90a: attention_bwd_fused adds dq with atomics inside its loop over
+    the queries. The loop writes only through DQ_ACC, so q and do, read from
+    other arguments, are still pre-fetched into cp.async rings (a loop that
+    wrote memory used to be left without them); dq goes out by vectorized
+    reductions; no spills."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    import dsl_kernels
+    n, d = 1024, 64
+    f16, f32 = np.zeros((1, 1, n, d), np.float16), np.zeros(n, np.float32)
+    acc = np.zeros((1, 1, n, d), np.float32)
+    compiled = dsl_kernels.attention_bwd_fused.warmup(f16, f16, f16, 0.125, f16, f16, f16, acc, f32, f32, n,
+                                                      HEAD_DIM=d, BLOCK_M=32, BLOCK_N=128, CAUSAL=causal,
+                                                      num_warps=4, num_stages=3)
+    ptx = compiled.asm["ptx"]
+    assert "cp.async.cg.shared.global" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
+    assert "red.global.add.v4.f32" in ptx or "red.relaxed.gpu.global.add.v4.f32" in ptx, \
+        sorted({line.split()[0] for line in ptx.splitlines() if "red." in line})
+    messages = ptxas(ptx, "sm_90a", verbose=True)
+    assert " 0 bytes spill stores" in messages, messages[-2000:]
