@@ -263,25 +263,38 @@ if want("attention"):
 # space of block sizes and warps; torch: the backward of
 # scaled_dot_product_attention (its flash kernels). Rates count 2.5x the
 # forward's flops, the usual convention (five N x N x D products).
+Z, H, NC = 4, 16, 4096  # the backward's problem: batch, heads, sequence
+
+
+def bwd_problem(causal, D):
+    """f16 q, k, v, do of Z x H x NC x D, the scale, and torch's float32
+    gradients of q, k, v as the reference."""
+    scale = D ** -0.5
+    q, k, v, do = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(4))
+    leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
+    out32 = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
+    return q, k, v, do, scale, torch.autograd.grad(out32, leaves, do.float())
+
+
+def bwd_forward(mod, q, k, v, scale, causal, D):
+    """The forward with its log-sum-exp by `mod`'s attention_fwd_lse; returns
+    o, lse, a Delta buffer and three gradient buffers."""
+    o = torch.empty_like(q)
+    lse, delta = (torch.empty(Z * H * NC, device=dev, dtype=torch.float32) for _ in range(2))
+    mod.attention_fwd_lse[(NC // 128, Z * H)](q, k, v, scale, o, lse, NC, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=64,
+                                              CAUSAL=causal, num_warps=8, num_stages=3)
+    return o, lse, delta, [torch.empty_like(q) for _ in range(3)]
+
+
 BWD_SPACE = {"attention_bwd_dkdv": ((32, 128, 4, 3), (64, 128, 8, 3), (32, 64, 4, 3), (64, 64, 4, 3)),
              "attention_bwd_dq": ((128, 32, 4, 3), (128, 64, 8, 3), (64, 64, 4, 3), (64, 32, 4, 3))}
 if want("attention_bwd"):
     for causal in (False, True):
         for D in (64, 128):
-            Z, H, NC = 4, 16, 4096
-            scale = D ** -0.5
-            q, k, v, do = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(4))
-            leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
-            out32 = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
-            refs = torch.autograd.grad(out32, leaves, do.float())
-            del out32, leaves
+            q, k, v, do, scale, refs = bwd_problem(causal, D)
 
             def run_bwd(mod, q=q, k=k, v=v, do=do, causal=causal, D=D, scale=scale, refs=refs):
-                o = torch.empty_like(q)
-                lse, delta = (torch.empty(Z * H * NC, device=dev, dtype=torch.float32) for _ in range(2))
-                grads = [torch.empty_like(q) for _ in range(3)]
-                mod.attention_fwd_lse[(NC // 128, Z * H)](q, k, v, scale, o, lse, NC, HEAD_DIM=D, BLOCK_M=128,
-                                                          BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=3)
+                o, lse, delta, grads = bwd_forward(mod, q, k, v, scale, causal, D)
 
                 def call(dkdv, dqc):
                     mod.attention_bwd_preprocess[(NC // 128, Z * H)](o, do, delta, NC, HEAD_DIM=D, BLOCK_M=128)
@@ -348,21 +361,11 @@ FUSED_SPACE = ((32, 128, 4, 3), (64, 128, 8, 3), (64, 64, 4, 3), (32, 64, 4, 3))
 if want("attention_bwd_fused"):
     for causal in (False, True):
         for D in (64, 128):
-            Z, H, NC = 4, 16, 4096
-            scale = D ** -0.5
-            q, k, v, do = (torch.randn(Z, H, NC, D, device=dev, dtype=torch.float16) * 0.5 for _ in range(4))
-            leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
-            out32 = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
-            refs = torch.autograd.grad(out32, leaves, do.float())
-            del out32, leaves
+            q, k, v, do, scale, refs = bwd_problem(causal, D)
 
             def run_fused(mod, q=q, k=k, v=v, do=do, causal=causal, D=D, scale=scale, refs=refs):
-                o = torch.empty_like(q)
-                lse, delta = (torch.empty(Z * H * NC, device=dev, dtype=torch.float32) for _ in range(2))
-                grads = [torch.empty_like(q) for _ in range(3)]
+                o, lse, delta, grads = bwd_forward(mod, q, k, v, scale, causal, D)
                 dq_acc = torch.empty(q.shape, device=dev, dtype=torch.float32)
-                mod.attention_fwd_lse[(NC // 128, Z * H)](q, k, v, scale, o, lse, NC, HEAD_DIM=D, BLOCK_M=128,
-                                                          BLOCK_N=64, CAUSAL=causal, num_warps=8, num_stages=3)
 
                 def call(cfg):
                     bm, bn, w, st = cfg

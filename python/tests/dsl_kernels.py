@@ -369,56 +369,11 @@ def attention_bwd_preprocess(O, DO, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_
 
 
 @triton.jit
-def attention_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
-                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+def _bwd_key_block(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, ADD_DQ: tl.constexpr):
     """dk and dv of one BLOCK_N block of keys, summed over the query blocks
-    that see it. Grid (N_CTX // BLOCK_N, Z * H)."""
-    off_hz = tl.program_id(1)
-    key0 = tl.program_id(0) * BLOCK_N
-    head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
-    Q += head
-    DO += head
-    M += off_hz * N_CTX
-    Delta += off_hz * N_CTX
-    keys = key0 + tl.arange(0, BLOCK_N)
-    cols = tl.arange(0, HEAD_DIM)
-    kv_tile = head + keys[:, None] * HEAD_DIM + cols[None, :]
-    k = tl.load(K + kv_tile)
-    v = tl.load(V + kv_tile)
-    qk_scale = sm_scale * 1.44269504  # 1 / ln 2, as the forward
-    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
-    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
-    if CAUSAL:
-        first = (key0 // BLOCK_M) * BLOCK_M  # earlier queries do not see these keys
-    else:
-        first = 0
-    for start_m in range(first, N_CTX, BLOCK_M):
-        queries = start_m + tl.arange(0, BLOCK_M)
-        q_tile = queries[:, None] * HEAD_DIM + cols[None, :]
-        q = tl.load(Q + q_tile)
-        do = tl.load(DO + q_tile)
-        lse = tl.load(M + queries)
-        delta = tl.load(Delta + queries)
-        # transposed probabilities: keys along rows, queries along columns
-        pT = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])
-        if CAUSAL:
-            pT = tl.where(queries[None, :] >= keys[:, None], pT, 0.0)
-        dv = tl.dot(pT.to(tl.float16), do, dv)
-        dpT = tl.dot(v, tl.trans(do))
-        dsT = pT * (dpT - delta[None, :])
-        dk = tl.dot(dsT.to(tl.float16), q, dk)
-    tl.store(DK + kv_tile, (dk * sm_scale).to(DK.dtype.element_ty))
-    tl.store(DV + kv_tile, dv.to(DV.dtype.element_ty))
-
-
-@triton.jit
-def attention_bwd_fused(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
-                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    """attention_bwd_dkdv, and the block's share of dq, ds @ k, added into
-    DQ_ACC (f32, zeroed before; dq = DQ_ACC * sm_scale) by atomics: one pass
-    over the probabilities instead of a second kernel that computes them
-    again (five dots per pair of blocks, not seven; the original
-    FlashAttention-2 backward). Grid (N_CTX // BLOCK_N, Z * H)."""
+    that see it; with ADD_DQ also the block's share of dq, ds @ k, added
+    into DQ_ACC by atomics (DQ_ACC unused otherwise)."""
     off_hz = tl.program_id(1)
     key0 = tl.program_id(0) * BLOCK_N
     head = off_hz.to(tl.int64) * N_CTX * HEAD_DIM
@@ -446,6 +401,7 @@ def attention_bwd_fused(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, 
         do = tl.load(DO + q_tile)
         lse = tl.load(M + queries)
         delta = tl.load(Delta + queries)
+        # transposed probabilities: keys along rows, queries along columns
         pT = tl.math.exp2(tl.dot(k, tl.trans(q)) * qk_scale - lse[None, :])
         if CAUSAL:
             pT = tl.where(queries[None, :] >= keys[:, None], pT, 0.0)
@@ -453,10 +409,30 @@ def attention_bwd_fused(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, 
         dpT = tl.dot(v, tl.trans(do))
         dsT = (pT * (dpT - delta[None, :])).to(tl.float16)
         dk = tl.dot(dsT, q, dk)
-        # relaxed: the sums need no ordering, only the kernel's end
-        tl.atomic_add(DQ_ACC + q_tile, tl.dot(tl.trans(dsT), k), sem="relaxed")
+        if ADD_DQ:
+            # relaxed: the sums need no ordering, only the kernel's end
+            tl.atomic_add(DQ_ACC + q_tile, tl.dot(tl.trans(dsT), k), sem="relaxed")
     tl.store(DK + kv_tile, (dk * sm_scale).to(DK.dtype.element_ty))
     tl.store(DV + kv_tile, dv.to(DV.dtype.element_ty))
+
+
+@triton.jit
+def attention_bwd_dkdv(Q, K, V, sm_scale, DO, DK, DV, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """dk and dv of one BLOCK_N block of keys, summed over the query blocks
+    that see it. Grid (N_CTX // BLOCK_N, Z * H)."""
+    _bwd_key_block(Q, K, V, sm_scale, DO, DK, DV, DK, M, Delta, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, False)
+
+
+@triton.jit
+def attention_bwd_fused(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, HEAD_DIM: tl.constexpr,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """attention_bwd_dkdv, and the block's share of dq, ds @ k, added into
+    DQ_ACC (f32, zeroed before; dq = DQ_ACC * sm_scale) by atomics: one pass
+    over the probabilities instead of a second kernel that computes them
+    again (five dots per pair of blocks, not seven; the original
+    FlashAttention-2 backward). Grid (N_CTX // BLOCK_N, Z * H)."""
+    _bwd_key_block(Q, K, V, sm_scale, DO, DK, DV, DQ_ACC, M, Delta, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, True)
 
 
 @triton.jit
