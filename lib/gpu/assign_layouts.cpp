@@ -467,6 +467,16 @@ void Assigner::stageDotOperands() {
         bool view = plan.kind != DotKind::Fma && tr && tr->opcode() == Opcode::Trans && tr->imm == 0 &&
                     tr->users().size() == 1;
         if (view) src = tr->operand(0);
+        // A conversion placed for the transpose alone (its register layout
+        // transposed, step 5) is skipped where wgmma reads the buffer: it is
+        // written from any register layout, and an accumulator written as it
+        // is (attention backward's trans(ds) @ k) saves a round trip through
+        // shared memory. (For mma.sync's ldmatrix it saves less and, at 32
+        // queries, costs the fused backward the registers it had left.)
+        if (ir::Instruction* c = asInst(src); view && plan.kind == DotKind::Wgmma && c &&
+                                              c->opcode() == Opcode::ConvertLayout &&
+                                              c->users().size() == 1 && c->operand(0)->type().layout->isDistributed())
+          src = c->operand(0);
         LinearLayout ll = linearOf(src->type());
         // The buffer's contiguous dimension is the one the threads write
         // along: their vectors' when they hold some, else their lanes' (a
@@ -492,7 +502,15 @@ void Assigner::stageDotOperands() {
           staged = b.create(Opcode::LocalLoad, t.withLayout(dotOperandLayout(m_, k, plan.result)), {staged});
       }
       if (staged->name().empty()) staged->setName(x->name());
+      ir::Instruction* was = asInst(x);
       dot->setOperand(size_t(k), staged);
+      // The register transpose a view replaced, and a conversion only it
+      // read, are dead now.
+      while (was && was->users().empty() && (was->opcode() == Opcode::Trans || was->opcode() == Opcode::ConvertLayout)) {
+        ir::Instruction* from = asInst(was->operand(0));
+        was->parent->erase(was);
+        was = from;
+      }
     }
   }
 }

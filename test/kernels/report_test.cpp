@@ -187,6 +187,21 @@ TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   runtime::CompileReport mm = report("examples/matmul.tc", {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}});
   EXPECT_EQ(mm.ptx.find("occupancy_fallback"), std::string::npos);
   EXPECT_EQ(nvptx::withFallbackOccupancy(mm.ptx, mm.facts.kernel), "");
+  // ... unless their estimate is near two programs' budget (within 5/4):
+  // then they ask for two, one where that spills. At 8 warps, 64 x 128
+  // tiles are estimated at 136 registers of 128; ptxas, asked, takes fewer.
+  runtime::ReportOptions near;
+  near.filename = "matmul_masked.tc";
+  near.defines = {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "32"}};
+  near.numWarps = 8;
+  runtime::CompileReport mm8 =
+      runtime::compileReport(readFile(std::string(TRITONC_SOURCE_DIR) + "/bench/kernels/matmul_masked.tc"), near);
+  EXPECT_NE(mm8.ptx.find(".minnctapersm 2"), std::string::npos);
+  EXPECT_NE(mm8.ptx.find("// tritonc: occupancy_fallback 1"), std::string::npos);
+  EXPECT_NE(mm8.resources.askedWhy.find("two asked, one where that spills"), std::string::npos)
+      << mm8.resources.askedWhy;
+  EXPECT_EQ(mm8.resources.spillStores, 0);
+  EXPECT_LE(mm8.resources.registers, 128);
   // On a GPU host the driver's load takes the fallback too.
   if (!nvptx::CudaDriver::get() || nvptx::gpuArch() != "sm_90a") return;
   std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::F32), ir::Type::pointer(ir::Scalar::F32),
