@@ -26,7 +26,15 @@
 // what comes first (the next iteration's copies, its first dot). Its stage
 // may then still be read while iteration i + 1 refills the stage before it,
 // so the ring gets one stage more (when it fits in shared memory).
+//
+// A small vector fetched ahead beside the dot tiles (a row statistic,
+// transform/prefetch.cpp) gets a ring too: staged (local_alloc, then
+// local_load in its registers' layout) where the loop first reads it, its
+// chain is found as an operand's is and copied in the same commit groups.
+// Where the loop is not pipelined the staging is undone: it stays in
+// registers.
 #include <algorithm>
+#include <map>
 
 #include "gpu/layouts.h"
 #include "gpu/passes.h"
@@ -371,24 +379,118 @@ void LoopPipeliner::run() {
 
 }  // namespace
 
+// The heads of the loop's chains of pre-fetched vectors (1-D tiles in
+// registers, loaded in the pre-header and in the loop), each staged where
+// the loop first reads it: after the chain's load in the loop, in its
+// block, which must hold every reader.
+std::vector<ir::Instruction*> stageVectorChains(ir::Module& m, const transform::Loop& loop) {
+  std::vector<ir::Instruction*> staged;
+  std::vector<ir::Instruction*> phis;
+  for (auto& inst : loop.header->instructions())
+    if (inst->opcode() == Opcode::Phi) phis.push_back(inst.get());
+  for (ir::Instruction* phi : phis) {
+    const ir::Type& t = phi->type();
+    if (!t.isTile() || t.shape.size() != 1 || !t.layout || !t.layout->isDistributed() || phi->numOperands() != 2 ||
+        !asInst(incoming(phi, loop.preheader), Opcode::Load))
+      continue;
+    ir::Instruction* tail = phi;  // the chain's load in the loop, at its end
+    for (int n = 0; tail && tail->opcode() == Opcode::Phi && n < 8; ++n) {
+      ir::Value* next = incoming(tail, loop.latch);
+      tail = next ? asInst(next, Opcode::Phi) ? asInst(next, Opcode::Phi) : asInst(next, Opcode::Load) : nullptr;
+    }
+    if (!tail || tail->opcode() != Opcode::Load || !loop.contains(tail->parent)) continue;
+    // Its readers, through conversions (placed where the phi is defined,
+    // in the header): read from the ring in the layout each wants.
+    ir::BasicBlock* bb = tail->parent;
+    std::vector<std::pair<ir::Instruction*, ir::Instruction*>> readers;  // (reader, conversion it reads or null)
+    bool ok = !phi->users().empty();
+    for (ir::Instruction* u : phi->users()) {
+      if (u->opcode() == Opcode::ConvertLayout && loop.contains(u->parent))
+        for (ir::Instruction* w : u->users()) readers.push_back({w, u});
+      else
+        readers.push_back({u, nullptr});
+    }
+    ir::Instruction* first = nullptr;
+    for (auto& [u, conv] : readers) {
+      ok = ok && u->opcode() != Opcode::Phi && u->opcode() != Opcode::LocalAlloc && u->parent == bb &&
+           bb->indexOf(u) > bb->indexOf(tail);
+      if (ok && (!first || bb->indexOf(u) < bb->indexOf(first))) first = u;
+    }
+    if (!ok) continue;
+    ir::Builder b(m);
+    b.setInsertPoint(bb, bb->indexOf(first));
+    b.setLoc(tail->loc);
+    ir::Instruction* alloc = b.create(Opcode::LocalAlloc, t.withLayout(sharedLayout(m, {0}, 0, 0)), {phi});
+    std::map<const ir::Layout*, ir::Instruction*> reads;
+    for (auto& [u, conv] : readers) {
+      const ir::Value* from = conv ? static_cast<const ir::Value*>(conv) : phi;
+      ir::Instruction*& r = reads[from->type().layout];
+      if (!r) {
+        r = b.create(Opcode::LocalLoad, from->type(), {alloc});
+        r->setName(phi->name());
+      }
+      for (size_t k = 0; k < u->numOperands(); ++k)
+        if (u->operand(k) == from) u->setOperand(k, r);
+    }
+    for (auto& [u, conv] : readers)
+      if (conv && conv->parent && conv->users().empty()) conv->parent->erase(conv);
+    staged.push_back(alloc);
+  }
+  return staged;
+}
+
+// Undoes a staging of stageVectorChains (its reads in other layouts
+// become conversions again).
+void unstage(ir::Module& m, ir::Instruction* alloc) {
+  ir::Value* v = alloc->operand(0);
+  std::vector<ir::Instruction*> reads(alloc->users().begin(), alloc->users().end());
+  for (ir::Instruction* r : reads) {
+    if (r->type().layout == v->type().layout) {
+      r->replaceAllUsesWith(v);
+    } else {
+      ir::Builder b(m);
+      b.setInsertPoint(r->parent, r->parent->indexOf(r));
+      b.setLoc(r->loc);
+      ir::Instruction* c = b.create(Opcode::ConvertLayout, r->type(), {v});
+      c->setName(r->name());
+      r->replaceAllUsesWith(c);
+    }
+    r->parent->erase(r);
+  }
+  alloc->parent->erase(alloc);
+}
+
 bool runPipeline(ir::Function& f, const transform::PipelineOptions&) {
   bool changed = false;
   ir::DominatorTree dom(f);
   for (const transform::Loop& loop : transform::findLoops(f, dom)) {
     if (!loop.preheader || !loop.latch) continue;
+    std::vector<ir::Instruction*> vectors = stageVectorChains(*f.parent(), loop);
     std::vector<Chain> chains;
     for (ir::BasicBlock* bb : loop.blocks)
       for (auto& inst : bb->instructions()) {
-        if (inst->opcode() != Opcode::LocalAlloc || inst->numOperands() != 1) continue;
+        if (inst->opcode() != Opcode::LocalAlloc || inst->numOperands() != 1 ||
+            std::count(vectors.begin(), vectors.end(), inst.get()))
+          continue;
         Chain c;
         if (findChain(loop, inst.get(), &c)) chains.push_back(c);
       }
     // One commit group per iteration: every chain runs equally far ahead,
     // and the copies of the loop are issued from one block.
+    auto joins = [&](const Chain& c) {
+      return c.phis.size() == chains[0].phis.size() && c.loads.back()->parent == chains[0].loads.back()->parent &&
+             c.loads.front()->parent == loop.preheader;
+    };
     bool ok = !chains.empty();
-    for (const Chain& c : chains)
-      ok = ok && c.phis.size() == chains[0].phis.size() && c.loads.back()->parent == chains[0].loads.back()->parent &&
-           c.loads.front()->parent == loop.preheader;
+    for (const Chain& c : chains) ok = ok && joins(c);
+    // The vectors join the dot operands' rings, or stay in registers.
+    for (ir::Instruction* alloc : vectors) {
+      Chain c;
+      if (ok && findChain(loop, alloc, &c) && joins(c))
+        chains.push_back(c);
+      else
+        unstage(*f.parent(), alloc);
+    }
     if (!ok) continue;
     // Stable order: as the stagings appear in the function.
     std::sort(chains.begin(), chains.end(), [](const Chain& a, const Chain& b) {

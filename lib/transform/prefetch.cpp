@@ -205,22 +205,52 @@ bool feedsDot(const ir::Instruction& load) {
   return false;
 }
 
+// A vector read beside a dot's tiles (an attention backward's row
+// statistics, lse and delta, per query block), not as an address (a
+// convolution's table of offsets): on the GPU it runs as far ahead as the
+// loop's tiles, and gpu-pipeline copies it into a ring of its own beside
+// theirs (Triton does the same), so it no longer waits at its first use.
+bool smallValueVector(const ir::Instruction& load) {
+  const ir::Type& t = load.type();
+  if (!t.isTile() || t.shape.size() != 1 || t.numElements() > 256 || t.kind == ir::Scalar::Ptr) return false;
+  // Read as an address: it reaches a gep through arithmetic, casts and shapes.
+  std::vector<const ir::Value*> work{&load};
+  for (size_t n = 0; n < work.size(); ++n)
+    for (const ir::Instruction* u : work[n]->users()) {
+      if (u->opcode() == Opcode::Gep) return false;
+      const ir::OpCategory c = ir::opcodeCategory(u->opcode());
+      const bool passes = c == ir::OpCategory::Binary || c == ir::OpCategory::Unary || u->opcode() == Opcode::Cast ||
+                          u->opcode() == Opcode::Broadcast || u->opcode() == Opcode::Reshape ||
+                          u->opcode() == Opcode::Select;
+      if (passes && work.size() < 64) work.push_back(u);
+    }
+  return true;
+}
+
+// Whether the GPU can copy `load` (a dot's) asynchronously: in vectors of
+// 4 bytes or more.
+bool copiesAsync(const ir::Instruction& load, const analysis::AxisInfoAnalysis& axis) {
+  size_t dim = 0;
+  int64_t vec = axis.vectorWidth(load.operand(0), 16, &dim);
+  if (load.numOperands() >= 2) vec = std::min(vec, axis.get(load.operand(1)).constancy[dim]);
+  return vec * ir::byteSize(load.type().kind) >= 4;
+}
+
 // How far ahead `load` is fetched, 0 for not at all. For the GPU (`axis`
 // given): `distance` for a load that can become an asynchronous copy (it
-// feeds a dot, in vectors of 4 bytes or more), one iteration for a dot's
-// load that will wait in registers (see runPrefetch), and none for a load
-// that feeds no dot: as in Triton, a loop that only streams memory is left
-// to the warps in flight; a tile held in registers across iterations costs
-// them (layer norm at N = 1024 and 8192 on the H100: 10% slower).
-int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisInfoAnalysis* axis) {
+// feeds a dot, copiesAsync), one iteration for a dot's load that will wait
+// in registers (see runPrefetch), `vectorDistance` for a small vector
+// (smallValueVector: as far as the loop's copied tiles, none without
+// them), and none for other loads that feed no dot: as in Triton, a loop
+// that only streams memory is left to the warps in flight; a tile held in
+// registers across iterations costs them (layer norm at N = 1024 and 8192
+// on the H100: 10% slower).
+int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisInfoAnalysis* axis, int vectorDistance) {
   if (!axis) return distance;
   const ir::Type& t = load.type();
-  if (!t.isTile() || !feedsDot(load)) return 0;
-  if (distance <= 1) return distance;
-  size_t dim = 0;
-  int64_t vec = axis->vectorWidth(load.operand(0), 16, &dim);
-  if (load.numOperands() >= 2) vec = std::min(vec, axis->get(load.operand(1)).constancy[dim]);
-  return vec * ir::byteSize(t.kind) >= 4 ? distance : 1;
+  if (!t.isTile()) return 0;
+  if (!feedsDot(load)) return smallValueVector(load) ? vectorDistance : 0;
+  return distance <= 1 || copiesAsync(load, *axis) ? distance : 1;
 }
 
 // The pointer arguments a loop writes through (stores, atomics), or false
@@ -271,6 +301,14 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
   for (int k = 0; k <= distance; ++k)
     if (!firstCheck.clonable(loopCond, k, budget)) return false;
 
+  // How far the vectors go: as far as the tiles the GPU copies (none
+  // where it copies none: rings to join, gpu-pipeline.cpp).
+  int vectorDistance = 0;
+  for (ir::BasicBlock* bb : loop.blocks)
+    for (auto& i : bb->instructions())
+      if (axis && i->opcode() == Opcode::Load && i->type().isTile() && feedsDot(*i) && clearOfWrites(*i, written) &&
+          copiesAsync(*i, *axis))
+        vectorDistance = distance;
   std::vector<ir::Instruction*> loads;
   std::vector<int> dist;  // per load
   for (ir::BasicBlock* bb : loop.blocksInOrder) {  // in function order, for a stable result
@@ -279,7 +317,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     for (auto& inst : bb->instructions()) {
       if (inst->opcode() != Opcode::Load || !clearOfWrites(*inst, written)) continue;
       size_t b2 = kMaxClonedChain;
-      int d = distanceOf(*inst, distance, axis);
+      int d = distanceOf(*inst, distance, axis, vectorDistance);
       if (d == 0) continue;
       // Clonable for the first iterations (pre-header) and for the one
       // `d` ahead, recomputed at the top of the load's block.

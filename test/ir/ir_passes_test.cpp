@@ -37,6 +37,7 @@ TEST_P(IrCaseTest, Check) {
     transform::PipelineOptions opts;
     opts.numStages = c.numStages;
     if (!c.target.empty()) opts.target = c.target;
+    opts.asyncCopies = !c.target.empty();  // pre-fetching as for the GPU (optimize_for_launch.cpp)
     opts.numWarps = c.numWarps;
     opts.multicast = c.numCtas > 1;
     opts.multicastAlongY = c.numCtas == 4;

@@ -305,6 +305,7 @@ TEST_P(PassSemantics, SameResults) {
       transform::PipelineOptions opts;
       opts.numStages = v.stages;
       if (!v.gpuTarget.empty()) opts.target = v.gpuTarget;
+      opts.asyncCopies = !v.gpuTarget.empty();  // pre-fetching as for the GPU (optimize_for_launch.cpp)
       opts.numWarps = v.numWarps;
       opts.multicast = v.numCtas > 1;
       opts.multicastAlongY = v.numCtas == 4;
