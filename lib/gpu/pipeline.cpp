@@ -377,8 +377,6 @@ void LoopPipeliner::run() {
     for (const AsyncDot& a : asyncDots) makeDotAsync(a);
 }
 
-}  // namespace
-
 // The heads of the loop's chains of pre-fetched vectors (1-D tiles in
 // registers, loaded in the pre-header and in the loop), each staged where
 // the loop first reads it: after the chain's load in the loop, in its
@@ -459,6 +457,8 @@ void unstage(ir::Module& m, ir::Instruction* alloc) {
   }
   alloc->parent->erase(alloc);
 }
+
+}  // namespace
 
 bool runPipeline(ir::Function& f, const transform::PipelineOptions&) {
   bool changed = false;

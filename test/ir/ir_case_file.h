@@ -3,7 +3,8 @@
 // Each case has, in comment lines:
 //   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N | target=sm_90a | num_warps=N
 //        | num_ctas=1|2|4
-//        (once; keys may be combined; target, num_warps and num_ctas are the GPU passes')
+//        (once; keys may be combined; target, num_warps and num_ctas are the GPU passes';
+//        with a target, `prefetch` pre-fetches as for the GPU: asyncCopies)
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
 //                                          for pass_semantics_test, see there)
@@ -45,7 +46,7 @@ struct IrCase {
   std::string passes;     // RUN: passes=
   std::string analysis;   // RUN: analysis=
   int numStages = transform::PipelineOptions::kDefaultNumStages;  // RUN: num_stages=
-  std::string target;     // RUN: target= (the GPU passes' target)
+  std::string target;     // RUN: target= (the GPU passes' target; pre-fetching as for the GPU)
   int numWarps = 4;       // RUN: num_warps=
   int numCtas = 2;        // RUN: num_ctas= (gpu-multicast: 2 pairs along x, as PipelineOptions' default; 4 along y too)
   std::vector<lang::Define> defines;
