@@ -10,6 +10,8 @@
 # (aot: the runtime-only library built on its own, TRITONC_RUNTIME_ONLY, running
 # a kernel that this build's `tritonc compile` made for the GPU; ctest has the
 # other ahead-of-time round trips on the GPU: CLI, C API, Python's CUDA tensors.)
+# (sanitizer: the examples under memcheck and racecheck; with python too,
+# the DSL's attention backward tests on CUDA under both.)
 # (dsl: bench/dsl_bench.py, the Python DSL's kernels beside Triton 3.6 running
 # the same functions.)
 # (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
@@ -149,6 +151,19 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
     else
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"
       status=1
+    fi
+    # The DSL's attention backward under compute-sanitizer (with the python
+    # and sanitizer steps): wgmma, cp.async rings of tiles and of row
+    # statistics, atomics; the examples above have no such kernel.
+    if step python && step sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
+      for tool in memcheck racecheck; do
+        f="$OUT_DIR/sanitizer-dsl-attention-bwd-$tool.txt"
+        TRITONC_LANGUAGE_BACKENDS=cuda PYTHONPATH="$BUILD/python" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+          python3 -m pytest -q -x python/tests/test_dsl_attention_bwd.py > "$f" 2>&1
+        rc=$?
+        log "compute-sanitizer $tool, DSL attention backward: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1); $(grep -E 'passed|failed' "$f" | tail -1)"
+        [ $rc -ne 0 ] && status=1
+      done
     fi
     if step launch; then
       PYTHONPATH="$BUILD/python" python3 bench/launch_overhead.py "$OUT_DIR/launch.json" > "$OUT_DIR/launch.txt" 2>&1 ||
