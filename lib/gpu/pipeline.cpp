@@ -430,8 +430,11 @@ std::vector<ir::Instruction*> stageVectorChains(ir::Module& m, const transform::
       for (size_t k = 0; k < u->numOperands(); ++k)
         if (u->operand(k) == from) u->setOperand(k, r);
     }
+    std::vector<ir::Instruction*> convs;  // each once: several readers may share one
     for (auto& [u, conv] : readers)
-      if (conv && conv->parent && conv->users().empty()) conv->parent->erase(conv);
+      if (conv && std::find(convs.begin(), convs.end(), conv) == convs.end()) convs.push_back(conv);
+    for (ir::Instruction* conv : convs)
+      if (conv->users().empty()) conv->parent->erase(conv);
     staged.push_back(alloc);
   }
   return staged;
