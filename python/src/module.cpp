@@ -25,6 +25,7 @@
 #include "runtime/loaded_kernel.h"
 #include "support/diagnostic.h"
 #include "target/cpu/cpu_backend.h"
+#include "target/nvptx/gpu_runner.h"
 
 namespace nb = nanobind;
 using namespace tritonc;
@@ -142,6 +143,16 @@ class PyKernel {
     runtime::PreparedLaunch p = k_->prepared(b.args);
     if (!p) return nb::none();
     return nb::str(p.config->text().c_str());
+  }
+
+  // Bytes of local memory per thread (spilled registers, as the driver
+  // reports them) of the code that calls with `args` launched on the GPU;
+  // -1 where none was launched there (another target, or no call yet).
+  int64_t local_bytes(const nb::list& args) {
+    Bound b = bind(convert(args));
+    runtime::PreparedLaunch p = k_->prepared(b.args);
+    if (!p || !p.compiled->gpu) return -1;
+    return p.compiled->gpu->localBytes();
   }
 
   // The PTX of the first configuration, specialized for `args` (a GPU
@@ -764,6 +775,7 @@ NB_MODULE(_tritonc, m) {
       .def("tune", &PyKernel::tune)
       .def("chosen", &PyKernel::chosen)
       .def("ptx", &PyKernel::ptx)
+      .def("local_bytes", &PyKernel::local_bytes)
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)
       .def_prop_ro("name", &PyKernel::name);

@@ -83,6 +83,7 @@ class Autotuner(_Wrapper):
         self.persist = cache_results
         self.best_config = None
         self.timings = {}
+        self.spills = {}  # repr(config): spilled bytes per thread, of the last tuning
         self._key_index = None
 
     def _record_path(self, key):
@@ -95,7 +96,7 @@ class Autotuner(_Wrapper):
         h = hashlib.sha256(repr((src, [repr(c) for c in self.configs], key)).encode()).hexdigest()[:32]
         return os.path.join(_cache_dir(), jf.__name__ + "-" + h + ".json")
 
-    def _time(self, config, args, kwargs, grid):
+    def _time(self, config, args, kwargs, grid, untimed_spills=True):
         from .testing import do_bench
         named = self.named(args, kwargs)
         saved = {n: _snapshot(named[n]) for n in self.restore_value if n in named}
@@ -106,9 +107,16 @@ class Autotuner(_Wrapper):
                 _zero(named.get(n))
             if config.pre_hook is not None:
                 config.pre_hook(dict(named, **config.kwargs))
-            self.fn.run(*args, grid=grid, **merged)
+            return self.fn.run(*args, grid=grid, **merged)
 
         try:
+            if untimed_spills:
+                # The first call compiles and loads it: a configuration whose
+                # registers spill (the driver says) is timed only if all do.
+                local = _local_bytes(call())
+                if local > 0:
+                    self.spills[repr(config)] = local
+                    return None
             if self.bench is not None:
                 return self.bench(call)
             # The median, as Triton's tuner compares: a few slow calls (a clock
@@ -132,9 +140,19 @@ class Autotuner(_Wrapper):
         if model is not None and top_k:
             k = int(top_k * len(configs)) if isinstance(top_k, float) and top_k <= 1 else int(top_k)
             configs = sorted(configs, key=lambda c: model(**dict(named, **c.all_kwargs())))[:k]
-        self.errors = {}
+        self.errors, self.spills = {}, {}
         t0 = time.perf_counter()
         self.timings = {c: self._time(c, args, kwargs, grid) for c in configs}
+        # Spilling configurations are skipped where another runs without
+        # spilling, else timed as the rest (as the runtime's tuner does).
+        spilled = [c for c, t in self.timings.items() if t is None]
+        ran_clean = any(t is not None and t != float("inf") for t in self.timings.values())
+        for c in spilled:
+            if ran_clean:
+                self.timings[c] = float("inf")
+                self.errors[repr(c)] = "spills %d bytes per thread; skipped, others do not" % self.spills[repr(c)]
+            else:
+                self.timings[c] = self._time(c, args, kwargs, grid, untimed_spills=False)
         self.bench_time = time.perf_counter() - t0
         best = min(self.timings, key=self.timings.get)
         if self.timings[best] == float("inf"):
@@ -197,6 +215,13 @@ class Autotuner(_Wrapper):
             os.replace(tmp, path)
         except (OSError, ValueError):
             pass  # an unwritable cache costs a re-tune, nothing else
+
+
+def _local_bytes(result):
+    """Spilled bytes per thread of what a kernel call returned (a
+    CompiledKernel launched on the GPU), 0 where unknown."""
+    local = getattr(result, "local_bytes", None)
+    return max(0, int(local())) if callable(local) else 0
 
 
 def _host_array(x):

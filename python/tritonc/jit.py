@@ -268,6 +268,14 @@ class CompiledKernel:
     def n_spills(self):
         return self._resource("spill_stores")
 
+    def local_bytes(self):
+        """Bytes of local memory per thread (spilled registers) of this code
+        as the driver loaded it for its last launch from Python on the GPU;
+        -1 where it has not been launched there (autotune skips spilling
+        configurations, as the runtime's tuner does)."""
+        launched = getattr(self, "_launched", None)
+        return -1 if launched is None else int(self.kernel.local_bytes(launched))
+
     @property
     def metadata(self):
         import types
@@ -545,6 +553,7 @@ class JITFunction(_tritonc.JitLauncher):
                 stream = torch.cuda.current_stream().cuda_stream
         compiled.kernel.launch(converted, grid, stream)
         if on_device:
+            compiled._launched = converted  # what local_bytes() looks its code up by
             self._remember_call(compiled, args, given, num_warps, num_stages)
         return compiled
 

@@ -1,0 +1,105 @@
+"""tritonc.autotune skips configurations whose registers spill where others
+do not, as the runtime's tuner does (lib/runtime/trial_runs.cpp), and times
+them as the rest where all spill. The spills come from what a call returns
+(CompiledKernel.local_bytes: the driver's figure after a launch on the GPU);
+here a stand-in kernel reports them, with random times and spill sizes."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+rng = np.random.default_rng()
+
+
+class _Result:
+    def __init__(self, ms, local):
+        self.ms, self.local = ms, local
+
+    def local_bytes(self):
+        return self.local
+
+
+class _FakeKernel:
+    """Answers each configuration (its BLOCK) with a time and spilled bytes."""
+    arg_names = ["X", "N"]
+    __name__ = "fake"
+
+    def __init__(self, table):
+        self.table = table  # BLOCK: (ms, local bytes)
+        self.calls = {}
+
+    def run(self, *args, grid, **kwargs):
+        block = kwargs["BLOCK"]
+        self.calls[block] = self.calls.get(block, 0) + 1
+        return _Result(*self.table[block])
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+
+def tuned(table):
+    fake = _FakeKernel(table)
+    configs = [tritonc.Config({"BLOCK": b}) for b in table]
+    tuner = tritonc.autotune(configs=configs, key=["N"], cache_results=False,
+                             do_bench=lambda call: call().ms)(fake)
+    tuner[(1,)](None, int(rng.integers(1, 1000)))
+    return tuner, fake
+
+
+def test_spilling_configurations_are_skipped_where_others_do_not_spill():
+    times = rng.permutation(np.arange(1, 6)).astype(float)
+    spills = [0, 0, 16, 64, 8]
+    fastest = int(np.argmin(times))
+    spills[fastest] = int(rng.integers(4, 512))  # the fastest spills: it must not be chosen
+    table = {16 << k: (times[k], spills[k]) for k in range(5)}
+    tuner, fake = tuned(table)
+    clean = [b for b, (_, s) in table.items() if s == 0]
+    assert tuner.best_config.kwargs["BLOCK"] == min(clean, key=lambda b: table[b][0])
+    assert {c.kwargs["BLOCK"] for c in tuner.configs if repr(c) in tuner.spills} == \
+        {b for b, (_, s) in table.items() if s > 0}
+    for c in tuner.configs:
+        block = c.kwargs["BLOCK"]
+        if table[block][1] > 0:
+            assert tuner.timings[c] == float("inf")
+            assert "spills %d bytes" % table[block][1] in tuner.errors[repr(c)]
+            assert fake.calls[block] == 1  # compiled and loaded once, never timed
+        else:
+            assert tuner.timings[c] == table[block][0]
+
+
+@pytest.mark.parametrize("all_spill", [True, False])
+def test_where_all_spill_they_are_timed_as_the_rest(all_spill):
+    times = rng.permutation(np.arange(1, 5)).astype(float)
+    table = {32 << k: (times[k], int(rng.integers(4, 256)) if all_spill else 0) for k in range(4)}
+    tuner, _ = tuned(table)
+    assert tuner.best_config.kwargs["BLOCK"] == min(table, key=lambda b: table[b][0])
+    assert all(tuner.timings[c] == table[c.kwargs["BLOCK"]][0] for c in tuner.configs)
+    assert bool(tuner.spills) == all_spill
+
+
+@pytest.fixture(params=__import__("dsl_backends").language_backends())
+def backend(request, monkeypatch):
+    import dsl_backends
+    return dsl_backends.use(monkeypatch, request.param)
+
+
+def test_local_bytes_of_a_launched_kernel(backend):
+    """CompiledKernel.local_bytes(): the driver's figure after a launch on
+    the GPU (0 for a vector add, which spills nothing); -1 elsewhere."""
+    import dsl_kernels as K
+    n = int(rng.integers(100, 5000))
+    x, y = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
+    args = [x, y, np.full(n, np.nan, np.float32)]
+    if backend == "cuda":
+        import torch
+        args = [torch.from_numpy(a).cuda() for a in args]
+    # .run: the Python launch path, which returns the compiled kernel
+    compiled = K.add_kernel.run(*args, n, grid=(tritonc.cdiv(n, 256),), BLOCK_SIZE=256)
+    out = args[2].cpu().numpy() if backend == "cuda" else args[2]
+    np.testing.assert_array_equal(out, x + y)
+    assert compiled.local_bytes() == (0 if backend == "cuda" else -1)
