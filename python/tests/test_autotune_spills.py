@@ -103,3 +103,30 @@ def test_local_bytes_of_a_launched_kernel(backend):
     out = args[2].cpu().numpy() if backend == "cuda" else args[2]
     np.testing.assert_array_equal(out, x + y)
     assert compiled.local_bytes() == (0 if backend == "cuda" else -1)
+
+
+def test_progress_on_request(monkeypatch, capsys):
+    """TRITONC_TUNE_VERBOSE=1: a line per configuration (n of N, its time or
+    why it was skipped, the best so far) and the choice, as the runtime's
+    tuner prints; TRITON_PRINT_AUTOTUNING=1 (Triton's): the choice only."""
+    times = rng.permutation(np.arange(1, 4)).astype(float)
+    table = {64 << k: (times[k], 0) for k in range(3)}
+    spiller = 64 << int(rng.integers(0, 3))
+    table[spiller] = (table[spiller][0], 24)
+    monkeypatch.setenv("TRITONC_TUNE_VERBOSE", "1")
+    tuner, _ = tuned(table)
+    err = capsys.readouterr().err.splitlines()
+    lines = [e for e in err if "configuration" in e and " of 3 " in e]
+    assert len(lines) == 3, err
+    for k, (block, (ms, local)) in enumerate(table.items()):
+        assert lines[k].startswith("  configuration %d of 3 (Config({BLOCK: %d}" % (k + 1, block))
+        assert ("spills 24 bytes" in lines[k]) == (block == spiller)
+        assert (("%.4f ms" % ms) in lines[k]) == (block != spiller)
+    best = tuner.best_config.kwargs["BLOCK"]
+    assert "best so far %.4f ms" % table[best][0] in lines[-1]
+    assert any("best config selected" in e and "BLOCK: %d" % best in e for e in err)
+    monkeypatch.delenv("TRITONC_TUNE_VERBOSE")
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    tuned(table)
+    err = capsys.readouterr().err.splitlines()
+    assert not any(" of 3 " in e for e in err) and any("best config selected" in e for e in err), err

@@ -8,6 +8,7 @@ timing."""
 import hashlib
 import json
 import os
+import sys
 import time
 
 
@@ -142,7 +143,20 @@ class Autotuner(_Wrapper):
             configs = sorted(configs, key=lambda c: model(**dict(named, **c.all_kwargs())))[:k]
         self.errors, self.spills = {}, {}
         t0 = time.perf_counter()
-        self.timings = {c: self._time(c, args, kwargs, grid) for c in configs}
+        self.timings = {}
+        say = _progress()
+        for i, c in enumerate(configs):
+            self.timings[c] = t = self._time(c, args, kwargs, grid)
+            if say:
+                done = {k: v for k, v in self.timings.items() if v is not None and v != float("inf")}
+                what = ("%.4f ms" % t if t is not None and t != float("inf") else
+                        "spills %d bytes per thread, timed only if all do" % self.spills[repr(c)] if t is None else
+                        "skipped: %s" % self.errors.get(repr(c), "?").splitlines()[0])
+                line = "  configuration %d of %d (%r): %s" % (i + 1, len(configs), c, what)
+                if done:
+                    b = min(done, key=done.get)
+                    line += "; best so far %.4f ms (%r)" % (done[b], b)
+                say(line)
         # Spilling configurations are skipped where another runs without
         # spilling, else timed as the rest (as the runtime's tuner does).
         spilled = [c for c, t in self.timings.items() if t is None]
@@ -158,6 +172,9 @@ class Autotuner(_Wrapper):
         if self.timings[best] == float("inf"):
             raise RuntimeError("no configuration of %s runs:\n  " % self.__name__ +
                                "\n  ".join("%s: %s" % kv for kv in self.errors.items()))
+        if say or os.environ.get("TRITON_PRINT_AUTOTUNING", "0") not in ("", "0"):
+            print("tritonc autotuning for function %s finished after %.2fs; best config selected: %r;"
+                  % (self.__name__, self.bench_time, best), file=sys.stderr)
         return best
 
     def _key(self, args, kwargs):
@@ -215,6 +232,14 @@ class Autotuner(_Wrapper):
             os.replace(tmp, path)
         except (OSError, ValueError):
             pass  # an unwritable cache costs a re-tune, nothing else
+
+
+def _progress():
+    """A line printer for TRITONC_TUNE_VERBOSE=1 (as the runtime's tuner:
+    each configuration's time, n of N, the best so far), else None."""
+    if os.environ.get("TRITONC_TUNE_VERBOSE") != "1":
+        return None
+    return lambda line: print(line, file=sys.stderr)
 
 
 def _local_bytes(result):
