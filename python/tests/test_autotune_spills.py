@@ -1,8 +1,10 @@
-"""tritonc.autotune skips configurations whose registers spill where others
-do not, as the runtime's tuner does (lib/runtime/trial_runs.cpp), and times
-them as the rest where all spill. The spills come from what a call returns
-(CompiledKernel.local_bytes: the driver's figure after a launch on the GPU);
-here a stand-in kernel reports them, with random times and spill sizes."""
+"""tritonc.autotune's shortcuts, as the runtime's tuner takes them
+(lib/runtime/trial_runs.cpp): configurations whose registers spill are
+skipped where others do not, and timed as the rest where all spill (the
+spills come from what a call returns, CompiledKernel.local_bytes: the
+driver's figure after a launch on the GPU); a configuration clearly slower
+than the best so far after a short run is timed no more; progress lines on
+request. A stand-in kernel reports random times and spill sizes."""
 import os
 import sys
 
@@ -130,3 +132,33 @@ def test_progress_on_request(monkeypatch, capsys):
     tuned(table)
     err = capsys.readouterr().err.splitlines()
     assert not any(" of 3 " in e for e in err) and any("best config selected" in e for e in err), err
+
+
+def test_clearly_slower_configurations_stop_early(monkeypatch):
+    """Each configuration after the first gets a short run first (a few ms
+    of calls); one already 30% slower than the best so far is timed no more,
+    the others as before. The choice is the fastest either way."""
+    from tritonc import autotuner, testing
+    times = rng.permutation(np.geomspace(1.0, 8.0, 6))
+    table = {16 << k: (float(times[k]), 0) for k in range(6)}
+    reps = {}
+
+    def fake_bench(call, warmup=25, rep=100, return_mode="mean", **kw):
+        r = call()
+        reps.setdefault(r.ms, []).append(rep)
+        return r.ms
+
+    monkeypatch.setattr(testing, "do_bench", fake_bench)
+    fake = _FakeKernel(table)
+    configs = [tritonc.Config({"BLOCK": b}) for b in table]
+    tuner = tritonc.autotune(configs=configs, key=["N"], cache_results=False, warmup=5, rep=40)(fake)
+    tuner[(1,)](None, int(rng.integers(1, 1000)))
+    assert tuner.best_config.kwargs["BLOCK"] == min(table, key=lambda b: table[b][0])
+    best = float("inf")
+    for c in configs:
+        ms = table[c.kwargs["BLOCK"]][0]
+        early = best != float("inf") and ms > autotuner._CLEARLY_SLOWER * best
+        assert (repr(c) in tuner.stopped_early) == early
+        # the first has no short run; a clearly slower one only that; the others both
+        assert reps[ms] == ([] if best == float("inf") else [autotuner._QUICK_MS]) + ([] if early else [40])
+        best = min(best, ms)

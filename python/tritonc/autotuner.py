@@ -85,6 +85,7 @@ class Autotuner(_Wrapper):
         self.best_config = None
         self.timings = {}
         self.spills = {}  # repr(config): spilled bytes per thread, of the last tuning
+        self.stopped_early = set()  # repr(config) of those timed by their short run only
         self._key_index = None
 
     def _record_path(self, key):
@@ -98,7 +99,7 @@ class Autotuner(_Wrapper):
         return os.path.join(_cache_dir(), jf.__name__ + "-" + h + ".json")
 
     def _time(self, config, args, kwargs, grid, untimed_spills=True):
-        from .testing import do_bench
+        from . import testing
         named = self.named(args, kwargs)
         saved = {n: _snapshot(named[n]) for n in self.restore_value if n in named}
         merged = dict(kwargs, **config.all_kwargs())
@@ -121,8 +122,16 @@ class Autotuner(_Wrapper):
             if self.bench is not None:
                 return self.bench(call)
             # The median, as Triton's tuner compares: a few slow calls (a clock
-            # change, a flush that lands badly) do not decide the choice.
-            return do_bench(call, warmup=self.warmup, rep=self.rep, return_mode="median")
+            # change, a flush that lands badly) do not decide the choice. A
+            # short run first: one already clearly slower than the best so
+            # far is timed no more (as the runtime's tuner does).
+            best = min((t for t in self.timings.values() if t is not None), default=float("inf"))
+            if best != float("inf"):
+                quick = testing.do_bench(call, warmup=1, rep=_QUICK_MS, return_mode="median")
+                if quick > _CLEARLY_SLOWER * best:
+                    self.stopped_early.add(repr(config))
+                    return quick
+            return testing.do_bench(call, warmup=self.warmup, rep=self.rep, return_mode="median")
         except Exception as e:  # a configuration that does not compile or run is skipped
             self.errors[repr(config)] = str(e)
             return float("inf")
@@ -141,7 +150,7 @@ class Autotuner(_Wrapper):
         if model is not None and top_k:
             k = int(top_k * len(configs)) if isinstance(top_k, float) and top_k <= 1 else int(top_k)
             configs = sorted(configs, key=lambda c: model(**dict(named, **c.all_kwargs())))[:k]
-        self.errors, self.spills = {}, {}
+        self.errors, self.spills, self.stopped_early = {}, {}, set()
         t0 = time.perf_counter()
         self.timings = {}
         say = _progress()
@@ -149,7 +158,8 @@ class Autotuner(_Wrapper):
             self.timings[c] = t = self._time(c, args, kwargs, grid)
             if say:
                 done = {k: v for k, v in self.timings.items() if v is not None and v != float("inf")}
-                what = ("%.4f ms" % t if t is not None and t != float("inf") else
+                early = " (stopped early)" if repr(c) in self.stopped_early else ""
+                what = ("%.4f ms%s" % (t, early) if t is not None and t != float("inf") else
                         "spills %d bytes per thread, timed only if all do" % self.spills[repr(c)] if t is None else
                         "skipped: %s" % self.errors.get(repr(c), "?").splitlines()[0])
                 line = "  configuration %d of %d (%r): %s" % (i + 1, len(configs), c, what)
@@ -232,6 +242,12 @@ class Autotuner(_Wrapper):
             os.replace(tmp, path)
         except (OSError, ValueError):
             pass  # an unwritable cache costs a re-tune, nothing else
+
+
+# A configuration whose short run (_QUICK_MS of calls) is this much slower
+# than the best so far is not timed further.
+_QUICK_MS = 3
+_CLEARLY_SLOWER = 1.3
 
 
 def _progress():
