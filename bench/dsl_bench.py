@@ -286,6 +286,18 @@ def bwd_forward(mod, q, k, v, scale, causal, D):
     return o, lse, delta, [torch.empty_like(q) for _ in range(3)]
 
 
+def time_configs(name, configs, run):
+    """do_bench's median of run(cfg) for each configuration; one that fails
+    is reported and left out."""
+    times = {}
+    for cfg in configs:
+        try:
+            times[cfg] = do_bench(lambda c=cfg: run(c), return_mode="median")
+        except Exception as e:  # noqa: BLE001
+            print("  %s %s failed: %s" % (name, cfg, str(e).splitlines()[0]))
+    return times
+
+
 BWD_SPACE = {"attention_bwd_dkdv": ((32, 128, 4, 3), (64, 128, 8, 3), (32, 64, 4, 3), (64, 64, 4, 3)),
              "attention_bwd_dq": ((128, 32, 4, 3), (128, 64, 8, 3), (64, 64, 4, 3), (64, 32, 4, 3))}
 if want("attention_bwd"):
@@ -310,14 +322,8 @@ if want("attention_bwd"):
                 # Each kernel's configuration chosen by timing the whole backward, the other kernel fixed.
                 best = [BWD_SPACE["attention_bwd_dkdv"][0], BWD_SPACE["attention_bwd_dq"][0]]
                 for slot, name in enumerate(("attention_bwd_dkdv", "attention_bwd_dq")):
-                    times = {}
-                    for cfg in BWD_SPACE[name]:
-                        trial = list(best)
-                        trial[slot] = cfg
-                        try:
-                            times[cfg] = do_bench(lambda t=trial: call(*t), return_mode="median")
-                        except Exception as e:  # noqa: BLE001
-                            print("  %s %s failed: %s" % (name, cfg, str(e).splitlines()[0]))
+                    times = time_configs(name, BWD_SPACE[name],
+                                         lambda cfg: call(*(best[:slot] + [cfg] + best[slot + 1:])))
                     best[slot] = min(times, key=times.get)
                 # Where the time goes: each kernel alone at the chosen configurations.
                 bm, bn, w, st = best[0]
@@ -376,12 +382,7 @@ if want("attention_bwd_fused"):
                                                                CAUSAL=causal, num_warps=w, num_stages=st)
                     torch.mul(dq_acc, scale, out=grads[0])
 
-                times = {}
-                for cfg in FUSED_SPACE:
-                    try:
-                        times[cfg] = do_bench(lambda c=cfg: call(c), return_mode="median")
-                    except Exception as e:  # noqa: BLE001
-                        print("  attention_bwd_fused %s failed: %s" % (cfg, str(e).splitlines()[0]))
+                times = time_configs("attention_bwd_fused", FUSED_SPACE, call)
                 best = min(times, key=times.get)
                 for g in grads:
                     g.fill_(float("nan"))

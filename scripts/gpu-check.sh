@@ -195,42 +195,33 @@ if step bench; then
   fi
   log "bench: see bench.txt / bench.json"
 fi
-if step shapes; then
-  # The user-style kernels (masked, ragged) beside cuBLAS/cuDNN/torch and Triton.
-  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/shapes.py "$OUT_DIR" ${SHAPES_ARGS:-} > "$OUT_DIR/shapes.txt" 2>&1; then
-    log "shapes bench: $(grep -c tritonc "$OUT_DIR/shapes.txt") rows of ours (shapes.txt / shapes.json / shapes.png)"
+# A Python benchmark step: `py_bench LABEL OUT SUMMARY SCRIPT ARGS...` runs
+# SCRIPT with the built package into $OUT_DIR/OUT and logs LABEL with
+# SUMMARY (a command line, evaluated after the run), or its failure.
+py_bench() {
+  local label=$1 out="$OUT_DIR/$2" summary=$3
+  shift 3
+  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 "$@" > "$out" 2>&1; then
+    log "$label: $(eval "$summary")"
   else
-    log "shapes bench FAILED: $(tail -3 "$OUT_DIR/shapes.txt" | tr '\n' ';')"
+    log "$label FAILED: $(tail -3 "$out" | tr '\n' ';')"
     status=1
   fi
-fi
-if step dsl; then
-  # The Python DSL's kernels beside Triton running the same functions (bench/dsl_bench.py).
-  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/dsl_bench.py "$OUT_DIR" > "$OUT_DIR/dsl.txt" 2>&1; then
-    log "dsl bench: $(grep -c . "$OUT_DIR/dsl.txt") lines (dsl.txt / dsl.json)"
-  else
-    log "dsl bench FAILED: $(tail -3 "$OUT_DIR/dsl.txt" | tr '\n' ';')"
-    status=1
-  fi
-fi
-if step multicast; then
-  # B's boxes multicast to pairs of programs, and not, alternately (bench/multicast_ab.py).
-  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/multicast_ab.py "$OUT_DIR" > "$OUT_DIR/multicast.txt" 2>&1; then
-    log "multicast A/B: $(tr '\n' ';' < "$OUT_DIR/multicast.txt")"
-  else
-    log "multicast A/B FAILED: $(tail -3 "$OUT_DIR/multicast.txt" | tr '\n' ';')"
-    status=1
-  fi
-fi
-if step sweep; then
-  # The masked matmul's whole configuration space beside cuBLAS (bench/matmul_sweep.py).
-  if PYTHONPATH="$BUILD/python" PYTHONUNBUFFERED=1 python3 bench/matmul_sweep.py "$OUT_DIR" ${SWEEP_SHAPES:-} > "$OUT_DIR/sweep.txt" 2>&1; then
-    log "matmul sweep: $(grep -c 'of cuBLAS' "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"
-  else
-    log "matmul sweep FAILED: $(tail -3 "$OUT_DIR/sweep.txt" | tr '\n' ';')"
-    status=1
-  fi
-fi
+}
+# The user-style kernels (masked, ragged) beside cuBLAS/cuDNN/torch and Triton.
+step shapes && py_bench "shapes bench" shapes.txt \
+  'echo "$(grep -c tritonc "$OUT_DIR/shapes.txt") rows of ours (shapes.txt / shapes.json / shapes.png)"' \
+  bench/shapes.py "$OUT_DIR" ${SHAPES_ARGS:-}
+# The Python DSL's kernels beside Triton running the same functions.
+step dsl && py_bench "dsl bench" dsl.txt 'echo "$(grep -c . "$OUT_DIR/dsl.txt") lines (dsl.txt / dsl.json)"' \
+  bench/dsl_bench.py "$OUT_DIR"
+# B's boxes multicast to pairs of programs, and not, alternately.
+step multicast && py_bench "multicast A/B" multicast.txt 'tr "\n" ";" < "$OUT_DIR/multicast.txt"' \
+  bench/multicast_ab.py "$OUT_DIR"
+# The masked matmul's whole configuration space beside cuBLAS.
+step sweep && py_bench "matmul sweep" sweep.txt \
+  'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
+  bench/matmul_sweep.py "$OUT_DIR" ${SWEEP_SHAPES:-}
 if [ "${BUNDLE:-0}" = 1 ]; then
   files=$(cd "$OUT_DIR" && find . -maxdepth 1 -type f ! -name summary.txt ! -name bundle.tar.gz -printf '%P\n')
   if [ -n "$files" ] && (cd "$OUT_DIR" && tar czf bundle.tar.gz $files && rm -f $files); then
