@@ -25,6 +25,8 @@ hints: the clamped-index matmul of Triton's persistent-matmul tutorial
 (python/tests/hint_kernels.py) with and without tl.multiple_of/max_contiguous.
 fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
 Triton 3.6 running it and torch._scaled_mm (cuBLAS).
+DSL_AB=NAME=VALUE also times our kernels compiled with that environment
+variable set (column tritonc-ab): a compiler switch A/B in one run.
 """
 import importlib.util
 import json
@@ -112,17 +114,46 @@ def timed(call, out, ref):
     return do_bench(call, return_mode="median"), err
 
 
+# DSL_AB=NAME=VALUE: our kernels are also timed as "tritonc-ab", compiled
+# (fresh copies of the modules, their own caches) with that variable set: an
+# A/B of a compiler switch in one run (e.g. TRITONC_FENCE_ASYNC_COPIES=1).
+AB = os.environ.get("DSL_AB", "")
+ab_twins = {}
+
+
+def ab_twin(mod):
+    if mod not in ab_twins:
+        spec = importlib.util.spec_from_file_location(mod.__name__ + "_ab", mod.__file__)
+        twin = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(twin)
+        ab_twins[mod] = twin
+    return ab_twins[mod]
+
+
 def both(fn_name, call_with, mods=None):
     """{tag: call_with(the function fn_name of each module)}; fn_name None:
     call_with(the module)."""
     res = {}
-    for tag, mod in mods or (("tritonc", ours), ("triton", theirs)):
+    mods = list(mods or (("tritonc", ours), ("triton", theirs)))
+    if AB:
+        mods += [("tritonc-ab", ab_twin(mod)) for tag, mod in mods if tag == "tritonc"]
+    for tag, mod in mods:
         if mod is None:
             continue
+        name, _, value = AB.partition("=")
+        saved = os.environ.get(name)
+        if tag == "tritonc-ab":
+            os.environ[name] = value
         try:
             res[tag] = call_with(mod if fn_name is None else getattr(mod, fn_name))
         except Exception as e:  # noqa: BLE001
             print("  %s %s failed: %s" % (tag, fn_name or "run", str(e).splitlines()[0] if str(e) else type(e).__name__))
+        finally:
+            if tag == "tritonc-ab":
+                if saved is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = saved
     return res
 
 
@@ -542,6 +573,6 @@ commit = commit_label()
 doc = {"date": time.strftime("%Y-%m-%d"), "device": torch.cuda.get_device_name(), "commit": commit,
        "versions": {"torch": torch.__version__, "triton": triton_version, "tritonc": tritonc.version()},
        "timing": "tritonc.testing.do_bench median (CUDA events, L2 flushed)", "rows": rows,
-       "best_configs": best_configs, "front_ends_ms": front_ends, **extra}
+       "best_configs": best_configs, "front_ends_ms": front_ends, "ab": AB or None, **extra}
 with open(os.path.join(OUT, "dsl.json"), "w") as f:
     json.dump(doc, f, indent=1)

@@ -27,9 +27,18 @@
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
 //     its reads are pending.
 // When a function has warpgroup MMAs (which read shared memory through the
-// async proxy), a barrier that publishes pending writes is preceded by
-// fence_async_shared, which makes them visible to that proxy.
+// async proxy), a barrier that publishes pending stores from registers
+// (local_alloc with a value, local_store) is preceded by fence_async_shared,
+// which makes them visible to that proxy. Bytes written by cp.async need no
+// fence: its wait and the barrier publish them to the warpgroup MMAs, as
+// CUTLASS's cp.async GMMA main loop and Triton's fence pass rely on; the
+// fence (MEMBAR.ALL.CTA in SASS) in every iteration of such a loop costs
+// what the loop's other waits do not. For the same reason stores made before
+// a loop are fenced where the loop is entered (the end of the block that
+// branches into its header), not at a barrier inside it.
+#include <cstdlib>
 #include <map>
+#include <set>
 
 #include "gpu/passes.h"
 #include "gpu/scratch.h"
@@ -72,15 +81,17 @@ struct Ranges {
 
 struct State {
   Ranges reads, writes, inFlight;  // inFlight: async copies not waited for
+  Ranges stored;                   // the part of `writes` stored from registers (the generic proxy)
   Ranges sinceCluster;             // read or written since the last barrier over the cluster
   Ranges dotsInFlight;             // read by asynchronous dots not waited for (dot_wait 0)
   bool operator==(const State& o) const {
-    return reads == o.reads && writes == o.writes && inFlight == o.inFlight && sinceCluster == o.sinceCluster &&
-           dotsInFlight == o.dotsInFlight;
+    return reads == o.reads && writes == o.writes && stored == o.stored && inFlight == o.inFlight &&
+           sinceCluster == o.sinceCluster && dotsInFlight == o.dotsInFlight;
   }
   void merge(const State& o) {
     reads.add(o.reads);
     writes.add(o.writes);
+    stored.add(o.stored);
     inFlight.add(o.inFlight);
     sinceCluster.add(o.sinceCluster);
     dotsInFlight.add(o.dotsInFlight);
@@ -115,6 +126,10 @@ class BarrierInserter {
           asyncProxyReads_ = true;
         if (op == Opcode::TmaCopy && inst->imm) multicast_ = true;
       }
+    // A loop's header: a block some predecessor of which it dominates (a back edge).
+    for (const auto& [bb, ps] : ir::predecessorMap(f))
+      for (const ir::BasicBlock* p : ps)
+        if (dom_.dominates(bb, p)) loopHeaders_.insert(bb);
   }
   bool run();
 
@@ -122,9 +137,13 @@ class BarrierInserter {
   // Walks one block from `in`; with `insert`, puts the barriers in.
   State walk(ir::BasicBlock* bb, State s, bool insert);
   void barrierBefore(ir::BasicBlock* bb, size_t& index, State& s, bool insert, bool cluster = false);
+  // Fences the stores from registers still unpublished where `bb` enters a loop.
+  void fenceBeforeLoop(ir::BasicBlock* bb, State& s, bool insert);
 
   ir::Function& f_;
   ir::DominatorTree dom_;
+  std::set<const ir::BasicBlock*> loopHeaders_;
+  const bool fenceAsyncCopies_ = fenceAsyncCopiesFromEnvironment();
   bool asyncProxyReads_ = false;
   // Some copy is multicast (gpu-multicast): every copy's barrier then spans
   // the cluster, so that the next multicast copy finds its stage free too
@@ -138,7 +157,7 @@ void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s,
     ir::Builder b(*f_.parent());
     b.setInsertPoint(bb, index);
     b.setLoc(bb->instructions()[index]->loc);
-    if (asyncProxyReads_ && !s.writes.empty()) {
+    if (asyncProxyReads_ && !s.stored.empty()) {
       b.create(Opcode::FenceAsyncShared, ir::Type::voidTy(), {});
       ++index;
     }
@@ -148,6 +167,7 @@ void BarrierInserter::barrierBefore(ir::BasicBlock* bb, size_t& index, State& s,
   }
   s.reads = {};
   s.writes = {};
+  s.stored = {};
   if (cluster) s.sinceCluster = {};
 }
 
@@ -162,10 +182,12 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         if (inst->imm > ir::kBarrierCluster) continue;  // a half of one over the cluster: no barrier of the warps
         s.reads = {};
         s.writes = {};
+        s.stored = {};
         if (inst->imm) s.sinceCluster = {};
         continue;
       case Opcode::AsyncWait:
         s.writes.add(s.inFlight);
+        if (fenceAsyncCopies_) s.stored.add(s.inFlight);
         s.inFlight = {};
         continue;
       case Opcode::DotWait:
@@ -220,6 +242,7 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
           // Its own barrier (between its writes and reads) orders everything before.
           s.reads = {};
           s.writes = {};
+          s.stored = {};
           s.reads.add(r);
           s.sinceCluster.add(r);
         }
@@ -234,10 +257,28 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
     if (op == Opcode::DotAsync)
       for (const Range& r : reads) s.dotsInFlight.add(r);
     for (const Range& r : writes) (async ? s.inFlight : s.writes).add(r);
+    if (!async)
+      for (const Range& r : writes) s.stored.add(r);
     for (const Range& r : reads) s.sinceCluster.add(r);
     for (const Range& r : writes) s.sinceCluster.add(r);
   }
+  fenceBeforeLoop(bb, s, insert);
   return s;
+}
+
+void BarrierInserter::fenceBeforeLoop(ir::BasicBlock* bb, State& s, bool insert) {
+  if (!asyncProxyReads_ || s.stored.empty() || bb->instructions().empty()) return;
+  bool entersLoop = false;
+  for (const ir::BasicBlock* succ : bb->successors())
+    entersLoop = entersLoop || (loopHeaders_.count(succ) && !dom_.dominates(succ, bb));
+  if (!entersLoop) return;
+  if (insert) {
+    ir::Builder b(*f_.parent());
+    b.setInsertPoint(bb, bb->instructions().size() - 1);  // before the branch
+    b.setLoc(bb->instructions().back()->loc);
+    b.create(Opcode::FenceAsyncShared, ir::Type::voidTy(), {});
+  }
+  s.stored = {};
 }
 
 bool BarrierInserter::run() {
@@ -273,6 +314,11 @@ bool BarrierInserter::run() {
 }
 
 }  // namespace
+
+bool fenceAsyncCopiesFromEnvironment() {
+  const char* v = std::getenv("TRITONC_FENCE_ASYNC_COPIES");
+  return v && std::string(v) == "1";
+}
 
 bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions&) {
   if (!f.parent()->isGpu()) return false;

@@ -54,4 +54,10 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions& o);
 // equations over shared-memory byte ranges say.
 bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions& o);
 
+// Whether bytes copied by cp.async are fenced for the warpgroup MMAs like
+// stores from registers; off by default (gpu-insert-barriers says why);
+// TRITONC_FENCE_ASYNC_COPIES=1 in the environment turns it on, to compare
+// (kernels are cached apart).
+bool fenceAsyncCopiesFromEnvironment();
+
 }  // namespace tritonc::gpu

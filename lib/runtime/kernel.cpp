@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gpu/occupancy.h"
+#include "gpu/passes.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -190,7 +191,8 @@ static std::string targetKey(const std::string& target) {
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
-         (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels");
+         (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
+         (gpu::fenceAsyncCopiesFromEnvironment() ? " with async copies fenced" : "");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
