@@ -6,7 +6,7 @@
 # (or $OUT).
 #   scripts/gpu-check.sh [OUTDIR]
 # STEPS (comma-separated, default all) picks what runs after the build:
-#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl, multicast, sweep
+#   ctest, examples, sanitizer, aot, python, launch, runtime, bench, shapes, dsl, multicast, sweep, ab
 # (aot: the runtime-only library built on its own, TRITONC_RUNTIME_ONLY, running
 # a kernel that this build's `tritonc compile` made for the GPU; ctest has the
 # other ahead-of-time round trips on the GPU: CLI, C API, Python's CUDA tensors.)
@@ -16,6 +16,8 @@
 # the same functions.)
 # (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
 # multicast to pairs of programs and without, alternately.)
+# (ab: bench/switch_ab.py, the environment switch AB_SWITCH=NAME=VALUE on and
+# off alternately on the conv and attention examples; not in the default STEPS.)
 # (sweep: bench/matmul_sweep.py, every configuration of the masked matmul at
 # SWEEP_SHAPES, default 1000,1000,1000, beside cuBLAS and the kernel it runs;
 # not in the default STEPS.)
@@ -39,8 +41,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -218,6 +220,10 @@ step dsl && py_bench "dsl bench" dsl.txt 'echo "$(grep -c . "$OUT_DIR/dsl.txt") 
 # B's boxes multicast to pairs of programs, and not, alternately.
 step multicast && py_bench "multicast A/B" multicast.txt 'tr "\n" ";" < "$OUT_DIR/multicast.txt"' \
   bench/multicast_ab.py "$OUT_DIR"
+# A compiler switch (AB_SWITCH=NAME=VALUE) on and off, alternately, on the
+# Triton-C kernels with cp.async rings read by the tensor cores.
+step ab && py_bench "switch A/B (${AB_SWITCH:-})" switch_ab.txt 'tr "\n" ";" < "$OUT_DIR/switch_ab.txt" | cut -c1-600' \
+  bench/switch_ab.py "$OUT_DIR" "${AB_SWITCH:-}"
 # The masked matmul's whole configuration space beside cuBLAS.
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
