@@ -139,7 +139,7 @@ fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep; then
+if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
