@@ -59,6 +59,20 @@ std::string jsonString(const std::string& s) {
   return out + "\"";
 }
 
+// The line (1-based) of the Python `def` whose body holds `line`: the
+// nearest line above it that starts, indented less, with "def "; 0 if none.
+size_t enclosingDef(const std::vector<std::string>& lines, size_t line) {
+  auto indent = [](const std::string& l) { return l.find_first_not_of(' '); };
+  size_t depth = indent(lines[line - 1]);
+  for (size_t k = line; k-- > 0;) {
+    size_t d = indent(lines[k]);
+    if (d == std::string::npos || d >= depth) continue;
+    if (lines[k].compare(d, 4, "def ") == 0) return k + 1;
+    depth = d;  // an enclosing block (for, if): its def is further up and less indented still
+  }
+  return 0;
+}
+
 }  // namespace
 
 CompileReport compileReport(const std::string& source, const ReportOptions& o) {
@@ -139,33 +153,47 @@ std::string renderReport(const CompileReport& r, const std::string& source, size
     (f.line > 0 && f.line <= lines.size() ? byLine[f.line] : unplaced).push_back(&f);
   size_t width = 0;
   for (auto& [line, fs] : byLine) width = std::max(width, lines[line - 1].size());
-  // Facts outside the lines shown are listed after them.
+  width = std::min<size_t>(width, 72);
+  // Facts on lines of the file outside the kernel's come from the functions
+  // it calls (a Python @jit helper, inlined): they are listed after the
+  // kernel, each under its function's `def` line.
+  std::map<uint32_t, std::vector<const gpu::LineFact*>> outside;
   for (auto it = byLine.begin(); it != byLine.end();) {
     if ((firstLine && it->first < firstLine) || (lastLine && it->first > lastLine)) {
-      unplaced.insert(unplaced.end(), it->second.begin(), it->second.end());
+      outside.insert(*it);
       it = byLine.erase(it);
     } else {
       ++it;
     }
   }
-  width = std::min<size_t>(width, 72);
   std::ostringstream out;
+  auto printLine = [&](size_t line, const std::vector<const gpu::LineFact*>* facts) {
+    char num[32];
+    std::snprintf(num, sizeof num, "%4zu | ", line);
+    const std::string& text = lines[line - 1];
+    if (!facts) {
+      out << num << text << "\n";
+      return;
+    }
+    for (size_t j = 0; j < facts->size(); ++j) {
+      std::string left = j == 0 ? text : "";
+      if (left.size() < width) left += std::string(width - left.size(), ' ');
+      out << (j == 0 ? std::string(num) : std::string("     | ")) << left << "  | " << (*facts)[j]->text << "\n";
+    }
+  };
   out << "compile report: kernel " << r.facts.kernel << ", " << r.config << "\n\n";
   for (size_t k = 0; k < lines.size(); ++k) {
     if ((firstLine && k + 1 < firstLine) || (lastLine && k + 1 > lastLine)) continue;
-    std::string text = lines[k];
     auto it = byLine.find(uint32_t(k + 1));
-    char num[32];
-    std::snprintf(num, sizeof num, "%4zu | ", k + 1);
-    if (it == byLine.end()) {
-      out << num << text << "\n";
-      continue;
-    }
-    for (size_t j = 0; j < it->second.size(); ++j) {
-      std::string left = j == 0 ? text : "";
-      if (left.size() < width) left += std::string(width - left.size(), ' ');
-      out << (j == 0 ? std::string(num) : std::string("     | ")) << left << "  | " << it->second[j]->text << "\n";
-    }
+    printLine(k + 1, it == byLine.end() ? nullptr : &it->second);
+  }
+  if (!outside.empty()) out << "\n     in the functions it calls:\n";
+  size_t lastDef = 0;
+  for (auto& [line, facts] : outside) {
+    size_t def = enclosingDef(lines, line);
+    if (def && def != lastDef && def != line) printLine(def, nullptr);
+    lastDef = def ? def : lastDef;
+    printLine(line, &facts);
   }
   for (const gpu::LineFact* f : unplaced) out << "     (no source line) " << f->text << "\n";
   const Resources& res = r.resources;

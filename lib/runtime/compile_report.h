@@ -58,7 +58,9 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o);
 
 // The source with each line's facts in the margin, then the kernel's figures
 // and the warnings. Lines outside [firstLine, lastLine] (1-based; 0: no
-// bound) are left out: a Python file holds other functions than the kernel.
+// bound) are left out: a Python file holds other functions than the kernel;
+// those of them that hold facts (the lines of the @jit functions the kernel
+// calls, inlined) follow the kernel's, each under its function's def line.
 std::string renderReport(const CompileReport& r, const std::string& source, size_t firstLine = 0,
                          size_t lastLine = 0);
 std::string reportJson(const CompileReport& r);

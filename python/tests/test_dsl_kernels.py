@@ -314,6 +314,32 @@ def test_report_puts_the_compilers_decisions_beside_the_kernels_lines(monkeypatc
     assert {f["line"] for f in facts if f["kind"] == "dot"} == {at("tl.dot(a, b, accumulator)")}
 
 
+
+def test_report_shows_the_lines_of_the_functions_the_kernel_calls(monkeypatch):
+    """The attention forward's loop lives in @jit helpers (_attn_rows,
+    _attn_inner): their loads' rings and dots are reported on the helpers'
+    own lines, after the kernel's, each helper under its def line; the
+    kernel's lines stay as they are."""
+    import inspect
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    q = np.zeros((2, 2, 256, 64), np.float16)
+    s = q.strides[0] // 2, q.strides[1] // 2, q.strides[2] // 2, 1
+    text = K.attention_fwd.report(q, q, q, 0.125, q, *s, *s, *s, *s, 2, 2, 256, HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64,
+                                  CAUSAL=False, num_warps=8)
+    numbered = [(int(l.split("|")[0]), l) for l in text.splitlines() if l.split("|")[0].strip().isdigit()]
+    kernel_lines, first = inspect.getsourcelines(K.attention_fwd.fn)
+    inner, inner_first = inspect.getsourcelines(K._attn_inner.fn)
+    at = lambda code: inner_first + next(i for i, l in enumerate(inner) if code in l)  # noqa: E731
+    beyond = [(n, l) for n, l in numbered if not first <= n < first + len(kernel_lines)]
+    assert [n for n, _ in numbered][:len(kernel_lines)] == list(range(first, first + len(kernel_lines)))
+    by_line = dict(beyond)
+    assert "wgmma m64n64k16" in by_line[at("qk = tl.dot(q, k)")]
+    assert "wgmma m64n64k16" in by_line[at("acc = tl.dot(p.to(tl.float16), v, acc)")]
+    assert "cp.async 64x64 f16" in by_line[at("k = tl.load(K_block_ptr")]
+    assert inner_first + 1 in by_line and "def _attn_inner(" in by_line[inner_first + 1]  # its def (after @jit)
+    assert "(no source line)" not in text
+    assert [n for n, _ in beyond] == sorted(n for n, _ in beyond)
+
 @tritonc.jit
 def matmul_2d_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
