@@ -116,7 +116,7 @@ def timed(call, out, ref):
 
 # DSL_AB=NAME=VALUE: our kernels are also timed as "tritonc-ab", compiled
 # (fresh copies of the modules, their own caches) with that variable set: an
-# A/B of a compiler switch in one run (e.g. TRITONC_FENCE_ASYNC_COPIES=1).
+# A/B of a compiler switch in one run (e.g. TRITONC_FENCE_ASYNC_COPIES=0).
 AB = os.environ.get("DSL_AB", "")
 ab_twins = {}
 

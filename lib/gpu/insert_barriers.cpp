@@ -27,15 +27,18 @@
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
 //     its reads are pending.
 // When a function has warpgroup MMAs (which read shared memory through the
-// async proxy), a barrier that publishes pending stores from registers
-// (local_alloc with a value, local_store) is preceded by fence_async_shared,
-// which makes them visible to that proxy. Bytes written by cp.async need no
-// fence: its wait and the barrier publish them to the warpgroup MMAs, as
-// CUTLASS's cp.async GMMA main loop and Triton's fence pass rely on; the
-// fence (MEMBAR.ALL.CTA in SASS) in every iteration of such a loop costs
-// what the loop's other waits do not. For the same reason stores made before
-// a loop are fenced where the loop is entered (the end of the block that
-// branches into its header), not at a barrier inside it.
+// async proxy), a barrier that publishes pending writes of the generic
+// proxy (stores from registers: local_alloc with a value, local_store; and
+// cp.async's copies) is preceded by fence_async_shared, which makes them
+// visible to that proxy. CUTLASS's cp.async GMMA main loop and Triton's fence
+// pass leave cp.async's bytes unfenced; we keep the fence by default
+// (TRITONC_FENCE_ASYNC_COPIES=0 drops it): without it the H200 ran the
+// clamped-index matmul at 4096^3 (128x128x64 tiles, cp.async rings) 9%
+// slower and the conv and attention examples within 2% either way
+// (bench/results/h200-2026-11-29-{069ecb1-fence-ab,1484bae-dsl-hints-fence-ab}.*).
+// Stores made before a loop are fenced where the loop is entered (the end of
+// the block that branches into its header), not at a barrier inside it that
+// every iteration would pass.
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -81,7 +84,7 @@ struct Ranges {
 
 struct State {
   Ranges reads, writes, inFlight;  // inFlight: async copies not waited for
-  Ranges stored;                   // the part of `writes` stored from registers (the generic proxy)
+  Ranges stored;                   // the part of `writes` that needs a fence before an MMA reads it
   Ranges sinceCluster;             // read or written since the last barrier over the cluster
   Ranges dotsInFlight;             // read by asynchronous dots not waited for (dot_wait 0)
   bool operator==(const State& o) const {
@@ -317,7 +320,7 @@ bool BarrierInserter::run() {
 
 bool fenceAsyncCopiesFromEnvironment() {
   const char* v = std::getenv("TRITONC_FENCE_ASYNC_COPIES");
-  return v && std::string(v) == "1";
+  return !(v && std::string(v) == "0");
 }
 
 bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions&) {

@@ -55,8 +55,8 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions& o);
 bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions& o);
 
 // Whether bytes copied by cp.async are fenced for the warpgroup MMAs like
-// stores from registers; off by default (gpu-insert-barriers says why);
-// TRITONC_FENCE_ASYNC_COPIES=1 in the environment turns it on, to compare
+// stores from registers: yes by default (gpu-insert-barriers says why);
+// TRITONC_FENCE_ASYNC_COPIES=0 in the environment turns it off, to compare
 // (kernels are cached apart).
 bool fenceAsyncCopiesFromEnvironment();
 

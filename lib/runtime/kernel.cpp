@@ -192,7 +192,7 @@ static std::string targetKey(const std::string& target) {
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
-         (gpu::fenceAsyncCopiesFromEnvironment() ? " with async copies fenced" : "");
+         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
