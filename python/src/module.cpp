@@ -33,13 +33,16 @@ using namespace tritonc;
 namespace {
 
 // One argument from Python: ("int", v), ("float", v), ("host", address,
-// bytes) or ("device", address, bytes).
+// bytes) or ("device", address, bytes). Host memory may be read-only (a
+// numpy array that is not writeable: a memmap opened with mode 'r', an
+// array over a bytes object): a kernel that changes it is an error.
 struct PyArg {
   std::string kind;
   int64_t i = 0;
   double f = 0;
   uint64_t address = 0;
   uint64_t bytes = 0;
+  bool readOnly = false;
 };
 
 class PyKernel {
@@ -101,7 +104,8 @@ class PyKernel {
   }
 
   // The launch path: `args` holds ints, floats and (kind, address, bytes)
-  // tuples (kind 0: host, 1: device), converted here without Arg objects.
+  // tuples (kind 0: host, 1: device, 2: read-only host), converted here
+  // without Arg objects.
   static std::vector<PyArg> convert(const nb::list& args) {
     std::vector<PyArg> converted(args.size());
     for (size_t k = 0; k < converted.size(); ++k) {
@@ -118,6 +122,7 @@ class PyKernel {
       } else {
         auto t = nb::cast<std::tuple<int, uint64_t, uint64_t>>(h);
         a.kind = std::get<0>(t) == 1 ? "device" : "host";
+        a.readOnly = std::get<0>(t) == 2;
         a.address = std::get<1>(t);
         a.bytes = std::get<2>(t);
       }
@@ -221,13 +226,33 @@ class PyKernel {
   // Host memory is copied into the interpreter's buffers (typed by the
   // parameter) and back after the launch.
   struct Bound {
+    struct Back {
+      interp::Buffer* buffer;
+      void* host;
+      bool readOnly;
+      std::string who;
+    };
     std::vector<std::unique_ptr<interp::Buffer>> buffers;
-    std::vector<std::pair<interp::Buffer*, void*>> back;
+    std::vector<Back> back;
     std::vector<interp::KernelArg> args;
+    // Only what the kernel changed: inputs may be read-only memory. Writing
+    // into memory Python marked read-only would crash or change an
+    // immutable object: that is an error, raised after the writable
+    // arguments got their results.
     void copyBack() {
-      // Only what the kernel changed: inputs may be read-only memory.
-      for (auto& [b, p] : back)
-        if (std::memcmp(p, b->data.data(), b->data.size()) != 0) std::memcpy(p, b->data.data(), b->data.size());
+      std::string refused;
+      for (const Back& b : back) {
+        if (std::memcmp(b.host, b.buffer->data.data(), b.buffer->data.size()) == 0) continue;
+        if (b.readOnly) {
+          if (refused.empty()) refused = b.who;
+          continue;
+        }
+        std::memcpy(b.host, b.buffer->data.data(), b.buffer->data.size());
+      }
+      if (!refused.empty())
+        throw UserError(SourceLoc{}, refused + " is read-only memory (a numpy array that is not writeable, such as a "
+                                               "memmap opened with mode 'r'), and the kernel stored to it: pass a "
+                                               "writable array (a copy)");
     }
   };
 
@@ -260,7 +285,7 @@ class PyKernel {
                                            ir::scalarName(buf->elem) + " elements");
         buf->data.resize(a.bytes);
         if (a.bytes) std::memcpy(buf->data.data(), reinterpret_cast<const void*>(a.address), a.bytes);
-        b.back.push_back({buf.get(), reinterpret_cast<void*>(a.address)});
+        b.back.push_back({buf.get(), reinterpret_cast<void*>(a.address), a.readOnly, who});
         b.args.push_back(interp::KernelArg::ofBuffer(buf.get()));
         b.buffers.push_back(std::move(buf));
       }
@@ -760,7 +785,8 @@ NB_MODULE(_tritonc, m) {
       .def_rw("i", &PyArg::i)
       .def_rw("f", &PyArg::f)
       .def_rw("address", &PyArg::address)
-      .def_rw("bytes", &PyArg::bytes);
+      .def_rw("bytes", &PyArg::bytes)
+      .def_rw("read_only", &PyArg::readOnly);
   nb::class_<PyKernel>(m, "Kernel")
       .def(nb::init<const std::string&, const std::vector<std::pair<std::string, std::string>>&, const std::vector<int>&,
                     const std::vector<int>&, const std::string&, const std::string&, const std::string&,

@@ -594,20 +594,57 @@ def members_kernel(X, Y, I, Z, N: tl.constexpr):
     tl.store(Z + 4, i.reshape(N // 2, 2).split()[1].ravel().sum(0))
     tl.store(Z + 5, tl.sum(i, 0, keep_dims=True).item())
     (Z + 6).atomic_add(3)
+    tl.store(Z + 7, i.cumsum(0).sum(0))
+    tl.store(Y + 2 * N + offs, (x * 0.0625 + 1.0).cumprod(0))
 
 
 def test_tensor_methods_of_triton():
     N = 32
     x = rng.standard_normal(N).astype(np.float32)
     i = rng.integers(0, 12, N).astype(np.int32)
-    y = np.full(2 * N, np.nan, np.float32)
+    y = np.full(3 * N, np.nan, np.float32)
     z = np.zeros(8, np.int32)
     z[6] = 10
     run(members_kernel, (1,), x, y, i, z, N=N)
     h = x.astype(np.float16).astype(np.float32)
     np.testing.assert_allclose(y[:N], 1 / (1 + np.exp(-h)) + np.exp2(x) * np.floor(x), rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(y[N:], np.sort(x))
+    np.testing.assert_array_equal(y[N:2 * N], np.sort(x))
     assert z[0] == np.bitwise_or.reduce(i) and z[1] == np.bitwise_xor.reduce(i)
     assert z[2] == sum(-(-v // 7) for v in i.tolist())
     assert z[3] == np.sum(((i > 3) & (i < 9)) | (i == 0) | (i == 1))
     assert z[4] == i[1::2].sum() and z[5] == i.sum() and z[6] == 13
+    assert z[7] == np.cumsum(i).sum()
+    np.testing.assert_allclose(y[2 * N:], np.cumprod(x * 0.0625 + 1.0), rtol=1e-5)
+
+
+# ---- arguments Triton takes as they come: @jit functions, numpy scalars ----------------
+
+@triton.jit
+def _plus_one(x):
+    return x + 1
+
+
+@triton.jit
+def _doubled(x):
+    return x * 2
+
+
+@triton.jit
+def apply_kernel(X, n, scale, F, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n)
+    tl.store(X + offs, F(x) * scale, mask=offs < n)
+
+
+def test_jit_functions_and_numpy_scalars_as_arguments():
+    """A @jit function passed as an ordinary argument is a constexpr (as in
+    Triton: each function its own specialization); numpy integers and
+    floats are the numbers they hold, not arrays."""
+    x = rng.standard_normal(16).astype(np.float32)
+    for fn, ref in ((_plus_one, x + 1), (_doubled, x * 2)):
+        for n, scale in ((np.int64(11), np.float32(0.5)), (np.int32(16), np.float64(2.0)), (np.uint8(3), 1.5)):
+            y = x.copy()
+            run(apply_kernel, (1,), y, n, scale, fn, BLOCK=16)
+            m = int(n)
+            np.testing.assert_allclose(y[:m], ref[:m] * float(scale), rtol=1e-6)
+            np.testing.assert_array_equal(y[m:], x[m:])

@@ -46,6 +46,20 @@ def test_device_print_prints_each_element_per_program(backend, capfd):
 
 
 @tritonc.jit
+def print_fstring(X, BLOCK: tl.constexpr, NAME: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.device_print(f"{NAME!r} {BLOCK:03d} {BLOCK * 2}", x)
+
+
+def test_device_print_prefix_from_an_fstring_of_constexprs(backend, capfd):
+    """Conversions (!r) and format specs (:03d) as Python formats them."""
+    x = np.array([1.5, -2.0], np.float32)
+    print_fstring[(1,)](x, BLOCK=2, NAME="x")
+    out = capfd.readouterr().out
+    assert out.splitlines() == ["pid (0, 0, 0) idx (%d) 'x' 002 4: %f" % (i, v) for i, v in enumerate(x)]
+
+
+@tritonc.jit
 def print_many(X, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     ids = tl.reshape(offs, (2, BLOCK // 2))

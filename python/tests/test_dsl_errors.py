@@ -10,6 +10,8 @@ import tritonc
 import tritonc.language as tl
 from tritonc.codegen import CompilationError
 
+rng = np.random.default_rng()
+
 
 @pytest.fixture(autouse=True)
 def interpreter(monkeypatch):
@@ -87,7 +89,32 @@ def bad_histogram_bins(X):
     tl.store(X, tl.sum(tl.histogram(tl.arange(0, 16), 3), 0).to(tl.float32))
 
 
+@tritonc.jit
+def bad_block_ptr_store_mask(X):
+    p = tl.make_block_ptr(X, (16,), (1,), (0,), (16,), (0,))
+    tl.store(p, tl.zeros((16,), tl.float32), mask=tl.arange(0, 16) < 3)
+
+
+@tritonc.jit
+def bad_cache_modifier(X):
+    tl.store(X, tl.load(X, cache_modifier=".bogus"))
+
+
+@tritonc.jit
+def bad_eviction_policy(X):
+    tl.store(X, 1.0, eviction_policy="whatever")
+
+
+@tritonc.jit
+def bad_runtime_fstring(X, n):
+    tl.device_print(f"value {n}", tl.load(X))
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_block_ptr_store_mask, "tl.store", "takes boundary_check, not mask"),
+    (bad_cache_modifier, "tl.load", "cache_modifier '.bogus' is not one of"),
+    (bad_eviction_policy, "tl.store", "eviction_policy 'whatever' is not one of"),
+    (bad_runtime_fstring, 'f"value', "an f-string takes compile-time values only"),
     (bad_shapes, "a + b", "cannot be broadcast"),
     (bad_store_through_scalar, "tl.store", "the pointer is a scalar"),
     (bad_huge_tile, "tl.zeros", "at most 2^24"),
@@ -141,3 +168,47 @@ def test_a_kernel_without_source_says_so():
     kernel = tritonc.jit(namespace["k"])
     with pytest.raises(tl.CompileError, match="source of kernel 'k' is not available"):
         kernel[(1,)](np.zeros(1, np.float32))
+
+
+@tritonc.jit
+def copy_plus_one(X, Y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs) + 1.0)
+
+
+@pytest.mark.parametrize("interpret", ["1", "0"])
+def test_read_only_arrays_are_read_but_never_written(tmp_path, monkeypatch, interpret):
+    """A read-only numpy array (a memmap opened with mode 'r', an array over
+    a bytes object) is read as any input; a kernel that stores to it raises
+    a clear error (it used to crash, or change the bytes object), after the
+    writable outputs got their results."""
+    monkeypatch.setenv("TRITONC_INTERPRET", interpret)
+    values = rng.standard_normal(16).astype(np.float32)
+    path = tmp_path / "values.bin"
+    values.tofile(path)
+    ro = np.memmap(path, dtype=np.float32, mode="r")
+    out = np.full(16, np.nan, np.float32)
+    copy_plus_one[(1,)](ro, out, BLOCK=16)
+    np.testing.assert_array_equal(out, values + 1.0)
+    frozen = bytes(64)
+    for target in (ro, np.frombuffer(frozen, np.float32)):
+        out = np.full(16, np.nan, np.float32)
+        with pytest.raises(tritonc.Error, match=r"argument 1 \('Y'\) is read-only memory"):
+            copy_plus_one[(1,)](out, target, BLOCK=16)
+        np.testing.assert_array_equal(out, np.full(16, np.nan, np.float32))  # inputs are never written
+    assert frozen == bytes(64)
+    np.testing.assert_array_equal(np.fromfile(path, np.float32), values)
+
+
+def test_bad_grids_are_refused():
+    """A grid is 1 to 3 integers, none negative (0 launches nothing);
+    floats, strings and a grid function returning None are refused."""
+    x = np.zeros(4, np.float32)
+    for grid, error, message in (((-1,), ValueError, "not negative"), ((1.5,), TypeError, "tuple of 1 to 3 integers"),
+                                 (("2",), TypeError, "tuple of 1 to 3 integers"),
+                                 (lambda meta: None, TypeError, "tuple of 1 to 3 integers"),
+                                 ((1, 1, 1, 1), ValueError, "1 to 3 dimensions")):
+        with pytest.raises(error, match=message):
+            copy_plus_one[grid](x, x, BLOCK=4)
+    copy_plus_one[(0,)](x, x, BLOCK=4)  # nothing to do
+    np.testing.assert_array_equal(x, np.zeros(4, np.float32))

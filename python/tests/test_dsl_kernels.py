@@ -160,6 +160,44 @@ def test_autotune_resets_and_restores_what_the_timing_runs_change(backend, tmp_p
     np.testing.assert_array_equal(host(xd), x + 1.0)
 
 
+def test_autotune_pre_and_post_hooks_run_as_in_triton(backend, tmp_path, monkeypatch):
+    """pre_hook runs before every timed call (in place of reset_to_zero) and
+    once more with reset_only=True before the launch; post_hook after every
+    timed call with exception=None; so the launch's sum is right."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    n = int(rng.integers(300, 900))
+    x = rng.random(n).astype(np.float32)
+    configs = [tritonc.Config({"BLOCK": 64}), tritonc.Config({"BLOCK": 128})]
+    grid = lambda m: (tritonc.cdiv(n, m["BLOCK"]),)  # noqa: E731
+    calls = {"pre": 0, "reset": 0, "post": 0}
+
+    def pre(args, reset_only=False):
+        args["Y"].fill(0) if hasattr(args["Y"], "fill") else args["Y"].zero_()
+        calls["reset" if reset_only else "pre"] += 1
+        assert args["BLOCK"] in (64, 128) and args["N"] == n
+
+    def post(args, exception):
+        assert exception is None
+        calls["post"] += 1
+
+    sums = tritonc.autotune(configs=configs, key=["N"], pre_hook=pre, post_hook=post, cache_results=False,
+                            do_bench=lambda f: [f() for _ in range(3)] and 1.0)(block_sums_kernel)
+    y = dev(np.full(1, 1e6, np.float32), backend)
+    sums[grid](dev(x, backend), y, n)
+    np.testing.assert_allclose(host(y), [x.astype(np.float64).sum()], rtol=1e-4)
+    # Each configuration: its first call (the spill check), then do_bench's three.
+    timed = calls["pre"]
+    assert timed == calls["post"] == 8 and calls["reset"] == 1
+    # A hook without reset_only is called with the arguments alone.
+    plain = tritonc.autotune(configs=configs, key=["N"], pre_hook=lambda a: a["Y"].fill(0) if hasattr(a["Y"], "fill")
+                             else a["Y"].zero_(), cache_results=False, warmup=1, rep=1)(block_sums_kernel)
+    y2 = dev(np.full(1, 1e6, np.float32), backend)
+    plain[grid](dev(x, backend), y2, n)
+    np.testing.assert_allclose(host(y2), [x.astype(np.float64).sum()], rtol=1e-4)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK"):
+        sums[grid](dev(x, backend), y, n, BLOCK=64)
+
+
 def test_matmul_split_k_atomics(backend):
     M, N, Kd = 50, 40, int(rng.integers(200, 400))
     a = rng.standard_normal((M, Kd)).astype(np.float16)

@@ -401,6 +401,26 @@ def test_dot(M, N, K, dtype, acc):
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 16, 64)])
+def test_dot_of_float64_is_float64(M, N, K):
+    """As Triton: f64 operands give an f64 product (the kernel's
+    static_assert), exact to f64 rounding, not f32's."""
+    a = rng.standard_normal((M, K))
+    b = rng.standard_normal((K, N))
+    c = np.full((M, N), np.nan)
+    run(dot_f64_kernel, (1,), a, b, c, M=M, N=N, K=K)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12, atol=1e-12)
+
+
+@tritonc.jit
+def dot_f64_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = tl.load(A + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(B + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    c = tl.dot(a, b)
+    tl.static_assert(c.dtype == tl.float64)
+    tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
+
+
 # ---- atomics ------------------------------------------------------------------------------
 
 @tritonc.jit

@@ -116,7 +116,7 @@ def _contiguous_or_fail(x, where):
 
 def _argument(x, where):
     """(launch argument, on the device?) for one argument: an int, a float, or
-    (0 host / 1 device, address, bytes)."""
+    (0 host / 1 device / 2 read-only host, address, bytes)."""
     import numpy as np
     from .tensor_wrapper import TensorWrapper
     if isinstance(x, TensorWrapper):
@@ -132,7 +132,7 @@ def _argument(x, where):
         return float(x), False
     if isinstance(x, np.ndarray):
         _contiguous_or_fail(x, where)
-        return (0, x.__array_interface__["data"][0], x.nbytes), False
+        return (0 if x.flags.writeable else 2, x.__array_interface__["data"][0], x.nbytes), False
     torch = _torch()
     if torch is not None and isinstance(x, torch.Tensor):
         if x.is_cuda:

@@ -71,8 +71,13 @@ class _Wrapper:
 
 class Autotuner(_Wrapper):
     def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
-                 warmup=None, rep=None, do_bench=None, cache_results=True):
+                 warmup=None, rep=None, do_bench=None, cache_results=True, pre_hook=None, post_hook=None):
         super().__init__(fn)
+        # As Triton's: pre_hook(args) runs before each timed call (in place
+        # of reset_to_zero's zeroing) and once more, with reset_only=True
+        # where it takes that argument, before the launch that follows the
+        # tuning; post_hook(args, exception) after each timed call.
+        self.pre_hook, self.post_hook = pre_hook, post_hook
         self.configs = list(configs) or [Config({})]
         self.key = list(key)
         self.prune = prune_configs_by or {}
@@ -105,11 +110,22 @@ class Autotuner(_Wrapper):
         merged = dict(kwargs, **config.all_kwargs())
 
         def call():
-            for n in self.reset_to_zero:
-                _zero(named.get(n))
             if config.pre_hook is not None:
                 config.pre_hook(dict(named, **config.kwargs))
-            return self.fn.run(*args, grid=grid, **merged)
+            if self.pre_hook is not None:
+                self.pre_hook(dict(named, **config.all_kwargs()))
+            else:
+                for n in self.reset_to_zero:
+                    _zero(named.get(n))
+            try:
+                out = self.fn.run(*args, grid=grid, **merged)
+            except Exception as e:
+                if self.post_hook is not None:
+                    self.post_hook(dict(named, **config.all_kwargs()), exception=e)
+                raise
+            if self.post_hook is not None:
+                self.post_hook(dict(named, **config.all_kwargs()), exception=None)
+            return out
 
         try:
             if untimed_spills:
@@ -202,6 +218,11 @@ class Autotuner(_Wrapper):
         return tuple(key)
 
     def run(self, *args, grid, **kwargs):
+        tuned = {k for c in self.configs for k in c.kwargs}
+        conflicts = sorted(tuned & set(kwargs))
+        if conflicts:
+            raise ValueError("Conflicting meta-parameters: %s. Make sure that you don't re-define auto-tuned "
+                             "symbols." % ", ".join(conflicts))
         key = self._key(args, kwargs)
         config = self.cache.get(key)
         if config is None and self.persist:
@@ -210,10 +231,14 @@ class Autotuner(_Wrapper):
             config = self._choose(args, kwargs, grid, key)
             if self.persist:
                 self._save(key, config)
-            # As Triton: the timing runs leave what they accumulated; the launch starts from zeros.
+            # As Triton: the timing runs leave what they accumulated; the launch starts from zeros
+            # (or from what the user's pre_hook makes of them).
             named = self.named(args, kwargs)
-            for n in self.reset_to_zero:
-                _zero(named.get(n))
+            if self.pre_hook is not None:
+                _call_reset_only(self.pre_hook, dict(named, **config.all_kwargs()))
+            else:
+                for n in self.reset_to_zero:
+                    _zero(named.get(n))
         self.cache[key] = config
         self.best_config = config
         if config.pre_hook is not None:
@@ -298,11 +323,23 @@ def _restore(x, saved):
         x[...] = saved
 
 
+def _call_reset_only(hook, args):
+    """hook(args, reset_only=True) as Triton calls a pre_hook after tuning;
+    hook(args) where the function takes no reset_only."""
+    import inspect
+    try:
+        params = inspect.signature(hook).parameters
+    except (TypeError, ValueError):
+        params = {}
+    takes = "reset_only" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    return hook(args, reset_only=True) if takes else hook(args)
+
+
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
              post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=True):
     def decorator(fn):
         return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, warmup, rep, do_bench,
-                         cache_results)
+                         cache_results, pre_hook, post_hook)
     return decorator
 
 

@@ -695,8 +695,14 @@ class _Generator(ast.NodeVisitor):
         for v in node.values:
             if isinstance(v, ast.Constant):
                 parts.append(str(v.value))
-            else:
-                parts.append(format(unwrap(self.visit(v.value))))
+                continue
+            value = unwrap(self.visit(v.value))
+            if isinstance(value, tensor):  # known only when the kernel runs
+                raise self.error(v, "an f-string takes compile-time values only (constexprs, Python values), "
+                                    "not a value of the running kernel; print it with tl.device_print(prefix, x)")
+            spec = self.visit(v.format_spec) if v.format_spec is not None else ""
+            value = {115: str, 114: repr, 97: ascii}.get(v.conversion, lambda x: x)(value)  # !s !r !a
+            parts.append(format(value, spec))
         return "".join(parts)
 
     _BINOPS = {

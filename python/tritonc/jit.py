@@ -80,14 +80,18 @@ def _array_dtype(x):
 
 
 def _is_array(x):
+    import numpy as np
+    if isinstance(x, np.generic):  # numpy scalars (np.int64(8), np.float32(...)) are numbers
+        return False
     return hasattr(x, "data_ptr") or hasattr(x, "__array_interface__") or \
         hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
 
 
 def _runtime_type(x):
     """The kernel parameter type for a runtime argument; None for arguments
-    that are constexprs by nature (None, dtypes, strings)."""
-    if x is None or isinstance(x, (core.dtype, str, constexpr)):
+    that are constexprs by nature (None, dtypes, strings, @jit functions,
+    which Triton passes as constexprs too)."""
+    if x is None or isinstance(x, (core.dtype, str, constexpr, JITFunction)):
         return None
     if isinstance(x, int) and not isinstance(x, bool):
         # Triton's parameter types: i32 where it fits, u64 from 2^63, else i64.
@@ -106,6 +110,8 @@ def _runtime_type(x):
             raise TypeError("cannot tell the element type of a %s" % type(x).__name__)
         return tl.pointer_type(t)
     import numpy as np
+    if isinstance(x, np.bool_):
+        return tl.int1
     if isinstance(x, np.integer):
         return _runtime_type(int(x))
     if isinstance(x, np.floating):
@@ -534,10 +540,8 @@ class JITFunction(_tritonc.JitLauncher):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
             meta["num_warps"], meta["num_stages"], meta["num_ctas"] = num_warps, num_stages, num_ctas
             grid = grid(meta)
-        grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
-        if not 1 <= len(grid) <= 3:
-            raise ValueError("a grid has 1 to 3 dimensions, got %r" % (grid,))
-        if any(g <= 0 for g in grid):
+        grid = _grid_dims(grid)
+        if any(g == 0 for g in grid):
             return compiled  # an empty grid launches nothing
         from . import _argument
         converted, on_device = [], False
@@ -594,6 +598,22 @@ class JITFunction(_tritonc.JitLauncher):
         meta.setdefault("num_stages", num_stages)
         self._remember(compiled, compiled.kernel, roles, params, expected, dict(kwargs), list(self.arg_names[:len(args)]),
                        meta)
+
+
+def _grid_dims(grid):
+    """A launch grid as a tuple of 1 to 3 integers, none negative."""
+    import operator
+    dims = grid if isinstance(grid, (tuple, list)) else (grid,)
+    try:
+        dims = tuple(operator.index(g) for g in dims)
+    except TypeError:
+        raise TypeError("a grid is a tuple of 1 to 3 integers (or a function of the meta-parameters returning "
+                        "one), got %r" % (grid,)) from None
+    if not 1 <= len(dims) <= 3:
+        raise ValueError("a grid has 1 to 3 dimensions, got %r" % (grid,))
+    if any(g < 0 for g in dims):
+        raise ValueError("a grid's dimensions are not negative, got %r" % (grid,))
+    return dims
 
 
 def _hashable(v):

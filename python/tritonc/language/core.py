@@ -341,8 +341,13 @@ class tensor:
     def argmin(self, axis, keep_dims=False):
         return _ops().argmin(self, axis, keep_dims=keep_dims)
 
-    def cumsum(self, axis=0, reverse=False):
-        return _ops().cumsum(self, axis, reverse)
+    def cumsum(self, axis=0, reverse=False, dtype=None):
+        from . import standard
+        return standard.cumsum(self, axis, reverse, dtype)
+
+    def cumprod(self, axis=0, reverse=False, dtype=None):
+        from . import standard
+        return standard.cumprod(self, axis, reverse, dtype)
 
     def exp(self): return _math().exp(self)
     def log(self): return _math().log(self)

@@ -416,10 +416,29 @@ def _mask_other(ptr, mask, other):
     return ptr, mask, shape
 
 
+# The cache hints Triton accepts (and passes on to PTX); tritonc accepts
+# them and leaves the choice to its own rules, but refuses others, as
+# Triton does.
+_LOAD_CACHE = ("", ".ca", ".cg", ".cv")
+_STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
+_EVICTION = ("", "evict_normal", "evict_first", "evict_last")
+
+
+def _check_hints(what, cache_modifier, eviction_policy, caches):
+    cache_modifier, eviction_policy = unwrap(cache_modifier), unwrap(eviction_policy)
+    if cache_modifier not in caches:
+        raise CompileError("%s: cache_modifier %r is not one of %s" % (what, cache_modifier,
+                                                                       ", ".join(repr(c) for c in caches)))
+    if eviction_policy not in _EVICTION:
+        raise CompileError("%s: eviction_policy %r is not one of %s" % (what, eviction_policy,
+                                                                        ", ".join(repr(e) for e in _EVICTION)))
+
+
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     from . import block_pointers
+    _check_hints("tl.load", cache_modifier, eviction_policy, _LOAD_CACHE)
     pointer = unwrap(pointer)
     if isinstance(pointer, block_pointers.block_ptr):
         if mask is not None or other is not None:
@@ -446,8 +465,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     from . import block_pointers
+    _check_hints("tl.store", cache_modifier, eviction_policy, _STORE_CACHE)
     pointer = unwrap(pointer)
     if isinstance(pointer, block_pointers.block_ptr):
+        if unwrap(mask) is not None:
+            raise CompileError("a store through a block pointer takes boundary_check, not mask")
         return pointer.store(value, boundary_check)
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
@@ -495,6 +517,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     out = unwrap(out_dtype)
     if a.dtype.is_int():
         out = core.int32
+    elif a.dtype is core.float64:  # as Triton: f64 operands give an f64 product
+        out = core.float64
     precision = unwrap(input_precision)
     if precision is None and unwrap(allow_tf32) is not None:
         precision = "tf32" if unwrap(allow_tf32) else "ieee"
