@@ -110,7 +110,23 @@ def bad_runtime_fstring(X, n):
     tl.device_print(f"value {n}", tl.load(X))
 
 
+@tritonc.jit
+def bad_block_shape(X, n):
+    p = tl.make_block_ptr(X, (16,), (1,), (0,), (n,), (0,))
+    tl.store(p, tl.zeros((16,), tl.float32))
+
+
+@tritonc.jit
+def bad_skip_in_tuple_loop(X):
+    for v in (1, 2, 3):
+        if v == 2:
+            continue
+        tl.store(X + v, 1.0)
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_block_shape, "tl.make_block_ptr", "block_shape must be compile-time powers of two"),
+    (bad_skip_in_tuple_loop, "continue", "loop unrolled at compile time"),
     (bad_block_ptr_store_mask, "tl.store", "takes boundary_check, not mask"),
     (bad_cache_modifier, "tl.load", "cache_modifier '.bogus' is not one of"),
     (bad_eviction_policy, "tl.store", "eviction_policy 'whatever' is not one of"),

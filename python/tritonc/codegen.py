@@ -619,7 +619,8 @@ class _Generator(ast.NodeVisitor):
             raise CompileError("'%s' outside of a loop" % kind)
         loop = self.loops[-1]
         if loop is None:
-            raise CompileError("'%s' in a tl.static_range loop is not supported (it is unrolled)" % kind)
+            raise CompileError("'%s' in a loop unrolled at compile time (tl.static_range, or a for over a tuple) "
+                               "is not supported" % kind)
         self._check_loop_carried(loop, node)
         self.fb.br(loop.break_to if kind == "break" else loop.continue_to)
         self._unreachable("after." + kind)

@@ -115,7 +115,10 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     b = to_tensor(base)
     if not b.dtype.is_ptr() or b.shape:
         raise CompileError("make_block_ptr's base must be a scalar pointer")
-    bs = tuple(int(unwrap(d)) for d in unwrap(block_shape))
+    bs = tuple(unwrap(d) for d in unwrap(block_shape))
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 and d & (d - 1) == 0 for d in bs):
+        raise CompileError("make_block_ptr's block_shape must be compile-time powers of two (constexprs), got %s"
+                           % ", ".join(repr(d) if isinstance(d, int) else "a value of the running kernel" for d in bs))
     n = len(bs)
     offs = [semantic.cast(to_tensor(v), core.int32) for v in unwrap(offsets)]
     if len(offs) != n:
