@@ -584,13 +584,16 @@ class JitLauncher {
   // `roles` per positional argument; `param` its index among the kernel's
   // parameters (-1 for constexprs); `expected` the constexpr's value or the
   // tensor's dtype; `names` the positional arguments' names and `metaExtra`
-  // the other entries of the dict a grid function receives.
+  // the other entries of the dict a grid function receives; `globals` the
+  // (globals dict, name, value) the kernel was compiled with: a call finds
+  // them unchanged, else run() raises Triton's error.
   void remember(nb::object compiled, nb::object kernel, std::vector<int> roles, std::vector<int> param,
-                nb::list expected, nb::dict kwargs, nb::list names, nb::dict metaExtra) {
+                nb::list expected, nb::dict kwargs, nb::list names, nb::dict metaExtra, nb::list globals) {
     if (entries_.size() >= 16) entries_.clear();
     PyKernel* pk = &nb::cast<PyKernel&>(kernel);
     entries_.push_back({std::move(compiled), std::move(kernel), pk, std::move(roles), std::move(param),
-                        std::move(expected), std::move(kwargs), std::move(names), std::move(metaExtra)});
+                        std::move(expected), std::move(kwargs), std::move(names), std::move(metaExtra),
+                        std::move(globals)});
   }
 
   bool fast(PyObject* grid, PyObject* args, PyObject* kwargs, PyObject*& out) {
@@ -599,7 +602,8 @@ class JitLauncher {
     Py_ssize_t count = PyTuple_GET_SIZE(args);
     std::vector<interp::KernelArg> converted;
     for (const Entry& e : entries_) {
-      if (e.roles.size() != size_t(count) || !sameKwargs(e.kwargs.ptr(), kwargs)) continue;
+      if (e.roles.size() != size_t(count) || !sameKwargs(e.kwargs.ptr(), kwargs) || !sameGlobals(e.globals.ptr()))
+        continue;
       runtime::Launchable& k = e.pykernel->core();
       converted.assign(k.params().size(), interp::KernelArg{});
       if (!convert(e, args, n, converted)) continue;
@@ -629,7 +633,19 @@ class JitLauncher {
     nb::dict kwargs;
     nb::list names;
     nb::dict metaExtra;
+    nb::list globals;  // (dict, name, value) tuples
   };
+
+  // Whether every global the kernel was compiled with still holds its value.
+  static bool sameGlobals(PyObject* globals) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(globals); ++i) {
+      PyObject* t = PyList_GET_ITEM(globals, i);
+      PyObject* now = PyDict_GetItemWithError(PyTuple_GET_ITEM(t, 0), PyTuple_GET_ITEM(t, 1));  // borrowed
+      if (!now) return PyErr_Clear(), false;
+      if (!same(PyTuple_GET_ITEM(t, 2), now)) return false;
+    }
+    return true;
+  }
 
   static bool same(PyObject* known, PyObject* value) {
     if (known == value) return true;
@@ -817,7 +833,8 @@ NB_MODULE(_tritonc, m) {
   nb::class_<JitLauncher>(m, "JitLauncher")
       .def(nb::init<>())
       .def("_remember", &JitLauncher::remember, nb::arg("compiled"), nb::arg("kernel"), nb::arg("roles"),
-           nb::arg("param"), nb::arg("expected"), nb::arg("kwargs"), nb::arg("names"), nb::arg("meta_extra"))
+           nb::arg("param"), nb::arg("expected"), nb::arg("kwargs"), nb::arg("names"), nb::arg("meta_extra"),
+           nb::arg("globals"))
       .def("__getitem__", [](nb::handle self, nb::object grid) { return JitCall{nb::borrow(self), std::move(grid)}; })
       .def_ro("_fast_launches", &JitLauncher::fastLaunches_);
   // What the package needs of a DLPack tensor: (device type (1 CPU, 2 CUDA,

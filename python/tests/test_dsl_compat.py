@@ -648,3 +648,36 @@ def test_jit_functions_and_numpy_scalars_as_arguments():
             m = int(n)
             np.testing.assert_allclose(y[:m], ref[:m] * float(scale), rtol=1e-6)
             np.testing.assert_array_equal(y[m:], x[m:])
+
+
+# ---- globals: compiled with their values, refused once changed (as Triton) -------------
+
+GLOBAL_SCALE = 3.0
+
+
+@triton.jit
+def scale_by_global(X, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, tl.load(X + offs) * GLOBAL_SCALE)
+
+
+def test_a_changed_global_is_refused_as_in_triton():
+    """A global read by a kernel is compiled in; once it holds another value
+    the launch raises Triton's RuntimeError (also after repeated launches,
+    which on CUDA take the C++ launch path), and runs again once it is back."""
+    global GLOBAL_SCALE
+    x = rng.standard_normal(16).astype(np.float32)
+    for _ in range(3):
+        y = x.copy()
+        run(scale_by_global, (1,), y, BLOCK=16)
+        np.testing.assert_array_equal(y, x * np.float32(3.0))
+    GLOBAL_SCALE = 5.0
+    try:
+        with pytest.raises(RuntimeError, match="Global variable GLOBAL_SCALE has changed since we compiled this "
+                                               "kernel, from 3.0 to 5.0"):
+            run(scale_by_global, (1,), x.copy(), BLOCK=16)
+    finally:
+        GLOBAL_SCALE = 3.0
+    y = x.copy()
+    run(scale_by_global, (1,), y, BLOCK=16)
+    np.testing.assert_array_equal(y, x * np.float32(3.0))

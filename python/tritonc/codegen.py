@@ -120,6 +120,10 @@ class _Generator(ast.NodeVisitor):
         self.depth = 0
         self.dead = False
         self.node = None
+        # Globals read as values (numbers, strings, dtypes, constexprs): the
+        # kernel is compiled with these values, so a launch checks they are
+        # still there (Triton refuses a kernel whose globals changed).
+        self.used_globals = {}  # (id(globals dict), name) -> (globals dict, name, value)
 
     @property
     def frame(self):
@@ -220,7 +224,10 @@ class _Generator(ast.NodeVisitor):
                 raise CompileError("'%s' %s" % (name, slot.why))
             return self._load(slot)
         if name in f.globals:
-            return f.globals[name]
+            value = f.globals[name]
+            if value is None or isinstance(value, (bool, int, float, str, constexpr, core.dtype)):
+                self.used_globals[(id(f.globals), name)] = (f.globals, name, value)
+            return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise NameError("name '%s' is not defined" % name)
@@ -969,10 +976,12 @@ class _Generator(ast.NodeVisitor):
         self.frames.pop()
 
 
-def generate(jf, params, constexprs, file_name, debug=False):
+def generate(jf, params, constexprs, file_name, debug=False, used_globals=None):
     """Triton-IR text for kernel `jf` with runtime parameters `params`
     ((name, dtype) pairs) and constexpr values (with device assertions when
-    `debug`); also the f32 dot precisions it asks for."""
+    `debug`); also the f32 dot precisions it asks for. `used_globals`, a
+    list, receives (globals dict, name, value) of each global the kernel
+    read as a value."""
     from . import _tritonc
     fb = _tritonc.FunctionBuilder(jf.__name__, file_name)
     gen = _Generator(fb, file_name, debug)
@@ -985,4 +994,6 @@ def generate(jf, params, constexprs, file_name, debug=False):
             raise CompileError(str(e)) from None
     finally:
         core.set_current(*previous)
+    if used_globals is not None:
+        used_globals.extend(gen.used_globals.values())
     return text, gen.dot_precisions

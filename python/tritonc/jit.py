@@ -245,6 +245,7 @@ class CompiledKernel:
 
     def __init__(self, jf, ir, kernel, params, options, args=None):
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
+        self.used_globals = []  # (globals dict, name, value) the kernel was compiled with
         self.asm = _Asm(self, args)
         self.name = jf.__name__
         self._args = args
@@ -482,7 +483,8 @@ class JITFunction(_tritonc.JitLauncher):
         if hit is not None:
             return hit
         from .codegen import generate
-        ir, precisions = generate(self, params, constexprs, self.file_name, debug)
+        used_globals = []
+        ir, precisions = generate(self, params, constexprs, self.file_name, debug, used_globals)
         if {"tf32", "ieee"} <= precisions or "tf32x3" in precisions and len(precisions) > 1:
             raise core.CompileError("%s mixes f32 dots of different input_precision; one kernel takes one" % self.__name__)
         allow_tf32 = "tf32" in precisions
@@ -496,6 +498,7 @@ class JITFunction(_tritonc.JitLauncher):
         compiled = CompiledKernel(self, ir, k, params,
                                   {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
                                    "num_ctas": int(num_ctas)})
+        compiled.used_globals = used_globals
         self.cache[full_key] = compiled
         return compiled
 
@@ -513,8 +516,10 @@ class JITFunction(_tritonc.JitLauncher):
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)
-        return CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
-                              [by_name[n] for n, _ in compiled.params])
+        out = CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
+                             [by_name[n] for n, _ in compiled.params])
+        out.used_globals = compiled.used_globals
+        return out
 
     def report(self, *args, num_warps=4, num_stages=3, num_ctas=1, json=False, **kwargs):
         """``warmup(...).report(json)``: the compile report of the kernel
@@ -536,6 +541,7 @@ class JITFunction(_tritonc.JitLauncher):
         _drop_ignored_options(kwargs, keyword_params)
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
+        _check_globals(compiled)
         if callable(grid):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))
             meta["num_warps"], meta["num_stages"], meta["num_ctas"] = num_warps, num_stages, num_ctas
@@ -597,7 +603,24 @@ class JITFunction(_tritonc.JitLauncher):
         meta.setdefault("num_warps", num_warps)
         meta.setdefault("num_stages", num_stages)
         self._remember(compiled, compiled.kernel, roles, params, expected, dict(kwargs), list(self.arg_names[:len(args)]),
-                       meta)
+                       meta, list(compiled.used_globals))
+
+
+_MISSING = object()
+
+
+def _same_value(a, b):
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _check_globals(compiled):
+    """As Triton: a kernel compiled with a global's value is not launched
+    once that global holds another."""
+    for g, name, value in compiled.used_globals:
+        now = g.get(name, _MISSING)
+        if not _same_value(now, value):
+            raise RuntimeError("Global variable %s has changed since we compiled this kernel, from %r to %s"
+                               % (name, value, "nothing (deleted)" if now is _MISSING else repr(now)))
 
 
 def _grid_dims(grid):
