@@ -705,8 +705,9 @@ class _Generator(ast.NodeVisitor):
                 parts.append(str(v.value))
                 continue
             value = unwrap(self.visit(v.value))
-            if isinstance(value, tensor):  # known only when the kernel runs
-                raise self.error(v, "an f-string takes compile-time values only (constexprs, Python values), "
+            if isinstance(value, tensor):  # known only when the kernel runs (located at the f-string: Python
+                # 3.11 gives its pieces the f-string's position, 3.12 their own)
+                raise self.error(node, "an f-string takes compile-time values only (constexprs, Python values), "
                                     "not a value of the running kernel; print it with tl.device_print(prefix, x)")
             spec = self.visit(v.format_spec) if v.format_spec is not None else ""
             value = {115: str, 114: repr, 97: ascii}.get(v.conversion, lambda x: x)(value)  # !s !r !a
