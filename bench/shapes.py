@@ -12,7 +12,7 @@
 # flushed between launches (triton.testing.do_bench for everyone). Our first
 # call with a tuning space tunes (its wall time is reported as tune_s, with a
 # fresh kernel cache: TRITONC_CACHE_DIR is a new folder per run).
-import argparse, datetime, json, math, os, sys, tempfile, time, traceback
+import argparse, datetime, json, os, sys, tempfile, time, traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -26,6 +26,7 @@ os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-shap
 
 import torch  # noqa: E402
 import tritonc  # noqa: E402
+from attention_problem import attention_problem  # noqa: E402 (this folder)
 from commit_label import commit_label  # noqa: E402 (this folder)
 
 DRY = args.dry
@@ -436,14 +437,7 @@ if want("attention"):
         for causal in (False, True):
             shape = f"b{Bt}h{Hh}L{L}d{D}" + ("causal" if causal else "")
             flop = 4 * Bt * Hh * L * L * D // (2 if causal else 1)
-            q, k, v = (torch.randn(Bt, Hh, L, D, device=dev, dtype=torch.float16) for _ in range(3))
-            scale = 1 / math.sqrt(D)
-            # The reference in float64 on a subset of heads (the whole would take gigabytes).
-            qs, ks, vs = (t[:1, :2].double() for t in (q, k, v))
-            s = qs @ ks.transpose(-1, -2) * scale
-            if causal:
-                s = s.masked_fill(torch.ones(L, L, device=dev, dtype=torch.bool).triu(1), float("-inf"))
-            ref = torch.softmax(s, -1) @ vs
+            q, k, v, scale, ref = attention_problem(Bt, Hh, L, D, causal, dev)
             o = torch.empty_like(q)
             grid = lambda opt, L=L, Bt=Bt, Hh=Hh: (cdiv(L, opt.d("BM")), Bt * Hh)
             ca = (q, k, v, o, L, scale)

@@ -8,7 +8,7 @@
 # float64 (output poisoned first), then timed alternately, ROUNDS rounds.
 #   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--dry]
 # Writes OUT_DIR/switch_ab.json; prints one line per kernel and shape.
-import argparse, datetime, json, math, os, statistics, sys, tempfile
+import argparse, datetime, json, os, statistics, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -23,6 +23,7 @@ os.environ.setdefault("TRITONC_CACHE_DIR", tempfile.mkdtemp(prefix="tritonc-ab-c
 
 import torch  # noqa: E402
 import tritonc  # noqa: E402
+from attention_problem import attention_problem  # noqa: E402 (this folder)
 from commit_label import commit_label  # noqa: E402 (this folder)
 
 dev = torch.device("cpu" if args.dry else "cuda")
@@ -138,13 +139,7 @@ for t, H, W, C, B, K, R, S, cfg, split in CONV:
 ATT = [(4, 32, 4096, 64), (4, 32, 4096, 128)] if not args.dry else [(1, 2, 128, 32)]
 for Bt, Hh, L, D in ATT:
     for causal in (False, True):
-        q, k_, v = (torch.randn(Bt, Hh, L, D, device=dev, dtype=torch.float16) for _ in range(3))
-        scale = 1 / math.sqrt(D)
-        qs, ks, vs = (t[:1, :2].double() for t in (q, k_, v))
-        s = qs @ ks.transpose(-1, -2) * scale
-        if causal:
-            s = s.masked_fill(torch.ones(L, L, device=dev, dtype=torch.bool).triu(1), float("-inf"))
-        ref = torch.softmax(s, -1) @ vs
+        q, k_, v, scale, ref = attention_problem(Bt, Hh, L, D, causal, dev)
         o = torch.empty_like(q)
         bm = 64 if not args.dry else 32
         ab("attention", "b%dh%dL%dd%d%s" % (Bt, Hh, L, D, "causal" if causal else ""), "examples/attention.tc",
