@@ -124,7 +124,31 @@ def bad_skip_in_tuple_loop(X):
         tl.store(X + v, 1.0)
 
 
+@tritonc.jit
+def _store_one(X):
+    tl.store(X, 1.0)
+
+
+@tritonc.jit
+def bad_launch_in_kernel(X):
+    _store_one[(1,)](X)
+
+
+@tritonc.jit
+def bad_full_dtype(X):
+    tl.store(X + tl.arange(0, 4), tl.full((4,), 1, "float32"))
+
+
+@tritonc.jit
+def bad_store_nothing(X):
+    r = _store_one(X)
+    tl.store(X, r)
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_launch_in_kernel, "_store_one[(1,)]", "a kernel does not launch kernels"),
+    (bad_full_dtype, "tl.full", "the dtype must be a tl.dtype"),
+    (bad_store_nothing, "tl.store(X, r)", "the value is None"),
     (bad_block_shape, "tl.make_block_ptr", "block_shape must be compile-time powers of two"),
     (bad_skip_in_tuple_loop, "continue", "loop unrolled at compile time"),
     (bad_block_ptr_store_mask, "tl.store", "takes boundary_check, not mask"),

@@ -693,6 +693,10 @@ class _Generator(ast.NodeVisitor):
         self.here(node)
         if isinstance(value, tensor):
             return semantic.subscript(value, index)
+        from .jit import JITFunction
+        if isinstance(value, JITFunction):
+            raise CompileError("%s[grid]: a kernel does not launch kernels; call the @jit function directly "
+                               "(%s(...)), which inlines it" % (value.__name__, value.__name__))
         index = unwrap(index)
         if isinstance(index, tensor):
             raise CompileError("a tuple is indexed by a constant, not a tensor")

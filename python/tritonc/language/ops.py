@@ -82,6 +82,10 @@ def arange(start, end):
 def full(shape, value, dtype):
     dims = _shape(shape)
     dt = unwrap(dtype)
+    if not isinstance(dt, core.dtype):
+        raise CompileError("the dtype must be a tl.dtype (such as tl.float32), not %r" % (dt,))
+    if unwrap(value) is None or isinstance(unwrap(value), (str, tuple, list)):
+        raise CompileError("the fill value must be a number or a scalar, not %r" % (unwrap(value),))
     if isinstance(unwrap(value), tensor):
         return semantic.broadcast_to(semantic.cast(value, dt), dims)
     return semantic.constant(value, dt, dims)
@@ -475,6 +479,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if not p.dtype.is_ptr():
         raise CompileError("tl.store needs a pointer (or a tensor of pointers), not %r" % p.dtype)
     v = unwrap(value)
+    if v is None:
+        raise CompileError("tl.store: the value is None (the result of a function that returns nothing?)")
     elem = p.dtype.element_ty
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
     if not p.shape and vt.shape:  # (Triton refuses it too: one address, many values)
