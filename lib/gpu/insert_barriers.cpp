@@ -25,7 +25,8 @@
 //     barrier).
 //   - An instruction with a scratch (layout changes, cross-warp reductions)
 //     writes it, waits at a barrier of its own, and reads it: afterwards only
-//     its reads are pending.
+//     its reads are pending (stores still unfenced that a warpgroup MMA
+//     reads get their fence before it, since its barrier publishes them).
 // When a function has warpgroup MMAs (which read shared memory through the
 // async proxy), a barrier that publishes pending writes of the generic
 // proxy (stores from registers: local_alloc with a value, local_store; and
@@ -129,6 +130,13 @@ class BarrierInserter {
           asyncProxyReads_ = true;
         if (op == Opcode::TmaCopy && inst->imm) multicast_ = true;
       }
+    // The bytes warpgroup MMAs read (their operands in shared memory).
+    for (auto& bb : f.blocks())
+      for (auto& inst : bb->instructions())
+        if ((inst->opcode() == Opcode::Dot || inst->opcode() == Opcode::DotAsync) && inst->type().layout &&
+            inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3)
+          for (size_t k = 0; k < 2; ++k)
+            if (inst->operand(k)->type().isShared()) mmaReads_.add(bufferRange(inst->operand(k)));
     // A loop's header: a block some predecessor of which it dominates (a back edge).
     for (const auto& [bb, ps] : ir::predecessorMap(f))
       for (const ir::BasicBlock* p : ps)
@@ -146,6 +154,7 @@ class BarrierInserter {
   ir::Function& f_;
   ir::DominatorTree dom_;
   std::set<const ir::BasicBlock*> loopHeaders_;
+  Ranges mmaReads_;  // read by warpgroup MMAs (the async proxy)
   const bool fenceAsyncCopies_ = fenceAsyncCopiesFromEnvironment();
   bool asyncProxyReads_ = false;
   // Some copy is multicast (gpu-multicast): every copy's barrier then spans
@@ -242,7 +251,18 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
             throw UserError(inst->loc, "gpu-insert-barriers needs shared memory placed first (gpu-allocate-shared)");
           Range r{inst->smem, inst->smem + sc.bytes};
           if (s.reads.overlaps(r) || s.writes.overlaps(r)) barrierBefore(bb, i, s, insert);
-          // Its own barrier (between its writes and reads) orders everything before.
+          // Its own barrier (between its writes and reads) orders everything
+          // before; stores still unfenced that a warpgroup MMA reads get
+          // their fence here, since that barrier publishes them too.
+          bool mmaReadsStored = false;
+          for (const Range& x : s.stored.items) mmaReadsStored = mmaReadsStored || mmaReads_.overlaps(x);
+          if (mmaReadsStored && insert) {
+            ir::Builder b(*f_.parent());
+            b.setInsertPoint(bb, i);
+            b.setLoc(inst->loc);
+            b.create(Opcode::FenceAsyncShared, ir::Type::voidTy(), {});
+            ++i;
+          }
           s.reads = {};
           s.writes = {};
           s.stored = {};
