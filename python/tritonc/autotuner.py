@@ -79,6 +79,7 @@ class Autotuner(_Wrapper):
         # tuning; post_hook(args, exception) after each timed call.
         self.pre_hook, self.post_hook = pre_hook, post_hook
         self.configs = list(configs) or [Config({})]
+        self._tuned_names = {k for c in self.configs for k in c.kwargs}  # the caller may not pass these
         self.key = list(key)
         self.prune = prune_configs_by or {}
         self.reset_to_zero = list(reset_to_zero or [])
@@ -218,8 +219,7 @@ class Autotuner(_Wrapper):
         return tuple(key)
 
     def run(self, *args, grid, **kwargs):
-        tuned = {k for c in self.configs for k in c.kwargs}
-        conflicts = sorted(tuned & set(kwargs))
+        conflicts = sorted(self._tuned_names.intersection(kwargs)) if kwargs else ()
         if conflicts:
             raise ValueError("Conflicting meta-parameters: %s. Make sure that you don't re-define auto-tuned "
                              "symbols." % ", ".join(conflicts))
