@@ -222,6 +222,35 @@ def test_descriptor_padding_nan_and_strides():
         TensorDescriptor(x, [40], [1, 1], [64])
 
 
+@triton.jit
+def scale_tile_kernel(x_desc, y_desc, BLOCK: tl.constexpr):
+    tile = x_desc.load([tl.program_id(0) * BLOCK, 0])
+    y_desc.store([tl.program_id(0) * BLOCK, 0], tile * 2)
+
+
+def test_descriptors_over_strided_views():
+    """A descriptor's base may be a strided view (every other row of a
+    matrix): its strides are the descriptor's, on the host as on the GPU;
+    the rows between are neither read as the view's nor written."""
+    rows = 2 * int(rng.integers(8, 24))
+    x_all = rng.standard_normal((2 * rows, 16)).astype(np.float32)
+    y_all = np.full((2 * rows, 16), np.nan, np.float32)
+    if dsl_backends.current() == "cuda":
+        import torch
+        tx, ty = torch.from_numpy(x_all).cuda(), torch.from_numpy(y_all).cuda()
+        x, y = tx[::2], ty[::2]
+    else:
+        x, y = x_all[::2], y_all[::2]
+    descs = [TensorDescriptor(t, [rows, 16], [32, 1], [16, 16]) for t in (x, y)]
+    scale_tile_kernel[(triton.cdiv(rows, 16),)](*descs, BLOCK=16)
+    if dsl_backends.current() == "cuda":
+        y_all = ty.cpu().numpy()
+    np.testing.assert_array_equal(y_all[::2], x_all[::2] * 2)
+    assert np.isnan(y_all[1::2]).all()
+    with pytest.raises(ValueError, match="descriptor 'x_desc': the base array has negative strides"):
+        scale_tile_kernel[(1,)](TensorDescriptor(x_all[::-2], [rows, 16], [-32, 1], [16, 16]), descs[1], BLOCK=16)
+
+
 # ---- the fused-softmax tutorial's host code: warmup, registers, shared memory -------
 
 @triton.jit

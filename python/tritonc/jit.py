@@ -143,10 +143,26 @@ class DescriptorSpec:
     def values(name, desc):
         """The runtime values of the parameters, by name."""
         n = len(desc.block_shape)
-        out = {name + "__base": desc.base}
+        out = {name + "__base": _span_of_host_view(desc.base, "descriptor '%s'" % name)}
         out.update({"%s__shape%d" % (name, d): int(desc.shape[d]) for d in range(n)})
         out.update({"%s__stride%d" % (name, d): int(desc.strides[d]) for d in range(n)})
         return out
+
+
+def _span_of_host_view(x, what):
+    """A strided numpy view (a descriptor's base: its strides are the
+    descriptor's business, as on the GPU) as the 1-D array over the same
+    memory from its first element to its last, which host launches copy in
+    and back; anything else as it is."""
+    import numpy as np
+    if not isinstance(x, np.ndarray) or x.flags["C_CONTIGUOUS"] or x.size == 0:
+        return x
+    if any(s < 0 for s in x.strides):
+        raise ValueError("%s: the base array has negative strides (use np.ascontiguousarray)" % what)
+    if any(s % x.itemsize for s in x.strides):
+        raise ValueError("%s: the base array's strides are not whole elements" % what)
+    span = sum((d - 1) * s for d, s in zip(x.shape, x.strides)) // x.itemsize + 1
+    return np.lib.stride_tricks.as_strided(x, shape=(span,), strides=(x.itemsize,), writeable=x.flags.writeable)
 
 
 class _Param:
