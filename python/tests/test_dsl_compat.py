@@ -710,3 +710,35 @@ def test_a_changed_global_is_refused_as_in_triton():
     y = x.copy()
     run(scale_by_global, (1,), y, BLOCK=16)
     np.testing.assert_array_equal(y, x * np.float32(3.0))
+
+
+# ---- Triton 3.6's descriptor reductions, gather and scatter -----------------------------
+
+@triton.jit
+def descriptor_reduce_gather_kernel(X, Y, G, R, M, N, BM: tl.constexpr, BN: tl.constexpr, NR: tl.constexpr):
+    xd = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN])
+    yd = tl.make_tensor_descriptor(Y, [M, N], [N, 1], [BM, BN])
+    pm = tl.program_id(0)
+    tile = xd.load([pm * BM, 0])
+    yd.atomic_add([pm * BM, 0], tile)
+    yd.atomic_max([pm * BM, 0], tile * 0 + 1.0)
+    rows_d = tl.make_tensor_descriptor(X, [M, N], [N, 1], [1, BN])
+    out_d = tl.make_tensor_descriptor(G, [NR, N], [N, 1], [1, BN], padding_option="zero")
+    if pm == 0:
+        out_d.scatter(rows_d.gather(tl.load(R + tl.arange(0, NR)), 0) + 1.0, tl.arange(0, NR), 0)
+
+
+def test_descriptor_atomics_gather_and_scatter():
+    """desc.atomic_add/atomic_max combine a block into memory (the ragged
+    last block's rows outside the tensor left out); gather reads rows by
+    index (zeros outside the tensor), scatter writes rows."""
+    M, N, NR = int(rng.integers(20, 60)), 16, 8
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    y0 = rng.standard_normal((M, N)).astype(np.float32)
+    y = y0.copy()
+    rows = rng.integers(-3, M + 3, NR).astype(np.int32)
+    g = np.full((NR, N), np.nan, np.float32)
+    run(descriptor_reduce_gather_kernel, (triton.cdiv(M, 16),), x, y, g, rows, M, N, BM=16, BN=16, NR=NR)
+    np.testing.assert_allclose(y, np.maximum(y0 + x, 1.0), rtol=1e-6)
+    inside = ((rows >= 0) & (rows < M))[:, None]
+    np.testing.assert_array_equal(g, np.where(inside, x[np.clip(rows, 0, M - 1)], 0) + 1.0)

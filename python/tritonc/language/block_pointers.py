@@ -174,6 +174,72 @@ class tensor_descriptor:
     def store(self, offsets, value):
         self._block(offsets).store(value, tuple(range(len(self.block_shape))))
 
+    # Triton's descriptor reductions: the block at `offsets` combined into
+    # memory element by element (atomically; out-of-bounds elements left
+    # out); they return nothing, as Triton's (a TMA reduction there).
+    def _reduce(self, kind, offsets, value):
+        from . import ops
+        ptr, mask = self._block(offsets)._pointers_and_mask(tuple(range(len(self.block_shape))))
+        ops._atomic(kind, ptr, value, mask, None, None)
+
+    def atomic_add(self, offsets, value):
+        self._reduce("add", offsets, value)
+
+    def atomic_min(self, offsets, value):
+        self._reduce("min", offsets, value)
+
+    def atomic_max(self, offsets, value):
+        self._reduce("max", offsets, value)
+
+    def atomic_and(self, offsets, value):
+        self._reduce("and", offsets, value)
+
+    def atomic_or(self, offsets, value):
+        self._reduce("or", offsets, value)
+
+    def atomic_xor(self, offsets, value):
+        self._reduce("xor", offsets, value)
+
+    def _rows(self, x_offsets, y_offset):
+        """Pointers and mask of rows x_offsets (a 1-D tensor), columns
+        y_offset .. y_offset + block_shape[1] - 1 of a 2-D descriptor whose
+        block is one row (Triton's gather and scatter)."""
+        from . import ops
+        if len(self.block_shape) != 2 or self.block_shape[0] != 1:
+            raise CompileError("gather and scatter take a 2-D descriptor whose block is one row (block_shape "
+                               "[1, N]), got %s" % list(self.block_shape))
+        rows = to_tensor(x_offsets)
+        if len(rows.shape) != 1 or not rows.dtype.is_int():
+            raise CompileError("gather and scatter take a 1-D tensor of row indices, got %r of shape %s"
+                               % (rows.dtype, list(rows.shape)))
+        nrows, ncols = rows.shape[0], self.block_shape[1]
+        rows = semantic.reshape(semantic.cast(rows, core.int32), (nrows, 1))
+        cols = semantic.reshape(semantic.add(ops.arange(0, ncols), semantic.cast(to_tensor(y_offset), core.int32)),
+                                (1, ncols))
+        offs = semantic.add(semantic.mul(semantic.cast(rows, core.int64), self.strides[0]),
+                            semantic.mul(semantic.cast(cols, core.int64), self.strides[1]))
+        ptr = semantic.add(semantic.broadcast_to(self.base, (nrows, ncols)), semantic.broadcast_to(offs, (nrows, ncols)))
+        inside = [semantic.logical("and", semantic.compare("ge", i, 0), semantic.compare("lt", i, n))
+                  for i, n in ((rows, self.shape[0]), (cols, self.shape[1]))]
+        mask = semantic.broadcast_to(semantic.logical("and", semantic.broadcast_to(inside[0], (nrows, ncols)),
+                                                      semantic.broadcast_to(inside[1], (nrows, ncols))), (nrows, ncols))
+        return ptr, mask
+
+    def gather(self, x_offsets, y_offset):
+        """Rows x_offsets, block_shape[1] columns from y_offset; outside the
+        tensor, zeros (or NaN with padding 'nan')."""
+        from . import ops
+        ptr, mask = self._rows(x_offsets, y_offset)
+        other = float("nan") if self.padding == "nan" else 0
+        return ops.load(ptr, mask=mask, other=other)
+
+    def scatter(self, value, x_offsets, y_offset):
+        """Stores `value` (rows x columns) where gather would read; outside
+        the tensor, nothing."""
+        from . import ops
+        ptr, mask = self._rows(x_offsets, y_offset)
+        ops.store(ptr, value, mask=mask)
+
 
 @builtin
 def load_tensor_descriptor(desc, offsets):
