@@ -182,24 +182,6 @@ class tensor_descriptor:
         ptr, mask = self._block(offsets)._pointers_and_mask(tuple(range(len(self.block_shape))))
         ops._atomic(kind, ptr, value, mask, None, None)
 
-    def atomic_add(self, offsets, value):
-        self._reduce("add", offsets, value)
-
-    def atomic_min(self, offsets, value):
-        self._reduce("min", offsets, value)
-
-    def atomic_max(self, offsets, value):
-        self._reduce("max", offsets, value)
-
-    def atomic_and(self, offsets, value):
-        self._reduce("and", offsets, value)
-
-    def atomic_or(self, offsets, value):
-        self._reduce("or", offsets, value)
-
-    def atomic_xor(self, offsets, value):
-        self._reduce("xor", offsets, value)
-
     def _rows(self, x_offsets, y_offset):
         """Pointers and mask of rows x_offsets (a 1-D tensor), columns
         y_offset .. y_offset + block_shape[1] - 1 of a 2-D descriptor whose
@@ -239,6 +221,17 @@ class tensor_descriptor:
         from . import ops
         ptr, mask = self._rows(x_offsets, y_offset)
         ops.store(ptr, value, mask=mask)
+
+
+def _descriptor_reduction(kind):
+    def reduction(self, offsets, value):
+        self._reduce(kind, offsets, value)
+    reduction.__name__ = "atomic_" + kind
+    return reduction
+
+
+for _kind in ("add", "min", "max", "and", "or", "xor"):  # desc.atomic_add(offsets, value), ...
+    setattr(tensor_descriptor, "atomic_" + _kind, _descriptor_reduction(_kind))
 
 
 @builtin
