@@ -126,17 +126,13 @@ class BarrierInserter {
       for (auto& inst : bb->instructions()) {
         Opcode op = inst->opcode();
         if ((op == Opcode::Dot || op == Opcode::DotAsync) && inst->type().layout &&
-            inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3)
+            inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3) {
           asyncProxyReads_ = true;
+          for (size_t k = 0; k < 2; ++k)  // the bytes warpgroup MMAs read
+            if (inst->operand(k)->type().isShared()) mmaReads_.add(bufferRange(inst->operand(k)));
+        }
         if (op == Opcode::TmaCopy && inst->imm) multicast_ = true;
       }
-    // The bytes warpgroup MMAs read (their operands in shared memory).
-    for (auto& bb : f.blocks())
-      for (auto& inst : bb->instructions())
-        if ((inst->opcode() == Opcode::Dot || inst->opcode() == Opcode::DotAsync) && inst->type().layout &&
-            inst->type().layout->kind == ir::LayoutKind::Mma && inst->type().layout->version == 3)
-          for (size_t k = 0; k < 2; ++k)
-            if (inst->operand(k)->type().isShared()) mmaReads_.add(bufferRange(inst->operand(k)));
     // A loop's header: a block some predecessor of which it dominates (a back edge).
     for (const auto& [bb, ps] : ir::predecessorMap(f))
       for (const ir::BasicBlock* p : ps)
