@@ -12,7 +12,7 @@ output poisoned first. Timing: tritonc.testing.do_bench for everything (CUDA
 events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
-DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, layernorm,
+DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
 attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, fp8, compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
@@ -23,6 +23,8 @@ tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
 hints: the clamped-index matmul of Triton's persistent-matmul tutorial
 (python/tests/hint_kernels.py) with and without tl.multiple_of/max_contiguous.
+linear: x @ w.T in f32 (dsl_kernels.linear_autotuned; tf32, Triton's default
+input_precision) beside Triton 3.6 running it and cuBLAS with tf32.
 fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
 Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 DSL_AB=NAME=VALUE also times our kernels compiled with that environment
@@ -246,6 +248,30 @@ if want("matmul"):
                     ", ".join("%.4f" % v for v in rounds["tritonc-C"])))
             res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
             record("matmul-" + str(dt).replace("torch.", ""), "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)
+
+# ---- x @ w.T in f32 (tf32: Triton's default input_precision), beside cuBLAS's tf32 ----
+if want("linear"):
+    for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (1760, 7000, 1760), (1000, 1000, 1000)):
+        x = torch.randn(M, K, device=dev, dtype=torch.float32)
+        w = torch.randn(N, K, device=dev, dtype=torch.float32)
+        y = torch.empty(M, N, device=dev, dtype=torch.float32)
+        ref = x.double() @ w.double().T
+
+        def run_linear(k, x=x, w=w, y=y, M=M, N=N, K=K):
+            grid = lambda m: (cdiv(M, m["BLOCK_M"]), cdiv(N, m["BLOCK_N"]))  # noqa: E731
+            ms, err = timed(lambda: k[grid](x, w, y, M, N, K), y, ref)
+            return ms, err / ref.abs().max().item()
+
+        res = both("linear_autotuned", run_linear)
+        best = getattr(ours.linear_autotuned, "best_config", None)
+        if best is not None:
+            best_configs["linear f32 %dx%dx%d" % (M, N, K)] = repr(best)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        res["cublas-tf32"] = (do_bench(lambda x=x, w=w: torch.nn.functional.linear(x, w), return_mode="median"),
+                              (torch.nn.functional.linear(x, w).double() - ref).abs().max().item() /
+                              ref.abs().max().item())
+        torch.backends.cuda.matmul.allow_tf32 = False
+        record("linear-float32-tf32", "%dx%dx%d" % (M, N, K), "TFLOP/s", 2.0 * M * N * K / 1e3, res)
 
 # ---- layer norm forward ----
 if want("layernorm"):

@@ -188,12 +188,14 @@ def src(path):
         return f.read()
 
 
-def kernel(path, outputs=()):
-    return tritonc.kernel(src(path), list(outputs), filename=path)
+def kernel(path, outputs=(), allow_tf32=False):
+    return tritonc.kernel(src(path), list(outputs), filename=path, allow_tf32=allow_tf32)
 
 
-DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
-TOL = {"f16": 1e-2, "bf16": 2e-2, "f32": 1e-4}
+# tf32: f32 tensors, products with tf32 inputs (ours compiled with
+# allow_tf32, cuBLAS with torch's allow_tf32, Triton's input_precision).
+DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "tf32": torch.float32}
+TOL = {"f16": 1e-2, "bf16": 2e-2, "f32": 1e-4, "tf32": 1e-2}
 # num_ctas 2: B's boxes multicast to pairs of programs (gpu-multicast), which
 # pays where B's loads bound the kernel (rows of 7000) and costs elsewhere.
 TILE_SPACE = dict(TM=[64, 128, 256], TN=[64, 128, 256], TK=[32, 64], num_warps=[4, 8], num_stages=[3, 4],
@@ -218,12 +220,12 @@ if DRY:
 
 
 def matmul_cases():
-    for dt in ("f16", "bf16", "f32"):
+    for dt in ("f16", "bf16", "f32", "tf32"):
         for trans_b in (False, True):
-            if dt != "f16" and trans_b:
+            if dt not in ("f16", "tf32") and trans_b:
                 continue
             shapes = MM_SHAPES if dt == "f16" and not trans_b else MM_OTHER
-            if dt == "f32":
+            if dt in ("f32", "tf32"):
                 shapes = [s for s in shapes if s[0] * s[1] * s[2] <= 4096 ** 3]
             yield dt, trans_b, shapes
 
@@ -231,9 +233,13 @@ def matmul_cases():
 if want("matmul"):
     k_nn = kernel("bench/kernels/matmul_masked.tc")
     k_nt = kernel("bench/kernels/matmul_masked_nt.tc")
+    k_nn_tf32 = kernel("bench/kernels/matmul_masked.tc", allow_tf32=True)
+    k_nt_tf32 = kernel("bench/kernels/matmul_masked_nt.tc", allow_tf32=True)
     for dt, trans_b, shapes in matmul_cases():
         op = "matmul_nt" if trans_b else "matmul"
         tdt = DT[dt]
+        tf32 = dt == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32  # cuBLAS's, and tritonc.ops.dot's, as torch allows
         for M, N, K in shapes:
             shape = f"{M}x{N}x{K}"
             flop = 2 * M * N * K
@@ -242,11 +248,13 @@ if want("matmul"):
             bm = b.t() if trans_b else b
             ref = a.double() @ bm.double()
             c = torch.empty(M, N, device=dev, dtype=tdt)
-            kk = k_nt if trans_b else k_nn
+            kk = (k_nt_tf32 if trans_b else k_nn_tf32) if tf32 else (k_nt if trans_b else k_nn)
             ldb = K if trans_b else N
             grid = lambda o, M=M, N=N: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN")))
             call_args = (a, b, c, M, N, K, K, ldb, N)
             macros = dict(TILE_SPACE, TYPE=tdt)
+            if tf32:
+                macros["TK"] = [32]  # K steps of 128 bytes, as TK=64 of f16
 
             def call(kk=kk, call_args=call_args, grid=grid, macros=macros):
                 kk(*call_args, grid=grid, **macros)
@@ -262,19 +270,20 @@ if want("matmul"):
             def lib(a=a, b=b, trans_b=trans_b):
                 got["c"] = tritonc.ops.dot(a, b, False, trans_b)
             ours(op, shape, dt, lib, lambda: relerr(got["c"], ref), flop, tol=TOL[dt], who="tritonc-ops",
-                 config_of=lambda M=M, N=N, K=K, tdt=tdt, trans_b=trans_b:
-                 tritonc.ops.dot_config(M, N, K, tdt, False, trans_b))
+                 config_of=lambda M=M, N=N, K=K, tdt=tdt, trans_b=trans_b, tf32=tf32:
+                 tritonc.ops.dot_config(M, N, K, tdt, False, trans_b, tf32=tf32))
             peer(op, shape, dt, "cublas", lambda: torch.matmul(a, bm), lambda: relerr(torch.matmul(a, bm), ref), flop,
                  tol=TOL[dt])
             if HAVE_TRITON:
                 ct = torch.empty(M, N, device=dev, dtype=tdt)
-                prec = "ieee" if dt == "f32" else "tf32"
+                prec = "ieee" if dt == "f32" else "tf32"  # (16-bit operands: unused)
 
                 def tri(ct=ct):
                     tri_matmul[lambda m: (cdiv(M, m["BM"]), cdiv(N, m["BN"]))](
                         a, b, ct, M, N, K, K, ldb, N, TRANS_B=trans_b, PREC=prec)
                 peer(op, shape, dt, "triton", tri, lambda: relerr(ct, ref), flop, tol=TOL[dt])
             del a, b, c, ref
+    torch.backends.cuda.matmul.allow_tf32 = False
 
 # ---------------------------------------------------------------- split-K
 if want("splitk"):

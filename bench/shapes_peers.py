@@ -169,6 +169,7 @@ def tri_attention_fixed(q, k, v, o, L, scale, HEAD: tl.constexpr, CAUSAL: tl.con
 
 # The autotuned versions that bench/shapes.py times (bench/profile_kernels.py
 # launches the fixed ones above with one configuration).
-tri_matmul = triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K"])(tri_matmul_fixed)
+# (the layout and the precision in the key: each case is tuned for itself)
+tri_matmul = triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K", "TRANS_B", "PREC"])(tri_matmul_fixed)
 tri_conv_nhwc = triton.autotune(configs=CONV_CONFIGS, key=["B", "C", "H", "W", "K", "R", "S"])(tri_conv_nhwc_fixed)
 tri_attention = triton.autotune(configs=ATT_CONFIGS, key=["L", "HEAD", "CAUSAL"])(tri_attention_fixed)

@@ -172,6 +172,28 @@ void addMaskedCases(std::vector<Case>& out) {
       out.push_back(c);
     }
 
+  // f32 with tf32 inputs at the warpgroup tiles: x @ w.T (B K-contiguous)
+  // on wgmma's tf32 steps from TMA rings (K tiles of one and of two 128-byte
+  // swizzle blocks), A B on mma.sync.
+  struct Tf32 {
+    bool transB; const char* tm; const char* tn; const char* tk; int warps;
+  };
+  for (Tf32 m : {Tf32{true, "128", "128", "32", 8}, Tf32{true, "64", "64", "64", 4}, Tf32{false, "128", "128", "32", 8}}) {
+    Case c{std::string("matmul_masked_") + (m.transB ? "nt" : "nn") + "_tf32_" + m.tm + "x" + m.tn + "x" + m.tk,
+           m.transB ? "bench/kernels/matmul_masked_nt.tc" : "bench/kernels/matmul_masked.tc",
+           {{"TYPE", "float"}, {"TM", m.tm}, {"TN", m.tn}, {"TK", m.tk}},
+           {{"M", 77}, {"N", 136}, {"K", 100}},
+           {{"M", 300}, {"N", 200}, {"K", 392}, {"PAD", 8}},
+           [transB = m.transB](const Params& p, std::mt19937_64& r) {
+             Launch l = maskedDot(p, r, Scalar::F32, transB);
+             l.tolerance = 2e-2;  // tf32: 10-bit mantissas
+             return l;
+           }};
+    c.numWarps = m.warps;
+    c.tf32 = true;
+    out.push_back(c);
+  }
+
   // num_ctas = 2 (gpu-multicast on sm_90a): B's boxes (two 128-byte
   // blocks) multicast to pairs of programs along M; an even grid x (test: 2)
   // launches clusters of two, an odd one (demo: 5) each program alone.

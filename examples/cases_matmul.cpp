@@ -197,6 +197,25 @@ void addMatmulCases(std::vector<Case>& out) {
                      {{"M", 512}, {"N", 512}, {"K", 512}},
                      [transA, transB](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, transA, transB); }});
     }
+  // f32 with tf32 inputs in the four layouts, tiles wgmma covers: on sm_90a
+  // "nt" (both operands K-contiguous) runs on wgmma's tf32 steps, the others
+  // (and every layout on sm_80) on mma.sync. (The kernel masks K only.)
+  for (bool transA : {false, true})
+    for (bool transB : {false, true}) {
+      std::vector<lang::Define> d = {{"TYPE", "float"}, {"TM", "64"}, {"TN", "64"}, {"TK", "32"}};
+      for (auto& m : fusedMacros(transA, transB)) d.push_back(m);
+      Case c{std::string("matmul_fused_") + (transA ? "t" : "n") + (transB ? "t" : "n") + "_tf32_64x64x32",
+             "examples/matmul_fused.tc", d,
+             {{"M", 128}, {"N", 128}, {"K", 96}},
+             {{"M", 512}, {"N", 512}, {"K", 512}},
+             [transA, transB](const Params& p, std::mt19937_64& r) {
+               Launch l = dot(p, r, Scalar::F32, transA, transB);
+               l.tolerance = 2e-2;  // tf32: 10-bit mantissas (wgmma truncates the inputs, mma.sync rounds)
+               return l;
+             }};
+      c.tf32 = true;
+      out.push_back(c);
+    }
   {
     std::vector<lang::Define> d = {{"TYPE", "half"}, {"TM", "[32, 64, 128]"}, {"TN", "[32, 64, 128]"}, {"TK", "[8, 16]"}};
     for (auto& m : fusedMacros(false, true)) d.push_back(m);

@@ -30,7 +30,8 @@
 # benchmarks alone write more).
 # SKIP_BENCH=1 drops the benchmarks (launch ... sweep); PYTHON_ONLY=1 keeps
 # only python and the Python benchmarks (and builds only the Python package's
-# core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py).
+# core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py);
+# PYTEST_K passes -k to the python step's pytest (a quick run of some tests).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu-check-out}}
@@ -148,7 +149,7 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
       :
     # The language suite on the GPU too (CI runs it on the interpreter and the CPU back end).
     elif TRITONC_LANGUAGE_BACKENDS=interp,cpu,cuda PYTHONPATH="$BUILD/python" \
-         python3 -m pytest -q -rs python/tests > "$OUT_DIR/python-tests.txt" 2>&1; then
+         python3 -m pytest -q -rs python/tests ${PYTEST_K:+-k "$PYTEST_K"} > "$OUT_DIR/python-tests.txt" 2>&1; then
       log "python tests: $(tail -1 "$OUT_DIR/python-tests.txt")"
     else
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"

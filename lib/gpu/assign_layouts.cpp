@@ -447,10 +447,11 @@ void Assigner::stageDotOperands() {
       const ir::Type& t = x->type();
       b.setLoc(dot->loc);
       const Layout* l = t.layout;
-      // (8-bit wgmma reads A from shared memory only.)
+      // (8-bit and tf32 wgmma read A from shared memory only here: their
+      // register fragments are not the 16-bit ones wgmma.cpp packs.)
       bool fromAccumulator = l->kind == LayoutKind::Mma &&
                              ((plan.kind == DotKind::MmaSync && l->version == 2) ||
-                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && !ir::isFp8Kind(t.kind)));
+                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && ir::byteSize(t.kind) == 2));
       ir::Value* staged;
       if (fromAccumulator) {
         // Another dot's accumulator (attention's p @ v): its registers hold
@@ -484,7 +485,7 @@ void Assigner::stageDotOperands() {
         // lands in different banks; MN-major, 8 lanes would share one).
         int fast = ll.contiguousRegs(0) > 1 ? 0 : ll.contiguousRegs(1) > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
         if (view) fast = 1 - fast;
-        if (k == 1 && plan.bKMajor) fast = 0;  // a narrow wgmma reads B K-major only (dot_plan.h)
+        if (k == 1 && plan.bKMajor) fast = 0;  // a narrow or tf32 wgmma reads B K-major only (dot_plan.h)
         const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
         ir::Instruction* def = asInst(src);
         const Layout* bufferLayout = view ? transposedLayout(m_, shared) : shared;

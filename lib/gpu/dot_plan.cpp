@@ -127,6 +127,14 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
     }
   }
   bool tf32 = t.allowTf32 && k == Scalar::F32;
+  // tf32 on wgmma reads K-major buffers only, as 8-bit operands do: both
+  // tiles loaded K-contiguous (x @ w.T with w stored [N, K], as torch's
+  // Linear holds it); else mma.sync, whose fragments are loaded from either.
+  if (f32Acc && tf32 && t.wgmma && t.arch == "sm_90a" && kContiguous(dot.operand(0), 1, axis) &&
+      kContiguous(dot.operand(1), 0, axis) && planWgmma(m, M, N, K, 8, t.numWarps, &plan, /*narrowN=*/true)) {
+    plan.bKMajor = true;
+    return plan;
+  }
   if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
   // FMA: threads along N with four columns each where the tile allows.
   plan.kind = DotKind::Fma;
@@ -174,11 +182,11 @@ const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, co
     case DotKind::Wgmma: {
       // K-major (K contiguous): rows of K elements in swizzled blocks of up
       // to 128 bytes. MN-major: blocks of 64 rows or columns (128 bytes),
-      // swizzled; the descriptors read either (wgmma.cpp), but 8-bit
-      // operands only K-major.
+      // swizzled; the descriptors read either (wgmma.cpp), but 8-bit and
+      // tf32 operands only K-major.
       int kDim = opIdx == 0 ? 1 : 0;
       int64_t K = type.shape[size_t(kDim)];
-      if (fastDim == kDim || esize == 1)
+      if (fastDim == kDim || esize != 2)
         return sharedLayout(m, {kDim, 1 - kDim}, 0, std::min<int64_t>(128, K * esize));
       return sharedLayout(m, {1 - kDim, kDim}, 0, 128);
     }

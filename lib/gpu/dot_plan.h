@@ -1,6 +1,7 @@
 // Which instruction a dot runs on, and the layouts that follow: warpgroup
 // MMA (wgmma, sm_90a: operands read from shared memory through descriptors,
-// A possibly from registers), mma.sync (sm_80+: operands loaded from shared
+// A possibly from registers; f32 operands with tf32 where both are loaded
+// K-contiguous), mma.sync (sm_80+: operands loaded from shared
 // memory into registers with ldmatrix), or FMA on the cores (operands read
 // from shared memory element by element).
 #pragma once
@@ -21,9 +22,10 @@ struct DotTarget {
 struct DotPlan {
   DotKind kind = DotKind::Fma;
   const ir::Layout* result = nullptr;  // mma<v=3>, mma<v=2>, or blocked (FMA)
-  // wgmma whose warpgroups own 32 columns each (an attention backward's
-  // k @ tl.trans(q) with 32 queries): B must be staged K-major,
-  // where 8 columns are one 8-row block of the swizzle (MN-major, 64 are).
+  // B must be staged K-major: a wgmma whose warpgroups own 32 columns each
+  // (an attention backward's k @ tl.trans(q) with 32 queries), where 8
+  // columns are one 8-row block of the swizzle (MN-major, 64 are), and a
+  // tf32 one (K-major operands only).
   bool bKMajor = false;
 };
 

@@ -211,7 +211,10 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           if (l && l->kind == ir::LayoutKind::Mma && l->version == 3) {
             int64_t n = t.shape[1] / l->warpsPerCta[1];
             fact.instruction = "wgmma";
-            fact.text = "wgmma m64n" + std::to_string(n) + "k16 (" + in + "), tile " + fact.tile +
+            // k steps of 32 bytes: 16 f16/bf16, 32 fp8, 8 f32 (as tf32) elements.
+            ir::Scalar ak = i.operand(0)->type().kind;
+            fact.text = "wgmma m64n" + std::to_string(n) + "k" + std::to_string(32 / ir::byteSize(ak)) + " (" + in +
+                        (ak == ir::Scalar::F32 ? " as tf32" : "") + "), tile " + fact.tile +
                         asyncText(i) + "; A from " +
                         (i.operand(0)->type().isShared() ? "shared memory" : "registers") + ", B from shared memory";
           } else if (l && l->kind == ir::LayoutKind::Mma) {

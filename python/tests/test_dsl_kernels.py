@@ -102,6 +102,24 @@ def test_matmul_grouped_in_triton_c_as_in_the_dsl(backend, dtype):
     np.testing.assert_allclose(host(c_tc), host(c_dsl), atol=tol, rtol=1e-2)
 
 
+def test_linear_f32_with_tf32(backend):
+    """x @ w.T in f32 (dsl_kernels.linear_kernel): ragged sizes (M and N not
+    multiples of the tiles, K of 4 only: rows 16-byte aligned), 4 and 8
+    warps; tf32's tolerance on the GPU."""
+    M, N = (int(v) for v in rng.integers(65, 300, size=2))
+    Kd = 4 * int(rng.integers(20, 60))
+    x = rng.standard_normal((M, Kd)).astype(np.float32)
+    w = rng.standard_normal((N, Kd)).astype(np.float32)
+    ref = x.astype(np.float64) @ w.astype(np.float64).T
+    for warps, bn in ((4, 64), (8, 128)):
+        y = poisoned((M, N), np.float32, backend)
+        K.linear_kernel[(tritonc.cdiv(M, 128), tritonc.cdiv(N, bn))](
+            dev(x, backend), dev(w, backend), y, M, N, Kd, BLOCK_M=128, BLOCK_N=bn, BLOCK_K=32, num_warps=warps)
+        # tf32 keeps 10 bits of each input's mantissa: relative 2^-10 per product.
+        tol = 4e-3 * np.sqrt(Kd) if backend == "cuda" else 1e-4
+        np.testing.assert_allclose(host(y), ref, atol=tol, rtol=1e-2)
+
+
 def test_matmul_autotuned(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
     M, N, Kd = 70, 100, 90

@@ -200,6 +200,24 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
     assert "k32.f32.e4m3.e5m2" in ptx and "cvt.rn.f16x2.e5m2x2" not in ptx
 
 
+def test_f32_linear_runs_on_tf32_wgmma(monkeypatch):
+    """sm_90a: x @ w.T in f32 (both tiles K-contiguous) runs on wgmma's tf32
+    steps, fed by TMA, without spills; x @ w with w stored [K, N]
+    (N-contiguous, which tf32 wgmma cannot read) keeps mma.sync."""
+    import dsl_kernels
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    x = np.zeros((256, 512), np.float32)
+    ptx = dsl_kernels.linear_kernel.warmup(x, x, x, 256, 512, 512, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32,
+                                                num_warps=8).asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32" in ptx
+    assert "cp.async.bulk.tensor.2d" in ptx and "mma.sync" not in ptx
+    messages = ptxas(ptx, "sm_90a", verbose=True)
+    assert " 0 bytes spill stores" in messages, messages[-2000:]
+    ptx = dsl_kernels.matmul_kernel.warmup(x, x, x, 256, 512, 512, 512, 1, 512, 1, 512, 1, BLOCK_M=128, BLOCK_N=128,
+                                           BLOCK_K=32, GROUP_M=8, num_warps=8).asm["ptx"]
+    assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+
+
 # An fp8 dot whose A is another dot's result narrowed to fp8 (IR written so):
 # 8-bit wgmma reads A from shared memory only, so it is staged there.
 FP8_CHAIN_IR = """kernel @f8chain(%A: f8e4m3* aligned(16), %B: f8e4m3* aligned(16), %C: f32* aligned(16)) {

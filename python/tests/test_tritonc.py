@@ -56,6 +56,33 @@ def test_report_names_the_copies_and_the_dot_of_a_masked_matmul():
     assert "%4d | " % load_line in text and "`lda`" in text  # the source with its facts, and the advice
 
 
+def test_allow_tf32_puts_an_f32_linear_on_the_tensor_cores():
+    """tritonc.kernel(allow_tf32=True): x @ w.T in f32 (both operands loaded
+    K-contiguous) runs on wgmma's tf32 steps for sm_90a; without it, on the
+    cores. On the CPU back end the result is f32's either way."""
+    import json, os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked_nt.tc")
+    src = open(path).read()
+    dot_line = 1 + next(i for i, l in enumerate(src.splitlines()) if "c += a @ ^b" in l)
+    a = np.zeros((64, 64), np.float32)
+    for tf32, instruction in ((True, "wgmma"), (False, "fma")):
+        mm = tritonc.kernel(src, filename="matmul_masked_nt.tc", allow_tf32=tf32)
+        rep = json.loads(mm.report(a, a, a, 4096, 4096, 4096, 4096, 4096, 4096, TYPE=np.float32, TM=128, TN=128,
+                                   TK=32, num_warps=8, json=True))
+        dot = next(f for f in rep["lines"] if f["line"] == dot_line and f["kind"] == "dot")
+        assert dot["instruction"] == instruction, dot
+        if tf32:
+            assert "m64n128k8 (f32 as tf32)" in dot["text"], dot
+    M, N, K = (int(v) for v in rng.integers(20, 90, size=3))
+    x = rng.standard_normal((M, K)).astype(np.float32)
+    w = rng.standard_normal((N, K)).astype(np.float32)
+    y = np.full((M, N), np.nan, np.float32)
+    tritonc.kernel(src, ["C"], filename="matmul_masked_nt.tc", allow_tf32=True)(
+        x, w, y, M, N, K, K, K, N, grid=(tritonc.cdiv(M, 32), tritonc.cdiv(N, 32)), TYPE=np.float32, TM=32, TN=32,
+        TK=16)
+    np.testing.assert_allclose(y, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-4, atol=1e-4)
+
+
 def test_config_of_names_the_tuned_configuration():
     n = int(rng.integers(100, 3000))
     a = rng.standard_normal(n).astype(np.float32)
@@ -329,6 +356,32 @@ def test_dot_cuda_any_shape(M, N, K, dtype, ta, tb):
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")
+@pytest.mark.parametrize("M,N,K,tb", [
+    (1000, 1000, 1000, True),   # x @ w.T: wgmma's tf32 steps on sm_90a
+    (333, 515, 260, False),     # B K x N: mma.sync's
+    (256, 256, 4100, True),     # a split-K candidate
+])
+def test_dot_cuda_f32_takes_tf32_where_torch_allows_it(M, N, K, tb):
+    """With torch.backends.cuda.matmul.allow_tf32, an f32 tritonc.ops.dot runs
+    its tf32 kernels (what it ran is remembered apart from the f32 path),
+    within tf32's error of float64; without it, f32's."""
+    A = torch.randn(M, K, device="cuda")
+    B = torch.randn(K, N, device="cuda")
+    ref = A.double() @ B.double()
+    saved = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for tf32, tol in ((True, 5e-3), (False, 1e-4)):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            C = tritonc.ops.dot(A, B.t().contiguous() if tb else B, False, tb)
+            torch.cuda.synchronize()
+            err = ((C.double() - ref).abs().max() / ref.abs().max()).item()
+            assert err <= tol, (tf32, err)
+            assert tritonc.ops.dot_config(M, N, K, torch.float32, False, tb, tf32=tf32)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
+
+@pytest.mark.skipif(not _cuda(), reason="no CUDA device")
 @pytest.mark.skipif(_cuda() and torch.cuda.get_device_capability()[0] < 9, reason="no clusters before sm_90")
 def test_pairs_with_a_producer_warp_survive_many_launches():
     """Pairs of programs with a producer warp (num_ctas=2): each consumer
@@ -391,7 +444,7 @@ def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
     dt = getattr(torch, dtype)
     M, N, K = 200, 136, 2300
     config = dict(_layout_macros(False, False), TYPE=dt, SPLIT=4, TM=64, TN=64, TK=64, num_warps=4, num_stages=3)
-    split = _dot._split_path(M, N, K, K, N, N, config, dtype == "float32")
+    split = _dot._split_path(M, N, K, K, N, N, config, dtype == "float32", _dot.splitk)
     for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
         with torch.cuda.stream(stream):
             for _ in range(3):
@@ -415,6 +468,9 @@ def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
     assert "num_ctas" not in _gpu_space(1760, 7000, 1760, "float32", 132, 7000 * 4)
     assert _gpu_space(1000, 1000, 1000, "float16", 132, 2000)["num_ctas"] == [1, 2]
     assert "num_ctas" not in _gpu_space(2048, 128, 2048, "float16", 132, 128 * 2)
+    # tf32: the 16-bit spaces with K steps of 32 f32 (128 bytes).
+    tf32 = _gpu_space(1000, 1000, 1000, "float32", 132, 4000, tf32=True)
+    assert tf32["TK"] == [32] and tf32["num_ctas"] == [1, 2]
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")

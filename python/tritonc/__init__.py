@@ -212,6 +212,9 @@ class kernel(_tritonc.Launcher):
     ``TRITONC_CACHE_MUST_HIT=1`` does; ``TRITONC_LOG_COMPILES=1`` prints a
     line per compile saying what changed since the kernel's closest earlier
     compile (an argument's alignment or divisibility, a dtype, a macro).
+    ``allow_tf32=True`` lets f32 dots run on the tensor cores with tf32
+    inputs (10-bit mantissas), as the CLI's ``--allow-tf32``: on sm_90a
+    on wgmma where both operands are loaded K-contiguous, else mma.sync.
 
     Calling goes to the C++ base class first: a call like one made before
     with CUDA tensors is launched there without running Python code; any
@@ -219,8 +222,9 @@ class kernel(_tritonc.Launcher):
     """
 
     def __init__(self, src, outputs=(), cache_dir="", verbose=False, filename="<python>", target="auto",
-                 cache_must_hit=False):
+                 cache_must_hit=False, allow_tf32=False):
         super().__init__()
+        self.allow_tf32 = bool(allow_tf32)
         self.src = src
         self.outputs = list(outputs)
         self.cache_dir = cache_dir
@@ -244,7 +248,7 @@ class kernel(_tritonc.Launcher):
         k = self._compiled.get(key)
         if k is None:
             k = _tritonc.Kernel(self.src, defines, warps, stages, target, "", self.cache_dir, self.filename, [],
-                                self.verbose, self.cache_must_hit)
+                                self.verbose, self.cache_must_hit, allow_tf32=self.allow_tf32)
             self._compiled[key] = k
         return k
 
@@ -293,7 +297,7 @@ class kernel(_tritonc.Launcher):
         return args[outputs[0]] if len(outputs) == 1 else tuple(args[i] for i in outputs)
 
 
-    def report(self, *args, num_warps=4, num_stages=3, target="sm_90a", allow_tf32=False, json=False, **macros):
+    def report(self, *args, num_warps=4, num_stages=3, target="sm_90a", allow_tf32=None, json=False, **macros):
         """The compile report of one configuration: the source with what the
         compiler decided beside each line (vector widths, asynchronous copies
         and their stages, the instruction of each dot, conversions through
@@ -311,7 +315,8 @@ class kernel(_tritonc.Launcher):
             for (name, is_ptr, _), a in zip(params, args):
                 if not is_ptr and isinstance(a, int) and not isinstance(a, bool):
                     ints.append((name, int(a)))
-        return _tritonc.compile_report(self.src, defines, int(num_warps), int(num_stages), target, bool(allow_tf32),
+        tf32 = self.allow_tf32 if allow_tf32 is None else bool(allow_tf32)
+        return _tritonc.compile_report(self.src, defines, int(num_warps), int(num_stages), target, tf32,
                                        ints, self.filename, bool(json))
 
     def config_of(self, *args, **macros):

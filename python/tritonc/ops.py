@@ -2,7 +2,8 @@
 source masked on every edge, macros for the four transposition variants as
 PyTriton builds them), its tiles chosen by a heuristic on the shape and timed
 by the tuner on the GPU, split-K where the output has few tiles and K is
-deep; with its backward."""
+deep; f32 products with tf32 inputs where torch allows them
+(``torch.backends.cuda.matmul.allow_tf32``); with its backward."""
 import tritonc
 
 # The product of program (pm, pn)'s output tile over COUNT of K from K0,
@@ -105,7 +106,7 @@ def _config_values(text):
     return {k: int(v) for k, v in (item.split("=", 1) for item in text.split())}
 
 
-def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None):
+def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None, tf32=False):
     """The tile space the tuner times on the GPU, by a heuristic on the shape:
     large tiles where the output has a wave of them or more, smaller tiles
     and deeper K steps where it has fewer (measured on the H100: 2048x128x2048
@@ -113,28 +114,38 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None):
     programs). Where B's rows (K x N, or N x K transposed) are not a multiple
     of 128 bytes apart, num_ctas 2 too: B's boxes multicast to pairs of programs
     paid there (1760x7000x1760: 0.65 -> 0.81 of cuBLAS; 1000^3 with a
-    producer warp: 12.8 -> 11.7 us) and cost where rows are aligned."""
-    if str(dtype).endswith("float32"):  # FMA dots (no tf32): the H100's best f32 tiles
+    producer warp: 12.8 -> 11.7 us) and cost where rows are aligned. tf32:
+    the 16-bit spaces with K steps of 32 (128 bytes of f32, as 64 of f16)."""
+    if str(dtype).endswith("float32") and not tf32:  # FMA dots: the H100's best f32 tiles
         return dict(TM=[64], TN=[128, 256] if M * N >= 2048 * 2048 else [64, 128], TK=[32], num_warps=[8],
                     num_stages=[3])
+    tk = [32] if tf32 else [64]
     if tritonc.cdiv(M, 128) * tritonc.cdiv(N, 128) >= sms:
-        space = dict(TM=[128, 256], TN=[128, 256], TK=[64], num_warps=[8], num_stages=[3, 4])
+        space = dict(TM=[128] if tf32 else [128, 256], TN=[128, 256], TK=tk, num_warps=[8], num_stages=[3, 4])
         if b_row_bytes is not None and b_row_bytes % 128:
             space["num_ctas"] = [1, 2]
         return space
-    space = dict(TM=[64, 128], TN=[64, 128], TK=[64, 128], num_warps=[4], num_stages=[3, 4])
+    space = dict(TM=[64, 128], TN=[64, 128], TK=tk if tf32 else [64, 128], num_warps=[4], num_stages=[3, 4])
     if b_row_bytes is not None and b_row_bytes % 128:
         space["num_ctas"] = [1, 2]
     return space
 
 
-def _splitk_space(M, N, K, sms):
+def _splitk_space(M, N, K, sms, tf32=False):
     """Split-K candidates where the output has few tiles and K is deep: at
     least 256 of K per program."""
     if tritonc.cdiv(M, 128) * tritonc.cdiv(N, 128) * 2 > sms or K < 1024:
         return None
     splits = [s for s in (2, 4, 8, 16) if K // s >= 256]
-    return dict(SPLIT=splits, TM=[64, 128], TN=[64, 128], TK=[64], num_warps=[4, 8], num_stages=[3]) if splits else None
+    tk = [32] if tf32 else [64]
+    return dict(SPLIT=splits, TM=[64, 128], TN=[64, 128], TK=tk, num_warps=[4, 8], num_stages=[3]) if splits else None
+
+
+def _tf32(a):
+    """Whether an f32 product of CUDA tensor `a` takes tf32 inputs: as torch's
+    own matmuls do, when torch.backends.cuda.matmul.allow_tf32 is set."""
+    torch = tritonc._torch()
+    return a.dtype == torch.float32 and bool(torch.backends.cuda.matmul.allow_tf32)
 
 
 def _cold_ms(fn, reps=10):
@@ -163,8 +174,10 @@ def _cold_ms(fn, reps=10):
 class _dot(tritonc.function):
     kernel = tritonc.kernel(_DOT_SRC, ["C"], filename="tritonc/ops.py:dot")
     splitk = tritonc.kernel(_DOT_SPLITK_SRC, filename="tritonc/ops.py:dot_splitk")
+    kernel_tf32 = tritonc.kernel(_DOT_SRC, ["C"], filename="tritonc/ops.py:dot", allow_tf32=True)
+    splitk_tf32 = tritonc.kernel(_DOT_SPLITK_SRC, filename="tritonc/ops.py:dot_splitk", allow_tf32=True)
     cast = tritonc.kernel(_CAST_SRC, ["C"], filename="tritonc/ops.py:cast")
-    runs = {}  # (shape, layout, dtype) -> the chosen GPU path: a function of (a, b)
+    runs = {}  # (shape, layout, dtype, tf32) -> the chosen GPU path: a function of (a, b)
 
     @staticmethod
     def _call(a, b, transpose_a, transpose_b):
@@ -187,11 +200,12 @@ class _dot(tritonc.function):
         ldb = K if transpose_b else N
         ldc = N
         if getattr(a, "is_cuda", False) and M and N and K:
-            key = (M, N, K, transpose_a, transpose_b, str(a.dtype))
+            tf32 = _tf32(a)
+            key = (M, N, K, transpose_a, transpose_b, str(a.dtype), tf32)
             run = _dot.runs.get(key)
             if run is None:
                 macros = dict(_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
-                run = _dot.runs[key] = _dot._plan(a, b, M, N, K, lda, ldb, ldc, macros)
+                run = _dot.runs[key] = _dot._plan(a, b, M, N, K, lda, ldb, ldc, macros, tf32)
             return run(a, b)
         c = tritonc.empty([M, N], dtype=a.dtype, like=a)
         if M == 0 or N == 0:
@@ -207,7 +221,7 @@ class _dot(tritonc.function):
                            **_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
 
     @staticmethod
-    def _plan(a, b, M, N, K, lda, ldb, ldc, macros):
+    def _plan(a, b, M, N, K, lda, ldb, ldc, macros, tf32=False):
         """Tunes the GPU paths for one shape (the tile space, and split-K
         where it is a candidate, each timed by the tuner; then the two best
         against each other) and returns the chosen path as a function of
@@ -218,27 +232,28 @@ class _dot(tritonc.function):
         f32 = a.dtype == torch.float32
         c = tritonc.empty([M, N], dtype=a.dtype, like=a)
         b_row_bytes = ldb * b.element_size()  # K x N, or N x K for a @ ^b: either multicasts
-        space = dict(_gpu_space(M, N, K, a.dtype, sms, b_row_bytes), **macros)
+        space = dict(_gpu_space(M, N, K, a.dtype, sms, b_row_bytes, tf32), **macros)
         grid = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))]
-        _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=grid, **space)
-        text = _dot.kernel.config_of(a, b, c, M, N, K, lda, ldb, ldc, **space)
+        kernel, splitk = (_dot.kernel_tf32, _dot.splitk_tf32) if tf32 else (_dot.kernel, _dot.splitk)
+        kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=grid, **space)
+        text = kernel.config_of(a, b, c, M, N, K, lda, ldb, ldc, **space)
         best = dict(_first_values(space), **_config_values(text))
         plain_grid = (tritonc.cdiv(M, best["TM"]), tritonc.cdiv(N, best["TN"]))
 
         def plain(a, b):
             c = torch.empty([M, N], dtype=a.dtype, device=a.device)
-            return _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=plain_grid, **best)
+            return kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=plain_grid, **best)
         plain.config = text
-        split_space = _splitk_space(M, N, K, sms)
+        split_space = _splitk_space(M, N, K, sms, tf32)
         if split_space is None:
             return plain
         w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
         split_space = dict(split_space, **macros)
         grid3 = lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN")), opt.d("SPLIT")]
-        _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid3, **split_space)
-        split_text = _dot.splitk.config_of(a, b, w, M, N, K, lda, ldb, ldc, **split_space)
+        splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid3, **split_space)
+        split_text = splitk.config_of(a, b, w, M, N, K, lda, ldb, ldc, **split_space)
         sbest = dict(_first_values(split_space), **_config_values(split_text))
-        split = _dot._split_path(M, N, K, lda, ldb, ldc, sbest, f32)
+        split = _dot._split_path(M, N, K, lda, ldb, ldc, sbest, f32, splitk)
         split.config = "split-K " + split_text
         split_ms, plain_ms = _cold_ms(lambda: split(a, b)), _cold_ms(lambda: plain(a, b))
         chosen, other, mine, theirs = (split, plain, split_ms, plain_ms) if split_ms < plain_ms else \
@@ -247,7 +262,7 @@ class _dot(tritonc.function):
         return chosen
 
     @staticmethod
-    def _split_path(M, N, K, lda, ldb, ldc, config, f32):
+    def _split_path(M, N, K, lda, ldb, ldc, config, f32, splitk):
         """The split-K path at one configuration (its macros included), as a
         function of (a, b): the programs add their slices' products into an
         f32 workspace W with atomics, then (for 16-bit outputs) one kernel
@@ -263,14 +278,14 @@ class _dot(tritonc.function):
         def split(a, b):
             if f32:
                 w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
-                _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
+                splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
                 return w
             stream = torch.cuda.current_stream(a.device).cuda_stream
             w = workspaces.get(stream)
             if w is None:
                 w = workspaces[stream] = torch.zeros([M, N], dtype=torch.float32, device=a.device)
             try:
-                _dot.splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
+                splitk(a, b, w, M, N, K, lda, ldb, ldc, grid=grid, **config)
                 c = torch.empty([M, N], dtype=a.dtype, device=a.device)
                 return _dot.cast(w, c, M * N, grid=cast_grid, BLOCK=1024, TYPE=a.dtype)
             except BaseException:
@@ -311,9 +326,13 @@ def dot(a, b, transpose_a=False, transpose_b=False):
     return _dot.apply(a, b, transpose_a, transpose_b)
 
 
-def dot_config(M, N, K, dtype, transpose_a=False, transpose_b=False):
+def dot_config(M, N, K, dtype, transpose_a=False, transpose_b=False, tf32=None):
     """What GPU ``dot`` calls of this shape run, as text ("split-K SPLIT=4
     TM=64 ..." or "TK=64 TM=128 ..."), with both paths' times where split-K
-    was a candidate; None before the first such call."""
-    run = _dot.runs.get((M, N, K, transpose_a, transpose_b, str(dtype)))
+    was a candidate; None before the first such call. ``tf32``: of the calls
+    with tf32 inputs or without (default: as torch allows now, for f32)."""
+    if tf32 is None:
+        torch = tritonc._torch()
+        tf32 = dtype == torch.float32 and bool(torch.backends.cuda.matmul.allow_tf32)
+    run = _dot.runs.get((M, N, K, transpose_a, transpose_b, str(dtype), bool(tf32)))
     return None if run is None else run.config

@@ -2,8 +2,8 @@
 // several cases per file separated by a line `; -----` (`// -----` in .tc).
 // Each case has, in comment lines:
 //   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N | target=sm_90a | num_warps=N
-//        | num_ctas=1|2|4
-//        (once; keys may be combined; target, num_warps and num_ctas are the GPU passes';
+//        | num_ctas=1|2|4 | tf32=1
+//        (once; keys may be combined; target, num_warps, num_ctas and tf32 (allow_tf32) are the GPU passes';
 //        with a target, `prefetch` pre-fetches as for the GPU: asyncCopies)
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
@@ -49,6 +49,7 @@ struct IrCase {
   std::string target;     // RUN: target= (the GPU passes' target; pre-fetching as for the GPU)
   int numWarps = 4;       // RUN: num_warps=
   int numCtas = 2;        // RUN: num_ctas= (gpu-multicast: 2 pairs along x, as PipelineOptions' default; 4 along y too)
+  bool allowTf32 = false; // RUN: tf32=1 (f32 dots on the tensor cores with tf32 inputs)
   std::vector<lang::Define> defines;
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
@@ -113,8 +114,9 @@ inline void parseHeader(IrCase& c) {
         else if (k == "target" && (v == "sm_80" || v == "sm_90a")) c.target = v;
         else if (k == "num_warps" && (v == "1" || v == "2" || v == "4" || v == "8" || v == "16")) c.numWarps = std::stoi(v);
         else if (k == "num_ctas" && (v == "1" || v == "2" || v == "4")) c.numCtas = std::stoi(v);
+        else if (k == "tf32" && v == "1") c.allowTf32 = true;
         else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness, num_stages=N, target=sm_80|sm_90a, "
-                 "num_warps=N or num_ctas=1|2|4)");
+                 "num_warps=N, num_ctas=1|2|4 or tf32=1)");
       }
     }
   }

@@ -41,6 +41,7 @@ TEST_P(IrCaseTest, Check) {
     opts.numWarps = c.numWarps;
     opts.multicast = c.numCtas > 1;
     opts.multicastAlongY = c.numCtas == 4;
+    opts.allowTf32 = c.allowTf32;
     if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes), opts);
   } catch (const std::exception& e) {
     FAIL() << "passes=" << c.passes << " failed: " << e.what() << "\ninput:\n" << input;

@@ -309,6 +309,7 @@ TEST_P(PassSemantics, SameResults) {
       opts.numWarps = v.numWarps;
       opts.multicast = v.numCtas > 1;
       opts.multicastAlongY = v.numCtas == 4;
+      opts.allowTf32 = s.isCase && s.irCase.allowTf32;
       try {
         transform::runPasses(*m, passes, opts);
         if (!v.gpuTarget.empty() && !m->isGpu()) {

@@ -397,6 +397,39 @@ TEST(FmaDot, EachFmaSharesAnOperandWithThePreviousOne) {
   EXPECT_EQ(shared, fmas - 32) << ptx;
 }
 
+// f32 products with tf32 inputs (allow_tf32): where both operands are
+// loaded K-contiguous (x @ w.T, B stored N x K) they run on wgmma's tf32
+// steps (K-major buffers only, filled by TMA); B stored K x N (N
+// contiguous, which tf32 wgmma cannot read) keeps mma.sync's m16n8k8.
+TEST(Tf32Dot, KContiguousOperandsRunOnWgmma) {
+  nvptx::TargetOptions to;
+  to.multicast = true;
+  to.allowTf32 = true;
+  for (const char* tile : {"128", "256"}) {
+    std::string ptx = userKernelPtx(UserKernel{"tf32_nt", "bench/kernels/matmul_masked_nt.tc",
+                                               {{"TYPE", "float"}, {"TM", "128"}, {"TN", tile}, {"TK", "32"}},
+                                               kSquare, 8, {}},
+                                    &to);
+    std::string wgmma = std::string("wgmma.mma_async.sync.aligned.m64n") + tile + "k8.f32.tf32.tf32";
+    EXPECT_NE(ptx.find(wgmma), std::string::npos) << tile << "\n" << ptx;
+    EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos) << tile;
+    EXPECT_EQ(ptx.find("mma.sync"), std::string::npos) << tile;
+    EXPECT_EQ(ptx.find("cvt.rna.tf32"), std::string::npos) << tile;  // the tensor cores read the f32 bits
+    static const std::string ptxas = findPtxas();
+    if (ptxas.empty()) continue;
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", std::string("tf32_nt_") + tile, log), 0) << log;
+    EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
+    EXPECT_EQ(log.find("serialized"), std::string::npos) << log;
+  }
+  std::string nn = userKernelPtx(UserKernel{"tf32_nn", "bench/kernels/matmul_masked.tc",
+                                            {{"TYPE", "float"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}},
+                                            kSquare, 8, {}},
+                                 &to);
+  EXPECT_EQ(nn.find("wgmma.mma_async"), std::string::npos) << nn;
+  EXPECT_NE(nn.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos) << nn;
+}
+
 // The PTX for sm_90a (4 warps, 3 stages) of a Triton-C kernel whose
 // `pointers` arguments are all 16-byte aligned pointers.
 std::string sourcePtx(const char* source, size_t pointers, const std::vector<lang::Define>& defines = {}) {

@@ -1,7 +1,9 @@
 // Warpgroup tensor cores (sm_90a): a dot whose result has the mma<v=3>
 // layout runs on wgmma.mma_async, each warpgroup (four warps) computing its
-// share of the tile in m64nNk16 steps (m64nNk32 for fp8 operands, K-major
-// only), with B (and usually A) read straight
+// share of the tile in steps of 32 bytes of K: m64nNk16 (f16, bf16), m64nNk32
+// (fp8, K-major only), m64nNk8 (f32 operands as tf32, K-major only: the
+// tensor cores read the f32 bits and ignore the low 13 of the mantissa), with
+// B (and usually A) read straight
 // from their swizzled buffers in shared memory through 64-bit descriptors.
 // An operand buffer is either
 //   K-major (shared<order=[K, MN], swizzle=S>, S = min(128, K elements in bytes)): rows of S
@@ -35,7 +37,7 @@ int swizzleMode(int64_t width) { return width == 128 ? 1 : width == 64 ? 2 : 3; 
 struct OperandBuffer {
   bool kMajor;
   int64_t swizzle, mnExtent, kExtent, esize;
-  // Byte offset of the 16-k step at k of the rows or columns from mn0.
+  // Byte offset of the k step at k of the rows or columns from mn0.
   int64_t offset(int64_t mn0, int64_t k) const {
     if (kMajor) return (k * esize / swizzle) * mnExtent * swizzle + mn0 * swizzle + (k * esize) % swizzle;
     return (mn0 / 64) * kExtent * 128 + k * 128;
@@ -98,10 +100,13 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   const ir::Value* b = i.operand(1);
   const ir::Type& ct = i.type();
   Scalar k = a->type().kind;
-  const bool fp8 = ir::isFp8Kind(k);
-  if (k != Scalar::F16 && k != Scalar::BF16 && !fp8) throw InternalError("wgmma on other than f16/bf16/fp8 operands");
-  // k steps of 32 bytes: 16 f16/bf16 elements, 32 fp8 ones.
-  const int64_t kStep = fp8 ? 32 : 16;
+  const bool fp8 = ir::isFp8Kind(k), tf32 = k == Scalar::F32;
+  if (k != Scalar::F16 && k != Scalar::BF16 && !fp8 && !tf32)
+    throw InternalError("wgmma on other than f16/bf16/fp8/f32 (tf32) operands");
+  // k steps of 32 bytes: 16 f16/bf16 elements, 32 fp8 ones, 8 tf32 ones.
+  const int64_t kStep = 32 / ir::byteSize(k);
+  // 8-bit and tf32 wgmma read K-major buffers only, and have no transpose operands.
+  const bool kMajorOnly = fp8 || tf32;
   const ir::Layout& cl = *ct.layout;
   int64_t M = ct.shape[0], N = ct.shape[1], K = a->type().shape[1];
   int64_t groupsM = cl.warpsPerCta[0] / 4, wn = cl.warpsPerCta[1];
@@ -137,7 +142,8 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     emit("mad.lo.s32 " + aAddr + ", " + gm + ", " + std::to_string(aBuf.offset(rowsPerGroup, 0)) + ", " + elem(a, 0) + ";");
     aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
-  if (fp8 && (!aShared || !aBuf.kMajor || !bBuf.kMajor)) throw InternalError("fp8 wgmma reads K-major buffers only");
+  if (kMajorOnly && (!aShared || !aBuf.kMajor || !bBuf.kMajor))
+    throw InternalError("fp8 and tf32 wgmma read K-major buffers only");
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
   emit("setp.ne.b32 " + scaleD + ", 1, 0;");
@@ -146,7 +152,11 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     emit("setp.ne.b32 " + firstScaleD + ", 0, 0;");
   }
   auto typeName = [](Scalar s) {
-    return s == Scalar::F16 ? "f16" : s == Scalar::BF16 ? "bf16" : s == Scalar::F8E4M3 ? "e4m3" : "e5m2";
+    return s == Scalar::F16    ? "f16"
+           : s == Scalar::BF16   ? "bf16"
+           : s == Scalar::F32    ? "tf32"
+           : s == Scalar::F8E4M3 ? "e4m3"
+                                 : "e5m2";
   };
   std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k" + std::to_string(kStep) +
                       ".f32." + typeName(k) + "." + typeName(bt.kind);
@@ -189,7 +199,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   emit("wgmma.fence.sync.aligned;");
   for (const Issue& is : issues)
     emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + ", 1, 1" +
-         (fp8 ? std::string(";")  // (8-bit wgmma has no transpose operands: K-major only)
+         (kMajorOnly ? std::string(";")
               : ", " + (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";"));
   emit("wgmma.commit_group.sync.aligned;");
   if (i.opcode() == ir::Opcode::Dot) emit("wgmma.wait_group.sync.aligned 0;");
