@@ -59,7 +59,7 @@ def test_report_names_the_copies_and_the_dot_of_a_masked_matmul():
 def test_allow_tf32_puts_an_f32_linear_on_the_tensor_cores():
     """tritonc.kernel(allow_tf32=True): x @ w.T in f32 (both operands loaded
     K-contiguous) runs on wgmma's tf32 steps for sm_90a; without it, on the
-    cores. On the CPU back end the result is f32's either way."""
+    cores. A launch (on the GPU where there is one) is within tf32's error."""
     import json, os
     path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "kernels", "matmul_masked_nt.tc")
     src = open(path).read()
@@ -80,7 +80,8 @@ def test_allow_tf32_puts_an_f32_linear_on_the_tensor_cores():
     tritonc.kernel(src, ["C"], filename="matmul_masked_nt.tc", allow_tf32=True)(
         x, w, y, M, N, K, K, K, N, grid=(tritonc.cdiv(M, 32), tritonc.cdiv(N, 32)), TYPE=np.float32, TM=32, TN=32,
         TK=16)
-    np.testing.assert_allclose(y, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-4, atol=1e-4)
+    # tf32 keeps 10 bits of each input's mantissa: relative 2^-10 per product.
+    np.testing.assert_allclose(y, x.astype(np.float64) @ w.astype(np.float64).T, rtol=1e-2, atol=4e-3 * np.sqrt(K))
 
 
 def test_config_of_names_the_tuned_configuration():
