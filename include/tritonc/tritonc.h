@@ -76,6 +76,8 @@ typedef struct {
   int cache_must_hit; /* nonzero: a compile (a miss of the memory and disk caches) fails the launch
                          (TRITONC_ERROR_LAUNCH) naming the key, as TRITONC_CACHE_MUST_HIT=1 does;
                          TRITONC_LOG_COMPILES=1 prints a line per compile with what changed */
+  int allow_tf32; /* nonzero: f32 dots on the GPU's tensor cores with tf32 inputs (10-bit mantissas),
+                     as the CLI's --allow-tf32; the interpreter and the CPU back end compute f32 */
 } tritonc_options;
 
 /* Sets every field to its default (NULL / 0). */

@@ -46,6 +46,7 @@ runtime::KernelOptions toKernelOptions(const tritonc_options& o) {
   ko.tuningKey = tuningKeyOf(o);
   if (o.verbose) ko.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   ko.cacheMustHit = o.cache_must_hit != 0;
+  ko.allowTf32 = o.allow_tf32 != 0;
   return ko;
 }
 

@@ -144,6 +144,7 @@ TEST(CApi, VersionAndOptionsInit) {
   EXPECT_EQ(o.target, nullptr);
   EXPECT_EQ(o.cache_dir, nullptr);
   EXPECT_EQ(o.verbose, 0);
+  EXPECT_EQ(o.allow_tf32, 0);
   tritonc_options_init(nullptr);  // harmless
 }
 
@@ -660,6 +661,54 @@ TEST(CApi, TuneRejectsDeviceAddresses) {
             TRITONC_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(best, "");
   EXPECT_TRUE(contains(tritonc_last_error(), "'B'")) << tritonc_last_error();
+}
+
+// On a GPU (skipped elsewhere): allow_tf32 puts an f32 x @ w.T on the tensor
+// cores (wgmma on sm_90a): its error against float64 is tf32's, larger than
+// f32's (so the option was not ignored) and within tf32's bound; without it,
+// f32's.
+TEST(CApiGpu, AllowTf32TakesF32ProductsToTheTensorCores) {
+  if (!tritonc::nvptx::CudaDriver::get()) GTEST_SKIP() << "no GPU";
+  std::ifstream in(std::string(TRITONC_SOURCE_DIR) + "/bench/kernels/matmul_masked_nt.tc", std::ios::binary);
+  const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const int64_t M = 200, N = 136, K = 256;
+  auto rng = freshRng();
+  std::vector<float> a = randomFloats(size_t(M * K), rng), w = randomFloats(size_t(N * K), rng);
+  std::vector<double> want(size_t(M * N), 0.0);
+  double scale = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      for (int64_t l = 0; l < K; ++l) want[size_t(i * N + j)] += double(a[size_t(i * K + l)]) * w[size_t(j * K + l)];
+      scale = std::max(scale, std::fabs(want[size_t(i * N + j)]));
+    }
+  for (int tf32 : {1, 0}) {
+    TempDir cache;
+    tritonc_options o = interpOptions(cache, "matmul_masked_nt.tc");
+    o.target = "auto";
+    o.allow_tf32 = tf32;
+    tritonc_define defines[] = {{"TYPE", "float"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}};
+    o.defines = defines;
+    o.num_defines = 4;
+    const int warps[] = {8};
+    o.num_warps = warps;
+    o.num_num_warps = 1;
+    KernelPtr k = create(src, o);
+    ASSERT_TRUE(k);
+    std::vector<float> c(size_t(M * N), NAN);
+    tritonc_arg args[] = {hostArg(a), hostArg(w), hostArg(c), intArg(M), intArg(N),
+                          intArg(K),  intArg(K),  intArg(K),  intArg(N)};
+    int64_t grid[3] = {(M + 127) / 128, (N + 127) / 128, 1};
+    ASSERT_EQ(tritonc_launch(k.get(), args, 9, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+    double err = 0;
+    for (size_t i = 0; i < c.size(); ++i) err = std::max(err, std::fabs(double(c[i]) - want[i]));
+    err /= scale;
+    if (tf32) {
+      EXPECT_GT(err, 2e-5) << "f32's error: allow_tf32 ignored";
+      EXPECT_LT(err, 5e-3);
+    } else {
+      EXPECT_LT(err, 2e-5);
+    }
+  }
 }
 
 // On a GPU (skipped elsewhere): host buffers and device addresses, launched
