@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <set>
 
+#include "gpu/dot_plan.h"
 #include "gpu/occupancy.h"
 #include "gpu/passes.h"
 #include "ir/parser.h"
@@ -192,7 +193,8 @@ static std::string targetKey(const std::string& target) {
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
-         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies");
+         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
+         (gpu::tf32WgmmaAnyBFromEnvironment() ? " with tf32 wgmma for any B" : "");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

@@ -2,8 +2,9 @@
 // several cases per file separated by a line `; -----` (`// -----` in .tc).
 // Each case has, in comment lines:
 //   RUN: passes=a,b | passes=default | analysis=axis|liveness | num_stages=N | target=sm_90a | num_warps=N
-//        | num_ctas=1|2|4 | tf32=1
+//        | num_ctas=1|2|4 | tf32=1 | env=NAME=VALUE
 //        (once; keys may be combined; target, num_warps, num_ctas and tf32 (allow_tf32) are the GPU passes';
+//        env sets a compiler switch of the environment while the case's passes run;
 //        with a target, `prefetch` pre-fetches as for the GPU: asyncCopies)
 //   DEFINES: TM=16 TYPE=float       (.tc only: the -D values)
 //   LAUNCH: grid=X[,Y[,Z]] NAME=VALUE...   (optional, repeatable: an interpreter run
@@ -12,6 +13,7 @@
 // Shared by ir_passes_test.cpp and pass_semantics_test.cpp.
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -50,9 +52,21 @@ struct IrCase {
   int numWarps = 4;       // RUN: num_warps=
   int numCtas = 2;        // RUN: num_ctas= (gpu-multicast: 2 pairs along x, as PipelineOptions' default; 4 along y too)
   bool allowTf32 = false; // RUN: tf32=1 (f32 dots on the tensor cores with tf32 inputs)
+  std::vector<std::pair<std::string, std::string>> env;  // RUN: env=NAME=VALUE (repeatable)
   std::vector<lang::Define> defines;
   std::vector<std::string> launches;  // LAUNCH: lines (their text after the colon)
   std::string error;      // a malformed header, reported by the tests
+};
+
+// Sets a case's env= switches for its lifetime, then unsets them.
+struct CaseEnvironment {
+  const IrCase& c;
+  explicit CaseEnvironment(const IrCase& ic) : c(ic) {
+    for (auto& [name, value] : c.env) setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~CaseEnvironment() {
+    for (auto& [name, value] : c.env) unsetenv(name.c_str());
+  }
 };
 
 // gtest prints a failing parameter with this instead of its bytes.
@@ -115,8 +129,10 @@ inline void parseHeader(IrCase& c) {
         else if (k == "num_warps" && (v == "1" || v == "2" || v == "4" || v == "8" || v == "16")) c.numWarps = std::stoi(v);
         else if (k == "num_ctas" && (v == "1" || v == "2" || v == "4")) c.numCtas = std::stoi(v);
         else if (k == "tf32" && v == "1") c.allowTf32 = true;
+        else if (k == "env" && v.find('=') != std::string::npos && v.find('=') > 0)
+          c.env.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
         else bad("bad RUN: entry '" + w + "' (expected passes=a,b, analysis=axis|liveness, num_stages=N, target=sm_80|sm_90a, "
-                 "num_warps=N, num_ctas=1|2|4 or tf32=1)");
+                 "num_warps=N, num_ctas=1|2|4, tf32=1 or env=NAME=VALUE)");
       }
     }
   }

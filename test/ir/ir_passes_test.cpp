@@ -42,6 +42,7 @@ TEST_P(IrCaseTest, Check) {
     opts.multicast = c.numCtas > 1;
     opts.multicastAlongY = c.numCtas == 4;
     opts.allowTf32 = c.allowTf32;
+    ir_cases::CaseEnvironment env(c);
     if (!c.passes.empty()) transform::runPasses(*m, transform::parsePassList(c.passes), opts);
   } catch (const std::exception& e) {
     FAIL() << "passes=" << c.passes << " failed: " << e.what() << "\ninput:\n" << input;

@@ -285,6 +285,8 @@ TEST_P(PassSemantics, SameResults) {
   if (s.isCase && s.irCase.passes != "default" && !transform::findPass(s.irCase.passes))
     variants.push_back({s.irCase.passes, s.irCase.numStages, s.irCase.target, s.irCase.numWarps, s.irCase.numCtas});
 
+  std::unique_ptr<ir_cases::CaseEnvironment> env;
+  if (s.isCase) env = std::make_unique<ir_cases::CaseEnvironment>(s.irCase);
   for (size_t li = 0; li < launches.size(); ++li) {
     const ex::Launch& base = launches[li];
     SCOPED_TRACE("launch " + std::to_string(li + 1) + (s.isCase ? ": LAUNCH:" + s.irCase.launches[li] : ""));
