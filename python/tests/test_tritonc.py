@@ -200,6 +200,27 @@ def test_dot_numpy_f16_and_empty_sizes():
     np.testing.assert_array_equal(Z, np.zeros((4, 3), np.float32))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.float64])
+def test_dot_sums_in_the_type_of_its_operands(dtype):
+    """Integer products are exact (modulo the type's width, as numpy's: sums
+    in int, or long for 64-bit), f64 ones sum in f64, not f32."""
+    M, N, K = (int(v) for v in rng.integers(20, 70, size=3))
+    if np.issubdtype(dtype, np.integer):
+        hi = min(np.iinfo(dtype).max, 1 << 40)
+        A = rng.integers(-hi, hi, size=(M, K)).astype(dtype)
+        B = rng.integers(-hi, hi, size=(K, N)).astype(dtype)
+        want = A @ B  # numpy: exact modulo the width
+        np.testing.assert_array_equal(tritonc.ops.dot(A, B), want)
+        big = np.array([[2 ** 24 + 1]], dtype) if np.iinfo(dtype).bits >= 32 else None
+        if big is not None:  # beyond f32's 24-bit mantissa
+            np.testing.assert_array_equal(tritonc.ops.dot(big, np.ones((1, 1), dtype)), big)
+    else:
+        A, B = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+        np.testing.assert_allclose(tritonc.ops.dot(A, B), A @ B, rtol=1e-12, atol=1e-12)
+        one = np.array([[1 + 2.0 ** -40]])
+        assert tritonc.ops.dot(one, np.ones((1, 1)))[0, 0] == one[0, 0]
+
+
 def cpu_kernel(src, outputs=()):
     """A kernel for the CPU back end, or a skip where tritonc was built without it."""
     k = tritonc.kernel(src, outputs, target="cpu")
@@ -444,7 +465,8 @@ def test_dot_split_k_path_leaves_its_workspace_zero(dtype):
     from tritonc.ops import _dot, _layout_macros
     dt = getattr(torch, dtype)
     M, N, K = 200, 136, 2300
-    config = dict(_layout_macros(False, False), TYPE=dt, SPLIT=4, TM=64, TN=64, TK=64, num_warps=4, num_stages=3)
+    config = dict(_layout_macros(False, False), TYPE=dt, ACC="float", SPLIT=4, TM=64, TN=64, TK=64, num_warps=4,
+                  num_stages=3)
     split = _dot._split_path(M, N, K, K, N, N, config, dtype == "float32", _dot.splitk)
     for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
         with torch.cuda.stream(stream):
@@ -472,6 +494,8 @@ def test_dot_tile_space_offers_multicast_where_b_rows_are_unaligned():
     # tf32: the 16-bit spaces with K steps of 32 f32 (128 bytes).
     tf32 = _gpu_space(1000, 1000, 1000, "float32", 132, 4000, tf32=True)
     assert tf32["TK"] == [32] and tf32["num_ctas"] == [1, 2]
+    # f64 and integers (FMA, 64-bit sums at most): one small tile.
+    assert _gpu_space(4096, 4096, 4096, "torch.float64", 132, 4096 * 8)["TM"] == [64]
 
 
 @pytest.mark.skipif(not _cuda(), reason="no CUDA device")

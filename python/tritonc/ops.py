@@ -13,7 +13,7 @@ _TILE_PRODUCT = """
   int rm[TM] = pm * TM + 0 ... TM;
   int rn[TN] = pn * TN + 0 ... TN;
   int rk[TK] = 0 ... TK;
-  float c[TM, TN] = 0;
+  ACC c[TM, TN] = 0;
   TYPE* pa[SHAPE_A] = A + {rk}[BROADCAST_AK] * STRIDE_AK + rm[BROADCAST_AM] * STRIDE_AM;
   TYPE* pb[SHAPE_B] = B + {rk}[BROADCAST_BK] * STRIDE_BK + rn[BROADCAST_BN] * STRIDE_BN;
   for (int k = {count}; k > 0; k -= TK) {{
@@ -82,6 +82,21 @@ def _layout_macros(transpose_a, transpose_b):
     }
 
 
+def _accumulator(dtype):
+    """The Triton-C type products of `dtype` are summed in: f32 for 16- and
+    32-bit floats (as the tensor cores do), f64 for f64, and integers in
+    int (long for 64-bit ones): wrapping as the output type would, so an
+    integer product is exact modulo its width, as numpy's."""
+    name = str(dtype).replace("torch.", "")
+    if name == "float64":
+        return "double"
+    if name in ("int64", "uint64"):
+        return "long"
+    if name.startswith(("int", "uint")):
+        return "int"
+    return "float"
+
+
 def _multiprocessors(device):
     torch = tritonc._torch()
     return torch.cuda.get_device_properties(device).multi_processor_count
@@ -116,6 +131,9 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None, tf32=False):
     paid there (1760x7000x1760: 0.65 -> 0.81 of cuBLAS; 1000^3 with a
     producer warp: 12.8 -> 11.7 us) and cost where rows are aligned. tf32:
     the 16-bit spaces with K steps of 32 (128 bytes of f32, as 64 of f16)."""
+    name = str(dtype).replace("torch.", "")
+    if name not in ("float16", "bfloat16", "float32"):  # f64 and integers: FMA, sums in 64 bits at most
+        return dict(TM=[64], TN=[64], TK=[16], num_warps=[4], num_stages=[3])
     if str(dtype).endswith("float32") and not tf32:  # FMA dots: the H100's best f32 tiles
         return dict(TM=[64], TN=[128, 256] if M * N >= 2048 * 2048 else [64, 128], TK=[32], num_warps=[8],
                     num_stages=[3])
@@ -204,7 +222,7 @@ class _dot(tritonc.function):
             key = (M, N, K, transpose_a, transpose_b, str(a.dtype), tf32)
             run = _dot.runs.get(key)
             if run is None:
-                macros = dict(_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
+                macros = dict(_layout_macros(transpose_a, transpose_b), TYPE=a.dtype, ACC=_accumulator(a.dtype))
                 run = _dot.runs[key] = _dot._plan(a, b, M, N, K, lda, ldb, ldc, macros, tf32)
             return run(a, b)
         c = tritonc.empty([M, N], dtype=a.dtype, like=a)
@@ -218,7 +236,7 @@ class _dot(tritonc.function):
         return _dot.kernel(a, b, c, M, N, K, lda, ldb, ldc,
                            grid=lambda opt: [tritonc.cdiv(M, opt.d("TM")), tritonc.cdiv(N, opt.d("TN"))],
                            TM=128 if big else 32, TN=128 if big else 32, TK=64 if big else 16,
-                           **_layout_macros(transpose_a, transpose_b), TYPE=a.dtype)
+                           **_layout_macros(transpose_a, transpose_b), TYPE=a.dtype, ACC=_accumulator(a.dtype))
 
     @staticmethod
     def _plan(a, b, M, N, K, lda, ldb, ldc, macros, tf32=False):
@@ -244,7 +262,8 @@ class _dot(tritonc.function):
             c = torch.empty([M, N], dtype=a.dtype, device=a.device)
             return kernel(a, b, c, M, N, K, lda, ldb, ldc, grid=plain_grid, **best)
         plain.config = text
-        split_space = _splitk_space(M, N, K, sms, tf32)
+        # (split-K sums in an f32 workspace: for the float types that sum in f32 anyway)
+        split_space = _splitk_space(M, N, K, sms, tf32) if macros["ACC"] == "float" else None
         if split_space is None:
             return plain
         w = torch.zeros([M, N], dtype=torch.float32, device=a.device)
