@@ -23,6 +23,7 @@
 
 #include "runtime/c_api_internal.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/scalar_args.h"
 #include "runtime/version.h"
 #include "support/diagnostic.h"
 #include "target/nvptx/cuda_driver.h"
@@ -163,14 +164,8 @@ std::string paramText(const runtime::Launchable& k, size_t i) {
 }
 
 void checkIntFits(const runtime::Launchable& k, size_t i, ir::Scalar kind, int64_t v) {
-  // Signed values and unsigned bit patterns of the width are both accepted.
-  int bits = ir::bitWidth(kind);
-  if (bits >= 64) return;
-  int64_t lo = bits == 1 ? 0 : -(int64_t(1) << (bits - 1));
-  int64_t hi = (int64_t(1) << bits) - 1;
-  if (v < lo || v > hi)
-    fail(TRITONC_ERROR_INVALID_ARGUMENT,
-         paramText(k, i) + ": " + std::to_string(v) + " does not fit in " + ir::scalarName(kind));
+  std::string misfit = runtime::intMisfit(kind, v);
+  if (!misfit.empty()) fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + ": " + misfit);
 }
 
 BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {

@@ -15,6 +15,8 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -23,6 +25,7 @@
 #include "runtime/compile_report.h"
 #include "runtime/kernel.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/scalar_args.h"
 #include "support/diagnostic.h"
 #include "target/cpu/cpu_backend.h"
 #include "target/nvptx/gpu_runner.h"
@@ -36,6 +39,18 @@ namespace {
 // bytes) or ("device", address, bytes). Host memory may be read-only (a
 // numpy array that is not writeable: a memmap opened with mode 'r', an
 // array over a bytes object): a kernel that changes it is an error.
+// A float as Python prints it, near enough: the shortest of %g's forms.
+std::string floatText(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  for (int digits = 1; digits < 17; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, v);
+    if (std::strtod(shorter, nullptr) == v) return shorter;
+  }
+  return text;
+}
+
 struct PyArg {
   std::string kind;
   int64_t i = 0;
@@ -270,8 +285,14 @@ class PyKernel {
         throw UserError(SourceLoc{}, who + (p.type.isPtr() ? " is a pointer: pass a tensor or an array"
                                                            : " is a scalar: pass a number, not a tensor"));
       if (a.kind == "int") {
+        // (an integer for a float parameter is its value; for an integer one it must fit)
+        std::string misfit = p.type.isFloat() ? "" : runtime::intMisfit(p.type.kind, a.i);
+        if (!misfit.empty()) throw UserError(SourceLoc{}, who + ": " + misfit);
         b.args.push_back(interp::KernelArg::ofInt(a.i));
       } else if (a.kind == "float") {
+        if (!p.type.isFloat())
+          throw UserError(SourceLoc{}, who + " is an integer (" + ir::scalarName(p.type.kind) +
+                                           "): pass an int, not the float " + floatText(a.f));
         b.args.push_back(interp::KernelArg::ofFloat(a.f));
       } else if (a.kind == "device") {
         b.args.push_back(interp::KernelArg::ofDevicePtr(a.address, a.bytes));
@@ -394,8 +415,10 @@ class Launcher {
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
         if (overflow || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+        // (one that does not fit its parameter: the slow path says so)
+        if (!params[i].type.isFloat() && !runtime::intFits(params[i].type.kind, v)) return false;
         converted[i] = interp::KernelArg::ofInt(v);
-      } else if (PyFloat_Check(x)) {
+      } else if (PyFloat_Check(x) && params[i].type.isFloat()) {
         converted[i] = interp::KernelArg::ofFloat(PyFloat_AS_DOUBLE(x));
       } else {
         return false;

@@ -2,6 +2,8 @@
 tensors and DLPack-only arrays, tuning lists and dtypes as macros, the seed's
 dot in its four variants with its backward against PyTorch's autograd, and
 clear errors. Inputs are fresh random each run; outputs are poisoned first."""
+import re
+
 import numpy as np
 import pytest
 
@@ -219,6 +221,24 @@ def test_dot_sums_in_the_type_of_its_operands(dtype):
         np.testing.assert_allclose(tritonc.ops.dot(A, B), A @ B, rtol=1e-12, atol=1e-12)
         one = np.array([[1 + 2.0 ** -40]])
         assert tritonc.ops.dot(one, np.ones((1, 1)))[0, 0] == one[0, 0]
+
+
+def test_scalar_arguments_must_fit_their_parameters():
+    """An int beyond its parameter's width, or a float for an integer
+    parameter, is refused with the parameter named (it used to be cut to
+    the width: 2**40 + 7 became 7); a float parameter takes an int."""
+    src = ("void f(int *p, int n, char c, TYPE s, TYPE *x) { int i[4] = 0 ... 4; *(p + i) = n + c + i;"
+           " *(x + i) = s; }")
+    k = tritonc.kernel(src, ["p", "x"], target="interp")
+    p, x = np.zeros(4, np.int32), np.zeros(4, np.float32)
+    for n, c, what in ((2 ** 40 + 7, 1, "'n'): 1099511627783 does not fit in i32"),
+                       (1, 300, "'c'): 300 does not fit in i8"),
+                       (2.5, 1, "('n') is an integer (i32): pass an int, not the float 2.5")):
+        with pytest.raises(tritonc.Error, match=re.escape(what)):
+            k(p, n, c, 1.5, x, grid=(1,), TYPE=np.float32)
+    k(p, -2 ** 31, 255, 3, x, grid=(1,), TYPE=np.float32)  # i8 takes its unsigned bit patterns too
+    np.testing.assert_array_equal(p, np.array([-2 ** 31 - 1 + i for i in range(4)], np.int64).astype(np.int32))
+    np.testing.assert_array_equal(x, np.full(4, 3.0, np.float32))
 
 
 def cpu_kernel(src, outputs=()):

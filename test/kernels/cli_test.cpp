@@ -82,6 +82,7 @@ TEST_F(CliTest, IllTypedArgumentsAreNamed) {
       {{"--arg", "N=zeros:i32:4", "--arg", "a=zeros:f32:256"}, "'N'"},   // buffer for a scalar
       {{"--arg", "N=256", "--arg", "a=@half.npy"}, "'a'"},               // f16 file for an f32 pointer
       {{"--arg", "N=256", "--arg", "a=3"}, "'a'"},                       // scalar for a pointer
+      {{"--arg", "N=99999999999", "--arg", "a=zeros:f32:256"}, "'N'"},  // beyond i32: not cut to 32 bits
   };
   for (const Bad& b : bad) {
     std::vector<std::string> args = b.args;
@@ -93,6 +94,9 @@ TEST_F(CliTest, IllTypedArgumentsAreNamed) {
   Result r = run(vectorAddArgs({"--arg", "N=256", "--arg", "a=@half.npy", "--arg", "b=zeros:f32:256", "--arg",
                                 "c=zeros:f32:256"}));
   EXPECT_NE(r.err.find("f16"), std::string::npos) << r.err;
+  r = run(vectorAddArgs({"--arg", "N=4294967296", "--arg", "a=zeros:f32:256", "--arg", "b=zeros:f32:256", "--arg",
+                         "c=zeros:f32:256"}));
+  EXPECT_NE(r.err.find("4294967296 does not fit in i32"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, DefineListNotesTheFirstValue) {

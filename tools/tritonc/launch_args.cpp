@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "runtime/scalar_args.h"
 #include "support/diagnostic.h"
 
 namespace tritonc::cli {
@@ -137,6 +138,8 @@ BoundArgs bindArguments(const Signature& sig, const std::vector<std::pair<std::s
       long long v = std::strtoll(spec.c_str(), &end, 0);
       if (spec.empty() || *end || errno == ERANGE)
         throw argError("argument '" + name + "' is an integer (" + ir::typeToString(t) + "), got '" + spec + "'");
+      std::string misfit = runtime::intMisfit(t.kind, v);
+      if (!misfit.empty()) throw argError("argument '" + name + "': " + misfit);
       out.args.push_back(interp::KernelArg::ofInt(v));
     } else {
       double v = std::strtod(spec.c_str(), &end);
