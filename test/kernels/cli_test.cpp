@@ -39,6 +39,44 @@ TEST_F(CliTest, RunVectorAddFromNpyFiles) {
   for (int i = 0; i < n; ++i) EXPECT_EQ(c[size_t(i)], a[size_t(i)] + b[size_t(i)]) << "c[" << i << "]";
 }
 
+// GPU IR as `emit --stage gpu-ir` prints it, saved as .tgir (or .tir), is
+// read back as IR: emitted again unchanged (no pass runs on it unless named)
+// and run on the interpreter (the default where there is no GPU: the CPU
+// back end takes Triton-IR only, and says so when asked).
+TEST_F(CliTest, GpuIrFilesRunAndEmitAsTheyAre) {
+  Result r = run({"emit", kVectorAdd, "--stage", "gpu-ir"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  {
+    std::ofstream(path("add.tgir")) << r.out;
+  }
+  Result again = run({"emit", "add.tgir", "--stage", "gpu-ir"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  auto body = [](const std::string& t) { return t.substr(t.find('\n')); };  // past the `source` line
+  EXPECT_EQ(body(again.out), body(r.out));
+  Result ptx = run({"emit", "add.tgir", "--stage", "ptx"});
+  ASSERT_EQ(ptx.status, 0) << ptx.err;
+  EXPECT_NE(ptx.out.find("ld.global"), std::string::npos);
+  std::mt19937_64 rng(freshSeed());
+  std::uniform_real_distribution<float> dist(-10, 10);
+  std::vector<float> a(256), b(256);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = dist(rng), b[i] = dist(rng);
+  writeFloats("in_a.npy", a);
+  writeFloats("in_b.npy", b);
+  Result ran = run({"run", "add.tgir", "--backend", "interp", "--grid", "8", "--arg", "N=256", "--arg", "a=@in_a.npy",
+                    "--arg", "b=@in_b.npy", "--arg", "c=zeros:f32:256", "--save", "c=out.npy"});
+  ASSERT_EQ(ran.status, 0) << ran.err;
+  std::vector<float> c = readFloats("out.npy");
+  ASSERT_EQ(c.size(), a.size());
+  for (size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i], a[i] + b[i]) << "c[" << i << "]";
+  Result cpu = run({"run", "add.tgir", "--backend", "cpu", "--grid", "8", "--arg", "N=256", "--arg", "a=@in_a.npy",
+                    "--arg", "b=@in_b.npy", "--arg", "c=zeros:f32:256"});
+  EXPECT_NE(cpu.status, 0);
+  EXPECT_NE(cpu.err.find("GPU IR runs on the GPU or the interpreter"), std::string::npos) << cpu.err;
+  Result named = run({"emit", "add.tgir", "--stage", "gpu-ir", "--passes=constfold"});
+  EXPECT_NE(named.status, 0);
+  EXPECT_NE(named.err.find("works on Triton-IR"), std::string::npos) << named.err;
+}
+
 TEST_F(CliTest, RandAndZerosSpecs) {
   auto once = [&](const std::string& suffix) {
     Result r = run(vectorAddArgs({"--arg", "N=128", "--arg", "a=rand:f32:128", "--arg", "b=zeros:f32:128", "--arg",

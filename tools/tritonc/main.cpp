@@ -209,7 +209,8 @@ int emit(const Options& o, const std::string& source) {
     // With --arg, as a launch with those integers would see it.
     if (!o.args.empty() && o.specialize)
       for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
-    if (o.stage == "opt-ir") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
+    if (o.stage == "opt-ir" && (!m->isGpu() || o.passes != "default"))
+      transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (!o.analysis.empty()) {
       for (auto& f : m->functions())
         std::cout << (o.analysis == "axis" ? analysis::printAxisInfo(*f) : analysis::printLiveness(*f));
@@ -243,9 +244,11 @@ int emit(const Options& o, const std::string& source) {
     // alignment.
     if (o.specialize)
       for (auto& f : m->functions()) runtime::applySpecialization(*f, emitFacts(*f, o));
-    transform::runPasses(*m, transform::parsePassList(o.passes), popts);
+    // GPU IR (a .tgir) is past both pipelines: only passes asked for by name run on it.
+    const bool gpuInput = m->isGpu();
+    if (!gpuInput || o.passes != "default") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (o.stage == "gpu-ir") {
-      transform::runPasses(*m, transform::gpuPipeline(), popts);
+      if (!gpuInput) transform::runPasses(*m, transform::gpuPipeline(), popts);
       ir::PrintOptions po;
       po.locations = o.locations;
       if (!o.printAfterAll) std::cout << ir::printModule(*m, po);
@@ -412,7 +415,10 @@ int run(const Options& o, const std::string& source) {
   for (auto& [name, path] : o.saves)
     if (!bound.byName.count(name)) throw UsageError("--save " + name + ": '" + name + "' is not a pointer argument");
   runtime::applySpecialization(*m->function(fn.name()), runtime::factsOf(bound.args, runtime::parameterKinds(fn)));
-  if (o.optimize) {
+  if (m->isGpu() && backend == "cpu" && o.backend.empty()) backend = "interp";  // the default, where no GPU
+  if (m->isGpu() && backend == "cpu")
+    throw UsageError("GPU IR runs on the GPU or the interpreter (--backend gpu|interp), not the CPU back end");
+  if (o.optimize && (!m->isGpu() || o.passes != "default")) {  // (GPU IR: only passes named)
     transform::PipelineOptions popts = pipelineOptions(o);
     popts.asyncCopies = backend == "gpu";
     if (backend == "cpu") popts.numStages = runtime::kCpuNumStages;
@@ -487,7 +493,7 @@ int main(int argc, char** argv) {
     } else {
       if (!o.signature.empty()) throw UsageError("--signature applies to Python kernels (FILE.py:KERNEL)");
       source = readFile(o.file);
-      o.irInput = endsWith(o.file, ".tir");
+      o.irInput = endsWith(o.file, ".tir") || endsWith(o.file, ".tgir");
     }
     if (o.command == "compile" && o.irInput) throw UsageError("compile needs a Triton-C file");
     if (o.command == "compile") return cli::compileCommand(o, source, kernelOptions(o));

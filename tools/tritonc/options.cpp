@@ -38,7 +38,8 @@ const char* const kCompileUsage =
 const char* const kPassesUsage = "  tritonc passes        lists the optimization passes\n";
 const char* const kVersionUsage = "  tritonc --version     prints the version\n";
 const char* const kNotes =
-    "FILE is Triton-C (.tc), Triton-IR text (.tir), or a Python DSL kernel FILE.py:KERNEL (its constexprs\n"
+    "FILE is Triton-C (.tc), Triton-IR text (.tir; GPU IR, as --stage gpu-ir prints it, in .tir or .tgir: no\n"
+    "  pass runs on it unless --passes names one), or a Python DSL kernel FILE.py:KERNEL (its constexprs\n"
     "  as -DNAME=VALUE, its runtime parameters' types as --signature 'x_ptr=*fp32,n=i32'; needs the\n"
     "  tritonc Python package importable by $TRITONC_PYTHON, default python3); KERNEL.tck is compiled\n"
     "  ahead of time (tritonc compile).\n"
