@@ -77,6 +77,22 @@ TEST_F(CliTest, GpuIrFilesRunAndEmitAsTheyAre) {
   EXPECT_NE(named.err.find("works on Triton-IR"), std::string::npos) << named.err;
 }
 
+// A GPU target tritonc emits no code for is refused, by emit as by compile
+// (an unknown name used to go into the PTX's .target line).
+TEST_F(CliTest, UnknownGpuTargetsAreRefused) {
+  for (const char* target : {"bogus", "sm_75", "sm_100"}) {
+    Result r = run({"emit", kVectorAdd, "--stage", "ptx", "--target", target});
+    EXPECT_NE(r.status, 0) << target;
+    EXPECT_NE(r.err.find(std::string("unknown GPU target '") + target + "'"), std::string::npos) << r.err;
+  }
+  Result ok = run({"emit", kVectorAdd, "--stage", "ptx", "--target", "sm_86"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find(".target sm_86"), std::string::npos);
+  Result pack = run({"compile", kVectorAdd, "--target", "sm_75", "-o", "k.tck"});
+  EXPECT_NE(pack.status, 0);
+  EXPECT_NE(pack.err.find("unknown GPU target 'sm_75'"), std::string::npos) << pack.err;
+}
+
 TEST_F(CliTest, RandAndZerosSpecs) {
   auto once = [&](const std::string& suffix) {
     Result r = run(vectorAddArgs({"--arg", "N=128", "--arg", "a=rand:f32:128", "--arg", "b=zeros:f32:128", "--arg",

@@ -82,6 +82,13 @@ std::string braces(const std::vector<std::string>& r) {
   return s + "}";
 }
 
+std::string targetProblem(const std::string& arch) {
+  for (const char* known : {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"})
+    if (arch == known) return "";
+  return "unknown GPU target '" + arch +
+         "': tritonc emits PTX for sm_80, sm_86, sm_87, sm_89, sm_90 and sm_90a (later GPUs run sm_90's or sm_89's code)";
+}
+
 std::string ptxVersionFor(const std::string& arch) {
   // PTX 8.1 has sm_90a, vector reductions (red.global.add.v4.f32) and fp8
   // conversions on sm_89; 7.0 covers sm_80.
@@ -472,6 +479,7 @@ void TargetOptions::setNumCtas(const std::string& numCtas) {
 }
 
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
+  if (std::string problem = targetProblem(opts.arch); !problem.empty()) throw UserError(SourceLoc{}, problem);
   if (opts.numWarps <= 0 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
     throw UserError(SourceLoc{}, "num_warps must be a power of two between 1 and 32, got " + std::to_string(opts.numWarps));
   if (!m.isGpu()) {

@@ -53,6 +53,10 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts);
 // The most shared memory one program may use on `arch` (bytes).
 int64_t maxSharedBytes(const std::string& arch);
 
+// Why tritonc emits no PTX for `arch` ("" for sm_80, sm_86, sm_87, sm_89,
+// sm_90 and sm_90a).
+std::string targetProblem(const std::string& arch);
+
 // The PTX ISA version to declare for `arch` (e.g. "8.0" for sm_90a).
 std::string ptxVersionFor(const std::string& arch);
 

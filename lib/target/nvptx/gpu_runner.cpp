@@ -15,8 +15,19 @@ namespace tritonc::nvptx {
 std::string gpuArch(std::string* whyNot) {
   CudaDriver* d = CudaDriver::get(whyNot);
   if (!d) return "";
+  const int cc = d->ccMajor * 10 + d->ccMinor;
+  if (cc < 80) {
+    if (whyNot)
+      *whyNot = "the GPU is sm_" + std::to_string(cc) + ", older than sm_80, the oldest target of tritonc's GPU back end";
+    return "";
+  }
   std::string arch = "sm_" + std::to_string(d->ccMajor) + std::to_string(d->ccMinor);
   if (d->ccMajor == 9) arch += "a";
+  // Later GPUs run an earlier target's code (the driver compiles its PTX for
+  // them; the "a" features, warpgroup MMA among them, are sm_90's alone):
+  // sm_100 and sm_110 (227 KB of shared memory a program, as sm_90) sm_90's,
+  // sm_120 and later (99 KB, as sm_89) sm_89's.
+  if (d->ccMajor >= 10) arch = d->ccMajor >= 12 ? "sm_89" : "sm_90";
   // An older target's code on this GPU (the driver compiles its PTX): the
   // sm_80 paths (mma.sync, ldmatrix, cp.async) run on an H100.
   if (const char* forced = std::getenv("TRITONC_GPU_ARCH"); forced && *forced) {
