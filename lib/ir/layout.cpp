@@ -78,9 +78,21 @@ std::string Layout::check() const {
       if (lanes != 32) return "tpw must multiply to 32 (the threads of a warp)";
       return "";
     }
-    case LayoutKind::Slice:
+    case LayoutKind::Slice: {
       if (!parent || !parent->isDistributed()) return "a slice needs a distributed parent";
+      // The parent's rank: blocked its entries, mma and dot_operand 2, a slice one less than its own.
+      size_t rank = 2;
+      int sliced = 0;
+      for (const Layout* p = parent; p && p->kind == LayoutKind::Slice; p = p->parent) ++sliced;
+      const Layout* root = parent;
+      while (root && root->kind == LayoutKind::Slice) root = root->parent;
+      if (root && root->kind == LayoutKind::Blocked) rank = root->sizePerThread.size();
+      int64_t parentRank = int64_t(rank) - sliced;
+      if (dim < 0 || dim >= parentRank)
+        return "slice dim " + std::to_string(dim) + " is not a dimension of its parent (rank " +
+               std::to_string(parentRank) + ")";
       return "";
+    }
     case LayoutKind::Mma:
       if (version != 2 && version != 3) return "mma version must be 2 (mma.sync) or 3 (wgmma)";
       if (warpsPerCta.size() != 2 || !allPow2(warpsPerCta)) return "mma wpc must be two powers of two";

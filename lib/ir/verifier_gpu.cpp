@@ -5,6 +5,8 @@
 // layouts included, wherever an instruction keeps the type of its operands.
 #include "ir/op_rules.h"
 
+#include <cstdint>
+
 namespace tritonc::ir {
 
 namespace {
@@ -29,6 +31,29 @@ bool barriers(const Type& t) { return shared(t) && t.kind == Scalar::I64 && t.sh
 // The same elements and shape, whatever the layouts.
 bool sameTile(const Type& a, const Type& b) { return a.withLayout(nullptr) == b.withLayout(nullptr); }
 
+// The warps a distributed layout spreads over.
+int64_t warpsOf(const Layout* l) {
+  while (l->kind == LayoutKind::Slice || l->kind == LayoutKind::DotOperand) l = l->parent;
+  int64_t w = 1;
+  for (int64_t x : l->warpsPerCta) w *= x;
+  return w;
+}
+
+// The elements a thread holds contiguously along a blocked layout's fastest
+// dimension, which vectors of an access may not exceed (other layouts: any).
+int64_t contiguousPerThread(const Layout* l) {
+  return l->kind == LayoutKind::Blocked ? l->sizePerThread[size_t(l->order[0])] : INT64_MAX;
+}
+
+// An operand buffer of wgmma: swizzled; MN-major (its contiguous dimension
+// not K) only with the 128-byte swizzle.
+std::string checkWgmmaBuffer(const Type& t, int kDim, const char* name) {
+  if (!t.layout->swizzle) return std::string("wgmma reads swizzled buffers: ") + name + " is " + str(t);
+  if (t.layout->order[0] != kDim && t.layout->swizzle != 128)
+    return std::string("wgmma reads an MN-major buffer with the 128-byte swizzle only: ") + name + " is " + str(t);
+  return "";
+}
+
 std::string checkDotLayouts(const Instruction& inst) {
   const Type& a = inst.operand(0)->type();
   const Type& b = inst.operand(1)->type();
@@ -40,7 +65,8 @@ std::string checkDotLayouts(const Instruction& inst) {
   if (r->kind == LayoutKind::Mma && r->version == 3) {
     if (!(shared(a) || operandOf(a, 0)) || !shared(b))
       return "a wgmma dot reads B from shared memory and A from shared memory or registers (dot_operand 0 of its result)";
-    return "";
+    std::string problem = shared(a) ? checkWgmmaBuffer(a, 1, "A") : "";
+    return problem.empty() ? checkWgmmaBuffer(b, 0, "B") : problem;
   }
   if (async) return "'dot_async' is a wgmma: its result needs an mma<v=3> layout";
   if (r->kind == LayoutKind::Mma) {
@@ -95,6 +121,10 @@ std::string checkGpuOp(const Instruction& inst) {
         return "'async_copy' destination " + str(dst) + " does not match the pointers " + str(p);
       if (inst.numOperands() == 3 && op(2) != Type::scalar(Scalar::I1).withShape(p.shape).withLayout(p.layout))
         return "'async_copy' mask must be i1 of the pointers' shape and layout";
+      if (inst.vec && inst.vec * byteSize(dst.kind) != 4 && inst.vec * byteSize(dst.kind) != 8 &&
+          inst.vec * byteSize(dst.kind) != 16)
+        return "'async_copy' copies 4, 8 or 16 bytes at a time, not " + std::to_string(inst.vec) + " x " +
+               scalarName(dst.kind);
       return "";
     }
     case Opcode::TmaInit: case Opcode::TmaWait: {
@@ -178,6 +208,24 @@ std::string checkGpuInstruction(const Instruction& inst) {
     if (t.isTile() && !t.layout) return std::string(k < inst.numOperands() ? "an operand" : "the result") + " has no layout";
     std::string problem = checkLayoutFitsType(t);
     if (!problem.empty()) return problem;
+  }
+  // Every distributed layout spreads over the function's warps, or over a
+  // part of them that the others repeat.
+  const Module* m = inst.parent && inst.parent->parent() ? inst.parent->parent()->parent() : nullptr;
+  for (size_t k = 0; m && m->numWarps > 0 && k <= inst.numOperands(); ++k) {
+    const Type& t = k < inst.numOperands() ? inst.operand(k)->type() : r;
+    if (t.isTile() && t.layout && t.layout->isDistributed() && m->numWarps % warpsOf(t.layout) != 0)
+      return "the layout of " + str(t) + " spreads over " + std::to_string(warpsOf(t.layout)) +
+             " warps, which the " + std::to_string(m->numWarps) + " of num_warps do not cover";
+  }
+  // A vector of an access is contiguous in its thread: at most what the
+  // layout gives it along the fastest dimension, and a divisor of it.
+  if (inst.vec > 1 && (o == Opcode::Load || o == Opcode::Store || o == Opcode::AsyncCopy)) {
+    const Type& p = o == Opcode::AsyncCopy ? inst.operand(1)->type() : inst.operand(0)->type();
+    int64_t contiguous = p.isTile() && p.layout ? contiguousPerThread(p.layout) : 1;
+    if (contiguous != INT64_MAX && contiguous % inst.vec != 0)
+      return "{vec = " + std::to_string(inst.vec) + "} needs " + std::to_string(inst.vec) +
+             " elements contiguous in each thread; the layout of " + str(p) + " gives " + std::to_string(contiguous);
   }
   bool makesBuffer = o == Opcode::LocalAlloc || o == Opcode::MemIndex;
   if (o == Opcode::Trans && inst.operand(0)->type().isShared() && !r.isShared())

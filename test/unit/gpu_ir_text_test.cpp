@@ -124,6 +124,10 @@ TEST(GpuIrText, ParseErrors) {
                    "padded or swizzled, not both");
   expectParseError("target \"sm_80\" num_warps(4)\nkernel @k() {\nentry:\n  barrier {bogus = 1}\n  ret\n}\n",
                    "unknown attribute 'bogus'");
+  // (a slice of a dimension its parent lacks used to corrupt the heap when lowered)
+  expectParseError("target \"sm_80\" num_warps(4)\n#b = blocked<spt=[1, 1], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>\n"
+                   "#s = slice<dim=5, parent=#b>\n",
+                   "slice dim 5 is not a dimension of its parent (rank 2)");
 }
 
 std::string verifyText(const std::string& text) { return verifyModule(*parseModule(text)); }
@@ -258,6 +262,36 @@ TEST(GpuIrVerifier, LayoutRules) {
   // Copies write a single stage whose shape is the pointers'.
   expectVerifyError("  %x = local_alloc : f16<2, 32, 32, #s>\n  %q = splat %p : f16*<32, 32, #b>\n  async_copy %x, %q\n",
                     "writes one buffer (a single stage)");
+  // Hand-written GPU IR the lowering crashed on or stopped with an internal
+  // error: vectors wider than a thread's contiguous elements, copies that are
+  // not 4, 8 or 16 bytes, layouts over other warps than num_warps.
+  expectVerifyError("  %q = splat %p : f16*<32, 32, #b>\n  %v = load %q : f16<32, 32, #b> {vec = 8}\n",
+                    "{vec = 8} needs 8 elements contiguous in each thread; the layout of f16*<32, 32, #b");
+  expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %q = splat %p : f16*<32, 32, #b>\n"
+                    "  async_copy %x, %q {vec = 1}\n",
+                    "'async_copy' copies 4, 8 or 16 bytes at a time, not 1 x f16");
+  std::string twoWarps = std::string(kHeader);
+  twoWarps.replace(twoWarps.find("num_warps(4)"), 12, "num_warps(2)");
+  std::string message = verifyText(twoWarps + "  %x = splat %i : i32<32, 32, #b>\n  ret\n}\n");
+  EXPECT_NE(message.find("spreads over 4 warps, which the 2 of num_warps do not cover"), std::string::npos) << message;
+}
+
+// wgmma's buffers are swizzled (MN-major ones by 128 bytes): a hand-written
+// dot_async of unswizzled buffers is refused (the lowering stopped on it).
+TEST(GpuIrVerifier, WgmmaReadsSwizzledBuffers) {
+  auto dot = [](const std::string& sharedA, const std::string& sharedB) {
+    return std::string("target \"sm_90a\" num_warps(4)\n#m = mma<v=3, wpc=[4, 1]>\n#sa = ") + sharedA +
+           "\n#sb = " + sharedB +
+           "\nkernel @k() {\nentry:\n  %a = local_alloc : f16<64, 32, #sa>\n  %b = local_alloc : f16<32, 64, #sb>\n"
+           "  %z = splat f32 0 : f32<64, 64, #m>\n  %d = dot_async %a, %b, %z : f32<64, 64, #m>\n  ret\n}\n";
+  };
+  EXPECT_EQ(verifyText(dot("shared<order=[1, 0], swizzle=64>", "shared<order=[1, 0], swizzle=128>")), "");
+  EXPECT_NE(verifyText(dot("shared<order=[1, 0], swizzle=64>", "shared<order=[1, 0]>")).find("wgmma reads swizzled "
+                                                                                              "buffers: B is"),
+            std::string::npos);
+  EXPECT_NE(verifyText(dot("shared<order=[0, 1], swizzle=64>", "shared<order=[1, 0], swizzle=128>"))
+                .find("MN-major buffer with the 128-byte swizzle only: A is"),
+            std::string::npos);
 }
 
 TEST(GpuIrVerifier, TritonIrRejectsGpuInstructions) {

@@ -154,7 +154,11 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
         return;
       }
       gpu::ScratchUse s = gpu::scratchOf(i);
-      if (i.smem < 0 || s.bytes == 0) throw InternalError("a layout change without its scratch in shared memory");
+      // (GPU IR written by hand may lack it: gpu-allocate-shared places it.)
+      if (i.smem < 0 || s.bytes == 0)
+        throw UserError(i.loc, std::string("'") + ir::opcodeName(i.opcode()) +
+                                   "' moves elements between threads: it needs its scratch in shared memory "
+                                   "({smem = OFFSET}, as gpu-allocate-shared places it)");
       std::vector<int64_t> start;  // an extract_slice reads from its offset along its axis
       if (i.opcode() == Opcode::ExtractSlice) {
         start.assign(t.shape.size(), 0);
