@@ -190,6 +190,11 @@ def test_dot_takes_views_that_are_not_row_major():
         torch.testing.assert_close(tritonc.ops.dot(TA.t(), TB), TA.t() @ TB, rtol=1e-4, atol=1e-4)
 
 
+def test_dot_refuses_what_is_not_an_array():
+    with pytest.raises(TypeError, match="operands are arrays or tensors .* not list"):
+        tritonc.ops.dot([[1.0, 2.0]], [[1.0], [2.0]])
+
+
 def test_dot_numpy_f16_and_empty_sizes():
     A = rng.standard_normal((45, 70)).astype(np.float16)
     B = rng.standard_normal((70, 33)).astype(np.float16)
@@ -637,3 +642,18 @@ def test_repeated_cuda_calls_take_the_fast_path_and_stay_correct():
     cc = torch.full((300,), float("nan"))
     add(ac, bc, cc, 300, grid=grid_for(300), BLOCK=256, TYPE=torch.float32)
     assert torch.equal(cc, ac + bc)
+
+
+def test_autotune_records_live_where_the_kernel_cache_does(monkeypatch, tmp_path):
+    """tritonc.autotune's choices go into the kernel cache's folder as the
+    C++ runtime picks it: TRITONC_CACHE_DIR, else an absolute
+    XDG_CACHE_HOME's tritonc, else ~/.cache/tritonc."""
+    from tritonc.autotuner import _cache_dir
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path / "c"))
+    assert _cache_dir() == str(tmp_path / "c" / "autotune")
+    monkeypatch.delenv("TRITONC_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert _cache_dir() == str(tmp_path / "x" / "tritonc" / "autotune")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # ignored, as by the runtime
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert _cache_dir() == str(tmp_path / "h" / ".cache" / "tritonc" / "autotune")

@@ -42,7 +42,14 @@ def _key_part(v):
 
 
 def _cache_dir():
-    base = os.environ.get("TRITONC_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "tritonc")
+    """The kernel cache's folder, as the C++ runtime picks it
+    (TRITONC_CACHE_DIR, else an absolute XDG_CACHE_HOME's tritonc, else
+    ~/.cache/tritonc), and autotune/ in it."""
+    base = os.environ.get("TRITONC_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = os.path.join(xdg, "tritonc") if xdg.startswith("/") else \
+            os.path.join(os.path.expanduser("~"), ".cache", "tritonc")
     return os.path.join(base, "autotune")
 
 

@@ -199,6 +199,10 @@ class _dot(tritonc.function):
 
     @staticmethod
     def _call(a, b, transpose_a, transpose_b):
+        for x in (a, b):
+            if not hasattr(x, "dtype") or not hasattr(x, "shape"):
+                raise TypeError("dot: operands are arrays or tensors (numpy, torch, DLPack), not %s"
+                                % type(x).__name__)
         a, b = _row_major(a), _row_major(b)
         shape_a, shape_b = tritonc.shape(a), tritonc.shape(b)
         if len(shape_a) != 2 or len(shape_b) != 2:

@@ -93,6 +93,17 @@ TEST_F(CliTest, UnknownGpuTargetsAreRefused) {
   EXPECT_NE(pack.err.find("unknown GPU target 'sm_75'"), std::string::npos) << pack.err;
 }
 
+// A folder given as the kernel file, and lists for emit (which shows one
+// configuration), are refused saying so.
+TEST_F(CliTest, FoldersAndEmitListsAreRefused) {
+  Result folder = run({"emit", kRoot + "/examples", "--stage", "ir"});
+  EXPECT_NE(folder.status, 0);
+  EXPECT_NE(folder.err.find("is a directory, not a kernel file"), std::string::npos) << folder.err;
+  Result list = run({"emit", kVectorAdd, "--stage", "ptx", "--num-warps", "4,8"});
+  EXPECT_NE(list.status, 0);
+  EXPECT_NE(list.err.find("emit shows one configuration"), std::string::npos) << list.err;
+}
+
 TEST_F(CliTest, RandAndZerosSpecs) {
   auto once = [&](const std::string& suffix) {
     Result r = run(vectorAddArgs({"--arg", "N=128", "--arg", "a=rand:f32:128", "--arg", "b=zeros:f32:128", "--arg",

@@ -10,6 +10,7 @@
 // caret, and exit with status 1; internal errors exit with status 2.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -45,6 +46,8 @@ using cli::Options;
 using cli::UsageError;
 
 std::string readFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError("'" + path + "' is a directory, not a kernel file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot open '" + path + "'");
   std::ostringstream ss;

@@ -202,6 +202,9 @@ Options parseCommandLine(int argc, char** argv) {
   }
   if (o.command == "passes") return o;
   if (o.file.empty()) throw UsageError("no input file");
+  // emit shows one configuration: a list would show its first value only.
+  if (o.command == "emit" && (o.numWarpsList.size() > 1 || o.numStagesList.size() > 1))
+    throw UsageError("emit shows one configuration: give one --num-warps and one --num-stages");
   o.compile.filename = o.file;
   return o;
 }
