@@ -26,7 +26,8 @@ Define parseDefineOption(const std::string& text) {
   Define d;
   size_t eq = text.find('=');
   d.name = trim(text.substr(0, eq));
-  d.value = eq == std::string::npos ? "" : trim(text.substr(eq + 1));
+  // -DNAME alone defines NAME as 1, as C compilers do.
+  d.value = eq == std::string::npos ? "1" : trim(text.substr(eq + 1));
   bool ok = !d.name.empty() && (std::isalpha(static_cast<unsigned char>(d.name[0])) || d.name[0] == '_');
   for (char c : d.name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   if (!ok) throw UserError(SourceLoc{}, "bad -D option '" + text + "': expected NAME or NAME=VALUE");

@@ -38,7 +38,8 @@ struct CompileResult {
   std::vector<Warning> warnings;     // located: e.g. a store through a __readonly parameter
 };
 
-// Parses "NAME", "NAME=VALUE"; throws UserError (no location) if malformed.
+// Parses "NAME" (defined as 1, as by C compilers) or "NAME=VALUE"; throws
+// UserError (no location) if malformed.
 Define parseDefineOption(const std::string& text);
 // Splits a list value "[32, 64, 128]" into its items; a plain value is a
 // one-item list. Throws UserError (no location) on a malformed list.

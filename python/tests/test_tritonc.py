@@ -190,6 +190,13 @@ def test_dot_takes_views_that_are_not_row_major():
         torch.testing.assert_close(tritonc.ops.dot(TA.t(), TB), TA.t() @ TB, rtol=1e-4, atol=1e-4)
 
 
+def test_macros_of_no_text_are_refused():
+    add = tritonc.kernel(ADD, ["c"])
+    a = np.zeros(64, np.float32)
+    with pytest.raises(TypeError, match="macro TYPE: a number, a string, a dtype or a list of them, not <class 'object'>"):
+        add(a, a, a, 64, grid=(1,), BLOCK=64, TYPE=object)
+
+
 def test_dot_refuses_what_is_not_an_array():
     with pytest.raises(TypeError, match="operands are arrays or tensors .* not list"):
         tritonc.ops.dot([[1.0, 2.0]], [[1.0], [2.0]])

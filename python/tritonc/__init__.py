@@ -83,6 +83,9 @@ def _macro_text(name, v):
         if n not in _C_TYPES:
             raise TypeError("macro %s: no Triton-C type for dtype %s" % (name, n))
         return _C_TYPES[n]
+    import numbers
+    if not isinstance(v, (numbers.Number, str)):
+        raise TypeError("macro %s: a number, a string, a dtype or a list of them, not %r" % (name, v))
     return str(v)
 
 

@@ -93,6 +93,23 @@ TEST_F(CliTest, UnknownGpuTargetsAreRefused) {
   EXPECT_NE(pack.err.find("unknown GPU target 'sm_75'"), std::string::npos) << pack.err;
 }
 
+// -DNAME alone defines NAME as 1, as C compilers do (it was empty, and the
+// error came at its use).
+TEST_F(CliTest, ADefineWithoutValueIsOne) {
+  {
+    std::ofstream(path("flag.tc")) << "__global__ void f(int* p) {\n#ifdef FLAG\n  *p = FLAG + 41;\n#endif\n}\n";
+  }
+  Result r = run({"run", "flag.tc", "--backend", "interp", "--grid", "1", "-DFLAG", "--arg", "p=zeros:i32:1", "--save",
+                  "p=out.npy"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  tritonc::NpyArray out = tritonc::readNpy(path("out.npy"));
+  ASSERT_EQ(out.descr, "<i4");
+  ASSERT_EQ(out.data.size(), 4u);
+  int32_t v = 0;
+  std::memcpy(&v, out.data.data(), 4);
+  EXPECT_EQ(v, 42);
+}
+
 // A folder given as the kernel file, and lists for emit (which shows one
 // configuration), are refused saying so.
 TEST_F(CliTest, FoldersAndEmitListsAreRefused) {
