@@ -420,7 +420,12 @@ void Parser::parseParamAttr(ParamAttrs& attrs) {
     return v;
   };
   if (attr.text == "multipleof") attrs.multipleOf = positiveArg();
-  else if (attr.text == "aligned") attrs.aligned = positiveArg();
+  else if (attr.text == "aligned") {
+    Token n = peek(1);
+    attrs.aligned = positiveArg();
+    // (an alignment is a power of two: the vector widths are derived from it)
+    if (attrs.aligned & (attrs.aligned - 1)) failAt(n.loc, "'aligned' needs a power of two");
+  }
   else if (attr.text == "constant") attrs.constantTable = positiveArg();
   else if (attr.text == "nonneg") attrs.nonNegative = true;
   else if (attr.text == "one") attrs.one = true;

@@ -109,6 +109,11 @@ std::string checkGpuOp(const Instruction& inst) {
       if (op(1).withLayout(nullptr) != Type::scalar(Scalar::I32)) return "'mem_index' takes an i32 stage index";
       Type expected = b.withShape(Shape(b.shape.begin() + 1, b.shape.end()));
       if (r != expected) return "'mem_index' result must be " + str(expected) + ", not " + str(r);
+      const Value* stage = inst.operand(1);
+      const auto* c = stage->valueKind() == ValueKind::Constant ? static_cast<const Constant*>(stage) : nullptr;
+      if (c && (c->i < 0 || c->i >= b.shape[0]))
+        return "'mem_index' selects stage " + std::to_string(c->i) + " of a buffer of " + std::to_string(b.shape[0]) +
+               " stages";
       return "";
     }
     case Opcode::AsyncCopy: {

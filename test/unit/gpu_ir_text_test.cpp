@@ -124,6 +124,8 @@ TEST(GpuIrText, ParseErrors) {
                    "padded or swizzled, not both");
   expectParseError("target \"sm_80\" num_warps(4)\nkernel @k() {\nentry:\n  barrier {bogus = 1}\n  ret\n}\n",
                    "unknown attribute 'bogus'");
+  expectParseError("target \"sm_80\" num_warps(4)\nkernel @k(%p: f16* aligned(3)) {\nentry:\n  ret\n}\n",
+                   "'aligned' needs a power of two");
   // (a slice of a dimension its parent lacks used to corrupt the heap when lowered)
   expectParseError("target \"sm_80\" num_warps(4)\n#b = blocked<spt=[1, 1], tpw=[4, 8], wpc=[4, 1], order=[1, 0]>\n"
                    "#s = slice<dim=5, parent=#b>\n",
@@ -253,6 +255,8 @@ TEST(GpuIrVerifier, LayoutRules) {
   expectVerifyError("  %x = local_alloc : f16<32, 32, #b>\n", "its type needs a shared layout");
   expectVerifyError("  %x = local_alloc : f16<32, 32, #s>\n  %y = mem_index %x, i32 0 : f16<32, 32, #s>\n",
                     "selects a stage of a buffer with a leading stage dimension");
+  expectVerifyError("  %x = local_alloc : f16<2, 32, 32, #s>\n  %y = mem_index %x, i32 2 : f16<32, 32, #s>\n",
+                    "'mem_index' selects stage 2 of a buffer of 2 stages");
   // An mma.sync dot takes dot operands of its own layout.
   expectVerifyError("  %x = splat f16 0 : f16<32, 16, #b>\n  %y = splat f16 0 : f16<16, 32, #b>\n"
                     "  %z = splat f32 0 : f32<32, 32, #m>\n  %d = dot %x, %y, %z : f32<32, 32, #m>\n",
