@@ -77,6 +77,27 @@ TEST_F(CliTest, GpuIrFilesRunAndEmitAsTheyAre) {
   EXPECT_NE(named.err.find("works on Triton-IR"), std::string::npos) << named.err;
 }
 
+// Shared memory in GPU IR written by hand: a buffer past the function's
+// shared(N), or off its alignment, is the input's error, named.
+TEST_F(CliTest, GpuIrBuffersStayInTheirSharedMemory) {
+  Result r = run({"emit", kRoot + "/examples/matmul.tc", "-DTYPE=half", "-DTM=64", "-DTN=64", "-DTK=32", "--stage",
+                  "gpu-ir"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(shared\((\d+)\))"))) << r.out;
+  {
+    std::ofstream(path("small.tgir")) << std::regex_replace(r.out, std::regex(R"(shared\(\d+\))"), "shared(64)");
+    std::ofstream(path("odd.tgir")) << std::regex_replace(r.out, std::regex(R"(\{smem = 0)"), "{smem = 3",
+                                                          std::regex_constants::format_first_only);
+  }
+  Result small = run({"emit", "small.tgir", "--stage", "ptx"});
+  EXPECT_NE(small.status, 0);
+  EXPECT_NE(small.err.find("past the function's shared(64)"), std::string::npos) << small.err;
+  Result odd = run({"emit", "odd.tgir", "--stage", "ptx"});
+  EXPECT_NE(odd.status, 0);
+  EXPECT_NE(odd.err.find("at {smem = 3} is not"), std::string::npos) << odd.err;
+}
+
 // A GPU target tritonc emits no code for is refused, by emit as by compile
 // (an unknown name used to go into the PTX's .target line).
 TEST_F(CliTest, UnknownGpuTargetsAreRefused) {

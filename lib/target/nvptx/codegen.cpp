@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "gpu/occupancy.h"
+#include "gpu/scratch.h"
 #include "gpu/shared_memory.h"
 #include "ir/block_order.h"
 #include "ir/printer.h"
@@ -359,6 +360,22 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
 
 std::string FunctionLowering::run() {
   if (f_.sharedBytes < 0) throw InternalError("PTX lowering needs allocated shared memory");
+  // Buffers and scratch within the function's shared(N), at their alignment
+  // (what gpu-allocate-shared decides; GPU IR written by hand may not).
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) {
+      if (inst->smem < 0) continue;
+      const bool buffer = inst->opcode() == ir::Opcode::LocalAlloc;
+      int64_t bytes = buffer ? gpu::sharedBytes(inst->type()) : gpu::scratchOf(*inst).bytes;
+      int64_t align = buffer ? gpu::sharedAlignment(inst->type()) : 16;
+      std::string what = std::string("'") + ir::opcodeName(inst->opcode()) + "' at {smem = " +
+                         std::to_string(inst->smem) + "}";
+      if (inst->smem % align != 0)
+        throw UserError(inst->loc, what + " is not " + std::to_string(align) + "-byte aligned");
+      if (inst->smem + bytes > f_.sharedBytes)
+        throw UserError(inst->loc, what + " needs " + std::to_string(bytes) + " bytes, past the function's shared(" +
+                                       std::to_string(f_.sharedBytes) + ")");
+    }
   prologue();
   planPointerGroups();
   // Phis get their registers before any block is lowered: branches into a
