@@ -145,7 +145,21 @@ def bad_store_nothing(X):
     tl.store(X, r)
 
 
+@tritonc.jit
+def bad_slice_past_the_end(X):
+    v = tl.load(X + tl.arange(0, 64))
+    tl.store(X + tl.arange(0, 16), v[48:80])
+
+
+@tritonc.jit
+def bad_wrapped_slice(X):
+    v = tl.load(X + tl.arange(0, 64))
+    tl.store(X + tl.arange(0, 16), v[-16:16])
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_slice_past_the_end, "v[48:80]", "slice 48:80 of a dimension of 64: 80 is outside it"),
+    (bad_wrapped_slice, "v[-16:16]", "slice -16:16 of a dimension of 64: slices need constant bounds"),
     (bad_launch_in_kernel, "_store_one[(1,)]", "a kernel does not launch kernels"),
     (bad_full_dtype, "tl.full", "the dtype must be a tl.dtype"),
     (bad_store_nothing, "tl.store(X, r)", "the value is None"),

@@ -578,6 +578,22 @@ def test_math(op):
     np.testing.assert_allclose(z, ref, rtol=1e-5, atol=1e-6)
 
 
+def test_erf_is_accurate_relative_to_small_values():
+    """tl.erf near 0 (where an absolute error bound is all of erf(x)): within
+    about 2 ulp of float64's erf relative to the value, tiny values and
+    -0.0's sign included; elsewhere within 6e-7."""
+    import math
+    tiny = np.array([1e-30, -1e-30, 1e-8, -3e-7, 1e-6, 1e-4, 1e-3, 0.01, 0.2, 0.4999, 0.5, 0.7, 2.0, -3.5, 6.0], np.float32)
+    x = np.concatenate([tiny, (rng.standard_normal(48) * 0.6).astype(np.float32), np.array([-0.0], np.float32)])
+    z = np.full(64, np.nan, np.float32)
+    run(math_kernel, (1,), x, z, 64, OP="erf", BLOCK=64)
+    ref = np.array([math.erf(float(v)) for v in x])
+    near = np.abs(x) < 0.5
+    np.testing.assert_allclose(z[near], ref[near], rtol=3e-7, atol=0)
+    np.testing.assert_allclose(z[~near], ref[~near], rtol=6e-7, atol=0)
+    assert np.signbit(z[-1]) and z[-1] == 0
+
+
 @tritonc.jit
 def batched_dot_kernel(A, B, C, NB: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     bi = tl.arange(0, NB)[:, None, None]

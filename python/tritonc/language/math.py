@@ -96,7 +96,10 @@ fdiv = div_rn
 
 @builtin
 def erf(x):
-    """Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7)."""
+    """Below |x| = 0.5 the Taylor series, x times a polynomial in x^2 (its
+    relative error under an ulp of f32 at 8 terms, and -0.0's sign kept);
+    beyond, Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7, relative
+    below 3e-7 there), whose absolute error near 0 would be all of erf(x)."""
     x = _float(x, "tl.erf")
     dt = x.dtype
     wide = x if dt.bits >= 32 else semantic.cast(x, core.float32)
@@ -107,7 +110,16 @@ def erf(x):
         poly = semantic.add(semantic.mul(poly, t), c)
     poly = semantic.mul(poly, t)
     y = semantic.sub(1.0, semantic.mul(poly, exp(semantic.neg(semantic.mul(ax, ax)))))
-    r = semantic.where(semantic.compare("lt", wide, 0.0), semantic.neg(y), y)
+    far = semantic.where(semantic.compare("lt", wide, 0.0), semantic.neg(y), y)
+    # erf(x) = 2/sqrt(pi) sum_n (-1)^n x^(2n+1) / (n! (2n+1)), Horner in x^2.
+    terms = 12 if dt is core.float64 else 8
+    x2 = semantic.mul(wide, wide)
+    series = 0.0
+    for n in range(terms - 1, -1, -1):
+        c = (-1) ** n / (_pymath.factorial(n) * (2 * n + 1)) * 2.0 / _pymath.sqrt(_pymath.pi)
+        series = semantic.add(semantic.mul(series, x2), c) if n < terms - 1 else c
+    near = semantic.mul(wide, series)
+    r = semantic.where(semantic.compare("lt", ax, 0.5), near, far)
     return r if dt.bits >= 32 else semantic.cast(r, dt)
 
 

@@ -330,13 +330,20 @@ def drop_unit_axis(x, dim):
 
 def _slice(x, dim, s):
     n = x.shape[dim]
+    written = "%s:%s%s" % ("" if s.start is None else s.start, "" if s.stop is None else s.stop,
+                           "" if s.step is None else ":%s" % s.step)
+    # A bound past the tile is refused, not clipped as Python clips lists:
+    # the tile's length would change under the code that expects it.
+    for bound in (s.start, s.stop):
+        if isinstance(bound, int) and not -n <= bound <= n:
+            raise CompileError("slice %s of a dimension of %d: %d is outside it" % (written, n, bound))
     start, stop, step = s.indices(n)
     if (start, stop, step) == (0, n, 1):
         return x
     length = len(range(start, stop, step))
     if step != 1 or length <= 0 or length & (length - 1):
-        raise CompileError("slice %d:%d of a dimension of %d: slices need constant bounds, step 1 and a "
-                           "power-of-two length" % (start, stop, n))
+        raise CompileError("slice %s of a dimension of %d: slices need constant bounds, step 1 and a "
+                           "power-of-two length" % (written, n))
     return extract_slice(x, dim, start, length)
 
 
