@@ -578,6 +578,38 @@ def test_math(op):
     np.testing.assert_allclose(z, ref, rtol=1e-5, atol=1e-6)
 
 
+@tritonc.jit
+def _times_two_unless_one(x, N: tl.constexpr):
+    if N == 1:
+        return x
+    tl.static_assert(N != 1, "compiled after a taken return")
+    return x * 2
+
+
+@tritonc.jit
+def _factorial(n: tl.constexpr):
+    if n <= 1:
+        return 1
+    return n * _factorial(n - 1)
+
+
+@tritonc.jit
+def guarded_kernel(Z, N: tl.constexpr):
+    i = tl.arange(0, 4)
+    tl.store(Z + i, _times_two_unless_one(i, N) + _factorial(N) * 100)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_code_after_a_taken_return_is_not_compiled(n):
+    """A constexpr branch that returns guards what follows it (a static_assert
+    that would fail, the step of a recursion over a constexpr): only the path
+    taken is compiled, so recursion with a constexpr base case works."""
+    import math
+    z = np.full(4, -1, np.int32)
+    run(guarded_kernel, (1,), z, N=n)
+    np.testing.assert_array_equal(z, np.arange(4) * (1 if n == 1 else 2) + math.factorial(n) * 100)
+
+
 def test_erf_is_accurate_relative_to_small_values():
     """tl.erf near 0 (where an absolute error bound is all of erf(x)): within
     about 2 ulp of float64's erf relative to the value, tiny values and

@@ -281,7 +281,11 @@ class _Generator(ast.NodeVisitor):
 
     def body(self, stmts):
         for s in stmts:
-            if self.frame.finished:
+            # What follows a return, break or continue on this path (or an
+            # `if` whose branches all ended) runs for nobody: it is not
+            # compiled, so that a constexpr branch that returns can guard
+            # what would not compile (a static_assert, a recursion's step).
+            if self.frame.finished or self.dead:
                 break
             self.visit(s)
 
