@@ -159,11 +159,11 @@ def _splitk_space(M, N, K, sms, tf32=False):
     return dict(SPLIT=splits, TM=[64, 128], TN=[64, 128], TK=tk, num_warps=[4, 8], num_stages=[3]) if splits else None
 
 
-def _tf32(a):
-    """Whether an f32 product of CUDA tensor `a` takes tf32 inputs: as torch's
-    own matmuls do, when torch.backends.cuda.matmul.allow_tf32 is set."""
+def _tf32(dtype):
+    """Whether a product of `dtype` (a torch dtype) takes tf32 inputs: f32,
+    as torch's own matmuls do, when torch.backends.cuda.matmul.allow_tf32 is set."""
     torch = tritonc._torch()
-    return a.dtype == torch.float32 and bool(torch.backends.cuda.matmul.allow_tf32)
+    return torch is not None and dtype == torch.float32 and bool(torch.backends.cuda.matmul.allow_tf32)
 
 
 def _cold_ms(fn, reps=10):
@@ -222,7 +222,7 @@ class _dot(tritonc.function):
         ldb = K if transpose_b else N
         ldc = N
         if getattr(a, "is_cuda", False) and M and N and K:
-            tf32 = _tf32(a)
+            tf32 = _tf32(a.dtype)
             key = (M, N, K, transpose_a, transpose_b, str(a.dtype), tf32)
             run = _dot.runs.get(key)
             if run is None:
@@ -355,7 +355,6 @@ def dot_config(M, N, K, dtype, transpose_a=False, transpose_b=False, tf32=None):
     was a candidate; None before the first such call. ``tf32``: of the calls
     with tf32 inputs or without (default: as torch allows now, for f32)."""
     if tf32 is None:
-        torch = tritonc._torch()
-        tf32 = dtype == torch.float32 and bool(torch.backends.cuda.matmul.allow_tf32)
+        tf32 = _tf32(dtype)
     run = _dot.runs.get((M, N, K, transpose_a, transpose_b, str(dtype), bool(tf32)))
     return None if run is None else run.config
