@@ -2,7 +2,7 @@
 # sizes) through the Python package, side by side in one run with the peers
 # doing the same work: torch (cuBLAS, cuDNN, flash attention) and Triton
 # kernels written the same way (same masks, same tile spaces or close).
-#   python3 bench/shapes.py OUT_DIR [--only matmul,softmax,...] [--quick]
+#   python3 bench/shapes.py OUT_DIR [--only matmul,softmax,...] [--quick] [--dtypes f16,tf32,...]
 #   python3 bench/shapes.py OUT_DIR --dry     (no GPU: tiny sizes on the
 #                                               interpreter, our kernels only,
 #                                               checked against float64)
@@ -19,6 +19,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("out")
 ap.add_argument("--only", default="", help="comma-separated ops: matmul,splitk,softmax,layernorm,conv,attention")
 ap.add_argument("--quick", action="store_true", help="fewer shapes")
+ap.add_argument("--dtypes", default="", help="comma-separated matmul types: f16,bf16,f32,tf32 (default all)")
 ap.add_argument("--dry", action="store_true", help="tiny sizes on the interpreter, no peers")
 args = ap.parse_args()
 os.makedirs(args.out, exist_ok=True)
@@ -221,6 +222,8 @@ if DRY:
 
 def matmul_cases():
     for dt in ("f16", "bf16", "f32", "tf32"):
+        if args.dtypes and dt not in args.dtypes.split(","):
+            continue
         for trans_b in (False, True):
             if dt not in ("f16", "tf32") and trans_b:
                 continue

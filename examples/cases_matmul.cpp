@@ -198,8 +198,10 @@ void addMatmulCases(std::vector<Case>& out) {
                      [transA, transB](const Params& p, std::mt19937_64& r) { return dot(p, r, Scalar::F16, transA, transB); }});
     }
   // f32 with tf32 inputs in the four layouts, tiles wgmma covers: on sm_90a
-  // "nt" (both operands K-contiguous) runs on wgmma's tf32 steps, the others
-  // (and every layout on sm_80) on mma.sync. (The kernel masks K only.)
+  // "nt" (both operands K-contiguous) runs on wgmma's tf32 steps from shared
+  // memory, "tt" with A from registers, "nn" transposed (C^T = B^T A^T, B
+  // from registers), "tn" (neither K-contiguous) and every layout on sm_80
+  // on mma.sync. (The kernel masks K only.)
   for (bool transA : {false, true})
     for (bool transB : {false, true}) {
       std::vector<lang::Define> d = {{"TYPE", "float"}, {"TM", "64"}, {"TN", "64"}, {"TK", "32"}};

@@ -451,7 +451,8 @@ void Assigner::stageDotOperands() {
       // register fragments are not the 16-bit ones wgmma.cpp packs.)
       bool fromAccumulator = l->kind == LayoutKind::Mma &&
                              ((plan.kind == DotKind::MmaSync && l->version == 2) ||
-                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && ir::byteSize(t.kind) == 2));
+                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && ir::byteSize(t.kind) == 2 &&
+                               !plan.result->transposed));
       ir::Value* staged;
       if (fromAccumulator) {
         // Another dot's accumulator (attention's p @ v): its registers hold
@@ -486,7 +487,10 @@ void Assigner::stageDotOperands() {
         int fast = ll.contiguousRegs(0) > 1 ? 0 : ll.contiguousRegs(1) > 1 ? 1 : laneFastDim(ll) == 0 ? 0 : 1;
         if (view) fast = 1 - fast;
         if (k == 1 && plan.bKMajor) fast = 0;  // a narrow or tf32 wgmma reads B K-major only (dot_plan.h)
-        const Layout* shared = operandSharedLayout(m_, plan.kind, k, t, fast);
+        // (An operand loaded into registers from its buffer is staged as
+        // mma.sync's are: padded rows, the fragments' reads conflict-free.)
+        const bool registers = operandFromRegisters(plan, k);
+        const Layout* shared = operandSharedLayout(m_, registers ? DotKind::MmaSync : plan.kind, k, t, fast);
         ir::Instruction* def = asInst(src);
         const Layout* bufferLayout = view ? transposedLayout(m_, shared) : shared;
         // One buffer per tile and layout: dots that read the same operand
@@ -499,8 +503,7 @@ void Assigner::stageDotOperands() {
         staged = alloc;
         b.setInsertPoint(dot->parent, dot->parent->indexOf(dot));
         if (view) staged = b.create(Opcode::Trans, t.withLayout(shared), {alloc});
-        if (plan.kind == DotKind::MmaSync)
-          staged = b.create(Opcode::LocalLoad, t.withLayout(dotOperandLayout(m_, k, plan.result)), {staged});
+        if (registers) staged = b.create(Opcode::LocalLoad, t.withLayout(dotOperandLayout(m_, k, plan.result)), {staged});
       }
       if (staged->name().empty()) staged->setName(x->name());
       ir::Instruction* was = asInst(x);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "gpu/layouts.h"
@@ -37,25 +38,44 @@ bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int
   return true;
 }
 
+// (transposed: M and N are wgmma's, the result's N and M.)
 bool planWgmma(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, DotPlan* out,
-               bool narrowN = false) {
+               bool narrowN = false, bool transposed = false) {
   int64_t groupsM = 0, wn = 0;
   if (!wgmmaFits(M, N, K, kStep, numWarps, &groupsM, &wn, narrowN)) return false;
   out->kind = DotKind::Wgmma;
-  out->result = mmaLayout(m, 3, 4 * groupsM, wn);
+  out->result = mmaLayout(m, 3, 4 * groupsM, wn, transposed);
   return true;
 }
 
-// Whether every load `v` comes from (through the phis of pre-fetching)
+// Whether every load `v` comes from (through the phis of pre-fetching,
+// which may carry each other around the loop, and selects between such a
+// tile and a splat, as `a = check ? *pa : 0` with a scalar check becomes)
 // reads runs of at least 16 consecutive elements along `dim`.
-bool loadedContiguous(const ir::Value* v, size_t dim, const analysis::AxisInfoAnalysis& axis, int depth = 0) {
-  if (v->valueKind() != ir::ValueKind::Instruction || depth > 8) return false;
+bool loadedContiguous(const ir::Value* v, size_t dim, const analysis::AxisInfoAnalysis& axis,
+                      std::set<const ir::Value*>& seen) {
+  if (v->valueKind() != ir::ValueKind::Instruction) return false;
   auto* i = static_cast<const ir::Instruction*>(v);
   if (i->opcode() == ir::Opcode::Load) return axis.get(i->operand(0)).contiguity[dim] >= 16;
+  if (i->opcode() == ir::Opcode::Select && !i->operand(0)->type().isTile()) {
+    for (size_t k = 1; k < 3; ++k) {
+      const ir::Value* x = i->operand(k);
+      bool splat = x->valueKind() == ir::ValueKind::Instruction &&
+                   static_cast<const ir::Instruction*>(x)->opcode() == ir::Opcode::Splat;
+      if (!splat && !loadedContiguous(x, dim, axis, seen)) return false;
+    }
+    return true;
+  }
   if (i->opcode() != ir::Opcode::Phi) return false;
+  if (!seen.insert(v).second) return true;  // around the loop: the other incoming values decide
   for (size_t k = 0; k < i->numOperands(); ++k)
-    if (!loadedContiguous(i->operand(k), dim, axis, depth + 1)) return false;
+    if (!loadedContiguous(i->operand(k), dim, axis, seen)) return false;
   return true;
+}
+
+bool loadedContiguous(const ir::Value* v, size_t dim, const analysis::AxisInfoAnalysis& axis) {
+  std::set<const ir::Value*> seen;
+  return loadedContiguous(v, dim, axis, seen);
 }
 
 // Whether operand `v` of a dot comes loaded contiguous along its K
@@ -120,6 +140,13 @@ const ir::Layout* transposingCopyLayout(ir::Module& m, const ir::Shape& shape, i
   return m.layout(l);
 }
 
+bool operandFromRegisters(const DotPlan& plan, int k) {
+  if (plan.kind == DotKind::MmaSync) return true;
+  if (plan.kind != DotKind::Wgmma) return false;
+  if (plan.result->transposed) return k == 1;
+  return k == 0 && plan.aFromRegisters;
+}
+
 const char* dotKindName(DotKind k) {
   switch (k) {
     case DotKind::Fma: return "fma";
@@ -168,6 +195,20 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
     plan.bKMajor = true;
     plan.transposeB = true;
     return plan;
+  }
+  // One operand not K-contiguous: wgmma takes it from registers, which it
+  // reads as its A in any order. A stored K x M is that A; B stored K x N
+  // becomes it in the transposed product C^T = B^T A^T, A's K-major buffer
+  // read as wgmma's B (mma<v=3, transposed=1>: the warpgroups split N).
+  if (f32Acc && tf32 && t.wgmma && t.arch == "sm_90a") {
+    if (kContiguous(dot.operand(1), 0, axis) && planWgmma(m, M, N, K, 8, t.numWarps, &plan, /*narrowN=*/true)) {
+      plan.bKMajor = true;
+      plan.aFromRegisters = true;
+      return plan;
+    }
+    if (kContiguous(dot.operand(0), 1, axis) &&
+        planWgmma(m, N, M, K, 8, t.numWarps, &plan, /*narrowN=*/true, /*transposed=*/true))
+      return plan;
   }
   if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
   // FMA: threads along N with four columns each where the tile allows.
@@ -227,9 +268,12 @@ const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, co
     case DotKind::MmaSync: {
       // Rows along the registers' contiguous dimension, padded by 16 bytes so
       // that the eight rows an ldmatrix reads (or the tf32 fragment reads of
-      // a warp) fall in different banks.
+      // a warp along K) fall in different banks. A 32-bit fragment read
+      // along M or N (lanes 8 along it, 4 along K, so 4 rows) needs 32
+      // bytes: rows 8 banks apart.
       std::vector<int> order = fastDim == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
-      return sharedLayout(m, order, 16 / esize, 0);
+      int kDim = opIdx == 0 ? 1 : 0;
+      return sharedLayout(m, order, (esize == 4 && fastDim != kDim ? 32 : 16) / esize, 0);
     }
     case DotKind::Fma: {
       // A: the threads of a warp read one k of different rows, so rows are

@@ -32,7 +32,16 @@ struct DotPlan {
   // transposingCopyLayout, so that the element copies into the buffer
   // neither spread over many sectors nor share banks.
   bool transposeB = false;
+  // wgmma reads A from registers, loaded from its buffer (a tf32 A stored
+  // K x M, which wgmma cannot read from shared memory). A result that is
+  // mma<v=3, transposed=1> reads B from registers instead (C^T = B^T A^T).
+  bool aFromRegisters = false;
 };
+
+// Whether the dot planned so reads operand `k` from registers loaded from
+// its buffer (local_load into dot_operand<op=k>): mma.sync's operands, and
+// wgmma's register operand of a tf32 dot.
+bool operandFromRegisters(const DotPlan& plan, int k);
 
 // `axis` tells how the operands were loaded (a B loaded K-contiguous, or
 // transposed from a tile loaded along its rows, may take a narrow wgmma).

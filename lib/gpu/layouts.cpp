@@ -53,11 +53,12 @@ const Layout* sliceLayout(ir::Module& m, int dim, const Layout* parent) {
   return m.layout(l);
 }
 
-const Layout* mmaLayout(ir::Module& m, int version, int64_t warpsM, int64_t warpsN) {
+const Layout* mmaLayout(ir::Module& m, int version, int64_t warpsM, int64_t warpsN, bool transposed) {
   Layout l;
   l.kind = LayoutKind::Mma;
   l.version = version;
   l.warpsPerCta = {warpsM, warpsN};
+  l.transposed = transposed;
   return m.layout(l);
 }
 

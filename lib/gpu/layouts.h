@@ -19,7 +19,8 @@ const ir::Layout* blockedLayout(ir::Module& m, const ir::Shape& shape, int numWa
 // Threads along the last dimension, one element each: for tiles no access fixes.
 const ir::Layout* defaultLayout(ir::Module& m, const ir::Shape& shape, int numWarps);
 const ir::Layout* sliceLayout(ir::Module& m, int dim, const ir::Layout* parent);
-const ir::Layout* mmaLayout(ir::Module& m, int version, int64_t warpsM, int64_t warpsN);
+// (transposed: wgmma computes C^T, warps along N then M; ir/layout.h.)
+const ir::Layout* mmaLayout(ir::Module& m, int version, int64_t warpsM, int64_t warpsN, bool transposed = false);
 const ir::Layout* dotOperandLayout(ir::Module& m, int opIdx, const ir::Layout* mma);
 // Rows along order[0] padded by `pad` elements, or in swizzled blocks of
 // `swizzle` bytes (the layouts wgmma's descriptors read).

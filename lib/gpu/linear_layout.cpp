@@ -1,6 +1,7 @@
 #include "gpu/linear_layout.h"
 
 #include <map>
+#include <utility>
 
 #include "support/diagnostic.h"
 
@@ -184,6 +185,33 @@ LinearLayout dotOperand(const ir::Layout& l, const ir::Shape& shape, int element
   return finish(std::move(b.ll));
 }
 
+// A 2-D layout with its dimensions swapped: (r, c) holds what (c, r) held.
+LinearLayout swapped(LinearLayout ll) {
+  for (auto* bases : {&ll.reg, &ll.lane, &ll.warp})
+    for (Index& b : *bases) std::swap(b[0], b[1]);
+  std::swap(ll.shape[0], ll.shape[1]);
+  return ll;
+}
+
+// The layout of a transposed wgmma's value (mma<v=3, transposed=1> or its B
+// operand) as the untransposed one of the swapped tile, swapped back: its
+// accumulator is wgmma's for C^T (N x M), its B (K x N) wgmma's A (N x K).
+LinearLayout transposedWgmma(const ir::Layout& l, const ir::Shape& shape, int elementBits) {
+  if (shape.size() != 2) throw InternalError("mma layout on a tile that is not 2-D");
+  ir::Shape flipped{shape[1], shape[0]};
+  if (l.kind == ir::LayoutKind::Mma) {
+    ir::Layout plain = l;
+    plain.transposed = false;
+    return swapped(mma(plain, flipped));
+  }
+  if (l.opIdx != 1) throw InternalError("a transposed wgmma reads A from shared memory, not registers");
+  ir::Layout parent = *l.parent, operand = l;
+  parent.transposed = false;
+  operand.parent = &parent;
+  operand.opIdx = 0;
+  return swapped(dotOperand(operand, flipped, elementBits));
+}
+
 }  // namespace
 
 Index LinearLayout::regIndex(size_t r) const {
@@ -258,6 +286,9 @@ LinearLayout toLinear(const ir::Layout* layout, const ir::Shape& shape, int elem
   if (!layout) throw InternalError("a tile without a layout reached the GPU lowering");
   for (int64_t d : shape)
     if (d < 1 || (d & (d - 1))) throw InternalError("linear layouts need power-of-two dimensions");
+  if ((layout->kind == ir::LayoutKind::Mma && layout->transposed) ||
+      (layout->kind == ir::LayoutKind::DotOperand && layout->parent && layout->parent->transposed))
+    return transposedWgmma(*layout, shape, elementBits);
   switch (layout->kind) {
     case ir::LayoutKind::Blocked: return blocked(*layout, shape);
     case ir::LayoutKind::Mma: return mma(*layout, shape);

@@ -209,14 +209,16 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           fact.tile = std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]) + "x" + std::to_string(K);
           const char* in = ir::scalarName(i.operand(0)->type().kind);
           if (l && l->kind == ir::LayoutKind::Mma && l->version == 3) {
-            int64_t n = t.shape[1] / l->warpsPerCta[1];
+            // (transposed: wgmma's N is the tile's M)
+            int64_t n = t.shape[l->transposed ? 0 : 1] / l->warpsPerCta[1];
             fact.instruction = "wgmma";
             // k steps of 32 bytes: 16 f16/bf16, 32 fp8, 8 f32 (as tf32) elements.
             ir::Scalar ak = i.operand(0)->type().kind;
+            auto from = [&](size_t k) { return i.operand(k)->type().isShared() ? "shared memory" : "registers"; };
             fact.text = "wgmma m64n" + std::to_string(n) + "k" + std::to_string(32 / ir::byteSize(ak)) + " (" + in +
-                        (ak == ir::Scalar::F32 ? " as tf32" : "") + "), tile " + fact.tile +
-                        asyncText(i) + "; A from " +
-                        (i.operand(0)->type().isShared() ? "shared memory" : "registers") + ", B from shared memory";
+                        (ak == ir::Scalar::F32 ? " as tf32" : "") + "), tile " + fact.tile + asyncText(i) +
+                        (l->transposed ? "; computed as C^T = B^T A^T" : "") + "; A from " + from(0) + ", B from " +
+                        from(1);
           } else if (l && l->kind == ir::LayoutKind::Mma) {
             fact.instruction = "mma.sync";
             fact.text = std::string("mma.sync m16n8k") + (i.operand(0)->type().kind == ir::Scalar::F32 ? "8 (tf32)" : "16") +

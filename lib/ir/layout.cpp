@@ -46,7 +46,10 @@ std::string Layout::body(const std::string& parentName) const {
            ", order=" + list(order);
       break;
     case LayoutKind::Slice: s += "dim=" + std::to_string(dim) + ", parent=" + parentName; break;
-    case LayoutKind::Mma: s += "v=" + std::to_string(version) + ", wpc=" + list(warpsPerCta); break;
+    case LayoutKind::Mma:
+      s += "v=" + std::to_string(version) + ", wpc=" + list(warpsPerCta);
+      if (transposed) s += ", transposed=1";
+      break;
     case LayoutKind::DotOperand: s += "op=" + std::to_string(opIdx) + ", parent=" + parentName; break;
     case LayoutKind::Shared:
       s += "order=" + list(order);
@@ -96,7 +99,10 @@ std::string Layout::check() const {
     case LayoutKind::Mma:
       if (version != 2 && version != 3) return "mma version must be 2 (mma.sync) or 3 (wgmma)";
       if (warpsPerCta.size() != 2 || !allPow2(warpsPerCta)) return "mma wpc must be two powers of two";
-      if (version == 3 && warpsPerCta[0] % 4 != 0) return "wgmma needs a multiple of 4 warps along M";
+      if (version == 3 && warpsPerCta[0] % 4 != 0)
+        return transposed ? "a transposed wgmma needs a multiple of 4 warps along N"
+                          : "wgmma needs a multiple of 4 warps along M";
+      if (transposed && version != 3) return "only wgmma (v=3) accumulators are transposed";
       return "";
     case LayoutKind::DotOperand:
       if (!parent || parent->kind != LayoutKind::Mma) return "a dot_operand needs an mma parent";

@@ -9,6 +9,8 @@
 //   slice<dim=1, parent=#blocked0>
 //   mma<v=2, wpc=[2, 2]>          mma.sync m16n8 accumulators, warps along M and N
 //   mma<v=3, wpc=[8, 1]>          wgmma m64nNk16 accumulators (4 warps per 64 rows)
+//   mma<v=3, wpc=[4, 1], transposed=1>  the accumulators of C^T = B^T A^T: element
+//                                 (m, n) where wgmma's N x M accumulator has (n, m)
 //   dot_operand<op=0, parent=#mma0>   the registers of operand A (0) or B (1) of an mma
 //   shared<order=[1, 0], pad=8>       rows along order[0], padded by `pad` elements
 //   shared<order=[1, 0], swizzle=128> blocks of `swizzle` bytes along order[0], swizzled
@@ -32,6 +34,9 @@ struct Layout {
   int dim = 0;                     // slice: the dimension the parent has and this lacks
   const Layout* parent = nullptr;  // slice, dot_operand
   int version = 0;                 // mma: 2 (mma.sync) or 3 (wgmma)
+  // mma v3: the tensor cores compute the transposed product (C^T = B^T A^T:
+  // B from registers as wgmma's A, A's buffer as its B); wpc is over (N, M).
+  bool transposed = false;
   int opIdx = 0;                   // dot_operand: 0 (A) or 1 (B)
   int64_t pad = 0;                 // shared: elements of padding after each row
   int64_t swizzle = 0;             // shared: swizzle block in bytes (32, 64, 128); 0: none

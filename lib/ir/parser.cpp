@@ -249,7 +249,11 @@ void Parser::parseLayoutDefinition() {
         case LayoutKind::Mma:
           if (k == "v") l.version = int(expectInt("an mma version"));
           else if (k == "wpc") l.warpsPerCta = parseIntList("wpc");
-          else ok = false;
+          else if (k == "transposed") {
+            int64_t t = expectInt("0 or 1");
+            if (t != 0 && t != 1) failAt(key.loc, "transposed must be 0 or 1");
+            l.transposed = t == 1;
+          } else ok = false;
           break;
         case LayoutKind::DotOperand:
           if (k == "op") l.opIdx = int(expectInt("an operand index"));

@@ -49,6 +49,8 @@ int64_t contiguousPerThread(const Layout* l) {
 // not K) only with the 128-byte swizzle.
 std::string checkWgmmaBuffer(const Type& t, int kDim, const char* name) {
   if (!t.layout->swizzle) return std::string("wgmma reads swizzled buffers: ") + name + " is " + str(t);
+  if (t.layout->order[0] != kDim && byteSize(t.kind) != 2)
+    return std::string("wgmma reads 8-bit and tf32 operands K-major only: ") + name + " is " + str(t);
   if (t.layout->order[0] != kDim && t.layout->swizzle != 128)
     return std::string("wgmma reads an MN-major buffer with the 128-byte swizzle only: ") + name + " is " + str(t);
   return "";
@@ -62,6 +64,12 @@ std::string checkDotLayouts(const Instruction& inst) {
   auto operandOf = [&](const Type& t, int op) {
     return distributed(t) && t.layout->kind == LayoutKind::DotOperand && t.layout->opIdx == op && t.layout->parent == r;
   };
+  if (r->kind == LayoutKind::Mma && r->version == 3 && r->transposed) {
+    if (!shared(a) || !operandOf(b, 1) || a.kind != Scalar::F32)
+      return "a transposed wgmma dot (C^T = B^T A^T) reads A from shared memory and B from registers (dot_operand 1 "
+             "of its result), tf32 only";
+    return checkWgmmaBuffer(a, 1, "A");
+  }
   if (r->kind == LayoutKind::Mma && r->version == 3) {
     if (!(shared(a) || operandOf(a, 0)) || !shared(b))
       return "a wgmma dot reads B from shared memory and A from shared memory or registers (dot_operand 0 of its result)";

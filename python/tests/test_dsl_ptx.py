@@ -203,7 +203,8 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
 def test_f32_linear_runs_on_tf32_wgmma(monkeypatch):
     """sm_90a: x @ w.T in f32 (both tiles K-contiguous) runs on wgmma's tf32
     steps, fed by TMA, without spills; x @ w with w stored [K, N]
-    (N-contiguous, which tf32 wgmma cannot read) keeps mma.sync."""
+    (N-contiguous, which tf32 wgmma cannot read from shared memory) runs
+    transposed, w's fragments in registers as wgmma's A, rounded to tf32."""
     import dsl_kernels
     monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
     x = np.zeros((256, 512), np.float32)
@@ -215,7 +216,10 @@ def test_f32_linear_runs_on_tf32_wgmma(monkeypatch):
     assert " 0 bytes spill stores" in messages, messages[-2000:]
     ptx = dsl_kernels.matmul_kernel.warmup(x, x, x, 256, 512, 512, 512, 1, 512, 1, 512, 1, BLOCK_M=128, BLOCK_N=128,
                                            BLOCK_K=32, GROUP_M=8, num_warps=8).asm["ptx"]
-    assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32" in ptx and "mma.sync" not in ptx
+    assert "cvt.rna.tf32.f32" in ptx
+    messages = ptxas(ptx, "sm_90a", verbose=True)
+    assert " 0 bytes spill stores" in messages, messages[-2000:]
 
 
 # An fp8 dot whose A is another dot's result narrowed to fp8 (IR written so):

@@ -422,12 +422,59 @@ TEST(Tf32Dot, KContiguousOperandsRunOnWgmma) {
     EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
     EXPECT_EQ(log.find("serialized"), std::string::npos) << log;
   }
-  std::string nn = userKernelPtx(UserKernel{"tf32_nn", "bench/kernels/matmul_masked.tc",
-                                            {{"TYPE", "float"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}},
-                                            kSquare, 8, {}},
-                                 &to);
-  EXPECT_EQ(nn.find("wgmma.mma_async"), std::string::npos) << nn;
-  EXPECT_NE(nn.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos) << nn;
+}
+
+// The other layouts of tf32 operands: one not K-contiguous goes to wgmma
+// from registers, rounded to tf32 (its A: ^a directly, B stored K x N in the
+// transposed product C^T = B^T A^T, mma<v=3, transposed=1>), the other
+// read K-major from shared memory; both not K-contiguous (^a @ b) keeps
+// mma.sync. Every variant assembles, the wgmma ones without spills (this
+// kernel holds its next operands in registers: not pipelined).
+TEST(Tf32Dot, AnOperandNotKContiguousFromRegisters) {
+  nvptx::TargetOptions to;
+  to.multicast = true;
+  to.allowTf32 = true;
+  auto count = [](const std::string& ptx, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = ptx.find(what); at != std::string::npos; at = ptx.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (const char* tm : {"64", "128"}) {
+        std::vector<lang::Define> d = {{"TYPE", "float"}, {"TM", tm}, {"TN", "128"}, {"TK", "32"}};
+        for (auto& m : examples::fusedMacros(ta, tb)) d.push_back(m);
+        std::string tag = std::string("tf32_fused_") + (ta ? "t" : "n") + (tb ? "t" : "n") + "_" + tm;
+        std::string ptx = userKernelPtx(
+            UserKernel{"fused", "examples/matmul_fused.tc", d,
+                       {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}}, 8, {}},
+            &to);
+        // 8 warps: two warpgroups; per k step of 8, 64-row blocks of wgmma's M.
+        std::string m = std::string(tm);
+        if (ta && !tb) {  // neither operand K-contiguous
+          EXPECT_EQ(count(ptx, "wgmma.mma_async"), 0u) << tag << "\n" << ptx;
+          EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos) << tag;
+        } else {
+          // wgmma's N: the warpgroups split wgmma's M (the dot's N when
+          // transposed, nn), as far as it has 64-row blocks, then its N.
+          std::string n = !ta && !tb ? m : m == "64" ? "64" : "128";
+          std::string wgmma = "wgmma.mma_async.sync.aligned.m64n" + n + "k8.f32.tf32.tf32";
+          EXPECT_NE(ptx.find(wgmma), std::string::npos) << tag << "\n" << ptx;
+          EXPECT_EQ(ptx.find("mma.sync"), std::string::npos) << tag;
+          // Register operands: each wgmma's A is four registers, rounded;
+          // both from shared memory: none.
+          bool registers = ta || !tb;
+          EXPECT_EQ(count(ptx, wgmma + " {") > 0 && ptx.find("}, {%r") != std::string::npos, registers) << tag;
+          EXPECT_EQ(ptx.find("cvt.rna.tf32.f32") != std::string::npos, registers) << tag;
+        }
+        static const std::string ptxas = findPtxas();
+        if (ptxas.empty()) continue;
+        std::string log;
+        EXPECT_EQ(assemble(ptxas, ptx, "sm_90a", tag, log), 0) << log;
+        if (ta && !tb) continue;
+        EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << tag << "\n" << log;
+        EXPECT_EQ(log.find("serialized"), std::string::npos) << tag << "\n" << log;
+      }
 }
 
 // TRITONC_TF32_WGMMA_ANY_B=1 (an experiment, off by default): B stored K x N
@@ -667,6 +714,25 @@ __global__ void k(int* X, long* Y, int* Q) {
   EXPECT_NE(ptx.find("rem.s32"), std::string::npos) << ptx;     // by -3
   EXPECT_EQ(ptx.find("rem.s64"), std::string::npos) << ptx;
   expectAssembles(ptx, "divide_by_constant");
+}
+
+// A dot of 64-bit integers sums in 64 bits on the FMA path (tritonc.ops.dot
+// of int64 arrays); values: python/tests/test_tritonc.py on the GPU.
+TEST(FmaDot, Int64SumsIn64Bits) {
+  const char* kDot = R"(
+__global__ void k(long* A, long* B, long* C) {
+  int rm[16] = 0 ... 16;
+  int rn[16] = 0 ... 16;
+  int rk[8] = 0 ... 8;
+  long a[16, 8] = *(A + rm[:, newaxis] * 8 + rk[newaxis, :]);
+  long b[8, 16] = *(B + rk[:, newaxis] * 16 + rn[newaxis, :]);
+  long c[16, 16] = 0;
+  c = dot(a, b, c);
+  *(C + rm[:, newaxis] * 16 + rn[newaxis, :]) = c;
+})";
+  std::string ptx = sourcePtx(kDot, 3);
+  EXPECT_NE(ptx.find("mad.lo.s64"), std::string::npos) << ptx;
+  expectAssembles(ptx, "int64_dot");
 }
 
 // Float remainder (fmod) is computed in f64 with one fma for x - q * y, so

@@ -298,6 +298,34 @@ TEST(GpuIrVerifier, WgmmaReadsSwizzledBuffers) {
             std::string::npos);
 }
 
+// A transposed wgmma (C^T = B^T A^T, a tf32 B stored K x N): A's K-major
+// buffer, B in registers (dot_operand 1 of the result); its layouts print
+// and parse back. 8-bit and tf32 buffers are K-major only; the transposed
+// form is wgmma's only.
+TEST(GpuIrVerifier, TransposedWgmmaReadsBFromRegisters) {
+  auto dot = [](const std::string& sharedA, const std::string& b) {
+    return std::string("target \"sm_90a\" num_warps(4)\n\n#shared0 = ") + sharedA +
+           "\n#shared1 = shared<order=[1, 0], pad=8>\n#mma0 = mma<v=3, wpc=[4, 1], transposed=1>\n"
+           "#dot0 = dot_operand<op=1, parent=#mma0>\n\nkernel @k() {\nentry:\n"
+           "  %a = local_alloc : f32<64, 32, #shared0>\n  %s = local_alloc : f32<32, 64, #shared1>\n" +
+           b + "  %z = splat f32 0 : f32<64, 64, #mma0>\n  %d = dot_async %a, %b, %z : f32<64, 64, #mma0>\n  ret\n}\n";
+  };
+  std::string good = dot("shared<order=[1, 0], swizzle=128>", "  %b = local_load %s : f32<32, 64, #dot0>\n");
+  std::unique_ptr<Module> m = parseModule(good);
+  EXPECT_EQ(printModule(*m), good);
+  EXPECT_EQ(verifyModule(*m), "");
+  EXPECT_NE(verifyText(dot("shared<order=[1, 0], swizzle=128>", "  %b = local_alloc : f32<32, 64, #shared1>\n"))
+                .find("reads A from shared memory and B from registers"),
+            std::string::npos);
+  EXPECT_NE(verifyText(dot("shared<order=[0, 1], swizzle=128>", "  %b = local_load %s : f32<32, 64, #dot0>\n"))
+                .find("wgmma reads 8-bit and tf32 operands K-major only: A is"),
+            std::string::npos);
+  expectParseError("target \"sm_80\" num_warps(4)\n#m = mma<v=2, wpc=[2, 2], transposed=1>\n",
+                   "only wgmma (v=3) accumulators are transposed");
+  expectParseError("target \"sm_80\" num_warps(4)\n#m = mma<v=3, wpc=[4, 1], transposed=2>\n",
+                   "transposed must be 0 or 1");
+}
+
 TEST(GpuIrVerifier, TritonIrRejectsGpuInstructions) {
   EXPECT_NE(verifyText("kernel @k() {\nentry:\n  fence_async_shared\n  ret\n}\n").find("without a GPU target"),
             std::string::npos);

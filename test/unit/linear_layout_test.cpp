@@ -167,6 +167,34 @@ TEST(LinearLayout, DotOperandsMatchTheFragmentTables) {
   }
 }
 
+// A transposed wgmma (C^T = B^T A^T): each thread holds, at (m, n) of the
+// M x N result, what wgmma's N x M accumulator has at (n, m); B's registers
+// (K x N) are the tf32 A fragment of wgmma (per warp a0 (g, t), a1 (g+8, t),
+// a2 (g, t+4), a3 (g+8, t+4) of N x K, warps 16 rows of N apart).
+TEST(LinearLayout, TransposedWgmmaIsTheSwappedTable) {
+  ir::Module m;
+  const ir::Layout* plain = mmaLayout(m, 3, 8, 1);
+  const ir::Layout* flipped = mmaLayout(m, 3, 8, 1, /*transposed=*/true);
+  EXPECT_NE(plain, flipped);
+  LinearLayout p = toLinear(plain, {256, 128}), t = toLinear(flipped, {128, 256});
+  expectCovers(t, 8);
+  for (unsigned w = 0; w < 8; ++w)
+    for (unsigned lane = 0; lane < 32; lane += 3)
+      for (size_t r = 0; r < p.numRegs(); ++r) {
+        Index i = p.index(r, lane, w);
+        ASSERT_EQ(t.index(r, lane, w), (Index{i[1], i[0]})) << "warp " << w << " lane " << lane << " register " << r;
+      }
+  LinearLayout b = toLinear(dotOperandLayout(m, 1, flipped), {32, 256}, 32);
+  expectCovers(b, 8);
+  for (unsigned w = 0; w < 8; ++w)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      int64_t g = lane / 4, t4 = lane % 4, n0 = (w / 4) * 128 + 16 * (w % 4);
+      for (size_t r = 0; r < 4; ++r)
+        EXPECT_EQ(b.index(r, lane, w), (Index{t4 + 4 * int64_t(r >> 1), n0 + g + 8 * int64_t(r & 1)}))
+            << "warp " << w << " lane " << lane << " register " << r;
+    }
+}
+
 TEST(LinearLayout, SlicesHoldOneElementPerRowOrColumn) {
   ir::Module m;
   const ir::Layout* acc = mmaLayout(m, 2, 4, 1);

@@ -101,7 +101,8 @@ void lowerFma(FunctionLowering& L, const ir::Instruction& i) {
   Scalar ik = at.kind, k = t.kind;
   int64_t isz = ir::byteSize(ik);
   if (!((k == Scalar::F32 && ir::isFloatKind(ik) && ik != Scalar::F64) || (k == Scalar::F64 && ik == Scalar::F64) ||
-        (k == Scalar::I32 && ir::isIntKind(ik) && ik != Scalar::I64 && ik != Scalar::I1)))
+        (k == Scalar::I32 && ir::isIntKind(ik) && ik != Scalar::I64 && ik != Scalar::I1) ||
+        (k == Scalar::I64 && ik == Scalar::I64)))
     throw UserError(i.loc, std::string("dot of ") + ir::scalarName(ik) + " into " + ir::scalarName(k) +
                                " is not supported by the GPU back end yet");
   if (at.layout->swizzle || bt.layout->swizzle || at.layout->order != std::vector<int>{1, 0} ||
@@ -110,7 +111,7 @@ void lowerFma(FunctionLowering& L, const ir::Instruction& i) {
   int64_t pitchA = K + at.layout->pad, pitchB = N + bt.layout->pad;
   const bool quads = isz == 4 && K % 4 == 0 && pitchA % 4 == 0;
   const gpu::LinearLayout& ll = L.placement(t).ll;
-  const char* accType = k == Scalar::F32 ? "f32 " : k == Scalar::F64 ? "f64 " : "b32 ";
+  const char* accType = k == Scalar::F32 ? "f32 " : k == Scalar::F64 ? "f64 " : k == Scalar::I64 ? "b64 " : "b32 ";
   std::vector<std::string> acc;
   for (size_t e = 0; e < ll.numRegs(); ++e) {
     std::string r = L.newReg(regClassOf(k));
@@ -191,7 +192,8 @@ void lowerFma(FunctionLowering& L, const ir::Instruction& i) {
       gpu::Index local = ll.regIndex(e);
       const std::string& x = av[local[0]];
       const std::string& y = bv[local[1]];
-      if (k == Scalar::I32) L.emit("mad.lo.s32 " + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
+      if (k == Scalar::I32 || k == Scalar::I64)
+        L.emit(std::string("mad.lo.") + (k == Scalar::I64 ? "s64 " : "s32 ") + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
       else L.emit(std::string("fma.rn.") + (k == Scalar::F64 ? "f64 " : "f32 ") + acc[e] + ", " + x + ", " + y + ", " + acc[e] + ";");
     }
   };

@@ -15,7 +15,11 @@
 //     SBO = 1024 (8 lines), transposed (imm-trans = 1); a k step adds 16
 //     lines (2048 bytes).
 // A may instead come from registers (dot_operand<op=0> of the result's
-// layout: another dot's accumulator, as in attention).
+// layout: another dot's accumulator, as in attention, or a tf32 tile loaded
+// from a buffer wgmma cannot read). A transposed result (mma<v=3,
+// transposed=1>) is computed as C^T = B^T A^T: wgmma's A is B's registers
+// (dot_operand<op=1>), its B the K-major buffer of A, its M and N the
+// dot's N and M.
 //   dot:       fence, the wgmmas, commit, wait for every group (0);
 //   dot_async: fence, the wgmmas, commit (the pipeliner's dot_wait follows);
 //   dot_wait N: wait until at most N groups are in flight.
@@ -96,9 +100,14 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     define(&i, regs(i.operand(0)));
     return;
   }
-  const ir::Value* a = i.operand(0);
-  const ir::Value* b = i.operand(1);
   const ir::Type& ct = i.type();
+  const ir::Layout& cl = *ct.layout;
+  // wgmma's operands: A (buffer or registers) and B (a buffer); for a
+  // transposed result, the dot's B and A.
+  const bool transposed = cl.transposed;
+  const ir::Value* a = i.operand(transposed ? 1 : 0);
+  const ir::Value* b = i.operand(transposed ? 0 : 1);
+  const int aKDim = transposed ? 0 : 1, bKDim = transposed ? 1 : 0;
   Scalar k = a->type().kind;
   const bool fp8 = ir::isFp8Kind(k), tf32 = k == Scalar::F32;
   if (k != Scalar::F16 && k != Scalar::BF16 && !fp8 && !tf32)
@@ -107,8 +116,10 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   const int64_t kStep = 32 / ir::byteSize(k);
   // 8-bit and tf32 wgmma read K-major buffers only, and have no transpose operands.
   const bool kMajorOnly = fp8 || tf32;
-  const ir::Layout& cl = *ct.layout;
-  int64_t M = ct.shape[0], N = ct.shape[1], K = a->type().shape[1];
+  // wgmma's M x N (the dot's N x M when transposed); an element (r, c) of
+  // its accumulator or A is the dot's (c, r) then.
+  int64_t M = ct.shape[transposed ? 1 : 0], N = ct.shape[transposed ? 0 : 1], K = a->type().shape[size_t(aKDim)];
+  auto dotIndex = [&](int64_t r, int64_t c) { return transposed ? gpu::Index{c, r} : gpu::Index{r, c}; };
   int64_t groupsM = cl.warpsPerCta[0] / 4, wn = cl.warpsPerCta[1];
   int64_t rowsPerGroup = M / groupsM, colsPerGroup = N / wn;
   const gpu::LinearLayout& accLayout = placement(ct).ll;
@@ -128,22 +139,24 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   // multiple of 64, so its part of the offset is exact in either major.
   const ir::Type& bt = b->type();
   if (!bt.isShared()) throw InternalError("wgmma reads B from shared memory");
-  OperandBuffer bBuf = operandBuffer(bt, 0);
+  OperandBuffer bBuf = operandBuffer(bt, bKDim);
   std::string bAddr = newReg(RegClass::B32);
   emit("mad.lo.s32 " + bAddr + ", " + gn + ", " + std::to_string(bBuf.offset(colsPerGroup, 0)) + ", " + elem(b, 0) + ";");
   Descriptors bDesc(*this, bAddr, bBuf.lbo(), bBuf.sbo(), swizzleMode(bBuf.swizzle));
   const ir::Type& at = a->type();
   bool aShared = at.isShared();
+  if (transposed && aShared) throw InternalError("a transposed wgmma reads B from registers");
   OperandBuffer aBuf{};
   std::unique_ptr<Descriptors> aDesc;
   if (aShared) {
-    aBuf = operandBuffer(at, 1);
+    aBuf = operandBuffer(at, aKDim);
     std::string aAddr = newReg(RegClass::B32);
     emit("mad.lo.s32 " + aAddr + ", " + gm + ", " + std::to_string(aBuf.offset(rowsPerGroup, 0)) + ", " + elem(a, 0) + ";");
     aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
-  if (kMajorOnly && (!aShared || !aBuf.kMajor || !bBuf.kMajor))
+  if (kMajorOnly && ((aShared && !aBuf.kMajor) || !bBuf.kMajor))
     throw InternalError("fp8 and tf32 wgmma read K-major buffers only");
+  if (fp8 && !aShared) throw InternalError("fp8 wgmma reads A from shared memory here");
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
   emit("setp.ne.b32 " + scaleD + ", 1, 0;");
@@ -160,6 +173,11 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   };
   std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k" + std::to_string(kStep) +
                       ".f32." + typeName(k) + "." + typeName(bt.kind);
+  auto aReg = [&](int64_t r, int64_t c) {
+    int64_t x = aLayout->regOf(dotIndex(r, c));
+    if (x < 0) throw InternalError("a wgmma A fragment outside the thread's registers");
+    return elem(a, size_t(x));
+  };
   struct Issue {
     std::vector<std::string> d;
     std::string a, b, scaleD;
@@ -171,20 +189,27 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
       Issue is;
       for (int64_t j = 0; j < colsPerGroup; j += 8)
         for (int c = 0; c < 4; ++c) {
-          int64_t r = accLayout.regOf({mi + 8 * (c >> 1), j + (c & 1)});
+          int64_t r = accLayout.regOf(dotIndex(mi + 8 * (c >> 1), j + (c & 1)));
           if (r < 0) throw InternalError("a wgmma accumulator outside the thread's registers");
           is.d.push_back(acc.at(size_t(r)));
         }
       if (aShared) {
         is.a = aDesc->at(aBuf.offset(mi, kk));
       } else {
+        // Per warp, the m16n8k16 A fragment of 16-bit pairs (a0 (g, 2t..),
+        // a1 (g+8, ..), a2 (g, 2t+8..), a3 (g+8, ..)), or tf32's m16n8k8 one
+        // (a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)), rounded to
+        // tf32 as mma.sync's are (the buffer operand is truncated).
         std::vector<std::string> frag;
         for (int q = 0; q < 4; ++q) {
-          int64_t r = mi + 8 * (q & 1), c = kk + 8 * (q >> 1);
-          int64_t lo = aLayout->regOf({r, c}), hi = aLayout->regOf({r, c + 1});
-          if (lo < 0 || hi < 0) throw InternalError("a wgmma A fragment outside the thread's registers");
+          int64_t r = mi + 8 * (q & 1);
           std::string w = newReg(RegClass::B32);
-          emit("mov.b32 " + w + ", {" + elem(a, size_t(lo)) + ", " + elem(a, size_t(hi)) + "};");
+          if (tf32) {
+            emit("cvt.rna.tf32.f32 " + w + ", " + aReg(r, kk + 4 * (q >> 1)) + ";");
+          } else {
+            int64_t c = kk + 8 * (q >> 1);
+            emit("mov.b32 " + w + ", {" + aReg(r, c) + ", " + aReg(r, c + 1) + "};");
+          }
           frag.push_back(w);
         }
         is.a = braces(frag);
