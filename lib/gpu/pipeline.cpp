@@ -271,6 +271,15 @@ void LoopPipeliner::run() {
     if (fromRing(v) || !loop_.definedInside(v)) return true;
     return (waitedBeforeNext || computedFromAWgmma(loop_, v)) && !v->type().isShared();
   };
+  // A register operand loaded from its ring stage in the dot's block (a
+  // tf32 wgmma's operand that is not K-contiguous, dot_plan.h): the load
+  // overwrites registers the previous iteration's wgmma reads, so that
+  // group is waited for (dot_wait 0) just before it; the wgmma still
+  // overlaps the next iteration's waits for its stage and its copies.
+  auto loadedFromRing = [&](ir::Value* v, const ir::Instruction* dot) -> ir::Instruction* {
+    ir::Instruction* l = asInst(v, Opcode::LocalLoad);
+    return l && l->parent == dot->parent && fromRing(l->operand(0)) ? l : nullptr;
+  };
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
     std::vector<ir::Instruction*> readers;
@@ -283,7 +292,15 @@ void LoopPipeliner::run() {
     for (ir::Instruction* u : readers) {
       AsyncDot a;
       if (u->opcode() != Opcode::Dot || !asyncCandidate(loop_, u, &a)) continue;
-      if (!steady(u->operand(0), a.firstUse != nullptr) || !steady(u->operand(1), false)) continue;
+      ir::BasicBlock* bb = u->parent;
+      for (size_t k = 0; k < 2; ++k)
+        if (ir::Instruction* l = loadedFromRing(u->operand(k), u)) {
+          if (!a.firstUse || bb->indexOf(l) < bb->indexOf(a.firstUse)) a.firstUse = l;
+        }
+      auto ready = [&](size_t k) {
+        return loadedFromRing(u->operand(k), u) || steady(u->operand(k), k == 0 && a.firstUse != nullptr);
+      };
+      if (!ready(0) || !ready(1)) continue;
       if (std::none_of(asyncDots.begin(), asyncDots.end(), [&](const AsyncDot& d) { return d.dot == u; }))
         asyncDots.push_back(a);
     }
