@@ -581,21 +581,6 @@ void Assigner::run() {
       loads.push_back(i);
     }
   }
-  // A B copied into its K-major buffer element by element: its loads (through
-  // the phis of pre-fetching) in the layout that keeps that copy cheap.
-  for (auto& [dot, plan] : dots_) {
-    if (!plan.transposeB) continue;
-    std::vector<ir::Value*> work{dot->operand(1)};
-    std::set<ir::Value*> seen;
-    while (!work.empty()) {
-      ir::Instruction* i = asInst(work.back());
-      work.pop_back();
-      if (!i || !seen.insert(i).second) continue;
-      if (i->opcode() == Opcode::Load) set(i, transposingCopyLayout(m_, i->type().shape, o_.numWarps));
-      if (i->opcode() == Opcode::Phi)
-        for (size_t k = 0; k < i->numOperands(); ++k) work.push_back(i->operand(k));
-    }
-  }
   // 2. Forward, accumulators first.
   for (auto& [dot, plan] : dots_) forwardFrom(dot);
   for (ir::Instruction* l : loads) forwardFrom(l);

@@ -1,7 +1,6 @@
 #include "gpu/dot_plan.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -120,26 +119,6 @@ bool planMmaSync(ir::Module& m, int64_t M, int64_t N, int64_t K, bool tf32, int 
 
 }  // namespace
 
-bool tf32WgmmaAnyBFromEnvironment() {
-  const char* v = std::getenv("TRITONC_TF32_WGMMA_ANY_B");
-  return v && std::string(v) == "1";
-}
-
-const ir::Layout* transposingCopyLayout(ir::Module& m, const ir::Shape& shape, int numWarps) {
-  // Lanes 4 along K by 8 along N, one element each: a warp's copy reads four
-  // 32-byte runs of rows and writes 32 different banks of the K-major
-  // buffer (its 16-byte chunks swizzled by the row: 8 rows, 8 chunks).
-  ir::Layout l;
-  l.kind = ir::LayoutKind::Blocked;
-  l.order = {1, 0};
-  l.sizePerThread = {1, 1};
-  int64_t lanesK = std::min<int64_t>(4, shape[0]);
-  l.threadsPerWarp = {lanesK, 32 / lanesK};
-  int64_t warpsN = std::max<int64_t>(1, std::min<int64_t>(numWarps, shape[1] / l.threadsPerWarp[1]));
-  l.warpsPerCta = {numWarps / warpsN, warpsN};
-  return m.layout(l);
-}
-
 bool operandFromRegisters(const DotPlan& plan, int k) {
   if (plan.kind == DotKind::MmaSync) return true;
   if (plan.kind != DotKind::Wgmma) return false;
@@ -184,16 +163,6 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
   if (f32Acc && tf32 && t.wgmma && t.arch == "sm_90a" && kContiguous(dot.operand(0), 1, axis) &&
       kContiguous(dot.operand(1), 0, axis) && planWgmma(m, M, N, K, 8, t.numWarps, &plan, /*narrowN=*/true)) {
     plan.bKMajor = true;
-    return plan;
-  }
-  // TRITONC_TF32_WGMMA_ANY_B=1: a B loaded along N (stored K x N) too, copied
-  // element by element into its K-major buffer (not yet timed on a GPU
-  // against mma.sync: off by default).
-  if (f32Acc && tf32 && t.wgmma && t.arch == "sm_90a" && tf32WgmmaAnyBFromEnvironment() &&
-      kContiguous(dot.operand(0), 1, axis) && loadedContiguous(dot.operand(1), 1, axis) &&
-      planWgmma(m, M, N, K, 8, t.numWarps, &plan, /*narrowN=*/true)) {
-    plan.bKMajor = true;
-    plan.transposeB = true;
     return plan;
   }
   // One operand not K-contiguous: wgmma takes it from registers, which it

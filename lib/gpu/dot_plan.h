@@ -27,11 +27,6 @@ struct DotPlan {
   // columns are one 8-row block of the swizzle (MN-major, 64 are), and a
   // tf32 one (K-major operands only).
   bool bKMajor = false;
-  // B is loaded along N and staged K-major (a tf32 wgmma of a B stored
-  // K x N, TRITONC_TF32_WGMMA_ANY_B=1): its loads take
-  // transposingCopyLayout, so that the element copies into the buffer
-  // neither spread over many sectors nor share banks.
-  bool transposeB = false;
   // wgmma reads A from registers, loaded from its buffer (a tf32 A stored
   // K x M, which wgmma cannot read from shared memory). A result that is
   // mma<v=3, transposed=1> reads B from registers instead (C^T = B^T A^T).
@@ -64,13 +59,5 @@ bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, con
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim);
 
 const char* dotKindName(DotKind k);  // "fma", "mma.sync", "wgmma"
-
-// TRITONC_TF32_WGMMA_ANY_B=1: tf32 dots whose B is loaded along N run on
-// wgmma too (an experiment, off by default; part of the compile cache's key).
-bool tf32WgmmaAnyBFromEnvironment();
-
-// The register layout of a K x N tile loaded along N and copied element by
-// element into a K-major buffer (DotPlan::transposeB).
-const ir::Layout* transposingCopyLayout(ir::Module& m, const ir::Shape& shape, int numWarps);
 
 }  // namespace tritonc::gpu

@@ -193,8 +193,7 @@ static std::string targetKey(const std::string& target) {
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
-         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
-         (gpu::tf32WgmmaAnyBFromEnvironment() ? " with tf32 wgmma for any B" : "");
+         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

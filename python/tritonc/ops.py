@@ -130,7 +130,8 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None, tf32=False):
     of 128 bytes apart, num_ctas 2 too: B's boxes multicast to pairs of programs
     paid there (1760x7000x1760: 0.65 -> 0.81 of cuBLAS; 1000^3 with a
     producer warp: 12.8 -> 11.7 us) and cost where rows are aligned. tf32:
-    the 16-bit spaces with K steps of 32 (128 bytes of f32, as 64 of f16)."""
+    the 16-bit spaces with K steps of 32 (128 bytes of f32, as 64 of f16);
+    A B at 4096^3 is fastest at 256x128 (wgmma's N the tile's M there)."""
     name = str(dtype).replace("torch.", "")
     if name not in ("float16", "bfloat16", "float32"):  # f64 and integers: FMA, sums in 64 bits at most
         return dict(TM=[64], TN=[64], TK=[16], num_warps=[4], num_stages=[3])
@@ -139,7 +140,7 @@ def _gpu_space(M, N, K, dtype, sms, b_row_bytes=None, tf32=False):
                     num_stages=[3])
     tk = [32] if tf32 else [64]
     if tritonc.cdiv(M, 128) * tritonc.cdiv(N, 128) >= sms:
-        space = dict(TM=[128] if tf32 else [128, 256], TN=[128, 256], TK=tk, num_warps=[8], num_stages=[3, 4])
+        space = dict(TM=[128, 256], TN=[128, 256], TK=tk, num_warps=[8], num_stages=[3, 4])
         if b_row_bytes is not None and b_row_bytes % 128:
             space["num_ctas"] = [1, 2]
         return space

@@ -477,30 +477,6 @@ TEST(Tf32Dot, AnOperandNotKContiguousFromRegisters) {
       }
 }
 
-// TRITONC_TF32_WGMMA_ANY_B=1 (an experiment, off by default): B stored K x N
-// reaches wgmma too, copied element by element (4-byte cp.async) into its
-// K-major ring; A's boxes still by TMA. Assembles without spills.
-TEST(Tf32Dot, AnyBSwitchCopiesBTransposed) {
-  nvptx::TargetOptions to;
-  to.multicast = true;
-  to.allowTf32 = true;
-  setenv("TRITONC_TF32_WGMMA_ANY_B", "1", 1);
-  std::string ptx = userKernelPtx(UserKernel{"tf32_nn_any_b", "bench/kernels/matmul_masked.tc",
-                                             {{"TYPE", "float"}, {"TM", "128"}, {"TN", "128"}, {"TK", "32"}},
-                                             kSquare, 8, {}},
-                                  &to);
-  unsetenv("TRITONC_TF32_WGMMA_ANY_B");
-  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"), std::string::npos) << ptx;
-  EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);  // A
-  EXPECT_NE(ptx.find("], 4, %r"), std::string::npos);                  // B: cp.async of 4 bytes
-  EXPECT_EQ(ptx.find("mma.sync"), std::string::npos);
-  static const std::string ptxas = findPtxas();
-  if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
-  std::string log;
-  ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "tf32_nn_any_b", log), 0) << log;
-  EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
-}
-
 // The PTX for sm_90a (4 warps, 3 stages) of a Triton-C kernel whose
 // `pointers` arguments are all 16-byte aligned pointers.
 std::string sourcePtx(const char* source, size_t pointers, const std::vector<lang::Define>& defines = {}) {
