@@ -17,7 +17,8 @@ const MathFn kMath[] = {{"exp", Opcode::Exp, false},     {"log", Opcode::Log, fa
                         {"sqrt", Opcode::Sqrt, false},   {"rsqrt", Opcode::Rsqrt, false},
                         {"abs", Opcode::Abs, true},      {"fabs", Opcode::Abs, false},
                         {"sin", Opcode::Sin, false},     {"cos", Opcode::Cos, false},
-                        {"tanh", Opcode::Tanh, false},   {"floor", Opcode::Floor, false},
+                        {"tanh", Opcode::Tanh, false},   {"exp2", Opcode::Exp2, false},
+                        {"log2", Opcode::Log2, false},   {"floor", Opcode::Floor, false},
                         {"ceil", Opcode::Ceil, false}};
 }  // namespace
 

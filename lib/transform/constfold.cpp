@@ -106,6 +106,8 @@ std::optional<Num> foldUnary(Opcode op, Scalar k, Num a) {
     case Opcode::Tanh: r = std::tanh(x); break;
     case Opcode::Floor: r = std::floor(x); break;
     case Opcode::Ceil: r = std::ceil(x); break;
+    case Opcode::Exp2: r = std::exp2(x); break;
+    case Opcode::Log2: r = std::log2(x); break;
     default: return std::nullopt;
   }
   return Num{true, 0, sem::roundTo(k, r)};

@@ -692,6 +692,23 @@ __global__ void k(int* X, long* Y, int* Q) {
   expectAssembles(ptx, "divide_by_constant");
 }
 
+// exp2 and log2 are one ex2 and one lg2 each: no scaling by log2 e or ln 2
+// (as exp and log have).
+TEST(MathPtx, Exp2AndLog2AreOneInstructionEach) {
+  const char* kMath = R"(
+__global__ void k(float* X, float* Y) {
+  int i[128] = 0 ... 128;
+  float x[128] = *(X + i);
+  *(Y + i) = exp2(x) + log2(x);
+})";
+  std::string ptx = sourcePtx(kMath, 2);
+  EXPECT_NE(ptx.find("ex2.approx.ftz.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("lg2.approx.f32"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("0f3FB8AA3B"), std::string::npos) << ptx;  // log2 e
+  EXPECT_EQ(ptx.find("0f3F317218"), std::string::npos) << ptx;  // ln 2
+  expectAssembles(ptx, "exp2_log2");
+}
+
 // A dot of 64-bit integers sums in 64 bits on the FMA path (tritonc.ops.dot
 // of int64 arrays); values: python/tests/test_tritonc.py on the GPU.
 TEST(FmaDot, Int64SumsIn64Bits) {

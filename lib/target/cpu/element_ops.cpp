@@ -267,6 +267,9 @@ llvm::Value* Lowering::unary(ir::Opcode op, Scalar k, llvm::Value* a) {
       if (!exactMath_ && k != Scalar::F64) return fromCompute(k, expF32Fast(x));  // f32 within 2 ulp (fast_exp.cpp)
       if (k == Scalar::F32) return expF32(x);  // the interpreter's result, vectorizable (exact_exp.cpp)
       break;
+    case Op::Exp2:
+      if (!exactMath_ && k != Scalar::F64) return fromCompute(k, expF32Fast(x, /*base2=*/true));
+      break;
     default: break;
   }
   // In double, as the interpreter, then rounded once.
@@ -275,6 +278,8 @@ llvm::Value* Lowering::unary(ir::Opcode op, Scalar k, llvm::Value* a) {
   llvm::Value* r = nullptr;
   switch (op) {
     case Op::Exp: r = b_.CreateCall(libm("exp", dt), {d}); break;
+    case Op::Exp2: r = b_.CreateCall(libm("exp2", dt), {d}); break;
+    case Op::Log2: r = b_.CreateCall(libm("log2", dt), {d}); break;
     case Op::Log: r = b_.CreateCall(libm("log", dt), {d}); break;
     case Op::Sin: r = b_.CreateCall(libm("sin", dt), {d}); break;
     case Op::Cos: r = b_.CreateCall(libm("cos", dt), {d}); break;

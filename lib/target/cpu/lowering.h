@@ -175,8 +175,8 @@ class Lowering {
   // exp of an f32, rounded from libm's double as the interpreter does, in a
   // form the loop vectorizer turns into vector code (exact_exp.cpp).
   llvm::Value* expF32(llvm::Value* x);
-  // exp of an f32 in f32 arithmetic, within 2 units in the last place (fast_exp.cpp).
-  llvm::Value* expF32Fast(llvm::Value* x);
+  // exp (2^x with base2) of an f32 in f32 arithmetic, within 2 units in the last place (fast_exp.cpp).
+  llvm::Value* expF32Fast(llvm::Value* x, bool base2 = false);  // exp, or exp2
 
   // ---- tiles in memory (lowering.cpp)
   Tile get(const ir::Value* v);      // a deferred element-wise tile is computed into the frame first

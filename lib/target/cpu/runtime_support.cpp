@@ -115,6 +115,8 @@ namespace tritonc::cpu::detail {
 const std::vector<RuntimeSymbol>& runtimeSymbols() {
   static const std::vector<RuntimeSymbol> symbols = {
       {"exp", addr<double(double)>(&::exp)},
+      {"exp2", addr<double(double)>(&::exp2)},
+      {"log2", addr<double(double)>(&::log2)},
       {"log", addr<double(double)>(&::log)},
       {"sin", addr<double(double)>(&::sin)},
       {"cos", addr<double(double)>(&::cos)},

@@ -143,6 +143,8 @@ void Executor::execUnary(const Step& s) {
       case Op::Tanh: run([](double x) { return std::tanh(x); }); return;
       case Op::Floor: run([](double x) { return std::floor(x); }); return;
       case Op::Ceil: run([](double x) { return std::ceil(x); }); return;
+      case Op::Exp2: run([](double x) { return std::exp2(x); }); return;
+      case Op::Log2: run([](double x) { return std::log2(x); }); return;
       default: throw InternalError(std::string("no float '") + ir::opcodeName(op) + "'");
     }
   });

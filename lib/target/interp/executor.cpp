@@ -226,7 +226,7 @@ void Executor::execute(const Step& s) {
       execBinary(s);
       return;
     case Op::Neg: case Op::Not: case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Rsqrt:
-    case Op::Abs: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Floor: case Op::Ceil:
+    case Op::Abs: case Op::Sin: case Op::Cos: case Op::Tanh: case Op::Floor: case Op::Ceil: case Op::Exp2: case Op::Log2:
       execUnary(s);
       return;
     case Op::Cmp: execCmp(s); return;

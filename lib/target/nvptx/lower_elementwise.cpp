@@ -210,8 +210,8 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
                                     ? static_cast<const ir::Instruction*>(x) : nullptr;
               if (sub && sub->opcode() == Opcode::Mul && !half && sub->type().kind == Scalar::F32 &&
                   isLn2(sub->operand(1))) {
-                // e^(y ln 2) is 2^y: the Python DSL's exp2 (and Triton's
-                // kernels' exp2 of a scaled score) is one ex2.
+                // e^(y ln 2) is 2^y, one ex2 (written so by hand; the
+                // DSL's tl.exp2 is the exp2 op).
                 s = elem(sub->operand(0), e);
               } else if (sub && sub->opcode() == Opcode::Sub && !half && sub->type().kind == Scalar::F32) {
                 std::string nb = newReg(RegClass::F32);
@@ -223,6 +223,8 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
               emit("ex2.approx.ftz.f32 " + r + ", " + s + ";");
               break;
             }
+            case Opcode::Exp2: emit("ex2.approx.ftz.f32 " + r + ", " + a + ";"); break;
+            case Opcode::Log2: emit("lg2.approx.f32 " + r + ", " + a + ";"); break;
             case Opcode::Log: {  // ln x = log2(x) ln 2
               std::string s = newReg(RegClass::F32);
               emit("lg2.approx.f32 " + s + ", " + a + ";");

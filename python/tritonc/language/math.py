@@ -46,16 +46,8 @@ def abs(x):
     return semantic.in_float32(x, lambda v: tensor(semantic.builder().unary("abs", v.handle), v.dtype, v.shape))
 
 
-@builtin
-def exp2(x):
-    x = _float(x, "tl.exp2")
-    return exp(semantic.mul(x, _LN2))
-
-
-@builtin
-def log2(x):
-    x = _float(x, "tl.log2")
-    return semantic.mul(log(x), 1.0 / _LN2)
+exp2 = _unary("exp2")  # one ex2 on the GPU; exact in the interpreter (std::exp2), not exp(x ln 2)
+log2 = _unary("log2")
 
 
 @builtin
