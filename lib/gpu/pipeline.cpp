@@ -128,7 +128,6 @@ struct AsyncDot {
   ir::Instruction* dot;
   ir::Instruction* phi;
   ir::Instruction* firstUse;  // null when the accumulator is the phi
-  bool loadsRegisters = false;  // an operand loaded from its ring stage into registers
 };
 
 // Registers that each iteration computes from the result of a wgmma of its
@@ -297,7 +296,6 @@ void LoopPipeliner::run() {
       for (size_t k = 0; k < 2; ++k)
         if (ir::Instruction* l = loadedFromRing(u->operand(k), u)) {
           if (!a.firstUse || bb->indexOf(l) < bb->indexOf(a.firstUse)) a.firstUse = l;
-          a.loadsRegisters = true;
         }
       auto ready = [&](size_t k) {
         return loadedFromRing(u->operand(k), u) || steady(u->operand(k), k == 0 && a.firstUse != nullptr);
@@ -310,20 +308,6 @@ void LoopPipeliner::run() {
   // Room for the scratch used outside the loop (the epilogue's conversions).
   constexpr int64_t kScratchReserve = 16 * 1024;
   if (canAsync && !asyncDots.empty() && (d + 2) * ringBytes + kScratchReserve > maxSharedBytes(m_.target))
-    canAsync = false;
-  // Dots that load a register operand wait for the previous group before
-  // that load anyway, so running ahead gains them less than the extra stage
-  // costs where it leaves room for one program per multiprocessor instead
-  // of two or more, nothing else then hiding the waits (the DSL's f32
-  // matmul at 64 x 128 x 32, 4 warps, 4 stages: 179 TFLOP/s synchronous at
-  // two programs, 161 asynchronous at one, on the H200).
-  auto programsPerSm = [&](int64_t stages) {
-    constexpr int64_t kSmBytes = 228 * 1024, kPerProgram = 1024;  // sm_90 (the driver reserves 1 KB a program)
-    return kSmBytes / (stages * ringBytes + kPerProgram);
-  };
-  if (canAsync && !asyncDots.empty() &&
-      std::all_of(asyncDots.begin(), asyncDots.end(), [](const AsyncDot& a) { return a.loadsRegisters; }) &&
-      programsPerSm(d + 2) < 2 && programsPerSm(d + 1) >= 2)
     canAsync = false;
   const int stages = d + 1 + (canAsync && !asyncDots.empty() ? 1 : 0);
 
