@@ -262,8 +262,10 @@ std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction
       for (const ir::Instruction* phi : w->users()) {
         if (phi->opcode() != ir::Opcode::Phi) continue;
         const std::vector<std::string>& in = regs(phi);
+        // (A dot_wait of the phi names the phi's registers: nothing to copy.)
         if (acc != phi)
-          for (size_t e = 0; e < in.size(); ++e) emit("mov.f32 " + in[e] + ", " + elem(acc, e) + ";");
+          for (size_t e = 0; e < in.size(); ++e)
+            if (elem(acc, e) != in[e]) emit("mov.f32 " + in[e] + ", " + elem(acc, e) + ";");
         return in;
       }
     }
