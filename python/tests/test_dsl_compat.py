@@ -742,3 +742,73 @@ def test_descriptor_atomics_gather_and_scatter():
     np.testing.assert_allclose(y, np.maximum(y0 + x, 1.0), rtol=1e-6)
     inside = ((rows >= 0) & (rows < M))[:, None]
     np.testing.assert_array_equal(g, np.where(inside, x[np.clip(rows, 0, M - 1)], 0) + 1.0)
+
+
+@triton.jit
+def grouped_matmul_kernel(group_a_ptrs, group_b_ptrs, group_c_ptrs, group_sizes, group_lds, group_count,
+                          NUM_PROGRAMS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr):
+    # Triton's grouped GEMM tutorial: each problem's operands come as
+    # addresses in tensors, cast to pointers; programs walk the tiles of
+    # every problem in turn.
+    tile = tl.program_id(0)
+    last_end = 0
+    for g in range(group_count):
+        gm = tl.load(group_sizes + g * 3)
+        gn = tl.load(group_sizes + g * 3 + 1)
+        gk = tl.load(group_sizes + g * 3 + 2)
+        n_tiles = tl.cdiv(gn, BLOCK_N)
+        tiles = tl.cdiv(gm, BLOCK_M) * n_tiles
+        while tile >= last_end and tile < last_end + tiles:
+            lda = tl.load(group_lds + g * 3)
+            ldb = tl.load(group_lds + g * 3 + 1)
+            ldc = tl.load(group_lds + g * 3 + 2)
+            a_ptr = tl.load(group_a_ptrs + g).to(tl.pointer_type(tl.float32))
+            b_ptr = tl.load(group_b_ptrs + g).to(tl.pointer_type(tl.float32))
+            c_ptr = tl.load(group_c_ptrs + g).to(tl.pointer_type(tl.float32))
+            t = tile - last_end
+            offs_m = (t // n_tiles) * BLOCK_M + tl.arange(0, BLOCK_M)
+            offs_n = (t % n_tiles) * BLOCK_N + tl.arange(0, BLOCK_N)
+            offs_k = tl.arange(0, BLOCK_K)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(0, tl.cdiv(gk, BLOCK_K)):
+                kk = k * BLOCK_K + offs_k
+                a = tl.load(a_ptr + offs_m[:, None] * lda + kk[None, :],
+                            mask=(offs_m[:, None] < gm) & (kk[None, :] < gk), other=0.0)
+                b = tl.load(b_ptr + kk[:, None] * ldb + offs_n[None, :],
+                            mask=(kk[:, None] < gk) & (offs_n[None, :] < gn), other=0.0)
+                acc += tl.dot(a, b, input_precision="ieee")
+            tl.store(c_ptr + offs_m[:, None] * ldc + offs_n[None, :], acc,
+                     mask=(offs_m[:, None] < gm) & (offs_n[None, :] < gn))
+            tile += NUM_PROGRAMS
+        last_end = last_end + tiles
+
+
+def test_grouped_gemm_with_operand_addresses_in_tensors(backend):
+    """Triton's grouped GEMM: operands' addresses loaded from int64 tensors
+    and cast with .to(tl.pointer_type(...)), ragged problems, against numpy.
+    The interpreter (a debug address space of the kernel's own buffers)
+    refuses such pointers and says where they run."""
+    sizes = [tuple(int(v) for v in rng.integers(8, 70, size=3)) for _ in range(3)]
+    A = [rng.standard_normal((m, k)).astype(np.float32) for m, n, k in sizes]
+    B = [rng.standard_normal((k, n)).astype(np.float32) for m, n, k in sizes]
+    C = [np.full((m, n), np.nan, np.float32) for m, n, k in sizes]
+    meta = (np.array([v for s in sizes for v in s], np.int32),
+            np.array([v for m, n, k in sizes for v in (k, n, n)], np.int32))
+    kw = dict(NUM_PROGRAMS=4, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    if backend == "cuda":
+        torch = dsl_backends.torch_cuda()
+        dev = [[torch.from_numpy(x).cuda() for x in group] for group in (A, B, C)]
+        ptrs = [torch.tensor([x.data_ptr() for x in group], dtype=torch.int64, device="cuda") for group in dev]
+        grouped_matmul_kernel[(4,)](*ptrs, *(torch.from_numpy(m).cuda() for m in meta), len(sizes), **kw)
+        C = [c.cpu().numpy() for c in dev[2]]
+    else:
+        ptrs = [np.array([x.ctypes.data for x in group], np.int64) for group in (A, B, C)]
+        if backend == "interp":
+            with pytest.raises(triton.Error) as e:
+                grouped_matmul_kernel[(4,)](*ptrs, *meta, len(sizes), **kw)
+            assert "an address loaded from a tensor, runs on the CPU back end or the GPU" in str(e.value)
+            return
+        grouped_matmul_kernel[(4,)](*ptrs, *meta, len(sizes), **kw)
+    for a, b, c in zip(A, B, C):
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)

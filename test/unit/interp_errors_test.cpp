@@ -95,7 +95,9 @@ TEST(InterpErrors, WildAndNullPointers) {
     UserError e = expectUserError([&] { k.run({1}, {buf(O)}); });
     const std::string hex = address ? "0x4d2" : "0x0";
     expectMentions(e.what(), {"store through a wild pointer", "kernel 'wild'", "tile element [0]",
-                              "address " + hex + " is in no buffer"});
+                              "address " + hex + " is in no buffer",
+                              "a pointer made from an integer, such as an address loaded from a tensor, runs on the CPU "
+                              "back end or the GPU"});
     EXPECT_EQ(e.loc(), kLoc);
   }
 }

@@ -47,7 +47,11 @@ AddressSpace::Diagnosis AddressSpace::diagnose(uint64_t addr, int size, ir::Scal
   int64_t k = nearestBuffer(addr, &offset);
   if (k < 0) {
     d.fault = Fault::NoBuffer;
-    d.detail = "address " + describeAddress(addr) + " is in no buffer";
+    // (Triton's grouped GEMM loads its operands' addresses from a tensor:
+    // those are the host's, which the interpreter's address space lacks.)
+    d.detail = "address " + describeAddress(addr) +
+               " is in no buffer (the interpreter knows the buffers passed to the kernel only; a pointer made "
+               "from an integer, such as an address loaded from a tensor, runs on the CPU back end or the GPU)";
     return d;
   }
   const Slot& s = slots_[size_t(k)];
