@@ -2,7 +2,8 @@
 NaN handling of tl.maximum/minimum/max/min/clamp (Triton's default ignores
 a NaN operand; PropagateNan.ALL keeps it), atomic_xor, swizzle2d, ravel,
 assume, and on the host triton.next_power_of_2, triton.OutOfResources and
-triton.runtime.driver. Against numpy / Python on the back ends of
+triton.runtime.driver; Triton's grouped GEMM (operand addresses in tensors)
+and persistent matmul tutorials as written. Against numpy / Python on the back ends of
 dsl_backends.language_backends(); fresh inputs, poisoned outputs."""
 import os
 import sys
@@ -812,3 +813,64 @@ def test_grouped_gemm_with_operand_addresses_in_tensors(backend):
         grouped_matmul_kernel[(4,)](*ptrs, *meta, len(sizes), **kw)
     for a, b, c in zip(A, B, C):
         np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+@triton.jit
+def _tile_of(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M):
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    return first_pid_m + (tile_id % group_size_m), (tile_id % num_pid_in_group) // group_size_m
+
+
+@triton.jit
+def persistent_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                             stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                             GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    # Triton's persistent matmul tutorial: a fixed grid walks the tiles
+    # (tl.range with flatten and warp_specialize, which we accept), clamped
+    # row and column indices with contiguity hints, K masked.
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    num_tiles = num_pid_m * num_pid_n
+    tile_id_c = start_pid - NUM_SMS
+    offs_k_for_mask = tl.arange(0, BLOCK_K)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True, warp_specialize=False):
+        pid_m, pid_n = _tile_of(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_bn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_am = tl.where(offs_am < M, offs_am, 0)
+        offs_bn = tl.where(offs_bn < N, offs_bn, 0)
+        offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_M), BLOCK_M)
+        offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_N), BLOCK_N)
+        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_K + tl.arange(0, BLOCK_K)
+            a = tl.load(a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak),
+                        mask=offs_k_for_mask[None, :] < K - ki * BLOCK_K, other=0.0)
+            b = tl.load(b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn),
+                        mask=offs_k_for_mask[:, None] < K - ki * BLOCK_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+        tile_id_c += NUM_SMS
+        pid_m, pid_n = _tile_of(tile_id_c, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :], accumulator.to(tl.float16),
+                 mask=c_mask)
+
+
+def test_persistent_matmul_as_triton_writes_it(backend):
+    """Triton's persistent matmul tutorial (f16, ragged sizes, 4 programs
+    over every tile), against numpy's float64 product."""
+    M, N, K = (int(v) for v in rng.integers(40, 130, size=3))
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    run(persistent_matmul_kernel, (4,), a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
+        GROUP_SIZE_M=8, NUM_SMS=4)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=1e-2, atol=2e-2 * np.abs(want).max() / 8)
