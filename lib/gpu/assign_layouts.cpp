@@ -451,8 +451,7 @@ void Assigner::stageDotOperands() {
       // register fragments are not the 16-bit ones wgmma.cpp packs.)
       bool fromAccumulator = l->kind == LayoutKind::Mma &&
                              ((plan.kind == DotKind::MmaSync && l->version == 2) ||
-                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && ir::byteSize(t.kind) == 2 &&
-                               !plan.result->transposed));
+                              (plan.kind == DotKind::Wgmma && l->version == 3 && k == 0 && ir::byteSize(t.kind) == 2));
       ir::Value* staged;
       if (fromAccumulator) {
         // Another dot's accumulator (attention's p @ v): its registers hold

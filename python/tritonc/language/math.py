@@ -1,13 +1,11 @@
 """Element-wise math of ``tritonc.language`` (also ``tl.math.*``): the IR's
-own functions, and the others composed from them (exp2, log2, sigmoid, erf,
-fma). Integer arguments are computed in float32, as in Triton."""
+own functions (exp2 and log2 among them), and the others composed from them
+(log1p, sigmoid, erf, fma). Integer arguments are computed in float32, as in Triton."""
 import math as _pymath
 
 from . import core, semantic
 from .core import CompileError, builtin, tensor
 from .semantic import to_tensor
-
-_LN2 = _pymath.log(2.0)
 
 
 def _float(x, what):
@@ -26,6 +24,8 @@ def _unary(op):
 
 exp = _unary("exp")
 log = _unary("log")
+exp2 = _unary("exp2")  # one ex2 on the GPU; exact in the interpreter (std::exp2), not exp(x ln 2)
+log2 = _unary("log2")
 sqrt = _unary("sqrt")
 sqrt_rn = sqrt
 rsqrt = _unary("rsqrt")
@@ -44,10 +44,6 @@ def abs(x):
     if x.dtype.is_ptr():
         raise CompileError("abs does not apply to pointers")
     return semantic.in_float32(x, lambda v: tensor(semantic.builder().unary("abs", v.handle), v.dtype, v.shape))
-
-
-exp2 = _unary("exp2")  # one ex2 on the GPU; exact in the interpreter (std::exp2), not exp(x ln 2)
-log2 = _unary("log2")
 
 
 @builtin
