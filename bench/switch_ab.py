@@ -1,12 +1,13 @@
 # A compiler switch A/B on the Triton-C kernels of the shapes benchmark whose
-# loops copy with cp.async into rings read by the tensor cores: the NHWC
-# implicit-GEMM convolution (paper tasks 1-7, and its split-K form where that
-# is the faster one) and the fused attention forward, each at the
+# loops copy into rings read by the tensor cores: the user's masked matmul
+# (bench/kernels/matmul_masked.tc) at configurations the tuners pick, the
+# NHWC implicit-GEMM convolution (paper tasks 1-7, and its split-K form where
+# that is the faster one) and the fused attention forward, each at the
 # configuration the shapes benchmark's tuner chose on the H200 (4c1bc47).
 # Each kernel is compiled twice, with the environment variable NAME=VALUE
 # set and without (two kernel objects, kernel caches apart), checked against
 # float64 (output poisoned first), then timed alternately, ROUNDS rounds.
-#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--dry]
+#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--only matmul,conv,attention] [--dry]
 # Writes OUT_DIR/switch_ab.json; prints one line per kernel and shape.
 import argparse, datetime, json, os, statistics, tempfile
 
@@ -15,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("out")
 ap.add_argument("switch", help="NAME=VALUE, set while the B kernels compile")
 ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--only", default="matmul,conv,attention", help="the groups to run, comma-separated")
 ap.add_argument("--dry", action="store_true", help="tiny sizes on the CPU, no timing worth reading")
 args = ap.parse_args()
 NAME, _, VALUE = args.switch.partition("=")
@@ -100,6 +102,32 @@ def ab(label, shape, path, run, check, flop, pre=None):
                                                                      med["with"], ratio), flush=True)
 
 
+GROUPS = args.only.split(",")
+
+# The masked matmul, f16: (M, N, K, configuration).
+MATMUL = [(4096, 4096, 4096, dict(TM=128, TN=128, TK=64, num_warps=4, num_stages=3)),
+          (4096, 4096, 4096, dict(TM=128, TN=128, TK=64, num_warps=8, num_stages=3)),
+          (4096, 4096, 4096, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=3)),
+          (4096, 4096, 4096, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=4)),
+          (8192, 8192, 8192, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=3)),
+          (1760, 7000, 1760, dict(TM=128, TN=128, TK=64, num_warps=8, num_stages=4, num_ctas=2)),
+          (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=4, num_ctas=2)),
+          (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=5, num_ctas=2))]
+if args.dry:
+    MATMUL = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
+for M, N, K, cfg in MATMUL if "matmul" in GROUPS else []:
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    b = torch.randn(K, N, device=dev, dtype=torch.float16)
+    c = torch.empty(M, N, device=dev, dtype=torch.float16)
+    ref = a.double() @ b.double()
+    shape = "%dx%dx%d %dx%dx%d w%d s%d c%d" % (M, N, K, cfg["TM"], cfg["TN"], cfg["TK"], cfg["num_warps"],
+                                               cfg["num_stages"], cfg.get("num_ctas", 1))
+    ab("matmul", shape, "bench/kernels/matmul_masked.tc",
+       lambda k, a=a, b=b, c=c, M=M, N=N, K=K, cfg=cfg:
+           k(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, cfg["TM"]), cdiv(N, cfg["TN"])), TYPE=torch.float16, **cfg),
+       lambda c=c, ref=ref: relerr(c, ref), 2 * M * N * K, pre=lambda c=c: c.fill_(float("nan")))
+    del a, b, c, ref
+
 # The paper's Table 1 tasks: (task, H, W, C, batch, K, R, S), with the
 # configuration the tuner chose (conv_nhwc, or conv_nhwc_splitk where faster).
 CONV = [(1, 112, 112, 64, 4, 128, 3, 3, dict(TM=128, TN=128, TK=64, num_warps=8, num_stages=2), None),
@@ -112,7 +140,7 @@ CONV = [(1, 112, 112, 64, 4, 128, 3, 3, dict(TM=128, TN=128, TK=64, num_warps=8,
 if args.dry:
     CONV = [(1, 9, 8, 16, 2, 32, 3, 3, dict(TM=64, TN=32, TK=32, num_warps=4, num_stages=3), None),
             (4, 6, 6, 32, 1, 32, 3, 3, dict(TM=64, TN=32, TK=32, num_warps=4, num_stages=3), 2)]
-for t, H, W, C, B, K, R, S, cfg, split in CONV:
+for t, H, W, C, B, K, R, S, cfg, split in CONV if "conv" in GROUPS else []:
     P, Q = H - R + 1, W - S + 1
     flop = 2 * B * K * P * Q * C * R * S
     x = torch.randn(B, C, H, W, device=dev, dtype=torch.float16)
@@ -137,7 +165,7 @@ for t, H, W, C, B, K, R, S, cfg, split in CONV:
 
 # The fused attention forward (examples/attention.tc), batch 4, 32 heads.
 ATT = [(4, 32, 4096, 64), (4, 32, 4096, 128)] if not args.dry else [(1, 2, 128, 32)]
-for Bt, Hh, L, D in ATT:
+for Bt, Hh, L, D in ATT if "attention" in GROUPS else []:
     for causal in (False, True):
         q, k_, v, scale, ref = attention_problem(Bt, Hh, L, D, causal, dev)
         o = torch.empty_like(q)

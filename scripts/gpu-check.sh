@@ -17,7 +17,8 @@
 # (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
 # multicast to pairs of programs and without, alternately.)
 # (ab: bench/switch_ab.py, the environment switch AB_SWITCH=NAME=VALUE on and
-# off alternately on the conv and attention examples; not in the default STEPS.)
+# off alternately on the masked matmul, conv and attention kernels, AB_ONLY
+# picking among matmul,conv,attention; not in the default STEPS.)
 # (sweep: bench/matmul_sweep.py, every configuration of the masked matmul at
 # SWEEP_SHAPES, default 1000,1000,1000, beside cuBLAS and the kernel it runs;
 # not in the default STEPS.)
@@ -224,7 +225,7 @@ step multicast && py_bench "multicast A/B" multicast.txt 'tr "\n" ";" < "$OUT_DI
 # A compiler switch (AB_SWITCH=NAME=VALUE) on and off, alternately, on the
 # Triton-C kernels with cp.async rings read by the tensor cores.
 step ab && py_bench "switch A/B (${AB_SWITCH:-})" switch_ab.txt 'tr "\n" ";" < "$OUT_DIR/switch_ab.txt" | cut -c1-600' \
-  bench/switch_ab.py "$OUT_DIR" "${AB_SWITCH:-}"
+  bench/switch_ab.py "$OUT_DIR" "${AB_SWITCH:-}" ${AB_ONLY:+--only "$AB_ONLY"}
 # The masked matmul's whole configuration space beside cuBLAS.
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \

@@ -3,6 +3,8 @@
 // module already in GPU IR carries its own) and returns whether it changed
 // the function. The pass manager verifies the IR after each.
 #pragma once
+#include <string>
+
 #include "ir/ir.h"
 #include "transform/pass_manager.h"
 
@@ -20,9 +22,15 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 // Software pipelining of dot operands: the pre-fetched loads of a loop whose
 // tiles are staged in shared memory for a dot become asynchronous copies
 // (masked ones zero-filled) into rings of stages; a wgmma accumulating into
-// its loop's phi becomes asynchronous (one group left in flight) when the
-// extra stage it needs fits.
+// its loop's phi becomes asynchronous (one group left in flight), with an
+// extra stage where that fits and costs no program per multiprocessor, else
+// refilling the stage its previous group read once that group is retired.
 bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
+
+// TRITONC_ASYNC_RING from the environment: "extra" or "reuse" (every
+// asynchronous wgmma's ring takes the extra stage, or reuses the stage where
+// it can), empty for the rule (gpu-pipeline); kernels are cached apart.
+std::string asyncRingFromEnvironment();
 
 // The rings whose copies read boxes of a row-major tensor described by the
 // kernel's arguments (analysis/tensor_view.h) filled by the tensor memory

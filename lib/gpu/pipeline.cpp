@@ -26,6 +26,15 @@
 // what comes first (the next iteration's copies, its first dot). Its stage
 // may then still be read while iteration i + 1 refills the stage before it,
 // so the ring gets one stage more (when it fits in shared memory).
+// Where that extra stage would cost a program per multiprocessor (two
+// programs' rings fit without it, one with it), or does not fit, the ring
+// keeps d + 1 stages as Triton's does for num_stages = d + 1: the copies of
+// iteration i + d then go into the stage iteration i - 1 read, right after
+// the dot_wait 1 that retires that iteration's wgmma (and the barrier the
+// barrier pass puts there). This needs the one asynchronous wgmma of the
+// copies' block accumulating into its phi. TRITONC_ASYNC_RING=extra (always
+// the extra stage) or =reuse (always the reused one where it applies)
+// overrides the rule, to compare.
 //
 // A small vector fetched ahead beside the dot tiles (a row statistic,
 // transform/prefetch.cpp) gets a ring too: staged (local_alloc, then
@@ -34,9 +43,12 @@
 // Where the loop is not pipelined the staging is undone: it stays in
 // registers.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <string>
 
 #include "gpu/layouts.h"
+#include "gpu/occupancy.h"
 #include "gpu/passes.h"
 #include "gpu/shared_memory.h"
 #include "ir/builder.h"
@@ -182,25 +194,32 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
 
 class LoopPipeliner {
  public:
-  LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains)
-      : f_(f), m_(*f.parent()), loop_(loop), chains_(std::move(chains)), b_(m_) {}
+  LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains,
+                const transform::PipelineOptions& o)
+      : f_(f), m_(*f.parent()), loop_(loop), chains_(std::move(chains)), o_(o), b_(m_) {}
   void run();
 
  private:
+  // Synchronous wgmma, d + 1 stages; asynchronous with an extra stage (the
+  // copies where the loads were); asynchronous on d + 1 stages, the copies
+  // after the wgmma's wait.
+  enum class RingPlan { Synchronous, ExtraStage, ReusedStage };
+  RingPlan chooseRing(const std::vector<AsyncDot>& asyncDots, int64_t ringBytes) const;
   ir::Value* i32(int64_t v) { return m_.constInt(ir::Scalar::I32, v); }
   void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
-  void makeDotAsync(const AsyncDot& a);
+  ir::Instruction* makeDotAsync(const AsyncDot& a);
 
   ir::Function& f_;
   ir::Module& m_;
   const transform::Loop& loop_;
   std::vector<Chain> chains_;
+  const transform::PipelineOptions& o_;
   ir::Builder b_;
 };
 
+// At the builder's insertion point.
 void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) {
-  insertAt(load);
   b_.setLoc(load->loc);
   ir::Instruction* dst = b_.create(Opcode::MemIndex, c.alloc->type(), {c.ring, stage});
   std::vector<ir::Value*> ops{dst, load->operand(0)};
@@ -209,7 +228,8 @@ void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) 
   copy->vec = copyWidth(load, c.alloc);
 }
 
-void LoopPipeliner::makeDotAsync(const AsyncDot& a) {
+// Returns the dot_wait 1 that follows the issue.
+ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   ir::Instruction* dot = a.dot;
   ir::Instruction* phi = a.phi;
   insertAt(dot);
@@ -244,6 +264,7 @@ void LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   for (ir::Instruction* u : outside)
     for (size_t k = 0; k < u->numOperands(); ++k)
       if (u->operand(k) == phi) u->setOperand(k, done);
+  return wait;
 }
 
 void LoopPipeliner::run() {
@@ -305,11 +326,8 @@ void LoopPipeliner::run() {
         asyncDots.push_back(a);
     }
   }
-  // Room for the scratch used outside the loop (the epilogue's conversions).
-  constexpr int64_t kScratchReserve = 16 * 1024;
-  if (canAsync && !asyncDots.empty() && (d + 2) * ringBytes + kScratchReserve > maxSharedBytes(m_.target))
-    canAsync = false;
-  const int stages = d + 1 + (canAsync && !asyncDots.empty() ? 1 : 0);
+  const RingPlan plan = canAsync && !asyncDots.empty() ? chooseRing(asyncDots, ringBytes) : RingPlan::Synchronous;
+  const int stages = d + 1 + (plan == RingPlan::ExtraStage ? 1 : 0);
 
   // The rings, in the pre-header before the first copy.
   ir::Instruction* firstLoad = chains_[0].loads[0];
@@ -326,6 +344,7 @@ void LoopPipeliner::run() {
   for (int k = 0; k < d; ++k) {
     ir::Instruction* last = nullptr;
     for (Chain& c : chains_) {
+      insertAt(c.loads[size_t(k)]);
       copyInto(c, c.loads[size_t(k)], i32(k));
       if (!last || loop_.preheader->indexOf(c.loads[size_t(k)]) > loop_.preheader->indexOf(last)) last = c.loads[size_t(k)];
     }
@@ -350,9 +369,20 @@ void LoopPipeliner::run() {
   insertAt(first);
   ir::Instruction* wait = b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {});
   wait->imm = d - 1;
-  for (Chain& c : chains_) copyInto(c, c.loads.back(), write);
-  b_.setInsertPoint(last->parent, last->parent->indexOf(last) + 1);
-  b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
+  if (plan == RingPlan::ReusedStage) {
+    // Into the stage the previous iteration's wgmma read, once it is retired.
+    ir::Instruction* retired = makeDotAsync(asyncDots[0]);
+    b_.setInsertPoint(retired->parent, retired->parent->indexOf(retired) + 1);
+    for (Chain& c : chains_) copyInto(c, c.loads.back(), write);
+    b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
+  } else {
+    for (Chain& c : chains_) {
+      insertAt(c.loads.back());
+      copyInto(c, c.loads.back(), write);
+    }
+    b_.setInsertPoint(last->parent, last->parent->indexOf(last) + 1);
+    b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
+  }
   // Readers take the current stage.
   for (Chain& c : chains_) {
     insertAt(c.alloc);
@@ -390,8 +420,40 @@ void LoopPipeliner::run() {
       b_.setInsertPoint(s, top);
       b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = 0;
     }
-  if (stages == d + 2)
+  if (plan == RingPlan::ExtraStage)
     for (const AsyncDot& a : asyncDots) makeDotAsync(a);
+}
+
+LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& asyncDots, int64_t ringBytes) const {
+  const int d = int(chains_[0].phis.size());
+  // Room for the scratch used outside the loop (the epilogue's conversions).
+  constexpr int64_t kScratchReserve = 16 * 1024;
+  const bool extraFits = (d + 2) * ringBytes + kScratchReserve <= maxSharedBytes(m_.target);
+  // The reused stage: one wgmma accumulating into its phi, after every copy
+  // of its block (where its wait goes, the copies can go).
+  const AsyncDot& a = asyncDots[0];
+  bool reusable = asyncDots.size() == 1 && !a.firstUse;
+  for (const Chain& c : chains_) {
+    const ir::Instruction* l = c.loads.back();
+    reusable = reusable && l->parent == a.dot->parent && l->parent->indexOf(l) < a.dot->parent->indexOf(a.dot);
+  }
+  const std::string choice = asyncRingFromEnvironment();
+  bool reuse = false;
+  if (choice == "reuse") {
+    reuse = reusable;
+  } else if (choice != "extra") {
+    auto programs = [&](int stages) {
+      return multiprocessorSharedBytes(m_.target) / (stages * ringBytes + 1024);
+    };
+    // Programs paired in clusters get a producer warp (gpu-warp-specialize)
+    // that refills stages as the consumers free them, without barriers: the
+    // extra stage is its run-ahead (at 1000^3, 64 x 128 x 64 tiles in pairs,
+    // the reused stage ran 5% slower).
+    const bool producerWarp = o_.multicast && o_.tma && o_.warpSpecialize != transform::PipelineOptions::kNever;
+    reuse = reusable && (!extraFits || (!producerWarp && programs(d + 2) < 2 && programs(d + 1) >= 2));
+  }
+  if (reuse) return RingPlan::ReusedStage;
+  return extraFits ? RingPlan::ExtraStage : RingPlan::Synchronous;
 }
 
 // The heads of the loop's chains of pre-fetched vectors (1-D tiles in
@@ -480,7 +542,13 @@ void unstage(ir::Module& m, ir::Instruction* alloc) {
 
 }  // namespace
 
-bool runPipeline(ir::Function& f, const transform::PipelineOptions&) {
+std::string asyncRingFromEnvironment() {
+  const char* v = std::getenv("TRITONC_ASYNC_RING");
+  const std::string s = v ? v : "";
+  return s == "extra" || s == "reuse" ? s : "";
+}
+
+bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {
   bool changed = false;
   ir::DominatorTree dom(f);
   for (const transform::Loop& loop : transform::findLoops(f, dom)) {
@@ -517,7 +585,7 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions&) {
       return a.alloc->parent == b.alloc->parent ? a.alloc->parent->indexOf(a.alloc) < b.alloc->parent->indexOf(b.alloc)
                                                 : a.alloc->parent->name() < b.alloc->parent->name();
     });
-    LoopPipeliner(f, loop, chains).run();
+    LoopPipeliner(f, loop, chains, o).run();
     changed = true;
   }
   return changed;

@@ -27,6 +27,27 @@ std::string asyncText(const ir::Instruction& i) {
   return ", asynchronous until its result is read";
 }
 
+// A ring whose loop copies come after the dot_wait 1 of their block
+// (gpu-pipeline's reused stage): each refills the stage the previous
+// iteration's wgmma read. `copy` is any copy into the ring.
+std::string refillText(const ir::Instruction& copy) {
+  const ir::Instruction* stage = copy.operand(0)->valueKind() == ir::ValueKind::Instruction
+                                     ? static_cast<const ir::Instruction*>(copy.operand(0)) : nullptr;
+  if (!stage || stage->opcode() != Opcode::MemIndex) return "";
+  for (const ir::Instruction* s : stage->operand(0)->users())
+    for (const ir::Instruction* c : s->users()) {
+      if ((c->opcode() != Opcode::AsyncCopy && c->opcode() != Opcode::TmaCopy) || c->operand(0) != s) continue;
+      const ir::BasicBlock* bb = c->parent;
+      for (size_t k = bb->indexOf(c); k-- > 0;) {
+        const ir::Instruction* p = bb->instructions()[k].get();
+        if (p->opcode() == Opcode::AsyncCommit) break;
+        if (p->opcode() == Opcode::DotWait && p->imm >= 1)
+          return "; refills the stage the previous iteration's wgmma read, once that wgmma is retired";
+      }
+    }
+  return "";
+}
+
 std::string shapeText(const ir::Shape& s) {
   std::string out;
   for (size_t k = 0; k < s.size(); ++k) out += (k ? "x" : "") + std::to_string(s[k]);
@@ -151,7 +172,7 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
           fact.stages = ring ? int(ring->type().shape[0]) : 1;
           fact.text = "cp.async " + fact.tile + " " + ir::scalarName(dst.kind) + ": " + accessText(i.vec, dst.kind) +
                       " per copy into a " + std::to_string(fact.stages) + "-stage ring in shared memory" +
-                      (i.numOperands() > 2 ? ", zero-filled where masked" : "");
+                      (i.numOperands() > 2 ? ", zero-filled where masked" : "") + refillText(i);
           add(i, fact);
           break;
         }
@@ -178,6 +199,8 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
                          " each copy half into both";
           if (i.role == ir::Role::Producer)  // gpu-warp-specialize
             fact.text += "; issued by a producer warp added to the program's, which waits for the stage to be freed";
+          else
+            fact.text += refillText(i);
           add(i, fact);
           break;
         }

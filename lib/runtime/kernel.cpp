@@ -193,7 +193,8 @@ static std::string targetKey(const std::string& target) {
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
-         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies");
+         (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
+         (gpu::asyncRingFromEnvironment().empty() ? "" : " async ring " + gpu::asyncRingFromEnvironment());
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
