@@ -402,3 +402,49 @@ if "rows" in what:
         run(f"tritonc softmax {R}x{N} w{w}", lambda: sm(x, y, N, N, N, grid=(R,), TYPE=torch.float32, BLOCK=B,
                                                         num_warps=w))
         run(f"triton  softmax {R}x{N} w{w}", lambda: peers.tri_softmax[(R,)](x, y, N, N, N, BLOCK=B, num_warps=w))
+
+if "moe" in what:
+    # The DSL's fused mixture-of-experts matmul (python/tests/moe_kernels.py)
+    # at the decode tiles (16 x 64 x 128, mma.sync), ours and Triton's running
+    # the same function, Mixtral's sizes at 256 tokens; with DUMP_DIR our PTX
+    # is written beside Triton's PTX and SASS (assemble ours with ptxas to
+    # read its SASS).
+    import importlib.util
+    import tempfile
+
+    def moe_module(as_triton):
+        text = open(os.path.join(ROOT, "python", "tests", "moe_kernels.py")).read()
+        if as_triton:
+            text = text.replace("import tritonc as triton", "import triton").replace(
+                "import tritonc.language as tl", "import triton.language as tl")
+        path = os.path.join(tempfile.mkdtemp(), "moe_%s.py" % ("triton" if as_triton else "tritonc"))
+        with open(path, "w") as f:
+            f.write(text)
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+    E, TOPK, N, K, T = 8, 2, 14336, 4096, 256
+    w = torch.randn(E, N, K, device=dev, dtype=torch.float16) * K ** -0.5
+    a = torch.randn(T, K, device=dev, dtype=torch.float16)
+    topk_ids = torch.stack([torch.randperm(E)[:TOPK] for _ in range(T)]).int()
+    topk_w = torch.rand(T, TOPK, device=dev)
+    c = torch.empty(T * TOPK, N, device=dev, dtype=torch.float16)
+    for bm, bn, bk, g, nw, ns in ((16, 64, 128, 1, 4, 4), (64, 128, 64, 8, 4, 4)):
+        ours = moe_module(False)
+        sorted_ids, expert_ids, padded = ours.align_tokens(topk_ids.numpy(), E, bm)
+        EM = sorted_ids.size
+        args = (a, w, c, topk_w, torch.from_numpy(sorted_ids).to(dev), torch.from_numpy(expert_ids).to(dev),
+                torch.from_numpy(padded).to(dev), N, K, EM, T * TOPK, a.stride(0), a.stride(1), w.stride(0),
+                w.stride(1), w.stride(2), c.stride(0), c.stride(1))
+        kw = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g, MUL_ROUTED_WEIGHT=True, TOP_K=TOPK, num_warps=nw,
+                  num_stages=ns)
+        grid = (cdiv(EM, bm) * cdiv(N, bn),)
+        tag = f"{bm}x{bn}x{bk} w{nw} s{ns}"
+        if DUMP:
+            with open(os.path.join(DUMP, f"tritonc_moe_{bm}x{bn}x{bk}.ptx"), "w") as f:
+                f.write(ours.fused_moe_kernel.warmup(*args, grid=grid, **kw).asm["ptx"])
+        run(f"tritonc moe T{T} {tag}", lambda: ours.fused_moe_kernel[grid](*args, **kw))
+        theirs = moe_module(True)
+        run(f"triton  moe T{T} {tag}", lambda: theirs.fused_moe_kernel[grid](*args, **kw))
