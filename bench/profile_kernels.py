@@ -36,7 +36,11 @@ def run(name, fn):
     # (DUMP_DIR) to read beside ours.
     asm = getattr(r, "asm", None)
     if DUMP and asm:
-        stem = os.path.join(DUMP, name.split()[0] + "_" + "_".join(name.split()[1:3]).replace("/", "_"))
+        stem = os.path.join(DUMP, name.split()[0] + "_" + "_".join(name.split()[1:]).replace("/", "_"))
+        meta = getattr(r, "metadata", None)
+        if meta is not None:  # Triton's shared memory and registers
+            print(f"{name}: shared {getattr(meta, 'shared', '?')} B, registers {getattr(r, 'n_regs', '?')}, "
+                  f"spills {getattr(r, 'n_spills', '?')}", flush=True)
         for kind in ("ptx", "sass"):
             if kind in asm:
                 with open(stem + "." + kind, "w") as f:
