@@ -32,9 +32,14 @@
 // iteration i + d then go into the stage iteration i - 1 read, right after
 // the dot_wait 1 that retires that iteration's wgmma (and the barrier the
 // barrier pass puts there). This needs the one asynchronous wgmma of the
-// copies' block accumulating into its phi. TRITONC_ASYNC_RING=extra (always
-// the extra stage) or =reuse (always the reused one where it applies)
-// overrides the rule, to compare.
+// copies' block accumulating into its phi.
+// Likewise for mma.sync, whose operands are read from the stage into
+// registers (local_load): where d stages leave room for more programs per
+// multiprocessor than d + 1, the ring has d (Triton's num_stages - 1 for
+// mma.sync), and the copies of iteration i + d go into the stage iteration
+// i just read, after its last local_load (and a barrier).
+// TRITONC_REUSE_STAGE=0 (never) or =1 (wherever it applies) overrides these
+// rules, to compare.
 //
 // A small vector fetched ahead beside the dot tiles (a row statistic,
 // transform/prefetch.cpp) gets a ring too: staged (local_alloc, then
@@ -192,6 +197,23 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
   return out->firstUse != nullptr;
 }
 
+// The registers per thread that mma.sync dots hold at least: each warp's
+// share of the accumulators (f32) and of both operand tiles, loaded whole
+// from their stage, plus a reserve for addresses and masks; rounded up to
+// the allocation unit of 8.
+int64_t mmaSyncRegisters(const std::vector<const ir::Instruction*>& dots) {
+  int64_t regs = 40;
+  for (const ir::Instruction* dot : dots) {
+    const ir::Layout& l = *dot->type().layout;
+    const ir::Shape& a = dot->operand(0)->type().shape;
+    const int64_t m = a[a.size() - 2] / l.warpsPerCta[0], k = a.back();
+    const int64_t n = dot->type().shape.back() / l.warpsPerCta[1];
+    const int64_t bytes = ir::byteSize(dot->operand(0)->type().kind);
+    regs += m * n / 32 + (m * k + k * n) * bytes / 4 / 32;
+  }
+  return (regs + 7) / 8 * 8;
+}
+
 class LoopPipeliner {
  public:
   LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains,
@@ -200,11 +222,14 @@ class LoopPipeliner {
   void run();
 
  private:
-  // Synchronous wgmma, d + 1 stages; asynchronous with an extra stage (the
-  // copies where the loads were); asynchronous on d + 1 stages, the copies
-  // after the wgmma's wait.
-  enum class RingPlan { Synchronous, ExtraStage, ReusedStage };
-  RingPlan chooseRing(const std::vector<AsyncDot>& asyncDots, int64_t ringBytes) const;
+  // Synchronous dots on d + 1 stages (the copies where the loads were), or
+  // on d stages (the copies after the stage's last read: `lastRead`);
+  // an asynchronous wgmma with an extra stage (the copies where the loads
+  // were), or on d + 1 stages (the copies after the wgmma's wait).
+  enum class RingPlan { Synchronous, SynchronousReused, ExtraStage, ReusedStage };
+  RingPlan chooseRing(const std::vector<AsyncDot>& asyncDots, bool canAsync, int64_t ringBytes,
+                      ir::Instruction** lastRead) const;
+  int64_t programsPerMultiprocessor(int stages, int64_t ringBytes) const;
   ir::Value* i32(int64_t v) { return m_.constInt(ir::Scalar::I32, v); }
   void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
@@ -326,8 +351,9 @@ void LoopPipeliner::run() {
         asyncDots.push_back(a);
     }
   }
-  const RingPlan plan = canAsync && !asyncDots.empty() ? chooseRing(asyncDots, ringBytes) : RingPlan::Synchronous;
-  const int stages = d + 1 + (plan == RingPlan::ExtraStage ? 1 : 0);
+  ir::Instruction* lastRead = nullptr;
+  const RingPlan plan = chooseRing(asyncDots, canAsync, ringBytes, &lastRead);
+  const int stages = d + (plan == RingPlan::SynchronousReused ? 0 : plan == RingPlan::ExtraStage ? 2 : 1);
 
   // The rings, in the pre-header before the first copy.
   ir::Instruction* firstLoad = chains_[0].loads[0];
@@ -369,10 +395,11 @@ void LoopPipeliner::run() {
   insertAt(first);
   ir::Instruction* wait = b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {});
   wait->imm = d - 1;
-  if (plan == RingPlan::ReusedStage) {
-    // Into the stage the previous iteration's wgmma read, once it is retired.
-    ir::Instruction* retired = makeDotAsync(asyncDots[0]);
-    b_.setInsertPoint(retired->parent, retired->parent->indexOf(retired) + 1);
+  if (plan == RingPlan::ReusedStage || plan == RingPlan::SynchronousReused) {
+    // Into the stage the previous iteration's wgmma read, once it is
+    // retired; or into the stage this iteration read, once it is read.
+    ir::Instruction* after = plan == RingPlan::ReusedStage ? makeDotAsync(asyncDots[0]) : lastRead;
+    b_.setInsertPoint(after->parent, after->parent->indexOf(after) + 1);
     for (Chain& c : chains_) copyInto(c, c.loads.back(), write);
     b_.create(Opcode::AsyncCommit, ir::Type::voidTy(), {});
   } else {
@@ -404,7 +431,7 @@ void LoopPipeliner::run() {
     }
   };
   advance(read, 0);
-  advance(write, d);
+  advance(write, d % stages);
   // The loads and phis are gone; exits wait for the copies still in flight.
   for (Chain& c : chains_)
     for (ir::Instruction* p : c.phis) p->dropAllOperands();
@@ -424,8 +451,46 @@ void LoopPipeliner::run() {
     for (const AsyncDot& a : asyncDots) makeDotAsync(a);
 }
 
-LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& asyncDots, int64_t ringBytes) const {
+int64_t LoopPipeliner::programsPerMultiprocessor(int stages, int64_t ringBytes) const {
+  const int64_t bySharedMemory = multiprocessorSharedBytes(m_.target) / (stages * ringBytes + 1024);
+  return std::min<int64_t>(bySharedMemory, maxResidentPrograms(m_.target, o_.numWarps));
+}
+
+LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& asyncDots, bool canAsync,
+                                                  int64_t ringBytes, ir::Instruction** lastRead) const {
   const int d = int(chains_[0].phis.size());
+  const int reuseSwitch = stageReuseFromEnvironment();
+  auto programs = [&](int stages) { return programsPerMultiprocessor(stages, ringBytes); };
+  if (!canAsync || asyncDots.empty()) {
+    // mma.sync reading every stage into registers (local_load) in the
+    // copies' block: the copies can follow the last read.
+    ir::BasicBlock* bb = chains_[0].loads.back()->parent;
+    bool reusable = d >= 2;
+    std::vector<const ir::Instruction*> dots;
+    for (const Chain& c : chains_) {
+      reusable = reusable && c.loads.back()->parent == bb;
+      for (ir::Instruction* u : c.alloc->users()) {
+        bool toMmaSync = false;
+        for (const ir::Instruction* w : u->users()) {
+          const ir::Layout* l = w->type().layout;
+          if (w->opcode() != Opcode::Dot || !l || l->kind != ir::LayoutKind::Mma || l->version != 2) continue;
+          toMmaSync = true;
+          if (std::find(dots.begin(), dots.end(), w) == dots.end()) dots.push_back(w);
+        }
+        reusable = reusable && u->opcode() == Opcode::LocalLoad && u->parent == bb && toMmaSync;
+        if (reusable && (!*lastRead || bb->indexOf(u) > bb->indexOf(*lastRead))) *lastRead = u;
+      }
+    }
+    for (const Chain& c : chains_) reusable = reusable && *lastRead && bb->indexOf(c.loads.back()) < bb->indexOf(*lastRead);
+    if (!reusable || reuseSwitch == 0) return RingPlan::Synchronous;
+    if (reuseSwitch == 1) return RingPlan::SynchronousReused;
+    // Only where the programs that d + 1 stages leave are few (one or two:
+    // a warp scheduler then has at most two warps to switch between), and
+    // neither shared memory nor registers would hold back a program more.
+    const int64_t byRegisters = 65536 / (32 * o_.numWarps * mmaSyncRegisters(dots));
+    const int64_t now = std::min(programs(d + 1), byRegisters), reused = std::min(programs(d), byRegisters);
+    return now <= 2 && reused > now ? RingPlan::SynchronousReused : RingPlan::Synchronous;
+  }
   // Room for the scratch used outside the loop (the epilogue's conversions).
   constexpr int64_t kScratchReserve = 16 * 1024;
   const bool extraFits = (d + 2) * ringBytes + kScratchReserve <= maxSharedBytes(m_.target);
@@ -437,14 +502,10 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
     const ir::Instruction* l = c.loads.back();
     reusable = reusable && l->parent == a.dot->parent && l->parent->indexOf(l) < a.dot->parent->indexOf(a.dot);
   }
-  const std::string choice = asyncRingFromEnvironment();
   bool reuse = false;
-  if (choice == "reuse") {
+  if (reuseSwitch == 1) {
     reuse = reusable;
-  } else if (choice != "extra") {
-    auto programs = [&](int stages) {
-      return multiprocessorSharedBytes(m_.target) / (stages * ringBytes + 1024);
-    };
+  } else if (reuseSwitch == -1) {
     // Programs paired in clusters get a producer warp (gpu-warp-specialize)
     // that refills stages as the consumers free them, without barriers: the
     // extra stage is its run-ahead (at 1000^3, 64 x 128 x 64 tiles in pairs,
@@ -542,10 +603,10 @@ void unstage(ir::Module& m, ir::Instruction* alloc) {
 
 }  // namespace
 
-std::string asyncRingFromEnvironment() {
-  const char* v = std::getenv("TRITONC_ASYNC_RING");
+int stageReuseFromEnvironment() {
+  const char* v = std::getenv("TRITONC_REUSE_STAGE");
   const std::string s = v ? v : "";
-  return s == "extra" || s == "reuse" ? s : "";
+  return s == "0" ? 0 : s == "1" ? 1 : -1;
 }
 
 bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {

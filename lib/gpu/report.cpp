@@ -29,7 +29,9 @@ std::string asyncText(const ir::Instruction& i) {
 
 // A ring whose loop copies come after the dot_wait 1 of their block
 // (gpu-pipeline's reused stage): each refills the stage the previous
-// iteration's wgmma read. `copy` is any copy into the ring.
+// iteration's wgmma read; or after the loads of the stage into registers
+// (mma.sync's): the stage this iteration read. `copy` is any copy into the
+// ring.
 std::string refillText(const ir::Instruction& copy) {
   const ir::Instruction* stage = copy.operand(0)->valueKind() == ir::ValueKind::Instruction
                                      ? static_cast<const ir::Instruction*>(copy.operand(0)) : nullptr;
@@ -40,9 +42,13 @@ std::string refillText(const ir::Instruction& copy) {
       const ir::BasicBlock* bb = c->parent;
       for (size_t k = bb->indexOf(c); k-- > 0;) {
         const ir::Instruction* p = bb->instructions()[k].get();
-        if (p->opcode() == Opcode::AsyncCommit) break;
+        if (p->opcode() == Opcode::AsyncCommit || p->opcode() == Opcode::AsyncWait) break;
         if (p->opcode() == Opcode::DotWait && p->imm >= 1)
           return "; refills the stage the previous iteration's wgmma read, once that wgmma is retired";
+        const ir::Instruction* from = p->opcode() == Opcode::LocalLoad && p->operand(0)->valueKind() ==
+                                      ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(p->operand(0)) : nullptr;
+        if (from && from->opcode() == Opcode::MemIndex)
+          return "; refills the stage this iteration read, once every warp has loaded it";
       }
     }
   return "";

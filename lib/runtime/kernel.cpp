@@ -194,7 +194,7 @@ static std::string targetKey(const std::string& target) {
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
-         (gpu::asyncRingFromEnvironment().empty() ? "" : " async ring " + gpu::asyncRingFromEnvironment());
+         (gpu::stageReuseFromEnvironment() < 0 ? "" : " stage reuse " + std::to_string(gpu::stageReuseFromEnvironment()));
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, PtxTest, ::testing::ValuesIn(casePointers()),
 // previous group in the loop, for all at the exit) on three ring stages of
 // 32 KB, the stage of the previous group refilled once it is retired (an
 // extra stage would leave room for one program per multiprocessor instead
-// of two; TRITONC_ASYNC_RING=extra takes it); with TN=256 and num_stages 4
+// of two; TRITONC_REUSE_STAGE=0 takes it); with TN=256 and num_stages 4
 // the extra stage does not fit, and the stage is reused the same way.
 // (test/ir/cases/gpu-pipeline.tc checks the decisions themselves, in the
 // GPU IR.)
@@ -140,9 +140,9 @@ TEST(PipelinedWgmma, WaitsForThePreviousGroupInTheLoopAndForAllAtTheExit) {
 }
 
 TEST(PipelinedWgmma, TheExtraStageWhenAskedFor) {
-  setenv("TRITONC_ASYNC_RING", "extra", 1);
+  setenv("TRITONC_REUSE_STAGE", "0", 1);
   std::string ptx = matmulPtx("128", 3);
-  unsetenv("TRITONC_ASYNC_RING");
+  unsetenv("TRITONC_REUSE_STAGE");
   EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
   EXPECT_NE(ptx.find("dynamic_shared_bytes 131072"), std::string::npos);  // 4 stages x 32 KB
 }
