@@ -24,14 +24,13 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 // (masked ones zero-filled) into rings of stages; a wgmma accumulating into
 // its loop's phi becomes asynchronous (one group left in flight), with an
 // extra stage where that fits and costs no program per multiprocessor, else
-// refilling the stage its previous group read once that group is retired;
-// mma.sync's rings lose a stage where that makes room for more programs.
+// refilling the stage its previous group read once that group is retired.
 bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
 
 // TRITONC_REUSE_STAGE from the environment: 0 (never: asynchronous wgmma
-// rings take the extra stage, synchronous dots' rings num_stages), 1 (a
-// stage reused wherever gpu-pipeline can), -1 when unset (its rules);
-// kernels are cached apart.
+// rings take the extra stage), 1 (a stage reused wherever gpu-pipeline can,
+// mma.sync's rings too), -1 when unset (its rules); kernels are cached
+// apart.
 int stageReuseFromEnvironment();
 
 // The rings whose copies read boxes of a row-major tensor described by the

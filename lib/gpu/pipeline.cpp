@@ -33,12 +33,14 @@
 // the dot_wait 1 that retires that iteration's wgmma (and the barrier the
 // barrier pass puts there). This needs the one asynchronous wgmma of the
 // copies' block accumulating into its phi.
-// Likewise for mma.sync, whose operands are read from the stage into
-// registers (local_load): where d stages leave room for more programs per
-// multiprocessor than d + 1, the ring has d (Triton's num_stages - 1 for
-// mma.sync), and the copies of iteration i + d go into the stage iteration
-// i just read, after its last local_load (and a barrier).
-// TRITONC_REUSE_STAGE=0 (never) or =1 (wherever it applies) overrides these
+// mma.sync, whose operands are read from the stage into registers
+// (local_load), can do the same with d stages (Triton's num_stages - 1 for
+// mma.sync): the copies of iteration i + d go into the stage iteration i
+// just read, after its last local_load (and a barrier). Only when asked
+// (TRITONC_REUSE_STAGE=1): on the H200 the DSL's fused MoE at 16 x 64 x 128
+// tiles (3 programs per multiprocessor instead of 2) gained 2-3% where it
+// computes and lost 3% at decode, where those tiles are used.
+// TRITONC_REUSE_STAGE=0 (never) or =1 (wherever it applies) overrides the
 // rules, to compare.
 //
 // A small vector fetched ahead beside the dot tiles (a row statistic,
@@ -195,23 +197,6 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
     if (sharesOperandRegisters(*u)) readers.insert(readers.end(), u->users().begin(), u->users().end());
   }
   return out->firstUse != nullptr;
-}
-
-// The registers per thread that mma.sync dots hold at least: each warp's
-// share of the accumulators (f32) and of both operand tiles, loaded whole
-// from their stage, plus a reserve for addresses and masks; rounded up to
-// the allocation unit of 8.
-int64_t mmaSyncRegisters(const std::vector<const ir::Instruction*>& dots) {
-  int64_t regs = 40;
-  for (const ir::Instruction* dot : dots) {
-    const ir::Layout& l = *dot->type().layout;
-    const ir::Shape& a = dot->operand(0)->type().shape;
-    const int64_t m = a[a.size() - 2] / l.warpsPerCta[0], k = a.back();
-    const int64_t n = dot->type().shape.back() / l.warpsPerCta[1];
-    const int64_t bytes = ir::byteSize(dot->operand(0)->type().kind);
-    regs += m * n / 32 + (m * k + k * n) * bytes / 4 / 32;
-  }
-  return (regs + 7) / 8 * 8;
 }
 
 class LoopPipeliner {
@@ -466,30 +451,22 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
     // copies' block: the copies can follow the last read.
     ir::BasicBlock* bb = chains_[0].loads.back()->parent;
     bool reusable = d >= 2;
-    std::vector<const ir::Instruction*> dots;
     for (const Chain& c : chains_) {
       reusable = reusable && c.loads.back()->parent == bb;
       for (ir::Instruction* u : c.alloc->users()) {
         bool toMmaSync = false;
         for (const ir::Instruction* w : u->users()) {
           const ir::Layout* l = w->type().layout;
-          if (w->opcode() != Opcode::Dot || !l || l->kind != ir::LayoutKind::Mma || l->version != 2) continue;
-          toMmaSync = true;
-          if (std::find(dots.begin(), dots.end(), w) == dots.end()) dots.push_back(w);
+          toMmaSync = toMmaSync || (w->opcode() == Opcode::Dot && l && l->kind == ir::LayoutKind::Mma && l->version == 2);
         }
         reusable = reusable && u->opcode() == Opcode::LocalLoad && u->parent == bb && toMmaSync;
         if (reusable && (!*lastRead || bb->indexOf(u) > bb->indexOf(*lastRead))) *lastRead = u;
       }
     }
     for (const Chain& c : chains_) reusable = reusable && *lastRead && bb->indexOf(c.loads.back()) < bb->indexOf(*lastRead);
-    if (!reusable || reuseSwitch == 0) return RingPlan::Synchronous;
-    if (reuseSwitch == 1) return RingPlan::SynchronousReused;
-    // Only where the programs that d + 1 stages leave are few (one or two:
-    // a warp scheduler then has at most two warps to switch between), and
-    // neither shared memory nor registers would hold back a program more.
-    const int64_t byRegisters = 65536 / (32 * o_.numWarps * mmaSyncRegisters(dots));
-    const int64_t now = std::min(programs(d + 1), byRegisters), reused = std::min(programs(d), byRegisters);
-    return now <= 2 && reused > now ? RingPlan::SynchronousReused : RingPlan::Synchronous;
+    // Only when asked (TRITONC_REUSE_STAGE=1): measured, it did not pay
+    // (the header comment says where).
+    return reusable && reuseSwitch == 1 ? RingPlan::SynchronousReused : RingPlan::Synchronous;
   }
   // Room for the scratch used outside the loop (the epilogue's conversions).
   constexpr int64_t kScratchReserve = 16 * 1024;
