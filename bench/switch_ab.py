@@ -7,7 +7,7 @@
 # Each kernel is compiled twice, with the environment variable NAME=VALUE
 # set and without (two kernel objects, kernel caches apart), checked against
 # float64 (output poisoned first), then timed alternately, ROUNDS rounds.
-#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--only matmul,conv,attention] [--dry]
+#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--only matmul,tf32,conv,attention,attention-s3] [--dry]
 # Writes OUT_DIR/switch_ab.json; prints one line per kernel and shape.
 import argparse, datetime, json, os, statistics, tempfile
 
@@ -16,7 +16,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("out")
 ap.add_argument("switch", help="NAME=VALUE, set while the B kernels compile")
 ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--only", default="matmul,conv,attention", help="the groups to run, comma-separated")
+ap.add_argument("--only", default="matmul,conv,attention",
+                help="the groups to run, comma-separated, among matmul, tf32, conv, attention, attention-s3")
 ap.add_argument("--dry", action="store_true", help="tiny sizes on the CPU, no timing worth reading")
 args = ap.parse_args()
 NAME, _, VALUE = args.switch.partition("=")
@@ -44,9 +45,9 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def kernel(path):
+def kernel(path, allow_tf32=False):
     with open(os.path.join(ROOT, path)) as f:
-        return tritonc.kernel(f.read(), filename=path)
+        return tritonc.kernel(f.read(), filename=path, allow_tf32=allow_tf32)
 
 
 def relerr(out, ref):
@@ -56,12 +57,12 @@ def relerr(out, ref):
     return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
-def compiled_both(path, run, check, pre=None):
+def compiled_both(path, run, check, pre=None, allow_tf32=False):
     """Two kernel objects of `path`, the second compiled (its first call)
     with the switch set; each checked. run(k) launches one."""
     pair = []
     for with_switch in (False, True):
-        k = kernel(path)
+        k = kernel(path, allow_tf32)
         saved = os.environ.get(NAME)
         if with_switch:
             os.environ[NAME] = VALUE
@@ -88,8 +89,8 @@ def compiled_both(path, run, check, pre=None):
 rows = []
 
 
-def ab(label, shape, path, run, check, flop, pre=None):
-    a, b = compiled_both(path, run, check, pre)
+def ab(label, shape, path, run, check, flop, pre=None, allow_tf32=False):
+    a, b = compiled_both(path, run, check, pre, allow_tf32)
     times = {"without": [], "with": []}
     for _ in range(args.rounds):
         for tag, k in (("without", a), ("with", b)):
@@ -115,20 +116,28 @@ MATMUL = [(4096, 4096, 4096, dict(TM=128, TN=128, TK=64, num_warps=4, num_stages
           (1760, 7000, 1760, dict(TM=128, TN=128, TK=64, num_warps=8, num_stages=4, num_ctas=2)),
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=4, num_ctas=2)),
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=5, num_ctas=2))]
+# f32 with tf32 inputs (B stored K x N: from registers, the transposed
+# product), the Python DSL tutorial's tiles.
+MATMUL_TF32 = [(4096, 4096, 4096, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4)),
+               (1000, 1000, 1000, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4))]
 if args.dry:
     MATMUL = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
-for M, N, K, cfg in MATMUL if "matmul" in GROUPS else []:
-    a = torch.randn(M, K, device=dev, dtype=torch.float16)
-    b = torch.randn(K, N, device=dev, dtype=torch.float16)
-    c = torch.empty(M, N, device=dev, dtype=torch.float16)
-    ref = a.double() @ b.double()
-    shape = "%dx%dx%d %dx%dx%d w%d s%d c%d" % (M, N, K, cfg["TM"], cfg["TN"], cfg["TK"], cfg["num_warps"],
-                                               cfg["num_stages"], cfg.get("num_ctas", 1))
-    ab("matmul", shape, "bench/kernels/matmul_masked.tc",
-       lambda k, a=a, b=b, c=c, M=M, N=N, K=K, cfg=cfg:
-           k(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, cfg["TM"]), cdiv(N, cfg["TN"])), TYPE=torch.float16, **cfg),
-       lambda c=c, ref=ref: relerr(c, ref), 2 * M * N * K, pre=lambda c=c: c.fill_(float("nan")))
-    del a, b, c, ref
+    MATMUL_TF32 = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
+for dt, label, cases in ((torch.float16, "matmul", MATMUL if "matmul" in GROUPS else []),
+                         (torch.float32, "matmul-tf32", MATMUL_TF32 if "tf32" in GROUPS else [])):
+    for M, N, K, cfg in cases:
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        b = torch.randn(K, N, device=dev, dtype=dt)
+        c = torch.empty(M, N, device=dev, dtype=dt)
+        ref = a.double() @ b.double()
+        shape = "%dx%dx%d %dx%dx%d w%d s%d c%d" % (M, N, K, cfg["TM"], cfg["TN"], cfg["TK"], cfg["num_warps"],
+                                                   cfg["num_stages"], cfg.get("num_ctas", 1))
+        ab(label, shape, "bench/kernels/matmul_masked.tc",
+           lambda k, a=a, b=b, c=c, M=M, N=N, K=K, cfg=cfg, dt=dt:
+               k(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, cfg["TM"]), cdiv(N, cfg["TN"])), TYPE=dt, **cfg),
+           lambda c=c, ref=ref: relerr(c, ref), 2 * M * N * K, pre=lambda c=c: c.fill_(float("nan")),
+           allow_tf32=dt == torch.float32)
+        del a, b, c, ref
 
 # The paper's Table 1 tasks: (task, H, W, C, batch, K, R, S), with the
 # configuration the tuner chose (conv_nhwc, or conv_nhwc_splitk where faster).
@@ -166,16 +175,20 @@ for t, H, W, C, B, K, R, S, cfg, split in CONV if "conv" in GROUPS else []:
            lambda y=y, ref=ref: relerr(y.permute(0, 3, 1, 2), ref), flop, pre=y.zero_)
 
 # The fused attention forward (examples/attention.tc), batch 4, 32 heads.
-ATT = [(4, 32, 4096, 64), (4, 32, 4096, 128)] if not args.dry else [(1, 2, 128, 32)]
-for Bt, Hh, L, D in ATT if "attention" in GROUPS else []:
+# (batch, heads, length, head dim, num_stages)
+ATT = [(4, 32, 4096, 64, 2), (4, 32, 4096, 128, 2)] if not args.dry else [(1, 2, 128, 32, 2)]
+if "attention-s3" in GROUPS:  # 3 stages: at head dim 128 the extra stage costs the second program
+    ATT = [(4, 32, 4096, 128, 3)] if not args.dry else [(1, 2, 128, 32, 3)]
+for Bt, Hh, L, D, stages in ATT if "attention" in GROUPS or "attention-s3" in GROUPS else []:
     for causal in (False, True):
         q, k_, v, scale, ref = attention_problem(Bt, Hh, L, D, causal, dev)
         o = torch.empty_like(q)
         bm = 64 if not args.dry else 32
-        ab("attention", "b%dh%dL%dd%d%s" % (Bt, Hh, L, D, "causal" if causal else ""), "examples/attention.tc",
-           lambda k, q=q, kk=k_, v=v, o=o, L=L, scale=scale, D=D, causal=causal, Bt=Bt, Hh=Hh, bm=bm:
+        ab("attention", "b%dh%dL%dd%d%s s%d" % (Bt, Hh, L, D, "causal" if causal else "", stages),
+           "examples/attention.tc",
+           lambda k, q=q, kk=k_, v=v, o=o, L=L, scale=scale, D=D, causal=causal, Bt=Bt, Hh=Hh, bm=bm, stages=stages:
                k(q, kk, v, o, L, scale, grid=(cdiv(L, bm), Bt * Hh), TYPE=torch.float16, HEAD=D, CAUSAL=int(causal),
-                 BM=bm, BN=bm, num_warps=4, num_stages=2),
+                 BM=bm, BN=bm, num_warps=4, num_stages=stages),
            lambda o=o, ref=ref: relerr(o[:1, :2], ref), 4 * Bt * Hh * L * L * D // (2 if causal else 1),
            pre=lambda o=o: o.fill_(float("nan")))
 

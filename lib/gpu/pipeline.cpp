@@ -238,7 +238,9 @@ void LoopPipeliner::copyInto(Chain& c, ir::Instruction* load, ir::Value* stage) 
   copy->vec = copyWidth(load, c.alloc);
 }
 
-// Returns the dot_wait 1 that follows the issue.
+// Returns the wait after which the previous iteration's group is retired:
+// the dot_wait 0 before the first use of the sum (firstUse), else the
+// dot_wait 1 that follows the issue.
 ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   ir::Instruction* dot = a.dot;
   ir::Instruction* phi = a.phi;
@@ -252,9 +254,10 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   dot->replaceAllUsesWith(wait);
   dot->parent->erase(dot);
   // The previous iteration's group is done before the loop reads its sum.
+  ir::Instruction* ready = nullptr;
   if (a.firstUse) {
     insertAt(a.firstUse);
-    ir::Instruction* ready = b_.create(Opcode::DotWait, phi->type(), {phi});
+    ready = b_.create(Opcode::DotWait, phi->type(), {phi});
     ready->setName(phi->name());
     std::vector<ir::Instruction*> inside;
     for (ir::Instruction* u : phi->users())
@@ -274,7 +277,7 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   for (ir::Instruction* u : outside)
     for (size_t k = 0; k < u->numOperands(); ++k)
       if (u->operand(k) == phi) u->setOperand(k, done);
-  return wait;
+  return ready ? ready : wait;
 }
 
 void LoopPipeliner::run() {
@@ -437,7 +440,14 @@ void LoopPipeliner::run() {
 }
 
 int64_t LoopPipeliner::programsPerMultiprocessor(int stages, int64_t ringBytes) const {
-  const int64_t bySharedMemory = multiprocessorSharedBytes(m_.target) / (stages * ringBytes + 1024);
+  // The function's other buffers (an operand staged once, before the loop).
+  int64_t other = 0;
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::LocalAlloc &&
+          std::none_of(chains_.begin(), chains_.end(), [&](const Chain& c) { return c.alloc == inst.get(); }))
+        other += sharedStageBytes(inst->type());
+  const int64_t bySharedMemory = multiprocessorSharedBytes(m_.target) / (stages * ringBytes + other + 1024);
   return std::min<int64_t>(bySharedMemory, maxResidentPrograms(m_.target, o_.numWarps));
 }
 
@@ -471,13 +481,15 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
   // Room for the scratch used outside the loop (the epilogue's conversions).
   constexpr int64_t kScratchReserve = 16 * 1024;
   const bool extraFits = (d + 2) * ringBytes + kScratchReserve <= maxSharedBytes(m_.target);
-  // The reused stage: one wgmma accumulating into its phi, after every copy
-  // of its block (where its wait goes, the copies can go).
+  // The reused stage: one asynchronous wgmma, its previous group retired
+  // (by the dot_wait 0 before the first use of its sum, else by its own
+  // dot_wait 1) after every copy of its block: there the copies can go.
   const AsyncDot& a = asyncDots[0];
-  bool reusable = asyncDots.size() == 1 && !a.firstUse;
+  const ir::Instruction* retired = a.firstUse ? a.firstUse : a.dot;
+  bool reusable = asyncDots.size() == 1;
   for (const Chain& c : chains_) {
     const ir::Instruction* l = c.loads.back();
-    reusable = reusable && l->parent == a.dot->parent && l->parent->indexOf(l) < a.dot->parent->indexOf(a.dot);
+    reusable = reusable && l->parent == a.dot->parent && l->parent->indexOf(l) < a.dot->parent->indexOf(retired);
   }
   bool reuse = false;
   if (reuseSwitch == 1) {

@@ -43,7 +43,7 @@ std::string refillText(const ir::Instruction& copy) {
       for (size_t k = bb->indexOf(c); k-- > 0;) {
         const ir::Instruction* p = bb->instructions()[k].get();
         if (p->opcode() == Opcode::AsyncCommit || p->opcode() == Opcode::AsyncWait) break;
-        if (p->opcode() == Opcode::DotWait && p->imm >= 1)
+        if (p->opcode() == Opcode::DotWait)
           return "; refills the stage the previous iteration's wgmma read, once that wgmma is retired";
         const ir::Instruction* from = p->opcode() == Opcode::LocalLoad && p->operand(0)->valueKind() ==
                                       ir::ValueKind::Instruction ? static_cast<const ir::Instruction*>(p->operand(0)) : nullptr;
