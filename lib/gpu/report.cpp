@@ -27,11 +27,11 @@ std::string asyncText(const ir::Instruction& i) {
   return ", asynchronous until its result is read";
 }
 
-// A ring whose loop copies come after the dot_wait 1 of their block
-// (gpu-pipeline's reused stage): each refills the stage the previous
-// iteration's wgmma read; or after the loads of the stage into registers
-// (mma.sync's): the stage this iteration read. `copy` is any copy into the
-// ring.
+// A ring whose loop copies come after a dot_wait of their block (the one
+// that retires the previous wgmma: gpu-pipeline's reused stage) refills the
+// stage that wgmma read; one whose copies come after the loads of the stage
+// into registers (mma.sync's, when asked) refills the stage this iteration
+// read. `copy` is any copy into the ring.
 std::string refillText(const ir::Instruction& copy) {
   const ir::Instruction* stage = copy.operand(0)->valueKind() == ir::ValueKind::Instruction
                                      ? static_cast<const ir::Instruction*>(copy.operand(0)) : nullptr;
