@@ -200,6 +200,33 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
     assert "k32.f32.e4m3.e5m2" in ptx and "cvt.rn.f16x2.e5m2x2" not in ptx
 
 
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_fused_moe_gathers_its_rows_into_rings_read_by_wgmma(monkeypatch, dtype):
+    """sm_90a: the fused MoE's A rows, gathered through the sorted token
+    index, and its expert's weights go through cp.async rings (16-byte
+    copies, zero-filled where a row is padding) into wgmma, without
+    spills; at 16-row blocks (decode) mma.sync reads the same rings."""
+    import moe_kernels
+    import tritonc
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    T, E, N, K = 64, 4, 512, 256
+    if dtype == "bfloat16":
+        wrap = lambda x: tritonc.reinterpret(x.view(np.uint16), tritonc.language.bfloat16)  # noqa: E731
+    else:
+        wrap = lambda x: x  # noqa: E731
+    a, w, c = (wrap(np.zeros(s, np.float16)) for s in ((T, K), (E, N, K), (2 * T, N)))
+    ids = np.zeros(1024, np.int32)
+    for bm, bn, bk, warps, want in ((64, 128, 64, 4, "wgmma.mma_async"), (16, 64, 128, 4, "mma.sync.aligned.m16n8k16")):
+        ptx = moe_kernels.fused_moe_kernel.warmup(
+            a, w, c, np.zeros(2 * T, np.float32), ids, ids, ids, N, K, 1024, 2 * T, K, 1, N * K, K, 1, N, 1,
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, MUL_ROUTED_WEIGHT=True, TOP_K=2, num_warps=warps,
+            num_stages=4).asm["ptx"]
+        assert want in ptx
+        assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16, %r", ptx), "no zero-filling copies"
+        messages = ptxas(ptx, "sm_90a", verbose=True)
+        assert " 0 bytes spill stores" in messages, messages[-2000:]
+
+
 def test_f32_linear_runs_on_tf32_wgmma(monkeypatch):
     """sm_90a: x @ w.T in f32 (both tiles K-contiguous) runs on wgmma's tf32
     steps, fed by TMA, without spills; x @ w with w stored [K, N]
