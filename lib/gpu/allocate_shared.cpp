@@ -6,6 +6,8 @@
 // scratch lives only at its instruction. Offsets are given largest
 // first, each at the lowest offset that overlaps no live-range neighbour
 // placed before it (first fit); the function records the total.
+// sharedOverlap checks offsets given otherwise (GPU IR written by hand) by
+// the same live ranges.
 #include <algorithm>
 #include <map>
 
@@ -24,7 +26,7 @@ namespace {
 using Span = std::pair<size_t, size_t>;
 
 struct Buffer {
-  ir::Instruction* owner;
+  const ir::Instruction* owner;
   int64_t bytes, align;
   std::vector<Span> spans;
   int64_t offset = -1;
@@ -60,28 +62,54 @@ void addSpans(const analysis::Liveness& live, const ir::Value* v, std::map<const
   }
 }
 
+// Every buffer (local_alloc) and scratch of `f` with where it is live,
+// its offset the one it has (-1 where none).
+std::vector<Buffer> liveBuffers(const ir::Function& f, const analysis::Liveness& live) {
+  std::vector<Buffer> buffers;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions()) {
+      const ir::Instruction* i = inst.get();
+      if (i->opcode() == ir::Opcode::LocalAlloc) {
+        std::map<const ir::BasicBlock*, Span> spans;
+        addSpans(live, i, spans);
+        Buffer b{i, sharedBytes(i->type()), sharedAlignment(i->type()), {}, i->smem};
+        for (auto& [bb, span] : spans) b.spans.push_back(span);
+        buffers.push_back(b);
+      } else if (ScratchUse s = scratchOf(*i); s.bytes > 0) {
+        buffers.push_back({i, s.bytes, 16, {{live.indexOf(i), live.indexOf(i)}}, i->smem});
+      }
+    }
+  return buffers;
+}
+
+std::string describe(const Buffer& b) {
+  const std::string name = b.owner->name().empty() ? "" : " %" + b.owner->name();
+  return std::string("'") + ir::opcodeName(b.owner->opcode()) + "'" + name + " at {smem = " +
+         std::to_string(b.offset) + "} (" + std::to_string(b.bytes) + " bytes)";
+}
+
 }  // namespace
+
+std::string sharedOverlap(const ir::Function& f) {
+  analysis::Liveness live(f);
+  std::vector<Buffer> buffers = liveBuffers(f, live);
+  for (size_t x = 0; x < buffers.size(); ++x)
+    for (size_t y = x + 1; y < buffers.size(); ++y) {
+      const Buffer &a = buffers[x], &b = buffers[y];
+      if (a.offset < 0 || b.offset < 0 || !overlaps(a, b)) continue;
+      if (a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes)
+        return describe(a) + " and " + describe(b) + " share bytes while both are live";
+    }
+  return "";
+}
 
 bool runAllocateShared(ir::Function& f, const transform::PipelineOptions&) {
   if (!f.parent()->isGpu()) return false;
   analysis::Liveness live(f);
-  std::vector<Buffer> buffers;
+  std::vector<Buffer> buffers = liveBuffers(f, live);
   for (auto& bb : f.blocks())
-    for (auto& inst : bb->instructions()) {
-      ir::Instruction* i = inst.get();
-      size_t at = live.indexOf(i);
-      if (i->opcode() == ir::Opcode::LocalAlloc) {
-        std::map<const ir::BasicBlock*, Span> spans;
-        addSpans(live, i, spans);
-        Buffer b{i, sharedBytes(i->type()), sharedAlignment(i->type()), {}};
-        for (auto& [bb, span] : spans) b.spans.push_back(span);
-        buffers.push_back(b);
-        continue;
-      }
-      ScratchUse s = scratchOf(*i);
-      if (s.bytes > 0) buffers.push_back({i, s.bytes, 16, {{at, at}}});
-      else i->smem = -1;
-    }
+    for (auto& inst : bb->instructions()) inst->smem = -1;
+  for (Buffer& b : buffers) b.offset = -1;
   std::vector<Buffer*> order;
   for (Buffer& b : buffers) order.push_back(&b);
   std::stable_sort(order.begin(), order.end(), [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });
@@ -104,7 +132,7 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions&) {
       }
     }
     placed.push_back(b);
-    b->owner->smem = b->offset;
+    const_cast<ir::Instruction*>(b->owner)->smem = b->offset;
     total = std::max(total, b->offset + b->bytes);
   }
   int64_t limit = maxSharedBytes(f.parent()->target);

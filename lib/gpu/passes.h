@@ -59,6 +59,11 @@ bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions& o);
 // an error.
 bool runAllocateShared(ir::Function& f, const transform::PipelineOptions& o);
 
+// Two buffers or scratches of `f` that share bytes of shared memory while
+// both are live (by the live ranges gpu-allocate-shared places them by), in
+// words, or "" when none do: GPU IR written by hand may place them so.
+std::string sharedOverlap(const ir::Function& f);
+
 // Barriers (and async-proxy fences) where the paper's RAW/WAR data-flow
 // equations over shared-memory byte ranges say.
 bool runInsertBarriers(ir::Function& f, const transform::PipelineOptions& o);

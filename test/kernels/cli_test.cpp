@@ -96,6 +96,23 @@ TEST_F(CliTest, GpuIrBuffersStayInTheirSharedMemory) {
   Result odd = run({"emit", "odd.tgir", "--stage", "ptx"});
   EXPECT_NE(odd.status, 0);
   EXPECT_NE(odd.err.find("at {smem = 3} is not"), std::string::npos) << odd.err;
+  // The two rings, live through the same loop, placed over each other.
+  std::string text = r.out;
+  std::vector<std::string> offsets;
+  const std::regex alloc(R"(local_alloc : [^\n]*\{smem = (\d+))");
+  for (std::sregex_iterator it(text.begin(), text.end(), alloc), end; it != end; ++it)
+    offsets.push_back((*it)[1]);
+  ASSERT_GE(offsets.size(), 2u) << text;
+  ASSERT_NE(offsets[0], offsets[1]);
+  std::ofstream(path("overlap.tgir")) << std::regex_replace(text, std::regex("\\{smem = " + offsets[1] + "\\}"),
+                                                            "{smem = " + offsets[0] + "}");
+  Result overlap = run({"emit", "overlap.tgir", "--stage", "ptx"});
+  EXPECT_NE(overlap.status, 0);
+  EXPECT_NE(overlap.err.find("share bytes while both are live"), std::string::npos) << overlap.err;
+  // As printed, the placement is accepted.
+  std::ofstream(path("same.tgir")) << text;
+  Result same = run({"emit", "same.tgir", "--stage", "ptx"});
+  EXPECT_EQ(same.status, 0) << same.err;
 }
 
 // A GPU target tritonc emits no code for is refused, by emit as by compile
