@@ -109,7 +109,6 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions&) {
   std::vector<Buffer> buffers = liveBuffers(f, live);
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions()) inst->smem = -1;
-  for (Buffer& b : buffers) b.offset = -1;
   std::vector<Buffer*> order;
   for (Buffer& b : buffers) order.push_back(&b);
   std::stable_sort(order.begin(), order.end(), [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });

@@ -459,8 +459,10 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
                                                   int64_t ringBytes, ir::Instruction** lastRead) const {
   const int d = int(chains_[0].phis.size());
   const int reuseSwitch = stageReuseFromEnvironment();
-  auto programs = [&](int stages) { return programsPerMultiprocessor(stages, ringBytes); };
   if (!canAsync || asyncDots.empty()) {
+    // Only when asked (TRITONC_REUSE_STAGE=1): measured, it did not pay
+    // (the header comment says where).
+    if (reuseSwitch != 1) return RingPlan::Synchronous;
     // mma.sync reading every stage into registers (local_load) in the
     // copies' block: the copies can follow the last read.
     ir::BasicBlock* bb = chains_[0].loads.back()->parent;
@@ -478,9 +480,7 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
       }
     }
     for (const Chain& c : chains_) reusable = reusable && *lastRead && bb->indexOf(c.loads.back()) < bb->indexOf(*lastRead);
-    // Only when asked (TRITONC_REUSE_STAGE=1): measured, it did not pay
-    // (the header comment says where).
-    return reusable && reuseSwitch == 1 ? RingPlan::SynchronousReused : RingPlan::Synchronous;
+    return reusable ? RingPlan::SynchronousReused : RingPlan::Synchronous;
   }
   // Room for the scratch used outside the loop (the epilogue's conversions).
   constexpr int64_t kScratchReserve = 16 * 1024;
@@ -500,6 +500,7 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
   if (reuseSwitch == 1) {
     reuse = reusable;
   } else if (reuseSwitch == -1) {
+    auto programs = [&](int stages) { return programsPerMultiprocessor(stages, ringBytes); };
     // Programs paired in clusters get a producer warp (gpu-warp-specialize)
     // that refills stages as the consumers free them, without barriers: the
     // extra stage is its run-ahead (at 1000^3, 64 x 128 x 64 tiles in pairs,

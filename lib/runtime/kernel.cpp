@@ -189,12 +189,13 @@ static std::string describeOptions(const KernelOptions& o) {
 // between machines must tell.
 static std::string targetKey(const std::string& target) {
   if (target == "cpu") return "cpu " + cpu::codeIdentity();
+  const int stageReuse = gpu::stageReuseFromEnvironment();
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
-         (gpu::stageReuseFromEnvironment() < 0 ? "" : " stage reuse " + std::to_string(gpu::stageReuseFromEnvironment()));
+         (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse));
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {
