@@ -199,7 +199,8 @@ if want("softmax"):
 best_configs = {}
 front_ends = {}  # the DSL and the same Triton-C kernel, measured alternately
 if want("matmul"):
-    for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (1760, 7000, 1760), (1000, 1000, 1000))),
+    for dt, shapes in ((torch.float16, ((4096, 4096, 4096), (8192, 8192, 8192), (1760, 7000, 1760),
+                                        (1000, 1000, 1000))),
                        (torch.float32, ((4096, 4096, 4096),))):
         for M, N, K in shapes:
             a = torch.randn(M, K, device=dev, dtype=dt)

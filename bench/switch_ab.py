@@ -117,9 +117,12 @@ MATMUL = [(4096, 4096, 4096, dict(TM=128, TN=128, TK=64, num_warps=4, num_stages
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=4, num_ctas=2)),
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=5, num_ctas=2))]
 # f32 with tf32 inputs (B stored K x N: from registers, the transposed
-# product), the Python DSL tutorial's tiles.
+# product), the Python DSL tutorial's tiles and the shapes benchmark's picks.
 MATMUL_TF32 = [(4096, 4096, 4096, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4)),
-               (1000, 1000, 1000, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4))]
+               (4096, 4096, 4096, dict(TM=256, TN=128, TK=32, num_warps=8, num_stages=3)),
+               (4096, 4096, 4096, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=3)),
+               (1000, 1000, 1000, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4)),
+               (1000, 1000, 1000, dict(TM=128, TN=64, TK=32, num_warps=4, num_stages=4, num_ctas=2))]
 if args.dry:
     MATMUL = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
     MATMUL_TF32 = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]

@@ -33,6 +33,8 @@
 # only python and the Python benchmarks (and builds only the Python package's
 # core). DSL_ONLY picks sections of the dsl step (bench/dsl_bench.py);
 # PYTEST_K passes -k to the python step's pytest (a quick run of some tests).
+# EXAMPLE_PRESETS (default "test demo") picks the examples step's presets at
+# 3 stages ("test" alone skips the demo sizes, a minute of device time).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu-check-out}}
@@ -74,7 +76,7 @@ if step ctest && [ "$tests" = ON ]; then
 fi
 
 if step examples; then
-for preset in test demo; do
+for preset in ${EXAMPLE_PRESETS:-test demo}; do
   if "$EX" --root . --backend gpu --preset "$preset" > "$OUT_DIR/examples-gpu-$preset.txt" 2>&1; then
     log "examples on gpu ($preset): $(tail -1 "$OUT_DIR/examples-gpu-$preset.txt")"
   else

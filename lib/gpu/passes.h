@@ -33,6 +33,11 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o);
 // apart.
 int stageReuseFromEnvironment();
 
+// TRITONC_REGISTER_PREFETCH=1: an asynchronous wgmma's register operand
+// loaded from its ring (a tf32 B stored K x N) is loaded one iteration
+// ahead, overlapping the wgmma; kernels are cached apart.
+bool registerPrefetchFromEnvironment();
+
 // The rings whose copies read boxes of a row-major tensor described by the
 // kernel's arguments (analysis/tensor_view.h) filled by the tensor memory
 // accelerator on sm_90: tma_copy from one thread, an mbarrier per stage,

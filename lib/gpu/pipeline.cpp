@@ -224,6 +224,13 @@ class LoopPipeliner {
   void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
   ir::Instruction* makeDotAsync(const AsyncDot& a);
+  bool prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* read, int stages, int d);
+
+  // The last makeDotAsync's issue, its dot_wait 1, and the dot_wait 0 before
+  // its first use (or null).
+  ir::Instruction* issue_ = nullptr;
+  ir::Instruction* issueWait_ = nullptr;
+  ir::Instruction* ready_ = nullptr;
 
   ir::Function& f_;
   ir::Module& m_;
@@ -258,6 +265,8 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   wait->setName(dot->name());
   dot->replaceAllUsesWith(wait);
   dot->parent->erase(dot);
+  issue_ = issue;
+  issueWait_ = wait;
   // The previous iteration's group is done before the loop reads its sum.
   ir::Instruction* ready = nullptr;
   if (a.firstUse) {
@@ -282,7 +291,69 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
   for (ir::Instruction* u : outside)
     for (size_t k = 0; k < u->numOperands(); ++k)
       if (u->operand(k) == phi) u->setOperand(k, done);
+  ready_ = ready;
   return ready ? ready : wait;
+}
+
+// A register operand of the asynchronous wgmma loaded from its ring stage
+// (a tf32 B stored K x N: the transposed product's A) is loaded one
+// iteration ahead: the pre-header loads stage 0 into a phi, and iteration i
+// loads stage i + 1 right after issuing its wgmma (once that stage's copies
+// are done: async_wait d - 1 after the iteration's commit), then waits for
+// the wgmma (dot_wait 0) before the latch moves those registers into the
+// ones it reads. The load then overlaps the wgmma instead of preceding it.
+// Only when asked (TRITONC_REGISTER_PREFETCH=1); a ring read so does not
+// take TMA (gpu-tma reads stages at stage.read only).
+bool LoopPipeliner::prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* read, int stages, int d) {
+  ir::Instruction* load = a.firstUse;
+  if (d < 2 || !issue_ || !issueWait_ || !ready_ || !load || load->opcode() != Opcode::LocalLoad ||
+      load->users().size() != 1 || load->users()[0] != issue_)
+    return false;
+  ir::Instruction* stage = asInst(load->operand(0), Opcode::MemIndex);
+  if (!stage || stage->operand(1) != read) return false;
+  ir::BasicBlock* bb = issue_->parent;
+  if (issueWait_->parent != bb || bb->indexOf(issueWait_) != bb->indexOf(issue_) + 1) return false;
+  // This iteration's copies are committed before the issue, so that d - 1
+  // groups in flight leave the next stage's done.
+  bool committed = false;
+  for (size_t k = 0; k < bb->indexOf(issue_); ++k)
+    committed = committed || bb->instructions()[k]->opcode() == Opcode::AsyncCommit;
+  if (!committed) return false;
+  ir::Instruction* ring = asInst(stage->operand(0), Opcode::LocalAlloc);
+  if (!ring) return false;
+  // The previous wgmma is retired at the end of its own iteration now.
+  ready_->replaceAllUsesWith(ready_->operand(0));
+  ready_->parent->erase(ready_);
+  ready_ = nullptr;
+  b_.setLoc(load->loc);
+  // Stage 0 in the pre-header, once its copies are done.
+  insertAt(loop_.preheader->terminator());
+  b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = d - 1;
+  ir::Instruction* first = b_.create(Opcode::LocalLoad, load->type(),
+                                     {b_.create(Opcode::MemIndex, stage->type(), {ring, i32(0)})});
+  const std::string name = load->name().empty() ? "registers" : load->name();
+  first->setName(name);
+  // Stage i + 1 after the issue; the wgmma retired before the latch.
+  insertAt(issueWait_);
+  b_.create(Opcode::AsyncWait, ir::Type::voidTy(), {})->imm = d - 1;
+  ir::Value* after = b_.binary(Opcode::Add, read, i32(1));
+  ir::Value* next = b_.select(b_.cmp(ir::CmpPred::Eq, after, i32(stages)), i32(0), after);
+  next->setName("stage.ahead");
+  ir::Instruction* ahead = b_.create(Opcode::LocalLoad, load->type(),
+                                     {b_.create(Opcode::MemIndex, stage->type(), {ring, next})});
+  ahead->setName(name + ".ahead");
+  issueWait_->imm = 0;
+  b_.setInsertPoint(loop_.header, 0);
+  ir::Instruction* carried = b_.phi(load->type());
+  carried->setName(name);
+  for (ir::BasicBlock* p : loop_.headerPredecessors) {
+    carried->addOperand(p == loop_.latch ? ahead : first);
+    carried->blocks.push_back(p);
+  }
+  load->replaceAllUsesWith(carried);
+  load->parent->erase(load);
+  if (stage->users().empty()) stage->parent->erase(stage);
+  return true;
 }
 
 void LoopPipeliner::run() {
@@ -442,6 +513,9 @@ void LoopPipeliner::run() {
     }
   if (plan == RingPlan::ExtraStage)
     for (const AsyncDot& a : asyncDots) makeDotAsync(a);
+  if (registerPrefetchFromEnvironment() && asyncDots.size() == 1 &&
+      (plan == RingPlan::ExtraStage || plan == RingPlan::ReusedStage))
+    prefetchRegisterOperand(asyncDots[0], read, stages, d);
 }
 
 int64_t LoopPipeliner::programsPerMultiprocessor(int stages, int64_t ringBytes) const {
@@ -602,6 +676,11 @@ int stageReuseFromEnvironment() {
   const char* v = std::getenv("TRITONC_REUSE_STAGE");
   const std::string s = v ? v : "";
   return s == "0" ? 0 : s == "1" ? 1 : -1;
+}
+
+bool registerPrefetchFromEnvironment() {
+  const char* v = std::getenv("TRITONC_REGISTER_PREFETCH");
+  return v && std::string(v) == "1";
 }
 
 bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {

@@ -243,7 +243,18 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             fact.instruction = "wgmma";
             // k steps of 32 bytes: 16 f16/bf16, 32 fp8, 8 f32 (as tf32) elements.
             ir::Scalar ak = i.operand(0)->type().kind;
-            auto from = [&](size_t k) { return i.operand(k)->type().isShared() ? "shared memory" : "registers"; };
+            // (registers a phi carries from a load of the next stage: loaded
+            // one iteration ahead, gpu-pipeline under TRITONC_REGISTER_PREFETCH)
+            auto from = [&](size_t k) -> std::string {
+              const ir::Value* v = i.operand(k);
+              if (v->type().isShared()) return "shared memory";
+              const ir::Instruction* p = asInst(v);
+              if (p && p->opcode() == Opcode::Phi)
+                for (const ir::Value* in : p->operands())
+                  if (asInst(in) && asInst(in)->opcode() == Opcode::LocalLoad)
+                    return "registers, loaded one iteration ahead";
+              return "registers";
+            };
             fact.text = "wgmma m64n" + std::to_string(n) + "k" + std::to_string(32 / ir::byteSize(ak)) + " (" + in +
                         (ak == ir::Scalar::F32 ? " as tf32" : "") + "), tile " + fact.tile + asyncText(i) +
                         (l->transposed ? "; computed as C^T = B^T A^T" : "") + "; A from " + from(0) + ", B from " +

@@ -195,7 +195,8 @@ static std::string targetKey(const std::string& target) {
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
-         (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse));
+         (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
+         (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "");
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

@@ -487,6 +487,39 @@ TEST(Tf32Dot, AnOperandNotKContiguousFromRegisters) {
       }
 }
 
+// TRITONC_REGISTER_PREFETCH=1: the masked matmul in f32 with tf32 inputs,
+// B stored K x N (the transposed product's register operand), loads the
+// next stage's registers between the issue of its wgmma and the wait for
+// it; without the switch the loop waits for the previous group (1) after
+// the issue and loads nothing in between. Both assemble without spills and
+// with the wgmmas asynchronous.
+TEST(Tf32Dot, TheRegisterOperandLoadedAheadWhenAsked) {
+  nvptx::TargetOptions to;
+  to.allowTf32 = true;
+  for (bool ahead : {false, true}) {
+    if (ahead) setenv("TRITONC_REGISTER_PREFETCH", "1", 1);
+    std::string ptx = userKernelPtx(
+        UserKernel{"tf32_nn", "bench/kernels/matmul_masked.tc", {{"TYPE", "float"}, {"TM", "256"}, {"TN", "128"}, {"TK", "32"}},
+                   {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}}, 8, {}},
+        &to);
+    unsetenv("TRITONC_REGISTER_PREFETCH");
+    const std::string tag = ahead ? "ahead" : "not ahead";
+    size_t issue = ptx.find("wgmma.commit_group.sync.aligned;");
+    ASSERT_NE(issue, std::string::npos) << tag << "\n" << ptx;
+    size_t wait = ptx.find("wgmma.wait_group.sync.aligned", issue);
+    ASSERT_NE(wait, std::string::npos) << tag;
+    const std::string between = ptx.substr(issue, wait - issue);
+    EXPECT_EQ(ptx.substr(wait, 32), std::string("wgmma.wait_group.sync.aligned ") + (ahead ? "0;" : "1;")) << tag;
+    EXPECT_EQ(between.find("ld.shared") != std::string::npos, ahead) << tag << "\n" << between;
+    static const std::string ptxas = findPtxas();
+    if (ptxas.empty()) continue;
+    std::string log;
+    ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "tf32_nn_" + std::string(ahead ? "ahead" : "plain"), log), 0) << log;
+    EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << tag << "\n" << log;
+    EXPECT_EQ(log.find("serialized"), std::string::npos) << tag << "\n" << log;
+  }
+}
+
 // The PTX for sm_90a (4 warps, 3 stages) of a Triton-C kernel whose
 // `pointers` arguments are all 16-byte aligned pointers.
 std::string sourcePtx(const char* source, size_t pointers, const std::vector<lang::Define>& defines = {}) {

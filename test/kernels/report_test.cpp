@@ -143,6 +143,32 @@ INSTANTIATE_TEST_SUITE_P(
                               "TYPE a[TM, TK] = checka", "TYPE b[TK, TN] = checkb", "c += a @ b", "@checkc *pc = c"}),
     [](const ::testing::TestParamInfo<Subject>& i) { return i.index == 0 ? std::string("seed_matmul") : std::string("masked_matmul"); });
 
+// f32 with tf32 inputs, B stored K x N: the transposed product reads B's
+// tile from registers, which TRITONC_REGISTER_PREFETCH=1 loads one iteration
+// ahead; the dot's line says which.
+TEST(Report, SaysWhereTheRegisterOperandIsLoaded) {
+  const Subject s{"bench/kernels/matmul_masked.tc", {{"TYPE", "float"}, {"TM", "256"}, {"TN", "128"}, {"TK", "32"}},
+                  "", "", "c += a @ b", ""};
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
+  for (bool ahead : {false, true}) {
+    if (ahead) setenv("TRITONC_REGISTER_PREFETCH", "1", 1);
+    runtime::ReportOptions o;
+    o.filename = s.file;
+    o.defines = s.defines;
+    o.arch = "sm_90a";
+    o.numWarps = 8;
+    o.numStages = 3;
+    o.allowTf32 = true;
+    o.ints = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
+    runtime::CompileReport r = runtime::compileReport(source, o);
+    unsetenv("TRITONC_REGISTER_PREFETCH");
+    const gpu::LineFact* dot = factAt(r, lineOf(source, s.dot), "dot");
+    ASSERT_NE(dot, nullptr) << runtime::renderReport(r, source);
+    EXPECT_NE(dot->text.find("A from shared memory, B from registers"), std::string::npos) << dot->text;
+    EXPECT_EQ(dot->text.find("loaded one iteration ahead") != std::string::npos, ahead) << dot->text;
+  }
+}
+
 // A kernel whose rows are only 2-byte aligned gets a warning naming the
 // line and the parameter to promise about; a spilling one, the spill.
 // ptxas's note that it serialized the wgmma instructions (as it printed it
