@@ -298,12 +298,15 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
 // A register operand of the asynchronous wgmma loaded from its ring stage
 // (a tf32 B stored K x N: the transposed product's A) is loaded one
 // iteration ahead: the pre-header loads stage 0 into a phi, and iteration i
-// loads stage i + 1 right after issuing its wgmma (once that stage's copies
-// are done: async_wait d - 1 after the iteration's commit), then waits for
-// the wgmma (dot_wait 0) before the latch moves those registers into the
-// ones it reads. The load then overlaps the wgmma instead of preceding it.
-// Only when asked (TRITONC_REGISTER_PREFETCH=1); a ring read so does not
-// take TMA (gpu-tma reads stages at stage.read only).
+// issues its wgmma, then its copies, then loads stage i + 1 (once that
+// stage's copies are done: async_wait d - 1 after the iteration's commit),
+// then waits for the wgmma (dot_wait 0) before the latch moves those
+// registers into the ones it reads. The copies and the load then overlap
+// the wgmma instead of preceding it. Only when asked
+// (TRITONC_REGISTER_PREFETCH=1): on the H200, with the copies before the
+// issue (the first form, f30e5d5), the tf32 matmul at 4096^3 was 3-5%
+// slower; a ring read so does not take TMA (gpu-tma reads stages at
+// stage.read only).
 bool LoopPipeliner::prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* read, int stages, int d) {
   ir::Instruction* load = a.firstUse;
   if (d < 2 || !issue_ || !issueWait_ || !ready_ || !load || load->opcode() != Opcode::LocalLoad ||
@@ -313,7 +316,8 @@ bool LoopPipeliner::prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* 
   if (!stage || stage->operand(1) != read) return false;
   ir::BasicBlock* bb = issue_->parent;
   if (issueWait_->parent != bb || bb->indexOf(issueWait_) != bb->indexOf(issue_) + 1) return false;
-  // This iteration's copies are committed before the issue, so that d - 1
+  // This iteration's copies are committed in the issue's block (they move
+  // after the issue, before the load ahead), so that d - 1
   // groups in flight leave the next stage's done.
   bool committed = false;
   for (size_t k = 0; k < bb->indexOf(issue_); ++k)
@@ -325,6 +329,15 @@ bool LoopPipeliner::prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* 
   ready_->replaceAllUsesWith(ready_->operand(0));
   ready_->parent->erase(ready_);
   ready_ = nullptr;
+  // The iteration's copies go after the issue too, so that the wgmma
+  // overlaps them as well: they fill the stage the retired wgmma read (or
+  // the extra stage), not the one this wgmma reads.
+  std::vector<ir::Instruction*> copies;
+  for (size_t k = 0; k < bb->indexOf(issue_); ++k) {
+    ir::Instruction* i = bb->instructions()[k].get();
+    if (i->opcode() == Opcode::AsyncCopy || i->opcode() == Opcode::AsyncCommit) copies.push_back(i);
+  }
+  for (ir::Instruction* c : copies) bb->insert(bb->indexOf(issueWait_), bb->detach(c));
   b_.setLoc(load->loc);
   // Stage 0 in the pre-header, once its copies are done.
   insertAt(loop_.preheader->terminator());
