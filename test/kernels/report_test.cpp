@@ -52,13 +52,14 @@ struct Subject {
   const char* store;
 };
 
-runtime::CompileReport reportOf(const Subject& s, const std::string& source) {
+runtime::CompileReport reportOf(const Subject& s, const std::string& source, bool allowTf32 = false) {
   runtime::ReportOptions o;
   o.filename = s.file;
   o.defines = s.defines;
   o.arch = "sm_90a";
   o.numWarps = 8;
   o.numStages = 3;
+  o.allowTf32 = allowTf32;
   o.ints = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
   return runtime::compileReport(source, o);
 }
@@ -152,15 +153,7 @@ TEST(Report, SaysWhereTheRegisterOperandIsLoaded) {
   std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
   for (bool ahead : {false, true}) {
     if (ahead) setenv("TRITONC_REGISTER_PREFETCH", "1", 1);
-    runtime::ReportOptions o;
-    o.filename = s.file;
-    o.defines = s.defines;
-    o.arch = "sm_90a";
-    o.numWarps = 8;
-    o.numStages = 3;
-    o.allowTf32 = true;
-    o.ints = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"lda", 4096}, {"ldb", 4096}, {"ldc", 4096}};
-    runtime::CompileReport r = runtime::compileReport(source, o);
+    runtime::CompileReport r = reportOf(s, source, true);
     unsetenv("TRITONC_REGISTER_PREFETCH");
     const gpu::LineFact* dot = factAt(r, lineOf(source, s.dot), "dot");
     ASSERT_NE(dot, nullptr) << runtime::renderReport(r, source);
