@@ -106,6 +106,21 @@ std::vector<const ir::Value*> Liveness::liveAfter(const ir::Instruction* inst) c
   return std::vector<const ir::Value*>(live.begin(), live.end());
 }
 
+void Liveness::sweepBackward(const ir::BasicBlock* bb, const std::function<void(const ir::Value*, bool)>& changed,
+                             const std::function<void(const ir::Instruction*)>& at) const {
+  std::set<const ir::Value*> live = liveOut_.at(bb);
+  for (const ir::Value* v : live) changed(v, true);
+  const auto& insts = bb->instructions();
+  for (size_t k = insts.size(); k-- > 0;) {
+    const ir::Instruction* i = insts[k].get();
+    at(i);
+    if (live.erase(i)) changed(i, false);
+    if (i->opcode() != ir::Opcode::Phi)
+      for (ir::Value* v : i->operands())
+        if (tracked(v) && live.insert(v).second) changed(v, true);
+  }
+}
+
 std::string printLiveness(const ir::Function& f) {
   Liveness lv(f);
   // Print in program order (arguments, then instructions), not pointer order.

@@ -4,6 +4,7 @@
 // block by block in ir::definitionOrder. Shared-memory allocation and register-pressure reports
 // of the GPU back end are built on it.
 #pragma once
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -25,6 +26,13 @@ class Liveness {
   const std::set<const ir::Value*>& liveOut(const ir::BasicBlock* bb) const { return liveOut_.at(bb); }
   // Values (instructions and arguments) live just after `inst`.
   std::vector<const ir::Value*> liveAfter(const ir::Instruction* inst) const;
+  // One backward walk over `bb` (the live sets after each of its
+  // instructions, at the cost of one liveAfter): `changed(v, nowLive)` as a
+  // value enters or leaves the live set (the live-out values enter first),
+  // then `at(inst)` for each instruction, last to first, while the set
+  // holds the values live just after it.
+  void sweepBackward(const ir::BasicBlock* bb, const std::function<void(const ir::Value*, bool)>& changed,
+                     const std::function<void(const ir::Instruction*)>& at) const;
   const std::map<const ir::Value*, LiveInterval>& intervals() const { return intervals_; }
   size_t indexOf(const ir::Instruction* inst) const { return index_.at(inst); }
 

@@ -106,20 +106,35 @@ bool elementwise(const ir::Instruction& i) {
 // Whether the tile `v` never exists whole: an element-wise result used once,
 // by an element-wise instruction later in its block, with only element-wise
 // or aliasing instructions between (a `qk * scale` that a select and an add
-// finish). ptxas evaluates such a chain element by element.
-bool streamed(const ir::Value* v) {
-  if (v->valueKind() != ir::ValueKind::Instruction || v->users().size() != 1) return false;
-  const auto* def = static_cast<const ir::Instruction*>(v);
-  const ir::Instruction* user = v->users().front();
-  if (!elementwise(*def) || !elementwise(*user) || user->parent != def->parent) return false;
-  bool between = false;
-  for (auto& inst : def->parent->instructions()) {
-    if (inst.get() == user) return between;
-    if (between && !elementwise(*inst) && !aliases(inst.get())) return false;
-    if (inst.get() == def) between = true;
+// finish). ptxas evaluates such a chain element by element. Positions and
+// the count of other instructions before each are taken once per function,
+// so that asking for every value costs the function's length, not its square.
+class Streaming {
+ public:
+  explicit Streaming(const ir::Function& f) {
+    for (auto& bb : f.blocks()) {
+      std::vector<size_t>& before = othersBefore_[bb.get()];
+      before.push_back(0);
+      for (auto& inst : bb->instructions()) {
+        position_[inst.get()] = before.size() - 1;
+        before.push_back(before.back() + (elementwise(*inst) || aliases(inst.get()) ? 0 : 1));
+      }
+    }
   }
-  return false;
-}
+  bool streamed(const ir::Value* v) const {
+    if (v->valueKind() != ir::ValueKind::Instruction || v->users().size() != 1) return false;
+    const auto* def = static_cast<const ir::Instruction*>(v);
+    const ir::Instruction* user = v->users().front();
+    if (!elementwise(*def) || !elementwise(*user) || user->parent != def->parent) return false;
+    const size_t from = position_.at(def), to = position_.at(user);
+    const std::vector<size_t>& before = othersBefore_.at(def->parent);
+    return from < to && before[to] == before[from + 1];
+  }
+
+ private:
+  std::unordered_map<const ir::Instruction*, size_t> position_;
+  std::unordered_map<const ir::BasicBlock*, std::vector<size_t>> othersBefore_;
+};
 
 // Registers for scalars, addresses, descriptors and temporaries beyond the
 // tiles: the attention and matmul kernels measured with ptxas -v, and
@@ -164,24 +179,30 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   const bool light = !anyDot && t.registerBudget >= 64;
   bool fmaDot = false;
   std::unordered_map<const ir::Value*, int64_t> tileBytes;
-  for (auto& bb : f.blocks())
-    for (auto& inst : bb->instructions()) {
-      // A dot on the cores (FMA) holds operand fragments the IR does not
-      // show (loaded from shared memory inside the dot).
-      if ((inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync) && inst->type().layout &&
-          inst->type().layout->kind != ir::LayoutKind::Mma)
-        fmaDot = true;
-      int64_t bytes = 0;
-      for (const ir::Value* v : live.liveAfter(inst.get())) {
-        const ir::Type& ty = v->type();
-        if (!ty.isTile() || ty.isShared() || aliases(v)) continue;
-        // Once per value: the walks behind it would cost their depth at every instruction it is live across.
-        auto [it, fresh] = tileBytes.try_emplace(v, 0);
-        if (fresh) it->second = streamed(v) ? 0 : registerBytes(v, light);
-        bytes += it->second;
-      }
-      peak = std::max(peak, bytes);
-    }
+  const Streaming streaming(f);
+  // The bytes of the tiles live after each instruction, kept as values
+  // enter and leave the live set (one walk per block).
+  auto bytesOf = [&](const ir::Value* v) -> int64_t {
+    const ir::Type& ty = v->type();
+    if (!ty.isTile() || ty.isShared() || aliases(v)) return 0;
+    // Once per value: the walks behind it would cost their depth at every instruction it is live across.
+    auto [it, fresh] = tileBytes.try_emplace(v, 0);
+    if (fresh) it->second = streaming.streamed(v) ? 0 : registerBytes(v, light);
+    return it->second;
+  };
+  for (auto& bb : f.blocks()) {
+    int64_t bytes = 0;
+    live.sweepBackward(
+        bb.get(), [&](const ir::Value* v, bool entered) { bytes += entered ? bytesOf(v) : -bytesOf(v); },
+        [&](const ir::Instruction* inst) {
+          // A dot on the cores (FMA) holds operand fragments the IR does not
+          // show (loaded from shared memory inside the dot).
+          if ((inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync) && inst->type().layout &&
+              inst->type().layout->kind != ir::LayoutKind::Mma)
+            fmaDot = true;
+          peak = std::max(peak, bytes);
+        });
+  }
   t.estimatedRegisters = (peak + 4 * threads - 1) / (4 * threads) + (light ? kScalarReserveWithoutDot : kScalarReserve);
   const std::string& arch = f.parent()->target;
   if (2 * (f.sharedBytes + 1024) > multiprocessorSharedBytes(arch)) {

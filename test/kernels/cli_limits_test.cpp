@@ -226,6 +226,18 @@ TEST_F(CliLimits, NestingUpToTheLimitWorks) {
   EXPECT_NE(r.out.find("store %p, i32 1"), std::string::npos) << r.out;
 }
 
+// A tile mask built by a chain of 30,000 comparisons goes through the GPU
+// back end to PTX in time: the register estimate (gpu/occupancy.cpp) walked
+// the block once per instruction (3 s for 10,000 terms, minutes for 100,000).
+TEST_F(Chains, ThirtyThousandTermTileMaskReachesPtx) {
+  std::string src = "__global__ void k(int* p, int x) {\n  int i[16] = 0 ... 16;\n  bool m[16] = " +
+                    chain("i == x", " || ", 30000) + ";\n  @m *(p + i) = i;\n}\n";
+  std::string file = write("mask_chain.tc", src);
+  Result r = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
+  expectClean(r, 0, "emit --stage ptx");
+  EXPECT_NE(r.out.find(".visible .entry k("), std::string::npos) << r.out.substr(0, 2000);
+}
+
 // ---- many loops -------------------------------------------------------------
 
 TEST_F(CliLimits, TenThousandSequentialLoops) {
