@@ -149,17 +149,18 @@ bool runDeferDotWaits(ir::Function& f, const transform::PipelineOptions&) {
   const std::vector<transform::Loop> loops = transform::findLoops(f, dom);
   for (const transform::Loop& loop : loops) {
     for (ir::BasicBlock* bb : loop.blocks) {
-      // Innermost blocks only: a nested loop's dots are its own loop's.
-      bool inner = true;
-      for (const transform::Loop& other : loops)
-        if (&other != &loop && other.contains(bb) && other.blocks.size() < loop.blocks.size()) inner = false;
-      if (!inner) continue;
       std::vector<ir::Instruction*> dots;
       for (auto& inst : bb->instructions())
         if (wgmma(*inst) && steadyBuffer(loop, inst->operand(1)) &&
             (!inst->operand(0)->type().isShared() || steadyBuffer(loop, inst->operand(0))) &&
             phiDeadAfter(loop, inst.get()))
           dots.push_back(inst.get());
+      if (dots.empty()) continue;
+      // Innermost blocks only: a nested loop's dots are its own loop's.
+      bool inner = true;
+      for (const transform::Loop& other : loops)
+        if (&other != &loop && other.contains(bb) && other.blocks.size() < loop.blocks.size()) inner = false;
+      if (!inner) continue;
       for (size_t k = 1; k < dots.size(); ++k) changed = issueAfter(bb, dots[k - 1], dots[k]) || changed;
       std::vector<ir::Instruction*> waits;
       for (ir::Instruction* dot : dots) {

@@ -333,6 +333,12 @@ bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o)
     // One exit, at the header, into a block entered from nowhere else.
     std::vector<ir::BasicBlock*> exiting = loop.exitingBlocks();
     if (exiting.size() != 1 || exiting[0] != loop.header) continue;
+    // (A loop without a ring, the common case, stops before this walk over
+    // the function's blocks: ten thousand loops would cost its square.)
+    bool anyRing = false;
+    for (auto& inst : loop.preheader->instructions())
+      anyRing = anyRing || (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 0);
+    if (!anyRing) continue;
     bool oneEntry = true;
     for (ir::BasicBlock* s : loop.header->successors())
       if (!loop.contains(s) && f.predecessors(s).size() != 1) oneEntry = false;

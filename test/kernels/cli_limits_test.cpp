@@ -250,6 +250,11 @@ TEST_F(CliLimits, TenThousandSequentialLoops) {
   Result e = run({"emit", file, "--stage", "opt-ir"});
   expectClean(e, 0, "emit --stage opt-ir");
   EXPECT_EQ(countOf(e.out, "  cond_br "), 10000u);
+  // Through the GPU passes too (gpu-tma and gpu-defer-dot-waits walked the
+  // function's blocks, or all loops, for every loop: 34 s).
+  Result p = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
+  expectClean(p, 0, "emit --stage ptx");
+  EXPECT_EQ(countOf(p.out, "\n$L_for_cond_"), 10000u);  // the labels
   Result r = run({"run", file, "--backend", "interp", "--grid", "1", "--arg", "n=3", "--arg", "p=zeros:i32:1",
                   "--save", "p=out.npy"});
   expectClean(r, 0, "run");
