@@ -163,3 +163,32 @@ def test_cache_must_hit_raises_naming_the_key(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITONC_CACHE_MUST_HIT", "1")
     with pytest.raises(tritonc.Error, match="the cache must hit"):
         tritonc.kernel(src, ["x"], target="interp", cache_dir="none")(x, 64, grid=(1,), BLOCK=64)
+
+
+def test_a_sum_python_compiles_is_a_kernel_tritonc_compiles(tmp_path, monkeypatch):
+    """A 2,000-term sum (2,000 levels of the syntax tree: beyond Python's
+    default recursion limit for the code generator's walk) compiles and
+    computes 2,000 x; the recursion limit is the caller's again after."""
+    import importlib.util
+    monkeypatch.setenv("TRITONC_INTERPRET", "1")
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    terms = 2000
+    path = tmp_path / "long_sum.py"
+    path.write_text(
+        "import tritonc\nimport tritonc.language as tl\n\n\n@tritonc.jit\n"
+        "def long_sum(X, Y, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    m = offs < n\n"
+        "    x = tl.load(X + offs, mask=m, other=0.0)\n"
+        "    y = " + " + ".join(["x"] * terms) + "\n"
+        "    tl.store(Y + offs, y, mask=m)\n")
+    spec = importlib.util.spec_from_file_location("long_sum", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import sys
+    limit = sys.getrecursionlimit()
+    x = np.random.default_rng().integers(-8, 8, 50).astype(np.float32)  # exact sums in f32
+    y = np.full(50, np.nan, np.float32)
+    mod.long_sum[(1,)](x, y, 50, BLOCK=64)
+    np.testing.assert_array_equal(y, terms * x)
+    assert sys.getrecursionlimit() == limit

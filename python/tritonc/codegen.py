@@ -11,6 +11,7 @@ its type through the loop (as in Triton). Calls of other @jit functions are
 inlined. Errors are CompilationError, located in the user's file.
 """
 import ast
+import sys
 import builtins
 import operator
 
@@ -985,6 +986,9 @@ class _Generator(ast.NodeVisitor):
         self.frames.pop()
 
 
+_GENERATOR_RECURSION_LIMIT = 100000
+
+
 def generate(jf, params, constexprs, file_name, debug=False, used_globals=None):
     """Triton-IR text for kernel `jf` with runtime parameters `params`
     ((name, dtype) pairs) and constexpr values (with device assertions when
@@ -995,6 +999,12 @@ def generate(jf, params, constexprs, file_name, debug=False, used_globals=None):
     fb = _tritonc.FunctionBuilder(jf.__name__, file_name)
     gen = _Generator(fb, file_name, debug)
     previous = core.set_current(fb, gen)
+    # The generator recurses along the syntax tree (a few frames a level):
+    # any expression that Python itself compiles (a sum of a thousand terms
+    # is a thousand levels deep) must fit. Python-to-Python calls do not
+    # grow the C stack, so the limit can be raised while it runs.
+    depth = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(depth, _GENERATOR_RECURSION_LIMIT))
     try:
         gen.kernel(jf, params, constexprs)
         try:
@@ -1002,6 +1012,7 @@ def generate(jf, params, constexprs, file_name, debug=False, used_globals=None):
         except RuntimeError as e:
             raise CompileError(str(e)) from None
     finally:
+        sys.setrecursionlimit(depth)
         core.set_current(*previous)
     if used_globals is not None:
         used_globals.extend(gen.used_globals.values())
