@@ -113,6 +113,10 @@ MATMUL = [(4096, 4096, 4096, dict(TM=128, TN=128, TK=64, num_warps=4, num_stages
           (4096, 4096, 4096, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=4)),
           (8192, 8192, 8192, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=3)),
           (8192, 8192, 8192, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=4)),
+          (8192, 8192, 8192, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=4, num_ctas=2)),
+          (8192, 8192, 8192, dict(TM=128, TN=128, TK=64, num_warps=4, num_stages=3)),
+          (4096, 4096, 4096, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=4, num_ctas=2)),
+          (2560, 7000, 2560, dict(TM=128, TN=256, TK=64, num_warps=8, num_stages=4, num_ctas=2)),
           (1760, 7000, 1760, dict(TM=128, TN=128, TK=64, num_warps=8, num_stages=4, num_ctas=2)),
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=4, num_ctas=2)),
           (1000, 1000, 1000, dict(TM=64, TN=128, TK=64, num_warps=4, num_stages=5, num_ctas=2))]

@@ -49,6 +49,17 @@ bool runTensorMemoryAccess(ir::Function& f, const transform::PipelineOptions& o)
 // of the box into both programs' stages when launched in clusters of two).
 bool runMulticast(ir::Function& f, const transform::PipelineOptions& o);
 
+// Program ids remapped to a grouped order (G rows of tiles of x per group,
+// sweeping y) in a kernel whose ring copies split into ones reused along x
+// (B's) and ones reused along y (A's): the programs running at once share
+// their operands in L2. Marks the function grouped_programs(G).
+bool runProgramOrder(ir::Function& f, const transform::PipelineOptions& o);
+
+// The rows of tiles per group of gpu-program-order: TRITONC_GROUPED_PROGRAMS
+// from the environment (an even number from 2 to 64; 0, or anything else,
+// turns the pass off), 8 when unset. Kernels are cached apart.
+int groupedProgramsFromEnvironment();
+
 // A producer warp for a loop whose rings are all tensor copies: it issues
 // the copies, waiting for each stage to be freed; the kernel's warps wait,
 // multiply and free ({role = ...}, producer_warps(1); warp_specialize.cpp).

@@ -291,6 +291,17 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             add(i, fact);
           }
           break;
+        case Opcode::ProgramId:
+          // gpu-program-order's launch index (the user's program_id line).
+          if (f.groupedPrograms && i.imm == 0) {
+            LineFact fact;
+            fact.kind = "program";
+            fact.text = "programs in groups of " + std::to_string(f.groupedPrograms) +
+                        " rows of tiles along x, sweeping y, where x has more (grouped launch order: the programs "
+                        "running at once share their operands in L2)";
+            add(i, fact);
+          }
+          break;
         default:
           break;
       }

@@ -156,6 +156,14 @@ std::unique_ptr<Instruction> BasicBlock::detach(Instruction* inst) {
   return out;
 }
 
+void BasicBlock::moveAllTo(BasicBlock* dest) {
+  for (std::unique_ptr<Instruction>& inst : insts_) {
+    inst->parent = dest;
+    dest->insts_.push_back(std::move(inst));
+  }
+  insts_.clear();
+}
+
 void BasicBlock::erase(Instruction* inst) {
   TRITONC_CHECK(inst->users().empty(), "erasing an instruction that still has users");
   detach(inst);  // the unique_ptr dies here, dropping its operands

@@ -217,6 +217,9 @@ class BasicBlock {
   void erase(Instruction* inst);
   // Removes `inst` without destroying it (for moving it elsewhere).
   std::unique_ptr<Instruction> detach(Instruction* inst);
+  // Moves every instruction, in order, to the end of `dest` (one pass: a
+  // block split at its start).
+  void moveAllTo(BasicBlock* dest);
   // Removes and destroys every instruction in `dead`, in one pass over the
   // block (erase() costs the block's length each time). Nothing outside
   // `dead` may use them; they may use each other.
@@ -254,6 +257,10 @@ class Function {
   // GPU IR: warps added to the module's num_warps that only issue tensor
   // copies (gpu/warp_specialize.cpp); printed `producer_warps(1)`.
   int producerWarps = 0;
+  // GPU IR: program ids remapped to a grouped order of this many rows of
+  // tiles (gpu/program_order.cpp); printed `grouped_programs(8)`. It
+  // informs the compile report: the arithmetic is in the body.
+  int groupedPrograms = 0;
 
  private:
   std::string name_;

@@ -382,6 +382,15 @@ void Parser::parseFunction() {
     func_->producerWarps = int(warps);
     expect(')', "after the number of producer warps");
   }
+  if (peek().isWord("grouped_programs") && peek(1).is('(')) {
+    take();
+    take();
+    Token n = peek();
+    int64_t rows = expectInt("the rows of tiles per group");
+    if (rows < 1 || rows > 1024) failAt(n.loc, "the rows of tiles per group must be between 1 and 1024");
+    func_->groupedPrograms = int(rows);
+    expect(')', "after the rows of tiles per group");
+  }
   func_->loc = parseOptionalLoc();
   expect('{', "to open the function body");
 

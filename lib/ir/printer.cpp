@@ -65,6 +65,7 @@ std::string printFunctionWith(const Function& f, const NameTable& names, PrintOp
   out += ")";
   if (f.sharedBytes >= 0) out += " shared(" + std::to_string(f.sharedBytes) + ")";
   if (f.producerWarps) out += " producer_warps(" + std::to_string(f.producerWarps) + ")";
+  if (f.groupedPrograms) out += " grouped_programs(" + std::to_string(f.groupedPrograms) + ")";
   if (opts.locations && f.loc.known()) out += " " + printLoc(f.loc);
   out += " {\n";
   bool first = true;

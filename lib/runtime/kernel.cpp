@@ -196,7 +196,8 @@ static std::string targetKey(const std::string& target) {
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
          (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
-         (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "");
+         (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "") +
+         " programs grouped by " + std::to_string(gpu::groupedProgramsFromEnvironment());
 }
 
 std::string Kernel::cacheKey(const Config& c, const std::string& specialization) const {

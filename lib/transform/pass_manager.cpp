@@ -34,6 +34,7 @@ const std::vector<PassInfo>& allPasses() {
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},
       {"gpu-multicast", "tensor copies two programs along x both make, multicast to the pair (clusters of two)", gpu::runMulticast, true},
+      {"gpu-program-order", "program ids of a matmul-like kernel remapped to a grouped order, for L2 reuse", gpu::runProgramOrder, true},
       {"gpu-warp-specialize", "a producer warp issues a loop's tensor copies; the program's warps wait, multiply and free the stages", gpu::runWarpSpecialize, true},
       {"gpu-defer-dot-waits", "a loop's synchronous wgmma waits where its result is first read", gpu::runDeferDotWaits, true},
       {"gpu-allocate-shared", "shared memory for buffers and scratch, by live ranges", gpu::runAllocateShared, true},
@@ -59,7 +60,7 @@ std::vector<std::string> defaultPipeline() {
 std::vector<std::string> gpuPipeline() {
   // Layouts first; CSE merges the values it recomputed or converted twice,
   // DCE drops what they replaced.
-  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
+  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {

@@ -162,6 +162,27 @@ TEST(Report, SaysWhereTheRegisterOperandIsLoaded) {
   }
 }
 
+// The masked matmul's 2-D grid visits its tiles in groups of rows
+// (gpu-program-order): the line of get_program_id(0) says so, unless
+// TRITONC_GROUPED_PROGRAMS=0 keeps the launch order.
+TEST(Report, SaysTheProgramsAreGrouped) {
+  const Subject s{"bench/kernels/matmul_masked.tc", {{"TYPE", "half"}, {"TM", "128"}, {"TN", "256"}, {"TK", "64"}},
+                  "", "", "", ""};
+  std::string source = readFile(std::string(TRITONC_SOURCE_DIR) + "/" + s.file);
+  for (bool grouped : {true, false}) {
+    if (!grouped) setenv("TRITONC_GROUPED_PROGRAMS", "0", 1);
+    runtime::CompileReport r = reportOf(s, source);
+    unsetenv("TRITONC_GROUPED_PROGRAMS");
+    const gpu::LineFact* f = factAt(r, lineOf(source, "get_program_id(0)"), "program");
+    if (!grouped) {
+      EXPECT_EQ(f, nullptr) << runtime::renderReport(r, source);
+      continue;
+    }
+    ASSERT_NE(f, nullptr) << runtime::renderReport(r, source);
+    EXPECT_NE(f->text.find("programs in groups of 16 rows of tiles along x"), std::string::npos) << f->text;
+  }
+}
+
 // A kernel whose rows are only 2-byte aligned gets a warning naming the
 // line and the parameter to promise about; a spilling one, the spill.
 // ptxas's note that it serialized the wgmma instructions (as it printed it
