@@ -423,8 +423,8 @@ TEST(RuntimeTuner, CompilesInParallelAndStopsTheClearlySlowerEarly) {
   }
 }
 
-// After the sweep, the configurations within 5% of the fastest (at most
-// four) are timed again, interleaved, and the fastest of them by all their
+// After the sweep, the configurations close to the fastest (the tuner:
+// within 15%, at most six) are timed again, interleaved, and the fastest of them by all their
 // runs wins; a finalist is fully timed (no error, not stopped early).
 TEST(RuntimeTuner, FinalistsAreTheFullyTimedCloseToTheFastest) {
   std::mt19937_64 rng(std::random_device{}());
