@@ -22,6 +22,10 @@
 # (sweep: bench/matmul_sweep.py, every configuration of the masked matmul at
 # SWEEP_SHAPES, default 1000,1000,1000, beside cuBLAS and the kernel it runs;
 # not in the default STEPS.)
+# (probe: bench/tune_probe.py, the tuner's picks for the masked matmul at
+# PROBE_ARGS (default 8192^3), each configuration's trial time in the log,
+# against do_bench of the picks and given configurations; not in the
+# default STEPS.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -143,7 +147,8 @@ fi
 
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
-if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab; then
+if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
+   ! step probe; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -228,6 +233,9 @@ step multicast && py_bench "multicast A/B" multicast.txt 'tr "\n" ";" < "$OUT_DI
 # Triton-C kernels with cp.async rings read by the tensor cores.
 step ab && py_bench "switch A/B (${AB_SWITCH:-})" switch_ab.txt 'tr "\n" ";" < "$OUT_DIR/switch_ab.txt" | cut -c1-600' \
   bench/switch_ab.py "$OUT_DIR" "${AB_SWITCH:-}" ${AB_ONLY:+--only "$AB_ONLY"}
+# The tuner's view of the masked matmul against do_bench's.
+step probe && py_bench "tune probe" probe.txt 'grep -E "ms \(rounds|picks" "$OUT_DIR/probe.txt" | tr "\n" ";"' \
+  bench/tune_probe.py "$OUT_DIR" ${PROBE_ARGS:-}
 # The masked matmul's whole configuration space beside cuBLAS.
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
