@@ -57,7 +57,7 @@ bool runProgramOrder(ir::Function& f, const transform::PipelineOptions& o);
 
 // The rows of tiles per group of gpu-program-order: TRITONC_GROUPED_PROGRAMS
 // from the environment (an even number from 2 to 64; 0, or anything else,
-// turns the pass off), 8 when unset. Kernels are cached apart.
+// turns the pass off), 16 when unset. Kernels are cached apart.
 int groupedProgramsFromEnvironment();
 
 // A producer warp for a loop whose rings are all tensor copies: it issues

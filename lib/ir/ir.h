@@ -258,7 +258,7 @@ class Function {
   // copies (gpu/warp_specialize.cpp); printed `producer_warps(1)`.
   int producerWarps = 0;
   // GPU IR: program ids remapped to a grouped order of this many rows of
-  // tiles (gpu/program_order.cpp); printed `grouped_programs(8)`. It
+  // tiles (gpu/program_order.cpp); printed `grouped_programs(16)`. It
   // informs the compile report: the arithmetic is in the body.
   int groupedPrograms = 0;
 

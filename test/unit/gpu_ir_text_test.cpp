@@ -381,6 +381,19 @@ TEST(GpuIrText, WarpSpecializationRoundTrips) {
   expectParseError(two, "one producer warp");
 }
 
+// gpu-program-order's mark round-trips after the other function
+// attributes; a group of no rows is refused.
+TEST(GpuIrText, GroupedProgramsRoundTrips) {
+  const std::string text = "target \"sm_90a\" num_warps(4)\n\nkernel @k(%n: i32) shared(0) grouped_programs(16) {\n"
+                           "entry:\n  %x = program_id 0 : i32\n  ret\n}\n";
+  std::unique_ptr<Module> m = parseModule(text);
+  EXPECT_EQ(printModule(*m), text);
+  EXPECT_EQ(m->functions()[0]->groupedPrograms, 16);
+  std::string none = text;
+  none.replace(none.find("grouped_programs(16)"), 20, "grouped_programs(0)");
+  expectParseError(none, "rows of tiles per group must be between 1 and 1024");
+}
+
 TEST(GpuIrVerifier, RolesUseOnlyTheirOwnValues) {
   auto problem = [](const std::string& body) { return verifyModule(*parseModule(specialized(body))); };
   EXPECT_NE(problem("  %s = add %n, i32 1 : i32 {role = producer}\n  %t = add %s, i32 1 : i32\n")
