@@ -246,6 +246,11 @@ class PyKernel {
       void* host;
       bool readOnly;
       std::string who;
+      // Arguments whose memory overlaps another's (two views of one array)
+      // are each copied: only the bytes the kernel changed in this copy
+      // (against the contents at the launch) go back, so that one view's
+      // stale copy does not undo the other's stores.
+      std::vector<uint8_t> original;
     };
     std::vector<std::unique_ptr<interp::Buffer>> buffers;
     std::vector<Back> back;
@@ -257,12 +262,21 @@ class PyKernel {
     void copyBack() {
       std::string refused;
       for (const Back& b : back) {
-        if (std::memcmp(b.host, b.buffer->data.data(), b.buffer->data.size()) == 0) continue;
+        const uint8_t* now = b.buffer->data.data();
+        const size_t n = b.buffer->data.size();
+        const bool overlaps = !b.original.empty();
+        if (std::memcmp(overlaps ? b.original.data() : b.host, now, n) == 0) continue;
         if (b.readOnly) {
           if (refused.empty()) refused = b.who;
           continue;
         }
-        std::memcpy(b.host, b.buffer->data.data(), b.buffer->data.size());
+        if (!overlaps) {
+          std::memcpy(b.host, now, n);
+          continue;
+        }
+        uint8_t* host = static_cast<uint8_t*>(b.host);
+        for (size_t i = 0; i < n; ++i)
+          if (now[i] != b.original[i]) host[i] = now[i];
       }
       if (!refused.empty())
         throw UserError(SourceLoc{}, refused + " is read-only memory (a numpy array that is not writeable, such as a "
@@ -311,6 +325,15 @@ class PyKernel {
         b.buffers.push_back(std::move(buf));
       }
     }
+    for (size_t i = 0; i < b.back.size(); ++i)
+      for (size_t j = 0; j < b.back.size(); ++j) {
+        const Bound::Back& x = b.back[i];
+        const Bound::Back& y = b.back[j];
+        const auto* xs = static_cast<const uint8_t*>(x.host);
+        const auto* ys = static_cast<const uint8_t*>(y.host);
+        if (i != j && x.original.empty() && xs < ys + y.buffer->data.size() && ys < xs + x.buffer->data.size())
+          b.back[i].original = x.buffer->data;
+      }
     return b;
   }
 

@@ -742,3 +742,110 @@ def test_descriptor_atomics_gather_and_scatter():
     np.testing.assert_allclose(y, np.maximum(y0 + x, 1.0), rtol=1e-6)
     inside = ((rows >= 0) & (rows < M))[:, None]
     np.testing.assert_array_equal(g, np.where(inside, x[np.clip(rows, 0, M - 1)], 0) + 1.0)
+
+
+@triton.jit
+def division_kernel(X, Y, A, B, C, D, d, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(A + offs, tl.math.div_rn(x, d))  # a uniform divisor (the CPU back end's reciprocal)
+    tl.store(B + offs, tl.fdiv(x, y, ieee_rounding=True))
+    tl.store(C + offs, tl.fdiv(x, d))  # `/`: within 2 ulp, as on the GPU
+    tl.store(D + offs, tl.div_rn(x, 3))  # an int divisor: f32 by Triton's rules
+
+
+def test_div_rn_and_fdiv_round_to_nearest():
+    """tl.math.div_rn and tl.fdiv(..., ieee_rounding=True) are IEEE
+    divisions on every back end, a uniform divisor included; tl.fdiv alone
+    is `/`."""
+    n = 256
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.uniform(0.5, 4, n).astype(np.float32)
+    d = float(np.float32(rng.uniform(1.5, 9)))
+    a, b, c, e = (np.full(n, np.nan, np.float32) for _ in range(4))
+    run(division_kernel, (1,), x, y, a, b, c, e, d, N=n)
+    np.testing.assert_array_equal(a, x / np.float32(d))
+    np.testing.assert_array_equal(b, x / y)
+    np.testing.assert_allclose(c, x / np.float32(d), rtol=3e-7, atol=0)
+    np.testing.assert_array_equal(e, x / np.float32(3))
+
+
+@triton.jit
+def block_pointer_dtype_kernel(X, Y, N: tl.constexpr):
+    px = tl.make_block_ptr(X, (N,), (1,), (0,), (N,), (0,))
+    py = tl.make_block_ptr(Y, (N,), (1,), (0,), (N,), (0,))
+    tl.store(py, tl.load(px).to(py.dtype.element_ty))  # flash-linear-attention's idiom
+
+
+def test_block_pointer_dtype_names_the_element_type():
+    x = rng.standard_normal(64).astype(np.float32)
+    y = np.full(64, np.nan, np.float16)
+    run(block_pointer_dtype_kernel, (1,), x, y, N=64)
+    np.testing.assert_array_equal(y, x.astype(np.float16))
+
+
+@triton.jit
+def narrow_extreme_kernel(X, H, Z, W, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    m = tl.max(tl.load(X + offs), axis=0)
+    tl.static_assert(m.dtype == tl.int32)
+    tl.store(Z, m + 100)
+    tl.store(Z + 1, tl.min(tl.load(X + offs), axis=0) - 100)
+    h = tl.max(tl.load(H + offs), axis=0)
+    tl.static_assert(h.dtype == tl.float32)
+    tl.store(W, h * 2.0)
+    v, i = tl.max(tl.load(X + offs), axis=0, return_indices=True)
+    tl.static_assert(v.dtype == tl.int8)  # with indices: the input's type
+    tl.store(Z + 2, i)
+
+
+def test_max_and_min_of_narrow_types_reduce_in_32_bits():
+    """As Triton's: int8 reduces in int32 and fp16 in fp32, so that
+    arithmetic on the result does not wrap or overflow."""
+    n = 16
+    x = rng.integers(-128, 128, n).astype(np.int8)
+    x[rng.integers(n)] = 120
+    h = rng.uniform(-1, 1, n).astype(np.float16)
+    h[rng.integers(n)] = 60000
+    z = np.full(3, -1, np.int32)
+    w = np.full(1, np.nan, np.float32)
+    run(narrow_extreme_kernel, (1,), x, h, z, w, N=n)
+    np.testing.assert_array_equal(z, [int(x.max()) + 100, int(x.min()) - 100, int(np.argmax(x))])
+    np.testing.assert_array_equal(w, [np.float32(h.max()) * 2])
+
+
+@triton.jit
+def ceiling_kernel(Z, K, BLOCK: tl.constexpr):
+    tl.store(Z, triton.cdiv(K, BLOCK))
+    tl.store(Z + 1, tl.cdiv(K, BLOCK))
+
+
+def test_triton_cdiv_inside_a_kernel_rounds_up():
+    k = int(rng.integers(1, 1000))
+    z = np.full(2, -1, np.int32)
+    run(ceiling_kernel, (1,), z, k, BLOCK=32)
+    np.testing.assert_array_equal(z, [-(-k // 32)] * 2)
+
+
+@triton.jit
+def overlapping_views_kernel(A, B, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(A + offs, tl.load(A + offs) + 1.0)  # the first half of the first view
+    tl.store(B + N + offs, tl.load(B + N + offs) * 2.0)  # the second half of the second
+
+
+def test_overlapping_views_keep_every_store():
+    """Two views of one array are copied apart on the host back ends; each
+    copy gives back only the bytes the kernel changed, so neither view's
+    stale copy undoes the other's stores."""
+    if backend == "cuda":
+        pytest.skip("device memory is shared as it is")
+    n = 8
+    buf = rng.standard_normal(3 * n).astype(np.float32)
+    want = buf.copy()
+    want[:n] += 1
+    want[2 * n:] *= 2
+    triton_kernel_args = (buf[0:2 * n], buf[n:3 * n])
+    overlapping_views_kernel[(1,)](*triton_kernel_args, N=n)
+    np.testing.assert_array_equal(buf, want)

@@ -28,8 +28,9 @@ def version():
 
 
 def cdiv(a, b):
-    """Ceiling division (grids: ``cdiv(M, opt.d('TM'))``)."""
-    return -(-a // b)
+    """Ceiling division (grids: ``cdiv(M, opt.d('TM'))``), Triton's formula:
+    inside a kernel too, where `//` truncates toward zero."""
+    return (a + b - 1) // b
 
 
 def next_power_of_2(n):

@@ -50,6 +50,13 @@ class block_ptr:
         self.base, self.shape, self.strides, self.offsets = base, shape, strides, offsets
         self.block_shape, self.order = tuple(block_shape), tuple(order)
 
+    @property
+    def dtype(self):
+        """The base's pointer type: `p.dtype.element_ty` is the element type
+        (Triton's is the block type, which `.to()` reads as its element
+        type: kernels write `x.to(p.dtype.element_ty)`)."""
+        return self.base.dtype
+
     # The code generator stores composite values leaf by leaf.
     def _leaves(self):
         return [self.base] + list(self.shape) + list(self.strides) + list(self.offsets)

@@ -76,10 +76,24 @@ def fma(x, y, z):
 
 @builtin
 def div_rn(x, y):
-    return semantic.truediv(x, y)
+    """x / y rounded to nearest (IEEE 754), where `/` on f32 may be 2 ulp
+    off (the GPU's div.full, the CPU's multiply by a uniform divisor's
+    reciprocal): computed in f64, whose division is exact on every back end,
+    and rounded once to the result's type, which gives the correctly rounded
+    quotient since 53 >= 2 * 24 + 2 bits (double rounding is innocuous)."""
+    q = semantic.truediv(x, y)  # the result's type by Triton's rules (this op then dies)
+    if q.dtype is core.float64:
+        return q
+    x64 = semantic.cast(semantic.cast(to_tensor(x), q.dtype), core.float64)
+    y64 = semantic.cast(semantic.cast(to_tensor(y), q.dtype), core.float64)
+    return semantic.cast(semantic.truediv(x64, y64), q.dtype)
 
 
-fdiv = div_rn
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    """Triton's tl.fdiv: `/`, or div_rn with ieee_rounding=True."""
+    from .core import unwrap
+    return div_rn(x, y) if unwrap(ieee_rounding) else semantic.truediv(x, y)
 
 
 @builtin

@@ -632,9 +632,14 @@ def _value_kind(x, kind):
 
 
 def _extreme(kind, input, axis, return_indices, tie_break_left, keep_dims):
-    """tl.max / tl.min, with their indices when asked (booleans as int32)."""
+    """tl.max / tl.min, with their indices when asked. As Triton's: bfloat16
+    is reduced in float32, and without indices any type narrower than 32
+    bits too (floats in float32, integers and booleans in int32), so that
+    arithmetic on the result does not wrap or overflow in the narrow type."""
     x = to_tensor(input)
-    if x.dtype.is_bool():
+    if x.dtype is core.bfloat16 or (not unwrap(return_indices) and x.dtype.is_floating() and x.dtype.bits < 32):
+        x = semantic.cast(x, core.float32)
+    if x.dtype.is_bool() or (not unwrap(return_indices) and x.dtype.is_int() and x.dtype.bits < 32):
         x = semantic.cast(x, core.int32)
     best = _reduce(x, axis, _value_kind(x, kind), keep_dims)
     if unwrap(return_indices):
