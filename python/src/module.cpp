@@ -58,6 +58,10 @@ struct PyArg {
   uint64_t address = 0;
   uint64_t bytes = 0;
   bool readOnly = false;
+  // A strided view's span (from its first element to past its last): the
+  // bytes between its elements belong to others, so only the bytes the
+  // kernel changed go back.
+  bool view = false;
 };
 
 class PyKernel {
@@ -119,7 +123,8 @@ class PyKernel {
   }
 
   // The launch path: `args` holds ints, floats and (kind, address, bytes)
-  // tuples (kind 0: host, 1: device, 2: read-only host), converted here
+  // tuples (kind 0: host, 1: device, 2: read-only host, 3: a host view's
+  // span, 4: a read-only host view's span), converted here
   // without Arg objects.
   static std::vector<PyArg> convert(const nb::list& args) {
     std::vector<PyArg> converted(args.size());
@@ -137,7 +142,8 @@ class PyKernel {
       } else {
         auto t = nb::cast<std::tuple<int, uint64_t, uint64_t>>(h);
         a.kind = std::get<0>(t) == 1 ? "device" : "host";
-        a.readOnly = std::get<0>(t) == 2;
+        a.readOnly = std::get<0>(t) == 2 || std::get<0>(t) == 4;
+        a.view = std::get<0>(t) >= 3;
         a.address = std::get<1>(t);
         a.bytes = std::get<2>(t);
       }
@@ -246,10 +252,11 @@ class PyKernel {
       void* host;
       bool readOnly;
       std::string who;
-      // Arguments whose memory overlaps another's (two views of one array)
-      // are each copied: only the bytes the kernel changed in this copy
-      // (against the contents at the launch) go back, so that one view's
-      // stale copy does not undo the other's stores.
+      // Arguments whose memory overlaps another's (two views of one array),
+      // and strided views (whose span holds other elements), are each
+      // copied: only the bytes the kernel changed in this copy (against the
+      // contents at the launch) go back, so that one view's stale copy does
+      // not undo the other's stores.
       std::vector<uint8_t> original;
     };
     std::vector<std::unique_ptr<interp::Buffer>> buffers;
@@ -320,7 +327,8 @@ class PyKernel {
                                            ir::scalarName(buf->elem) + " elements");
         buf->data.resize(a.bytes);
         if (a.bytes) std::memcpy(buf->data.data(), reinterpret_cast<const void*>(a.address), a.bytes);
-        b.back.push_back({buf.get(), reinterpret_cast<void*>(a.address), a.readOnly, who});
+        b.back.push_back({buf.get(), reinterpret_cast<void*>(a.address), a.readOnly, who, {}});
+        if (a.view) b.back.back().original = buf->data;
         b.args.push_back(interp::KernelArg::ofBuffer(buf.get()));
         b.buffers.push_back(std::move(buf));
       }

@@ -849,3 +849,37 @@ def test_overlapping_views_keep_every_store():
     triton_kernel_args = (buf[0:2 * n], buf[n:3 * n])
     overlapping_views_kernel[(1,)](*triton_kernel_args, N=n)
     np.testing.assert_array_equal(buf, want)
+
+
+@triton.jit
+def strided_view_kernel(Q, K, rows, stride_row, D: tl.constexpr):
+    """q and k, views of one qkv array (vLLM's qkv.split), updated in place
+    through the strides the caller passes."""
+    r = tl.program_id(0)
+    offs = tl.arange(0, D)
+    q = tl.load(Q + r * stride_row + offs)
+    k = tl.load(K + r * stride_row + offs)
+    tl.store(Q + r * stride_row + offs, q * 2.0 + k)
+    tl.store(K + r * stride_row + offs, k - q)
+
+
+@pytest.mark.parametrize("framework", ["numpy", "torch"])
+def test_strided_views_are_passed_by_their_first_element(framework):
+    """A non-contiguous host view passes its first element's address, as on
+    the GPU; the bytes between its elements (v's here) stay as they were."""
+    if backend == "cuda":
+        pytest.skip("host views (CUDA tensors are device memory: test_tritonc)")
+    rows, d = 6, 16
+    qkv = rng.standard_normal((rows, 3 * d)).astype(np.float32)
+    want = qkv.copy()
+    q0, k0 = want[:, :d].copy(), want[:, d:2 * d].copy()
+    want[:, :d], want[:, d:2 * d] = q0 * 2 + k0, k0 - q0
+    if framework == "torch":
+        torch = pytest.importorskip("torch")
+        t = torch.from_numpy(qkv)  # shares qkv's memory
+        q, k, _ = t.split([d, d, d], dim=-1)
+        assert not q.is_contiguous()
+        strided_view_kernel[(rows,)](q, k, rows, t.stride(0), D=d)
+    else:
+        strided_view_kernel[(rows,)](qkv[:, :d], qkv[:, d:2 * d], rows, 3 * d, D=d)
+    np.testing.assert_array_equal(qkv, want)

@@ -108,14 +108,25 @@ def empty(shape_, dtype, like=None, device=None):
     return np.empty(list(shape_), dtype=dtype)
 
 
-def _contiguous_or_fail(x, where):
-    import numpy as np
-    if isinstance(x, np.ndarray):
-        if not x.flags["C_CONTIGUOUS"]:
-            raise ValueError("%s: the array is not contiguous (use np.ascontiguousarray)" % where)
-        return
-    if hasattr(x, "is_contiguous") and not x.is_contiguous():
-        raise ValueError("%s: the tensor is not contiguous (use .contiguous())" % where)
+def _host_view(address, shape, byte_strides, itemsize, writable, where):
+    """(kind, address, bytes) of host memory: a contiguous array's bytes, or
+    a strided view's span from its first element (the kernel gets that
+    address and indexes by the strides it is given, as on the GPU); the
+    binding copies it and gives back only the bytes the kernel changed."""
+    if 0 in shape:
+        return (0 if writable else 2, address, 0)
+    if any(s < 0 for s in byte_strides):
+        raise ValueError("%s: views with negative strides are not supported (use a copy)" % where)
+    span = sum((d - 1) * s for d, s in zip(shape, byte_strides)) + itemsize
+    contiguous = span == itemsize * _product(shape)
+    return ((0 if writable else 2) if contiguous else (3 if writable else 4), address, span)
+
+
+def _product(xs):
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
 
 
 def _argument(x, where):
@@ -135,8 +146,10 @@ def _argument(x, where):
     if isinstance(x, (float, np.floating)):
         return float(x), False
     if isinstance(x, np.ndarray):
-        _contiguous_or_fail(x, where)
-        return (0 if x.flags.writeable else 2, x.__array_interface__["data"][0], x.nbytes), False
+        if x.flags["C_CONTIGUOUS"]:
+            return (0 if x.flags.writeable else 2, x.__array_interface__["data"][0], x.nbytes), False
+        return _host_view(x.__array_interface__["data"][0], x.shape, x.strides, x.itemsize, x.flags.writeable,
+                          where), False
     torch = _torch()
     if torch is not None and isinstance(x, torch.Tensor):
         if x.is_cuda:
@@ -146,8 +159,10 @@ def _argument(x, where):
             # the kernel's business); it may reach up to the storage's end.
             storage = x.untyped_storage() if hasattr(x, "untyped_storage") else x.storage()
             return (1, x.data_ptr(), storage.nbytes() - x.storage_offset() * x.element_size()), True
-        _contiguous_or_fail(x, where)  # copied: numel elements from the data pointer
-        return (0, x.data_ptr(), x.numel() * x.element_size()), False
+        if x.is_contiguous():  # copied: numel elements from the data pointer
+            return (0, x.data_ptr(), x.numel() * x.element_size()), False
+        return _host_view(x.data_ptr(), tuple(x.shape), tuple(s * x.element_size() for s in x.stride()),
+                          x.element_size(), True, where), False
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         itemsize = np.dtype(cai["typestr"]).itemsize
