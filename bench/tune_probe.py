@@ -1,8 +1,10 @@
 # The tuner's view against do_bench's: tunes the user's masked f16 matmul
 # (bench/kernels/matmul_masked.tc) over the shapes benchmark's 144-point
 # space at one shape with TRITONC_TUNE_VERBOSE=1 (each configuration's
-# trial time on stderr), twice, then times the picks and the given
-# configurations with do_bench (L2 flushed), alternately, three rounds.
+# trial time on stderr), twice: as by default, then with
+# TRITONC_TUNE_FINAL_MS=100 (final rounds of about 100 ms per finalist, as
+# do_bench's); then times the picks and the given configurations with
+# do_bench (L2 flushed), alternately, three rounds.
 #   python3 bench/tune_probe.py OUT_DIR [M,N,K] [TM,TN,TK,warps,stages,ctas ...]
 # Writes OUT_DIR/tune_probe.json.
 import datetime, json, os, statistics, sys, tempfile
@@ -32,19 +34,24 @@ def cdiv(x, y):
 
 
 picks = []
-for attempt in range(2):
+for attempt, final_ms in enumerate((None, "100")):
     os.environ["TRITONC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonc-probe-")
+    if final_ms:
+        os.environ["TRITONC_TUNE_FINAL_MS"] = final_ms
+    else:
+        os.environ.pop("TRITONC_TUNE_FINAL_MS", None)
     k = tritonc.kernel(SRC, ["C"], filename="bench/kernels/matmul_masked.tc")
-    print("== tuning, attempt %d" % (attempt + 1), file=sys.stderr, flush=True)
+    print("== tuning, attempt %d (TRITONC_TUNE_FINAL_MS=%s)" % (attempt + 1, final_ms), file=sys.stderr, flush=True)
     k(a, b, c, M, N, K, K, N, N, grid=lambda o: (cdiv(M, o.d("TM")), cdiv(N, o.d("TN"))), TYPE=torch.float16, **SPACE)
     best = k.config_of(a, b, c, M, N, K, K, N, N, TYPE=torch.float16, **SPACE)
     picks.append(best)
+    os.environ.pop("TRITONC_TUNE_FINAL_MS", None)
     print("== pick: %s" % best, file=sys.stderr, flush=True)
 
 configs = {}
-for text in picks:  # "TK=32 TM=64 TN=256 num_ctas=1 num_warps=4 num_stages=3"
+for n, text in enumerate(picks):  # "TK=32 TM=64 TN=256 num_ctas=1 num_warps=4 num_stages=3"
     cfg = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in text.split() if kv.split("=")[0] != "TYPE"}
-    configs["tuned: " + text] = cfg
+    configs["tuned%s: %s" % (" (final 100 ms)" if n else "", text)] = cfg
 for TM, TN, TK, w, s, cx in extra:
     configs["%dx%dx%d w%d s%d c%d" % (TM, TN, TK, w, s, cx)] = dict(TM=TM, TN=TN, TK=TK, num_warps=w, num_stages=s,
                                                                    num_ctas=cx)

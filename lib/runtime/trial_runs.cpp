@@ -111,6 +111,12 @@ std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margi
   return out;
 }
 
+double finalRoundMsFromEnvironment() {
+  const char* v = std::getenv("TRITONC_TUNE_FINAL_MS");
+  const double ms = v ? std::atof(v) : 0;
+  return ms > 0 && ms <= 10000 ? ms : 0;
+}
+
 void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
                 const std::vector<interp::KernelArg>& args, const GridFn& grid, const TrialOptions& o) {
   const bool gpu = o.target.rfind("sm_", 0) == 0;
@@ -176,12 +182,21 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
   }
   if (best && o.shortcuts) {
     std::vector<size_t> finals = finalists(result.trials, kCloseCall, kMostFinalists);
+    // TRITONC_TUNE_FINAL_MS=T (an experiment, off by default): each final
+    // round runs a GPU finalist for about T ms (o.repeats to 100 runs), as
+    // do_bench runs a kernel for 100 ms: the tuner's ten runs meet a GPU
+    // near its boost clock, which favours the tiles that draw the most
+    // power (docs/PERFORMANCE.md, session 26, bench/tune_probe.py).
+    const double finalMs = gpu ? finalRoundMsFromEnvironment() : 0;
     for (int round = 0; round < kFinalRounds && !finals.empty(); ++round)
       for (size_t i : finals) {
         ScratchArgs scratch(args);
         std::vector<float> more;
+        const int runs = finalMs > 0 ? std::clamp(int(finalMs / std::max(result.trials[i].ms, 1e-3)), o.repeats,
+                                                  std::max(o.repeats, 100))
+                                     : o.repeats;
         try {
-          more = runCompiled(*code[i], o.target, o.kernel, scratch.args, grids[i], o.repeats, nullptr);
+          more = runCompiled(*code[i], o.target, o.kernel, scratch.args, grids[i], runs, nullptr);
         } catch (const nvptx::GpuFault& e) {
           std::string command = interpreterCommand(o.sourceFile, o.kernel, result.trials[i].config, o.params, args,
                                                    grids[i]);
@@ -202,7 +217,8 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
     }
     if (o.say && !finals.empty())
       o.say("  " + std::to_string(finals.size()) + " configurations within " + std::to_string(int(kCloseCall * 100)) +
-            "% of the best timed again, " + std::to_string(kFinalRounds) + " x " + std::to_string(o.repeats) +
+            "% of the best timed again, " + std::to_string(kFinalRounds) + " x " +
+            (finalMs > 0 ? "about " + std::to_string(int(finalMs)) + " ms of" : std::to_string(o.repeats)) +
             " runs each, interleaved: best " + formatMs(best->ms) + " (" + best->config.text() + ")");
   }
   result.timeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

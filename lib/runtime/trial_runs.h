@@ -48,6 +48,9 @@ std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margi
 // taken on the legacy stream, which waits for the blocking streams only: the
 // caller's stream may be a non-blocking one).
 void prepareTrialArguments(const std::string& kernel, const std::vector<interp::KernelArg>& args, void* stream);
+// TRITONC_TUNE_FINAL_MS from the environment: the milliseconds each final
+// round runs a GPU finalist for (0, the default: the usual runs).
+double finalRoundMsFromEnvironment();
 // Timed runs per configuration: `requested` when positive, else 10 (3 on the interpreter).
 int trialRepeats(const std::string& target, int requested);
 // Where tuning progress goes: `progress`, else stderr when

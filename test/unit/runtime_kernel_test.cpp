@@ -680,3 +680,18 @@ TEST(RuntimeKernel, CpuDiskEntryHoldsMachineCode) {
     expectScaleWorks(k, 64, rng);  // compiled from the entry's IR
   }
 }
+
+// TRITONC_TUNE_FINAL_MS (an experiment for the GPU's final rounds): a
+// positive number of milliseconds up to 10 s, else 0 (off).
+TEST(RuntimeTuner, FinalRoundMillisecondsComeFromTheEnvironment) {
+  unsetenv("TRITONC_TUNE_FINAL_MS");
+  EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 0);
+  const double ms = double(1 + std::random_device{}() % 500);
+  setenv("TRITONC_TUNE_FINAL_MS", std::to_string(ms).c_str(), 1);
+  EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), ms);
+  for (const char* bad : {"-5", "abc", "1e9", "0"}) {
+    setenv("TRITONC_TUNE_FINAL_MS", bad, 1);
+    EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 0) << bad;
+  }
+  unsetenv("TRITONC_TUNE_FINAL_MS");
+}
