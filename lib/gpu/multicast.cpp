@@ -44,6 +44,7 @@
 // only the pairs along x remain.
 #include <unordered_set>
 
+#include "analysis/computed_from.h"
 #include "gpu/passes.h"
 
 namespace tritonc::gpu {
@@ -59,23 +60,11 @@ using ir::Opcode;
 // assembly's results (it may read %ctaid or %smid), and whatever is
 // computed from them.
 std::unordered_set<const ir::Value*> pairVariant(const ir::Function& f, int64_t axis) {
-  std::unordered_set<const ir::Value*> variant;
-  for (bool again = true; again;) {
-    again = false;
-    for (auto& bb : f.blocks())
-      for (auto& inst : bb->instructions()) {
-        if (variant.count(inst.get())) continue;
-        const Opcode op = inst->opcode();
-        bool v = (op == Opcode::ProgramId && inst->imm == axis) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
-                 op == Opcode::Load || op == Opcode::LocalLoad || op == Opcode::InlineAsm;
-        for (const ir::Value* op : inst->operands()) v = v || variant.count(op);
-        if (v) {
-          variant.insert(inst.get());
-          again = true;  // phis can reach back to later blocks
-        }
-      }
-  }
-  return variant;
+  return analysis::computedFrom(f, [axis](const ir::Instruction& i) {
+    const Opcode op = i.opcode();
+    return (op == Opcode::ProgramId && i.imm == axis) || op == Opcode::AtomicRmw || op == Opcode::AtomicCas ||
+           op == Opcode::Load || op == Opcode::LocalLoad || op == Opcode::InlineAsm;
+  });
 }
 
 // In each block, the tensor copies that precede the block's asynchronous

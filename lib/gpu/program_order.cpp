@@ -41,6 +41,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "analysis/computed_from.h"
 #include "gpu/passes.h"
 #include "ir/builder.h"
 
@@ -54,21 +55,8 @@ constexpr int kDefaultGroupRows = 16;
 
 // The values computed from program_id(axis).
 std::unordered_set<const ir::Value*> dependingOn(const ir::Function& f, int64_t axis) {
-  std::unordered_set<const ir::Value*> out;
-  for (bool again = true; again;) {
-    again = false;
-    for (auto& bb : f.blocks())
-      for (auto& inst : bb->instructions()) {
-        if (out.count(inst.get())) continue;
-        bool d = inst->opcode() == Opcode::ProgramId && inst->imm == axis;
-        for (const ir::Value* op : inst->operands()) d = d || out.count(op);
-        if (d) {
-          out.insert(inst.get());
-          again = true;  // phis reach back to earlier blocks
-        }
-      }
-  }
-  return out;
+  return analysis::computedFrom(
+      f, [axis](const ir::Instruction& i) { return i.opcode() == Opcode::ProgramId && i.imm == axis; });
 }
 
 bool anyOperandIn(const ir::Instruction& i, const std::unordered_set<const ir::Value*>& set) {

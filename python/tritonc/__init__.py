@@ -12,6 +12,7 @@ back), PyTorch tensors on the CPU or on CUDA (launched on the current stream),
 and any object that speaks DLPack (CPU or CUDA) or ``__cuda_array_interface__``.
 TensorFlow cannot be installed on our machines and is not supported.
 """
+import math
 import sys
 
 from . import _tritonc
@@ -118,15 +119,8 @@ def _host_view(address, shape, byte_strides, itemsize, writable, where):
     if any(s < 0 for s in byte_strides):
         raise ValueError("%s: views with negative strides are not supported (use a copy)" % where)
     span = sum((d - 1) * s for d, s in zip(shape, byte_strides)) + itemsize
-    contiguous = span == itemsize * _product(shape)
+    contiguous = span == itemsize * math.prod(int(d) for d in shape)
     return ((0 if writable else 2) if contiguous else (3 if writable else 4), address, span)
-
-
-def _product(xs):
-    out = 1
-    for x in xs:
-        out *= int(x)
-    return out
 
 
 def _argument(x, where):
