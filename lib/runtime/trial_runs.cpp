@@ -112,9 +112,13 @@ std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margi
 }
 
 double finalRoundMsFromEnvironment() {
+  constexpr double kDefaultMs = 100;
   const char* v = std::getenv("TRITONC_TUNE_FINAL_MS");
-  const double ms = v ? std::atof(v) : 0;
-  return ms > 0 && ms <= 10000 ? ms : 0;
+  if (!v) return kDefaultMs;
+  char* end = nullptr;
+  const double ms = std::strtod(v, &end);
+  if (end == v || *end != '\0' || ms < 0 || ms > 10000) return kDefaultMs;
+  return ms;
 }
 
 void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
@@ -182,11 +186,13 @@ void timeTrials(TuneResult& result, const std::vector<CompiledKernel*>& code,
   }
   if (best && o.shortcuts) {
     std::vector<size_t> finals = finalists(result.trials, kCloseCall, kMostFinalists);
-    // TRITONC_TUNE_FINAL_MS=T (an experiment, off by default): each final
-    // round runs a GPU finalist for about T ms (o.repeats to 100 runs), as
-    // do_bench runs a kernel for 100 ms: the tuner's ten runs meet a GPU
-    // near its boost clock, which favours the tiles that draw the most
-    // power (docs/PERFORMANCE.md, session 26, bench/tune_probe.py).
+    // Each final round runs a GPU finalist for about 100 ms
+    // (TRITONC_TUNE_FINAL_MS; o.repeats to 100 runs), as do_bench runs a
+    // kernel: ten runs meet a GPU near its boost clock, which favours the
+    // tiles that draw the most power; at 8192^3 on the H200 the picks of
+    // three tunings ran 1.73-1.86 ms under do_bench with ten-run rounds,
+    // 1.70-1.74 with these, where the best known ran 1.67-1.69
+    // (docs/PERFORMANCE.md, bench/tune_probe.py).
     const double finalMs = gpu ? finalRoundMsFromEnvironment() : 0;
     for (int round = 0; round < kFinalRounds && !finals.empty(); ++round)
       for (size_t i : finals) {

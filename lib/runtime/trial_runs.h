@@ -49,7 +49,7 @@ std::vector<size_t> finalists(const std::vector<TuneTrial>& trials, double margi
 // caller's stream may be a non-blocking one).
 void prepareTrialArguments(const std::string& kernel, const std::vector<interp::KernelArg>& args, void* stream);
 // TRITONC_TUNE_FINAL_MS from the environment: the milliseconds each final
-// round runs a GPU finalist for (0, the default: the usual runs).
+// round runs a GPU finalist for (default 100; 0: the trial's run count).
 double finalRoundMsFromEnvironment();
 // Timed runs per configuration: `requested` when positive, else 10 (3 on the interpreter).
 int trialRepeats(const std::string& target, int requested);

@@ -681,17 +681,19 @@ TEST(RuntimeKernel, CpuDiskEntryHoldsMachineCode) {
   }
 }
 
-// TRITONC_TUNE_FINAL_MS (an experiment for the GPU's final rounds): a
-// positive number of milliseconds up to 10 s, else 0 (off).
+// TRITONC_TUNE_FINAL_MS (the GPU's final rounds): milliseconds from 0
+// (the trial's run count) up to 10 s; unset or not such a number: 100.
 TEST(RuntimeTuner, FinalRoundMillisecondsComeFromTheEnvironment) {
   unsetenv("TRITONC_TUNE_FINAL_MS");
-  EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 0);
+  EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 100);
   const double ms = double(1 + std::random_device{}() % 500);
   setenv("TRITONC_TUNE_FINAL_MS", std::to_string(ms).c_str(), 1);
   EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), ms);
-  for (const char* bad : {"-5", "abc", "1e9", "0"}) {
+  setenv("TRITONC_TUNE_FINAL_MS", "0", 1);
+  EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 0);
+  for (const char* bad : {"-5", "abc", "1e9", "12ms", ""}) {
     setenv("TRITONC_TUNE_FINAL_MS", bad, 1);
-    EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 0) << bad;
+    EXPECT_EQ(runtime::finalRoundMsFromEnvironment(), 100) << bad;
   }
   unsetenv("TRITONC_TUNE_FINAL_MS");
 }

@@ -37,6 +37,7 @@ std::unique_ptr<CudaDriver> load(std::string* whyNot) {
             bind(lib, d->cuMemFree, "cuMemFree_v2") && bind(lib, d->cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
             bind(lib, d->cuMemcpyDtoH, "cuMemcpyDtoH_v2") &&
             bind(lib, d->cuMemcpyDtoD, "cuMemcpyDtoD_v2") && bind(lib, d->cuMemsetD8, "cuMemsetD8_v2") &&
+            bind(lib, d->cuMemsetD8Async, "cuMemsetD8Async") &&
             bind(lib, d->cuLaunchKernel, "cuLaunchKernel") && bind(lib, d->cuEventCreate, "cuEventCreate") &&
             bind(lib, d->cuEventRecord, "cuEventRecord") && bind(lib, d->cuEventSynchronize, "cuEventSynchronize") &&
             bind(lib, d->cuEventElapsedTime, "cuEventElapsedTime") && bind(lib, d->cuEventDestroy, "cuEventDestroy_v2") &&
