@@ -341,8 +341,10 @@ int64_t wrapInt(Scalar kind, int64_t v);
 // layouts vectorize such additions, the report and the lowering name them.
 bool isReduction(const Instruction& i);
 
-// An integer div, rem, udiv or urem: it faults on a zero divisor, so passes
-// neither hoist it nor run it where the program would not.
+// An integer div, rem, udiv or urem. By zero it faults nowhere (docs/IR.md:
+// -1, the dividend), but costs a dozen instructions and, on the CPU, a
+// guard: passes neither hoist it out of a condition nor run it where the
+// program would not.
 inline bool isIntegerDivision(const Instruction& i) {
   const Opcode op = i.opcode();
   return (op == Opcode::Div || op == Opcode::Rem || op == Opcode::UDiv || op == Opcode::URem) && i.type().isInt();

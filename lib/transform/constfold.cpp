@@ -53,22 +53,11 @@ std::optional<Num> foldBinary(Opcode op, Scalar k, Num a, Num b) {
     case Opcode::Add: r = sem::wrapAdd(k, a.i, b.i); break;
     case Opcode::Sub: r = sem::wrapSub(k, a.i, b.i); break;
     case Opcode::Mul: r = sem::wrapMul(k, a.i, b.i); break;
-    case Opcode::Div:
-      if (b.i == 0) return std::nullopt;  // the run-time error must stay
-      r = sem::wrapDiv(k, a.i, b.i);
-      break;
-    case Opcode::Rem:
-      if (b.i == 0) return std::nullopt;
-      r = sem::wrapRem(k, a.i, b.i);
-      break;
-    case Opcode::UDiv:
-      if (b.i == 0) return std::nullopt;
-      r = sem::unsignedDiv(k, a.i, b.i);
-      break;
-    case Opcode::URem:
-      if (b.i == 0) return std::nullopt;
-      r = sem::unsignedRem(k, a.i, b.i);
-      break;
+    // By zero too: -1 and the dividend (docs/IR.md).
+    case Opcode::Div: r = sem::wrapDiv(k, a.i, b.i); break;
+    case Opcode::Rem: r = sem::wrapRem(k, a.i, b.i); break;
+    case Opcode::UDiv: r = sem::unsignedDiv(k, a.i, b.i); break;
+    case Opcode::URem: r = sem::unsignedRem(k, a.i, b.i); break;
     case Opcode::UShr: r = sem::logicalShr(k, a.i, b.i); break;
     case Opcode::UMax: r = sem::unsignedMax(k, a.i, b.i); break;
     case Opcode::UMin: r = sem::unsignedMin(k, a.i, b.i); break;

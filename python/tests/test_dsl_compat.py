@@ -883,3 +883,34 @@ def test_strided_views_are_passed_by_their_first_element(framework):
     else:
         strided_view_kernel[(rows,)](qkv[:, :d], qkv[:, d:2 * d], rows, 3 * d, D=d)
     np.testing.assert_array_equal(qkv, want)
+
+
+@triton.jit
+def masked_divide_kernel(X, Y, Q, R, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=0)
+    y = tl.load(Y + offs, mask=m, other=0)  # 0 in the lanes masked off
+    tl.store(Q + offs, x // y, mask=m)
+    tl.store(R + offs, x % y)  # every lane: by zero, the dividend
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32"])
+def test_integer_division_by_zero_in_masked_lanes(dtype):
+    # As users write it: a divisor loaded with other=0 divides by zero in the
+    # lanes masked off; no error, and x % 0 is x (docs/IR.md).
+    block, n = 64, int(rng.integers(1, 64))
+    info = np.iinfo(dtype)
+    x = rng.integers(max(info.min, -10**6), 10**6, size=block, dtype=dtype)
+    y = rng.integers(1, 50, size=block, dtype=dtype)
+    if info.min < 0:
+        y = y * rng.choice(np.array([-1, 1], dtype=dtype), size=block)
+    q = np.full(block, 7, dtype=dtype)
+    r = np.full(block, 7, dtype=dtype)
+    run(masked_divide_kernel, (1,), x, y, q, r, n, BLOCK=block)
+    xs, ys = x[:n].astype(np.int64), y[:n].astype(np.int64)
+    want_q = np.trunc(xs / ys).astype(np.int64)  # C's truncation, not Python's floor
+    np.testing.assert_array_equal(q[:n].astype(np.int64), want_q)
+    np.testing.assert_array_equal(q[n:], np.full(block - n, 7, dtype=dtype))
+    np.testing.assert_array_equal(r[:n].astype(np.int64), xs - want_q * ys)
+    np.testing.assert_array_equal(r[n:], np.zeros(block - n, dtype=dtype))  # 0 % 0: the dividend, 0

@@ -7,8 +7,8 @@
 // CPU must leave every buffer with the interpreter's bytes (NaN: any NaN).
 // Inputs come in up to three draws (integer arguments and pointed-to data
 // of different ranges, multiples of what a parameter promises); a draw the
-// interpreter refuses (an out-of-bounds access, a division by zero: it
-// checks what compiled code does not) is skipped, the next is tried.
+// interpreter refuses (an out-of-bounds access: it checks what compiled code
+// does not) is skipped, the next is tried.
 // Programs over 20,000 tokens after preprocessing (the front end's scaling
 // regressions: 100,000-term chains, 10,000 loops) are left out, so the test
 // stays within a few seconds. The CPU runs programs on one thread, in the

@@ -119,26 +119,6 @@ TEST(InterpErrors, FaultsOnlyWhereALaneIsOutside) {
   expectMentions(e.what(), {"program (1, 0, 0)", "tile element [15]", "'a' + 124 bytes"});
 }
 
-TEST(InterpErrors, IntegerDivisionByZero) {
-  for (Opcode op : {Opcode::Div, Opcode::Rem}) {
-    Kernel k("divide");
-    ir::Value* a = k.ptrParam(Scalar::I32, "a");
-    ir::Value* out = k.ptrParam(Scalar::I32, "out");
-    ir::Value* offs = k.b.range(0, 8);
-    ir::Value* divisors = k.b.load(k.pointers(a, offs));
-    k.b.setLoc(kLoc);
-    ir::Value* q = k.b.binary(op, k.b.splat(k.b.i32(100), {8}), divisors);
-    k.b.setLoc({});
-    k.b.store(k.pointers(out, offs), q);
-    k.b.ret();
-    interp::Buffer A = makeBuffer<int32_t>("a", {1, 2, 3, 4, 5, 0, 7, 8}), O = poisoned("out", Scalar::I32, 8);
-    UserError e = expectUserError([&] { k.run({1}, {buf(A), buf(O)}); });
-    expectMentions(e.what(), {op == Opcode::Div ? "integer division by zero" : "integer remainder by zero",
-                              "kernel 'divide'", "program (0, 0, 0)", "tile element [5]"});
-    EXPECT_EQ(e.loc(), kLoc);
-  }
-}
-
 TEST(InterpErrors, ArgumentsThatDoNotFitTheParameters) {
   Kernel k("args");
   k.intParam("n");

@@ -173,6 +173,12 @@ TEST(InterpSemantics, IntegerArithmeticWrapsAndNeverTraps) {
   p.expectInt(bin(Opcode::Div, Scalar::I32, -7, 2), -3);
   p.expectInt(bin(Opcode::Rem, Scalar::I32, -7, 2), -1);
   p.expectInt(bin(Opcode::Rem, Scalar::I32, 7, -2), 1);
+  // by zero: -1 and the dividend (docs/IR.md)
+  p.expectInt(bin(Opcode::Div, Scalar::I32, 7, 0), -1);
+  p.expectInt(bin(Opcode::Div, Scalar::I8, -100, 0), -1);
+  p.expectInt(bin(Opcode::Div, Scalar::I64, INT64_MIN, 0), -1);
+  p.expectInt(bin(Opcode::Rem, Scalar::I32, -7, 0), -7);
+  p.expectInt(bin(Opcode::Rem, Scalar::I16, 1234, 0), 1234);
   // shift amounts are taken modulo the bit width
   p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, 33), 2);
   p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, -1), INT32_MIN);
@@ -198,6 +204,40 @@ TEST(InterpSemantics, IntegerArithmeticWrapsAndNeverTraps) {
   p.expectInt(p.k.b.cmp(CmpPred::Gt, p.ci(Scalar::I8, 127), p.ci(Scalar::I8, -128)), 1);
   p.expectInt(p.k.b.cmp(CmpPred::Le, p.ci(Scalar::I64, 4), p.ci(Scalar::I64, 4)), 1);
   p.runAndCheck();
+}
+
+// Tiles divided by loaded divisors, some zero (lanes masked off with
+// other=0 in Triton kernels as users write them): no error; -1 and the
+// dividend there, C's truncating division elsewhere.
+TEST(InterpSemantics, IntegerDivisionByZeroGivesMinusOneAndTheDividend) {
+  INTERP_TEST_RNG();
+  for (Opcode op : {Opcode::Div, Opcode::Rem, Opcode::UDiv, Opcode::URem}) {
+    Kernel k("divide");
+    ir::Value* x = k.ptrParam(Scalar::I32, "x");
+    ir::Value* y = k.ptrParam(Scalar::I32, "y");
+    ir::Value* out = k.ptrParam(Scalar::I32, "out");
+    ir::Value* offs = k.b.range(0, 64);
+    k.b.store(k.pointers(out, offs), k.b.binary(op, k.b.load(k.pointers(x, offs)), k.b.load(k.pointers(y, offs))));
+    k.b.ret();
+    std::vector<int32_t> xs = randomInts<int32_t>(rng, 64, -100000, 100000);
+    std::vector<int32_t> ys = randomInts<int32_t>(rng, 64, -50, 50);
+    for (size_t i = 0; i < 64; i += 5) ys[i] = 0;
+    interp::Buffer X = makeBuffer("x", xs), Y = makeBuffer("y", ys), O = poisoned("out", Scalar::I32, 64);
+    k.run({1}, {buf(X), buf(Y), buf(O)});
+    const std::vector<int32_t> got = contents<int32_t>(O);
+    for (size_t i = 0; i < 64; ++i) {
+      const int32_t a = xs[i], b = ys[i];
+      const uint32_t ua = uint32_t(a), ub = uint32_t(b);
+      int32_t want = 0;
+      switch (op) {
+        case Opcode::Div: want = b == 0 ? -1 : a / b; break;
+        case Opcode::Rem: want = b == 0 ? a : a % b; break;
+        case Opcode::UDiv: want = b == 0 ? -1 : int32_t(ua / ub); break;
+        default: want = b == 0 ? a : int32_t(ua % ub); break;
+      }
+      EXPECT_EQ(got[i], want) << ir::opcodeName(op) << " " << a << ", " << b;
+    }
+  }
 }
 
 TEST(InterpSemantics, FloatRoundingAndNaNs) {
@@ -276,6 +316,9 @@ TEST(InterpSemantics, UnsignedIntegersAndBitcasts) {
   p.expectInt(bin(Opcode::UDiv, Scalar::I64, -1, 3), int64_t(UINT64_MAX / 3));
   p.expectInt(bin(Opcode::URem, Scalar::I64, INT64_MIN, 7), int64_t((uint64_t(1) << 63) % 7));
   p.expectInt(bin(Opcode::UDiv, Scalar::I16, 7, -1), 0);  // 7 / 65535
+  p.expectInt(bin(Opcode::UDiv, Scalar::I8, 5, 0), -1);   // by zero: every bit set
+  p.expectInt(bin(Opcode::UDiv, Scalar::I64, 5, 0), -1);
+  p.expectInt(bin(Opcode::URem, Scalar::I32, -9, 0), -9);  // and the dividend
   p.expectInt(bin(Opcode::UShr, Scalar::I32, -8, 1), int32_t(0xFFFFFFF8u >> 1));
   p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 7), 1);
   p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 9), 64);  // the amount modulo 8

@@ -9,8 +9,8 @@
 //
 // Unlike the interpreter, compiled code does not check memory accesses: an
 // out-of-bounds access is undefined behaviour, as on the GPU. Integer
-// division by zero is reported (UserError at the instruction) instead of
-// trapping. `tritonc run --backend interp` stays the checked debug mode.
+// division by zero gives -1 (docs/IR.md), never a trap. `tritonc run
+// --backend interp` stays the checked debug mode.
 #pragma once
 #include <memory>
 #include <string>
@@ -68,7 +68,7 @@ class CpuKernel {
 
   // Runs every program of `grid` over host buffers. Throws UserError on bad
   // arguments (count, kinds, broken multipleof/nonneg/aligned promises), a
-  // grid dimension < 1, or an integer division by zero in a program.
+  // grid dimension < 1, or a failed assertion in a program.
   void run(const interp::Grid& grid, const std::vector<interp::KernelArg>& args,
            const RunOptions& options = {}) const;
 

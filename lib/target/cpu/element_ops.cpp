@@ -153,7 +153,7 @@ llvm::FunctionCallee Lowering::helper(const char* name, llvm::FunctionType* t) {
   return f;
 }
 
-llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Value* b, int errorCode) {
+llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Value* b) {
   using Op = ir::Opcode;
   if (ir::isFloatKind(k)) {
     llvm::Value* x = toCompute(k, a);
@@ -198,29 +198,26 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
     case Op::UMax: return callIntrinsic(b_, llvm::Intrinsic::umax, {a, b}, {a->getType()});
     case Op::UMin: return callIntrinsic(b_, llvm::Intrinsic::umin, {a, b}, {a->getType()});
     case Op::UDiv:
-    case Op::URem: {  // x / 0 is an error; nothing else traps
+    case Op::URem: {  // by zero: all ones, or the dividend (docs/IR.md); nothing else traps
       llvm::Value* isZero = b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0));
-      if (errorCode > 0) {
-        llvm::Value* old = b_.CreateLoad(b_.getInt32Ty(), status_);
-        b_.CreateStore(b_.CreateSelect(isZero, b_.getInt32(uint32_t(errorCode)), old), status_);
-      }
       llvm::Value* safe = b_.CreateSelect(isZero, llvm::ConstantInt::get(b->getType(), 1), b);
-      return op == Op::UDiv ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
+      if (op == Op::UDiv) return b_.CreateSelect(isZero, llvm::Constant::getAllOnesValue(a->getType()), b_.CreateUDiv(a, safe));
+      return b_.CreateSelect(isZero, a, b_.CreateURem(a, safe));
     }
     case Op::Div:
     case Op::Rem: {
-      // x / 0 is an error; x / -1 is negation (wrapping at the minimum) and
-      // x % -1 is 0, which the hardware would trap on: neither reaches sdiv.
+      // x / 0 is -1 and x % 0 is x (docs/IR.md); x / -1 is negation
+      // (wrapping at the minimum) and x % -1 is 0, which the hardware would
+      // trap on: neither reaches sdiv.
       llvm::Value* isZero = b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0));
       llvm::Value* isMinusOne = b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(b->getType(), -1));
-      if (errorCode > 0) {
-        llvm::Value* old = b_.CreateLoad(b_.getInt32Ty(), status_);
-        b_.CreateStore(b_.CreateSelect(isZero, b_.getInt32(uint32_t(errorCode)), old), status_);
-      }
       llvm::Value* safe = b_.CreateSelect(b_.CreateOr(isZero, isMinusOne), llvm::ConstantInt::get(b->getType(), 1), b);
       if (op == Op::Div)
-        return b_.CreateSelect(isMinusOne, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a), b_.CreateSDiv(a, safe));
-      return b_.CreateSelect(isMinusOne, llvm::ConstantInt::get(a->getType(), 0), b_.CreateSRem(a, safe));
+        return b_.CreateSelect(isZero, llvm::Constant::getAllOnesValue(a->getType()),
+                               b_.CreateSelect(isMinusOne, b_.CreateSub(llvm::ConstantInt::get(a->getType(), 0), a),
+                                               b_.CreateSDiv(a, safe)));
+      return b_.CreateSelect(isZero, a,
+                             b_.CreateSelect(isMinusOne, llvm::ConstantInt::get(a->getType(), 0), b_.CreateSRem(a, safe)));
     }
     default: break;
   }

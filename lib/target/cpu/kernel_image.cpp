@@ -2,10 +2,12 @@
 // disk cache can hand machine code to a later process, which links it
 // without running LLVM's optimizer or code generator. Every field is
 // "<decimal length>:<bytes>", so names and the object file need no escaping:
-//   "tritonc-cpu-image 1", name, line, column, frame bytes,
+//   "tritonc-cpu-image 3", name, line, column, frame bytes, the assertion
+//   element's frame offset,
 //   parameter count, then per parameter: name, pointer (0/1), element kind,
 //     aligned, multipleof, nonneg (0/1),
-//   error-site count, then per site: line, column, what,
+//   error-site count, then per site: line, column, what, assertion (0/1),
+//     the rank of its condition's shape, then each dimension,
 //   the object file.
 // The reader checks every length against what is left and every number's
 // syntax; anything else is a UserError, so a damaged cache entry costs a
@@ -18,7 +20,10 @@ namespace tritonc::cpu {
 
 namespace {
 
-constexpr const char* kMagic = "tritonc-cpu-image 2";
+// 3: error sites carry whether they are assertions and their shapes (a
+// kernel linked from an image 2 reported a failed assertion as an error
+// without its element).
+constexpr const char* kMagic = "tritonc-cpu-image 3";
 
 void put(std::string& out, const std::string& field) {
   out += std::to_string(field.size());
@@ -80,6 +85,9 @@ std::string CpuKernel::image() const {
     put(out, int64_t(e.loc.line));
     put(out, int64_t(e.loc.col));
     put(out, e.what);
+    put(out, e.assertion ? 1 : 0);
+    put(out, int64_t(e.shape.size()));
+    for (int64_t d : e.shape) put(out, d);
   }
   put(out, k.object);
   return out;
@@ -118,6 +126,14 @@ std::unique_ptr<CpuKernel> CpuKernel::fromImage(const std::string& bytes) {
     e.loc.line = uint32_t(r.integer());
     e.loc.col = uint32_t(r.integer());
     e.what = r.field();
+    e.assertion = r.integer() != 0;
+    const int64_t rank = r.integer();
+    if (rank < 0 || rank > 8) Reader::fail();
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t n = r.integer();
+      if (n < 1) Reader::fail();
+      e.shape.push_back(n);
+    }
     impl->errors.push_back(std::move(e));
   }
   impl->object = r.field();

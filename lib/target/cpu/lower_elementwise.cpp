@@ -61,7 +61,7 @@ void Lowering::findDeferrable(const ir::BasicBlock& bb) {
 }
 
 llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::vector<Tile>& ops,
-                                        const std::vector<llvm::Value*>& v, int errorCode) {
+                                        const std::vector<llvm::Value*>& v) {
   const ir::Type& t = inst.type();
   switch (inst.opcode()) {
     case Opcode::Cmp: return compare(ir::CmpPred(inst.sub), ops[0].kind, v[0], v[1]);
@@ -74,7 +74,7 @@ llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::
   if (inst.opcode() == Opcode::Div && t.kind == ir::Scalar::F32 && t.isTile() && !exactMath_ &&
       (ops[1].isUniform() || ops[1].isScalar()))
     return divideByUniform(v[0], v[1]);  // `e / s` of a softmax: no divide per element
-  if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Binary) return binary(inst.opcode(), t.kind, v[0], v[1], errorCode);
+  if (ir::opcodeCategory(inst.opcode()) == ir::OpCategory::Binary) return binary(inst.opcode(), t.kind, v[0], v[1]);
   return unary(inst.opcode(), t.kind, v[0]);
 }
 
@@ -99,16 +99,12 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     set(&inst, *r);
     return;
   }
-  int code = 0;
-  if (ir::isIntegerDivision(inst))
-    code = addErrorSite(inst, op == Opcode::Div || op == Opcode::UDiv ? "integer division by zero"
-                                                                      : "integer remainder by zero");
   bool uniform = true;
   for (const Tile& o : ops) uniform = uniform && !o.hasBase() && !o.lazy;
   if (uniform) {
     std::vector<llvm::Value*> v;
     for (const Tile& o : ops) v.push_back(o.scalar);
-    set(&inst, uniformTile(t, elementwiseValue(inst, ops, v, code)));
+    set(&inst, uniformTile(t, elementwiseValue(inst, ops, v)));
   } else if (deferrable_.count(&inst)) {
     // Deferred when every operand is read at the result's own row-major
     // offset (uniform, row-major, or deferred itself).
@@ -135,11 +131,10 @@ void Lowering::lowerElementwise(const ir::Instruction& inst) {
     forEach(t.shape, strides, [&](const std::vector<llvm::Value*>& offsets) {
       std::vector<llvm::Value*> v;
       for (size_t k = 0; k < ops.size(); ++k) v.push_back(loadElement(ops[k], offsets[k + 1]));
-      storeElement(out, offsets[0], elementwiseValue(inst, ops, v, code));
+      storeElement(out, offsets[0], elementwiseValue(inst, ops, v));
     });
     set(&inst, out);
   }
-  if (code) checkStatus();
 }
 
 // Integer add and sub of uniform and affine tiles, and mul of an affine tile

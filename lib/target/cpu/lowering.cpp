@@ -113,7 +113,7 @@ llvm::Value* Lowering::loadElement(const Tile& t, llvm::Value* offset) {
   if (t.lazy) {
     std::vector<llvm::Value*> v;
     for (const Tile& o : t.lazy->operands) v.push_back(loadElement(o, offset));
-    return elementwiseValue(*t.lazy->inst, t.lazy->operands, v, 0);
+    return elementwiseValue(*t.lazy->inst, t.lazy->operands, v);
   }
   if (!t.base) return t.scalar;
   if (t.affine) {

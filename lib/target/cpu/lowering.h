@@ -165,8 +165,8 @@ class Lowering {
   llvm::Value* roundF64(ir::Scalar k, llvm::Value* v);     // rounds a double once to float kind k
   llvm::Value* fp8ToF64(ir::Scalar k, llvm::Value* bits);  // exact
   llvm::Value* f64ToFp8(ir::Scalar k, llvm::Value* d);     // rounds once, saturating (support/float8.h)
-  // Division by zero sets the program's status to `errorCode` (see checkStatus).
-  llvm::Value* binary(ir::Opcode op, ir::Scalar k, llvm::Value* a, llvm::Value* b, int errorCode = 0);
+  // Integer division by zero gives all ones, the remainder the dividend.
+  llvm::Value* binary(ir::Opcode op, ir::Scalar k, llvm::Value* a, llvm::Value* b);
   llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);
   llvm::Value* compare(ir::CmpPred p, ir::Scalar k, llvm::Value* a, llvm::Value* b);
   llvm::Value* convert(ir::Scalar from, ir::Scalar to, llvm::Value* v);
@@ -267,7 +267,7 @@ class Lowering {
   void findDeferrable(const ir::BasicBlock& bb);
   // One element of element-wise `inst` from its operands' elements.
   llvm::Value* elementwiseValue(const ir::Instruction& inst, const std::vector<Tile>& ops,
-                                const std::vector<llvm::Value*>& v, int errorCode);
+                                const std::vector<llvm::Value*>& v);
   // Element-wise add/sub/mul that keep an affine tile affine (nullopt: not here).
   std::optional<Tile> affineArithmetic(const ir::Instruction& inst, const std::vector<Tile>& ops);
 

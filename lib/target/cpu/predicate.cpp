@@ -72,7 +72,7 @@ llvm::Value* Lowering::readElement(const Tile& t, const std::vector<llvm::Value*
     if (!x.predicate) return loadElement(x, offsets.at(at++));
     std::vector<llvm::Value*> v;
     for (const Tile& o : x.predicate->operands) v.push_back(read(o));
-    return elementwiseValue(*x.predicate->inst, x.predicate->operands, v, 0);
+    return elementwiseValue(*x.predicate->inst, x.predicate->operands, v);
   };
   return read(t);
 }

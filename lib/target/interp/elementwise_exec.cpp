@@ -58,22 +58,12 @@ void Executor::execIntBinary(const Step& s, ir::Opcode op) {
     case Op::UShr: run([k](int64_t x, int64_t y) { return logicalShr(k, x, y); }); return;
     case Op::UMax: run([k](int64_t x, int64_t y) { return unsignedMax(k, x, y); }); return;
     case Op::UMin: run([k](int64_t x, int64_t y) { return unsignedMin(k, x, y); }); return;
-    case Op::Div: case Op::Rem: case Op::UDiv: case Op::URem: {
-      const bool isDiv = op == Op::Div || op == Op::UDiv;
-      for (size_t j = 0; j < n; ++j) {
-        const int64_t x = a[j * sa].i, y = b[j * sb].i;
-        if (y == 0)
-          fail(s.inst, std::string("integer ") + (isDiv ? "division" : "remainder") + " by zero in " +
-                           kernelText() + ": " + programText() + elementText(s.inst->type().shape, int64_t(j)));
-        switch (op) {
-          case Op::Div: r[j].i = wrapDiv(k, x, y); break;
-          case Op::Rem: r[j].i = wrapRem(k, x, y); break;
-          case Op::UDiv: r[j].i = unsignedDiv(k, x, y); break;
-          default: r[j].i = unsignedRem(k, x, y); break;
-        }
-      }
-      return;
-    }
+    // By zero: -1 and the dividend (scalar_ops.h), no error: masked-off
+    // lanes loaded with other=0 divide by zero in kernels as users write them.
+    case Op::Div: run([k](int64_t x, int64_t y) { return wrapDiv(k, x, y); }); return;
+    case Op::Rem: run([k](int64_t x, int64_t y) { return wrapRem(k, x, y); }); return;
+    case Op::UDiv: run([k](int64_t x, int64_t y) { return unsignedDiv(k, x, y); }); return;
+    case Op::URem: run([k](int64_t x, int64_t y) { return unsignedRem(k, x, y); }); return;
     default: break;
   }
   throw InternalError(std::string("no integer '") + ir::opcodeName(op) + "'");

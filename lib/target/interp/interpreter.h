@@ -64,8 +64,8 @@ constexpr int64_t kMaxGridYZ = 65535;
 std::string gridProblem(const Grid& grid);
 
 // Runs `fn` on every program of `grid`. Throws UserError on a bad access
-// (out of bounds, misaligned, through a pointer into no buffer), an integer
-// division by zero, a broken multiple_of promise, a program running past its
+// (out of bounds, misaligned, through a pointer into no buffer), a broken
+// multiple_of promise, a program running past its
 // step budget, a grid with a gridProblem, or arguments that do not fit the parameters (count,
 // scalar vs pointer). IR that breaks the interpreter's assumptions (see
 // wellformed.h) is an InternalError. Programs run one after another (x

@@ -73,12 +73,15 @@ inline int64_t wrapSub(ir::Scalar k, int64_t a, int64_t b) {
 inline int64_t wrapMul(ir::Scalar k, int64_t a, int64_t b) {
   return ir::wrapInt(k, int64_t(uint64_t(a) * uint64_t(b)));
 }
-// Callers check b != 0. x / -1 is negation, which wraps for the minimum.
+// x / 0 is -1 (every bit set) and x % 0 is x, as RISC-V defines them and
+// on every back end (docs/IR.md): a lane masked off with `other=0` divides
+// by zero in Triton kernels as users write them. x / -1 is negation, which
+// wraps for the minimum.
 inline int64_t wrapDiv(ir::Scalar k, int64_t a, int64_t b) {
-  return b == -1 ? wrapSub(k, 0, a) : ir::wrapInt(k, a / b);
+  return b == 0 ? ir::wrapInt(k, -1) : b == -1 ? wrapSub(k, 0, a) : ir::wrapInt(k, a / b);
 }
 inline int64_t wrapRem(ir::Scalar k, int64_t a, int64_t b) {
-  return b == -1 ? 0 : ir::wrapInt(k, a % b);
+  return b == 0 ? a : b == -1 ? 0 : ir::wrapInt(k, a % b);
 }
 // Shift amounts are taken modulo the bit width (all widths are powers of two).
 inline int shiftAmount(ir::Scalar k, int64_t b) { return int(uint64_t(b) & uint64_t(ir::bitWidth(k) - 1)); }
@@ -98,11 +101,13 @@ inline uint64_t asUnsigned(ir::Scalar k, int64_t v) {
   const int w = ir::bitWidth(k);
   return w >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << w) - 1);
 }
-// Callers check b != 0.
+// By zero: every bit set, and the dividend (as wrapDiv, wrapRem).
 inline int64_t unsignedDiv(ir::Scalar k, int64_t a, int64_t b) {
+  if (asUnsigned(k, b) == 0) return ir::wrapInt(k, -1);
   return ir::wrapInt(k, int64_t(asUnsigned(k, a) / asUnsigned(k, b)));
 }
 inline int64_t unsignedRem(ir::Scalar k, int64_t a, int64_t b) {
+  if (asUnsigned(k, b) == 0) return a;
   return ir::wrapInt(k, int64_t(asUnsigned(k, a) % asUnsigned(k, b)));
 }
 inline int64_t logicalShr(ir::Scalar k, int64_t a, int64_t b) {

@@ -300,7 +300,7 @@ GpuRunResult GpuKernel::run(const interp::Grid& grid, const std::vector<interp::
         for (CUevent e : stops) d->cuEventDestroy(e);
         if (flush) d->cuMemFree(flush);
       }
-    } timing{d};
+    } timing{d, 0, {}, {}};
     CUdeviceptr& flush = timing.flush;
     if (opts.flushBytes) d->check(d->cuMemAlloc(&flush, opts.flushBytes), "allocating the cache-flush buffer", name_);
     for (int rep = 0; rep < opts.repeats; ++rep) {

@@ -256,6 +256,20 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       continue;
     }
     std::string bits = ck == Scalar::I64 ? "64" : "32";
+    // An integer quotient by zero is -1, a remainder the dividend
+    // (docs/IR.md; PTX leaves both undefined): a selp after div/rem where
+    // the divisor is not a constant other than zero.
+    auto byZero = [&](const std::string& divisor, const std::string& onZero) {
+      const ir::Constant* d = divisorConstant(i);
+      if (d && d->i != 0) return;
+      if (d) {
+        emit("mov.b" + bits + " " + r + ", " + onZero + ";");
+        return;
+      }
+      std::string zero = newReg(RegClass::Pred);
+      emit("setp.eq.s" + bits + " " + zero + ", " + divisor + ", 0;");
+      emit("selp.b" + bits + " " + r + ", " + onZero + ", " + r + ", " + zero + ";");
+    };
     // Float add, sub and mul carry no rounding modifier, so that ptxas may
     // contract a mul and an add into one fma (as Triton does by default,
     // enable_fp_fusion): attention's s * scale + bias is one instruction.
@@ -268,6 +282,7 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
         if (!isF && divisorConstant(i) && lowerDivideByConstant(false, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r))
           break;
         emit(std::string("div") + (ck == Scalar::F32 ? ".full." : isF ? ".rn." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
+        if (!isF) byZero(b, "-1");
         break;
       case Opcode::Rem:
         if (isF) {
@@ -275,6 +290,7 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
         } else if (!divisorConstant(i) ||
                    !lowerDivideByConstant(true, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r)) {
           emit(std::string("rem.") + ty + " " + r + ", " + a + ", " + b + ";");
+          byZero(b, a);
         }
         break;
       case Opcode::And: emit("and.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
@@ -326,8 +342,9 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
           const uint64_t mask = log2 >= 64 ? ~uint64_t(0) : (uint64_t(1) << log2) - 1;
           emit("and.b" + bits + " " + r + ", " + x + ", " + std::to_string(mask) + ";");
         } else {
-          emit(std::string(op == Opcode::UDiv ? "div.u" : "rem.u") + bits + " " + r + ", " + x + ", " +
-               zeroExtended(*this, t.kind, b) + ";");
+          const std::string y = zeroExtended(*this, t.kind, b);
+          emit(std::string(op == Opcode::UDiv ? "div.u" : "rem.u") + bits + " " + r + ", " + x + ", " + y + ";");
+          byZero(y, op == Opcode::UDiv ? "-1" : x);
         }
         break;
       }
