@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "runtime/compiled_kernel.h"
 #include "runtime/kernel.h"
 #include "support/float16.h"
 #include "target/nvptx/gpu_runner.h"
@@ -209,6 +210,40 @@ int main(int argc, char** argv) {
                   q.trials.size(), quickMs / 1e3, q.compileSeconds, q.timeSeconds, stopped, skipped, q.best.text().c_str(),
                   flops / q.bestMs / 1e9, fullMs / 1e3, f.best.text().c_str(), flops / f.bestMs / 1e9,
                   quickChoiceMs > 0 ? 100.0 * (quickChoiceMs / f.bestMs - 1) : -1.0);
+      // The reference's ten runs per configuration meet a GPU near its boost
+      // clock (the tuner's final rounds run about 100 ms each for that
+      // reason): the quick choice and the reference's six fastest timed
+      // again as do_bench times, about 100 ms of runs each, three rounds,
+      // interleaved; the median round of each.
+      std::vector<size_t> order;
+      for (size_t t = 0; t < f.trials.size(); ++t)
+        if (f.trials[t].error.empty()) order.push_back(t);
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return f.trials[a].ms < f.trials[b].ms; });
+      if (order.size() > 6) order.resize(6);
+      if (std::find(order.begin(), order.end(), q.bestIndex) == order.end()) order.push_back(q.bestIndex);
+      std::vector<std::vector<double>> rounds(order.size());
+      for (int round = 0; round < 3; ++round)
+        for (size_t o = 0; o < order.size(); ++o) {
+          const runtime::Config& c = f.trials[order[o]].config;
+          std::shared_ptr<runtime::CompiledKernel> k = full.compile(c, args);
+          const int runs = std::max(10, int(100.0 / std::max(f.trials[order[o]].ms, 1e-3)));
+          std::vector<float> times = runtime::runCompiled(*k, full.target(), full.name(), args, grid(c), runs, nullptr);
+          std::sort(times.begin(), times.end());
+          rounds[o].push_back(times[times.size() / 2]);
+        }
+      double sustainedBest = 0, sustainedQuick = 0;
+      std::string sustainedBestText;
+      for (size_t o = 0; o < order.size(); ++o) {
+        std::sort(rounds[o].begin(), rounds[o].end());
+        const double ms = rounds[o][1];
+        if (sustainedBest == 0 || ms < sustainedBest) sustainedBest = ms, sustainedBestText = f.trials[order[o]].config.text();
+        if (order[o] == q.bestIndex) sustainedQuick = ms;
+        std::printf("    sustained %-44s %.6f ms\n", f.trials[order[o]].config.text().c_str(), ms);
+      }
+      std::printf("masked f16 4096^3, timed as do_bench (about 100 ms per round): the quick choice %s %.4f ms, the best "
+                  "of the reference's six fastest %s %.4f ms: the quick choice is %.1f %% slower\n",
+                  q.best.text().c_str(), sustainedQuick, sustainedBestText.c_str(), sustainedBest,
+                  100.0 * (sustainedQuick / sustainedBest - 1));
       for (size_t t = 0; t < q.trials.size(); ++t)
         std::printf("    %-44s %s%s | full: %s\n", q.trials[t].config.text().c_str(),
                     q.trials[t].error.empty() ? (std::to_string(q.trials[t].ms) + " ms").c_str() : q.trials[t].error.c_str(),
@@ -218,7 +253,9 @@ int main(int argc, char** argv) {
            << ", \"compile_s\": " << q.compileSeconds << ", \"timing_s\": " << q.timeSeconds << ", \"stopped_early\": "
            << stopped << ", \"skipped\": " << skipped << ", \"quick_best\": \"" << q.best.text() << "\", \"quick_best_ms\": "
            << q.bestMs << ", \"full_s\": " << fullMs / 1e3 << ", \"full_best\": \"" << f.best.text()
-           << "\", \"full_best_ms\": " << f.bestMs << ", \"quick_choice_in_full_ms\": " << quickChoiceMs << "}";
+           << "\", \"full_best_ms\": " << f.bestMs << ", \"quick_choice_in_full_ms\": " << quickChoiceMs
+           << ", \"sustained_quick_choice_ms\": " << sustainedQuick << ", \"sustained_best\": \"" << sustainedBestText
+           << "\", \"sustained_best_ms\": " << sustainedBest << "}";
     }
     json << "\n}\n";
     std::filesystem::remove_all(cache);
