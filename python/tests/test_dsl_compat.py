@@ -914,3 +914,32 @@ def test_integer_division_by_zero_in_masked_lanes(dtype):
     np.testing.assert_array_equal(q[n:], np.full(block - n, 7, dtype=dtype))
     np.testing.assert_array_equal(r[:n].astype(np.int64), xs - want_q * ys)
     np.testing.assert_array_equal(r[n:], np.zeros(block - n, dtype=dtype))  # 0 % 0: the dividend, 0
+
+
+@triton.jit
+def shift_kernel(X, Y, L, R, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(L + offs, x << y)
+    tl.store(R + offs, x >> y)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32"])
+def test_shifts_by_the_width_or_more_shift_every_bit_out(dtype):
+    # As Triton on NVIDIA GPUs (PTX clamps the amount) and in its numpy
+    # interpreter: 0, or the sign for >> of a signed integer.
+    block = 64
+    info = np.iinfo(dtype)
+    bits = info.bits
+    x = rng.integers(info.min, info.max, size=block, dtype=dtype, endpoint=True)
+    y = rng.integers(0, bits + 12, size=block).astype(dtype)
+    left, right = np.zeros(block, dtype=dtype), np.zeros(block, dtype=dtype)
+    run(shift_kernel, (1,), x, y, left, right, BLOCK=block)
+    mask = (1 << bits) - 1
+    for i in range(block):
+        xi, yi = int(x[i]), int(y[i])
+        want_l = 0 if yi >= bits else (xi << yi) & mask
+        want_r = (-1 if xi < 0 else 0) if yi >= bits else xi >> yi
+        assert int(left[i]) & mask == want_l, (i, xi, yi)
+        assert int(right[i]) == want_r, (i, xi, yi)

@@ -179,15 +179,24 @@ TEST(InterpSemantics, IntegerArithmeticWrapsAndNeverTraps) {
   p.expectInt(bin(Opcode::Div, Scalar::I64, INT64_MIN, 0), -1);
   p.expectInt(bin(Opcode::Rem, Scalar::I32, -7, 0), -7);
   p.expectInt(bin(Opcode::Rem, Scalar::I16, 1234, 0), 1234);
-  // shift amounts are taken modulo the bit width
-  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, 33), 2);
-  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, -1), INT32_MIN);
-  p.expectInt(bin(Opcode::Shl, Scalar::I64, 1, 65), 2);
+  // shift amounts of the bit width or more (read unsigned) shift every bit
+  // out: 0, or the sign for shr (PTX's and numpy's shifts, so Triton's)
+  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, 33), 0);
+  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, 32), 0);
+  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, 31), INT32_MIN);
+  p.expectInt(bin(Opcode::Shl, Scalar::I32, 1, -1), 0);
+  p.expectInt(bin(Opcode::Shl, Scalar::I64, 1, 65), 0);
+  p.expectInt(bin(Opcode::Shl, Scalar::I64, 3, 64), 0);
   p.expectInt(bin(Opcode::Shl, Scalar::I8, 3, 7), -128);
+  p.expectInt(bin(Opcode::Shl, Scalar::I8, 3, 8), 0);
   p.expectInt(bin(Opcode::Shr, Scalar::I32, -8, 1), -4);
   p.expectInt(bin(Opcode::Shr, Scalar::I32, -1, 31), -1);
+  p.expectInt(bin(Opcode::Shr, Scalar::I32, -5, 32), -1);
+  p.expectInt(bin(Opcode::Shr, Scalar::I32, 5, 40), 0);
   p.expectInt(bin(Opcode::Shr, Scalar::I64, INT64_MIN, 63), -1);
-  p.expectInt(bin(Opcode::Shr, Scalar::I8, -128, 9), -64);
+  p.expectInt(bin(Opcode::Shr, Scalar::I64, INT64_MIN, 200), -1);
+  p.expectInt(bin(Opcode::Shr, Scalar::I8, -128, 9), -1);
+  p.expectInt(bin(Opcode::Shr, Scalar::I8, 100, -3), 0);
   p.expectInt(bin(Opcode::Max, Scalar::I32, -3, 2), 2);
   p.expectInt(bin(Opcode::Min, Scalar::I32, -3, 2), -3);
   p.expectInt(bin(Opcode::And, Scalar::I32, -1, 0xf0), 0xf0);
@@ -321,7 +330,9 @@ TEST(InterpSemantics, UnsignedIntegersAndBitcasts) {
   p.expectInt(bin(Opcode::URem, Scalar::I32, -9, 0), -9);  // and the dividend
   p.expectInt(bin(Opcode::UShr, Scalar::I32, -8, 1), int32_t(0xFFFFFFF8u >> 1));
   p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 7), 1);
-  p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 9), 64);  // the amount modulo 8
+  p.expectInt(bin(Opcode::UShr, Scalar::I8, -128, 9), 0);  // 9 >= 8: every bit out
+  p.expectInt(bin(Opcode::UShr, Scalar::I32, -1, 32), 0);
+  p.expectInt(bin(Opcode::UShr, Scalar::I64, -1, -3), 0);
   p.expectInt(bin(Opcode::UShr, Scalar::I64, -1, 60), 15);
   p.expectInt(bin(Opcode::UMax, Scalar::I32, -1, 5), -1);
   p.expectInt(bin(Opcode::UMin, Scalar::I32, -1, 5), 5);

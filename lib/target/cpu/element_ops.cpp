@@ -188,13 +188,19 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
     case Op::And: return b_.CreateAnd(a, b);
     case Op::Or: return b_.CreateOr(a, b);
     case Op::Xor: return b_.CreateXor(a, b);
-    // Shift amounts modulo the width (on i1, always 0).
-    case Op::Shl: return b_.CreateShl(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
-    case Op::Shr: return b_.CreateAShr(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
+    // Amounts of the width or more (read unsigned) shift every bit out: 0, or
+    // the sign for shr (scalar_ops.h); i1 holds 0 or 1, so its shr is ushr.
+    case Op::Shl: case Op::UShr: case Op::Shr: {
+      llvm::Value* amount = b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1));
+      llvm::Value* allOut = b_.CreateICmpUGE(b, llvm::ConstantInt::get(a->getType(), width));
+      if (op == Op::Shr && !isBool)
+        return b_.CreateAShr(a, b_.CreateSelect(allOut, llvm::ConstantInt::get(a->getType(), width - 1), amount));
+      llvm::Value* shifted = op == Op::Shl ? b_.CreateShl(a, amount) : b_.CreateLShr(a, amount);
+      return b_.CreateSelect(allOut, llvm::ConstantInt::get(a->getType(), 0), shifted);
+    }
     // i1 holds 0 or 1 in the interpreter: unsigned order.
     case Op::Max: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {a, b}, {a->getType()});
     case Op::Min: return callIntrinsic(b_, isBool ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {a, b}, {a->getType()});
-    case Op::UShr: return b_.CreateLShr(a, b_.CreateAnd(b, llvm::ConstantInt::get(a->getType(), width - 1)));
     case Op::UMax: return callIntrinsic(b_, llvm::Intrinsic::umax, {a, b}, {a->getType()});
     case Op::UMin: return callIntrinsic(b_, llvm::Intrinsic::umin, {a, b}, {a->getType()});
     case Op::UDiv:

@@ -2,6 +2,7 @@
 // held, rounded, converted, and encoded in memory. Everything here is inline
 // because it runs inside the per-element loops of the executor.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -83,16 +84,6 @@ inline int64_t wrapDiv(ir::Scalar k, int64_t a, int64_t b) {
 inline int64_t wrapRem(ir::Scalar k, int64_t a, int64_t b) {
   return b == 0 ? a : b == -1 ? 0 : ir::wrapInt(k, a % b);
 }
-// Shift amounts are taken modulo the bit width (all widths are powers of two).
-inline int shiftAmount(ir::Scalar k, int64_t b) { return int(uint64_t(b) & uint64_t(ir::bitWidth(k) - 1)); }
-inline int64_t wrapShl(ir::Scalar k, int64_t a, int64_t b) {
-  return ir::wrapInt(k, int64_t(uint64_t(a) << shiftAmount(k, b)));
-}
-// Arithmetic right shift, spelled so that it never shifts a negative number.
-inline int64_t arithShr(ir::Scalar k, int64_t a, int64_t b) {
-  int s = shiftAmount(k, b);
-  return a < 0 ? ~(~a >> s) : a >> s;
-}
 
 // ---- integers read as unsigned (udiv ... umin, cmp ult ..., ucast) ----------
 
@@ -110,8 +101,26 @@ inline int64_t unsignedRem(ir::Scalar k, int64_t a, int64_t b) {
   if (asUnsigned(k, b) == 0) return a;
   return ir::wrapInt(k, int64_t(asUnsigned(k, a) % asUnsigned(k, b)));
 }
+// Shift amounts read unsigned (a negative one is large); of the bit width or
+// more, every bit is shifted out: 0, or the sign for shr. So do PTX's shifts
+// (they clamp the amount) and numpy's, hence Triton on the GPU and in its
+// interpreter.
+inline int shiftAmount(ir::Scalar k, int64_t b) {
+  const uint64_t width = uint64_t(ir::bitWidth(k));
+  return int(std::min(asUnsigned(k, b), width));
+}
+inline int64_t wrapShl(ir::Scalar k, int64_t a, int64_t b) {
+  const int s = shiftAmount(k, b);
+  return s >= 64 ? 0 : ir::wrapInt(k, int64_t(uint64_t(a) << s));
+}
+// Arithmetic right shift, spelled so that it never shifts a negative number.
+inline int64_t arithShr(ir::Scalar k, int64_t a, int64_t b) {
+  const int s = std::min(shiftAmount(k, b), 63);
+  return a < 0 ? ~(~a >> s) : a >> s;
+}
 inline int64_t logicalShr(ir::Scalar k, int64_t a, int64_t b) {
-  return ir::wrapInt(k, int64_t(asUnsigned(k, a) >> shiftAmount(k, b)));
+  const int s = shiftAmount(k, b);
+  return s >= 64 ? 0 : ir::wrapInt(k, int64_t(asUnsigned(k, a) >> s));
 }
 inline int64_t unsignedMax(ir::Scalar k, int64_t a, int64_t b) {
   return asUnsigned(k, a) >= asUnsigned(k, b) ? a : b;

@@ -259,6 +259,23 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
     // An integer quotient by zero is -1, a remainder the dividend
     // (docs/IR.md; PTX leaves both undefined): a selp after div/rem where
     // the divisor is not a constant other than zero.
+    // A shift's amount as PTX takes it, a u32: an i64 amount clamped to 64
+    // first (its high bits would be dropped); an i8/i16 one zero-extended
+    // (a negative amount is a large one).
+    auto shiftAmount = [&](const std::string& amount, Scalar kind) {
+      if (const ir::Constant* c = constantOf(i.operand(1))) {
+        const int w = ir::bitWidth(kind);
+        const uint64_t u = w >= 64 ? uint64_t(c->i) : uint64_t(c->i) & ((uint64_t(1) << w) - 1);
+        return std::to_string(std::min<uint64_t>(u, uint64_t(w)));
+      }
+      if (kind == Scalar::I64) {
+        std::string wide = newReg(RegClass::B64), s = newReg(RegClass::B32);
+        emit("min.u64 " + wide + ", " + amount + ", 64;");
+        emit("cvt.u32.u64 " + s + ", " + wide + ";");
+        return s;
+      }
+      return zeroExtended(*this, kind, amount);
+    };
     auto byZero = [&](const std::string& divisor, const std::string& onZero) {
       const ir::Constant* d = divisorConstant(i);
       if (d && d->i != 0) return;
@@ -297,15 +314,13 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       case Opcode::Or: emit("or.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Xor: emit("xor.b" + bits + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::Shl:
-      case Opcode::Shr: {
-        // Shift amounts are taken modulo the bit width, as in the interpreter.
-        std::string s = newReg(RegClass::B32);
-        std::string amount = b;
-        if (ck == Scalar::I64) emit("cvt.u32.u64 " + s + ", " + b + ";"), amount = s;
-        emit("and.b32 " + s + ", " + amount + ", " + std::to_string(ir::bitWidth(t.kind) - 1) + ";");
-        emit(std::string(op == Opcode::Shl ? "shl.b" : "shr.s") + bits + " " + r + ", " + a + ", " + s + ";");
+      case Opcode::Shr:
+        // PTX clamps the amount (unsigned) to the register's width: of the
+        // width or more, 0 or the sign, as the interpreter (scalar_ops.h);
+        // narrow kinds live sign-extended in 32 bits, which gives the same.
+        emit(std::string(op == Opcode::Shl ? "shl.b" : "shr.s") + bits + " " + r + ", " + a + ", " +
+             shiftAmount(b, ck) + ";");
         break;
-      }
       case Opcode::Max: case Opcode::Min: {
         const char* m = op == Opcode::Max ? "max" : "min";
         emit(std::string(m) + (ck == Scalar::F32 ? ".NaN." : ".") + ty + " " + r + ", " + a + ", " + b + ";");
@@ -321,14 +336,9 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       case Opcode::MinNum: emit(std::string("min.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::UMax: emit("max.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
       case Opcode::UMin: emit("min.u" + bits + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::UShr: {
-        std::string s = newReg(RegClass::B32);
-        std::string amount = b;
-        if (ck == Scalar::I64) emit("cvt.u32.u64 " + s + ", " + b + ";"), amount = s;
-        emit("and.b32 " + s + ", " + amount + ", " + std::to_string(ir::bitWidth(t.kind) - 1) + ";");
-        emit("shr.u" + bits + " " + r + ", " + zeroExtended(*this, t.kind, a) + ", " + s + ";");
+      case Opcode::UShr:
+        emit("shr.u" + bits + " " + r + ", " + zeroExtended(*this, t.kind, a) + ", " + shiftAmount(b, ck) + ";");
         break;
-      }
       case Opcode::UDiv:
       case Opcode::URem: {
         // By a power of two: a shift or a mask (ptxas expands div.u by an
