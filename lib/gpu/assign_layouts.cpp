@@ -56,7 +56,7 @@ bool elementwise(Opcode op) {
   }
   switch (op) {
     case Opcode::Cmp: case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: case Opcode::Select:
-    case Opcode::Gep: case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::Phi: case Opcode::InlineAsm:
+    case Opcode::Fma: case Opcode::Gep: case Opcode::MultipleOf: case Opcode::MaxContiguous: case Opcode::Phi: case Opcode::InlineAsm:
       return true;
     default:
       return false;

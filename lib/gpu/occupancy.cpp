@@ -100,7 +100,7 @@ bool aliases(const ir::Value* v) {
 bool elementwise(const ir::Instruction& i) {
   ir::OpCategory c = ir::opcodeCategory(i.opcode());
   return c == ir::OpCategory::Binary || c == ir::OpCategory::Unary || i.opcode() == ir::Opcode::Cmp ||
-         i.opcode() == ir::Opcode::Select;
+         i.opcode() == ir::Opcode::Select || i.opcode() == ir::Opcode::Fma;
 }
 
 // Whether the tile `v` never exists whole: an element-wise result used once,

@@ -34,6 +34,7 @@ Value* Builder::bitcast(Value* v, const Type& to) {
 }
 
 Value* Builder::select(Value* c, Value* a, Value* b) { return create(Opcode::Select, a->type(), {c, a, b}); }
+Value* Builder::fma(Value* a, Value* b, Value* c) { return create(Opcode::Fma, a->type(), {a, b, c}); }
 Value* Builder::splat(Value* v, const Shape& s) { return create(Opcode::Splat, v->type().withShape(s), {v}); }
 Value* Builder::reshape(Value* v, const Shape& s) { return create(Opcode::Reshape, v->type().withShape(s), {v}); }
 Value* Builder::broadcast(Value* v, const Shape& s) { return create(Opcode::Broadcast, v->type().withShape(s), {v}); }

@@ -27,6 +27,7 @@ class Builder {
   Value* unsignedCast(Value* v, const Type& to);  // ucast
   Value* bitcast(Value* v, const Type& to);
   Value* select(Value* c, Value* a, Value* b);
+  Value* fma(Value* a, Value* b, Value* c);  // a * b + c rounded once (floats)
   Value* splat(Value* v, const Shape& s);
   Value* reshape(Value* v, const Shape& s);
   Value* broadcast(Value* v, const Shape& s);

@@ -277,6 +277,14 @@ std::string checkOpcodeRules(const Instruction& inst) {
         return "condition must be i1 of the result's shape (and layout) or a scalar i1, not " + str(c);
       return "";
     }
+    case Opcode::Fma: {
+      for (size_t k = 0; k < 3; ++k)
+        if (inst.operand(k)->type() != r)
+          return "operand " + std::to_string(k + 1) + " has type " + str(inst.operand(k)->type()) +
+                 ", not the result type " + str(r);
+      if (!isFloatKind(r.kind) || r.isPtr()) return "'fma' takes floats, not " + str(r);
+      return "";
+    }
     case Opcode::Splat: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans:
       return checkShapeOp(inst);
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:

@@ -124,6 +124,9 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("select",
            [](FB& f, const PyValue& c, const PyValue& a, const PyValue& b) { return PyValue{f.builder().select(c.v, a.v, b.v)}; },
            nb::keep_alive<0, 1>())
+      .def("fma",
+           [](FB& f, const PyValue& a, const PyValue& b, const PyValue& c) { return PyValue{f.builder().fma(a.v, b.v, c.v)}; },
+           nb::keep_alive<0, 1>())
       .def("splat", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().splat(v.v, s)}; },
            nb::keep_alive<0, 1>())
       .def("reshape", [](FB& f, const PyValue& v, const ir::Shape& s) { return PyValue{f.builder().reshape(v.v, s)}; },

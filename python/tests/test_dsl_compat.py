@@ -7,6 +7,8 @@ dsl_backends.language_backends(); fresh inputs, poisoned outputs."""
 import os
 import sys
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -943,3 +945,32 @@ def test_shifts_by_the_width_or_more_shift_every_bit_out(dtype):
         want_r = (-1 if xi < 0 else 0) if yi >= bits else xi >> yi
         assert int(left[i]) & mask == want_l, (i, xi, yi)
         assert int(right[i]) == want_r, (i, xi, yi)
+
+
+@triton.jit
+def fma_kernel(X, Y, Z, O, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(O + offs, tl.fma(tl.load(X + offs), tl.load(Y + offs), tl.load(Z + offs)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_fma_rounds_once(dtype):
+    # (1 + e)^2 - (1 + 2e) = e^2 exactly, which a product rounded before the
+    # add loses; random operands against x * y + z computed exactly (in
+    # float64 for float32 and float16, whose products are exact there).
+    block = 64
+    e = {"float32": 2.0 ** -12, "float64": 2.0 ** -27, "float16": 2.0 ** -6}[dtype]
+    x = rng.uniform(-8, 8, size=block).astype(dtype)
+    y = rng.uniform(-8, 8, size=block).astype(dtype)
+    z = rng.uniform(-8, 8, size=block).astype(dtype)
+    x[0] = y[0] = 1 + e
+    z[0] = -(1 + 2 * e)
+    o = np.full(block, np.nan, dtype=dtype)
+    run(fma_kernel, (1,), x, y, z, o, BLOCK=block)
+    assert float(o[0]) == e * e
+    if dtype == "float64":  # exactly, in rationals, rounded once by float()
+        want = np.array([float(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))) for a, b, c in zip(x, y, z)])
+        np.testing.assert_array_equal(o, want)
+    else:
+        want = (x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)).astype(dtype)
+        np.testing.assert_array_equal(o, want)

@@ -126,6 +126,56 @@ entry:
   runBoth(*k.fn, {1}, args);
 }
 
+// fma rounds once on the CPU as in the interpreter, for every float kind;
+// f32 is C's fmaf. Random operands, and per kind one case whose product
+// alone would round: (1 + e)^2 - (1 + 2e) gives e^2.
+TEST(CpuBackend, FmaRoundsOnceAsTheInterpreter) {
+  REQUIRE_CPU();
+  FRESH_RNG();
+  std::string src = "kernel @k(%x: f32*, %o: f32*, %h: f16*, %ho: f16*, %g: bf16*, %go: bf16*, %d: f64*, %do: f64*) {\n"
+                    "entry:\n  %r = range 0 : i32<64>\n  %c64 = splat i32 64 : i32<64>\n"
+                    "  %r64 = add %r, %c64 : i32<64>\n  %r128 = add %r64, %c64 : i32<64>\n";
+  for (auto [in, out, t] : {std::tuple{"x", "o", "f32"}, {"h", "ho", "f16"}, {"g", "go", "bf16"}, {"d", "do", "f64"}}) {
+    const std::string i = in, o = out, T = t, tile = T + "<64>", ptrs = T + "*<64>";
+    src += "  %" + i + "8 = splat %" + i + " : " + ptrs + "\n";
+    const char* offs[] = {"%r", "%r64", "%r128"};
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = i + std::to_string(k);
+      src += "  %" + n + "p = gep %" + i + "8, " + offs[k] + " : " + ptrs + "\n";
+      src += "  %" + n + " = load %" + n + "p : " + tile + "\n";
+    }
+    src += "  %" + i + "f = fma %" + i + "0, %" + i + "1, %" + i + "2 : " + tile + "\n";
+    src += "  %" + o + "8 = splat %" + o + " : " + ptrs + "\n";
+    src += "  %" + o + "p = gep %" + o + "8, %r : " + ptrs + "\n";
+    src += "  store %" + o + "p, %" + i + "f\n";
+  }
+  src += "  ret\n}\n";
+  interp::Buffer x = buffer("x", Scalar::F32, 192), o = buffer("o", Scalar::F32, 64);
+  interp::Buffer h = buffer("h", Scalar::F16, 192), ho = buffer("ho", Scalar::F16, 64);
+  interp::Buffer g = buffer("g", Scalar::BF16, 192), go = buffer("go", Scalar::BF16, 64);
+  interp::Buffer d = buffer("d", Scalar::F64, 192), dout = buffer("do", Scalar::F64, 64);
+  for (interp::Buffer* b : {&x, &h, &g, &d}) fillUniform(*b, rng, -8, 8);
+  const double e[] = {std::ldexp(1.0, -12), std::ldexp(1.0, -6), std::ldexp(1.0, -4), std::ldexp(1.0, -27)};
+  interp::Buffer* in[] = {&x, &h, &g, &d};
+  for (int k = 0; k < 4; ++k) {
+    interp::writeElement(*in[k], 0, 1 + e[k]);
+    interp::writeElement(*in[k], 64, 1 + e[k]);
+    interp::writeElement(*in[k], 128, -(1 + 2 * e[k]));
+  }
+  std::vector<interp::KernelArg> args{buf(x), buf(o), buf(h), buf(ho), buf(g), buf(go), buf(d), buf(dout)};
+  Compiled k = compile(src, args, {}, 3, lang::Language::TritonIr);
+  runBoth(*k.fn, {1}, args);
+  for (int k = 0; k < 4; ++k) {
+    interp::Buffer* out[] = {&o, &ho, &go, &dout};
+    EXPECT_EQ(interp::readElement(*out[k], 0), e[k] * e[k]) << k;
+  }
+  for (int i = 0; i < 64; ++i) {
+    const float a = float(interp::readElement(x, i)), b = float(interp::readElement(x, 64 + i)),
+                c = float(interp::readElement(x, 128 + i));
+    EXPECT_EQ(interp::readElement(o, i), double(std::fma(a, b, c))) << i;
+  }
+}
+
 // A masked load's `other` shows where the mask is off; the mask varies
 // within rows and columns of a 2-D tile.
 TEST(CpuBackend, MaskedLoadOther2D) {

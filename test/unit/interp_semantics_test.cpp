@@ -249,6 +249,25 @@ TEST(InterpSemantics, IntegerDivisionByZeroGivesMinusOneAndTheDividend) {
   }
 }
 
+// fma rounds x * y + z once: (1 + e)^2 - (1 + 2e) is e^2, which a multiply
+// rounded before the add loses (e^2 is below half an ulp of 1).
+TEST(InterpSemantics, FmaRoundsOnce) {
+  Probe p;
+  auto fma = [&](Scalar k, double x, double y, double z) { return p.k.b.fma(p.c(k, x), p.c(k, y), p.c(k, z)); };
+  auto mulAdd = [&](Scalar k, double x, double y, double z) {
+    return p.k.b.binary(Opcode::Add, p.k.b.binary(Opcode::Mul, p.c(k, x), p.c(k, y)), p.c(k, z));
+  };
+  const double e32 = std::ldexp(1.0, -12), e64 = std::ldexp(1.0, -27), e16 = std::ldexp(1.0, -6);
+  p.expectFloat(fma(Scalar::F32, 1 + e32, 1 + e32, -(1 + 2 * e32)), e32 * e32);
+  p.expectFloat(mulAdd(Scalar::F32, 1 + e32, 1 + e32, -(1 + 2 * e32)), 0.0);
+  p.expectFloat(fma(Scalar::F64, 1 + e64, 1 + e64, -(1 + 2 * e64)), e64 * e64);
+  p.expectFloat(fma(Scalar::F16, 1 + e16, 1 + e16, -(1 + 2 * e16)), e16 * e16);
+  p.expectFloat(mulAdd(Scalar::F16, 1 + e16, 1 + e16, -(1 + 2 * e16)), 0.0);
+  p.expectFloat(fma(Scalar::BF16, 3, 5, -0.5), 14.5);
+  p.expectFloat(fma(Scalar::F32, 1e30, 1e30, 1), INFINITY);
+  p.runAndCheck();
+}
+
 TEST(InterpSemantics, FloatRoundingAndNaNs) {
   Probe p;
   auto bin = [&](Opcode op, Scalar k, double a, double b) { return p.k.b.binary(op, p.c(k, a), p.c(k, b)); };

@@ -101,6 +101,8 @@ entry:
   %u9 = ceil %u8 : f32<8>
   %s = select %mask, %u9, %y : f32<8>
   %s2 = select i1 1, %x, %s : f32<8>
+  %fm = fma %s2, %u9, %y : f32<8>
+  %fm2 = fma f32 1.5, f32 2, f32 0.5 : f32
   %x2 = reshape %s2 : f32<2, 4>
   %x3 = trans %x2 : f32<4, 2>
   %col = reshape %x3 : f32<8, 1>

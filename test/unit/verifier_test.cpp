@@ -56,6 +56,15 @@ TEST(Verifier, ArithmeticRules) {
   expectEntryError("  %x = neg %b : i32\n  ret\n", "%x = neg %b : i32", "result type i32 differs from operand type f32");
 }
 
+TEST(Verifier, FmaTakesThreeFloatsOfItsType) {
+  expectEntryError("  %x = fma %a, %a, %a : i32\n  ret\n", "%x = fma %a, %a, %a : i32", "'fma' takes floats, not i32");
+  expectEntryError("  %x = fma %b, %b, %a : f32\n  ret\n", "%x = fma %b, %b, %a : f32",
+                   "operand 3 has type i32, not the result type f32");
+  expectEntryError("  %v = splat %b : f32<4>\n  %x = fma %v, %b, %v : f32<4>\n  ret\n", "%x = fma %v, %b, %v : f32<4>",
+                   "operand 2 has type f32, not the result type f32<4>");
+  EXPECT_EQ(verifyText(kernel("  %x = fma %b, %b, f32 1 : f32\n  ret\n")), "");
+}
+
 TEST(Verifier, CmpAndCast) {
   expectEntryError("  %x = cmp lt %a, %a : i32\n  ret\n", "%x = cmp lt %a, %a : i32",
                    "result type must be i1, not i32");

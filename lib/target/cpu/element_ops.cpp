@@ -153,6 +153,16 @@ llvm::FunctionCallee Lowering::helper(const char* name, llvm::FunctionType* t) {
   return f;
 }
 
+llvm::Value* Lowering::fusedMultiplyAdd(Scalar k, llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+  if (k == Scalar::F32 || k == Scalar::F64) return callIntrinsic(b_, llvm::Intrinsic::fma, {a, b, c}, {a->getType()});
+  // The narrower floats: in f64, where their product is exact, then rounded once.
+  auto wide = [&](llvm::Value* v) {
+    return ir::isFp8Kind(k) ? fp8ToF64(k, v) : b_.CreateFPExt(toCompute(k, v), b_.getDoubleTy());
+  };
+  llvm::Value* d = callIntrinsic(b_, llvm::Intrinsic::fma, {wide(a), wide(b), wide(c)}, {b_.getDoubleTy()});
+  return roundF64(k, d);
+}
+
 llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Value* b) {
   using Op = ir::Opcode;
   if (ir::isFloatKind(k)) {

@@ -13,7 +13,7 @@ bool elementwiseOp(const ir::Instruction& i) {
   const Opcode op = i.opcode();
   const ir::OpCategory cat = ir::opcodeCategory(op);
   return cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary || op == Opcode::Cmp || op == Opcode::Cast ||
-         op == Opcode::UCast || op == Opcode::Bitcast || op == Opcode::Select;
+         op == Opcode::UCast || op == Opcode::Bitcast || op == Opcode::Select || op == Opcode::Fma;
 }
 
 // Writes memory that a deferred tile's operands may be (a store, an atomic,
@@ -69,6 +69,7 @@ llvm::Value* Lowering::elementwiseValue(const ir::Instruction& inst, const std::
     case Opcode::UCast: return convertUnsigned(ops[0].kind, t.kind, v[0]);
     case Opcode::Bitcast: return reinterpret(ops[0].kind, t.kind, v[0]);
     case Opcode::Select: return b_.CreateSelect(v[0], v[1], v[2]);
+    case Opcode::Fma: return fusedMultiplyAdd(t.kind, v[0], v[1], v[2]);
     default: break;
   }
   if (inst.opcode() == Opcode::Div && t.kind == ir::Scalar::F32 && t.isTile() && !exactMath_ &&

@@ -67,7 +67,8 @@ bool Lowering::readInPlace(const ir::Instruction& load) {
     const bool elementwise = cat == ir::OpCategory::Binary || cat == ir::OpCategory::Unary ||
                              u->opcode() == Opcode::Cmp || u->opcode() == Opcode::Cast ||
                              u->opcode() == Opcode::UCast || u->opcode() == Opcode::Bitcast ||
-                             u->opcode() == Opcode::Select || u->opcode() == Opcode::Reduce;
+                             u->opcode() == Opcode::Select || u->opcode() == Opcode::Fma ||
+                             u->opcode() == Opcode::Reduce;
     if (!elementwise || u->parent != load.parent || u->type().isPtr()) return false;
   }
   bool after = false;

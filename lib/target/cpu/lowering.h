@@ -167,6 +167,8 @@ class Lowering {
   llvm::Value* f64ToFp8(ir::Scalar k, llvm::Value* d);     // rounds once, saturating (support/float8.h)
   // Integer division by zero gives all ones, the remainder the dividend.
   llvm::Value* binary(ir::Opcode op, ir::Scalar k, llvm::Value* a, llvm::Value* b);
+  // a * b + c rounded once, as the interpreter's (elementwise_exec.cpp).
+  llvm::Value* fusedMultiplyAdd(ir::Scalar k, llvm::Value* a, llvm::Value* b, llvm::Value* c);
   llvm::Value* unary(ir::Opcode op, ir::Scalar k, llvm::Value* a);
   llvm::Value* compare(ir::CmpPred p, ir::Scalar k, llvm::Value* a, llvm::Value* b);
   llvm::Value* convert(ir::Scalar from, ir::Scalar to, llvm::Value* v);

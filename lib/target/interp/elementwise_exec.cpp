@@ -210,6 +210,26 @@ void Executor::execBitcast(const Step& s) {
   for (size_t j = 0; j < n; ++j) r[j] = bitcastElem(from, to, a[j * sa]);
 }
 
+// x * y + z rounded once: f32 by fmaf, f64 by fma; the narrower floats by
+// fma in f64 (their product is exact there), then rounded to their kind.
+void Executor::execFma(const Step& s) {
+  const ir::Scalar k = s.inst->type().kind;
+  const Elem* x = in(s, 0).data();
+  const Elem* y = in(s, 1).data();
+  const Elem* z = in(s, 2).data();
+  const size_t sx = strideOf(s, 0), sy = strideOf(s, 1), sz = strideOf(s, 2);
+  Elem* r = out(s).data();
+  const size_t n = out(s).size();
+  if (k == ir::Scalar::F32) {
+    for (size_t j = 0; j < n; ++j)
+      r[j].f = double(std::fma(float(x[j * sx].f), float(y[j * sy].f), float(z[j * sz].f)));
+    return;
+  }
+  withRounding(k, [&](auto round) {
+    for (size_t j = 0; j < n; ++j) r[j].f = round(std::fma(x[j * sx].f, y[j * sy].f, z[j * sz].f));
+  });
+}
+
 void Executor::execSelect(const Step& s) {
   const Elem* c = in(s, 0).data();
   const Elem* a = in(s, 1).data();

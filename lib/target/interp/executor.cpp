@@ -234,6 +234,7 @@ void Executor::execute(const Step& s) {
     case Op::UCast: execUnsignedCast(s); return;
     case Op::Bitcast: execBitcast(s); return;
     case Op::Select: execSelect(s); return;
+    case Op::Fma: execFma(s); return;
     case Op::Splat: execSplat(s); return;
     case Op::Reshape:
     case Op::MaxContiguous: {  // a hint for the compiler, not checked: Triton's users keep it at clamped edges

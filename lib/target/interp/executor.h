@@ -76,6 +76,7 @@ class Executor {
   void execUnsignedCast(const Step& s);
   void execBitcast(const Step& s);
   void execSelect(const Step& s);
+  void execFma(const Step& s);
   void execMultipleOf(const Step& s);
   void execExtractSlice(const Step& s);
 

@@ -63,6 +63,13 @@ class Checker {
                     ir::bitWidth(t.kind) == ir::bitWidth(kindOf(0)),
                 "bitcast keeps the bit width of numbers");
         return;
+      case Op::Fma:
+        operands(3, 3);
+        require(t.isFloat(), "fma takes floats");
+        sameKindElementwise(0);
+        sameKindElementwise(1);
+        sameKindElementwise(2);
+        return;
       case Op::Select:
         operands(3, 3);
         require(kindOf(0) == ir::Scalar::I1, "the condition must be i1");

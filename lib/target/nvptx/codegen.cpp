@@ -222,7 +222,7 @@ bool FunctionLowering::isSplat(const ir::Value* v) {
     case ir::Opcode::Splat: return true;
     case ir::Opcode::Reshape: case ir::Opcode::Broadcast: case ir::Opcode::Trans: case ir::Opcode::ConvertLayout:
     case ir::Opcode::MultipleOf: case ir::Opcode::MaxContiguous: case ir::Opcode::ExtractSlice: case ir::Opcode::Cmp: case ir::Opcode::Cast: case ir::Opcode::UCast:
-    case ir::Opcode::Bitcast: case ir::Opcode::Select:
+    case ir::Opcode::Bitcast: case ir::Opcode::Select: case ir::Opcode::Fma:
       break;
     default:
       if (ir::opcodeCategory(i.opcode()) != ir::OpCategory::Binary &&

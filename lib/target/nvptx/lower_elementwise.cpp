@@ -175,6 +175,15 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       continue;
     }
     std::string r = newReg(regClassOf(ck));
+    if (op == Opcode::Fma) {
+      // One rounding, in the kind itself: fma.rn.f16 and .bf16 too.
+      std::string x = elem(i.operand(0), e), y = elem(i.operand(1), e), z = elem(i.operand(2), e);
+      std::string f = half ? newReg(regClassOf(k)) : r;
+      emit(std::string("fma.rn.") + (k == Scalar::F16 ? "f16" : k == Scalar::BF16 ? "bf16" : ty) + " " + f + ", " + x +
+           ", " + y + ", " + z + ";");
+      out[e] = f;
+      continue;
+    }
     if (ir::opcodeCategory(op) == ir::OpCategory::Unary) {
       std::string a = operand(0);
       if (t.kind == Scalar::I1) {

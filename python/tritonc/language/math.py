@@ -1,6 +1,7 @@
 """Element-wise math of ``tritonc.language`` (also ``tl.math.*``): the IR's
-own functions (exp2 and log2 among them), and the others composed from them
-(log1p, sigmoid, erf, fma). Integer arguments are computed in float32, as in Triton."""
+own functions (exp2, log2 and fma among them), and the others composed from
+them (log1p, sigmoid, erf). Integer arguments are computed in float32, as in
+Triton (fma's: multiplied, then added)."""
 import math as _pymath
 
 from . import core, semantic
@@ -71,7 +72,10 @@ def sigmoid(x):
 
 @builtin
 def fma(x, y, z):
-    return semantic.add(semantic.mul(x, y), z)
+    """x * y + z rounded once, on every back end (PTX's fma.rn; the CPU's
+    fma; the interpreter's): float16 and bfloat16 in float32 or float64,
+    where their product is exact, then rounded to their type."""
+    return semantic.fma(x, y, z)
 
 
 @builtin

@@ -442,6 +442,27 @@ def _arith(op, a, b, div_or_mod=False):
     return _binary(op, a, b, dt)
 
 
+def fma(x, y, z):
+    """x * y + z rounded once (the IR's fma) where the type of x * y + z is a
+    float; integers multiply, then add (exact up to wrapping)."""
+    if all(is_py_scalar(v) for v in (x, y, z)):
+        raise CompileError("tl.fma: one operand at least must be a tensor")
+    dts = [(to_tensor(v).dtype, False) if not is_py_scalar(v) else (py_scalar_dtype(v), True) for v in (x, y, z)]
+    if any(dt.is_ptr() for dt, _ in dts):
+        raise CompileError("tl.fma does not apply to pointers")
+    xy_py = dts[0][1] and dts[1][1]
+    xy = computation_type(dts[0][0], dts[0][1], dts[1][0], dts[1][1])
+    dt = computation_type(xy, xy_py, dts[2][0], dts[2][1])
+    if not dt.is_floating():
+        return add(mul(x, y), z)
+    work = core.float32 if dt.is_fp8() else dt  # the IR never computes on fp8
+    ops = [cast(v, work) if isinstance(unwrap(v), tensor) else constant(v, work) for v in (x, y, z)]
+    shape = broadcast_shapes(broadcast_shapes(ops[0].shape, ops[1].shape), ops[2].shape)
+    a, b, c = (broadcast_to(v, shape) for v in ops)
+    r = tensor(builder().fma(a.handle, b.handle, c.handle), work, shape)
+    return cast(r, dt) if work is not dt else r
+
+
 def truediv(a, b):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what="/")
     if a_dt.is_ptr() or b_dt.is_ptr():
