@@ -265,9 +265,6 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       continue;
     }
     std::string bits = ck == Scalar::I64 ? "64" : "32";
-    // An integer quotient by zero is -1, a remainder the dividend
-    // (docs/IR.md; PTX leaves both undefined): a selp after div/rem where
-    // the divisor is not a constant other than zero.
     // A shift's amount as PTX takes it, a u32: an i64 amount clamped to 64
     // first (its high bits would be dropped); an i8/i16 one zero-extended
     // (a negative amount is a large one).
@@ -285,6 +282,9 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       }
       return zeroExtended(*this, kind, amount);
     };
+    // An integer quotient by zero is -1, a remainder the dividend
+    // (docs/IR.md; PTX leaves both undefined): a selp after div/rem where
+    // the divisor is not a constant other than zero.
     auto byZero = [&](const std::string& divisor, const std::string& onZero) {
       const ir::Constant* d = divisorConstant(i);
       if (d && d->i != 0) return;
