@@ -744,6 +744,31 @@ __global__ void k(int* X, long* Y, int* Q) {
   expectAssembles(ptx, "divide_by_constant");
 }
 
+// By a divisor known only at run time, a quotient of zero's divisor is -1
+// and a remainder the dividend (docs/IR.md): a selp after each div and rem
+// under the divisor's setp. A shift takes its amount clamped (PTX clamps a
+// u32 amount; an i64 one is clamped to 64 first). The values are checked on
+// the GPU by python/tests/test_dsl_compat.py (division by zero, shifts).
+TEST(IntegerDivision, ByZeroAndShiftsByTheWidthAreDefined) {
+  const char* kDivide = R"(
+__global__ void k(int* X, int* D, long* Y, long* S, int* Q, long* R) {
+  int i[128] = 0 ... 128;
+  int x[128] = *(X + i);
+  int d[128] = *(D + i);
+  long y[128] = *(Y + i);
+  long s[128] = *(S + i);
+  *(Q + i) = x / d + x % d + (x << d);
+  *(R + i) = (y << s) + (y >> s);
+})";
+  std::string ptx = sourcePtx(kDivide, 3);
+  EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(div\.s32 (%r\d+)[^\n]*\n\s*setp\.eq\.s32 (%p\d+)[^\n]*\n\s*selp\.b32 \1, -1, \1, \2;)")))
+      << ptx;
+  EXPECT_TRUE(std::regex_search(ptx, std::regex(R"(rem\.s32 (%r\d+), (%r\d+),[^\n]*\n\s*setp\.eq\.s32 (%p\d+)[^\n]*\n\s*selp\.b32 \1, \2, \1, \3;)")))
+      << ptx;
+  EXPECT_NE(ptx.find("min.u64"), std::string::npos) << ptx;  // the i64 amounts
+  expectAssembles(ptx, "divide_by_zero_and_shifts");
+}
+
 // exp2 and log2 are one ex2 and one lg2 each: no scaling by log2 e or ln 2
 // (as exp and log have).
 TEST(MathPtx, Exp2AndLog2AreOneInstructionEach) {
