@@ -952,6 +952,23 @@ TEST(UnsignedOps, AssembleWithTheirInstructions) {
   }
 }
 
+// fma is one fma.rn in each float kind itself, f16 and bf16 included (one
+// rounding, as the interpreter's; the values are checked on the GPU by
+// python/tests/test_dsl_compat.py).
+TEST(FmaPtx, OneRoundingInEachKind) {
+  std::vector<runtime::ArgFacts> facts(4, runtime::ArgFacts{true, 256, 0, false});
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    std::string ptx = tirPtx("fma.tir", facts, arch);
+    for (const char* want : {"fma.rn.f16", "fma.rn.bf16", "fma.rn.f32", "fma.rn.f64"})
+      EXPECT_NE(ptx.find(want), std::string::npos) << arch << ": " << want << "\n" << ptx;
+    EXPECT_EQ(ptx.find("mul.f32"), std::string::npos) << ptx;
+    static const std::string ptxas = findPtxas();
+    if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, ptx, arch, "fma", log), 0) << log;
+  }
+}
+
 // Every atomic kind with every memory order assembles: atom.SEM.SCOPE; a
 // reduction (red) only for relaxed and release, never for an exchange.
 TEST(Atomics, EveryKindAndOrderAssembles) {
