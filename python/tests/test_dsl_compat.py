@@ -974,3 +974,44 @@ def test_fma_rounds_once(dtype):
     else:
         want = (x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)).astype(dtype)
         np.testing.assert_array_equal(o, want)
+
+
+@triton.jit
+def softmax_rows_kernel(X, Y, Z, N: tl.constexpr, M: tl.constexpr):
+    offs = tl.arange(0, N)[:, None] * M + tl.arange(0, M)[None, :]
+    x = tl.load(X + offs)
+    tl.store(Y + offs, tl.softmax(x, dim=1, keep_dims=True))
+    tl.store(Z + offs, tl.softmax(x, 0, True, ieee_rounding=True))
+
+
+def test_softmax_takes_dim_and_keep_dims():
+    # Triton 3.x: softmax(x, dim=None, keep_dims=False, ieee_rounding=False).
+    n, m = 8, 16
+    x = rng.standard_normal((n, m)).astype(np.float32) * 4
+    y, z = np.full_like(x, np.nan), np.full_like(x, np.nan)
+    run(softmax_rows_kernel, (1,), x, y, z, N=n, M=m)
+    for got, axis in ((y, 1), (z, 0)):
+        e = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
+        np.testing.assert_allclose(got, e / e.sum(axis=axis, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+@triton.jit
+def interleave_merge_kernel(P, A, B, O, M, N: tl.constexpr):
+    tl.store(P + tl.arange(0, 2), tl.interleave(tl.load(A), tl.load(B)))  # two scalars
+    offs = tl.arange(0, N)
+    x = tl.load(M + offs)
+    tl.store(O + offs, tl.bitonic_merge(x))
+    tl.store(O + N + offs, tl.bitonic_merge(x, descending=True))
+
+
+def test_interleave_of_scalars_and_bitonic_merge():
+    n = 32
+    a, b = rng.integers(-100, 100, size=1, dtype=np.int32), rng.integers(-100, 100, size=1, dtype=np.int32)
+    up = np.sort(rng.integers(-1000, 1000, size=n // 2, dtype=np.int32))
+    down = np.sort(rng.integers(-1000, 1000, size=n // 2, dtype=np.int32))[::-1]
+    m = np.concatenate([up, down]) if rng.integers(0, 2) else np.concatenate([down, up])  # bitonic either way
+    p, o = np.full(2, -7, np.int32), np.full(2 * n, -7, np.int32)
+    run(interleave_merge_kernel, (1,), p, a, b, o, m, N=n)
+    np.testing.assert_array_equal(p, [a[0], b[0]])
+    np.testing.assert_array_equal(o[:n], np.sort(m))
+    np.testing.assert_array_equal(o[n:], np.sort(m)[::-1])

@@ -99,12 +99,17 @@ def _combine(fn, a, b):
 
 
 @builtin
-def softmax(x, ieee_rounding=False):
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    """Triton's: exp(x - max) / sum along `dim` (0 when None), the maximum and
+    the sum keeping their dimension with keep_dims (a row softmax of a 2-D
+    tile is softmax(x, dim=1, keep_dims=True)); ieee_rounding divides
+    correctly rounded (tl.fdiv)."""
     from . import math, ops
     x = to_tensor(x)
-    z = semantic.sub(x, ops.max(x, 0))
+    d = 0 if unwrap(dim) is None else unwrap(dim)
+    z = semantic.sub(x, ops.max(x, d, keep_dims=keep_dims))
     num = math.exp(z)
-    return semantic.truediv(num, ops.sum(num, 0))
+    return math.fdiv(num, ops.sum(num, d, keep_dims=keep_dims), ieee_rounding=ieee_rounding)
 
 
 @builtin
@@ -120,11 +125,12 @@ def flip(x, dim=None):
     return x
 
 
-def _bitonic(keys, axis, descending):
-    """Sorts the tensors `keys[0]` (by value) and carries `keys[1:]` along."""
+def _bitonic(keys, axis, descending, first=2):
+    """Sorts the tensors `keys[0]` (by value) and carries `keys[1:]` along;
+    from stage `first` (n: only the last merge, of a bitonic sequence)."""
     from . import ops
     n = keys[0].shape[axis]
-    size = 2
+    size = first
     while size <= n:
         stride = size // 2
         while stride >= 1:
@@ -156,6 +162,17 @@ def sort(x, dim=None, descending=False):
     a = _axis(x, dim)
     _length(x, a, "tl.sort")
     return _bitonic([x], a, bool(unwrap(descending)))[0]
+
+
+@builtin
+def bitonic_merge(x, dim=None, descending=0):
+    """Triton's: the last stage of a bitonic sort along `dim` (the last axis
+    by default): a bitonic `x` (rising then falling, or falling then rising)
+    comes out sorted."""
+    x = to_tensor(x)
+    a = _axis(x, dim)
+    n = _length(x, a, "tl.bitonic_merge")
+    return _bitonic([x], a, bool(unwrap(descending)), first=n)[0]
 
 
 @builtin
@@ -301,6 +318,8 @@ def cat(input, other, can_reorder=False):
 @builtin
 def interleave(a, b):
     j = join(a, b)
+    if len(j.shape) == 1:  # two scalars joined: [a, b] already
+        return j
     return semantic.reshape(j, j.shape[:-2] + (j.shape[-2] * 2,))
 
 
