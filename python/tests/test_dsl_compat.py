@@ -1015,3 +1015,28 @@ def test_interleave_of_scalars_and_bitonic_merge():
     np.testing.assert_array_equal(p, [a[0], b[0]])
     np.testing.assert_array_equal(o[:n], np.sort(m))
     np.testing.assert_array_equal(o[n:], np.sort(m)[::-1])
+
+
+@triton.jit
+def carried_tuple_kernel(O, n):
+    t = (1.0, 2)  # numbers: tensors once the loop carries them, as Triton 3.3+
+    for i in range(n):
+        t = (t[0] * 2, t[1] + i)
+    u = (0.5, 0)
+    k = 0
+    while k < n:
+        u = (0.25, 1)  # numbers again, where the carried tuple holds tensors
+        u = (u[0] + k, u[1] + k)
+        k += 1
+    shape = (16, 4)  # a tuple no loop assigns keeps its numbers: still a shape
+    acc = tl.zeros(shape, tl.float32)
+    tl.store(O + tl.arange(0, 4), tl.sum(acc, 0) + t[0] + u[0] + (t[1] + u[1]).to(tl.float32))
+
+
+def test_tuples_of_numbers_carried_through_loops():
+    n = int(rng.integers(1, 6))
+    o = np.full(4, np.nan, np.float32)
+    run(carried_tuple_kernel, (1,), o, n)
+    t0, t1 = 2.0 ** n, 2 + n * (n - 1) // 2
+    u0, u1 = 0.25 + (n - 1), 1 + (n - 1)
+    np.testing.assert_array_equal(o, np.full(4, t0 + u0 + t1 + u1, np.float32))

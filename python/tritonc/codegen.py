@@ -105,6 +105,33 @@ class _Frame:
         self.shape = None  # the elements' shape: numbers assigned become tiles of it
 
 
+def _is_number(v):
+    return isinstance(v, (bool, int, float)) and not isinstance(v, constexpr)
+
+
+def _numbers_to_tensors(value, like=None):
+    """`value` with its Python numbers made tensors, where `like` (a slot of
+    the same shape) holds a tensor, or everywhere without `like`."""
+    if isinstance(value, tuple):
+        subs = like[1] if like is not None and like[0] == "tuple" and len(like[1]) == len(value) else None
+        if like is not None and subs is None:
+            return value
+        return tuple(_numbers_to_tensors(v, subs[i] if subs else None) for i, v in enumerate(value))
+    if _is_number(value) and (like is None or like[0] == "t"):
+        return semantic.to_tensor(value)
+    return value
+
+
+def _has_number_leaf(slot):
+    if slot[0] == "tuple":
+        return any(_has_number_leaf(s) for s in slot[1])
+    return slot[0] == "py" and _is_number(slot[1])
+
+
+def _assigned_names(stmts):
+    return {n.id for stmt in stmts for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 class _Loop:
     def __init__(self, continue_to, break_to, before, node):
         self.continue_to, self.break_to, self.before, self.node = continue_to, break_to, before, node
@@ -215,7 +242,24 @@ class _Generator(ast.NodeVisitor):
     def assign(self, name, value):
         if isinstance(value, (bool, int, float)) and not isinstance(value, constexpr):
             value = semantic.to_tensor(value)  # as Triton: assigned numbers are tensors
+        elif isinstance(value, tuple):
+            # A tuple's numbers become tensors where the variable's tuple has
+            # tensors (a loop-carried one, below), so that the types stay.
+            slot = self.frame.bindings.get(name)
+            if isinstance(slot, tuple) and slot[0] == "tuple":
+                value = _numbers_to_tensors(value, slot)
         self.frame.bindings[name] = self._store(name, (), value)
+
+    def _carried_tuples_as_tensors(self, body):
+        """Tuples holding Python numbers that the loop assigns again have
+        them made tensors before it, as Triton 3.3+ makes every assigned
+        tuple's numbers (`t = (1.0, 2)`, then `t = (t[0] * 2, t[1] + 1)` in
+        the loop); other tuples keep their numbers (`shape = (16, 32)` stays
+        a shape)."""
+        for name in sorted(_assigned_names(body)):
+            slot = self.frame.bindings.get(name)
+            if isinstance(slot, tuple) and slot[0] == "tuple" and _has_number_leaf(slot):
+                self.frame.bindings[name] = self._store(name, (), _numbers_to_tensors(self._load(slot)))
 
     def lookup(self, name):
         f = self.frame
@@ -557,6 +601,7 @@ class _Generator(ast.NodeVisitor):
             raise self.error(node.iter, "range's bounds must be scalars")
         iv_var = fb.new_var(iv_type.ir, "iv")
         fb.write(iv_var, lb_t.handle)
+        self._carried_tuples_as_tensors(node.body)
         header, body, latch, exit_ = (fb.new_block(n) for n in ("for.header", "for.body", "for.latch", "for.end"))
         fb.br(header)
         self.enter(header)
@@ -586,6 +631,7 @@ class _Generator(ast.NodeVisitor):
             raise CompileError("'while ... else' is not supported in kernels")
         fb = self.fb
         header, body, exit_ = fb.new_block("while.header"), fb.new_block("while.body"), fb.new_block("while.end")
+        self._carried_tuples_as_tensors(node.body)
         fb.br(header)
         self.enter(header)
         before = dict(self.frame.bindings)
