@@ -3,6 +3,7 @@ import libdevice``, here tritonc's): each function against numpy on random
 inputs with their special values (signed zeros, infinities, NaN, halfway
 cases), float32 (and float64 where noted), on the back ends of
 dsl_backends.language_backends()."""
+import fractions
 import os
 import sys
 
@@ -88,6 +89,12 @@ def special(x):
 
 
 # name: (inputs, numpy reference, (rtol, atol) or None for exact)
+def near_halves(n):
+    """Numbers next to multiples of 1/2 (the zeros of sinpi and cospi), up to 2^20 (where many are exact)."""
+    k = rng.integers(-1, 1, n) * 2.0 ** rng.integers(1, 21, n) * 0.5
+    return (k + rng.choice([-1, 1], n) * rng.integers(0, 64, n) * 2.0 ** -21).astype(np.float32)
+
+
 UNARY = {
     "trunc": (lambda n: special(rng.uniform(-100, 100, n)), np.trunc, None),
     "round": (lambda n: np.concatenate([special(rng.uniform(-100, 100, n - 4)), [0.49999997, -1.5, 2.5, 1e8]]),
@@ -109,14 +116,18 @@ UNARY = {
     "cosh": (lambda n: rng.uniform(-5, 5, n), np.cosh, (2e-5, 0)),
     "asinh": (lambda n: np.concatenate([rng.uniform(-50, 50, n - 4), [1e-8, -3e-12, 1e20, -3e37]]), np.arcsinh,
               (1e-5, 0)),
-    "acosh": (lambda n: np.concatenate([rng.uniform(1, 50, n - 2), [1e20, 3e37]]), np.arccosh, (1e-5, 1e-6)),
+    # acosh relatively next to 1 too, where log(x + sqrt(x^2 - 1)) kept only its argument's rounding
+    "acosh": (lambda n: np.concatenate([rng.uniform(1, 50, n // 2), 1 + np.exp(rng.uniform(-16, -1, n - n // 2 - 2)),
+                                        [1e20, 3e37]]), np.arccosh, (1e-6, 0)),
     "atanh": (lambda n: np.concatenate([rng.uniform(-0.9, 0.9, n - 2), [1e-8, -2e-20]]), np.arctanh, (1e-5, 0)),
     "log1p": (lambda n: np.concatenate([rng.uniform(-0.9, 10, n // 2), np.exp(rng.uniform(-30, -1, n - n // 2))]),
               np.log1p, (1e-5, 0)),
-    "sinpi": (lambda n: np.concatenate([rng.uniform(-3, 3, n - 4), [1.0, -2.0, 0.0, 5.0]]),
-              lambda x: np.where(x == np.floor(x), 0.0 * x, np.sin(np.pi * x)), (1e-5, 2e-6)),
-    "cospi": (lambda n: np.concatenate([rng.uniform(-3, 3, n - 3), [0.5, -1.5, 2.5]]),
-              lambda x: np.where(x - 0.5 == np.floor(x - 0.5), 0.0, np.cos(np.pi * x)), (1e-5, 2e-6)),
+    # sinpi and cospi relatively (a few ulp) next to their zeros and at large arguments too
+    "sinpi": (lambda n: np.concatenate([rng.uniform(-3, 3, n // 2), near_halves(n - n // 2 - 5),
+                                        [1.0, -2.0, 0.0, 5.0, 3e9]]),
+              lambda x: np.where(x == np.floor(x), 0.0 * x, np.sin(np.pi * np.fmod(x, 2.0))), (3e-7, 0)),
+    "cospi": (lambda n: np.concatenate([rng.uniform(-3, 3, n // 2), near_halves(n - n // 2 - 3), [0.5, -1.5, 2.5]]),
+              lambda x: np.where(x - 0.5 == np.floor(x - 0.5), 0.0, np.cos(np.pi * np.fmod(x, 2.0))), (3e-7, 0)),
     "tan": (lambda n: rng.uniform(-1.5, 1.5, n), np.tan, (2e-5, 1e-6)),
     "atan": (lambda n: np.concatenate([rng.uniform(-20, 20, n - 4), [0.0, np.inf, -np.inf, 1.0]]), np.arctan,
              (1e-6, 1e-7)),
@@ -231,6 +242,56 @@ def test_binary(op):
         np.testing.assert_array_equal(np.signbit(z[~np.isnan(z)]), np.signbit(want[~np.isnan(want)]))
     else:
         np.testing.assert_allclose(z.astype(np.float64), want.astype(np.float64), rtol=tol[0], atol=tol[1])
+
+
+@tritonc.jit
+def pow_kernel(X, Y, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(Z + offs, libdevice.pow(tl.load(X + offs, mask=m, other=1), tl.load(Y + offs, mask=m, other=1)), mask=m)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pow_in_ulps_where_exp2_would_magnify_the_logarithm(dtype):
+    """x^y over the whole range of results: y log2 x up to the largest
+    exponents (where 2^(y log2 x) magnifies an ulp of log2 x up to ~1000
+    times), subnormal x, x next to 1 with large y. Within an ulp of the
+    correctly rounded result (float32: float64's pow, rounded once; float64:
+    the exact powers of small integers), four on the GPU, whose ex2.approx
+    (about 2 ulp) adds its own; the largest is printed."""
+    if dtype == "float64" and dsl_backends.current() == "cuda":
+        pytest.skip("the GPU back end has no float64 exp2 or log2")
+    dt = np.dtype(dtype)
+    n = 4096
+    top = 127 if dt == np.float32 else 1023
+    if dt == np.float32:
+        x = 10.0 ** rng.uniform(-44, 38, n)
+        y = rng.uniform(-1, 1, n) * top / np.abs(np.log2(x)) * rng.uniform(0, 1.1, n)
+        x[:256] = 1 + rng.uniform(-1e-3, 1e-3, 256)
+        y[:256] = rng.uniform(-8e4, 8e4, 256)
+        x, y = x.astype(dt), y.astype(dt)
+        with np.errstate(all="ignore"):
+            want = np.power(x.astype(np.float64), y.astype(np.float64))
+    else:
+        # Integer powers of integers are exact in Python's integers.
+        base = rng.integers(2, 50, n)
+        expo = np.array([rng.integers(-int(top / np.log2(b)), int(top / np.log2(b))) for b in base])
+        x, y = base.astype(dt), expo.astype(dt)
+        want = np.array([float(fractions.Fraction(int(b)) ** int(e)) for b, e in zip(base, expo)])
+    z = np.full(n, -7, dt)
+    run(pow_kernel, (n // 1024,), x, y, z, n, BLOCK=1024)
+    tiny = np.finfo(dt).tiny
+    ok = np.isfinite(want.astype(dt)) & (np.abs(want) >= tiny)
+    ref = want[ok].astype(dt)
+    ulps = np.abs(z[ok].astype(np.float64) - ref.astype(np.float64)) / np.spacing(np.abs(ref)).astype(np.float64)
+    limit = 4.0 if dsl_backends.current() == "cuda" else 1.0
+    print("pow %s on %s: at most %.2f ulp" % (dtype, dsl_backends.current(), ulps.max()))
+    assert ulps.max() <= limit, (ulps.max(), x[ok][ulps.argmax()], y[ok][ulps.argmax()])
+    # Beyond the normal range: overflow to inf, underflow within the subnormals' spacing.
+    big = ~np.isfinite(want.astype(dt))
+    assert np.all(np.isinf(z[big]))
+    small = np.abs(want) < tiny
+    np.testing.assert_allclose(z[small], want[small], rtol=0, atol=float(np.spacing(dt.type(0))) * 1.01)
 
 
 @tritonc.jit

@@ -11,7 +11,9 @@ formulas (so about float32's accuracy for the polynomial ones).
 
 Not here (a clear error): Bessel functions, gamma functions, erfinv and the
 explicitly rounded arithmetic variants other than round-to-nearest."""
+import fractions
 import math as _pymath
+import struct
 
 from .. import core, math, semantic
 from ..core import CompileError, builtin
@@ -249,17 +251,103 @@ scalbn = ldexp
 
 # ---- powers, exponentials, logarithms ------------------------------------------------
 
+def _fast_two_sum(a, b):
+    """a + b as a head and the rounding error of it (|a| >= |b|)."""
+    s = semantic.add(a, b)
+    return s, semantic.sub(b, semantic.sub(s, a))
+
+
+def _log2_split(ax):
+    """log2(ax) of a positive finite ax as a head and a tail whose sum
+    carries ~8 bits more than the type (what y log2 x needs to keep its
+    rounding out of 2^(y log2 x), which magnifies it by up to ~1000 ulp).
+    ax = 2^e m with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(s), s =
+    f / (2 + f), f = m - 1 (exact), so |s| < 0.172; s as a head and a tail
+    (an fma gives the division's residual exactly), then the series; times
+    log2(e) as two parts. Within an ulp of the result in float32 and float64
+    on the interpreter and the CPU back end (where exp2 is within one)."""
+    wide = ax.dtype.bits == 64
+    it = core.int64 if wide else core.int32
+    frac, bias, one_bits = (52, 1023, 0x3FF0000000000000) if wide else (23, 127, 0x3F800000)
+    tiny = 2.2250738585072014e-308 if wide else 1.1754943508222875e-38  # the smallest normal number
+    sub = _lt(ax, tiny)  # subnormal: made normal by 2^frac first (exact)
+    ax = _where(sub, semantic.mul(ax, float(2 ** frac)), ax)
+    bits = _bits(ax)
+    e = semantic.sub(semantic.cast(semantic.shift("shr", bits, frac), it), bias)
+    e = _where(sub, semantic.sub(e, frac), e)
+    m = semantic.cast(semantic.bitwise("or", semantic.bitwise("and", bits, (1 << frac) - 1), one_bits), ax.dtype,
+                      bitcast=True)
+    high = semantic.compare("gt", m, _pymath.sqrt(2.0))
+    m = _where(high, semantic.mul(m, 0.5), m)
+    e = semantic.cast(_where(high, semantic.add(e, 1), e), ax.dtype)
+    f = semantic.sub(m, 1.0)
+    d, d_lo = _fast_two_sum(2.0, f)  # 2 + f, |f| < 1
+    s = semantic.truediv(f, d)
+    residual = semantic.sub(math.fma(semantic.neg(s), d, f), semantic.mul(s, d_lo))
+    s_lo = semantic.truediv(residual, d)
+    # ln m = 2s + (2/3) s^3 + 2 s^5 (1/5 + z/7 + ...), z = s^2: the first
+    # two terms in two parts each (the second is up to 1% of the first, too
+    # much to round in the type), the series' rest (0.01% of it) in one.
+    z = semantic.mul(s, s)
+    z_lo = semantic.add(math.fma(s, s, semantic.neg(z)), semantic.mul(semantic.mul(s, s_lo), 2.0))
+    s3 = semantic.mul(s, z)
+    s3_lo = semantic.add(math.fma(s, z, semantic.neg(s3)), semantic.add(semantic.mul(s, z_lo), semantic.mul(s_lo, z)))
+    third_hi = 2 / 3 if wide else struct.unpack("f", struct.pack("f", 2 / 3))[0]
+    third_lo = float(fractions.Fraction(2, 3) - fractions.Fraction(third_hi))
+    t3 = semantic.mul(s3, third_hi)
+    t3_lo = semantic.add(math.fma(s3, third_hi, semantic.neg(t3)),
+                         semantic.add(semantic.mul(s3, third_lo), semantic.mul(s3_lo, third_hi)))
+    terms = 12 if wide else 6  # up to z^terms / (2 terms + 1), under the precision needed
+    poly = 2.0 / (2 * terms + 1)
+    for k in range(terms - 1, 1, -1):
+        poly = semantic.add(semantic.mul(poly, z), 2.0 / (2 * k + 1))
+    rest = semantic.mul(semantic.mul(s3, z), poly)
+    head, err = _fast_two_sum(semantic.mul(s, 2.0), t3)
+    tail = semantic.add(err, semantic.add(semantic.add(semantic.mul(s_lo, 2.0), t3_lo), rest))
+    ln_hi, ln_lo = _fast_two_sum(head, tail)
+    log2e_hi = 1.4426950408889634 if wide else _LOG2E_HI
+    log2e_lo = (_pymath.log2(_pymath.e) - log2e_hi) if not wide else 2.0355273740931033e-17
+    p = semantic.mul(ln_hi, log2e_hi)
+    p_lo = semantic.add(math.fma(ln_hi, log2e_hi, semantic.neg(p)),
+                        semantic.add(semantic.mul(ln_hi, log2e_lo), semantic.mul(ln_lo, log2e_hi)))
+    # e + p: |e| >= 1 > |p| or e = 0, so one fast two-sum.
+    l_hi, err = _fast_two_sum(e, p)
+    return l_hi, semantic.add(err, p_lo)
+
+
+def _exp2_of_product(y, ax):
+    """2^(y log2 ax) to a few ulp: y times the split logarithm as a head t
+    and a tail (an fma gives the product's rounding), t = n + r with n an
+    integer, 2^(r + tail) (|r + tail| <= 1/2, so adding them costs 1/60 ulp)
+    scaled by 2^n exactly (ldexp: overflow and subnormal results round once)."""
+    l_hi, l_lo = _log2_split(ax)
+    t = semantic.mul(y, l_hi)
+    t_lo = semantic.add(math.fma(y, l_hi, semantic.neg(t)), semantic.mul(y, l_lo))
+    # Beyond +-(bias + fraction bits) every result is 0 or infinite: clamp,
+    # which also keeps an infinite t's NaN tail out.
+    limit = 1200.0 if ax.dtype.bits == 64 else 160.0
+    inside = _lt(math.abs(t), limit)
+    t_lo = _where(inside, t_lo, 0.0)
+    t = semantic.minimum(semantic.maximum(t, -limit), limit)
+    n = math.floor(semantic.add(t, 0.5))
+    r = math.exp2(semantic.add(semantic.sub(t, n), t_lo))
+    return ldexp(r, semantic.cast(n, core.int64 if ax.dtype.bits == 64 else core.int32))
+
+
 def _pow(x, y):
-    """x^y as C's pow: exp2(y log2 |x|), the sign from an odd integer y for
-    negative x (a NaN for a non-integer y and finite x), 0^y, infinite y and
-    y = 0 or x = 1 as C."""
+    """x^y as C's pow: 2^(y log2 |x|) with the logarithm in extra precision
+    (`_exp2_of_product`), the sign from an odd integer y for negative x (a
+    NaN for a non-integer y and finite x), 0^y, infinities, NaNs, y = 0 and
+    x = 1 as C."""
     ax = math.abs(x)
-    r = math.exp2(semantic.mul(y, math.log2(ax)))
+    finite = semantic.logical("and", _lt(ax, float("inf")), semantic.compare("gt", ax, 0.0))
+    r = _exp2_of_product(y, _where(finite, ax, 1.0))
+    x_inf = semantic.compare("eq", ax, float("inf"))
+    r = _where(x_inf, _where(semantic.compare("gt", y, 0.0), float("inf"), 0.0), r)
     y_inf = semantic.compare("eq", math.abs(y), float("inf"))
     y_int = semantic.logical("and", semantic.compare("eq", math.floor(y), y), semantic.logical_not(y_inf))
     y_odd = semantic.logical("and", y_int, semantic.compare("ne", semantic.mod(y, 2.0), 0.0))
     neg = _lt(x, 0.0)
-    x_inf = semantic.compare("eq", ax, float("inf"))
     r = _where(semantic.logical("and", neg, y_odd), semantic.neg(r), r)
     r = _where(semantic.logical("and", neg, semantic.logical("and", semantic.logical_not(y_int),
                                                              semantic.logical_not(semantic.logical("or", y_inf, x_inf)))),
@@ -274,6 +362,7 @@ def _pow(x, y):
     r = _where(y_inf, _where(semantic.compare("eq", ax, 1.0), 1.0,
                              _where(semantic.compare("eq", small, semantic.compare("gt", y, 0.0)), 0.0,
                                     float("inf"))), r)
+    r = _where(_either_nan(x, y), float("nan"), r)
     one = semantic.logical("or", semantic.compare("eq", y, 0.0), semantic.compare("eq", x, 1.0))
     return _where(one, 1.0, r)
 
@@ -412,9 +501,18 @@ def _asinh_pos(x):
 
 
 asinh = _unary("asinh", lambda x: _where(_lt(x, 0.0), semantic.neg(_asinh_pos(math.abs(x))), _asinh_pos(x)))
-acosh = _unary("acosh", lambda x: _where(
-    semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_),
-    math.log(semantic.add(x, math.sqrt(semantic.mul(semantic.sub(x, 1.0), semantic.add(x, 1.0)))))))
+
+
+def _acosh(x):
+    """log1p(t + sqrt(t (t + 2))), t = x - 1 (exact near 1, where
+    log(x + sqrt(x^2 - 1)) would round its argument next to 1); log(x) +
+    log 2 for huge x, where t^2 would overflow."""
+    t = semantic.sub(x, 1.0)
+    r = math.log1p(semantic.add(t, math.sqrt(semantic.mul(t, semantic.add(t, 2.0)))))
+    return _where(semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_), r)
+
+
+acosh = _unary("acosh", _acosh)
 # atanh(x) = log((1 + x) / (1 - x)) / 2 = log1p(2x / (1 - x)) / 2, accurate near 0
 atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log1p(semantic.truediv(semantic.mul(2.0, x),
                                                                                  semantic.sub(1.0, x)))))
@@ -424,16 +522,54 @@ atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log1p(semantic.truediv(
 
 tan = _unary("tan", lambda x: semantic.truediv(math.sin(x), math.cos(x)))
 fast_tanf = tan
+def _pi_polynomials(x):
+    """x = n/2 + r, |r| <= 1/4 (exact), and sin(pi r), cos(pi r) from
+    their Taylor series in r (pi r as two parts in sin's leading term), so
+    that no multiple of pi is rounded (sin(pi x) near an integer would keep
+    only that rounding) and no approximate sin or cos is used: about an ulp
+    on every back end. Returns n mod 4 and the two."""
+    wide = x.dtype.bits == 64
+    n = math.floor(semantic.add(semantic.mul(x, 2.0), 0.5))
+    r = semantic.sub(x, semantic.mul(n, 0.5))
+    quarter = semantic.sub(n, semantic.mul(math.floor(semantic.mul(n, 0.25)), 4.0))
+    z = semantic.mul(r, r)
+    pi_hi = _PI if wide else struct.unpack("f", struct.pack("f", _PI))[0]
+    pi_lo = 1.2246467991473532e-16 if wide else _PI - pi_hi  # pi - pi_hi
+    terms = 10 if wide else 5  # sin: (pi r)^(2 terms + 1) / (2 terms + 1)! under an ulp
+    sp = (-1) ** terms * _PI ** (2 * terms + 1) / _pymath.factorial(2 * terms + 1)
+    for k in range(terms - 1, 0, -1):
+        sp = semantic.add(semantic.mul(sp, z), (-1) ** k * _PI ** (2 * k + 1) / _pymath.factorial(2 * k + 1))
+    sin_r = math.fma(r, pi_hi, semantic.mul(r, semantic.add(semantic.mul(z, sp), pi_lo)))
+    terms += 1
+    cp = (-1) ** terms * _PI ** (2 * terms) / _pymath.factorial(2 * terms)
+    for k in range(terms - 1, 0, -1):
+        cp = semantic.add(semantic.mul(cp, z), (-1) ** k * _PI ** (2 * k) / _pymath.factorial(2 * k))
+    cos_r = math.fma(z, cp, 1.0)
+    return quarter, sin_r, cos_r
+
+
+def _by_quarter(quarter, values):
+    """values[quarter] for quarter in 0..3."""
+    r = values[3]
+    for q in (2, 1, 0):
+        r = _where(semantic.compare("eq", quarter, float(q)), values[q], r)
+    return r
+
+
 def _sinpi(x):
     """sin(pi x), exactly 0 (with x's sign) at integers."""
+    q, s, c = _pi_polynomials(x)
+    r = _by_quarter(q, (s, c, semantic.neg(s), semantic.neg(c)))
     at_int = semantic.compare("eq", math.floor(x), x)
-    return _where(at_int, semantic.mul(x, 0.0), math.sin(semantic.mul(x, _PI)))
+    return _where(at_int, semantic.mul(x, 0.0), r)
 
 
 def _cospi(x):
-    """cos(pi x), exactly 0 at half-integers."""
+    """cos(pi x), exactly +0 at half-integers."""
+    q, s, c = _pi_polynomials(x)
+    r = _by_quarter(q, (c, semantic.neg(s), semantic.neg(c), s))
     h = semantic.sub(x, 0.5)
-    return _where(semantic.compare("eq", math.floor(h), h), 0.0, math.cos(semantic.mul(x, _PI)))
+    return _where(semantic.compare("eq", math.floor(h), h), 0.0, r)
 
 
 sinpi = _unary("sinpi", _sinpi)
