@@ -12,16 +12,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "runtime/c_api_internal.h"
+#include "runtime/host_memory.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/scalar_args.h"
 #include "runtime/version.h"
@@ -138,23 +137,14 @@ bool toDtype(ir::Scalar k, tritonc_dtype* out) {
   }
 }
 
-// The C arguments as the runtime's, with host memory copied into buffers.
+// The C arguments as the runtime's, with host memory copied into buffers
+// (runtime/host_memory.h: overlapping ranges share one, as in GPU memory).
 struct BoundArgs {
   std::vector<interp::KernelArg> args;
-  struct Host {
-    void* ptr;
-    size_t bytes;
-    std::unique_ptr<interp::Buffer> buffer;
-  };
-  std::vector<Host> hosts;  // one per distinct memory range
-
-  // Writes what the kernel changed back into the caller's memory (only the
-  // changed bytes' buffers: an unchanged input may live in read-only memory).
-  void copyBack() {
-    for (Host& h : hosts)
-      if (h.bytes && std::memcmp(h.ptr, h.buffer->data.data(), h.bytes) != 0)
-        std::memcpy(h.ptr, h.buffer->data.data(), h.bytes);
-  }
+  runtime::HostMemory host;
+  // Writes what the kernel changed back into the caller's memory (only
+  // changed bytes: an unchanged input may live in read-only memory).
+  void copyBack() { host.copyBack(); }
 };
 
 std::string paramText(const runtime::Launchable& k, size_t i) {
@@ -180,7 +170,8 @@ BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
   }
   const bool gpu = k.onGpu();
   BoundArgs out;
-  std::map<std::tuple<void*, size_t, ir::Scalar>, interp::Buffer*> shared;
+  std::vector<size_t> hostArgs;
+  std::vector<runtime::HostRange> ranges;
   for (size_t i = 0; i < n; ++i) {
     const tritonc_arg& a = args[i];
     const ir::Type& t = params[i].type;
@@ -221,21 +212,14 @@ BoundArgs bindArgs(const tritonc_kernel* h, const tritonc_arg* args, size_t n) {
         fail(TRITONC_ERROR_INVALID_ARGUMENT, paramText(k, i) + ": HOST bytes (" + std::to_string(a.bytes) +
                                                  ") is not a multiple of the element size (" + std::to_string(elem) +
                                                  " for " + ir::scalarName(t.pointee) + ")");
-      // The same memory passed twice is one buffer, as it would be on a GPU.
-      auto key = std::make_tuple(a.ptr, a.bytes, t.pointee);
-      interp::Buffer*& buf = shared[key];
-      if (!buf) {
-        auto b = std::make_unique<interp::Buffer>();
-        b->name = params[i].name;
-        b->elem = t.pointee;
-        b->shape = {int64_t(a.bytes / elem)};
-        if (a.bytes) b->data.assign(static_cast<const uint8_t*>(a.ptr), static_cast<const uint8_t*>(a.ptr) + a.bytes);
-        buf = b.get();
-        out.hosts.push_back({a.ptr, a.bytes, std::move(b)});
-      }
-      out.args.push_back(interp::KernelArg::ofBuffer(buf));
+      hostArgs.push_back(i);
+      ranges.push_back({uint64_t(reinterpret_cast<uintptr_t>(a.ptr)), a.bytes, t.pointee, params[i].name,
+                        paramText(k, i), false, false});
+      out.args.push_back(interp::KernelArg::ofBuffer(nullptr));  // bound below
     }
   }
+  std::vector<interp::KernelArg> bound = out.host.bind(ranges);
+  for (size_t h = 0; h < hostArgs.size(); ++h) out.args[hostArgs[h]] = bound[h];
   return out;
 }
 

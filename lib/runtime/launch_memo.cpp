@@ -20,7 +20,9 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
         if (key) std::memcpy(&v, &a.f, sizeof v);
         break;
       case Kind::DevicePtr: v = key ? a.i : int64_t(uint64_t(a.i) % 16 == 0); break;
-      case Kind::Buffer: v = key && a.buffer ? int64_t(a.buffer->data.size()) : 0; break;
+      case Kind::Buffer:  // (its size from the pointer on, when keyed) and its alignment
+        v = (key && a.buffer ? int64_t(a.buffer->data.size() - a.offset) : 0) * 2 + int64_t(a.offset % 16 == 0);
+        break;
     }
     out.push_back(int64_t(a.kind));
     out.push_back(v);

@@ -55,8 +55,11 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args, const 
     f.isPointer = a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr;
     f.isInt = a.kind == interp::KernelArg::Kind::Int;
     f.value = f.isInt ? asParameter(a.i, paramKinds, k) : a.i;
-    // Host buffers start where the allocator put them: at least 16-byte aligned.
-    f.address = a.kind == interp::KernelArg::Kind::DevicePtr ? uint64_t(a.i) : 0;
+    // Host buffers start where the allocator put them, at least 16-byte
+    // aligned: their pointers are as aligned as their offsets.
+    f.address = a.kind == interp::KernelArg::Kind::DevicePtr ? uint64_t(a.i)
+                : a.kind == interp::KernelArg::Kind::Buffer  ? a.offset
+                                                             : 0;
     out.push_back(f);
   }
   return out;

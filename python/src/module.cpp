@@ -15,6 +15,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "builder_bindings.h"
 #include "ir/type.h"
 #include "runtime/compile_report.h"
+#include "runtime/host_memory.h"
 #include "runtime/kernel.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/scalar_args.h"
@@ -59,8 +61,7 @@ struct PyArg {
   uint64_t bytes = 0;
   bool readOnly = false;
   // A strided view's span (from its first element to past its last): the
-  // bytes between its elements belong to others, so only the bytes the
-  // kernel changed go back.
+  // bytes between its elements belong to others (runtime::HostRange::view).
   bool view = false;
 };
 
@@ -244,52 +245,12 @@ class PyKernel {
     }
   }
 
-  // Host memory is copied into the interpreter's buffers (typed by the
-  // parameter) and back after the launch.
+  // Host memory is copied into the interpreter's buffers and back after the
+  // launch (runtime/host_memory.h: overlapping arguments share one).
   struct Bound {
-    struct Back {
-      interp::Buffer* buffer;
-      void* host;
-      bool readOnly;
-      std::string who;
-      // Arguments whose memory overlaps another's (two views of one array),
-      // and strided views (whose span holds other elements), are each
-      // copied: only the bytes the kernel changed in this copy (against the
-      // contents at the launch) go back, so that one view's stale copy does
-      // not undo the other's stores.
-      std::vector<uint8_t> original;
-    };
-    std::vector<std::unique_ptr<interp::Buffer>> buffers;
-    std::vector<Back> back;
+    runtime::HostMemory host;
     std::vector<interp::KernelArg> args;
-    // Only what the kernel changed: inputs may be read-only memory. Writing
-    // into memory Python marked read-only would crash or change an
-    // immutable object: that is an error, raised after the writable
-    // arguments got their results.
-    void copyBack() {
-      std::string refused;
-      for (const Back& b : back) {
-        const uint8_t* now = b.buffer->data.data();
-        const size_t n = b.buffer->data.size();
-        const bool overlaps = !b.original.empty();
-        if (std::memcmp(overlaps ? b.original.data() : b.host, now, n) == 0) continue;
-        if (b.readOnly) {
-          if (refused.empty()) refused = b.who;
-          continue;
-        }
-        if (!overlaps) {
-          std::memcpy(b.host, now, n);
-          continue;
-        }
-        uint8_t* host = static_cast<uint8_t*>(b.host);
-        for (size_t i = 0; i < n; ++i)
-          if (now[i] != b.original[i]) host[i] = now[i];
-      }
-      if (!refused.empty())
-        throw UserError(SourceLoc{}, refused + " is read-only memory (a numpy array that is not writeable, such as a "
-                                               "memmap opened with mode 'r'), and the kernel stored to it: pass a "
-                                               "writable array (a copy)");
-    }
+    void copyBack() { host.copyBack(); }
   };
 
   Bound bind(const std::vector<PyArg>& args) const {
@@ -298,6 +259,8 @@ class PyKernel {
       throw UserError(SourceLoc{}, "kernel '" + k_->name() + "' takes " + std::to_string(ps.size()) +
                                        " arguments, " + std::to_string(args.size()) + " given");
     Bound b;
+    std::vector<size_t> hostArgs;
+    std::vector<runtime::HostRange> ranges;
     for (size_t k = 0; k < args.size(); ++k) {
       const PyArg& a = args[k];
       const runtime::Param& p = ps[k];
@@ -318,30 +281,17 @@ class PyKernel {
       } else if (a.kind == "device") {
         b.args.push_back(interp::KernelArg::ofDevicePtr(a.address, a.bytes));
       } else {
-        auto buf = std::make_unique<interp::Buffer>();
-        buf->name = p.name;
-        buf->elem = p.type.pointee;
-        int64_t size = ir::byteSize(buf->elem);
+        int64_t size = ir::byteSize(p.type.pointee);
         if (a.bytes % uint64_t(size) != 0)
           throw UserError(SourceLoc{}, who + " has " + std::to_string(a.bytes) + " bytes, not a whole number of " +
-                                           ir::scalarName(buf->elem) + " elements");
-        buf->data.resize(a.bytes);
-        if (a.bytes) std::memcpy(buf->data.data(), reinterpret_cast<const void*>(a.address), a.bytes);
-        b.back.push_back({buf.get(), reinterpret_cast<void*>(a.address), a.readOnly, who, {}});
-        if (a.view) b.back.back().original = buf->data;
-        b.args.push_back(interp::KernelArg::ofBuffer(buf.get()));
-        b.buffers.push_back(std::move(buf));
+                                           ir::scalarName(p.type.pointee) + " elements");
+        hostArgs.push_back(k);
+        ranges.push_back({a.address, a.bytes, p.type.pointee, p.name, who, a.readOnly, a.view});
+        b.args.push_back(interp::KernelArg::ofBuffer(nullptr));  // bound below
       }
     }
-    for (size_t i = 0; i < b.back.size(); ++i)
-      for (size_t j = 0; j < b.back.size(); ++j) {
-        const Bound::Back& x = b.back[i];
-        const Bound::Back& y = b.back[j];
-        const auto* xs = static_cast<const uint8_t*>(x.host);
-        const auto* ys = static_cast<const uint8_t*>(y.host);
-        if (i != j && x.original.empty() && xs < ys + y.buffer->data.size() && ys < xs + x.buffer->data.size())
-          b.back[i].original = x.buffer->data;
-      }
+    std::vector<interp::KernelArg> bound = b.host.bind(ranges);
+    for (size_t h = 0; h < hostArgs.size(); ++h) b.args[hostArgs[h]] = bound[h];
     return b;
   }
 

@@ -838,19 +838,48 @@ def overlapping_views_kernel(A, B, N: tl.constexpr):
 
 
 def test_overlapping_views_keep_every_store():
-    """Two views of one array are copied apart on the host back ends; each
-    copy gives back only the bytes the kernel changed, so neither view's
-    stale copy undoes the other's stores."""
-    if backend == "cuda":
-        pytest.skip("device memory is shared as it is")
+    """Two views of one array share one buffer on the host back ends, so
+    neither undoes the other's stores."""
     n = 8
     buf = rng.standard_normal(3 * n).astype(np.float32)
     want = buf.copy()
     want[:n] += 1
     want[2 * n:] *= 2
-    triton_kernel_args = (buf[0:2 * n], buf[n:3 * n])
-    overlapping_views_kernel[(1,)](*triton_kernel_args, N=n)
+    run(overlapping_views_kernel, (1,), buf[0:2 * n], buf[n:3 * n], N=n)
     np.testing.assert_array_equal(buf, want)
+
+
+@triton.jit
+def store_then_load_through_another_kernel(X, Y, Z, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(X + offs, offs.to(tl.float32) * 3.0)  # through X ...
+    tl.debug_barrier()
+    tl.store(Z + offs, tl.load(Y + offs + 1) + 1.0)  # ... seen through Y, one element on
+
+
+@pytest.mark.parametrize("alias", ["same", "shifted", "int32_view"])
+def test_a_store_through_one_argument_is_seen_through_another_over_the_same_memory(alias):
+    """An in-place kernel given one array twice (or two views of it, of
+    other types too): a store through one argument is read back through the
+    other, as on the GPU; the array's elements outside both keep theirs."""
+    if backend == "cuda":
+        pytest.skip("device memory is shared as it is (the suite copies each numpy argument to the GPU apart)")
+    n = 16
+    whole = rng.standard_normal(2 * n + 8).astype(np.float32)
+    before = whole.copy()
+    x_at, y_at = (7, 4) if alias == "shifted" else (4, 4)
+    x = whole[x_at:x_at + n]
+    y = whole.view(np.int32) if alias == "int32_view" else whole
+    y = y[y_at:y_at + n + 1]
+    z = np.full(n, np.nan, np.float32)
+    run(store_then_load_through_another_kernel, (1,), x, y, z, N=n)
+    np.testing.assert_array_equal(whole[x_at:x_at + n], np.arange(n, dtype=np.float32) * 3)
+    # Y + 1 + i after X's stores (the separate copies of before would read the old values).
+    seen = (whole.view(np.int32) if alias == "int32_view" else whole)[y_at + 1:y_at + 1 + n]
+    np.testing.assert_array_equal(z, seen.astype(np.float32) + 1.0)
+    changed = np.zeros(whole.size, bool)
+    changed[x_at:x_at + n] = True
+    np.testing.assert_array_equal(whole[~changed], before[~changed])
 
 
 @triton.jit

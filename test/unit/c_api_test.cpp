@@ -235,6 +235,28 @@ TEST(CApi, SameMemoryTwiceIsOneBuffer) {
   for (size_t i = 0; i < size_t(n); ++i) ASSERT_EQ(a[i], before[i] + b[i]) << i;
 }
 
+TEST(CApi, OverlappingMemoryIsOneBuffer) {
+  // c = a + b with c half an array after a in one allocation: a later
+  // program reads what an earlier one stored through c (the interpreter runs
+  // programs in order), and the memory past both keeps its contents.
+  TempDir cache;
+  KernelPtr k = create(readExample("vector_add.tc"), interpOptions(cache));
+  ASSERT_TRUE(k);
+  auto rng = freshRng();
+  const size_t n = 256, shift = 128, spare = 40;
+  std::vector<float> mem = randomFloats(n + shift + spare, rng), b = randomFloats(n, rng);
+  std::vector<float> want = mem;
+  for (size_t i = 0; i < n; ++i) want[shift + i] = want[i] + b[i];  // program by program, in order
+  tritonc_arg args[] = {intArg(int64_t(n)), tritonc_arg{}, hostArg(b), tritonc_arg{}};
+  args[1].kind = args[3].kind = TRITONC_ARG_HOST;
+  args[1].ptr = mem.data();
+  args[3].ptr = mem.data() + shift;
+  args[1].bytes = args[3].bytes = n * sizeof(float);
+  int64_t grid[3] = {int64_t(n) / 32, 1, 1};
+  ASSERT_EQ(tritonc_launch(k.get(), args, 4, grid, nullptr, nullptr, nullptr), TRITONC_OK) << tritonc_last_error();
+  for (size_t i = 0; i < mem.size(); ++i) ASSERT_EQ(mem[i], want[i]) << i;
+}
+
 TEST(CApi, FloatScalarsAndIntsForFloats) {
   TempDir cache;
   KernelPtr k = create(kScale, interpOptions(cache));

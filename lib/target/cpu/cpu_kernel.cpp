@@ -168,7 +168,10 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
       if (a.kind != Kind::Buffer || !a.buffer)
         throw UserError(k.loc, who + " is a pointer and needs a buffer, but was given " +
                                    (a.kind == Kind::Int ? "an integer" : a.kind == Kind::Float ? "a float" : "a null buffer"));
-      const uint64_t address = uint64_t(reinterpret_cast<uintptr_t>(a.buffer->data.data()));
+      if (a.offset > a.buffer->data.size())
+        throw UserError(k.loc, who + " points " + std::to_string(a.offset) + " bytes into a buffer of " +
+                                   std::to_string(a.buffer->data.size()));
+      const uint64_t address = uint64_t(reinterpret_cast<uintptr_t>(a.buffer->data.data())) + a.offset;
       if (p.attrs.aligned > 0 && address % uint64_t(p.attrs.aligned) != 0)
         throw UserError(k.loc, who + " is declared aligned(" + std::to_string(p.attrs.aligned) +
                                    ") but its buffer is not");

@@ -138,8 +138,11 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
         throw UserError(fn_.loc, who + " was given a buffer without an element type");
       if (arg.buffer->data.size() > AddressSpace::kMaxBufferBytes)
         throw UserError(fn_.loc, who + " was given a buffer too large for the interpreter");
+      if (arg.offset > arg.buffer->data.size())
+        throw UserError(fn_.loc, who + " points " + std::to_string(arg.offset) + " bytes into a buffer of " +
+                                     std::to_string(arg.buffer->data.size()));
       const bool writable = !param.attrs.readonly && param.attrs.constantTable == 0;
-      value = intElem(int64_t(memory_.add(arg.buffer, param.name(), writable)));
+      value = intElem(int64_t(memory_.add(arg.buffer, param.name(), writable) + arg.offset));
     } else if (arg.kind == KernelArg::Kind::Buffer || arg.kind == KernelArg::Kind::DevicePtr) {
       throw UserError(fn_.loc, who + " is a scalar, but was given " + given);
     } else if (ir::isFloatKind(k)) {

@@ -36,12 +36,21 @@ struct KernelArg {
   enum class Kind { Int, Float, Buffer, DevicePtr } kind = Kind::Int;
   int64_t i = 0;
   double f = 0;
-  Buffer* buffer = nullptr;  // pointer parameters: the start of this buffer
+  Buffer* buffer = nullptr;  // pointer parameters: this buffer, `offset` bytes in
+  // Buffer: where the pointer points, in bytes from the buffer's start (not 0
+  // where arguments over the same host memory share one buffer).
+  uint64_t offset = 0;
   uint64_t bytes = 0;        // DevicePtr: the size of the allocation when known (the tuner copies it)
 
   static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
   static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
-  static KernelArg ofBuffer(Buffer* b) { KernelArg a; a.kind = Kind::Buffer; a.buffer = b; return a; }
+  static KernelArg ofBuffer(Buffer* b, uint64_t offset = 0) {
+    KernelArg a;
+    a.kind = Kind::Buffer;
+    a.buffer = b;
+    a.offset = offset;
+    return a;
+  }
   static KernelArg ofDevicePtr(uint64_t p, uint64_t bytes = 0) {
     KernelArg a;
     a.kind = Kind::DevicePtr;

@@ -199,7 +199,7 @@ static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, c
     if (t.isPtr()) {
       CUdeviceptr p = 0;
       if (a.kind == interp::KernelArg::Kind::DevicePtr) p = CUdeviceptr(a.i);
-      else if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer && device) p = device->at(a.buffer);
+      else if (a.kind == interp::KernelArg::Kind::Buffer && a.buffer && device) p = device->at(a.buffer) + a.offset;
       else throw UserError(SourceLoc{}, "argument '" + names[k] + "' of kernel '" + kernel + "' needs " +
                                             (device ? "a buffer" : "a device address"));
       params.put(k, &p, sizeof p);
