@@ -93,7 +93,10 @@ typedef enum {
 
 /* One kernel argument, in parameter order. A HOST buffer holds elements of
  * the parameter's pointee type: `bytes` must be a multiple of its size. HOST
- * arguments with the same `ptr` and `bytes` are one buffer for the kernel. */
+ * arguments whose memory overlaps (the same array twice, or parts of one
+ * allocation that overlap) are one buffer for the kernel, each pointing into
+ * it where its `ptr` is, so a store through one is seen through the other;
+ * only the bytes the kernel changed inside the arguments go back. */
 typedef struct {
   tritonc_arg_kind kind;
   int64_t i;
