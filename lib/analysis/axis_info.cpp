@@ -62,27 +62,6 @@ int64_t sliceRunStartDivisibility(const AxisInfo& a, size_t d, int64_t c, int64_
 
 bool isIntOrPtr(const ir::Type& t) { return t.isInt() || t.isPtr(); }
 
-bool isIntConstant(const ir::Value* v, int64_t value) {
-  if (v->valueKind() == ir::ValueKind::Instruction) {
-    auto* i = static_cast<const ir::Instruction*>(v);
-    return i->opcode() == Opcode::Splat && isIntConstant(i->operand(0), value);
-  }
-  return v->valueKind() == ir::ValueKind::Constant && v->type().isInt() &&
-         static_cast<const ir::Constant*>(v)->i == value;
-}
-
-// d for pre-fetching's `select(cmp eq d, 0), 1, d)` (marked as such), else null.
-const ir::Value* guardedDivisor(const ir::Instruction& sel) {
-  if (sel.sub != ir::kSelectDivisorGuard) return nullptr;
-  const ir::Value* c = sel.operand(0);
-  if (c->valueKind() != ir::ValueKind::Instruction) return nullptr;
-  auto* cmp = static_cast<const ir::Instruction*>(c);
-  if (cmp->opcode() != Opcode::Cmp || ir::CmpPred(cmp->sub) != ir::CmpPred::Eq) return nullptr;
-  const ir::Value* d = sel.operand(2);
-  if (cmp->operand(0) != d || !isIntConstant(cmp->operand(1), 0) || !isIntConstant(sel.operand(1), 1)) return nullptr;
-  return d;
-}
-
 }  // namespace
 
 AxisInfoAnalysis::AxisInfoAnalysis(const ir::Function& f) {
@@ -375,12 +354,6 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
         return op(0);
       return out;
     case Opcode::Select:
-      // `d == 0 ? 1 : d`, a divisor guarded by pre-fetching (transform/
-      // prefetch.cpp, marked kSelectDivisorGuard): d wherever a division by
-      // it means something. A user's select of that shape is no such thing
-      // ([1, 1, 2, 3] from a range is not contiguous).
-      if (const ir::Value* d = guardedDivisor(i)) return get(d);
-      [[fallthrough]];
     case Opcode::Phi: {
       // The meet of the incoming facts; incoming values not computed yet (the
       // loop's back edge on the first pass) do not constrain.

@@ -143,7 +143,7 @@ class Instruction : public Value {
 
   // Successor blocks (br, cond_br) or incoming blocks (phi, parallel to operands).
   std::vector<BasicBlock*> blocks;
-  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; select: kSelectDivisorGuard or 0; print: kPrintHex or 0;
+  uint8_t sub = 0;    // CmpPred / ReduceKind / AtomicKind; print: kPrintHex or 0;
                       // stage_init, stage_release: 1 for {cluster = 1}
   int64_t imm = 0;    // axis, range start, multiple_of divisor, pending groups (async_wait, dot_wait),
                       // an atomic's semantics and scope (atomicOrder)
@@ -303,10 +303,6 @@ class Module {
   std::map<std::string, std::unique_ptr<Layout>> layouts_;  // by key
 };
 
-// A select's `sub`: `d == 0 ? 1 : d` made by pre-fetching for a division by
-// d it clones ahead; its value matters only where d is not zero, so the axis
-// analysis may read it as d. Printed `{guard = 1}`.
-constexpr uint8_t kSelectDivisorGuard = 1;
 // A splat's `sub`: the condition that a pre-fetch's iteration runs
 // (transform/prefetch.cpp), splat over the mask of the load it guards. Where
 // it is false the program never uses the loaded tile (the loop exits first),

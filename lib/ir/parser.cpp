@@ -328,9 +328,9 @@ void Parser::parseAttributes(Instruction* inst) {
       if (value < 0 || value > (int64_t(1) << 30)) failAt(v.loc, "'smem' must be a byte offset");
       inst->smem = value;
     } else if (key.text == "guard") {
-      if ((inst->opcode() != Opcode::Select && inst->opcode() != Opcode::Splat) || value != 1)
-        failAt(v.loc, "'guard = 1' marks a select (a divisor guard) or a splat (a pre-fetch's iteration guard)");
-      inst->sub = inst->opcode() == Opcode::Select ? kSelectDivisorGuard : kSplatIterationGuard;
+      if (inst->opcode() != Opcode::Splat || value != 1)
+        failAt(v.loc, "'guard = 1' marks a splat (a pre-fetch's iteration guard)");
+      inst->sub = kSplatIterationGuard;
     } else if (key.text == "multicast") {
       if (inst->opcode() != Opcode::TmaCopy || value != 2) failAt(v.loc, "'multicast = 2' marks a tma_copy shared by a pair of programs");
       inst->imm = value;

@@ -132,8 +132,7 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
   std::string attrs;
   if (inst.vec) attrs += "vec = " + std::to_string(inst.vec);
   if (inst.smem >= 0) attrs += (attrs.empty() ? "" : ", ") + std::string("smem = ") + std::to_string(inst.smem);
-  if ((inst.opcode() == Opcode::Select && inst.sub == kSelectDivisorGuard) ||
-      (inst.opcode() == Opcode::Splat && inst.sub == kSplatIterationGuard))
+  if (inst.opcode() == Opcode::Splat && inst.sub == kSplatIterationGuard)
     attrs += (attrs.empty() ? "" : ", ") + std::string("guard = 1");
   if (inst.opcode() == Opcode::TmaCopy && inst.imm) attrs += (attrs.empty() ? "" : ", ") + std::string("multicast = ") + std::to_string(inst.imm);
   if (inst.opcode() == Opcode::TmaCopy && inst.sub) attrs += (attrs.empty() ? "" : ", ") + std::string("along = y");

@@ -40,17 +40,12 @@ int continueEdge(const Loop& loop) {
   return in0 ? 0 : 1;
 }
 
-bool intDivision(const ir::Instruction& i) {
-  return ir::isIntegerDivision(i);
-}
-
+// Integer divisions are pure too: by zero they give -1 and the dividend
+// (docs/IR.md), so a pre-fetch that divides where the program would not (a
+// loop that runs no iteration) needs no guard.
 bool pure(const ir::Instruction& i) {
   return !i.hasSideEffects() && i.opcode() != Opcode::Load && i.opcode() != Opcode::Phi &&
-         i.opcode() != Opcode::MultipleOf && !intDivision(i);
-}
-
-bool nonZeroConstant(const ir::Value* v) {
-  return v->valueKind() == ir::ValueKind::Constant && static_cast<const ir::Constant*>(v)->i != 0;
+         i.opcode() != Opcode::MultipleOf;
 }
 
 // Recomputes values of the loop for other iterations. valueAt(v, k) is `v` as
@@ -59,16 +54,11 @@ bool nonZeroConstant(const ir::Value* v) {
 // block of the loop). A header phi on iteration k > 0 is its latch value on
 // iteration k - 1; on the base iteration it is its pre-header value (or
 // itself); values defined outside the loop are used as they are; pure
-// instructions of the loop are cloned at the builder's position. Integer
-// divisions and remainders by loop-invariant divisors are cloned too (the
-// address arithmetic of convolutions), dividing by `d == 0 ? 1 : d`: a
-// pre-fetch may run where the program would not divide (a loop that runs
-// no iteration), and must not fault there.
+// instructions of the loop are cloned at the builder's position.
 class IterationCloner {
  public:
-  IterationCloner(const Loop& loop, ir::Builder& b, const ir::DominatorTree* dom = nullptr, ir::BasicBlock* at = nullptr,
-                  const std::map<ir::Value*, ir::Value*>* safeDivisors = nullptr)
-      : loop_(loop), b_(b), dom_(dom), at_(at), safe_(safeDivisors) {}
+  IterationCloner(const Loop& loop, ir::Builder& b, const ir::DominatorTree* dom = nullptr, ir::BasicBlock* at = nullptr)
+      : loop_(loop), b_(b), dom_(dom), at_(at) {}
 
   // Whether valueAt(v, k) exists (no loads or side effects on the way).
   bool clonable(ir::Value* v, int k, size_t& budget) const {
@@ -79,8 +69,7 @@ class IterationCloner {
       return k == 0 || clonable(incoming(i, loop_.latch), k - 1, budget);
     }
     if (k == 0 && available(i)) return true;
-    bool invariantDivision = intDivision(*i) && !loop_.definedInside(i->operand(1));
-    if ((!pure(*i) && !invariantDivision) || budget-- == 0) return false;
+    if (!pure(*i) || budget-- == 0) return false;
     for (ir::Value* op : i->operands())
       if (!clonable(op, k, budget)) return false;
     return true;
@@ -99,7 +88,6 @@ class IterationCloner {
     } else {
       std::vector<ir::Value*> ops;
       for (ir::Value* op : i->operands()) ops.push_back(valueAt(op, k));
-      if (intDivision(*i)) ops[1] = safeDivisor(ops[1]);
       b_.setLoc(i->loc);
       ir::Instruction* c = b_.create(i->opcode(), i->type(), ops);
       c->sub = i->sub;
@@ -113,12 +101,6 @@ class IterationCloner {
   }
 
  private:
-  ir::Value* safeDivisor(ir::Value* d) const {
-    if (nonZeroConstant(d)) return d;
-    auto it = safe_ ? safe_->find(d) : decltype(safe_->end()){};
-    if (!safe_ || it == safe_->end()) throw InternalError("prefetch: no guarded divisor for a cloned division");
-    return it->second;
-  }
   static ir::Value* incoming(ir::Instruction* phi, ir::BasicBlock* from) {
     for (size_t k = 0; k < phi->blocks.size(); ++k)
       if (phi->blocks[k] == from) return phi->operand(k);
@@ -135,16 +117,14 @@ class IterationCloner {
   const ir::DominatorTree* dom_;
   ir::BasicBlock* at_;
   std::map<std::pair<ir::Value*, int>, ir::Value*> memo_;
-  const std::map<ir::Value*, ir::Value*>* safe_ = nullptr;
 };
 
 // Where one block's pre-fetches go: at its top, after the ones already there.
 struct BlockPrefetcher {
   ir::Builder builder;
   IterationCloner cloner;
-  BlockPrefetcher(ir::Module& m, const Loop& loop, const ir::DominatorTree& dom, ir::BasicBlock* bb, size_t top,
-                  const std::map<ir::Value*, ir::Value*>& safeDivisors)
-      : builder(m), cloner(loop, builder, &dom, bb, &safeDivisors) {
+  BlockPrefetcher(ir::Module& m, const Loop& loop, const ir::DominatorTree& dom, ir::BasicBlock* bb, size_t top)
+      : builder(m), cloner(loop, builder, &dom, bb) {
     builder.setInsertPoint(bb, top);
   }
 };
@@ -337,31 +317,11 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
   }
   if (loads.empty()) return false;
 
-  // Guarded divisors of the loop's divisions by loop-invariant values, at the
-  // end of the pre-header (the divisors are defined before it), ahead of
-  // the first iterations' loads that may use them.
-  std::map<ir::Value*, ir::Value*> safeDivisors;
-  ir::Builder sb(*f.parent());
-  sb.setInsertPoint(loop.preheader, loop.preheader->instructions().size() - 1);
-  for (ir::BasicBlock* bb : loop.blocksInOrder) {  // in function order, for a stable result
-    for (auto& inst : bb->instructions()) {
-      if (!intDivision(*inst)) continue;
-      ir::Value* d = inst->operand(1);
-      if (loop.definedInside(d) || nonZeroConstant(d) || safeDivisors.count(d)) continue;
-      const ir::Type& t = d->type();
-      ir::Value* zero = sb.constant(t, 0);
-      ir::Value* one = sb.constant(t, 1);
-      ir::Value* safe = sb.select(sb.cmp(ir::CmpPred::Eq, d, zero), one, d);
-      static_cast<ir::Instruction*>(safe)->sub = ir::kSelectDivisorGuard;  // the axis analysis reads it as d
-      safeDivisors[d] = safe;
-    }
-  }
-
   // The first iterations' loads, iteration by iteration (so that a back end
   // sees the tiles of one iteration together), at the end of the pre-header.
   ir::Builder pre(*f.parent());
   pre.setInsertPoint(loop.preheader, loop.preheader->instructions().size() - 1);
-  IterationCloner first(loop, pre, nullptr, nullptr, &safeDivisors);
+  IterationCloner first(loop, pre);
   std::vector<std::vector<ir::Value*>> early(loads.size());
   ir::Value* cond = nullptr;
   int most = *std::max_element(dist.begin(), dist.end());
@@ -379,7 +339,7 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     ir::Instruction* l = loads[n];
     auto& bp = blocks[l->parent];
     if (!bp) {
-      bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, l->parent->firstNonPhi(), safeDivisors);
+      bp = std::make_unique<BlockPrefetcher>(*f.parent(), loop, dom, l->parent, l->parent->firstNonPhi());
     }
     ir::Value*& c = aheadConds[{l->parent, dist[n]}];
     if (!c) c = conditionsHold(loop, bp->cloner, bp->builder, 1, dist[n], contEdge);

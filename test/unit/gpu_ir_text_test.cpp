@@ -163,7 +163,9 @@ TEST(GpuIrText, GuardsAndIssuePredicates) {
                 .find("a guard 'splat' splats a condition (i1)"),
             std::string::npos);
   expectParseError("kernel @k(%n: i32) {\nentry:\n  %g = add %n, i32 1 : i32 {guard = 1}\n  ret\n}\n",
-                   "marks a select (a divisor guard) or a splat");
+                   "marks a splat (a pre-fetch's iteration guard)");
+  expectParseError("kernel @k(%c: i1, %n: i32) {\nentry:\n  %g = select %c, %n, i32 1 : i32 {guard = 1}\n  ret\n}\n",
+                   "marks a splat (a pre-fetch's iteration guard)");
   const std::string copy = R"(target "sm_90a" num_warps(4)
 
 #shared0 = shared<order=[0]>
