@@ -28,6 +28,19 @@ bool writes(const ir::Instruction& i) {
   }
 }
 
+// Whether `i`'s element-wise expression reads a load of its own block (such
+// a load may be read in place, Lowering::readInPlace).
+bool readsLoadOfItsBlock(const ir::Instruction& i, std::set<const ir::Instruction*>& seen) {
+  for (const ir::Value* v : i.operands()) {
+    if (v->valueKind() != ir::ValueKind::Instruction) continue;
+    const auto* o = static_cast<const ir::Instruction*>(v);
+    if (o->parent != i.parent || !seen.insert(o).second) continue;
+    if (o->opcode() == Opcode::Load) return true;
+    if (elementwiseOp(*o) && readsLoadOfItsBlock(*o, seen)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // A tile is deferred when an element-wise instruction computes it, with no
@@ -36,6 +49,10 @@ bool writes(const ir::Instruction& i) {
 // store of it) with nothing between that writes memory: its operands hold
 // the same values when the user's loop computes it. `x - m` then costs no
 // loop of its own inside `exp(x - m)`, nor `e / s` before the store of it.
+// Not into a store when it reads a load of the block: the load may be read
+// in place, from memory the store may be writing (`x[i + 1] = 2 x[i]`, or
+// two arguments over the same memory), so the expression is computed into
+// the frame first, as the interpreter's load-then-store order has it.
 void Lowering::findDeferrable(const ir::BasicBlock& bb) {
   deferrable_.clear();
   const auto& insts = bb.instructions();
@@ -53,6 +70,8 @@ void Lowering::findDeferrable(const ir::BasicBlock& bb) {
                        (user->opcode() == Opcode::Store && user->operand(1) == &i && user->operand(0) != &i &&
                         (user->numOperands() < 3 || user->operand(2) != &i));
     if (!reads) continue;
+    std::set<const ir::Instruction*> seen;
+    if (user->opcode() == Opcode::Store && readsLoadOfItsBlock(i, seen)) continue;
     bool clear = true;
     size_t j = k + 1;
     for (; j < insts.size() && insts[j].get() != user; ++j) clear = clear && !writes(*insts[j]);
