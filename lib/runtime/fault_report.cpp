@@ -36,8 +36,7 @@ std::string interpreterCommand(const std::string& sourceFile, const std::string&
     const interp::KernelArg& a = args[k];
     std::string spec;
     if (p.type.isPtr()) {
-      size_t bytes = a.kind == interp::KernelArg::Kind::Buffer && a.buffer ? a.buffer->data.size() - a.offset
-                                                                           : size_t(a.bytes);
+      size_t bytes = a.kind == interp::KernelArg::Kind::Buffer ? size_t(a.bufferBytes()) : size_t(a.bytes);
       size_t elem = size_t(ir::byteSize(p.type.pointee));
       // A buffer of unknown size: the command cannot guess it.
       std::string count = bytes && elem ? std::to_string(bytes / elem) : "ELEMENTS";

@@ -31,7 +31,8 @@ struct HostRange {
 
 class HostMemory {
  public:
-  // One argument per range, in their order.
+  // One argument per range, in their order, each with its own bytes
+  // (KernelArg::bytes: its buffer may hold others' too).
   std::vector<interp::KernelArg> bind(const std::vector<HostRange>& ranges);
   // Writes what the kernel changed back into the caller's memory: a whole
   // argument's bytes where it has a buffer of its own, else only the changed
@@ -48,7 +49,7 @@ class HostMemory {
   struct Copy {
     std::unique_ptr<interp::Buffer> buffer;
     uint8_t* host;                  // where the buffer's first byte came from
-    std::vector<uint8_t> original;  // shared buffers and views: the contents at the launch
+    std::vector<uint8_t> original;  // partly shared buffers and views: the contents at the launch
     std::vector<Member> members;
   };
   std::vector<Copy> copies_;

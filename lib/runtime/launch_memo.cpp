@@ -21,7 +21,7 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
         break;
       case Kind::DevicePtr: v = key ? a.i : int64_t(uint64_t(a.i) % 16 == 0); break;
       case Kind::Buffer:  // (its size from the pointer on, when keyed) and its alignment
-        v = (key && a.buffer ? int64_t(a.buffer->data.size() - a.offset) : 0) * 2 + int64_t(a.offset % 16 == 0);
+        v = (key ? int64_t(a.bufferBytes()) : 0) * 2 + int64_t(a.offset % 16 == 0);
         break;
     }
     out.push_back(int64_t(a.kind));

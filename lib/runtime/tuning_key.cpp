@@ -30,7 +30,7 @@ std::string tuningKeyOf(const std::vector<Param>& params, const std::vector<std:
     const interp::KernelArg& a = args[k];
     std::string v = a.kind == interp::KernelArg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i);
     if (a.kind == interp::KernelArg::Kind::Buffer)
-      v = "buffer:" + std::to_string(a.buffer ? a.buffer->data.size() - a.offset : 0);
+      v = "buffer:" + std::to_string(a.bufferBytes());
     key += (key.empty() ? "" : ",") + p.name + "=" + v;
   }
   // Alignment changes the code, so it is part of the key too.

@@ -883,6 +883,36 @@ def test_a_store_through_one_argument_is_seen_through_another_over_the_same_memo
 
 
 @triton.jit
+def shift_in_place_kernel(X, Y, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    tl.store(Y + 1 + i, tl.load(X + i) * 2.0)
+
+
+@triton.jit
+def shift_one_kernel(X, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    tl.store(X + 1 + i, tl.load(X + i) * 2.0)
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_store_over_the_memory_its_value_was_loaded_from(twice):
+    """x[i + 1] = 2 x[i] over one array (one argument, or the array passed
+    twice): the tile is loaded whole before it is stored (the CPU back end
+    computed the product while storing it, reading what it had just
+    written: zeros)."""
+    if backend == "cuda":
+        pytest.skip("on the GPU the warps of a program race on it (no barrier between load and store)")
+    a = rng.standard_normal(33).astype(np.float32)
+    want = a.copy()
+    want[1:] = 2 * a[:-1]
+    if twice:
+        run(shift_in_place_kernel, (1,), a, a, BLOCK=32)
+    else:
+        run(shift_one_kernel, (1,), a, BLOCK=32)
+    np.testing.assert_array_equal(a, want)
+
+
+@triton.jit
 def strided_view_kernel(Q, K, rows, stride_row, D: tl.constexpr):
     """q and k, views of one qkv array (vLLM's qkv.split), updated in place
     through the strides the caller passes."""

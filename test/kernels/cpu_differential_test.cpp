@@ -125,13 +125,18 @@ Inputs draw(const ir::Function& fn, int attempt, std::mt19937_64& rng, int64_t a
 
 Inputs copyOf(const Inputs& from) {
   Inputs out;
+  std::map<const interp::Buffer*, interp::Buffer*> copies;  // one per buffer; arguments keep their offsets
   for (const interp::KernelArg& a : from.args) {
-    if (a.kind != interp::KernelArg::Kind::Buffer) {
-      out.args.push_back(a);
-      continue;
+    interp::KernelArg c = a;
+    if (a.kind == interp::KernelArg::Kind::Buffer) {
+      interp::Buffer*& copy = copies[a.buffer];
+      if (!copy) {
+        out.buffers.push_back(std::make_unique<interp::Buffer>(*a.buffer));
+        copy = out.buffers.back().get();
+      }
+      c.buffer = copy;
     }
-    out.buffers.push_back(std::make_unique<interp::Buffer>(*a.buffer));
-    out.args.push_back(interp::KernelArg::ofBuffer(out.buffers.back().get()));
+    out.args.push_back(c);
   }
   return out;
 }

@@ -40,7 +40,11 @@ struct KernelArg {
   // Buffer: where the pointer points, in bytes from the buffer's start (not 0
   // where arguments over the same host memory share one buffer).
   uint64_t offset = 0;
-  uint64_t bytes = 0;        // DevicePtr: the size of the allocation when known (the tuner copies it)
+  // DevicePtr: the size of the allocation when known (the tuner copies it);
+  // Buffer: the argument's own bytes from `offset` when the buffer holds
+  // other arguments' too (0: to the buffer's end).
+  uint64_t bytes = 0;
+  uint64_t bufferBytes() const { return bytes ? bytes : buffer ? buffer->data.size() - offset : 0; }
 
   static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
   static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
