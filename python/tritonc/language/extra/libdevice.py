@@ -316,10 +316,11 @@ def _log2_split(ax):
 
 
 def _exp2_of_product(y, ax):
-    """2^(y log2 ax) to a few ulp: y times the split logarithm as a head t
-    and a tail (an fma gives the product's rounding), t = n + r with n an
+    """2^(y log2 ax) to about an ulp: y times the split logarithm as a head
+    t and a tail (an fma gives the product's rounding), t = n + r with n an
     integer, 2^(r + tail) (|r + tail| <= 1/2, so adding them costs 1/60 ulp)
-    scaled by 2^n exactly (ldexp: overflow and subnormal results round once)."""
+    scaled by 2^n (ldexp: exact for normal results; a subnormal one is
+    rounded a second time)."""
     l_hi, l_lo = _log2_split(ax)
     t = semantic.mul(y, l_hi)
     t_lo = semantic.add(math.fma(y, l_hi, semantic.neg(t)), semantic.mul(y, l_lo))
@@ -363,6 +364,7 @@ def _pow(x, y):
                              _where(semantic.compare("eq", small, semantic.compare("gt", y, 0.0)), 0.0,
                                     float("inf"))), r)
     r = _where(_either_nan(x, y), float("nan"), r)
+    r = _where(semantic.compare("eq", y, 1.0), x, r)  # exactly, where exp2 is only faithful
     one = semantic.logical("or", semantic.compare("eq", y, 0.0), semantic.compare("eq", x, 1.0))
     return _where(one, 1.0, r)
 
@@ -374,7 +376,9 @@ powf = pow
 
 @builtin
 def powi(arg0, arg1):
-    return pow(arg0, semantic.cast(to_tensor(arg1), core.float32))
+    """x^n for an integer n, in x's float type (float64's holds n exactly to 2^53)."""
+    x = to_tensor(arg0)
+    return pow(arg0, semantic.cast(to_tensor(arg1), core.float64 if x.dtype is core.float64 else core.float32))
 
 
 _LOG2_10_HI = 3.32192802429199218750  # log2(10) rounded to float32 (0x40549A78)
@@ -529,7 +533,11 @@ def _pi_polynomials(x):
     only that rounding) and no approximate sin or cos is used: about an ulp
     on every back end. Returns n mod 4 and the two."""
     wide = x.dtype.bits == 64
-    n = math.floor(semantic.add(semantic.mul(x, 2.0), 0.5))
+    # n = 2x rounded (2x itself from 2^(fraction bits) on, where it is an
+    # integer and 2x + 0.5 would round to the next one).
+    twice = semantic.mul(x, 2.0)
+    whole = 2.0 ** (52 if wide else 23)
+    n = _where(_lt(math.abs(twice), whole), math.floor(semantic.add(twice, 0.5)), twice)
     r = semantic.sub(x, semantic.mul(n, 0.5))
     quarter = semantic.sub(n, semantic.mul(math.floor(semantic.mul(n, 0.25)), 4.0))
     z = semantic.mul(r, r)
@@ -565,11 +573,16 @@ def _sinpi(x):
 
 
 def _cospi(x):
-    """cos(pi x), exactly +0 at half-integers."""
+    """cos(pi x), exactly +0 at half-integers (x - floor(x) is exact), 1
+    beyond 2^(fraction bits + 1), where every x is an even integer (and 2x
+    may overflow), NaN at infinities."""
     q, s, c = _pi_polynomials(x)
     r = _by_quarter(q, (c, semantic.neg(s), semantic.neg(c), s))
-    h = semantic.sub(x, 0.5)
-    return _where(semantic.compare("eq", math.floor(h), h), 0.0, r)
+    r = _where(semantic.compare("eq", semantic.sub(x, math.floor(x)), 0.5), 0.0, r)
+    ax = math.abs(x)
+    even = semantic.logical("and", semantic.compare("ge", ax, 2.0 ** (53 if x.dtype.bits == 64 else 24)),
+                            _lt(ax, float("inf")))
+    return _where(even, 1.0, r)
 
 
 sinpi = _unary("sinpi", _sinpi)
