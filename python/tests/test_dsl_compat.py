@@ -1099,3 +1099,120 @@ def test_tuples_of_numbers_carried_through_loops():
     t0, t1 = 2.0 ** n, 2 + n * (n - 1) // 2
     u0, u1 = 0.25 + (n - 1), 1 + (n - 1)
     np.testing.assert_array_equal(o, np.full(4, t0 + u0 + t1 + u1, np.float32))
+
+
+# ---- found by the fourth bug hunt (session 28) ----
+
+@triton.jit
+def annotated_scalars_kernel(O, n: tl.int64, u: tl.uint8, f: tl.float64):
+    tl.store(O, n * 1048576)
+    tl.store(O + 1, (u + 255).to(tl.int64))
+    tl.store(O + 2, (f * 1e10).to(tl.int64))
+
+
+def test_an_annotated_scalar_parameter_has_its_annotation_type():
+    """`n: tl.int64` is int64 even for a small value (n * 2^20 does not wrap
+    at 32 bits), `u: tl.uint8` wraps at 8 bits, `f: tl.float64` keeps a
+    float64 (Triton 3.x's annotated parameters)."""
+    n = int(rng.integers(3000, 9000))
+    u = int(rng.integers(1, 100))
+    o = np.zeros(3, np.int64)
+    run(annotated_scalars_kernel, (1,), o, n, u, 0.1234567891)
+    np.testing.assert_array_equal(o, [n * 1048576, (u + 255) % 256, 1234567891])
+
+
+@triton.jit
+def cumprod_type_kernel(X, O, F, P, N: tl.constexpr):
+    o = tl.arange(0, N)
+    y = tl.cumprod(tl.load(X + o), 0)
+    tl.static_assert(y.dtype == tl.int8)
+    tl.store(O + o, y)
+    h = tl.cumprod(tl.load(F + o), 0)
+    tl.static_assert(h.dtype == tl.float16)
+    tl.store(P + o, h)
+
+
+def test_cumprod_keeps_the_input_type():
+    """Triton's cumprod multiplies in the input's type (int8 wraps, float16
+    rounds every product); only bfloat16 computes in float32."""
+    x = rng.integers(-5, 6, 16).astype(np.int8)
+    f = (1 + rng.uniform(-0.01, 0.01, 16)).astype(np.float16)
+    o = np.zeros(16, np.int8)
+    p = np.zeros(16, np.float16)
+    run(cumprod_type_kernel, (1,), x, o, f, p, N=16)
+    want = np.zeros(16, np.int8)
+    acc = np.int8(1)
+    with np.errstate(over="ignore"):
+        for i in range(16):
+            acc = np.int8(acc * x[i])
+            want[i] = acc
+    np.testing.assert_array_equal(o, want)
+    # (every product rounded to float16, in the scan's own order: a few float16 ulps from numpy's)
+    np.testing.assert_allclose(p.astype(np.float64), np.cumprod(f.astype(np.float64)), rtol=4e-3)
+
+
+@triton.jit
+def wide_literal_kernel(X, O, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    tl.static_assert((x * 1e300).dtype == tl.float64)
+    tl.static_assert((x * 1e30).dtype == tl.float32)
+    tl.store(O + tl.arange(0, N), x * 1e300)
+    tl.store(O + N + tl.arange(0, N), x * 1e-300)
+
+
+def test_a_float_literal_beyond_float32_is_float64():
+    """Triton types a Python float float64 where float32 would lose it
+    (outside float32's normal range): int32 * 1e300 is float64, not inf."""
+    x = rng.integers(1, 100, 8).astype(np.int32)
+    o = np.zeros(16)
+    run(wide_literal_kernel, (1,), x, o, N=8)
+    np.testing.assert_allclose(o, np.concatenate([x * 1e300, x * 1e-300]), rtol=1e-15)
+
+
+@triton.jit
+def store_or_negate(O, v, flag):
+    if flag:
+        tl.store(O, v)
+        return
+    tl.store(O, -v)
+
+
+@triton.jit
+def void_return_kernel(O, flag):
+    store_or_negate(O, 3, flag)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_bare_return_in_a_helper_under_a_runtime_if(flag):
+    """`return` without a value on one path, falling off the end on the
+    other: both return nothing (was refused as 'returns a value on some paths')."""
+    o = np.zeros(1, np.int32)
+    run(void_return_kernel, (1,), o, flag)
+    assert o[0] == (3 if flag else -3)
+
+
+@triton.jit
+def block_pointer_members_kernel(X, O, M, N: tl.constexpr, B: tl.constexpr):
+    p = tl.make_block_ptr(X, (M,), (1,), (0,), (B,), (0,))
+    q = tl.make_block_ptr(O, (M,), (1,), (0,), (B,), (0,))
+    for _ in range(0, N, B):
+        x = p.load(boundary_check=(0,))
+        tl.static_assert(x.type.is_block() and x.type.with_element_ty(tl.int8).element_ty == tl.int8)
+        q.store(x * 2.0 + x.numel, boundary_check=(0,))
+        p = p.advance((B,))
+        q = q.advance((B,))
+    tl.static_assert(tl.float16.fp_mantissa_width == 10 and tl.bfloat16.exponent_bias == 127)
+    tl.static_assert(tl.int8.get_int_max_value() == 127 and tl.uint16.get_int_min_value() == 0)
+    tl.static_assert(tl.uint32.is_uint32() and not tl.int32.is_uint32() and tl.float32.is_standard_floating())
+
+
+def test_block_pointer_members_numel_attribute_and_dtype_queries():
+    """p.load(...), p.store(x, ...), p.advance(...) as Triton's tensor members;
+    x.numel as an attribute; dtype queries (mantissa width, bias, integer
+    limits, is_uint32, with_element_ty)."""
+    m = int(rng.integers(20, 60))
+    x = rng.standard_normal(64).astype(np.float32)
+    o = np.full(64, -1.0, np.float32)
+    run(block_pointer_members_kernel, (1,), x, o, m, N=64, B=16)
+    np.testing.assert_array_equal(o[:m], x[:m] * 2 + 16)
+    np.testing.assert_array_equal(o[m:], -1.0)

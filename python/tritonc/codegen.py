@@ -93,6 +93,7 @@ class _Frame:
         self.vars = {}  # (name, path, ir type) -> SSA variable
         self.exit = None  # inlined functions: the block returns go to
         self.ret_slot = None
+        self.returns_nothing = False  # a `return` without a value was seen
         # tl.map_elementwise's function (and what it calls): its arguments are
         # whole tiles, an `if` on an element's value runs both branches under
         # a predicate and selects, and returns accumulate into ret_value per
@@ -408,6 +409,15 @@ class _Generator(ast.NodeVisitor):
             self.fb.ret()
             self.dead = True
             return
+        if unwrap(value) is None:  # `return` or `return None`: as falling off the end
+            f.returns_nothing = True
+            if f.ret_slot is not None:
+                raise CompileError("this return gives no value; an earlier one gave %s" % _describe_slot(f.ret_slot))
+            self.fb.br(f.exit)
+            self._unreachable("after.return")
+            return
+        if f.returns_nothing:
+            raise CompileError("this return gives a value; an earlier one gave none")
         slot = self._store("$ret", (), value if not isinstance(value, (bool, int, float)) else semantic.to_tensor(value))
         if f.ret_slot is None:
             f.ret_slot = slot

@@ -102,8 +102,10 @@ def _runtime_type(x):
         if -2**63 <= x < 2**63:
             return tl.int64
         raise TypeError("the integer %d does not fit in 64 bits" % x)
-    if isinstance(x, (bool, float)):
-        return semantic.py_scalar_dtype(x)  # float32, int1
+    if isinstance(x, bool):
+        return tl.int1
+    if isinstance(x, float):
+        return tl.float32  # as Triton passes any float
     if _is_array(x):
         t = _array_dtype(x)
         if t is None:
@@ -387,6 +389,9 @@ class JITFunction(_tritonc.JitLauncher):
         self.arg_names = list(sig.parameters)
         self.defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         self.constexpr_names = {n for n, p in sig.parameters.items() if _is_constexpr_annotation(p.annotation)}
+        # `n: tl.int64`: a number passed there has that type (Triton 3.x), not the one its value suggests.
+        self.annotated_types = {n: p.annotation for n, p in sig.parameters.items()
+                                if isinstance(p.annotation, core.dtype) and not p.annotation.is_ptr()}
         self.do_not_specialize = set(do_not_specialize)
         self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
         self._parsed = None
@@ -457,6 +462,8 @@ class JITFunction(_tritonc.JitLauncher):
                 key.append(("d" if isinstance(v, TensorDescriptor) else "t", name, spec.key))
                 continue
             t = _runtime_type(v)
+            if t is not None and not t.is_ptr() and name in self.annotated_types:
+                t = self.annotated_types[name]
             if t is None:
                 constexprs[name] = core.unwrap(v)
                 key.append(("c", name, repr(core.unwrap(v))))

@@ -103,7 +103,7 @@ class block_ptr:
             mask = semantic.broadcast_to(mask, self.block_shape)
         return ptr, mask
 
-    def load(self, boundary_check, padding_option):
+    def load_block(self, boundary_check, padding_option):
         from . import ops
         ptr, mask = self._pointers_and_mask(boundary_check)
         if padding_option not in ("", "zero", "nan", None):
@@ -111,10 +111,22 @@ class block_ptr:
         other = float("nan") if padding_option == "nan" else 0
         return ops.load(ptr, mask=mask, other=other if mask is not None else None)
 
-    def store(self, value, boundary_check):
+    def store_block(self, value, boundary_check):
         from . import ops
         ptr, mask = self._pointers_and_mask(boundary_check)
         ops.store(ptr, value, mask=mask)
+
+    # Triton's tensor members of a block pointer: p.load(...), p.store(x, ...), p.advance(offsets).
+    def load(self, *args, **kwargs):
+        from . import ops
+        return ops.load(self, *args, **kwargs)
+
+    def store(self, *args, **kwargs):
+        from . import ops
+        return ops.store(self, *args, **kwargs)
+
+    def advance(self, offsets):
+        return advance(self, offsets)
 
 
 @builtin
@@ -176,10 +188,10 @@ class tensor_descriptor:
         return block_ptr(self.base, self.shape, self.strides, offs, self.block_shape, ())
 
     def load(self, offsets):
-        return self._block(offsets).load(tuple(range(len(self.block_shape))), self.padding)
+        return self._block(offsets).load_block(tuple(range(len(self.block_shape))), self.padding)
 
     def store(self, offsets, value):
-        self._block(offsets).store(value, tuple(range(len(self.block_shape))))
+        self._block(offsets).store_block(value, tuple(range(len(self.block_shape))))
 
     # Triton's descriptor reductions: the block at `offsets` combined into
     # memory element by element (atomically; out-of-bounds elements left

@@ -45,6 +45,13 @@ def builtin(fn):
     return fn
 
 
+class _count(int):
+    """An int that may also be called for itself (tensor.numel)."""
+
+    def __call__(self):
+        return int(self)
+
+
 # ---- element types ----------------------------------------------------------
 
 class dtype:
@@ -104,6 +111,80 @@ class dtype:
     @property
     def scalar(self):
         return self
+
+    # ---- the rest of Triton's dtype interface ----
+    class SIGNEDNESS:
+        SIGNED = 0
+        UNSIGNED = 1
+
+    @property
+    def int_signedness(self):
+        return dtype.SIGNEDNESS.UNSIGNED if self.kind in ("uint", "bool") else dtype.SIGNEDNESS.SIGNED
+
+    @property
+    def fp_mantissa_width(self):
+        if self.kind != "float":
+            raise CompileError("%r has no mantissa" % self)
+        return _FLOAT_FORMATS[self.name][0]
+
+    @property
+    def exponent_bias(self):
+        if self.kind != "float":
+            raise CompileError("%r has no exponent" % self)
+        return _FLOAT_FORMATS[self.name][1]
+
+    def get_int_max_value(self):
+        if self.kind == "bool":
+            return 1
+        if self.kind not in ("int", "uint"):
+            raise CompileError("%r is not an integer type" % self)
+        return 2 ** (self.bits - 1) - 1 if self.kind == "int" else 2 ** self.bits - 1
+
+    def get_int_min_value(self):
+        if self.kind in ("bool", "uint"):
+            return 0
+        if self.kind != "int":
+            raise CompileError("%r is not an integer type" % self)
+        return -2 ** (self.bits - 1)
+
+    def is_standard_floating(self):
+        return self.name in ("float16", "bfloat16", "float32", "float64")
+
+    def is_int1(self):
+        return self.kind == "bool"
+
+    def is_int8(self):
+        return self.kind == "int" and self.bits == 8
+
+    def is_int16(self):
+        return self.kind == "int" and self.bits == 16
+
+    def is_int32(self):
+        return self.kind == "int" and self.bits == 32
+
+    def is_int64(self):
+        return self.kind == "int" and self.bits == 64
+
+    def is_uint8(self):
+        return self.kind == "uint" and self.bits == 8
+
+    def is_uint16(self):
+        return self.kind == "uint" and self.bits == 16
+
+    def is_uint32(self):
+        return self.kind == "uint" and self.bits == 32
+
+    def is_uint64(self):
+        return self.kind == "uint" and self.bits == 64
+
+    def is_block(self):
+        return False
+
+    def is_void(self):
+        return False
+
+    def with_element_ty(self, element_ty):
+        return element_ty
 
     def to_ir(self):
         return self.ir
@@ -170,6 +251,11 @@ float8e5 = dtype("float8e5", "f8e5m2", "float", 8)
 float8e4b15 = dtype("float8e4b15", None, "float", 8)
 float8e4b8 = dtype("float8e4b8", None, "float", 8)
 float8e5b16 = dtype("float8e5b16", None, "float", 8)
+
+# (mantissa bits, exponent bias) of the float formats.
+_FLOAT_FORMATS = {"float16": (10, 15), "bfloat16": (7, 127), "float32": (23, 127), "float64": (52, 1023),
+                  "float8e4nv": (3, 7), "float8e5": (2, 15), "float8e4b15": (3, 15), "float8e4b8": (3, 8),
+                  "float8e5b16": (2, 16)}
 
 _BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64, float8e4nv,
                             float8e5)}
@@ -244,11 +330,14 @@ class tensor:
         """The dtype of a scalar; a block_type (element_ty, shape) of a tile."""
         return self.dtype if not self.shape else block_type(self.dtype, self.shape)
 
+    @property
     def numel(self):
+        """The number of elements: a number (Triton's constexpr attribute,
+        `x.numel >> 1`); `x.numel()` works too."""
         n = 1
         for d in self.shape:
             n *= d
-        return n
+        return _count(n)
 
     def ir_type(self):
         return ir_type(self.dtype, self.shape)
@@ -393,6 +482,15 @@ class block_type:
     @property
     def scalar(self):
         return self.element_ty
+
+    def is_block(self):
+        return True
+
+    def get_block_shapes(self):
+        return self.shape
+
+    def with_element_ty(self, element_ty):
+        return block_type(element_ty, self.shape)
 
     def __eq__(self, other):
         return isinstance(other, block_type) and other.element_ty == self.element_ty and other.shape == self.shape

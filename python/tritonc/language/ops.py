@@ -447,7 +447,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if isinstance(pointer, block_pointers.block_ptr):
         if mask is not None or other is not None:
             raise CompileError("a load through a block pointer takes boundary_check and padding_option, not mask/other")
-        return pointer.load(boundary_check, unwrap(padding_option))
+        return pointer.load_block(boundary_check, unwrap(padding_option))
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("tl.load needs a pointer (or a tensor of pointers), not %r" % p.dtype)
@@ -474,7 +474,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if isinstance(pointer, block_pointers.block_ptr):
         if unwrap(mask) is not None:
             raise CompileError("a store through a block pointer takes boundary_check, not mask")
-        return pointer.store(value, boundary_check)
+        return pointer.store_block(value, boundary_check)
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("tl.store needs a pointer (or a tensor of pointers), not %r" % p.dtype)

@@ -37,7 +37,12 @@ def py_scalar_dtype(v):
             return core.uint64
         raise CompileError("integer %d does not fit in 64 bits" % v)
     if isinstance(v, float):
-        return core.float32
+        # Triton's: float64 where float32 would lose it (beyond float32's
+        # normal range, but not 0, infinities or NaN).
+        a = abs(v)
+        if a == 0.0 or a == float("inf") or v != v or 2.0 ** -126 <= a <= (2 - 2.0 ** -23) * 2.0 ** 127:
+            return core.float32
+        return core.float64
     raise CompileError("expected a number or a tensor, got %s" % type(v).__name__)
 
 

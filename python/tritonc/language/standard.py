@@ -235,7 +235,13 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
 
 @builtin
 def cumprod(input, axis=0, reverse=False, dtype=None):
-    x = _scan_type(input, dtype)
+    """In the input's type, as Triton's (only bfloat16 computes in float32;
+    cumsum widens narrow integers, cumprod does not), or `dtype`'s."""
+    x = to_tensor(input)
+    if unwrap(dtype) is not None:
+        x = semantic.cast(x, unwrap(dtype))
+    elif x.dtype is core.bfloat16:
+        x = semantic.cast(x, core.float32)
     return associative_scan(x, axis, semantic.mul, reverse)
 
 
