@@ -20,6 +20,7 @@ void LaunchMemo::shapeOf(const std::vector<interp::KernelArg>& args, const std::
         if (key) std::memcpy(&v, &a.f, sizeof v);
         break;
       case Kind::DevicePtr: v = key ? a.i : int64_t(uint64_t(a.i) % 16 == 0); break;
+      case Kind::HostPtr: v = (key ? int64_t(a.bytes) : 0) * 2 + int64_t(uint64_t(a.i) % 16 == 0); break;
       case Kind::Buffer:  // (its size from the pointer on, when keyed) and its alignment
         v = (key ? int64_t(a.bufferBytes()) : 0) * 2 + int64_t(a.offset % 16 == 0);
         break;

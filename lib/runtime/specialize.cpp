@@ -52,12 +52,13 @@ std::vector<ArgFacts> factsOf(const std::vector<interp::KernelArg>& args, const 
   for (size_t k = 0; k < args.size(); ++k) {
     const interp::KernelArg& a = args[k];
     ArgFacts f;
-    f.isPointer = a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr;
+    f.isPointer = a.isPointer();
     f.isInt = a.kind == interp::KernelArg::Kind::Int;
     f.value = f.isInt ? asParameter(a.i, paramKinds, k) : a.i;
     // Host buffers start where the allocator put them, at least 16-byte
     // aligned: their pointers are as aligned as their offsets.
-    f.address = a.kind == interp::KernelArg::Kind::DevicePtr ? uint64_t(a.i)
+    f.address = a.kind == interp::KernelArg::Kind::DevicePtr || a.kind == interp::KernelArg::Kind::HostPtr
+                    ? uint64_t(a.i)
                 : a.kind == interp::KernelArg::Kind::Buffer  ? a.offset
                                                              : 0;
     out.push_back(f);

@@ -16,7 +16,8 @@ namespace tritonc::runtime {
 namespace {
 
 // Copies of the buffers among `args` (host or device), and the arguments
-// pointing at them. Device copies get the slack of PyTorch's allocator.
+// pointing at them. Device copies get the slack of PyTorch's allocator; the
+// caller's host memory (HostPtr) is copied into buffers.
 struct ScratchArgs {
   std::vector<std::unique_ptr<interp::Buffer>> copies;
   std::vector<std::unique_ptr<nvptx::DeviceCopy>> deviceCopies;
@@ -24,7 +25,19 @@ struct ScratchArgs {
   explicit ScratchArgs(const std::vector<interp::KernelArg>& original) : args(original) {
     std::map<interp::Buffer*, interp::Buffer*> made;
     std::map<int64_t, uint64_t> madeOnDevice;
+    std::map<std::pair<int64_t, uint64_t>, interp::Buffer*> madeOfHost;
     for (interp::KernelArg& a : args) {
+      if (a.kind == interp::KernelArg::Kind::HostPtr) {
+        interp::Buffer*& copy = madeOfHost[{a.i, a.bytes}];
+        if (!copy) {
+          copies.push_back(std::make_unique<interp::Buffer>());
+          const auto* from = reinterpret_cast<const uint8_t*>(a.i);
+          copies.back()->data.assign(from, from + a.bytes);
+          copy = copies.back().get();
+        }
+        a = interp::KernelArg::ofBuffer(copy);
+        continue;
+      }
       if (a.kind == interp::KernelArg::Kind::DevicePtr) {
         auto it = madeOnDevice.find(a.i);
         if (it == madeOnDevice.end()) {

@@ -29,7 +29,7 @@ std::string tuningKeyOf(const std::vector<Param>& params, const std::vector<std:
     if (!inKey(p, names)) continue;
     const interp::KernelArg& a = args[k];
     std::string v = a.kind == interp::KernelArg::Kind::Float ? std::to_string(a.f) : std::to_string(a.i);
-    if (a.kind == interp::KernelArg::Kind::Buffer)
+    if (a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::HostPtr)
       v = "buffer:" + std::to_string(a.bufferBytes());
     key += (key.empty() ? "" : ",") + p.name + "=" + v;
   }

@@ -245,8 +245,11 @@ class PyKernel {
     }
   }
 
-  // Host memory is copied into the interpreter's buffers and back after the
-  // launch (runtime/host_memory.h: overlapping arguments share one).
+  // Host memory is given to the CPU back end as it is (the kernel runs on
+  // the caller's arrays, as a GPU kernel on its tensors), unless some of it
+  // is read-only (a store there would crash, not raise); on the interpreter
+  // it is copied into buffers and back after the launch
+  // (runtime/host_memory.h: overlapping arguments share one).
   struct Bound {
     runtime::HostMemory host;
     std::vector<interp::KernelArg> args;
@@ -289,6 +292,13 @@ class PyKernel {
         ranges.push_back({a.address, a.bytes, p.type.pointee, p.name, who, a.readOnly, a.view});
         b.args.push_back(interp::KernelArg::ofBuffer(nullptr));  // bound below
       }
+    }
+    const bool inPlace = k_->target() == "cpu" &&
+                         std::none_of(ranges.begin(), ranges.end(), [](const runtime::HostRange& r) { return r.readOnly; });
+    if (inPlace) {
+      for (size_t h = 0; h < hostArgs.size(); ++h)
+        b.args[hostArgs[h]] = interp::KernelArg::ofHostPtr(ranges[h].address, ranges[h].bytes);
+      return b;
     }
     std::vector<interp::KernelArg> bound = b.host.bind(ranges);
     for (size_t h = 0; h < hostArgs.size(); ++h) b.args[hostArgs[h]] = bound[h];

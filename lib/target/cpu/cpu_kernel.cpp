@@ -165,20 +165,22 @@ void CpuKernel::run(const interp::Grid& grid, const std::vector<interp::KernelAr
     if (p.type.isPtr()) {
       if (a.kind == Kind::DevicePtr)
         throw UserError(k.loc, who + " was given a GPU address; the CPU back end needs host memory");
-      if (a.kind != Kind::Buffer || !a.buffer)
+      if (a.kind != Kind::HostPtr && (a.kind != Kind::Buffer || !a.buffer))
         throw UserError(k.loc, who + " is a pointer and needs a buffer, but was given " +
                                    (a.kind == Kind::Int ? "an integer" : a.kind == Kind::Float ? "a float" : "a null buffer"));
-      if (a.offset > a.buffer->data.size())
+      if (a.kind == Kind::Buffer && a.offset > a.buffer->data.size())
         throw UserError(k.loc, who + " points " + std::to_string(a.offset) + " bytes into a buffer of " +
                                    std::to_string(a.buffer->data.size()));
-      const uint64_t address = uint64_t(reinterpret_cast<uintptr_t>(a.buffer->data.data())) + a.offset;
+      const uint64_t address = a.kind == Kind::HostPtr
+                                   ? uint64_t(a.i)
+                                   : uint64_t(reinterpret_cast<uintptr_t>(a.buffer->data.data())) + a.offset;
       if (p.attrs.aligned > 0 && address % uint64_t(p.attrs.aligned) != 0)
         throw UserError(k.loc, who + " is declared aligned(" + std::to_string(p.attrs.aligned) +
                                    ") but its buffer is not");
       slots[i] = address;
       continue;
     }
-    if (a.kind == Kind::Buffer || a.kind == Kind::DevicePtr)
+    if (a.isPointer())
       throw UserError(k.loc, who + " is a scalar, but was given a buffer");
     if (ir::isFloatKind(kind)) {
       const double v = a.kind == Kind::Int ? interp::detail::intToFloat(kind, a.i) : interp::detail::roundTo(kind, a.f);

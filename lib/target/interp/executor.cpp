@@ -128,6 +128,7 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
     const char* given = arg.kind == KernelArg::Kind::Int         ? "an integer"
                         : arg.kind == KernelArg::Kind::Float     ? "a float"
                         : arg.kind == KernelArg::Kind::DevicePtr ? "a GPU address (the interpreter needs host memory)"
+                        : arg.kind == KernelArg::Kind::HostPtr   ? "a host address (the interpreter needs a buffer)"
                         : arg.buffer                             ? "a buffer"
                                                                  : "a null buffer";
     Elem value;
@@ -143,7 +144,7 @@ void Executor::bindArguments(const std::vector<KernelArg>& args) {
                                      std::to_string(arg.buffer->data.size()));
       const bool writable = !param.attrs.readonly && param.attrs.constantTable == 0;
       value = intElem(int64_t(memory_.add(arg.buffer, param.name(), writable) + arg.offset));
-    } else if (arg.kind == KernelArg::Kind::Buffer || arg.kind == KernelArg::Kind::DevicePtr) {
+    } else if (arg.isPointer()) {
       throw UserError(fn_.loc, who + " is a scalar, but was given " + given);
     } else if (ir::isFloatKind(k)) {
       value = floatElem(arg.kind == KernelArg::Kind::Int ? intToFloat(k, arg.i) : roundTo(k, arg.f));

@@ -33,7 +33,9 @@ void writeElement(Buffer& b, int64_t i, double v);
 // One kernel argument, in parameter order.
 struct KernelArg {
   // DevicePtr: an address in GPU memory (`i`), for the GPU back end only.
-  enum class Kind { Int, Float, Buffer, DevicePtr } kind = Kind::Int;
+  // HostPtr: an address in this process's memory (`i`, `bytes` from it),
+  // for the CPU back end only: it runs on the caller's memory, uncopied.
+  enum class Kind { Int, Float, Buffer, DevicePtr, HostPtr } kind = Kind::Int;
   int64_t i = 0;
   double f = 0;
   Buffer* buffer = nullptr;  // pointer parameters: this buffer, `offset` bytes in
@@ -44,7 +46,7 @@ struct KernelArg {
   // Buffer: the argument's own bytes from `offset` when the buffer holds
   // other arguments' too (0: to the buffer's end).
   uint64_t bytes = 0;
-  uint64_t bufferBytes() const { return bytes ? bytes : buffer ? buffer->data.size() - offset : 0; }
+  uint64_t bufferBytes() const { return bytes || kind != Kind::Buffer ? bytes : buffer ? buffer->data.size() - offset : 0; }
 
   static KernelArg ofInt(int64_t v) { KernelArg a; a.kind = Kind::Int; a.i = v; return a; }
   static KernelArg ofFloat(double v) { KernelArg a; a.kind = Kind::Float; a.f = v; return a; }
@@ -55,6 +57,14 @@ struct KernelArg {
     a.offset = offset;
     return a;
   }
+  static KernelArg ofHostPtr(uint64_t p, uint64_t bytes) {
+    KernelArg a;
+    a.kind = Kind::HostPtr;
+    a.i = int64_t(p);
+    a.bytes = bytes;
+    return a;
+  }
+  bool isPointer() const { return kind == Kind::Buffer || kind == Kind::DevicePtr || kind == Kind::HostPtr; }
   static KernelArg ofDevicePtr(uint64_t p, uint64_t bytes = 0) {
     KernelArg a;
     a.kind = Kind::DevicePtr;

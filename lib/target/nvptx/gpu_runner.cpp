@@ -205,7 +205,7 @@ static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, c
       params.put(k, &p, sizeof p);
       continue;
     }
-    if (a.kind == interp::KernelArg::Kind::Buffer || a.kind == interp::KernelArg::Kind::DevicePtr)
+    if (a.isPointer())
       throw UserError(SourceLoc{}, "argument '" + names[k] + "' of kernel '" + kernel + "' is a scalar");
     double fv = a.kind == interp::KernelArg::Kind::Float ? a.f : double(a.i);
     int64_t iv = a.kind == interp::KernelArg::Kind::Int ? a.i : int64_t(a.f);
