@@ -153,30 +153,6 @@ class dtype:
     def is_int1(self):
         return self.kind == "bool"
 
-    def is_int8(self):
-        return self.kind == "int" and self.bits == 8
-
-    def is_int16(self):
-        return self.kind == "int" and self.bits == 16
-
-    def is_int32(self):
-        return self.kind == "int" and self.bits == 32
-
-    def is_int64(self):
-        return self.kind == "int" and self.bits == 64
-
-    def is_uint8(self):
-        return self.kind == "uint" and self.bits == 8
-
-    def is_uint16(self):
-        return self.kind == "uint" and self.bits == 16
-
-    def is_uint32(self):
-        return self.kind == "uint" and self.bits == 32
-
-    def is_uint64(self):
-        return self.kind == "uint" and self.bits == 64
-
     def is_block(self):
         return False
 
@@ -199,6 +175,15 @@ class dtype:
         return "tl." + self.name
 
     __str__ = __repr__
+
+
+def _is_int_of(kind, bits):
+    return lambda self: self.kind == kind and self.bits == bits
+
+
+for _kind in ("int", "uint"):  # dtype.is_int8() ... is_uint64()
+    for _bits in (8, 16, 32, 64):
+        setattr(dtype, "is_%s%d" % (_kind, _bits), _is_int_of(_kind, _bits))
 
 
 class pointer_type(dtype):
