@@ -28,15 +28,18 @@ bool writes(const ir::Instruction& i) {
   }
 }
 
-// Whether `i`'s element-wise expression reads a load of its own block (such
-// a load may be read in place, Lowering::readInPlace).
+// Whether computing `i` element by element may read a load of its block
+// where it lies (a load may be read in place, Lowering::readInPlace): the
+// loads among its operands and those of the operands that may be deferred
+// into it (element-wise, read once); a tile read twice is computed into the
+// frame first, and reading it is safe.
 bool readsLoadOfItsBlock(const ir::Instruction& i, std::set<const ir::Instruction*>& seen) {
   for (const ir::Value* v : i.operands()) {
     if (v->valueKind() != ir::ValueKind::Instruction) continue;
     const auto* o = static_cast<const ir::Instruction*>(v);
     if (o->parent != i.parent || !seen.insert(o).second) continue;
     if (o->opcode() == Opcode::Load) return true;
-    if (elementwiseOp(*o) && readsLoadOfItsBlock(*o, seen)) return true;
+    if (elementwiseOp(*o) && o->users().size() == 1 && readsLoadOfItsBlock(*o, seen)) return true;
   }
   return false;
 }
