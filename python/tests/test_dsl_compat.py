@@ -1218,3 +1218,42 @@ def test_block_pointer_members_numel_attribute_and_dtype_queries():
     run(block_pointer_members_kernel, (1,), x, o, m, N=64, B=16)
     np.testing.assert_array_equal(o[:m], x[:m] * 2 + 16)
     np.testing.assert_array_equal(o[m:], -1.0)
+
+
+@triton.jit
+def round_toward_zero_kernel(X, H, B, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(X + o)
+    tl.store(H + o, x.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(B + o, tl.cast(x, tl.bfloat16, fp_downcast_rounding="rtz"))
+
+
+def test_fp_downcast_rounding_toward_zero():
+    """.to(float16 / bfloat16, fp_downcast_rounding='rtz'): the nearest value
+    stepped toward zero where it lies beyond x; overflow gives the largest
+    finite value; NaN, infinities and exact values as they are."""
+    n = 64
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(np.float32)
+    x[:6] = [7e4, -1e5, np.inf, -np.inf, 1.5, -0.0]
+    x[6] = np.nan
+    h = np.zeros(n, np.float16)
+    b = np.zeros(n, np.uint16)
+    run(round_toward_zero_kernel, (1,), x, h, triton.reinterpret(b, tl.bfloat16), N=n)
+
+    def toward_zero(x, nearest, step):
+        r = nearest(x)
+        beyond = np.abs(r.astype(np.float64)) > np.abs(x.astype(np.float64))
+        return np.where(beyond & np.isfinite(x), step(r), r)
+    want_h = toward_zero(x, lambda v: v.astype(np.float16),
+                         lambda r: np.nextafter(r, np.float16(0)).astype(np.float16))
+    np.testing.assert_array_equal(h, want_h)
+    # bfloat16 as the high half of float32's bits, rounded to nearest even, then stepped
+    bits = x.view(np.uint32).astype(np.uint64)
+    nearest = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    nearest[np.isnan(x)] = 0x7FC0
+    as_f32 = (nearest.astype(np.uint32) << 16).view(np.float32)
+    beyond = (np.abs(as_f32.astype(np.float64)) > np.abs(x.astype(np.float64))) & np.isfinite(x)
+    want_b = np.where(beyond, nearest - 1, nearest).astype(np.uint16)
+    finite = ~np.isnan(x)
+    np.testing.assert_array_equal(b[finite], want_b[finite])
+    assert np.all((b[~finite] & 0x7F80) == 0x7F80) and np.all(b[~finite] & 0x7F)

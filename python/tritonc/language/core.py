@@ -375,8 +375,7 @@ class tensor:
 
     # Methods of Triton's tensor.
     def to(self, dtype_, bitcast=False, fp_downcast_rounding=None):
-        _sem().check_rounding(fp_downcast_rounding)
-        return _sem().cast(self, unwrap(dtype_), bitcast=unwrap(bitcast))
+        return _sem().cast_rounded(self, unwrap(dtype_), fp_downcast_rounding, bitcast=unwrap(bitcast))
 
     @property
     def T(self):

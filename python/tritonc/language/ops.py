@@ -111,8 +111,7 @@ def full_like(input, value):
 
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
-    semantic.check_rounding(fp_downcast_rounding)
-    return semantic.cast(input, dtype, bitcast=unwrap(bitcast))
+    return semantic.cast_rounded(input, dtype, fp_downcast_rounding, bitcast=unwrap(bitcast))
 
 
 @builtin
