@@ -1257,3 +1257,22 @@ def test_fp_downcast_rounding_toward_zero():
     finite = ~np.isnan(x)
     np.testing.assert_array_equal(b[finite], want_b[finite])
     assert np.all((b[~finite] & 0x7F80) == 0x7F80) and np.all(b[~finite] & 0x7F)
+
+
+@triton.jit
+def boolean_max_with_index_kernel(X, V, I, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N)) != 0
+    v, i = tl.max(x, 0, return_indices=True)
+    tl.static_assert(v.dtype == tl.int1)
+    tl.store(V, v)
+    tl.store(I, i)
+
+
+def test_the_max_of_booleans_with_its_index_stays_boolean():
+    """tl.max(bools, return_indices=True): a boolean and the first index of
+    it (Triton promotes only without indices)."""
+    x = (rng.random(16) < 0.3).astype(np.int32)
+    v, i = np.zeros(1, np.bool_), np.full(1, -1, np.int32)
+    run(boolean_max_with_index_kernel, (1,), x, v, i, N=16)
+    assert bool(v[0]) == bool(x.any())
+    assert i[0] == (int(np.argmax(x)) if x.any() else 0)

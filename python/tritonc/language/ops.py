@@ -636,12 +636,15 @@ def _extreme(kind, input, axis, return_indices, tie_break_left, keep_dims):
     bits too (floats in float32, integers and booleans in int32), so that
     arithmetic on the result does not wrap or overflow in the narrow type."""
     x = to_tensor(input)
+    booleans_with_indices = x.dtype.is_bool() and unwrap(return_indices)
     if x.dtype is core.bfloat16 or (not unwrap(return_indices) and x.dtype.is_floating() and x.dtype.bits < 32):
         x = semantic.cast(x, core.float32)
     if x.dtype.is_bool() or (not unwrap(return_indices) and x.dtype.is_int() and x.dtype.bits < 32):
         x = semantic.cast(x, core.int32)
     best = _reduce(x, axis, _value_kind(x, kind), keep_dims)
     if unwrap(return_indices):
+        if booleans_with_indices:  # reduced as int32; the values stay booleans, as Triton's
+            best = semantic.cast(best, core.int1)
         return best, _arg_reduce(x, axis, kind, keep_dims, unwrap(tie_break_left))
     return best
 
