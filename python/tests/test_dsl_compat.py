@@ -1276,3 +1276,27 @@ def test_the_max_of_booleans_with_its_index_stays_boolean():
     run(boolean_max_with_index_kernel, (1,), x, v, i, N=16)
     assert bool(v[0]) == bool(x.any())
     assert i[0] == (int(np.argmax(x)) if x.any() else 0)
+
+
+@triton.jit
+def split_bf16_dot_kernel(A, B, C, PRECISION: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(A + r[:, None] * N + r[None, :])
+    b = tl.load(B + r[:, None] * N + r[None, :])
+    tl.store(C + r[:, None] * N + r[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.parametrize("precision,bound", [("bf16x3", 3e-5), ("bf16x6", 2e-6)])
+def test_float32_dots_on_split_bfloat16(precision, bound):
+    """input_precision='bf16x3' / 'bf16x6': float32 operands as two or three
+    bfloat16 pieces; the error, relative to |a| @ |b|, falls from bfloat16's
+    (~4e-3) to ~2^-16 and float32's order."""
+    n = 32
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    c = np.full((n, n), np.nan, np.float32)
+    run(split_bf16_dot_kernel, (1,), a, b, c, PRECISION=precision, N=n)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    err = np.max(np.abs(c - exact) / scale)
+    assert err < bound, err

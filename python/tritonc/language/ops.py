@@ -529,8 +529,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         precision = "tf32" if unwrap(allow_tf32) else "ieee"
     if precision is None:
         precision = "tf32"
-    if precision not in ("tf32", "tf32x3", "ieee"):
-        raise CompileError("tl.dot: input_precision must be 'tf32', 'tf32x3' or 'ieee', not %r" % precision)
+    if precision not in ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"):
+        raise CompileError("tl.dot: input_precision must be 'tf32', 'tf32x3', 'ieee', 'bf16x3' or 'bf16x6', not %r"
+                           % precision)
+    if precision in ("bf16x3", "bf16x6") and a.dtype is core.float32:
+        return _split_bf16_dot(a, b, acc, 2 if precision == "bf16x3" else 3)
     if a.dtype is core.float32:
         core.current_codegen().note_dot_precision(precision)
     shape = (a.shape[0], b.shape[1])
@@ -542,6 +545,27 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             raise CompileError("tl.dot: the accumulator has shape %s, the product %s" % (list(c.shape), list(shape)))
         out = c.dtype
     return tensor(semantic.builder().dot(a.handle, b.handle, c.handle), out, shape)
+
+
+def _split_bf16_dot(a, b, acc, parts):
+    """a @ b of float32 tiles on bfloat16 tensor cores (Triton's 'bf16x3',
+    'bf16x6'): each operand split into `parts` bfloat16 pieces (a = a0 + a1
+    (+ a2), each the rest's nearest bfloat16), and the products of pieces
+    whose ranks sum below `parts` (3 of them for two pieces, 6 for three),
+    smallest first, accumulated in float32."""
+    def pieces(x):
+        out, rest = [], x
+        for _ in range(parts):
+            p = semantic.cast(rest, core.bfloat16)
+            out.append(p)
+            rest = semantic.sub(rest, semantic.cast(p, core.float32))
+        return out
+    pa, pb = pieces(a), pieces(b)
+    pairs = sorted(((i, j) for i in range(parts) for j in range(parts) if i + j < parts), key=lambda ij: -(ij[0] + ij[1]))
+    c = acc
+    for i, j in pairs:
+        c = dot(pa[i], pb[j], c, out_dtype=core.float32)
+    return c
 
 
 def _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype):
