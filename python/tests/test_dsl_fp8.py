@@ -330,13 +330,16 @@ def test_conversions_to_and_from_integers_go_through_float32(fmt):
 
 
 @triton.jit
-def rtz_kernel(X, Y):
-    tl.store(Y, tl.load(X).to(tl.float16, fp_downcast_rounding="rtz"))
+def rtz_kernel(X, Y, MODE: tl.constexpr):
+    tl.store(Y, tl.load(X).to(tl.float8e4nv, fp_downcast_rounding=MODE))
 
 
-def test_round_toward_zero_is_refused_not_ignored():
-    with pytest.raises(triton.CompilationError, match="fp_downcast_rounding='rtz' is not supported"):
-        run(rtz_kernel, (1,), np.zeros(1, np.float32), np.zeros(1, np.float16))
+def test_round_toward_zero_to_fp8_is_refused_not_ignored():
+    """'rtz' narrows to float16, bfloat16 and float32 (test_dsl_compat), not to fp8; other modes are errors."""
+    with pytest.raises(triton.CompilationError, match="fp_downcast_rounding='rtz' to tl.float8e4nv is not supported"):
+        run(rtz_kernel, (1,), np.zeros(1, np.float32), wrap(np.zeros(1, np.uint8), "e4m3"), MODE="rtz")
+    with pytest.raises(triton.CompilationError, match="fp_downcast_rounding must be 'rtne' or 'rtz', not 'rtp'"):
+        run(rtz_kernel, (1,), np.zeros(1, np.float32), wrap(np.zeros(1, np.uint8), "e4m3"), MODE="rtp")
 
 
 @triton.jit
