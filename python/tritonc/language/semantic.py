@@ -121,35 +121,27 @@ def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
     return integer_promote(a_dt, b_dt)
 
 
-def check_rounding(mode):
-    """Triton's fp_downcast_rounding: 'rtne' (the default) or 'rtz'."""
-    if unwrap(mode) not in (None, "rtne", "rtz"):
-        raise CompileError("fp_downcast_rounding must be 'rtne' or 'rtz', not %r" % (unwrap(mode),))
-
-
 def cast_rounded(x, dt, mode, bitcast=False):
-    """cast(x, dt) with Triton's fp_downcast_rounding: 'rtz' rounds a float
-    narrowed to a float toward zero: the nearest value, stepped one toward
-    zero where it lies beyond x (the float's bits as an integer, less one:
-    the largest finite value for an overflow), NaN and infinities as they are."""
-    check_rounding(mode)
+    """cast(x, dt) with Triton's fp_downcast_rounding, 'rtne' (the default)
+    or 'rtz': a float narrowed to a float toward zero, the nearest value
+    stepped one toward zero where it lies beyond x (the float's bits as an
+    integer, less one: the largest finite value for an overflow), NaN and
+    infinities as they are."""
+    from . import math
+    mode = unwrap(mode)
+    if mode not in (None, "rtne", "rtz"):
+        raise CompileError("fp_downcast_rounding must be 'rtne' or 'rtz', not %r" % (mode,))
     x = to_tensor(x)
     dt = unwrap(dt)
     r = cast(x, dt, bitcast=bitcast)
-    if unwrap(mode) != "rtz" or bitcast or not x.dtype.is_floating() or not dt.is_floating() or \
-            dt.bits >= x.dtype.bits:
+    if mode != "rtz" or bitcast or not x.dtype.is_floating() or not dt.is_floating() or dt.bits >= x.dtype.bits:
         return r
     if dt.bits == 8:
         raise CompileError("fp_downcast_rounding='rtz' to %r is not supported (float16, bfloat16, float32)" % dt)
     bits = core.uint16 if dt.bits == 16 else core.uint32
     stepped = cast(sub(cast(r, bits, bitcast=True), 1), dt, bitcast=True)
-    beyond = compare("gt", _magnitude(cast(r, x.dtype)), _magnitude(x))
+    beyond = compare("gt", math.abs(cast(r, x.dtype)), math.abs(x))
     return where(beyond, stepped, r)
-
-
-def _magnitude(x):
-    from . import math
-    return math.abs(x)
 
 
 def cast(x, dt, bitcast=False):
