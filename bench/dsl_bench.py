@@ -13,12 +13,17 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
-attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, fp8, compile, launch) runs only
+attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, compile,
+launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
 attention_bwd_fused: the same with dq added by atomics from the dk/dv kernel
 (attention_bwd_fused), beside Triton running it.
+persistent: the persistent matmuls of Triton 3.6's tutorial (python/tests/
+tutorial_matmul.py: pointers with clamped indices, and device-side tensor
+descriptors with B stored [N, K], whole or split epilogue) beside Triton
+running them and cuBLAS.
 tutorial_attention: Triton 3.6's fused-attention tutorial forward as written
 (python/tests/tutorial_attention.py, host TensorDescriptors).
 hints: the clamped-index matmul of Triton's persistent-matmul tutorial
@@ -71,11 +76,13 @@ TUTORIAL_ATTENTION = os.path.join(ROOT, "python", "tests", "tutorial_attention.p
 HINT_KERNELS = os.path.join(ROOT, "python", "tests", "hint_kernels.py")
 FP8_KERNELS = os.path.join(ROOT, "python", "tests", "fp8_kernels.py")
 MOE_KERNELS = os.path.join(ROOT, "python", "tests", "moe_kernels.py")
+TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
 ours_hints = load_kernels(False, HINT_KERNELS)
 ours_fp8 = load_kernels(False, FP8_KERNELS)
 ours_moe = load_kernels(False, MOE_KERNELS)
+ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
     theirs = load_kernels(True)
@@ -83,10 +90,12 @@ try:
     theirs_hints = load_kernels(True, HINT_KERNELS)
     theirs_fp8 = load_kernels(True, FP8_KERNELS)
     theirs_moe = load_kernels(True, MOE_KERNELS)
+    theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
+    theirs_persistent = None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -509,6 +518,57 @@ if want("hints"):
                 res["cublas"] = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
                 record("clamped-matmul" + ("" if hints else "-nohints"),
                        "%dx%dx%d %dx%dx%d/%dw%ds" % (M, N, K, bm, bn, bk, warps, stages), "TFLOP/s",
+                       2.0 * M * N * K / 1e3, res)
+
+
+# ---- the persistent matmuls of Triton's tutorial (python/tests/tutorial_matmul.py) ----
+# One program per multiprocessor walks the tiles in grouped order; the
+# pointer form clamps rows and columns past the edge (only the store is
+# masked), the descriptor form reads B stored [N, K] through device-side
+# tensor descriptors (Triton allocates their memory through
+# triton.set_allocator).
+if want("persistent"):
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    if theirs_persistent is not None:
+        import triton as _triton
+        _triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=dev))
+    for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (1000, 1000, 1000), (4000, 4000, 4000)):
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        bt = b.t().contiguous()
+        c = torch.empty(M, N, device=dev, dtype=torch.float16)
+        ref = a.double() @ b.double()
+        cublas = (do_bench(lambda a=a, b=b: torch.matmul(a, b), return_mode="median"), 0.0)
+        for bm, bn, bk, warps, stages in ((128, 128, 64, 4, 4), (128, 256, 64, 8, 3)):
+            grid = (min(sms, cdiv(M, bm) * cdiv(N, bn)),)
+            shape = "%dx%dx%d %dx%dx%d/%dw%ds" % (M, N, K, bm, bn, bk, warps, stages)
+
+            def run_pointers(k, a=a, b=b, c=c, M=M, N=N, K=K, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages,
+                             grid=grid):
+                call = lambda: k[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),  # noqa: E731
+                                       c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                       GROUP_SIZE_M=8, NUM_SMS=sms, num_warps=warps, num_stages=stages)
+                ms, err = timed(call, c, ref)
+                return ms, err / ref.abs().max().item()
+
+            res = both("matmul_kernel_persistent", run_pointers,
+                       (("tritonc", ours_persistent), ("triton", theirs_persistent)))
+            res["cublas"] = cublas
+            record("persistent-matmul", shape, "TFLOP/s", 2.0 * M * N * K / 1e3, res)
+            for subtile in (False, True):
+                def run_descriptors(k, a=a, bt=bt, c=c, M=M, N=N, K=K, bm=bm, bn=bn, bk=bk, warps=warps,
+                                    stages=stages, grid=grid, subtile=subtile):
+                    call = lambda: k[grid](a, bt, c, M, N, K, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,  # noqa: E731
+                                           BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, EPILOGUE_SUBTILE=subtile,
+                                           NUM_SMS=sms, WARP_SPECIALIZE=False, num_warps=warps,
+                                           num_stages=stages)
+                    ms, err = timed(call, c, ref)
+                    return ms, err / ref.abs().max().item()
+
+                res = both("matmul_kernel_descriptor_persistent", run_descriptors,
+                           (("tritonc", ours_persistent), ("triton", theirs_persistent)))
+                res["cublas"] = cublas
+                record("descriptor-matmul" + ("-subtile" if subtile else ""), shape, "TFLOP/s",
                        2.0 * M * N * K / 1e3, res)
 
 

@@ -94,3 +94,39 @@ def test_repeated_calls_with_tuples_take_each_calls_values():
         y = np.full(n_rows * 12, np.nan, np.float32)
         run(strided_kernel, (1,), xt, y, (n_rows, 12), ((1, n_rows), (None, 2.0)), BM=32, BN=16)
         np.testing.assert_allclose(y.reshape(n_rows, 12), a * 2.0, rtol=1e-6)
+
+
+@triton.jit
+def weighted_sum_kernel(ptrs, Y, WEIGHTS: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    acc = tl.zeros((N,), tl.float32)
+    for i, (p, w) in enumerate(zip(ptrs, WEIGHTS)):  # unrolled, as the tuples are
+        acc += tl.load(p + offs) * w + i
+    for j, p in enumerate(reversed(ptrs), start=10):
+        acc = acc * 0.5 + j * tl.load(p + offs)
+    tl.store(Y + offs, acc)
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_enumerate_zip_and_reversed_over_tuples_unroll(count):
+    """Beyond Triton: enumerate, zip and reversed of tuples in a kernel's
+    loop unroll like the tuples (Triton refuses them)."""
+    xs = tuple(rng.standard_normal(16).astype(np.float32) for _ in range(count))
+    weights = tuple(float(w) for w in rng.integers(1, 5, count))
+    y = np.full(16, np.nan, np.float32)
+    run(weighted_sum_kernel, (1,), xs, y, WEIGHTS=weights, N=16)
+    want = sum(x * w + i for i, (x, w) in enumerate(zip(xs, weights)))
+    for j, x in enumerate(reversed(xs), start=10):
+        want = want * 0.5 + j * x
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_enumerate_of_a_tensor_is_refused_with_the_line():
+    @triton.jit
+    def bad(X, N: tl.constexpr):
+        x = tl.load(X + tl.arange(0, N))
+        for i, v in enumerate(x):
+            tl.store(X + i, v)
+
+    with pytest.raises(triton.CompilationError, match="enumerate.*takes tuples"):
+        run(bad, (1,), np.zeros(4, np.float32), N=4)

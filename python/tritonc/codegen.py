@@ -577,10 +577,23 @@ class _Generator(ast.NodeVisitor):
         if fn is builtins.range or fn is tl.range:
             args, _ = self._range_args(it)
             return self._counted_loop(node, *args)
-        seq = self.visit(it)
+        seq = self._static_sequence(it)
         if isinstance(seq, (tuple, list)):
             return self._unrolled(node, list(seq))
-        raise self.error(it, "a kernel loops over range(...), tl.range(...), tl.static_range(...) or a tuple")
+        raise self.error(it, "a kernel loops over range(...), tl.range(...), tl.static_range(...), a tuple "
+                             "or enumerate/zip/reversed of tuples")
+
+    def _static_sequence(self, node):
+        """A loop's sequence; enumerate, zip and reversed of tuples (nested)
+        are tuples too, unrolled like them (Triton refuses them)."""
+        fn = self.visit(node.func) if isinstance(node, ast.Call) else None
+        if fn not in (builtins.enumerate, builtins.zip, builtins.reversed):
+            return unwrap(self.visit(node))
+        args = [self._static_sequence(a) for a in node.args]
+        kwargs = {k.arg: unwrap(self.visit(k.value)) for k in node.keywords}
+        if not args or not all(isinstance(a, (tuple, list)) for a in args):
+            raise self.error(node, "%s(...) in a kernel's loop takes tuples" % fn.__name__)
+        return tuple(fn(*args, **kwargs))
 
     def _unrolled(self, node, values):
         for v in values:
