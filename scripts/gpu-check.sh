@@ -22,6 +22,8 @@
 # (sweep: bench/matmul_sweep.py, every configuration of the masked matmul at
 # SWEEP_SHAPES, default 1000,1000,1000, beside cuBLAS and the kernel it runs;
 # not in the default STEPS.)
+# (smallprobe: bench/matmul_small_probe.py, the 1000 x 1000 matmul over K
+# beside cuBLAS and an in-kernel timeline of it; not in the default STEPS.)
 # (probe: bench/tune_probe.py, the tuner's picks for the masked matmul at
 # PROBE_ARGS (default 8192^3), each configuration's trial time in the log,
 # against do_bench of the picks and given configurations; not in the
@@ -49,8 +51,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -148,7 +150,7 @@ fi
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
 if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
-   ! step probe; then
+   ! step probe && ! step smallprobe; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -236,6 +238,9 @@ step ab && py_bench "switch A/B (${AB_SWITCH:-})" switch_ab.txt 'tr "\n" ";" < "
 # The tuner's view of the masked matmul against do_bench's.
 step probe && py_bench "tune probe" probe.txt 'grep -E "ms \(rounds|picks" "$OUT_DIR/probe.txt" | tr "\n" ";"' \
   bench/tune_probe.py "$OUT_DIR" ${PROBE_ARGS:-}
+# Where a small matmul's time goes: K sweep beside cuBLAS, in-kernel timeline.
+step smallprobe && py_bench "small matmul probe" smallprobe.txt 'tr "\n" ";" < "$OUT_DIR/smallprobe.txt" | cut -c1-900' \
+  bench/matmul_small_probe.py "$OUT_DIR"
 # The masked matmul's whole configuration space beside cuBLAS.
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
