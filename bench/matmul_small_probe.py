@@ -90,7 +90,7 @@ for tm, tn, tk, w, s, ctas in CONFIGS[:3]:
                                          r["end_us_max"], r["sms"]), flush=True)
 
 out = {"date": datetime.date.today().isoformat(), "device": torch.cuda.get_device_name(),
-       "commit": commit_label(ROOT), "versions": {"torch": torch.__version__, "tritonc": tritonc.__version__},
+       "commit": commit_label(ROOT), "versions": {"torch": torch.__version__, "tritonc": tritonc.version()},
        "method": "do_bench medians (CUDA events, L2 flushed); timeline: %globaltimer in the kernel, one launch after "
                  "an L2 flush, five launches (the middle one printed)", **rows}
 with open(os.path.join(out_dir, "matmul_small_probe.json"), "w") as f:
