@@ -5,7 +5,7 @@
 # of a K step. Then one launch of the timed twin
 # (bench/kernels/matmul_timed.py) after an L2 flush: each program's start,
 # loop end and store end (%globaltimer) relative to the first start.
-#   python3 bench/matmul_small_probe.py OUT_DIR
+#   [PROBE_CONFIGS=64x128x64w4s6c2,...] [PROBE_TIMELINES=N] python3 bench/matmul_small_probe.py OUT_DIR
 # Writes OUT_DIR/matmul_small_probe.json and prints tables.
 import datetime, importlib.util, json, os, sys, tempfile
 
@@ -27,6 +27,10 @@ dev = "cuda"
 M = N = 1000
 CONFIGS = ((64, 128, 64, 4, 4, 2), (64, 128, 64, 4, 4, 4), (64, 128, 64, 4, 4, 1), (64, 128, 128, 4, 3, 2),
            (128, 128, 64, 4, 4, 2), (128, 64, 64, 4, 4, 2))
+# PROBE_CONFIGS="64x128x64w4s6c2,..." times those instead (TMxTNxTK, warps, stages, num_ctas).
+if os.environ.get("PROBE_CONFIGS"):
+    CONFIGS = tuple(tuple(int(v) for v in c.replace("w", "x").replace("s", "x").replace("c", "x").split("x"))
+                    for c in os.environ["PROBE_CONFIGS"].split(","))
 
 
 def cdiv(a, b):
@@ -58,7 +62,7 @@ for K in (64, 128, 256, 512, 1000, 2000):
     print("K %5d " % K + "  ".join("%s %.2f" % (k, v) for k, v in row.items() if k != "K"), flush=True)
 
 flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int, device=dev)
-for tm, tn, tk, w, s, ctas in CONFIGS[:4]:
+for tm, tn, tk, w, s, ctas in CONFIGS[:int(os.environ.get("PROBE_TIMELINES", 4))]:
     K = 1000
     a = torch.randn(M, K, device=dev, dtype=torch.float16)
     b = torch.randn(K, N, device=dev, dtype=torch.float16)
