@@ -93,3 +93,17 @@ def test_report_of_a_python_kernel_sits_beside_its_python_lines():
     import json
     facts = json.loads(j.stdout)["lines"]
     assert any(f["line"] == dot and f["kind"] == "dot" for f in facts), facts
+
+
+def test_what_the_module_prints_on_import_stays_out_of_the_ir(tmp_path):
+    """A script that prints as it is imported (its own test run, say): the
+    IR on stdout is the kernel's alone, the print goes to stderr."""
+    src = tmp_path / "printing.py"
+    src.write_text("import tritonc as triton\nimport tritonc.language as tl\nprint('max error 0.0')\n\n"
+                   "@triton.jit\ndef copy(X, Y, N: tl.constexpr):\n"
+                   "    tl.store(Y + tl.arange(0, N), tl.load(X + tl.arange(0, N)))\n")
+    r = tritonc_cli("emit", str(src) + ":copy", "-DN=64", "--signature", "*fp32,*fp32", "--stage", "ptx",
+                    "--target", "sm_80")
+    assert r.returncode == 0, r.stderr
+    assert "max error 0.0" not in r.stdout and "max error 0.0" in r.stderr
+    assert ".entry copy" in r.stdout

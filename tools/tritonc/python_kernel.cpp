@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,14 +58,16 @@ std::string pythonKernelIr(const std::string& specText, const std::string& signa
   std::stringstream err;
   err << errIn.rdbuf();
   std::remove(errPath);
-  if (status != 0 || out.empty()) {
-    std::string msg = err.str();
-    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-    if (msg.find("No module named tritonc") != std::string::npos)
-      msg += " (the tritonc Python package must be importable: pip install it, or set PYTHONPATH)";
-    throw std::runtime_error(msg.empty() ? "the Python front end failed on '" + spec + "'" : msg);
+  if (status == 0 && !out.empty()) {
+    // What the module printed as it was imported (stdout is the IR's alone).
+    std::cerr << err.str();
+    return out;
   }
-  return out;
+  std::string msg = err.str();
+  while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  if (msg.find("No module named tritonc") != std::string::npos)
+    msg += " (the tritonc Python package must be importable: pip install it, or set PYTHONPATH)";
+  throw std::runtime_error(msg.empty() ? "the Python front end failed on '" + spec + "'" : msg);
 }
 
 }  // namespace tritonc::cli

@@ -112,11 +112,16 @@ def main(argv):
             print("tritonc.tools: unknown argument '%s'" % a, file=sys.stderr)
             return 1
         i += 1
+    out = sys.stdout
+    sys.stdout = sys.stderr  # what the user's module prints as it is imported must not mix with the IR
     try:
-        sys.stdout.write(kernel_ir(path, name, signature, defines))
+        text = kernel_ir(path, name, signature, defines)
     except Exception as e:  # noqa: BLE001  (a user's mistake: one message, no traceback)
         print(str(e), file=sys.stderr)
         return 1
+    finally:
+        sys.stdout = out
+    out.write(text)
     return 0
 
 
