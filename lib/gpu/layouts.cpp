@@ -100,17 +100,24 @@ const Layout* transposedLayout(ir::Module& m, const Layout* l) { return permuted
 
 namespace {
 
-// The position of the size-1 dimension that `longer` has and `shorter`
-// lacks, when that is the only difference; -1 otherwise.
-int insertedUnitDim(const ir::Shape& shorter, const ir::Shape& longer) {
-  if (longer.size() != shorter.size() + 1) return -1;
-  for (size_t d = 0; d < longer.size(); ++d) {
-    if (longer[d] != 1) continue;
-    ir::Shape s = longer;
-    s.erase(s.begin() + long(d));
-    if (s == shorter) return int(d);
+// The positions in `longer` of the size-1 dimensions it has and `shorter`
+// lacks, ascending, when that is the only difference (reshapes such as
+// x[:, None, None]); empty otherwise.
+std::vector<int> insertedUnitDims(const ir::Shape& shorter, const ir::Shape& longer) {
+  if (longer.size() <= shorter.size()) return {};
+  std::vector<int> dims;
+  size_t i = 0;
+  for (size_t j = 0; j < longer.size(); ++j) {
+    // Matching greedily is never wrong: 1s of both shapes are interchangeable.
+    if (i < shorter.size() && longer[j] == shorter[i]) {
+      ++i;
+      continue;
+    }
+    if (longer[j] != 1) return {};
+    dims.push_back(int(j));
   }
-  return -1;
+  if (i != shorter.size()) return {};
+  return dims;
 }
 
 // A blocked layout with a dimension of size 1 put in at `dim` (as the
@@ -130,24 +137,44 @@ const Layout* unsqueezedBlocked(ir::Module& m, const Layout* l, int dim) {
 
 }  // namespace
 
+namespace {
+
+// `l` with the size-1 dimensions `dims` (ascending positions in the longer
+// shape) put in: the parent where `l` slices them away; else, for one
+// dimension, a blocked layout with it as the slowest. (Not for several: a
+// small tile's layout, say the two elements of a mask that x[None, :, None]
+// broadcasts, spread over a large one would replicate it in every thread.)
+const Layout* withUnitDims(ir::Module& m, const Layout* l, const std::vector<int>& dims) {
+  for (int d : dims) {
+    if (!l) return nullptr;
+    if (l->kind == LayoutKind::Slice && l->dim == d) l = l->parent;
+    else l = dims.size() == 1 ? unsqueezedBlocked(m, l, d) : nullptr;
+  }
+  return l;
+}
+
+// `l` with the size-1 dimensions `dims` (ascending) sliced away.
+const Layout* withoutUnitDims(ir::Module& m, const Layout* l, const std::vector<int>& dims) {
+  for (auto d = dims.rbegin(); d != dims.rend(); ++d) l = sliceLayout(m, *d, l);
+  return l;
+}
+
+}  // namespace
+
 const Layout* reshapeOperandLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* result) {
   if (!result || !result->isDistributed()) return nullptr;
-  int d = insertedUnitDim(from, to);
-  if (d >= 0) return sliceLayout(m, d, result);
-  d = insertedUnitDim(to, from);
-  if (d < 0) return nullptr;
-  if (result->kind == LayoutKind::Slice && result->dim == d) return result->parent;
-  return unsqueezedBlocked(m, result, d);
+  std::vector<int> dims = insertedUnitDims(from, to);
+  if (!dims.empty()) return withoutUnitDims(m, result, dims);
+  dims = insertedUnitDims(to, from);
+  return dims.empty() ? nullptr : withUnitDims(m, result, dims);
 }
 
 const Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* operand) {
   if (!operand || !operand->isDistributed()) return nullptr;
-  int d = insertedUnitDim(to, from);
-  if (d >= 0) return sliceLayout(m, d, operand);
-  d = insertedUnitDim(from, to);
-  if (d < 0) return nullptr;
-  if (operand->kind == LayoutKind::Slice && operand->dim == d) return operand->parent;
-  return unsqueezedBlocked(m, operand, d);
+  std::vector<int> dims = insertedUnitDims(to, from);
+  if (!dims.empty()) return withoutUnitDims(m, operand, dims);
+  dims = insertedUnitDims(from, to);
+  return dims.empty() ? nullptr : withUnitDims(m, operand, dims);
 }
 
 std::vector<int> operandDimsOf(const ir::Instruction& inst) {
@@ -166,18 +193,27 @@ std::vector<int> operandDimsOf(const ir::Instruction& inst) {
       for (size_t e = 0; e < from.size(); ++e) dims.push_back(from[e] == 1 && to[e] != 1 ? -1 : int(e));
       return dims;
     case ir::Opcode::Reshape: {
-      int d = insertedUnitDim(from, to);
-      if (d >= 0) {
-        for (size_t e = 0; e < from.size(); ++e) dims.push_back(int(e) < d ? int(e) : int(e) + 1);
-        return dims;
-      }
-      d = insertedUnitDim(to, from);
-      if (d >= 0) {
-        for (size_t e = 0; e < from.size(); ++e) dims.push_back(int(e) == d ? -1 : int(e) < d ? int(e) : int(e) - 1);
-        return dims;
-      }
       if (from == to) return identityDims(from.size());
-      return {};
+      std::vector<int> inserted = insertedUnitDims(from, to);
+      if (!inserted.empty()) {  // operand dimension e is the e-th result dimension not inserted
+        for (size_t d = 0, k = 0; d < to.size(); ++d) {
+          if (k < inserted.size() && inserted[k] == int(d)) ++k;
+          else dims.push_back(int(d));
+        }
+        return dims;
+      }
+      std::vector<int> removed = insertedUnitDims(to, from);
+      if (removed.empty()) return {};
+      int kept = 0;
+      for (size_t e = 0, k = 0; e < from.size(); ++e) {
+        if (k < removed.size() && removed[k] == int(e)) {
+          dims.push_back(-1);
+          ++k;
+        } else {
+          dims.push_back(kept++);
+        }
+      }
+      return dims;
     }
     default: return {};
   }
