@@ -1300,3 +1300,115 @@ def test_float32_dots_on_split_bfloat16(precision, bound):
     scale = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
     err = np.max(np.abs(c - exact) / scale)
     assert err < bound, err
+
+
+@triton.jit
+def unsigned_bounds_kernel(Z, W, n: tl.uint32, m: tl.uint64):
+    count = 0
+    for i in range(n - 3, n):  # a uint32 variable: 2^31 and beyond stay positive
+        count += 1
+        tl.store(Z + 1, i.to(tl.int64))
+    tl.store(Z, count)
+    for j in range(m - 1, m):  # a uint64 variable: not truncated to 32 bits
+        tl.store(W, j)
+
+
+def test_loop_variables_take_the_promoted_type_of_unsigned_bounds():
+    n = int(rng.integers(2 ** 31, 2 ** 32 - 1))
+    m = int(rng.integers(2 ** 33, 2 ** 60))
+    z, w = np.zeros(2, np.int64), np.zeros(1, np.uint64)
+    run(unsigned_bounds_kernel, (1,), z, w, n, m)
+    assert z.tolist() == [3, n - 1] and int(w[0]) == m - 1
+
+
+@triton.jit
+def nan_extremes_kernel(X, Y, MAX, MIN):
+    x, y = tl.load(X + tl.arange(0, 8)), tl.load(Y + tl.arange(0, 8))
+    tl.store(MAX + tl.arange(0, 8), tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(MIN + tl.arange(0, 8), tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_maximum_and_minimum_propagate_nan_next_to_zeros(dtype):
+    """propagate_nan=ALL: a NaN on either side wins over +-0 too (float16 on
+    the CPU back end returned the zero)."""
+    zeros = np.array([0.0, -0.0, 0.0, -0.0], dtype)
+    x = np.concatenate([zeros, np.full(4, np.nan, dtype)])
+    y = np.concatenate([np.full(4, np.nan, dtype), zeros])
+    perm = rng.permutation(8)
+    x, y = x[perm], y[perm]
+    hi, lo = np.zeros(8, dtype), np.zeros(8, dtype)
+    run(nan_extremes_kernel, (1,), x, y, hi, lo)
+    assert np.isnan(hi).all() and np.isnan(lo).all()
+
+
+@triton.jit
+def dtype_name_kernel(X, Z):
+    x = tl.load(X)
+    if x.dtype.name == "fp32":  # as Triton names it
+        tl.store(Z, 1)
+    else:
+        tl.store(Z, 2)
+
+
+def test_dtype_names_are_tritons():
+    assert [t.name for t in (tl.float16, tl.bfloat16, tl.float32, tl.float64)] == ["fp16", "bf16", "fp32", "fp64"]
+    assert str(tl.float32) == "fp32" and repr(tl.float32) == "tl.float32" and tl.int8.name == "int8"
+    assert tl.dtype("fp16") is tl.float16 and tl.dtype("float16") is tl.float16
+    assert tl.core.get_int_dtype(16, False) is tl.uint16 and tl.core.get_int_dtype(1, True) is tl.int1
+    assert tl.pointer_type(tl.float32).name == "pointer<fp32>"
+    with pytest.raises(TypeError, match="not a dtype name"):
+        tl.dtype("fp13")
+    z = np.zeros(1, np.int32)
+    run(dtype_name_kernel, (1,), np.ones(1, np.float32), z)
+    assert z[0] == 1
+
+
+@tl.constexpr_function
+def _doubled(n):
+    return 2 * n
+
+
+@triton.jit
+def fill_doubled_kernel(X, N: tl.constexpr):
+    tl.store(X + tl.arange(0, _doubled(N)), tl.full((_doubled(N),), 1.0, tl.float32))
+
+
+def test_tl_constexpr_function_run_warmup_src_and_params():
+    x = np.zeros(16, np.float32)
+    n = int(rng.integers(1, 4))
+    compiled = fill_doubled_kernel.run(x, N=2 ** n, grid=(1,), warmup=True)
+    assert "ttir" in compiled.asm and x.sum() == 0  # compiled, not launched
+    run(fill_doubled_kernel, (1,), x, N=2 ** n)
+    assert x.sum() == 2 ** (n + 1)
+    assert fill_doubled_kernel.src.startswith("@triton.jit\ndef fill_doubled_kernel(X, N: tl.constexpr):")
+    assert [(p.name, p.is_constexpr) for p in fill_doubled_kernel.params] == [("X", False), ("N", True)]
+    assert tl.block_type is tl.core.block_type
+
+
+@triton.jit
+def _sign_and_step(x):
+    if x > 0:
+        return x * 2, x + 1
+    return 0, -1  # numbers: tensors like the other return's (Triton)
+
+
+@triton.jit
+def tuple_numbers_kernel(X, Z):
+    x = tl.load(X)
+    a, b = _sign_and_step(x)
+    t = (1, 2)
+    if x > 3:
+        t = (3, 4)  # the tuple's numbers are tensors on both paths
+    u = (1, 2.5)
+    tl.store(Z, a * 100 + b * 10 + t[0] * 1000 + t[1] * 10000)
+    tl.store(Z + 1, (u[0].to(tl.float32) + u[1]).to(tl.int32))  # t[0] of numbers has tensor methods
+
+
+@pytest.mark.parametrize("x", [-2, 2, 5])
+def test_tuples_of_numbers_in_returns_and_under_a_runtime_if(x):
+    z = np.zeros(2, np.int32)
+    run(tuple_numbers_kernel, (1,), np.array([x], np.int32), z)
+    a, b = (x * 2, x + 1) if x > 0 else (0, -1)
+    t = (3, 4) if x > 3 else (1, 2)
+    assert z.tolist() == [a * 100 + b * 10 + t[0] * 1000 + t[1] * 10000, 3]

@@ -104,6 +104,7 @@ class _Frame:
         self.ret_value = None
         self.finished = False  # every element has returned
         self.shape = None  # the elements' shape: numbers assigned become tiles of it
+        self.several_returns = False  # an inlined function with more than one return statement
 
 
 def _is_number(v):
@@ -252,8 +253,8 @@ class _Generator(ast.NodeVisitor):
         self.frame.bindings[name] = self._store(name, (), value)
 
     def _carried_tuples_as_tensors(self, body):
-        """Tuples holding Python numbers that the loop assigns again have
-        them made tensors before it, as Triton 3.3+ makes every assigned
+        """Tuples holding Python numbers that the loop (or a runtime if's
+        branch) assigns again have them made tensors before it, as Triton 3.3+ makes every assigned
         tuple's numbers (`t = (1.0, 2)`, then `t = (t[0] * 2, t[1] + 1)` in
         the loop); other tuples keep their numbers (`shape = (16, 32)` stays
         a shape)."""
@@ -418,6 +419,8 @@ class _Generator(ast.NodeVisitor):
             return
         if f.returns_nothing:
             raise CompileError("this return gives a value; an earlier one gave none")
+        if f.several_returns:
+            value = _numbers_to_tensors(value)
         slot = self._store("$ret", (), value if not isinstance(value, (bool, int, float)) else semantic.to_tensor(value))
         if f.ret_slot is None:
             f.ret_slot = slot
@@ -438,6 +441,8 @@ class _Generator(ast.NodeVisitor):
         if c.shape:
             raise self.error(node.test, "the condition of 'if' must be a scalar, not a tensor of shape %s "
                                         "(use tl.where or a mask)" % list(c.shape))
+        # Tuples of numbers that a branch assigns again: tensors first, so that the paths agree.
+        self._carried_tuples_as_tensors(node.body + node.orelse)
         fb = self.fb
         then_bb = fb.new_block("if.then")
         else_bb = fb.new_block("if.else") if node.orelse else None
@@ -616,7 +621,8 @@ class _Generator(ast.NodeVisitor):
         for k in kinds:
             if not k.is_int():
                 raise self.error(node.iter, "range's bounds must be integers, not %r" % k)
-        iv_type = tl.int64 if any(k is tl.int64 for k in kinds) else tl.int32
+        # As Triton: the bounds' and step's types promoted (unsigned bounds give an unsigned variable).
+        iv_type = semantic.integer_promote(semantic.integer_promote(kinds[0], kinds[1]), kinds[2])
         lb_t = semantic.cast(semantic.to_tensor(lb, iv_type), iv_type)
         ub_t = semantic.cast(semantic.to_tensor(ub, iv_type), iv_type)
         step_t = semantic.cast(semantic.to_tensor(step, iv_type), iv_type)
@@ -755,6 +761,9 @@ class _Generator(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         obj = unwrap(self.visit(node.value))
+        if _is_number(obj) and not hasattr(obj, node.attr) and hasattr(tensor, node.attr):
+            # A number kept in a tuple is a tensor in Triton (t = (1, 2.5); t[0].to(tl.float32)).
+            obj = semantic.to_tensor(obj)
         return getattr(obj, node.attr)
 
     def visit_Slice(self, node):
@@ -977,6 +986,9 @@ class _Generator(ast.NodeVisitor):
                 frame.shape, frame.predicate = shape, self.frame.predicate
                 return self._inline_elementwise(jf, frame, fdef, bound)
             frame.exit = fb.new_block("return." + jf.__name__)
+            # With several returns, their numbers become tensors (as Triton's, tuples too), so
+            # that `return x, 1` and `return 0, -1` agree; one return keeps its constants.
+            frame.several_returns = sum(isinstance(n, ast.Return) for n in ast.walk(fdef)) > 1
             self.frames.append(frame)
             saved_loops, self.loops = self.loops, []
             try:

@@ -13,6 +13,7 @@ import ast
 import inspect
 import os
 import textwrap
+import types
 
 from . import _tritonc
 from . import language as tl
@@ -303,7 +304,6 @@ class CompiledKernel:
 
     @property
     def metadata(self):
-        import types
         return types.SimpleNamespace(shared=self._resource("shared_bytes"), name=self.name, **self.options)
 
     def __getitem__(self, grid):
@@ -403,6 +403,21 @@ class JITFunction(_tritonc.JitLauncher):
 
     def __repr__(self):
         return "JITFunction(%s)" % self.__name__
+
+    @property
+    def src(self):
+        """The function's source, dedented (Triton's JITFunction.src)."""
+        return "\n".join(self.parsed()[3])
+
+    @property
+    def params(self):
+        """The parameters as Triton's KernelParam shows them: num, name,
+        is_constexpr, annotation, default (inspect.Parameter.empty where none)."""
+        sig = inspect.signature(self.fn)
+        return [types.SimpleNamespace(num=i, name=n, is_constexpr=n in self.constexpr_names,
+                                      annotation=p.annotation, default=p.default,
+                                      do_not_specialize=n in self.do_not_specialize)
+                for i, (n, p) in enumerate(sig.parameters.items())]
 
     def parsed(self):
         """(the FunctionDef, file, its first line, its lines, the indentation)."""
@@ -561,9 +576,12 @@ class JITFunction(_tritonc.JitLauncher):
         num_stages = option("num_stages", 3)
         debug = option("debug", None)
         num_ctas = option("num_ctas", 1)
+        warmup = option("warmup", False)  # Triton's run(..., warmup=True): compile, launch nothing
         _drop_ignored_options(kwargs, keyword_params)
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
+        if warmup:
+            return compiled
         _check_globals(compiled)
         if callable(grid):
             meta = dict(zip(self.arg_names, (core.unwrap(v) for v in values)))

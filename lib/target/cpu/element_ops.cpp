@@ -175,9 +175,15 @@ llvm::Value* Lowering::binary(ir::Opcode op, Scalar k, llvm::Value* a, llvm::Val
       case Op::Mul: r = b_.CreateFMul(x, y); break;
       case Op::Div: r = b_.CreateFDiv(x, y); break;
       case Op::Rem: r = b_.CreateFRem(x, y); break;  // fmod: exact
-      // IEEE maximum/minimum: NaN propagates, -0 < +0 (scalar_ops.h floatMax).
-      case Op::Max: r = callIntrinsic(b_, llvm::Intrinsic::maximum, {x, y}, {x->getType()}); break;
-      case Op::Min: r = callIntrinsic(b_, llvm::Intrinsic::minimum, {x, y}, {x->getType()}); break;
+      // IEEE maximum/minimum: NaN propagates, -0 < +0 (scalar_ops.h floatMax). The NaN
+      // is selected explicitly: LLVM narrows maximum of widened halves to half's, whose
+      // x86 expansion returned a signed zero for (0, NaN).
+      case Op::Max: case Op::Min: {
+        llvm::Value* m = callIntrinsic(b_, op == Op::Max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum,
+                                       {x, y}, {x->getType()});
+        r = b_.CreateSelect(b_.CreateFCmpUNO(x, y), b_.CreateFAdd(x, y), m);
+        break;
+      }
       // maxnum/minnum: the other operand where one is NaN, else maximum/minimum (-0 < +0).
       case Op::MaxNum: case Op::MinNum: {
         llvm::Value* m = callIntrinsic(b_, op == Op::MaxNum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {x, y},

@@ -6,7 +6,7 @@ from . import random  # noqa: F401  (tl.random.rand, ...)
 from . import extra  # noqa: F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
 from .block_pointers import (advance, load_tensor_descriptor, make_block_ptr, make_tensor_descriptor,  # noqa: F401
                              store_tensor_descriptor, tensor_descriptor)
-from .core import (CompileError, PropagateNan, bfloat16, constexpr, dtype, float8e4b8, float8e4b15, float8e4nv,  # noqa: F401
+from .core import (CompileError, PropagateNan, bfloat16, block_type, constexpr, dtype, float8e4b8, float8e4b15, float8e4nv,  # noqa: F401
                    float8e5, float8e5b16, float16, float32,
                    float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
 from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, log1p,  # noqa: F401
@@ -43,3 +43,9 @@ class static_range:
 
     def __init__(self, *args, **kwargs):
         raise CompileError("tl.static_range is used only as the iterable of a for loop")
+
+
+def constexpr_function(fn):
+    """``tl.constexpr_function``, as ``triton.constexpr_function``."""
+    from ..jit import constexpr_function as wrap
+    return wrap(fn)

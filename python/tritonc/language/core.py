@@ -54,12 +54,33 @@ class _count(int):
 
 # ---- element types ----------------------------------------------------------
 
-class dtype:
-    """An element type: ``kind`` is 'int', 'uint', 'float' or 'bool'."""
-    __slots__ = ("name", "ir", "kind", "bits")
+# Triton's names of the float types (dtype.name, str(dtype)) by their names in tl.
+_TRITON_NAMES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+                 "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8",
+                 "float8e5b16": "fp8e5b16"}
+_BY_NAME = {}  # every dtype by both names (filled once they exist)
 
-    def __init__(self, name, ir, kind, bits):
-        self.name, self.ir, self.kind, self.bits = name, ir, kind, bits
+
+class dtype:
+    """An element type: ``kind`` is 'int', 'uint', 'float' or 'bool'; ``name``
+    is Triton's ('fp32', 'bf16', 'int8'; also str(dtype)), ``attr`` the name
+    in ``tl`` ('float32'). ``tl.dtype('fp16')`` is tl.float16, as in Triton."""
+    __slots__ = ("name", "attr", "ir", "kind", "bits")
+
+    def __new__(cls, name, *rest, **kwargs):
+        if rest or kwargs or cls is not dtype:
+            return super().__new__(cls)
+        found = _BY_NAME.get(name) if isinstance(name, str) else None
+        if found is None:
+            raise TypeError("tl.dtype(%r): not a dtype name (%s)" % (name, ", ".join(sorted(_BY_NAME))))
+        return found
+
+    def __init__(self, attr, *rest):
+        if not rest:
+            return  # tl.dtype('fp16'): the existing one (__new__)
+        ir, kind, bits = rest
+        self.attr, self.ir, self.kind, self.bits = attr, ir, kind, bits
+        self.name = _TRITON_NAMES.get(attr, attr)
 
     def is_floating(self):
         return self.kind == "float"
@@ -125,13 +146,13 @@ class dtype:
     def fp_mantissa_width(self):
         if self.kind != "float":
             raise CompileError("%r has no mantissa" % self)
-        return _FLOAT_FORMATS[self.name][0]
+        return _FLOAT_FORMATS[self.attr][0]
 
     @property
     def exponent_bias(self):
         if self.kind != "float":
             raise CompileError("%r has no exponent" % self)
-        return _FLOAT_FORMATS[self.name][1]
+        return _FLOAT_FORMATS[self.attr][1]
 
     def get_int_max_value(self):
         if self.kind == "bool":
@@ -148,7 +169,7 @@ class dtype:
         return -2 ** (self.bits - 1)
 
     def is_standard_floating(self):
-        return self.name in ("float16", "bfloat16", "float32", "float64")
+        return self.attr in ("float16", "bfloat16", "float32", "float64")
 
     def is_int1(self):
         return self.kind == "bool"
@@ -166,15 +187,16 @@ class dtype:
         return self.ir
 
     def __eq__(self, other):
-        return isinstance(other, dtype) and not other.is_ptr() and other.name == self.name
+        return isinstance(other, dtype) and not other.is_ptr() and other.attr == self.attr
 
     def __hash__(self):
-        return hash(self.name)
+        return hash(self.attr)
 
     def __repr__(self):
-        return "tl." + self.name
+        return "tl." + self.attr
 
-    __str__ = __repr__
+    def __str__(self):
+        return self.name  # as Triton's: f"{x.dtype}" is 'fp32'
 
 
 def _is_int_of(kind, bits):
@@ -190,7 +212,8 @@ class pointer_type(dtype):
     __slots__ = ("element_ty",)
 
     def __init__(self, element_ty):
-        super().__init__("pointer<%s>" % element_ty.name, element_ty.ir + "*", "ptr", 64)
+        super().__init__("pointer<%s>" % element_ty.attr, element_ty.ir + "*", "ptr", 64)
+        self.name = "pointer<%s>" % element_ty.name
         self.element_ty = element_ty
 
     def is_ptr(self):
@@ -203,7 +226,7 @@ class pointer_type(dtype):
         return isinstance(other, pointer_type) and other.element_ty == self.element_ty
 
     def __hash__(self):
-        return hash(("ptr", self.element_ty.name))
+        return hash(("ptr", self.element_ty.attr))
 
     def __repr__(self):
         return "tl.pointer_type(%r)" % self.element_ty
@@ -244,9 +267,21 @@ _FLOAT_FORMATS = {"float16": (10, 15), "bfloat16": (7, 127), "float32": (23, 127
 
 _BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64, float8e4nv,
                             float8e5)}
-_BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-                                uint8, uint16, uint32, uint64, float8e4nv, float8e5)}
+_BY_NAME.update({n: t for t in (int1, int8, int16, int32, int64, float16, bfloat16, float32, float64, uint8,
+                                uint16, uint32, uint64, float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16)
+                 for n in (t.name, t.attr)})
 _BY_NAME["bool"] = int1
+
+
+def get_int_dtype(bitwidth, signed):
+    """The integer dtype of `bitwidth` bits (1, 8, 16, 32, 64), signed or not (Triton's core.get_int_dtype)."""
+    bitwidth = int(unwrap(bitwidth))
+    if bitwidth == 1:
+        return int1
+    found = _BY_NAME.get("%sint%d" % ("" if unwrap(signed) else "u", bitwidth))
+    if found is None:
+        raise CompileError("no integer type of %d bits" % bitwidth)
+    return found
 
 
 def dtype_from_ir(text):
@@ -259,7 +294,7 @@ def dtype_from_ir(text):
 def check_supported(t, what="this operation"):
     if t.ir is None:
         raise CompileError("%s: tl.%s is not supported (the fp8 formats are tl.float8e4nv and tl.float8e5)"
-                           % (what, t.name))
+                           % (what, t.attr))
     return t
 
 
