@@ -1365,13 +1365,13 @@ def test_dtype_names_are_tritons():
 
 
 @tl.constexpr_function
-def _doubled(n):
+def _twice_as_constexpr(n):
     return 2 * n
 
 
 @triton.jit
 def fill_doubled_kernel(X, N: tl.constexpr):
-    tl.store(X + tl.arange(0, _doubled(N)), tl.full((_doubled(N),), 1.0, tl.float32))
+    tl.store(X + tl.arange(0, _twice_as_constexpr(N)), tl.full((_twice_as_constexpr(N),), 1.0, tl.float32))
 
 
 def test_tl_constexpr_function_run_warmup_src_and_params():
@@ -1412,3 +1412,40 @@ def test_tuples_of_numbers_in_returns_and_under_a_runtime_if(x):
     a, b = (x * 2, x + 1) if x > 0 else (0, -1)
     t = (3, 4) if x > 3 else (1, 2)
     assert z.tolist() == [a * 100 + b * 10 + t[0] * 1000 + t[1] * 10000, 3]
+
+
+@triton.jit
+def float_atomic_extremes_kernel(HI, LO, V, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    v = tl.load(V + offs)
+    tl.atomic_max(HI + offs, v)
+    tl.atomic_min(LO + offs, v)
+
+
+def _bits_extreme(mem, val, is_max):
+    """Triton's float atomic max/min on float32 bits: the value's sign bit
+    picks signed max (min) or unsigned min (max)."""
+    m, v = np.float32(mem).view(np.uint32), np.float32(val).view(np.uint32)
+    if v >> 31:
+        r = min(m, v) if is_max else max(m, v)
+    else:
+        r = max(m.view(np.int32), v.view(np.int32)).view(np.uint32) if is_max else \
+            min(m.view(np.int32), v.view(np.int32)).view(np.uint32)
+    return np.uint32(r).view(np.float32)
+
+
+def test_float_atomic_max_and_min_order_bit_patterns():
+    """Float atomic max/min as Triton's (and the GPU's) bit rule: -0.0 <
+    +0.0, NaNs by their bits; every back end alike."""
+    specials = np.array([np.nan, -np.nan, 0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 2.5, -3.0], np.float32)
+    specials[1] = np.uint32(0xFFC00000).view(np.float32)  # a NaN with its sign set
+    pairs = [(a, b) for a in specials for b in specials]
+    idx = rng.permutation(len(pairs))[:64]
+    mem = np.array([pairs[i][0] for i in idx], np.float32)
+    val = np.array([pairs[i][1] for i in idx], np.float32)
+    hi, lo = mem.copy(), mem.copy()
+    run(float_atomic_extremes_kernel, (1,), hi, lo, val, N=64)
+    want_hi = np.array([_bits_extreme(m, v, True) for m, v in zip(mem, val)], np.float32)
+    want_lo = np.array([_bits_extreme(m, v, False) for m, v in zip(mem, val)], np.float32)
+    assert (hi.view(np.uint32) == want_hi.view(np.uint32)).all()
+    assert (lo.view(np.uint32) == want_lo.view(np.uint32)).all()

@@ -1,8 +1,10 @@
 // Atomics: atomic_rmw and atomic_cas, one lane at a time in row-major order
 // (lanes hitting one address see each other, as in the interpreter). Integer
-// kinds and f32/f64 add use LLVM's atomicrmw; the rest (f16/bf16, float
-// max/min with the interpreter's NaN rule, i1) a compare-exchange loop around
-// the element semantics of binary(). CAS compares memory formats bit for bit.
+// kinds and f32/f64 add use LLVM's atomicrmw; the rest (f16/bf16, i1) a
+// compare-exchange loop around the element semantics of binary(), float
+// max/min one around integer max/min of the bits (docs/IR.md: the value's
+// sign bit picks signed max or unsigned min, as Triton's and the GPU's).
+// CAS compares memory formats bit for bit.
 // Masked-off lanes touch nothing and return 0. Everything is seq_cst.
 #include <optional>
 
@@ -80,8 +82,18 @@ llvm::Value* Lowering::atomicLane(const ir::Instruction& inst, llvm::Value* ptr,
   llvm::PHINode* old = b_.CreatePHI(bt, 2);
   old->addIncoming(first, pre);
   llvm::Value* oldValue = fromBits(b_, k, valueType(k), old);
-  llvm::Value* updated = kind == ir::AtomicKind::Xchg ? a : binary(binaryOf(kind), k, oldValue, a);
-  llvm::Value* pair = b_.CreateAtomicCmpXchg(ptr, old, toBits(b_, k, updated), align, order, order);
+  llvm::Value* newBits = nullptr;
+  if (ir::isFloatKind(k) && (kind == ir::AtomicKind::Max || kind == ir::AtomicKind::Min)) {
+    const bool isMax = kind == ir::AtomicKind::Max;
+    llvm::Value* v = toBits(b_, k, a);
+    llvm::Value* negative = b_.CreateICmpSLT(v, llvm::ConstantInt::get(bt, 0));
+    llvm::Value* asSigned = b_.CreateBinaryIntrinsic(isMax ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, old, v);
+    llvm::Value* asUnsigned = b_.CreateBinaryIntrinsic(isMax ? llvm::Intrinsic::umin : llvm::Intrinsic::umax, old, v);
+    newBits = b_.CreateSelect(negative, asUnsigned, asSigned);
+  } else {
+    newBits = toBits(b_, k, kind == ir::AtomicKind::Xchg ? a : binary(binaryOf(kind), k, oldValue, a));
+  }
+  llvm::Value* pair = b_.CreateAtomicCmpXchg(ptr, old, newBits, align, order, order);
   old->addIncoming(b_.CreateExtractValue(pair, 0), b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateExtractValue(pair, 1), done, retry);
   b_.SetInsertPoint(done);

@@ -2,6 +2,7 @@
 // Lanes run in row-major order; a lane whose mask is 0 touches no memory.
 // Every active lane's address is checked (AddressSpace::resolve) before the
 // host bytes are read or written.
+#include <algorithm>
 #include <cstring>
 
 #include "target/interp/executor.h"
@@ -23,10 +24,24 @@ double atomicFloat(ir::AtomicKind kind, double old, double v) {
   switch (kind) {
     case ir::AtomicKind::Add: return old + v;  // rounded to the pointee by encodeElem
     case ir::AtomicKind::Xchg: return v;
-    case ir::AtomicKind::Max: return floatMax(old, v);
-    case ir::AtomicKind::Min: return floatMin(old, v);
     default: throw InternalError("atomic and/or on floats");
   }
+}
+
+// Float atomic max/min on the memory format's bits (docs/IR.md, as Triton
+// and the GPU compute them): a value whose sign bit is clear takes the
+// signed max (min) of the two bit patterns, one whose sign bit is set the
+// unsigned min (max).
+uint64_t floatMinMaxBits(int bytes, bool isMax, uint64_t mem, uint64_t val) {
+  const int bits = 8 * bytes;
+  const uint64_t all = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  mem &= all;
+  val &= all;
+  const bool negative = (val >> (bits - 1)) & 1;
+  if (negative) return isMax ? std::min(mem, val) : std::max(mem, val);
+  auto signedOf = [&](uint64_t x) { return bits == 64 ? int64_t(x) : int64_t(x << (64 - bits)) >> (64 - bits); };
+  const bool memWins = isMax ? signedOf(mem) > signedOf(val) : signedOf(mem) < signedOf(val);
+  return memWins ? mem : val;
 }
 
 int64_t atomicInt(ir::Scalar k, ir::AtomicKind kind, int64_t old, int64_t v) {
@@ -136,6 +151,17 @@ void Executor::execAtomicRmw(const Step& s) {
     uint8_t* host = access(s, uint64_t(ptrs[j].i), kind, true, int64_t(j));
     const Elem old = decodeElem(kind, host);
     const Elem x = v[j * sv];
+    if (isFloat && (op == ir::AtomicKind::Max || op == ir::AtomicKind::Min)) {
+      uint8_t valueBytes[8];
+      encodeElem(kind, x, valueBytes);
+      uint64_t mem = 0, val = 0;  // (little-endian, as the host)
+      std::memcpy(&mem, host, size_t(ir::byteSize(kind)));
+      std::memcpy(&val, valueBytes, size_t(ir::byteSize(kind)));
+      const uint64_t result = floatMinMaxBits(ir::byteSize(kind), op == ir::AtomicKind::Max, mem, val);
+      std::memcpy(host, &result, size_t(ir::byteSize(kind)));
+      r[j] = old;
+      continue;
+    }
     const Elem updated = isFloat ? floatElem(atomicFloat(op, old.f, x.f)) : intElem(atomicInt(kind, op, old.i, x.i));
     encodeElem(kind, updated, host);
     r[j] = old;

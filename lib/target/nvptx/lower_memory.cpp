@@ -202,10 +202,12 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or" ||
                  std::string(opName) == "xor";
   std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
-  // Float max and min have no PTX atom: as integers, a non-negative float's
-  // bits order like the floats (signed max), a negative one's in reverse
-  // (unsigned min, the sign bit making any of them larger than a
-  // non-negative): the sign of the operand picks the instruction.
+  // Float max and min have no PTX atom: as integers, the bits of a float
+  // whose sign bit is clear order like the floats (signed max), those of one
+  // whose sign bit is set in reverse (unsigned min, the sign bit making any
+  // of them larger than the others): the operand's sign bit picks the
+  // instruction (as Triton's; -0.0 takes the second, and NaNs order by their
+  // bits: docs/IR.md).
   const bool floatMinMax = !bitwise && ir::isFloatKind(k) && std::string(opName) != "add";
   const std::string ib = size == 8 ? "64" : "32";
   auto floatMinMaxParts = [&](const std::string& v, const std::string& pred, std::string& bits, std::string& nonNeg,
@@ -214,8 +216,8 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     emit("mov.b" + ib + " " + bits + ", " + v + ";");
     nonNeg = newReg(RegClass::Pred);
     neg = newReg(RegClass::Pred);
-    emit(std::string("setp.ge.") + ty + " " + nonNeg + ", " + v + ", " + floatLiteral(k, 0.0) + ";");
-    emit("not.pred " + neg + ", " + nonNeg + ";");
+    emit("setp.lt.s" + ib + " " + neg + ", " + bits + ", 0;");
+    emit("not.pred " + nonNeg + ", " + neg + ";");
     if (!pred.empty()) {
       emit("and.pred " + nonNeg + ", " + nonNeg + ", " + pred + ";");
       emit("and.pred " + neg + ", " + neg + ", " + pred + ";");
