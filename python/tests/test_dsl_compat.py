@@ -1449,3 +1449,34 @@ def test_float_atomic_max_and_min_order_bit_patterns():
     want_lo = np.array([_bits_extreme(m, v, False) for m, v in zip(mem, val)], np.float32)
     assert (hi.view(np.uint32) == want_hi.view(np.uint32)).all()
     assert (lo.view(np.uint32) == want_lo.view(np.uint32)).all()
+
+
+@triton.jit
+def gather3_kernel(S, I, O, AXIS: tl.constexpr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+                   K: tl.constexpr):
+    a = tl.arange(0, A)[:, None, None]
+    b = tl.arange(0, B)[None, :, None]
+    c = tl.arange(0, C)[None, None, :]
+    src = tl.load(S + a * B * C + b * C + c)
+    # the index tensor: the gathered axis K long, the others as src's
+    ia = tl.arange(0, K if AXIS == 0 else A)[:, None, None]
+    ib = tl.arange(0, K if AXIS == 1 else B)[None, :, None]
+    ic = tl.arange(0, K if AXIS == 2 else C)[None, None, :]
+    nb = K if AXIS == 1 else B
+    nc = K if AXIS == 2 else C
+    idx = tl.load(I + ia * nb * nc + ib * nc + ic)
+    tl.store(O + ia * nb * nc + ib * nc + ic, tl.gather(src, idx, AXIS))
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_gather_of_three_dimensional_tensors(axis):
+    """tl.gather of rank 3 along each axis (Triton's takes any rank), as
+    numpy's take_along_axis."""
+    shape = (4, 8, 16)
+    k = 8
+    src = rng.standard_normal(shape).astype(np.float32)
+    ishape = tuple(k if d == axis else n for d, n in enumerate(shape))
+    idx = rng.integers(0, shape[axis], ishape).astype(np.int32)
+    out = np.full(ishape, np.nan, np.float32)
+    run(gather3_kernel, (1,), src, idx, out, AXIS=axis, A=4, B=8, C=16, K=k)
+    np.testing.assert_array_equal(out, np.take_along_axis(src, idx, axis))

@@ -331,25 +331,30 @@ def interleave(a, b):
 
 @builtin
 def gather(src, index, axis):
-    """out[i] = src[index[i]] along `axis` (1-D, or 2-D along either axis)."""
+    """out[..., i, ...] = src[..., index[..., i, ...], ...] along `axis`, any
+    rank: index and src of one rank, equal along the other axes (or 1 in
+    src, broadcast)."""
     from . import ops
     src, index = to_tensor(src), to_tensor(index)
     a = _axis(src, axis)
-    if len(src.shape) not in (1, 2) or len(index.shape) != len(src.shape):
-        raise CompileError("tl.gather takes 1-D or 2-D tensors of one rank")
+    r = len(src.shape)
+    if r == 0 or len(index.shape) != r:
+        raise CompileError("tl.gather takes tensors of one rank (src %s, index %s)"
+                           % (list(src.shape), list(index.shape)))
     n = src.shape[a]
-    if len(src.shape) == 1:
-        hit = semantic.compare("eq", semantic.reshape(index, (index.shape[0], 1)),
-                               semantic.reshape(ops.arange(0, n), (1, n)))
-        vals = semantic.broadcast_to(semantic.reshape(src, (1, n)), hit.shape)
-        return semantic.pick(vals, hit, 1)
-    if a == 1:
-        m, k = index.shape
-        hit = semantic.compare("eq", semantic.reshape(index, (m, k, 1)),
-                               semantic.reshape(ops.arange(0, n), (1, 1, n)))
-        vals = semantic.broadcast_to(semantic.reshape(src, (src.shape[0], 1, n)), (m, k, n))
-        return semantic.pick(vals, hit, 2)
-    return ops.trans(gather(ops.trans(src), ops.trans(index), 1))
+    # The gathered axis last: each index compared with every position, the hit picked.
+    perm = [d for d in range(r) if d != a] + [a]
+    inverse = [perm.index(d) for d in range(r)]
+    s = semantic.permute(src, perm)
+    i = semantic.permute(index, perm)
+    lead, k = i.shape[:-1], i.shape[-1]
+    for d, (x, y) in enumerate(zip(s.shape[:-1], lead)):
+        if x != y and x != 1:
+            raise CompileError("tl.gather: src and index differ along axis %d (%d and %d)" % (perm[d], x, y))
+    hit = semantic.compare("eq", semantic.reshape(i, lead + (k, 1)),
+                           semantic.reshape(ops.arange(0, n), (1,) * (len(lead) + 1) + (n,)))
+    vals = semantic.broadcast_to(semantic.reshape(s, s.shape[:-1] + (1, n)), lead + (k, n))
+    return semantic.permute(semantic.pick(vals, hit, r), inverse)
 
 
 @builtin
