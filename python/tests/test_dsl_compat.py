@@ -1480,3 +1480,28 @@ def test_gather_of_three_dimensional_tensors(axis):
     out = np.full(ishape, np.nan, np.float32)
     run(gather3_kernel, (1,), src, idx, out, AXIS=axis, A=4, B=8, C=16, K=k)
     np.testing.assert_array_equal(out, np.take_along_axis(src, idx, axis))
+
+
+@triton.jit
+def max_with_index_kernel(X, V, I, W, J, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :])
+    v, i = tl.max(x, axis=1, return_indices=True)
+    w, j = tl.min(x, axis=1, return_indices=True, keep_dims=True)
+    tl.store(V + tl.arange(0, N), v)
+    tl.store(I + tl.arange(0, N), i)
+    tl.store(W + tl.arange(0, N)[:, None], w)
+    tl.store(J + tl.arange(0, N)[:, None], j)
+
+
+def test_max_and_min_with_indices_return_the_element_at_the_index():
+    """Rows of signed zeros: the value returned is x[index] (the first of
+    -0.0 and +0.0), as Triton's combine of (value, index) pairs."""
+    n = 8
+    x = rng.choice(np.array([0.0, -0.0, -1.0, -2.0], np.float32), (n, n))
+    v, w = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    i, j = np.full(n, -1, np.int32), np.full(n, -1, np.int32)
+    run(max_with_index_kernel, (1,), x, v, i, w, j, N=n)
+    assert (i == np.argmax(x, axis=1)).all() and (j == np.argmin(x, axis=1)).all()
+    rows = np.arange(n)
+    assert (v.view(np.uint32) == x[rows, i].view(np.uint32)).all()
+    assert (w.view(np.uint32) == x[rows, j].view(np.uint32)).all()

@@ -665,6 +665,19 @@ def _extreme(kind, input, axis, return_indices, tie_break_left, keep_dims):
         x = semantic.cast(x, core.float32)
     if x.dtype.is_bool() or (not unwrap(return_indices) and x.dtype.is_int() and x.dtype.bits < 32):
         x = semantic.cast(x, core.int32)
+    if unwrap(return_indices) and x.dtype.is_floating() and axis is not None:
+        # The value is the element at the index (of -0.0 and +0.0, the one whose index wins).
+        a = _axis(x, axis)
+        idx = _arg_reduce(x, a, kind, True, unwrap(tie_break_left))
+        shape = [1] * len(x.shape)
+        shape[a] = x.shape[a]
+        lanes = semantic.broadcast_to(semantic.reshape(arange(0, x.shape[a]), tuple(shape)), x.shape)
+        best = semantic.pick(x, semantic.compare("eq", lanes, semantic.broadcast_to(idx, x.shape)), a)
+        if keep_dims:
+            best = semantic.reshape(best, idx.shape)
+        else:
+            idx = semantic.reshape(idx, best.shape)
+        return best, idx
     best = _reduce(x, axis, _value_kind(x, kind), keep_dims)
     if unwrap(return_indices):
         if booleans_with_indices:  # reduced as int32; the values stay booleans, as Triton's
