@@ -19,6 +19,11 @@ namespace tritonc::gpu {
 // vector width of each load and store ({vec = N}).
 bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 
+// float64 exp, exp2, log, log2, sin, cos, tanh and rsqrt (which PTX has in
+// float32 only) become float64 arithmetic, on Triton-IR before layouts
+// (expand_f64_math.cpp says how; a few ulps).
+bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o);
+
 // Software pipelining of dot operands: the pre-fetched loads of a loop whose
 // tiles are staged in shared memory for a dot become asynchronous copies
 // (masked ones zero-filled) into rings of stages; a wgmma accumulating into

@@ -30,6 +30,7 @@ const std::vector<PassInfo>& allPasses() {
       {"rebase-pointers", "pointer tiles advanced by a uniform step: a scalar pointer phi plus invariant offsets", plain<runRebasePointerPhis>, false},
       {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch, false},
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
+      {"gpu-expand-f64-math", "float64 exp, exp2, log, log2, sin, cos, tanh, rsqrt as float64 arithmetic (PTX has them in float32 only)", gpu::runExpandF64Math, false},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},
@@ -60,7 +61,7 @@ std::vector<std::string> defaultPipeline() {
 std::vector<std::string> gpuPipeline() {
   // Layouts first; CSE merges the values it recomputed or converted twice,
   // DCE drops what they replaced.
-  return {"gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
+  return {"gpu-expand-f64-math", "gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {
