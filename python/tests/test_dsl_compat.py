@@ -1505,3 +1505,17 @@ def test_max_and_min_with_indices_return_the_element_at_the_index():
     rows = np.arange(n)
     assert (v.view(np.uint32) == x[rows, i].view(np.uint32)).all()
     assert (w.view(np.uint32) == x[rows, j].view(np.uint32)).all()
+
+
+@triton.jit
+def fill_block_kernel(X, BLOCK: tl.constexpr, VALUE: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK), tl.full((BLOCK,), VALUE, tl.float32))
+
+
+def test_numpy_scalars_as_constexprs_are_their_numbers():
+    """BLOCK=np.int64(8) is 8 (Triton refuses a numpy integer there; it
+    read as 'arange's end must be an integer constant, got 8')."""
+    x = np.zeros(16, np.float32)
+    value = float(rng.uniform(1, 2))
+    run(fill_block_kernel, (1,), x, BLOCK=np.int64(16), VALUE=np.float32(value))
+    np.testing.assert_allclose(x, np.float32(value))

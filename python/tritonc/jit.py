@@ -56,6 +56,14 @@ def must_use_result(x, s=True):
     return x
 
 
+def _python_scalar(v):
+    """A numpy scalar given for a constexpr as the Python number it holds
+    (BLOCK=np.int64(8) is 8; Triton refuses it)."""
+    if type(v).__module__ == "numpy" and hasattr(v, "item") and getattr(v, "shape", None) == ():
+        return v.item()
+    return v
+
+
 def _is_constexpr_annotation(a):
     if a is constexpr or a is tl.constexpr:
         return True
@@ -466,7 +474,7 @@ class JITFunction(_tritonc.JitLauncher):
         params, constexprs, key = [], {}, []
         for name, v in zip(self.arg_names, values):
             if name in self.constexpr_names:
-                v = core.unwrap(v)
+                v = _python_scalar(core.unwrap(v))
                 constexprs[name] = v
                 key.append(("c", name, type(v).__name__, v if _hashable(v) else repr(v)))
                 continue
