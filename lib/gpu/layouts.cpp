@@ -106,17 +106,19 @@ namespace {
 std::vector<int> insertedUnitDims(const ir::Shape& shorter, const ir::Shape& longer) {
   if (longer.size() <= shorter.size()) return {};
   std::vector<int> dims;
-  size_t i = 0;
-  for (size_t j = 0; j < longer.size(); ++j) {
-    // Matching greedily is never wrong: 1s of both shapes are interchangeable.
-    if (i < shorter.size() && longer[j] == shorter[i]) {
-      ++i;
+  size_t i = shorter.size();
+  // Matching greedily from the end is never wrong (1s of both shapes are
+  // interchangeable) and calls the first of a run of 1s the inserted one,
+  // as x[:, None] of a tile [n, 1] means.
+  for (size_t j = longer.size(); j-- > 0;) {
+    if (i > 0 && longer[j] == shorter[i - 1]) {
+      --i;
       continue;
     }
     if (longer[j] != 1) return {};
-    dims.push_back(int(j));
+    dims.insert(dims.begin(), int(j));
   }
-  if (i != shorter.size()) return {};
+  if (i != 0) return {};
   return dims;
 }
 

@@ -107,3 +107,13 @@ def test_what_the_module_prints_on_import_stays_out_of_the_ir(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "max error 0.0" not in r.stdout and "max error 0.0" in r.stderr
     assert ".entry copy" in r.stdout
+
+
+def test_what_the_module_writes_to_file_descriptor_1_stays_out_of_the_ir(tmp_path):
+    src = tmp_path / "raw.py"
+    src.write_text("import os\nimport tritonc as triton\nimport tritonc.language as tl\nos.write(1, b'raw bytes\\n')\n\n"
+                   "@triton.jit\ndef copy(X, Y, DT: tl.constexpr):\n"
+                   "    tl.store(Y + tl.arange(0, 16), tl.load(X + tl.arange(0, 16)).to(DT))\n")
+    r = tritonc_cli("emit", str(src) + ":copy", "-DDT=fp16", "--signature", "*fp32,*fp16", "--stage", "ir")
+    assert r.returncode == 0, r.stderr
+    assert "raw bytes" not in r.stdout and "raw bytes" in r.stderr and "cast" in r.stdout

@@ -1381,7 +1381,7 @@ def test_tl_constexpr_function_run_warmup_src_and_params():
     assert "ttir" in compiled.asm and x.sum() == 0  # compiled, not launched
     run(fill_doubled_kernel, (1,), x, N=2 ** n)
     assert x.sum() == 2 ** (n + 1)
-    assert fill_doubled_kernel.src.startswith("@triton.jit\ndef fill_doubled_kernel(X, N: tl.constexpr):")
+    assert fill_doubled_kernel.src.startswith("def fill_doubled_kernel(X, N: tl.constexpr):")  # from `def`
     assert [(p.name, p.is_constexpr) for p in fill_doubled_kernel.params] == [("X", False), ("N", True)]
     assert tl.block_type is tl.core.block_type
 
@@ -1519,3 +1519,13 @@ def test_numpy_scalars_as_constexprs_are_their_numbers():
     value = float(rng.uniform(1, 2))
     run(fill_block_kernel, (1,), x, BLOCK=np.int64(16), VALUE=np.float32(value))
     np.testing.assert_allclose(x, np.float32(value))
+
+
+def test_dtypes_copy_and_pickle_as_themselves():
+    import copy
+    import pickle
+    for t in (tl.float32, tl.bfloat16, tl.uint8, tl.float8e4nv, tl.pointer_type(tl.float16)):
+        assert copy.copy(t) == t and copy.deepcopy({"DT": t})["DT"] == t and pickle.loads(pickle.dumps(t)) == t
+    assert copy.deepcopy(tl.float32) is tl.float32
+    with pytest.raises(tl.CompileError, match="not supported"):
+        tl.pointer_type(tl.float8e4b15)

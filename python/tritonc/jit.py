@@ -414,8 +414,10 @@ class JITFunction(_tritonc.JitLauncher):
 
     @property
     def src(self):
-        """The function's source, dedented (Triton's JITFunction.src)."""
-        return "\n".join(self.parsed()[3])
+        """The function's source from its `def` line, dedented (Triton's JITFunction.src)."""
+        lines = self.parsed()[3]
+        first = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def ")), 0)
+        return "\n".join(lines[first:])
 
     @property
     def params(self):

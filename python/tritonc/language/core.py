@@ -198,6 +198,9 @@ class dtype:
     def __str__(self):
         return self.name  # as Triton's: f"{x.dtype}" is 'fp32'
 
+    def __reduce__(self):  # copy, deepcopy and pickle give the same dtype
+        return (dtype, (self.attr,))
+
 
 def _is_int_of(kind, bits):
     return lambda self: self.kind == kind and self.bits == bits
@@ -212,12 +215,16 @@ class pointer_type(dtype):
     __slots__ = ("element_ty",)
 
     def __init__(self, element_ty):
+        check_supported(element_ty, "a pointer")
         super().__init__("pointer<%s>" % element_ty.attr, element_ty.ir + "*", "ptr", 64)
         self.name = "pointer<%s>" % element_ty.name
         self.element_ty = element_ty
 
     def is_ptr(self):
         return True
+
+    def __reduce__(self):
+        return (pointer_type, (self.element_ty,))
 
     def is_int(self):
         return False

@@ -44,7 +44,10 @@ def parse_value(text):
     dt = getattr(tl, text.replace("tl.", ""), None)
     if isinstance(dt, tl.dtype):
         return dt
-    return text
+    try:
+        return tl.dtype(text)  # Triton's names too: fp16, bf16, fp32
+    except TypeError:
+        return text
 
 
 def kernel_ir(path, name, signature="", defines=()):
@@ -112,8 +115,13 @@ def main(argv):
             print("tritonc.tools: unknown argument '%s'" % a, file=sys.stderr)
             return 1
         i += 1
+    # What the user's module prints as it is imported (print, os.write(1, ...), C code)
+    # goes to stderr: file descriptor 1 carries the IR alone.
     out = sys.stdout
-    sys.stdout = sys.stderr  # what the user's module prints as it is imported must not mix with the IR
+    out.flush()
+    ir_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         text = kernel_ir(path, name, signature, defines)
     except Exception as e:  # noqa: BLE001  (a user's mistake: one message, no traceback)
@@ -121,6 +129,9 @@ def main(argv):
         return 1
     finally:
         sys.stdout = out
+        sys.stderr.flush()
+        os.dup2(ir_fd, 1)
+        os.close(ir_fd)
     out.write(text)
     return 0
 
