@@ -73,7 +73,9 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
   const std::string specialization = specializationKey(facts);
   std::vector<std::shared_ptr<CompiledKernel>> code(n);
   std::vector<std::string> keys(n), tritonIr(n);
-  std::vector<bool> built(n, false);
+  // (chars, not vector<bool>: workers set their own elements at once, and
+  // vector<bool> packs neighbours into one word, where a write could undo another's)
+  std::vector<char> built(n, 0);
   for (size_t i = 0; i < n; ++i) code[i] = cached(space_[i], specialization, &keys[i]);
   const bool gpu = onGpu();
   std::atomic<size_t> next{0};
@@ -85,7 +87,7 @@ TuneResult Kernel::tune(const std::vector<interp::KernelArg>& args, const GridFn
       try {
         if (!code[i]) {
           code[i] = build(space_[i], facts, keys[i], &tritonIr[i]);
-          built[i] = true;
+          built[i] = 1;
         }
         // ptxas on this thread (the driver's own compiler would take one
         // module at a time), then a load that compiles nothing.
