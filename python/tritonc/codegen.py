@@ -254,10 +254,10 @@ class _Generator(ast.NodeVisitor):
 
     def _carried_tuples_as_tensors(self, body):
         """Tuples holding Python numbers that the loop (or a runtime if's
-        branch) assigns again have them made tensors before it, as Triton 3.3+ makes every assigned
-        tuple's numbers (`t = (1.0, 2)`, then `t = (t[0] * 2, t[1] + 1)` in
-        the loop); other tuples keep their numbers (`shape = (16, 32)` stays
-        a shape)."""
+        branch) assigns again have them made tensors before it, as Triton
+        3.3+ makes every assigned tuple's numbers (`t = (1.0, 2)`, then
+        `t = (t[0] * 2, t[1] + 1)` in the loop); other tuples keep their
+        numbers (`shape = (16, 32)` stays a shape)."""
         for name in sorted(_assigned_names(body)):
             slot = self.frame.bindings.get(name)
             if isinstance(slot, tuple) and slot[0] == "tuple" and _has_number_leaf(slot):
