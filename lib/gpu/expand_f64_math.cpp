@@ -90,13 +90,8 @@ class F64Math {
     r = fma(neg(k), f(kPio2Rest), r);
     Value* r2 = mul(r, r);
     // sin r = r + r^3 (-1/3! + r^2 (1/5! - ...)); cos r = 1 - r^2/2 + r^4 (1/4! - ...)
-    std::vector<double> sinC, cosC;
-    double fact = 1.0;
-    for (int n = 1; n <= 16; ++n) {
-      fact *= n;
-      if (n % 2 == 1 && n >= 3) sinC.push_back((n / 2 % 2 ? -1.0 : 1.0) / fact);
-      if (n % 2 == 0 && n >= 4) cosC.push_back((n / 2 % 2 ? -1.0 : 1.0) / fact);
-    }
+    std::vector<double> sinC, cosC;  // (-1)^(n/2) / n!: odd n from 3 to 15, even from 4 to 16
+    for (int n = 3; n <= 16; ++n) (n % 2 ? sinC : cosC).push_back((n / 2 % 2 ? -1.0 : 1.0) * inverseFactorial(n));
     Value* s = fma(mul(r, r2), horner(r2, sinC), r);
     Value* c = fma(mul(r2, r2), horner(r2, cosC), fma(r2, f(-0.5), f(1.0)));
     // The quadrant: sin x is s, c, -s, -c and cos x c, -s, -c, s for k mod 4 = 0..3.
@@ -121,11 +116,7 @@ class F64Math {
     // Near 0: u = e^(2x) - 1 = sum (2x)^n / n!, tanh x = u / (u + 2).
     Value* t = mul(x, f(2.0));
     std::vector<double> c;
-    double fact = 1.0;
-    for (int n = 2; n <= 21; ++n) {
-      fact *= n;
-      c.push_back(1.0 / fact);
-    }
+    for (int n = 2; n <= 21; ++n) c.push_back(inverseFactorial(n));
     Value* u = fma(mul(t, t), horner(t, c), t);
     Value* near = div(u, add(u, f(2.0)));
     return keepZero(x, select(lt(ax, f(0.55)), near, far));  // (NaN: the far form, NaN)
@@ -142,6 +133,12 @@ class F64Math {
   static constexpr double kPio2Part2 = 6.07710050630396597660e-11;
   static constexpr double kPio2Part3 = 2.02226624871116645580e-21;
   static constexpr double kPio2Rest = 8.47842766036889956997e-32;
+
+  static double inverseFactorial(int n) {
+    double fact = 1.0;
+    for (int k = 2; k <= n; ++k) fact *= k;
+    return 1.0 / fact;
+  }
 
   Value* f(double v) { return b_.constant(f64_, v); }
   Value* i(int64_t v) {
@@ -172,11 +169,7 @@ class F64Math {
 
   Value* expPolynomial(Value* r) {  // e^r, |r| <= ln2/2: sum r^n / n!, n <= 13
     std::vector<double> c;
-    double fact = 1.0;
-    for (int n = 0; n <= 13; ++n) {
-      if (n) fact *= n;
-      c.push_back(1.0 / fact);
-    }
+    for (int n = 0; n <= 13; ++n) c.push_back(inverseFactorial(n));
     return horner(r, c);
   }
 
@@ -227,7 +220,9 @@ class F64Math {
   ir::Type f64_, i64_;
 };
 
-bool expandsOnGpu(const ir::Instruction& inst) {
+}  // namespace
+
+bool expandsF64Math(const ir::Instruction& inst) {
   if (inst.type().kind != Scalar::F64) return false;
   switch (inst.opcode()) {
     case Opcode::Exp: case Opcode::Exp2: case Opcode::Log: case Opcode::Log2: case Opcode::Sin:
@@ -238,14 +233,12 @@ bool expandsOnGpu(const ir::Instruction& inst) {
   }
 }
 
-}  // namespace
-
 bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o) {
   if (o.target.rfind("sm_", 0) != 0) return false;
   std::vector<ir::Instruction*> todo;
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions())
-      if (expandsOnGpu(*inst)) todo.push_back(inst.get());
+      if (expandsF64Math(*inst)) todo.push_back(inst.get());
   ir::Builder b(*f.parent());
   for (ir::Instruction* inst : todo) {
     ir::BasicBlock* bb = inst->parent;

@@ -23,6 +23,8 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 // float32 only) become float64 arithmetic, on Triton-IR before layouts
 // (expand_f64_math.cpp says how; a few ulps).
 bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o);
+// Whether gpu-expand-f64-math rewrites `inst` (a float64 function PTX lacks).
+bool expandsF64Math(const ir::Instruction& inst);
 
 // Software pipelining of dot operands: the pre-fetched loads of a loop whose
 // tiles are staged in shared memory for a dot become asynchronous copies

@@ -28,6 +28,7 @@
 #include <random>
 
 #include "cases.h"
+#include "gpu/passes.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -253,11 +254,7 @@ TEST_P(PassSemantics, SameResults) {
   for (auto& bb : kernelOf(*original).blocks())
     for (auto& inst : bb->instructions()) {
       hasDot = hasDot || inst->opcode() == ir::Opcode::Dot;
-      const ir::Opcode op = inst->opcode();
-      hasF64Math = hasF64Math || (inst->type().kind == ir::Scalar::F64 &&
-                                  (op == ir::Opcode::Exp || op == ir::Opcode::Exp2 || op == ir::Opcode::Log ||
-                                   op == ir::Opcode::Log2 || op == ir::Opcode::Sin || op == ir::Opcode::Cos ||
-                                   op == ir::Opcode::Tanh || op == ir::Opcode::Rsqrt));
+      hasF64Math = hasF64Math || gpu::expandsF64Math(*inst);
     }
 
   // Each pass alone, the default pipeline, and the case's own RUN: passes,
