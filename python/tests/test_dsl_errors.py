@@ -157,7 +157,36 @@ def bad_wrapped_slice(X):
     tl.store(X + tl.arange(0, 16), v[-16:16])
 
 
+@tritonc.jit
+def bad_store_wider_value(X):
+    i = tl.arange(0, 4)
+    tl.store(X + i, i[:, None] * 10 + i[None, :])
+
+
+@tritonc.jit
+def bad_atomic_wider_value(X):
+    i = tl.arange(0, 4)
+    tl.atomic_add(X + i[:, None], i[:, None] * 10 + i[None, :])
+
+
+@tritonc.jit
+def bad_load_wider_mask(X):
+    i = tl.arange(0, 4)
+    v = tl.load(X + i, mask=i[:, None] < i[None, :])
+    tl.store(X + i, tl.sum(v, axis=0))
+
+
+@tritonc.jit
+def bad_other_without_mask(X):
+    i = tl.arange(0, 4)
+    tl.store(X + i, tl.load(X + i, other=1.5))
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_store_wider_value, "tl.store", "the value's shape [4, 4] does not broadcast to the pointers' shape [4]"),
+    (bad_atomic_wider_value, "tl.atomic_add", "value's shape [4, 4] does not broadcast to the pointers' shape [4, 1]"),
+    (bad_load_wider_mask, "tl.load", "the mask's shape [4, 4] does not broadcast to the pointers' shape [4]"),
+    (bad_other_without_mask, "tl.load", "`other` cannot be provided without `mask`"),
     (bad_slice_past_the_end, "v[48:80]", "slice 48:80 of a dimension of 64: 80 is outside it"),
     (bad_wrapped_slice, "v[-16:16]", "slice -16:16 of a dimension of 64: slices need constant bounds"),
     (bad_launch_in_kernel, "_store_one[(1,)]", "a kernel does not launch kernels"),

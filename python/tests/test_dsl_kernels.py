@@ -216,6 +216,25 @@ def test_autotune_pre_and_post_hooks_run_as_in_triton(backend, tmp_path, monkeyp
         sums[grid](dev(x, backend), y, n, BLOCK=64)
 
 
+def test_autotune_and_heuristics_warmup_compile_without_launching(backend, tmp_path, monkeypatch):
+    """As Triton's: an autotuned kernel's warmup compiles each configuration
+    left by the pruning and returns them in order (it was the integer
+    warm-up time: not callable); a heuristics kernel's compiles for the
+    values its functions give. Nothing runs: the array keeps its poison."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    n = int(rng.integers(300, 900))
+    configs = [tritonc.Config({"BLOCK": b}) for b in (32, 64, 128)]
+    prune = {"early_config_prune": lambda cs, named, **kw: [c for c in cs if c.kwargs["BLOCK"] != 64]}
+    tuned = tritonc.autotune(configs=configs, key=["N"], prune_configs_by=prune)(increment_kernel)
+    x = dev(np.full(n, np.nan, np.float32), backend)
+    compiled = tuned.warmup(x, n, grid=(1,))
+    assert ["range 0 : i32<%d>" % b in c.asm["ttir"] for c, b in zip(compiled, (32, 128))] == [True, True]
+    assert len(tuned.timings) == 0 and np.isnan(host(x)).all()
+    heur = tritonc.heuristics({"BLOCK": lambda a: tritonc.next_power_of_2(a["N"])})(increment_kernel)
+    one = heur.warmup(x, n, grid=(1,))
+    assert "range 0 : i32<%d>" % tritonc.next_power_of_2(n) in one.asm["ttir"] and np.isnan(host(x)).all()
+
+
 def test_matmul_split_k_atomics(backend):
     M, N, Kd = 50, 40, int(rng.integers(200, 400))
     a = rng.standard_normal((M, Kd)).astype(np.float16)

@@ -417,3 +417,52 @@ def test_erf_in_float64_within_a_few_ulps():
     assert ulps.max() <= 8, (ulps.max(), x[finite][ulps.argmax()])
     s = n - 9  # the special values
     assert np.signbit(y[s + 1]) and y[s + 2] == 1.0 and y[s + 3] == -1.0 and np.isnan(y[s + 4])
+
+
+SPECIAL_CASES = {  # op: (inputs, expected), C99's values (signed zeros by their sign bit)
+    "erfc": ([np.inf, -np.inf, 40.0, -40.0], [0.0, 2.0, 0.0, 2.0]),
+    "exp10": ([np.inf, -np.inf, 1e30, -1e30], [np.inf, 0.0, np.inf, 0.0]),
+    "acosh": ([-2.0, -1e10, -1e30, 0.5], [np.nan] * 4),
+    "cbrt": ([-0.0, 0.0], [-0.0, 0.0]),
+    "atan": ([-0.0, 0.0], [-0.0, 0.0]),
+    "sinh": ([-0.0, 0.0], [-0.0, 0.0]),
+    "asinh": ([-0.0, 0.0], [-0.0, 0.0]),
+    "atanh": ([-0.0, 0.0, -1.0, 1.0, -1.5], [-0.0, 0.0, -np.inf, np.inf, np.nan]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", sorted(SPECIAL_CASES))
+def test_special_values(op, dtype):
+    """Infinities into erfc and exp10 (an fma of inf - inf gave NaN), acosh
+    below 1 (large negatives gave 0 or infinities), odd functions at -0.0
+    (a `x < 0` test gave +0.0)."""
+    inputs, expected = SPECIAL_CASES[op]
+    x = np.array(inputs, dtype)
+    z = np.full(len(x), 7.0, dtype)
+    run(unary_kernel, (1,), x, z, len(x), OP=op, BLOCK=8)
+    want = np.array(expected, dtype)
+    np.testing.assert_array_equal(z, want)
+    signed = ~np.isnan(want)  # a NaN's sign is not C's to say
+    np.testing.assert_array_equal(np.signbit(z[signed]), np.signbit(want[signed]))
+
+
+def test_exp10_in_float64_and_atanh_near_minus_one_in_ulps():
+    """exp10 of float64 within 2 ulps up to 10^+-300 (log2(10)'s tail was a
+    double's rounding: up to ~290 ulps at |x| = 300), against a 40-digit
+    decimal power; atanh near -1 as near +1 (it was 16-30 ulps off there)."""
+    ctx = __import__("decimal").Context(prec=40)
+    D = __import__("decimal").Decimal
+    x = np.concatenate([rng.uniform(-300, 300, 60), [300.0, -296.8408172606552, 100.0, 1.0]])
+    z = np.full(len(x), np.nan)
+    run(unary_kernel, (1,), x, z, len(x), OP="exp10", BLOCK=64)
+    want = np.array([float(ctx.power(D(10), D(v))) for v in x])
+    ulps = np.abs(z - want) / np.spacing(want)
+    assert ulps.max() <= 2, (ulps.max(), x[ulps.argmax()])
+    for dtype in ("float32", "float64"):
+        a = -rng.uniform(0.99, 0.9999, 64).astype(dtype)
+        z = np.full(64, np.nan, dtype)
+        run(unary_kernel, (1,), a, z, 64, OP="atanh", BLOCK=64)
+        want = np.array([float(ctx.divide(ctx.ln(ctx.divide(1 + D(float(v)), 1 - D(float(v)))), 2)) for v in a])
+        ulps = np.abs(z.astype(np.float64) - want) / np.spacing(np.abs(want).astype(dtype)).astype(np.float64)
+        assert ulps.max() <= 4, (dtype, ulps.max(), a[ulps.argmax()])

@@ -91,7 +91,8 @@ class Autotuner(_Wrapper):
         self.prune = prune_configs_by or {}
         self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
-        self.warmup, self.rep = warmup or 25, rep or 100
+        # Triton's names: `warmup` is the method that compiles every configuration.
+        self.num_warmups, self.num_reps = warmup or 25, rep or 100
         self.bench = do_bench
         self.cache = {}
         self.persist = cache_results
@@ -155,7 +156,7 @@ class Autotuner(_Wrapper):
                 if quick > _CLEARLY_SLOWER * best:
                     self.stopped_early.add(repr(config))
                     return quick
-            return testing.do_bench(call, warmup=self.warmup, rep=self.rep, return_mode="median")
+            return testing.do_bench(call, warmup=self.num_warmups, rep=self.num_reps, return_mode="median")
         except Exception as e:  # a configuration that does not compile or run is skipped
             self.errors[repr(config)] = str(e)
             return float("inf")
@@ -163,7 +164,8 @@ class Autotuner(_Wrapper):
             for n, v in saved.items():
                 _restore(named[n], v)
 
-    def _choose(self, args, kwargs, grid, key):
+    def _pruned(self, args, kwargs):
+        """The configurations left by prune_configs_by (all without it)."""
         configs = self.configs
         named = self.named(args, kwargs)
         early = self.prune.get("early_config_prune")
@@ -174,6 +176,15 @@ class Autotuner(_Wrapper):
         if model is not None and top_k:
             k = int(top_k * len(configs)) if isinstance(top_k, float) and top_k <= 1 else int(top_k)
             configs = sorted(configs, key=lambda c: model(**dict(named, **c.all_kwargs())))[:k]
+        return configs
+
+    def warmup(self, *args, **kwargs):
+        """As Triton's: compiles every configuration left by the pruning,
+        launching none; returns their compiled kernels in order."""
+        return [self.fn.warmup(*args, **dict(kwargs, **c.all_kwargs())) for c in self._pruned(args, kwargs)]
+
+    def _choose(self, args, kwargs, grid, key):
+        configs = self._pruned(args, kwargs)
         self.errors, self.spills, self.stopped_early = {}, {}, set()
         t0 = time.perf_counter()
         self.timings = {}
@@ -355,12 +366,20 @@ class Heuristics(_Wrapper):
         super().__init__(fn)
         self.values = values
 
-    def run(self, *args, grid, **kwargs):
+    def _with_values(self, args, kwargs):
         named = self.named(args, kwargs)
         for name, f in self.values.items():
             kwargs[name] = f(named)
             named[name] = kwargs[name]
-        return self.fn.run(*args, grid=grid, **kwargs)
+        return kwargs
+
+    def run(self, *args, grid, **kwargs):
+        return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))
+
+    def warmup(self, *args, **kwargs):
+        """Compiles for the heuristics' values without launching (what the
+        wrapped kernel's warmup returns)."""
+        return self.fn.warmup(*args, **self._with_values(args, kwargs))
 
 
 def heuristics(values):

@@ -406,16 +406,26 @@ def debug_barrier():
 
 # ---- memory ----------------------------------------------------------------------
 
+def _to_pointer_shape(what, role, t, shape):
+    """t broadcast to the pointers' shape, as Triton: the pointers say how
+    many elements are accessed; a mask, value or `other` of a larger shape
+    (several values for one address) is an error, not a broadcast of the
+    pointers."""
+    if semantic.broadcast_shapes(shape, t.shape) != tuple(shape):
+        if not shape:
+            raise CompileError("%s: the %s is a tensor of shape %s but the pointer is a scalar; use a tensor "
+                               "of pointers" % (what, role, list(t.shape)))
+        raise CompileError("%s: the %s's shape %s does not broadcast to the pointers' shape %s"
+                           % (what, role, list(t.shape), list(shape)))
+    return semantic.broadcast_to(t, shape)
+
+
 def _mask_other(ptr, mask, other):
     shape = ptr.shape
     if mask is not None:
-        mask = semantic.to_bool(mask)
-        shape = semantic.broadcast_shapes(shape, mask.shape)
+        mask = _to_pointer_shape("tl.load", "mask", semantic.to_bool(mask), shape)
     if other is not None and isinstance(unwrap(other), tensor):
-        shape = semantic.broadcast_shapes(shape, unwrap(other).shape)
-    ptr = semantic.broadcast_to(ptr, shape)
-    if mask is not None:
-        mask = semantic.broadcast_to(mask, shape)
+        _to_pointer_shape("tl.load", "other", unwrap(other), shape)
     return ptr, mask, shape
 
 
@@ -452,7 +462,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         raise CompileError("tl.load needs a pointer (or a tensor of pointers), not %r" % p.dtype)
     mask, other = unwrap(mask), unwrap(other)
     if other is not None and mask is None:
-        other = None  # nothing is masked: other is never used
+        raise CompileError("tl.load: `other` cannot be provided without `mask` (as in Triton: nothing would use it)")
     p, mask, shape = _mask_other(p, mask, other)
     elem = p.dtype.element_ty
     core.check_supported(elem, "tl.load")
@@ -482,17 +492,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         raise CompileError("tl.store: the value is None (the result of a function that returns nothing?)")
     elem = p.dtype.element_ty
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
-    if not p.shape and vt.shape:  # (Triton refuses it too: one address, many values)
-        raise CompileError("tl.store: the value is a tensor of shape %s but the pointer is a scalar; "
-                           "store through a tensor of pointers" % list(vt.shape))
-    shape = semantic.broadcast_shapes(p.shape, vt.shape)
+    vt = _to_pointer_shape("tl.store", "value", vt, p.shape)
     mask = unwrap(mask)
     if mask is not None:
-        mask = semantic.to_bool(mask)
-        shape = semantic.broadcast_shapes(shape, mask.shape)
-        mask = semantic.broadcast_to(mask, shape)
-    p = semantic.broadcast_to(p, shape)
-    vt = semantic.broadcast_to(vt, shape)
+        mask = _to_pointer_shape("tl.store", "mask", semantic.to_bool(mask), p.shape)
     semantic.builder().store(p.handle, vt.handle, mask.handle if mask is not None else None)
 
 
@@ -730,13 +733,11 @@ def _atomic(kind, pointer, val, mask, sem, scope):
         raise CompileError("atomic_%s on %r: atomics do not take fp8 (no GPU has them)" % (kind, elem))
     v = unwrap(val)
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
-    shape = semantic.broadcast_shapes(p.shape, vt.shape)
+    what, shape = "tl.atomic_" + kind, p.shape
+    vt = _to_pointer_shape(what, "value", vt, shape)
     mask = unwrap(mask)
     if mask is not None:
-        mask = semantic.to_bool(mask)
-        shape = semantic.broadcast_shapes(shape, mask.shape)
-        mask = semantic.broadcast_to(mask, shape)
-    p, vt = semantic.broadcast_to(p, shape), semantic.broadcast_to(vt, shape)
+        mask = _to_pointer_shape(what, "mask", semantic.to_bool(mask), shape)
     if kind in ("max", "min") and elem.is_int_unsigned():
         kind = "u" + kind
     h = semantic.builder().atomic_rmw(kind, p.handle, vt.handle, mask.handle if mask is not None else None,
@@ -772,8 +773,8 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
         raise CompileError("atomic_cas on %r: atomics do not take fp8 (no GPU has them)" % elem)
     c = semantic.cast(cmp, elem) if isinstance(unwrap(cmp), tensor) else semantic.constant(cmp, elem)
     v = semantic.cast(val, elem) if isinstance(unwrap(val), tensor) else semantic.constant(val, elem)
-    shape = semantic.broadcast_shapes(semantic.broadcast_shapes(p.shape, c.shape), v.shape)
-    p, c, v = (semantic.broadcast_to(t, shape) for t in (p, c, v))
+    shape = p.shape
+    c, v = _to_pointer_shape("tl.atomic_cas", "cmp", c, shape), _to_pointer_shape("tl.atomic_cas", "value", v, shape)
     return tensor(semantic.builder().atomic_cas(p.handle, c.handle, v.handle, None, sem, scope), elem, shape)
 
 

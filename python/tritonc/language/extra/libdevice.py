@@ -11,6 +11,7 @@ formulas (so about float32's accuracy for the polynomial ones).
 
 Not here (a clear error): Bessel functions, gamma functions, erfinv and the
 explicitly rounded arithmetic variants other than round-to-nearest."""
+import decimal
 import fractions
 import math as _pymath
 import struct
@@ -53,6 +54,23 @@ def _sign_mask(x):
 
 def _lt(a, b):
     return semantic.compare("lt", a, b)
+
+
+def _with_sign_of(y, x):
+    """y (>= 0 or NaN) with x's sign bit: odd functions keep -0.0's sign,
+    which a `x < 0` test would send down the positive branch."""
+    m = _sign_mask(x)
+    b = semantic.bitwise("or", _bits(y), semantic.bitwise("and", _bits(x), m))
+    return semantic.cast(b, x.dtype, bitcast=True)
+
+
+def _log2_tail(base, head):
+    """log2(base) - head to double precision: log2(base) computed in a
+    40-digit decimal, not Python's log2 (a double, 2^-53 off: multiplied by
+    an argument of hundreds, that error shows in float64 results)."""
+    ctx = decimal.Context(prec=40)
+    exact = ctx.divide(ctx.ln(decimal.Decimal(base)), ctx.ln(decimal.Decimal(2)))
+    return float(ctx.subtract(exact, decimal.Decimal(head)))
 
 
 def _unary(name, fn):
@@ -382,15 +400,17 @@ def powi(arg0, arg1):
 
 
 _LOG2_10_HI = 3.32192802429199218750  # log2(10) rounded to float32 (0x40549A78)
-_LOG2_10_LO = _pymath.log2(10.0) - _LOG2_10_HI
+_LOG2_10_LO = _log2_tail(10, _LOG2_10_HI)
 
 
 def _exp10(x):
     """2^(p + e): p = x log2(10) rounded, e its error (one fma) and log2(10)'s
     own, so the product's rounding (an ulp of up to ~128) costs nothing: a
-    few ulp, where exp(x ln 10) lost up to ~50."""
+    few ulp, where exp(x ln 10) lost up to ~50. An infinite p (x infinite or
+    beyond the range) leaves e out: its fma would be inf - inf."""
     p = semantic.mul(x, _LOG2_10_HI)
     e = semantic.add(math.fma(x, _LOG2_10_HI, semantic.neg(p)), semantic.mul(x, _LOG2_10_LO))
+    e = _where(_lt(math.abs(p), float("inf")), e, 0.0)
     return semantic.mul(math.exp2(p), math.exp2(e))
 
 
@@ -423,7 +443,7 @@ def _cbrt(x):
     y = math.exp2(semantic.mul(math.log2(ax), 1.0 / 3.0))
     y = semantic.sub(y, semantic.mul(semantic.sub(y, semantic.truediv(semantic.truediv(ax, y), y)), 1.0 / 3.0))
     y = _where(semantic.compare("eq", ax, 0.0), 0.0, _where(semantic.compare("eq", ax, float("inf")), ax, y))
-    return _where(_lt(x, 0.0), semantic.neg(y), y)
+    return _with_sign_of(y, x)
 
 
 cbrt = _unary("cbrt", _cbrt)
@@ -446,7 +466,7 @@ def _hypot(x, y):
 hypot = _binary("hypot", _hypot)
 rhypot = _binary("rhypot", lambda x, y: semantic.truediv(1.0, _hypot(x, y)))
 _LOG2E_HI = 1.44269502162933349609375  # log2(e) rounded to float32 (0x3FB8AA3B)
-_LOG2E_LO = _pymath.log2(_pymath.e) - _LOG2E_HI  # the rest, 1.9e-8
+_LOG2E_LO = _log2_tail(_pymath.e, _LOG2E_HI)  # the rest, 1.9e-8
 
 
 def _erfc(x):
@@ -456,7 +476,8 @@ def _erfc(x):
     cancels (erfc(4) = 1.5e-8); x^2 split as zh^2 (exact: zh has 12 or 21
     bits) plus (z - zh)(z + zh), so the exponent loses none either: within
     2e-7 relatively in f32 on the interpreter and the CPU back end.
-    erfc(-x) = 2 - erfc(x)."""
+    erfc(-x) = 2 - erfc(x); 0 beyond 30, where erfc underflows in float64
+    too (and the infinite x^2 would make its exponent inf - inf)."""
     z = math.abs(x)
     t = semantic.truediv(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
     poly = 0.17087277
@@ -475,6 +496,7 @@ def _erfc(x):
     head = semantic.mul(math.exp2(semantic.neg(p)), math.exp2(semantic.neg(e)))
     tail = math.exp(semantic.mul(semantic.sub(zh, z), semantic.add(z, zh)))
     r = semantic.mul(semantic.mul(t, math.exp(poly)), semantic.mul(head, tail))
+    r = _where(semantic.compare("gt", z, 30.0), 0.0, r)
     return _where(_lt(x, 0.0), semantic.sub(2.0, r), r)
 
 
@@ -487,7 +509,7 @@ def _sinh(x):
     e = _expm1(math.abs(x))
     r = semantic.mul(0.5, semantic.add(e, semantic.truediv(e, semantic.add(e, 1.0))))
     r = _where(semantic.compare("eq", e, float("inf")), e, r)
-    return _where(_lt(x, 0.0), semantic.neg(r), r)
+    return _with_sign_of(r, x)
 
 
 sinh = _unary("sinh", _sinh)
@@ -504,22 +526,33 @@ def _asinh_pos(x):
     return _where(semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_), near)
 
 
-asinh = _unary("asinh", lambda x: _where(_lt(x, 0.0), semantic.neg(_asinh_pos(math.abs(x))), _asinh_pos(x)))
+asinh = _unary("asinh", lambda x: _with_sign_of(_asinh_pos(math.abs(x)), x))
 
 
 def _acosh(x):
     """log1p(t + sqrt(t (t + 2))), t = x - 1 (exact near 1, where
     log(x + sqrt(x^2 - 1)) would round its argument next to 1); log(x) +
-    log 2 for huge x, where t^2 would overflow."""
+    log 2 for huge x, where t^2 would overflow; NaN below 1 (t (t + 2) of a
+    large negative x is positive)."""
     t = semantic.sub(x, 1.0)
     r = math.log1p(semantic.add(t, math.sqrt(semantic.mul(t, semantic.add(t, 2.0)))))
-    return _where(semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_), r)
+    r = _where(semantic.compare("gt", x, _HUGE), semantic.add(math.log(x), _LN2_), r)
+    return _where(_lt(x, 1.0), float("nan"), r)
 
 
 acosh = _unary("acosh", _acosh)
-# atanh(x) = log((1 + x) / (1 - x)) / 2 = log1p(2x / (1 - x)) / 2, accurate near 0
-atanh = _unary("atanh", lambda x: semantic.mul(0.5, math.log1p(semantic.truediv(semantic.mul(2.0, x),
-                                                                                 semantic.sub(1.0, x)))))
+
+
+def _atanh(x):
+    """atanh(x) = log((1 + x) / (1 - x)) / 2 = log1p(2x / (1 - x)) / 2,
+    accurate near 0; computed for |x| with x's sign (odd), since near -1
+    log1p's argument would be next to -1, where it magnifies its rounding."""
+    ax = math.abs(x)
+    r = semantic.mul(0.5, math.log1p(semantic.truediv(semantic.mul(2.0, ax), semantic.sub(1.0, ax))))
+    return _with_sign_of(r, x)
+
+
+atanh = _unary("atanh", _atanh)
 
 
 # ---- trigonometric -------------------------------------------------------------------
@@ -604,7 +637,7 @@ def _atan(x):
     for c in (-1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1):
         p = semantic.add(semantic.mul(p, z), c)
     y = semantic.add(base, semantic.add(semantic.mul(semantic.mul(p, z), t), t))
-    return _where(_lt(x, 0.0), semantic.neg(y), y)
+    return _with_sign_of(y, x)
 
 
 atan = _unary("atan", _atan)
