@@ -235,6 +235,30 @@ def test_autotune_and_heuristics_warmup_compile_without_launching(backend, tmp_p
     assert "range 0 : i32<%d>" % tritonc.next_power_of_2(n) in one.asm["ttir"] and np.isnan(host(x)).all()
 
 
+@pytest.mark.skipif(not tritonc._tritonc.cpu_backend_available(), reason="needs the CPU back end")
+def test_a_persisted_autotune_choice_is_per_back_end(tmp_path, monkeypatch):
+    """A choice timed on the interpreter is not the CPU back end's (the
+    persisted record's key names where the launch runs): a second tuner
+    times again there, and finds its own record on the interpreter."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    n = int(rng.integers(300, 900))
+    configs = [tritonc.Config({"BLOCK": 64}), tritonc.Config({"BLOCK": 128})]
+    grid = lambda m: (tritonc.cdiv(n, m["BLOCK"]),)  # noqa: E731
+    x = rng.random(n).astype(np.float32)
+
+    def launch(interpret):
+        monkeypatch.setenv("TRITONC_INTERPRET", "1" if interpret else "0")
+        inc = tritonc.autotune(configs=configs, key=["N"], restore_value=["X"], warmup=1, rep=1)(increment_kernel)
+        xd = x.copy()
+        inc[grid](xd, n)
+        np.testing.assert_array_equal(xd, x + 1.0)
+        return len(inc.timings)
+
+    assert launch(True) == 2
+    assert launch(False) == 2  # timed again: the interpreter's choice is not the CPU's
+    assert launch(True) == 0 and launch(False) == 0  # each finds its own record
+
+
 def test_matmul_split_k_atomics(backend):
     M, N, Kd = 50, 40, int(rng.integers(200, 400))
     a = rng.standard_normal((M, Kd)).astype(np.float16)

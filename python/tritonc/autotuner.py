@@ -234,6 +234,11 @@ class Autotuner(_Wrapper):
             dt = getattr(a, "dtype", None)
             if dt is not None and not isinstance(a, (int, float)):
                 key.append(str(dt))
+        # And where it runs: a choice timed on the interpreter or the CPU
+        # says nothing of the other, nor one GPU's of another's.
+        which = getattr(self.jit_function(), "_target", None)  # (none on a stand-in kernel)
+        if which is not None:
+            key.append(_target_name(which(list(args) + list(kwargs.values()))))
         return tuple(key)
 
     def run(self, *args, grid, **kwargs):
@@ -291,6 +296,22 @@ class Autotuner(_Wrapper):
 # than the best so far is not timed further.
 _QUICK_MS = 3
 _CLEARLY_SLOWER = 1.3
+
+
+_GPU_NAMES = {}
+
+
+def _target_name(target):
+    if target != "gpu":
+        return target
+    try:
+        import torch
+        index = torch.cuda.current_device()
+        if index not in _GPU_NAMES:
+            _GPU_NAMES[index] = "gpu " + torch.cuda.get_device_name(index)
+        return _GPU_NAMES[index]
+    except Exception:  # no torch (CUDA arrays of another framework): the GPU unnamed
+        return target
 
 
 def _progress():
