@@ -1529,3 +1529,58 @@ def test_dtypes_copy_and_pickle_as_themselves():
     assert copy.deepcopy(tl.float32) is tl.float32
     with pytest.raises(tl.CompileError, match="not supported"):
         tl.pointer_type(tl.float8e4b15)
+
+
+def test_host_arithmetic_on_constexprs_and_tritons_names():
+    """A module-level constexpr computes on the host as Triton's (a
+    constexpr back); the names host code imports: __version__,
+    triton.runtime.JITFunction/Autotuner/Heuristics, triton.compiler's
+    CompilationError; do_bench refuses an unknown return_mode."""
+    n = int(rng.integers(17, 1000))
+    block = tl.constexpr(16)
+    assert isinstance(block * 2, tl.constexpr) and (block * 2).value == 32 and (2 + block).value == 18
+    assert (block < 32).value is True and (-block).value == -16 and (n // block).value == n // 16
+    assert triton.cdiv(n, block) == -(-n // 16) and float(block) == 16.0 and int(block) == 16
+    assert isinstance(triton.__version__, str) and triton.__version__[0].isdigit()
+    assert triton.runtime.JITFunction is triton.JITFunction and triton.runtime.Autotuner and triton.runtime.Heuristics
+    from tritonc.compiler import CompilationError
+    assert CompilationError is triton.CompilationError
+    with pytest.raises(ValueError, match="return_mode"):
+        triton.testing.do_bench(lambda: None, return_mode="foo")
+
+
+@triton.jit
+def _bump_first(Y, X, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    tl.store(Y + i, tl.load(Y + i) + tl.load(X + i))
+
+
+def test_one_configuration_is_launched_untimed_and_hooks_see_every_option(tmp_path, monkeypatch):
+    """As Triton's autotune: a single configuration is launched once, never
+    timed (an in-place kernel updates once); a config's pre_hook gets the
+    launch options (num_warps...) too."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    seen = []
+    one = triton.autotune(configs=[triton.Config({"BLOCK": 16}, num_warps=2, pre_hook=seen.append)],
+                          key=[])(_bump_first)
+    y0 = rng.random(16).astype(np.float32)
+    x = rng.random(16).astype(np.float32)
+    y = y0.copy()
+    one[(1,)](y, x)
+    np.testing.assert_array_equal(y, y0 + x)
+    assert len(seen) == 1 and seen[0]["num_warps"] == 2 and seen[0]["BLOCK"] == 16 and "num_stages" in seen[0]
+
+
+def test_warmup_takes_torch_dtypes_for_tensors():
+    """kernel.warmup(torch.float32, ...) compiles with pointers of those
+    types, no tensor needed (Triton's MockTensor)."""
+    torch = pytest.importorskip("torch")
+
+    @triton.jit
+    def add(X, Y, O, n, BLOCK: tl.constexpr):
+        o = tl.arange(0, BLOCK)
+        tl.store(O + o, tl.load(X + o, mask=o < n) + tl.load(Y + o, mask=o < n), mask=o < n)
+
+    k = add.warmup(torch.float16, torch.float32, O=torch.int8, n=100, BLOCK=64, grid=(1,))
+    head = [line for line in k.asm["ttir"].splitlines() if "kernel @add" in line][0]
+    assert "%X: f16*" in head and "%Y: f32*" in head and "%O: i8*" in head and "%n: i32" in head

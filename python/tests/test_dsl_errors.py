@@ -2,6 +2,7 @@
 the user's file (line, column, the source line and a caret), never a crash;
 what is not supported yet says so."""
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -182,7 +183,55 @@ def bad_other_without_mask(X):
     tl.store(X + i, tl.load(X + i, other=1.5))
 
 
+@tritonc.jit
+def bad_float_atomic_and(X):
+    tl.atomic_and(X + tl.arange(0, 16), tl.zeros((16,), tl.float32))
+
+
+@tritonc.jit
+def bad_pointer_to_pointer(X):
+    pp = X.to(tl.pointer_type(tl.pointer_type(tl.float32)))
+    tl.store(X, tl.load(tl.load(pp)))
+
+
+@tritonc.jit
+def bad_scan_shapes(X):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 32)
+    r = tl.associative_scan((a, b), 0, _add_pairs)
+    tl.store(X + a, r[0])
+
+
+@tritonc.jit
+def _add_pairs(a, b, c, d):
+    return a + c, b + d
+
+
+@tritonc.jit
+def bad_float_gather_index(X):
+    x = tl.load(X + tl.arange(0, 16))
+    tl.store(X + tl.arange(0, 16), tl.gather(x, x * 0.5, 0))
+
+
+@tritonc.jit
+def bad_integer_accumulator(X):
+    a = tl.full((16, 16), 1.5, tl.float16)
+    acc = tl.dot(a, a, tl.zeros((16, 16), tl.int32))
+    tl.store(X + tl.arange(0, 16), tl.sum(acc, 1).to(tl.float32))
+
+
+@tritonc.jit
+def bad_overflow_at_compile_time(X, BLOCK: tl.constexpr):
+    tl.store(X, math.exp(BLOCK * 1000))
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_float_atomic_and, "tl.atomic_and", "atomic_and takes integers, not tl.float32"),
+    (bad_pointer_to_pointer, "tl.pointer_type(tl.pointer_type", "pointers to pointers are not supported"),
+    (bad_scan_shapes, "tl.associative_scan", "the tuple's tensors must have one shape, not [16], [32]"),
+    (bad_float_gather_index, "tl.gather", "the index must be integers, not tl.float32"),
+    (bad_integer_accumulator, "tl.dot", "a tl.int32 accumulator for tl.float16 operands"),
+    (bad_overflow_at_compile_time, "math.exp", "OverflowError: math range error"),
     (bad_store_wider_value, "tl.store", "the value's shape [4, 4] does not broadcast to the pointers' shape [4]"),
     (bad_atomic_wider_value, "tl.atomic_add", "value's shape [4, 4] does not broadcast to the pointers' shape [4, 1]"),
     (bad_load_wider_mask, "tl.load", "the mask's shape [4, 4] does not broadcast to the pointers' shape [4]"),

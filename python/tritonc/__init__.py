@@ -448,4 +448,7 @@ from . import testing  # noqa: E402
 from . import runtime  # noqa: E402
 from .runtime import OutOfResources  # noqa: E402
 from .codegen import CompilationError  # noqa: E402  (Triton's triton.CompilationError)
+from . import compiler  # noqa: E402  (triton.compiler.CompilationError)
+
+__version__ = _tritonc.version().split()[1]  # "0.2"
 from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402

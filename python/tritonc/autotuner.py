@@ -120,7 +120,7 @@ class Autotuner(_Wrapper):
 
         def call():
             if config.pre_hook is not None:
-                config.pre_hook(dict(named, **config.kwargs))
+                config.pre_hook(dict(named, **config.all_kwargs()))
             if self.pre_hook is not None:
                 self.pre_hook(dict(named, **config.all_kwargs()))
             else:
@@ -247,7 +247,9 @@ class Autotuner(_Wrapper):
             raise ValueError("Conflicting meta-parameters: %s. Make sure that you don't re-define auto-tuned "
                              "symbols." % ", ".join(conflicts))
         key = self._key(args, kwargs)
-        config = self.cache.get(key)
+        # As Triton's: one configuration is launched, never timed (timing
+        # runs would repeat an in-place kernel's updates).
+        config = self.configs[0] if len(self.configs) == 1 else self.cache.get(key)
         if config is None and self.persist:
             config = self._load(key)
         if config is None:
@@ -265,7 +267,7 @@ class Autotuner(_Wrapper):
         self.cache[key] = config
         self.best_config = config
         if config.pre_hook is not None:
-            config.pre_hook(dict(self.named(args, kwargs), **config.kwargs))
+            config.pre_hook(dict(self.named(args, kwargs), **config.all_kwargs()))
         merged = dict(kwargs, **config.all_kwargs())
         if hasattr(self.fn, "run") and not isinstance(self.fn, _Wrapper):
             # kernel[grid]: repeated calls launch from C++ (JitLauncher).

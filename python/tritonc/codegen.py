@@ -199,14 +199,16 @@ class _Generator(ast.NodeVisitor):
             return super().visit(node)
         except CompilationError:
             raise
+        except RecursionError:
+            raise self.error(node, "the kernel is nested too deeply to compile") from None
         except (CompileError, TypeError, ValueError, NameError, AttributeError, IndexError, KeyError,
-                ZeroDivisionError, AssertionError) as e:
+                ArithmeticError, AssertionError, RuntimeError, OSError) as e:
+            # (what Python code run at compile time raises, e.g. math.exp of a
+            # large constexpr, a helper's NotImplementedError: located too)
             if not hasattr(node, "lineno"):
                 raise
             msg = str(e) if isinstance(e, CompileError) else "%s: %s" % (type(e).__name__, e)
             raise self.error(node, msg) from None
-        except RecursionError:
-            raise self.error(node, "the kernel is nested too deeply to compile") from None
 
     def generic_visit(self, node):
         raise CompileError("unsupported Python syntax in a kernel: %s" % type(node).__name__)

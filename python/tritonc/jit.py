@@ -96,6 +96,24 @@ def _is_array(x):
         hasattr(x, "__cuda_array_interface__") or hasattr(x, "__dlpack__")
 
 
+class _MockTensor:
+    """What a torch dtype given to `warmup` for a tensor argument stands for
+    (Triton's MockTensor): a tensor of that type at address 0, on the GPU
+    where torch has one."""
+
+    def __init__(self, dtype):
+        import torch
+        self.dtype, self.is_cuda = dtype, torch.cuda.is_available()
+
+    @staticmethod
+    def wrap(v):
+        t = type(v)
+        return _MockTensor(v) if t.__module__ == "torch" and t.__name__ == "dtype" else v
+
+    def data_ptr(self):
+        return 0
+
+
 def _runtime_type(x):
     """The kernel parameter type for a runtime argument; None for arguments
     that are constexprs by nature (None, dtypes, strings, @jit functions,
@@ -506,7 +524,7 @@ class JITFunction(_tritonc.JitLauncher):
         torch = _torch()
         if torch is not None:
             for v in values:
-                if isinstance(v, torch.Tensor) and v.is_cuda:
+                if isinstance(v, (torch.Tensor, _MockTensor)) and v.is_cuda:
                     return "gpu"
         for v in values:
             if hasattr(v, "__cuda_array_interface__"):
@@ -561,6 +579,10 @@ class JITFunction(_tritonc.JitLauncher):
         num_stages = 3 if num_stages is _UNSET else num_stages
         num_ctas = 1 if num_ctas is _UNSET else num_ctas
         _drop_ignored_options(kwargs, self.arg_names[len(args):])
+        # Torch dtypes given for tensors, as Triton's (constexprs keep theirs).
+        args = tuple(a if n in self.constexpr_names else _MockTensor.wrap(a)
+                     for n, a in zip(self.arg_names, args)) + tuple(args[len(self.arg_names):])
+        kwargs = {k: v if k in self.constexpr_names else _MockTensor.wrap(v) for k, v in kwargs.items()}
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
         by_name = _by_name(self.arg_names, values)

@@ -15,6 +15,8 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     """Milliseconds per call of `fn`: on a GPU with CUDA events around each
     call and the L2 cache flushed before it (as Triton's do_bench); else the
     wall clock. `warmup` and `rep` are time budgets in ms."""
+    if return_mode not in ("min", "max", "mean", "median", "all"):
+        raise ValueError("return_mode must be 'min', 'max', 'mean', 'median' or 'all', not %r" % (return_mode,))
     torch = _torch_cuda()
     fn()
     if torch is None:

@@ -6,6 +6,7 @@ Operators on tensors build IR through the builder of the kernel being
 compiled (``current()``), which the code generator installs; the rules they
 follow (Triton's type promotion, broadcasting) are in semantic.py.
 """
+import operator as _operator
 import threading
 
 
@@ -216,6 +217,9 @@ class pointer_type(dtype):
 
     def __init__(self, element_ty):
         check_supported(element_ty, "a pointer")
+        if element_ty.is_ptr():
+            raise CompileError("pointers to pointers are not supported: load the addresses as tl.int64 (or "
+                               "tl.uint64) and make each a pointer with .to(tl.pointer_type(...))")
         super().__init__("pointer<%s>" % element_ty.attr, element_ty.ir + "*", "ptr", 64)
         self.name = "pointer<%s>" % element_ty.name
         self.element_ty = element_ty
@@ -336,6 +340,39 @@ class constexpr:
 
     def __hash__(self):
         return hash(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+
+def _constexpr_operator(op, reflected=False):
+    """Host-side arithmetic on constexprs (module-level `BLOCK =
+    tl.constexpr(16)`, then `BLOCK * 2`, `triton.cdiv(n, BLOCK)`), a
+    constexpr as Triton's; with a tensor, NotImplemented: the tensor's own
+    operator applies, as before."""
+    def f(self, other):
+        if isinstance(unwrap(other), tensor):
+            return NotImplemented
+        a, b = (unwrap(other), self.value) if reflected else (self.value, unwrap(other))
+        return constexpr(op(a, b))
+    return f
+
+
+for _name, _op in (("add", _operator.add), ("sub", _operator.sub), ("mul", _operator.mul),
+                   ("truediv", _operator.truediv), ("floordiv", _operator.floordiv), ("mod", _operator.mod),
+                   ("pow", _operator.pow), ("lshift", _operator.lshift), ("rshift", _operator.rshift),
+                   ("and", _operator.and_), ("or", _operator.or_), ("xor", _operator.xor)):
+    setattr(constexpr, "__%s__" % _name, _constexpr_operator(_op))
+    setattr(constexpr, "__r%s__" % _name, _constexpr_operator(_op, reflected=True))
+for _name, _op in (("lt", _operator.lt), ("le", _operator.le), ("gt", _operator.gt), ("ge", _operator.ge),
+                   ("ne", _operator.ne)):
+    setattr(constexpr, "__%s__" % _name, _constexpr_operator(_op))
+for _name, _op in (("neg", _operator.neg), ("pos", _operator.pos), ("invert", _operator.invert),
+                   ("abs", _operator.abs)):
+    setattr(constexpr, "__%s__" % _name, (lambda op: lambda self: constexpr(op(self.value)))(_op))
 
 
 def unwrap(v):

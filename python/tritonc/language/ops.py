@@ -546,6 +546,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         c = to_tensor(acc)
         if c.shape != shape:
             raise CompileError("tl.dot: the accumulator has shape %s, the product %s" % (list(c.shape), list(shape)))
+        # (the IR's dot converts its operands to the accumulator's type: an
+        # integer one would truncate float operands; Triton refuses both)
+        if (c.dtype is not core.int32) if a.dtype.is_int() else not c.dtype.is_floating():
+            raise CompileError("tl.dot: a %r accumulator for %r operands; it takes %s" % (
+                c.dtype, a.dtype, "tl.int32" if a.dtype.is_int() else "a float type (tl.float32 by default)"))
         out = c.dtype
     return tensor(semantic.builder().dot(a.handle, b.handle, c.handle), out, shape)
 
@@ -731,6 +736,9 @@ def _atomic(kind, pointer, val, mask, sem, scope):
     elem = p.dtype.element_ty
     if elem.is_fp8():
         raise CompileError("atomic_%s on %r: atomics do not take fp8 (no GPU has them)" % (kind, elem))
+    if kind in ("and", "or", "xor") and not elem.is_int():
+        raise CompileError("atomic_%s takes integers, not %r (a bitcast pointer, .to(tl.pointer_type(tl.uint32), "
+                           "bitcast=True), works on a float's bits)" % (kind, elem))
     v = unwrap(val)
     vt = semantic.cast(v, elem) if isinstance(v, tensor) else semantic.constant(v, elem)
     what, shape = "tl.atomic_" + kind, p.shape

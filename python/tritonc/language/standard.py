@@ -86,9 +86,16 @@ def _unpair(lo, hi, axis, shape, out_shape):
     return semantic.reshape(joined, out_shape)
 
 
-def _values(x):
+def _values(x, what):
+    """The operands of a reduction or scan: one tensor, or a tuple of
+    tensors of one shape (as Triton requires: element i of each is combined
+    with element i of the others)."""
     if isinstance(x, (tuple, list)):
-        return [to_tensor(v) for v in x], True
+        xs = [to_tensor(v) for v in x]
+        if any(v.shape != xs[0].shape for v in xs):
+            raise CompileError("%s: the tuple's tensors must have one shape, not %s"
+                               % (what, ", ".join(str(list(v.shape)) for v in xs)))
+        return xs, True
     return [to_tensor(x)], False
 
 
@@ -198,7 +205,7 @@ def topk(x, k, dim=None, return_indices=False):
 
 @builtin
 def associative_scan(input, axis, combine_fn, reverse=False):
-    xs, many = _values(input)
+    xs, many = _values(input, "tl.associative_scan")
     a = _axis(xs[0], axis)
     n = _length(xs[0], a, "tl.associative_scan")
     if unwrap(reverse):
@@ -247,7 +254,7 @@ def cumprod(input, axis=0, reverse=False, dtype=None):
 
 @builtin
 def reduce(input, axis, combine_fn, keep_dims=False):
-    xs, many = _values(input)
+    xs, many = _values(input, "tl.reduce")
     fn = unwrap(combine_fn)
     if unwrap(axis) is None:
         xs = [semantic.reshape(x, (x.numel(),)) for x in xs]
@@ -336,6 +343,8 @@ def gather(src, index, axis):
     src, broadcast)."""
     from . import ops
     src, index = to_tensor(src), to_tensor(index)
+    if not index.dtype.is_int():
+        raise CompileError("tl.gather: the index must be integers, not %r" % index.dtype)
     a = _axis(src, axis)
     r = len(src.shape)
     if r == 0 or len(index.shape) != r:

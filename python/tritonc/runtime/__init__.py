@@ -2,3 +2,5 @@
 ``triton.runtime`` (``driver.active``), and the exceptions its tuners name."""
 from .driver import driver  # noqa: F401
 from .errors import OutOfResources  # noqa: F401
+from ..autotuner import Autotuner, Config, Heuristics  # noqa: F401,E402  (triton.runtime's names for them)
+from ..jit import JITFunction  # noqa: F401,E402
