@@ -13,8 +13,8 @@ events around each call, L2 flushed before it), medians.
 
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
-attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, compile,
-launch) runs only
+attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, quant,
+compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
@@ -30,6 +30,10 @@ hints: the clamped-index matmul of Triton's persistent-matmul tutorial
 (python/tests/hint_kernels.py) with and without tl.multiple_of/max_contiguous.
 linear: x @ w.T in f32 (dsl_kernels.linear_autotuned; tf32, Triton's default
 input_precision) beside Triton 3.6 running it and cuBLAS with tf32.
+quant: the weight-only quantized matmuls of python/tests/quant_kernels.py
+(int8 weights with a scale per column, 4-bit weights packed in bytes with a
+scale per group of 128 rows; f16 activations) beside Triton 3.6 running them
+and cuBLAS's f16 matmul of the weights dequantized beforehand.
 fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
 Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 DSL_AB=NAME=VALUE also times our kernels compiled with that environment
@@ -76,12 +80,14 @@ TUTORIAL_ATTENTION = os.path.join(ROOT, "python", "tests", "tutorial_attention.p
 HINT_KERNELS = os.path.join(ROOT, "python", "tests", "hint_kernels.py")
 FP8_KERNELS = os.path.join(ROOT, "python", "tests", "fp8_kernels.py")
 MOE_KERNELS = os.path.join(ROOT, "python", "tests", "moe_kernels.py")
+QUANT_KERNELS = os.path.join(ROOT, "python", "tests", "quant_kernels.py")
 TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
 ours_hints = load_kernels(False, HINT_KERNELS)
 ours_fp8 = load_kernels(False, FP8_KERNELS)
 ours_moe = load_kernels(False, MOE_KERNELS)
+ours_quant = load_kernels(False, QUANT_KERNELS)
 ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
@@ -90,12 +96,13 @@ try:
     theirs_hints = load_kernels(True, HINT_KERNELS)
     theirs_fp8 = load_kernels(True, FP8_KERNELS)
     theirs_moe = load_kernels(True, MOE_KERNELS)
+    theirs_quant = load_kernels(True, QUANT_KERNELS)
     theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
-    theirs_persistent = None
+    theirs_persistent, theirs_quant = None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -648,6 +655,49 @@ if want("moe"):
                 if tag not in res or ms < res[tag][0]:
                     res[tag] = (ms, err)
         record("fused-moe", "T%d E%d top%d %dx%d" % (T, E, TOPK, N, Kd), "TFLOP/s", 2.0 * T * TOPK * N * Kd / 1e3, res)
+
+
+QUANT_CONFIGS = ((16, 64, 128, 4, 4), (32, 128, 128, 4, 4), (64, 128, 64, 4, 4), (128, 128, 64, 8, 3),
+                 (128, 256, 64, 8, 3))
+if want("quant"):
+    N, Kd, G = 4096, 4096, 128
+    w = torch.randn(Kd, N, device=dev, dtype=torch.float32)
+    w8, s8 = ours_quant.quantize_w8(w.cpu().numpy())
+    w4, s4 = ours_quant.quantize_w4(w.cpu().numpy(), G)
+    w8_dev, s8_dev = torch.from_numpy(w8).to(dev), torch.from_numpy(s8).to(dev)
+    w4_dev, s4_dev = torch.from_numpy(w4).to(dev), torch.from_numpy(s4).to(dev)
+    deq8 = (torch.from_numpy(w8.astype("float64") * s8.astype("float64")[None, :])).to(dev)
+    deq4 = torch.from_numpy(ours_quant.dequantize_w4(w4, s4, G)).to(dev)
+    for M in (16, 128, 4096):
+        x = torch.randn(M, Kd, device=dev, dtype=torch.float16)
+        y = torch.empty(M, N, device=dev, dtype=torch.float16)
+        for label, deq, fn in (("w8a16", deq8, "matmul_w8a16_kernel"), ("w4a16", deq4, "matmul_w4a16_kernel")):
+            ref = x.double() @ deq
+            peer_w = deq.half()
+            ms, err = timed(lambda: torch.matmul(x, peer_w, out=y), y, ref)
+            res = {"cublas-f16": (ms, err / ref.abs().max().item())}
+            for BM, BN, BK, warps, stages in QUANT_CONFIGS:
+                if M <= 16 and BM > 32 or M >= 4096 and BM < 64:
+                    continue
+
+                def run_q(k, BM=BM, BN=BN, BK=BK, warps=warps, stages=stages, x=x, y=y, ref=ref, label=label):
+                    grid = (cdiv(M, BM) * cdiv(N, BN),)
+                    if label == "w8a16":
+                        call = lambda: k[grid](x, w8_dev, s8_dev, y, M, N, Kd, Kd, N, N, BLOCK_M=BM,  # noqa: E731
+                                               BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, num_warps=warps, num_stages=stages)
+                    else:
+                        call = lambda: k[grid](x, w4_dev, s4_dev, y, M, N, Kd, Kd, N, N, N, BLOCK_M=BM,  # noqa: E731
+                                               BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, GROUP_K=G, num_warps=warps,
+                                               num_stages=stages)
+                    ms, err = timed(call, y, ref)
+                    return ms, err / ref.abs().max().item()
+
+                cfg = "%dx%dx%d w%d s%d" % (BM, BN, BK, warps, stages)
+                for tag, (ms, err) in both(fn, run_q, (("tritonc", ours_quant), ("triton", theirs_quant))).items():
+                    res[tag + " " + cfg] = (ms, err)
+                    if tag not in res or ms < res[tag][0]:
+                        res[tag] = (ms, err)
+            record(label, "%dx%dx%d" % (M, N, Kd), "TFLOP/s", 2.0 * M * N * Kd / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

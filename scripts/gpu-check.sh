@@ -165,17 +165,23 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"
       status=1
     fi
-    # The DSL's attention backward under compute-sanitizer (with the python
-    # and sanitizer steps): wgmma, cp.async rings of tiles and of row
-    # statistics, atomics; the examples above have no such kernel.
+    # The DSL's attention backward and quantized matmuls under
+    # compute-sanitizer (with the python and sanitizer steps): wgmma,
+    # cp.async rings of tiles and of row statistics, atomics, operands
+    # widened in the loop into buffers taken in turn; the examples above
+    # have no such kernel.
     if step python && step sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
-      for tool in memcheck racecheck; do
-        f="$OUT_DIR/sanitizer-dsl-attention-bwd-$tool.txt"
-        TRITONC_LANGUAGE_BACKENDS=cuda PYTHONPATH="$BUILD/python" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-          python3 -m pytest -q -x python/tests/test_dsl_attention_bwd.py > "$f" 2>&1
-        rc=$?
-        log "compute-sanitizer $tool, DSL attention backward: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1); $(grep -E 'passed|failed' "$f" | tail -1)"
-        [ $rc -ne 0 ] && status=1
+      for what in "attention-bwd:DSL attention backward:test_dsl_attention_bwd.py" \
+                  "quant:DSL quantized matmuls:test_dsl_quant.py"; do
+        IFS=: read -r tag label file <<< "$what"
+        for tool in memcheck racecheck; do
+          f="$OUT_DIR/sanitizer-dsl-$tag-$tool.txt"
+          TRITONC_LANGUAGE_BACKENDS=cuda PYTHONPATH="$BUILD/python" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+            python3 -m pytest -q -x "python/tests/$file" -k "cuda or not interp and not cpu" > "$f" 2>&1
+          rc=$?
+          log "compute-sanitizer $tool, $label: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1); $(grep -E 'passed|failed' "$f" | tail -1)"
+          [ $rc -ne 0 ] && status=1
+        done
       done
     fi
     if step launch; then

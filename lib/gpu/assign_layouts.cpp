@@ -162,7 +162,15 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
   if (elementwise(op) || op == Opcode::Broadcast) return own;
   switch (op) {
     case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: return own;
-    case Opcode::Reshape: return reshapeOperandLayout(m_, v->type().shape, u.type().shape, own);
+    case Opcode::Reshape: {
+      // The operand's own layout where it already holds the elements in
+      // their threads (a renaming of registers: no conversion to write).
+      const Layout* have = get(v);
+      if (have && have->isDistributed() && own->isDistributed() &&
+          reshapeKeepsElementsInThreads(v->type().withLayout(have), u.type().withLayout(own)))
+        return have;
+      return reshapeOperandLayout(m_, v->type().shape, u.type().shape, own);
+    }
     case Opcode::Trans: {  // the operand's layout that the permutation takes to `own`
       const std::vector<int> perm = ir::transPermutation(u);
       std::vector<int> inv(perm.size());

@@ -203,12 +203,14 @@ State BarrierInserter::walk(ir::BasicBlock* bb, State s, bool insert) {
         // warpgroup's may not be): its reads are pending again, so that
         // what writes their bytes next (an epilogue's scratch over a ring)
         // gets a barrier after this wait, even where a barrier between the
-        // dot and its wait cleared them.
-        if (inst->imm == 0) {
-          s.reads.add(s.dotsInFlight);
-          s.sinceCluster.add(s.dotsInFlight);  // a multicast copy checks these
-          s.dotsInFlight = {};
-        }
+        // dot and its wait cleared them. A dot_wait N retires all but the
+        // N newest groups: those older ones' reads are pending again too
+        // (a buffer taken in turn, gpu-pipeline's doubleBuffer, is written
+        // again after the wait that retired its reader), the newest stay in
+        // flight.
+        s.reads.add(s.dotsInFlight);
+        s.sinceCluster.add(s.dotsInFlight);  // a multicast copy checks these
+        if (inst->imm == 0) s.dotsInFlight = {};
         continue;
       case Opcode::LocalAlloc:
         if (inst->numOperands() == 1) writes.push_back(bufferRange(inst));

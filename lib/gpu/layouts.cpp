@@ -161,6 +161,98 @@ const Layout* withoutUnitDims(ir::Module& m, const Layout* l, const std::vector<
   return l;
 }
 
+// A blocked layout whose linear form is `target` up to the order of its
+// registers (each thread holds the same elements), or null: tried in each
+// order of the dimensions, each dimension's elements per thread, lanes and
+// warps read off the bases (a dimension's lowest lane basis, or warp basis,
+// is its elements per thread).
+const Layout* blockedFromLinear(ir::Module& m, const LinearLayout& target) {
+  const size_t r = target.rank();
+  for (const auto* bases : {&target.lane, &target.warp})
+    for (const Index& b : *bases)
+      if (std::all_of(b.begin(), b.end(), [](int64_t v) { return v == 0; })) return nullptr;  // replicated
+  auto dimOf = [](const Index& b) {
+    for (size_t d = 0; d < b.size(); ++d)
+      if (b[d]) return d;
+    return b.size();
+  };
+  Layout l;
+  l.kind = LayoutKind::Blocked;
+  l.sizePerThread.assign(r, 1);
+  l.threadsPerWarp.assign(r, 1);
+  l.warpsPerCta.assign(r, 1);
+  for (size_t d = 0; d < r; ++d) {
+    int64_t lowest = 0;  // the lanes' lowest, else the warps' (spt * tpw with tpw 1)
+    for (const auto* bases : {&target.lane, &target.warp}) {
+      int64_t low = 0;
+      for (const Index& b : *bases)
+        if (dimOf(b) == d) {
+          if (!low || b[d] < low) low = b[d];
+          (bases == &target.lane ? l.threadsPerWarp : l.warpsPerCta)[d] *= 2;
+        }
+      if (!lowest) lowest = low;
+    }
+    l.sizePerThread[d] = lowest ? lowest : target.shape[d];
+  }
+  std::vector<int> order(r);
+  for (size_t d = 0; d < r; ++d) order[d] = int(r - 1 - d);
+  std::sort(order.begin(), order.end());
+  do {
+    l.order = order;
+    if (!l.check().empty()) continue;
+    // The same lanes and warps and the same registers, in any order (a
+    // reshape renames them).
+    LinearLayout c = toLinear(&l, target.shape);
+    std::vector<Index> mine = c.reg, theirs = target.reg;
+    std::sort(mine.begin(), mine.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (c.lane == target.lane && c.warp == target.warp && mine == theirs) return m.layout(l);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return nullptr;
+}
+
+// `ll`, a layout of a tile of `from`, seen on the same elements reshaped
+// to `to` (row-major): each basis's offset in the flattened tile, read as
+// an index of `to` (one bit of a power-of-two offset: one dimension).
+LinearLayout reshapedLinear(const LinearLayout& ll, const ir::Shape& to) {
+  auto flat = [&](const Index& b) {
+    int64_t off = 0, stride = 1;
+    for (size_t d = ll.shape.size(); d-- > 0;) {
+      off += b[d] * stride;
+      stride *= ll.shape[d];
+    }
+    return off;
+  };
+  auto unflat = [&](int64_t off) {
+    Index idx(to.size(), 0);
+    for (size_t d = to.size(); d-- > 0;) {
+      idx[d] = off % to[d];
+      off /= to[d];
+    }
+    return idx;
+  };
+  LinearLayout out;
+  out.shape = to;
+  for (const Index& b : ll.reg) out.reg.push_back(unflat(flat(b)));
+  for (const Index& b : ll.lane) out.lane.push_back(unflat(flat(b)));
+  for (const Index& b : ll.warp) out.warp.push_back(unflat(flat(b)));
+  return out;
+}
+
+// For a reshape that regroups elements (join then reshape, an interleave):
+// the blocked layout of `to` that holds in each thread the elements `l`
+// holds of `from`, or null.
+const Layout* regroupedBlocked(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* l) {
+  int64_t n[2] = {1, 1};
+  for (int k = 0; k < 2; ++k)
+    for (int64_t d : k ? to : from) {
+      if (d < 1 || (d & (d - 1))) return nullptr;
+      n[k] *= d;
+    }
+  if (n[0] != n[1]) return nullptr;
+  return blockedFromLinear(m, reshapedLinear(toLinear(l, from), to));
+}
+
 }  // namespace
 
 const Layout* reshapeOperandLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* result) {
@@ -168,7 +260,8 @@ const Layout* reshapeOperandLayout(ir::Module& m, const ir::Shape& from, const i
   std::vector<int> dims = insertedUnitDims(from, to);
   if (!dims.empty()) return withoutUnitDims(m, result, dims);
   dims = insertedUnitDims(to, from);
-  return dims.empty() ? nullptr : withUnitDims(m, result, dims);
+  if (!dims.empty()) return withUnitDims(m, result, dims);
+  return regroupedBlocked(m, to, from, result);
 }
 
 const Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to, const Layout* operand) {
@@ -176,7 +269,33 @@ const Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, const ir
   std::vector<int> dims = insertedUnitDims(to, from);
   if (!dims.empty()) return withoutUnitDims(m, operand, dims);
   dims = insertedUnitDims(from, to);
-  return dims.empty() ? nullptr : withUnitDims(m, operand, dims);
+  if (!dims.empty()) return withUnitDims(m, operand, dims);
+  return regroupedBlocked(m, from, to, operand);
+}
+
+static std::vector<int> reshapeDims(const ir::Shape& from, const ir::Shape& to) {
+  if (from == to) return identityDims(from.size());
+  std::vector<int> dims;
+  std::vector<int> inserted = insertedUnitDims(from, to);
+  if (!inserted.empty()) {  // operand dimension e is the e-th result dimension not inserted
+    for (size_t d = 0, k = 0; d < to.size(); ++d) {
+      if (k < inserted.size() && inserted[k] == int(d)) ++k;
+      else dims.push_back(int(d));
+    }
+    return dims;
+  }
+  std::vector<int> removed = insertedUnitDims(to, from);
+  if (removed.empty()) return {};
+  int kept = 0;
+  for (size_t e = 0, k = 0; e < from.size(); ++e) {
+    if (k < removed.size() && removed[k] == int(e)) {
+      dims.push_back(-1);
+      ++k;
+    } else {
+      dims.push_back(kept++);
+    }
+  }
+  return dims;
 }
 
 std::vector<int> operandDimsOf(const ir::Instruction& inst) {
@@ -194,29 +313,7 @@ std::vector<int> operandDimsOf(const ir::Instruction& inst) {
     case ir::Opcode::Broadcast:
       for (size_t e = 0; e < from.size(); ++e) dims.push_back(from[e] == 1 && to[e] != 1 ? -1 : int(e));
       return dims;
-    case ir::Opcode::Reshape: {
-      if (from == to) return identityDims(from.size());
-      std::vector<int> inserted = insertedUnitDims(from, to);
-      if (!inserted.empty()) {  // operand dimension e is the e-th result dimension not inserted
-        for (size_t d = 0, k = 0; d < to.size(); ++d) {
-          if (k < inserted.size() && inserted[k] == int(d)) ++k;
-          else dims.push_back(int(d));
-        }
-        return dims;
-      }
-      std::vector<int> removed = insertedUnitDims(to, from);
-      if (removed.empty()) return {};
-      int kept = 0;
-      for (size_t e = 0, k = 0; e < from.size(); ++e) {
-        if (k < removed.size() && removed[k] == int(e)) {
-          dims.push_back(-1);
-          ++k;
-        } else {
-          dims.push_back(kept++);
-        }
-      }
-      return dims;
-    }
+    case ir::Opcode::Reshape: return reshapeDims(from, to);
     default: return {};
   }
 }
@@ -254,9 +351,34 @@ bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result
   return true;
 }
 
+// A reshape that regroups elements keeps them in their threads when, on the
+// flattened tile, both layouts spread lanes and warps alike: then each
+// result register is the operand register at the same flat offset.
+bool regroupKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, std::vector<int64_t>* srcReg) {
+  if (operand.numElements() != result.numElements()) return false;
+  LinearLayout src = reshapedLinear(linearOf(operand), result.shape), dst = linearOf(result);
+  if (src.lane != dst.lane || src.warp != dst.warp) return false;
+  std::vector<int64_t> map(dst.numRegs());
+  for (size_t r = 0; r < dst.numRegs(); ++r) {
+    map[r] = src.regOf(dst.regIndex(r));
+    if (map[r] < 0) return false;
+  }
+  if (srcReg) *srcReg = std::move(map);
+  return true;
+}
+
+bool reshapeKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, std::vector<int64_t>* srcReg) {
+  std::vector<int> dims = reshapeDims(operand.shape, result.shape);
+  if (dims.empty() && !operand.shape.empty()) return regroupKeepsElementsInThreads(operand, result, srcReg);
+  return sameThreads(linearOf(operand), linearOf(result), dims, srcReg);
+}
+
 bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg) {
   if (inst.opcode() == ir::Opcode::ExtractSlice)
     return sliceKeepsElementsInThreads(inst.operand(0)->type(), inst.type(), inst.sub, inst.imm, srcReg);
+  if (inst.opcode() == ir::Opcode::Reshape && inst.operand(0)->type().layout && inst.type().layout &&
+      !inst.operand(0)->type().isShared() && !inst.type().isShared())
+    return reshapeKeepsElementsInThreads(inst.operand(0)->type(), inst.type(), srcReg);
   std::vector<int> dims = operandDimsOf(inst);
   if (dims.empty() && !inst.operand(0)->type().shape.empty()) return false;
   return sameThreads(linearOf(inst.operand(0)->type()), linearOf(inst.type()), dims, srcReg);

@@ -33,9 +33,12 @@ const ir::Layout* sharedLayout(ir::Module& m, std::vector<int> order, int64_t pa
 const ir::Layout* permutedLayout(ir::Module& m, const ir::Layout* l, const std::vector<int>& perm);
 const ir::Layout* transposedLayout(ir::Module& m, const ir::Layout* l);
 
-// For a reshape that only adds or removes dimensions of size 1, the layout
-// the operand needs so that every thread keeps its elements, given the
-// result's; or the result's given the operand's. Null when there is none.
+// For a reshape, the layout the operand needs so that every thread keeps
+// its elements, given the result's; or the result's given the operand's:
+// for dimensions of size 1 added or removed, the slice or its parent (or
+// one unsqueezed blocked dimension); for elements regrouped (join then
+// reshape), the blocked layout with those elements in each thread. Null
+// when there is none.
 const ir::Layout* reshapeOperandLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to,
                                        const ir::Layout* result);
 const ir::Layout* reshapeResultLayout(ir::Module& m, const ir::Shape& from, const ir::Shape& to,
@@ -52,6 +55,12 @@ std::vector<int> operandDimsOf(const ir::Instruction& inst);
 // already (srcReg: the operand's register of each result register).
 bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, size_t axis, int64_t offset,
                                  std::vector<int64_t>* srcReg = nullptr);
+
+// For a reshape of `operand` to `result` (each with its layout): whether
+// each thread holds its result elements already (adding or dropping
+// dimensions of size 1, or regrouping elements row-major).
+bool reshapeKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result,
+                                   std::vector<int64_t>* srcReg = nullptr);
 
 // Whether `inst` (one of the above) leaves every element in its thread, so
 // that it only renames registers; then `srcReg` gives, per result register,

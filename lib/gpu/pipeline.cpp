@@ -48,12 +48,26 @@
 // TRITONC_REUSE_STAGE=0 (never) or =1 (wherever it applies) overrides the
 // rules, to compare.
 //
+// An operand the iteration computes and stages itself (local_alloc %v: a
+// quantized matmul's weights widened in registers) would be overwritten by
+// the next iteration under a wgmma still reading it, which kept such dots
+// synchronous. Where the wgmma can otherwise run on, it gets two buffers
+// taken in turn (a parity phi; local_store into the one the wgmma two
+// iterations back read, retired by its dot_wait 1 and then the barrier the
+// barrier pass puts before the store), so the next iteration's widening
+// overlaps the wgmma.
+//
 // A small vector fetched ahead beside the dot tiles (a row statistic,
 // transform/prefetch.cpp) gets a ring too: staged (local_alloc, then
 // local_load in its registers' layout) where the loop first reads it, its
 // chain is found as an operand's is and copied in the same commit groups.
-// Where the loop is not pipelined the staging is undone: it stays in
-// registers.
+// So does a tile that reaches a dot's operand through arithmetic (a
+// quantized matmul's narrow weights, widened and scaled before the dot):
+// its raw bytes go into the ring, and each iteration reads its stage into
+// registers where it first computed with them, instead of holding the
+// tiles of every iteration in flight in registers (an int8 weight tile
+// of 64 x 128 four iterations deep spilled). Where the loop is not
+// pipelined the staging is undone: it stays in registers.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -204,6 +218,9 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
   return out->firstUse != nullptr;
 }
 
+// Room for the scratch used outside the loop (the epilogue's conversions).
+constexpr int64_t kScratchReserve = 16 * 1024;
+
 class LoopPipeliner {
  public:
   LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains,
@@ -218,12 +235,13 @@ class LoopPipeliner {
   // were), or on d + 1 stages (the copies after the wgmma's wait).
   enum class RingPlan { Synchronous, SynchronousReused, ExtraStage, ReusedStage };
   RingPlan chooseRing(const std::vector<AsyncDot>& asyncDots, bool canAsync, int64_t ringBytes,
-                      ir::Instruction** lastRead) const;
+                      int64_t otherBytes, ir::Instruction** lastRead) const;
   int64_t programsPerMultiprocessor(int stages, int64_t ringBytes) const;
   ir::Value* i32(int64_t v) { return m_.constInt(ir::Scalar::I32, v); }
   void insertAt(ir::Instruction* at) { b_.setInsertPoint(at->parent, at->parent->indexOf(at)); }
   void copyInto(Chain& c, ir::Instruction* load, ir::Value* stage);
   ir::Instruction* makeDotAsync(const AsyncDot& a);
+  void doubleBuffer(ir::Instruction* alloc);
   bool prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* read, int stages, int d);
 
   // The last makeDotAsync's issue, its dot_wait 1, and the dot_wait 0 before
@@ -293,6 +311,36 @@ ir::Instruction* LoopPipeliner::makeDotAsync(const AsyncDot& a) {
       if (u->operand(k) == phi) u->setOperand(k, done);
   ready_ = ready;
   return ready ? ready : wait;
+}
+
+// Two buffers in turn for an operand staged from registers in the loop
+// (`local_alloc %v` becomes `local_store` into the buffer of the
+// iteration's parity): the wgmma reading one leaves the other to the next
+// iteration.
+void LoopPipeliner::doubleBuffer(ir::Instruction* alloc) {
+  ir::Shape shape = alloc->type().shape;
+  shape.insert(shape.begin(), 2);
+  const std::string name = alloc->name().empty() ? "staged" : alloc->name();
+  b_.setLoc(alloc->loc);
+  insertAt(loop_.preheader->terminator());
+  ir::Instruction* buffers = b_.create(Opcode::LocalAlloc, alloc->type().withShape(shape), {});
+  buffers->setName(name + ".buffers");
+  b_.setInsertPoint(loop_.header, 0);
+  ir::Instruction* parity = b_.phi(ir::Type::scalar(ir::Scalar::I32));
+  parity->setName(name + ".parity");
+  insertAt(alloc);
+  ir::Instruction* slot = b_.create(Opcode::MemIndex, alloc->type(), {buffers, parity});
+  slot->setName(name);
+  b_.create(Opcode::LocalStore, ir::Type::voidTy(), {slot, alloc->operand(0)});
+  alloc->replaceAllUsesWith(slot);
+  alloc->parent->erase(alloc);
+  insertAt(loop_.latch->terminator());
+  ir::Value* next = b_.binary(Opcode::Xor, parity, i32(1));
+  next->setName(name + ".parity.next");
+  for (ir::BasicBlock* p : loop_.headerPredecessors) {
+    parity->addOperand(p == loop_.latch ? next : i32(0));
+    parity->blocks.push_back(p);
+  }
 }
 
 // A register operand of the asynchronous wgmma loaded from its ring stage
@@ -403,6 +451,15 @@ void LoopPipeliner::run() {
     ir::Instruction* l = asInst(v, Opcode::LocalLoad);
     return l && l->parent == dot->parent && fromRing(l->operand(0)) ? l : nullptr;
   };
+  // An operand staged in the dot's block from registers (doubleBuffer).
+  auto stagedHere = [&](ir::Value* v, const ir::Instruction* dot) -> ir::Instruction* {
+    ir::Instruction* a = asInst(v, Opcode::LocalAlloc);
+    return a && a->numOperands() == 1 && a->parent == dot->parent && a->users().size() == 1 &&
+                   a->users()[0] == dot && !fromRing(a)
+               ? a
+               : nullptr;
+  };
+  std::map<const ir::Instruction*, std::vector<ir::Instruction*>> restaged;  // per dot: its stagings to double
   for (Chain& c : chains_) {
     ringBytes += sharedStageBytes(c.alloc->type());
     std::vector<ir::Instruction*> readers;
@@ -420,16 +477,32 @@ void LoopPipeliner::run() {
         if (ir::Instruction* l = loadedFromRing(u->operand(k), u)) {
           if (!a.firstUse || bb->indexOf(l) < bb->indexOf(a.firstUse)) a.firstUse = l;
         }
+      std::vector<ir::Instruction*> doubled;
       auto ready = [&](size_t k) {
-        return loadedFromRing(u->operand(k), u) || steady(u->operand(k), k == 0 && a.firstUse != nullptr);
+        if (loadedFromRing(u->operand(k), u) || steady(u->operand(k), k == 0 && a.firstUse != nullptr)) return true;
+        ir::Instruction* s = stagedHere(u->operand(k), u);
+        if (s) doubled.push_back(s);
+        return s != nullptr;
       };
       if (!ready(0) || !ready(1)) continue;
+      if (!doubled.empty()) restaged[u] = doubled;
       if (std::none_of(asyncDots.begin(), asyncDots.end(), [&](const AsyncDot& d) { return d.dot == u; }))
         asyncDots.push_back(a);
     }
   }
+  // The second buffers must fit beside the rings: else those dots stay synchronous.
+  int64_t doubledBytes = 0;
+  for (auto& [dot, allocs] : restaged)
+    for (ir::Instruction* a : allocs) doubledBytes += sharedStageBytes(a->type());
+  if (doubledBytes && (d + 1) * ringBytes + kScratchReserve + 2 * doubledBytes > maxSharedBytes(m_.target)) {
+    asyncDots.erase(std::remove_if(asyncDots.begin(), asyncDots.end(),
+                                   [&](const AsyncDot& a) { return restaged.count(a.dot) != 0; }),
+                    asyncDots.end());
+    restaged.clear();
+    doubledBytes = 0;
+  }
   ir::Instruction* lastRead = nullptr;
-  const RingPlan plan = chooseRing(asyncDots, canAsync, ringBytes, &lastRead);
+  const RingPlan plan = chooseRing(asyncDots, canAsync, ringBytes, 2 * doubledBytes, &lastRead);
   const int stages = d + (plan == RingPlan::SynchronousReused ? 0 : plan == RingPlan::ExtraStage ? 2 : 1);
 
   // The rings, in the pre-header before the first copy.
@@ -526,6 +599,10 @@ void LoopPipeliner::run() {
     }
   if (plan == RingPlan::ExtraStage)
     for (const AsyncDot& a : asyncDots) makeDotAsync(a);
+  // The stagings of the dots made asynchronous get their second buffer.
+  for (size_t k = 0; k < asyncDots.size(); ++k)
+    if ((plan == RingPlan::ExtraStage || (plan == RingPlan::ReusedStage && k == 0)) && restaged.count(asyncDots[k].dot))
+      for (ir::Instruction* a : restaged[asyncDots[k].dot]) doubleBuffer(a);
   if (registerPrefetchFromEnvironment() && asyncDots.size() == 1 &&
       (plan == RingPlan::ExtraStage || plan == RingPlan::ReusedStage))
     prefetchRegisterOperand(asyncDots[0], read, stages, d);
@@ -544,7 +621,8 @@ int64_t LoopPipeliner::programsPerMultiprocessor(int stages, int64_t ringBytes) 
 }
 
 LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& asyncDots, bool canAsync,
-                                                  int64_t ringBytes, ir::Instruction** lastRead) const {
+                                                  int64_t ringBytes, int64_t otherBytes,
+                                                  ir::Instruction** lastRead) const {
   const int d = int(chains_[0].phis.size());
   const int reuseSwitch = stageReuseFromEnvironment();
   if (!canAsync || asyncDots.empty()) {
@@ -570,9 +648,7 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
     for (const Chain& c : chains_) reusable = reusable && *lastRead && bb->indexOf(c.loads.back()) < bb->indexOf(*lastRead);
     return reusable ? RingPlan::SynchronousReused : RingPlan::Synchronous;
   }
-  // Room for the scratch used outside the loop (the epilogue's conversions).
-  constexpr int64_t kScratchReserve = 16 * 1024;
-  const bool extraFits = (d + 2) * ringBytes + kScratchReserve <= maxSharedBytes(m_.target);
+  const bool extraFits = (d + 2) * ringBytes + kScratchReserve + otherBytes <= maxSharedBytes(m_.target);
   // The reused stage: one asynchronous wgmma, its previous group retired
   // (by the dot_wait 0 before the first use of its sum, else by its own
   // dot_wait 1) after every copy of its block: there the copies can go.
@@ -599,19 +675,29 @@ LoopPipeliner::RingPlan LoopPipeliner::chooseRing(const std::vector<AsyncDot>& a
   return extraFits ? RingPlan::ExtraStage : RingPlan::Synchronous;
 }
 
-// The heads of the loop's chains of pre-fetched vectors (1-D tiles in
-// registers, loaded in the pre-header and in the loop), each staged where
-// the loop first reads it: after the chain's load in the loop, in its
-// block, which must hold every reader.
-std::vector<ir::Instruction*> stageVectorChains(ir::Module& m, const transform::Loop& loop) {
+// The shared layout a register chain is staged in: its rows as the
+// registers' (a vector: one dimension); null where its layout has no order
+// to follow (only 1-D vectors and blocked tiles are staged).
+const ir::Layout* stagingLayout(ir::Module& m, const ir::Type& t) {
+  if (t.shape.size() == 1) return sharedLayout(m, {0}, 0, 0);
+  if (t.layout->kind != ir::LayoutKind::Blocked) return nullptr;
+  return sharedLayout(m, t.layout->order, 0, 0);
+}
+
+// The heads of the loop's chains of pre-fetched tiles left in registers
+// (vectors, and tiles that reach a dot through arithmetic; loaded in the
+// pre-header and in the loop), each staged where the loop first reads it:
+// after the chain's load in the loop, in its block, which must hold every
+// reader.
+std::vector<ir::Instruction*> stageRegisterChains(ir::Module& m, const transform::Loop& loop) {
   std::vector<ir::Instruction*> staged;
   std::vector<ir::Instruction*> phis;
   for (auto& inst : loop.header->instructions())
     if (inst->opcode() == Opcode::Phi) phis.push_back(inst.get());
   for (ir::Instruction* phi : phis) {
     const ir::Type& t = phi->type();
-    if (!t.isTile() || t.shape.size() != 1 || !t.layout || !t.layout->isDistributed() || phi->numOperands() != 2 ||
-        !asInst(incoming(phi, loop.preheader), Opcode::Load))
+    if (!t.isTile() || !t.layout || !t.layout->isDistributed() || phi->numOperands() != 2 ||
+        !asInst(incoming(phi, loop.preheader), Opcode::Load) || !stagingLayout(m, t))
       continue;
     ir::Instruction* tail = phi;  // the chain's load in the loop, at its end
     for (int n = 0; tail && tail->opcode() == Opcode::Phi && n < 8; ++n) {
@@ -640,7 +726,7 @@ std::vector<ir::Instruction*> stageVectorChains(ir::Module& m, const transform::
     ir::Builder b(m);
     b.setInsertPoint(bb, bb->indexOf(first));
     b.setLoc(tail->loc);
-    ir::Instruction* alloc = b.create(Opcode::LocalAlloc, t.withLayout(sharedLayout(m, {0}, 0, 0)), {phi});
+    ir::Instruction* alloc = b.create(Opcode::LocalAlloc, t.withLayout(stagingLayout(m, t)), {phi});
     std::map<const ir::Layout*, ir::Instruction*> reads;
     for (auto& [u, conv] : readers) {
       const ir::Value* from = conv ? static_cast<const ir::Value*>(conv) : phi;
@@ -662,7 +748,7 @@ std::vector<ir::Instruction*> stageVectorChains(ir::Module& m, const transform::
   return staged;
 }
 
-// Undoes a staging of stageVectorChains (its reads in other layouts
+// Undoes a staging of stageRegisterChains (its reads in other layouts
 // become conversions again).
 void unstage(ir::Module& m, ir::Instruction* alloc) {
   ir::Value* v = alloc->operand(0);
@@ -701,7 +787,7 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {
   ir::DominatorTree dom(f);
   for (const transform::Loop& loop : transform::findLoops(f, dom)) {
     if (!loop.preheader || !loop.latch) continue;
-    std::vector<ir::Instruction*> vectors = stageVectorChains(*f.parent(), loop);
+    std::vector<ir::Instruction*> vectors = stageRegisterChains(*f.parent(), loop);
     std::vector<Chain> chains;
     for (ir::BasicBlock* bb : loop.blocks)
       for (auto& inst : bb->instructions()) {
@@ -719,7 +805,7 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {
     };
     bool ok = !chains.empty();
     for (const Chain& c : chains) ok = ok && joins(c);
-    // The vectors join the dot operands' rings, or stay in registers.
+    // The staged register chains join the dot operands' rings, or stay in registers.
     for (ir::Instruction* alloc : vectors) {
       Chain c;
       if (ok && findChain(loop, alloc, &c) && joins(c))

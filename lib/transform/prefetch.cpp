@@ -165,20 +165,25 @@ ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b,
 }
 
 // Whether `load`'s tile reaches an operand of a dot (through conversions,
-// reshapes, transpositions and selects): only those can become
-// asynchronous copies into shared memory; the others wait in registers.
+// reshapes, transpositions, broadcasts, selects and element-wise
+// arithmetic: weights widened and scaled before the dot, as a quantized
+// matmul's): only those can become asynchronous copies into shared memory;
+// the others wait in registers.
 bool feedsDot(const ir::Instruction& load) {
   std::vector<const ir::Value*> work{&load};
   for (size_t n = 0; n < work.size() && n < 64; ++n)
     for (const ir::Instruction* u : work[n]->users()) {
+      const ir::OpCategory c = ir::opcodeCategory(u->opcode());
       switch (u->opcode()) {
         case Opcode::Dot:
           if (u->operand(0) == work[n] || u->operand(1) == work[n]) return true;
           break;
-        case Opcode::Cast: case Opcode::Reshape: case Opcode::Trans: case Opcode::Select:
+        case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: case Opcode::Fma: case Opcode::Reshape:
+        case Opcode::Trans: case Opcode::Select: case Opcode::Broadcast:
           work.push_back(u);
           break;
         default:
+          if (c == ir::OpCategory::Binary || c == ir::OpCategory::Unary) work.push_back(u);
           break;
       }
     }
