@@ -805,13 +805,31 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {
     };
     bool ok = !chains.empty();
     for (const Chain& c : chains) ok = ok && joins(c);
-    // The staged register chains join the dot operands' rings, or stay in registers.
+    // The staged register chains join the dot operands' rings where their
+    // stages fit in shared memory beside the rest (at least distance + 1
+    // of every ring, the function's other buffers and the scratch reserve:
+    // a tile staged so must not make a kernel that fitted not fit), or
+    // stay in registers.
+    int64_t need = kScratchReserve;
+    if (ok) {
+      const int64_t stages = int64_t(chains[0].phis.size()) + 1;
+      for (const Chain& c : chains) need += stages * sharedStageBytes(c.alloc->type());
+      for (auto& bb : f.blocks())
+        for (auto& inst : bb->instructions())
+          if (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 1 &&
+              std::count(vectors.begin(), vectors.end(), inst.get()) == 0 &&
+              std::none_of(chains.begin(), chains.end(), [&](const Chain& c) { return c.alloc == inst.get(); }))
+            need += sharedStageBytes(inst->type());
+    }
     for (ir::Instruction* alloc : vectors) {
       Chain c;
-      if (ok && findChain(loop, alloc, &c) && joins(c))
+      const int64_t bytes = ok ? int64_t(chains[0].phis.size() + 1) * sharedStageBytes(alloc->type()) : 0;
+      if (ok && findChain(loop, alloc, &c) && joins(c) && need + bytes <= maxSharedBytes(f.parent()->target)) {
         chains.push_back(c);
-      else
+        need += bytes;
+      } else {
         unstage(*f.parent(), alloc);
+      }
     }
     if (!ok) continue;
     // Stable order: as the stagings appear in the function.
