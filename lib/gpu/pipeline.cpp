@@ -490,11 +490,17 @@ void LoopPipeliner::run() {
         asyncDots.push_back(a);
     }
   }
-  // The second buffers must fit beside the rings: else those dots stay synchronous.
-  int64_t doubledBytes = 0;
+  // The second buffers must fit beside the rings and the function's other
+  // buffers (operands staged before the loop, the first buffers): else
+  // those dots stay synchronous.
+  int64_t doubledBytes = 0, otherBytes = 0;
   for (auto& [dot, allocs] : restaged)
     for (ir::Instruction* a : allocs) doubledBytes += sharedStageBytes(a->type());
-  if (doubledBytes && (d + 1) * ringBytes + kScratchReserve + 2 * doubledBytes > maxSharedBytes(m_.target)) {
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 1 && !fromRing(inst.get()))
+        otherBytes += sharedStageBytes(inst->type());
+  if (doubledBytes && (d + 1) * ringBytes + kScratchReserve + otherBytes + doubledBytes > maxSharedBytes(m_.target)) {
     asyncDots.erase(std::remove_if(asyncDots.begin(), asyncDots.end(),
                                    [&](const AsyncDot& a) { return restaged.count(a.dot) != 0; }),
                     asyncDots.end());
@@ -502,7 +508,7 @@ void LoopPipeliner::run() {
     doubledBytes = 0;
   }
   ir::Instruction* lastRead = nullptr;
-  const RingPlan plan = chooseRing(asyncDots, canAsync, ringBytes, 2 * doubledBytes, &lastRead);
+  const RingPlan plan = chooseRing(asyncDots, canAsync, ringBytes, otherBytes + doubledBytes, &lastRead);
   const int stages = d + (plan == RingPlan::SynchronousReused ? 0 : plan == RingPlan::ExtraStage ? 2 : 1);
 
   // The rings, in the pre-header before the first copy.

@@ -164,30 +164,40 @@ ir::Value* emitPrefetch(ir::Instruction* l, IterationCloner& cl, ir::Builder& b,
   return x;
 }
 
-// Whether `load`'s tile reaches an operand of a dot (through conversions,
-// reshapes, transpositions, broadcasts, selects and element-wise
-// arithmetic: weights widened and scaled before the dot, as a quantized
-// matmul's): only those can become asynchronous copies into shared memory;
-// the others wait in registers.
-bool feedsDot(const ir::Instruction& load) {
-  std::vector<const ir::Value*> work{&load};
-  for (size_t n = 0; n < work.size() && n < 64; ++n)
-    for (const ir::Instruction* u : work[n]->users()) {
+// How `load`'s tile reaches an operand of a dot: through conversions,
+// reshapes, transpositions and selects (Direct); or through element-wise
+// arithmetic as well (Computed: weights widened and scaled before the dot,
+// as a quantized matmul's); not at all. Only those can become asynchronous
+// copies into shared memory; the others wait in registers.
+enum class DotUse { None, Direct, Computed };
+
+DotUse feedsDot(const ir::Instruction& load) {
+  std::vector<std::pair<const ir::Value*, bool>> work{{&load, false}};  // (value, through arithmetic)
+  DotUse found = DotUse::None;
+  for (size_t n = 0; n < work.size() && n < 64; ++n) {
+    auto [v, computed] = work[n];
+    for (const ir::Instruction* u : v->users()) {
       const ir::OpCategory c = ir::opcodeCategory(u->opcode());
       switch (u->opcode()) {
         case Opcode::Dot:
-          if (u->operand(0) == work[n] || u->operand(1) == work[n]) return true;
+          if (u->operand(0) == v || u->operand(1) == v) {
+            if (!computed) return DotUse::Direct;
+            found = DotUse::Computed;
+          }
           break;
-        case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: case Opcode::Fma: case Opcode::Reshape:
-        case Opcode::Trans: case Opcode::Select: case Opcode::Broadcast:
-          work.push_back(u);
+        case Opcode::Cast: case Opcode::Reshape: case Opcode::Trans: case Opcode::Select:
+          work.push_back({u, computed});
+          break;
+        case Opcode::UCast: case Opcode::Bitcast: case Opcode::Fma: case Opcode::Broadcast:
+          work.push_back({u, true});
           break;
         default:
-          if (c == ir::OpCategory::Binary || c == ir::OpCategory::Unary) work.push_back(u);
+          if (c == ir::OpCategory::Binary || c == ir::OpCategory::Unary) work.push_back({u, true});
           break;
       }
     }
-  return false;
+  }
+  return found;
 }
 
 // A vector read beside a dot's tiles (an attention backward's row
@@ -234,7 +244,16 @@ int distanceOf(const ir::Instruction& load, int distance, const analysis::AxisIn
   if (!axis) return distance;
   const ir::Type& t = load.type();
   if (!t.isTile()) return 0;
-  if (!feedsDot(load)) return smallValueVector(load) ? vectorDistance : 0;
+  const DotUse use = feedsDot(load);
+  if (use == DotUse::None) return smallValueVector(load) ? vectorDistance : 0;
+  // A tile computed on before its dot goes ahead only where its stages are
+  // small enough to be staged in shared memory beside the operands (then
+  // gpu-pipeline copies its bytes into a ring); a large one left in
+  // registers `distance` iterations deep would spill.
+  constexpr int64_t kComputedBytes = 64 * 1024;
+  if (use == DotUse::Computed &&
+      t.numElements() * ir::byteSize(t.kind) * (distance + 1) > kComputedBytes)
+    return 0;
   return distance <= 1 || copiesAsync(load, *axis) ? distance : 1;
 }
 
@@ -291,7 +310,8 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
   int vectorDistance = 0;
   for (ir::BasicBlock* bb : loop.blocks)
     for (auto& i : bb->instructions())
-      if (axis && i->opcode() == Opcode::Load && i->type().isTile() && feedsDot(*i) && clearOfWrites(*i, written) &&
+      if (axis && i->opcode() == Opcode::Load && i->type().isTile() && feedsDot(*i) == DotUse::Direct &&
+          clearOfWrites(*i, written) &&
           copiesAsync(*i, *axis))
         vectorDistance = distance;
   std::vector<ir::Instruction*> loads;
