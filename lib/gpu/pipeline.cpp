@@ -353,8 +353,8 @@ void LoopPipeliner::doubleBuffer(ir::Instruction* alloc) {
 // the wgmma instead of preceding it. Only when asked
 // (TRITONC_REGISTER_PREFETCH=1): on the H200, with the copies before the
 // issue (the first form, f30e5d5), the tf32 matmul at 4096^3 was 3-5%
-// slower, and 4.5-6% in this form (aba3866); a ring read so does not take TMA (gpu-tma reads stages at
-// stage.read only).
+// slower, and 4.5-6% in this form (aba3866); a ring read so does not take
+// TMA (gpu-tma reads stages at stage.read only).
 bool LoopPipeliner::prefetchRegisterOperand(const AsyncDot& a, ir::Instruction* read, int stages, int d) {
   ir::Instruction* load = a.firstUse;
   if (d < 2 || !issue_ || !issueWait_ || !ready_ || !load || load->opcode() != Opcode::LocalLoad ||
