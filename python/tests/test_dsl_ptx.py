@@ -362,3 +362,33 @@ def test_fused_attention_backward_keeps_its_rings(monkeypatch, causal, blocks):
     if blocks == (32, 128) and causal:
         return
     assert " 0 bytes spill stores" in messages, messages[-2000:]
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+def test_quantized_matmuls_widen_weights_from_rings_without_spills(monkeypatch, bits):
+    """sm_90a: the weight-only quantized matmuls (quant_kernels.py) copy the
+    narrow weights into a ring (16-byte cp.async) and widen them from there
+    into two buffers taken in turn, read by wgmma; no spills (before session
+    30 the int8 tiles waited in registers, 756 bytes of spills, and the
+    4-bit unpacking went through shared memory, 4 KB); at 16-row blocks
+    mma.sync, no spills either."""
+    import quant_kernels
+    monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
+    x, y = np.zeros((64, 64), np.float16), np.zeros((64, 64), np.float16)
+    scale = np.zeros(64, np.float16)
+    for bm, bn, bk, warps, stages, want in ((64, 128, 64, 4, 4, "wgmma.mma_async"),
+                                            (128, 256, 64, 8, 3, "wgmma.mma_async"),
+                                            (16, 64, 128, 4, 4, "mma.sync.aligned.m16n8k16")):
+        if bits == 8:
+            compiled = quant_kernels.matmul_w8a16_kernel.warmup(
+                x, np.zeros((64, 64), np.int8), scale, y, 4096, 4096, 4096, 4096, 4096, 4096, BLOCK_M=bm,
+                BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps, num_stages=stages)
+        else:
+            compiled = quant_kernels.matmul_w4a16_kernel.warmup(
+                x, np.zeros((32, 64), np.uint8), scale, y, 4096, 4096, 4096, 4096, 4096, 4096, 4096, BLOCK_M=bm,
+                BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, GROUP_K=128, num_warps=warps, num_stages=stages)
+        ptx = compiled.asm["ptx"]
+        assert want in ptx
+        assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", ptx), "weights not copied"
+        messages = ptxas(ptx, "sm_90a", verbose=True)
+        assert " 0 bytes spill stores" in messages and " 0 bytes stack frame" in messages, messages[-2000:]
