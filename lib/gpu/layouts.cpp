@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "support/diagnostic.h"
+
 namespace tritonc::gpu {
 
 using ir::Layout;
@@ -250,7 +252,11 @@ const Layout* regroupedBlocked(ir::Module& m, const ir::Shape& from, const ir::S
       n[k] *= d;
     }
   if (n[0] != n[1]) return nullptr;
-  return blockedFromLinear(m, reshapedLinear(toLinear(l, from), to));
+  try {
+    return blockedFromLinear(m, reshapedLinear(toLinear(l, from), to));
+  } catch (const InternalError&) {  // a layout with no linear form on that shape: no such layout
+    return nullptr;
+  }
 }
 
 }  // namespace
