@@ -357,26 +357,14 @@ bool sliceKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result
   return true;
 }
 
-// A reshape that regroups elements keeps them in their threads when, on the
-// flattened tile, both layouts spread lanes and warps alike: then each
-// result register is the operand register at the same flat offset.
-bool regroupKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, std::vector<int64_t>* srcReg) {
-  if (operand.numElements() != result.numElements()) return false;
-  LinearLayout src = reshapedLinear(linearOf(operand), result.shape), dst = linearOf(result);
-  if (src.lane != dst.lane || src.warp != dst.warp) return false;
-  std::vector<int64_t> map(dst.numRegs());
-  for (size_t r = 0; r < dst.numRegs(); ++r) {
-    map[r] = src.regOf(dst.regIndex(r));
-    if (map[r] < 0) return false;
-  }
-  if (srcReg) *srcReg = std::move(map);
-  return true;
-}
-
 bool reshapeKeepsElementsInThreads(const ir::Type& operand, const ir::Type& result, std::vector<int64_t>* srcReg) {
   std::vector<int> dims = reshapeDims(operand.shape, result.shape);
-  if (dims.empty() && !operand.shape.empty()) return regroupKeepsElementsInThreads(operand, result, srcReg);
-  return sameThreads(linearOf(operand), linearOf(result), dims, srcReg);
+  if (!dims.empty() || operand.shape.empty()) return sameThreads(linearOf(operand), linearOf(result), dims, srcReg);
+  // Regrouped elements: the operand's layout seen on the result's shape
+  // (row-major, reshapedLinear) against the result's, element for element.
+  if (operand.numElements() != result.numElements()) return false;
+  return sameThreads(reshapedLinear(linearOf(operand), result.shape), linearOf(result),
+                     identityDims(result.shape.size()), srcReg);
 }
 
 bool keepsElementsInThreads(const ir::Instruction& inst, std::vector<int64_t>* srcReg) {

@@ -221,6 +221,18 @@ bool asyncCandidate(const transform::Loop& loop, ir::Instruction* dot, AsyncDot*
 // Room for the scratch used outside the loop (the epilogue's conversions).
 constexpr int64_t kScratchReserve = 16 * 1024;
 
+// Bytes of the function's buffers filled from registers (local_alloc %v:
+// operands staged once before a loop, or in it) but those in `except`.
+int64_t stagedValueBytes(const ir::Function& f, const std::vector<const ir::Instruction*>& except) {
+  int64_t bytes = 0;
+  for (auto& bb : f.blocks())
+    for (auto& inst : bb->instructions())
+      if (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 1 &&
+          std::find(except.begin(), except.end(), inst.get()) == except.end())
+        bytes += sharedStageBytes(inst->type());
+  return bytes;
+}
+
 class LoopPipeliner {
  public:
   LoopPipeliner(ir::Function& f, const transform::Loop& loop, std::vector<Chain> chains,
@@ -493,13 +505,12 @@ void LoopPipeliner::run() {
   // The second buffers must fit beside the rings and the function's other
   // buffers (operands staged before the loop, the first buffers): else
   // those dots stay synchronous.
-  int64_t doubledBytes = 0, otherBytes = 0;
+  int64_t doubledBytes = 0;
   for (auto& [dot, allocs] : restaged)
     for (ir::Instruction* a : allocs) doubledBytes += sharedStageBytes(a->type());
-  for (auto& bb : f_.blocks())
-    for (auto& inst : bb->instructions())
-      if (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 1 && !fromRing(inst.get()))
-        otherBytes += sharedStageBytes(inst->type());
+  std::vector<const ir::Instruction*> ringed;
+  for (const Chain& c : chains_) ringed.push_back(c.alloc);
+  const int64_t otherBytes = stagedValueBytes(f_, ringed);
   if (doubledBytes && (d + 1) * ringBytes + kScratchReserve + otherBytes + doubledBytes > maxSharedBytes(m_.target)) {
     asyncDots.erase(std::remove_if(asyncDots.begin(), asyncDots.end(),
                                    [&](const AsyncDot& a) { return restaged.count(a.dot) != 0; }),
@@ -819,13 +830,12 @@ bool runPipeline(ir::Function& f, const transform::PipelineOptions& o) {
     int64_t need = kScratchReserve;
     if (ok) {
       const int64_t stages = int64_t(chains[0].phis.size()) + 1;
-      for (const Chain& c : chains) need += stages * sharedStageBytes(c.alloc->type());
-      for (auto& bb : f.blocks())
-        for (auto& inst : bb->instructions())
-          if (inst->opcode() == Opcode::LocalAlloc && inst->numOperands() == 1 &&
-              std::count(vectors.begin(), vectors.end(), inst.get()) == 0 &&
-              std::none_of(chains.begin(), chains.end(), [&](const Chain& c) { return c.alloc == inst.get(); }))
-            need += sharedStageBytes(inst->type());
+      std::vector<const ir::Instruction*> mine(vectors.begin(), vectors.end());
+      for (const Chain& c : chains) {
+        need += stages * sharedStageBytes(c.alloc->type());
+        mine.push_back(c.alloc);
+      }
+      need += stagedValueBytes(f, mine);
     }
     for (ir::Instruction* alloc : vectors) {
       Chain c;
