@@ -14,7 +14,7 @@ events around each call, L2 flushed before it), medians.
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
 attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, quant,
-compile, launch) runs only
+w8a8, compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
@@ -34,6 +34,12 @@ quant: the weight-only quantized matmuls of python/tests/quant_kernels.py
 (int8 weights with a scale per column, 4-bit weights packed in bytes with a
 scale per group of 128 rows; f16 activations) beside Triton 3.6 running them
 and cuBLAS's f16 matmul of the weights dequantized beforehand.
+w8a8: the int8 x int8 scaled matmul of python/tests/quant_kernels.py
+(scaled_mm_w8a8_kernel: int32 accumulation, per-token and per-channel
+scales and a bias, f16 out; weights stored [N, K] as torch's Linear holds
+them, and at M = 4096 also [K, N]) beside Triton 3.6 running it, and
+torch._int_mm (cuBLASLt's int8 matmul into int32, without the scaling) and
+cuBLAS's f16 matmul of the same shape as floors.
 fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
 Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 DSL_AB=NAME=VALUE also times our kernels compiled with that environment
@@ -698,6 +704,50 @@ if want("quant"):
                     if tag not in res or ms < res[tag][0]:
                         res[tag] = (ms, err)
             record(label, "%dx%dx%d" % (M, N, Kd), "TFLOP/s", 2.0 * M * N * Kd / 1e3, res)
+
+
+W8A8_CONFIGS = ((16, 64, 128, 4, 4), (32, 128, 128, 4, 4), (64, 128, 128, 4, 4), (128, 128, 128, 8, 3),
+                (128, 256, 128, 8, 3), (128, 256, 64, 8, 4))
+if want("w8a8"):
+    N, Kd = 4096, 4096
+    wq = torch.randint(-127, 128, (N, Kd), device=dev, dtype=torch.int8)  # [N, K], as torch's Linear
+    sw = torch.rand(N, device=dev) * 0.01 + 0.001
+    bias = torch.randn(N, device=dev)
+    wq_kn = wq.t().contiguous()  # [K, N]: N contiguous
+    for M, layouts in ((32, ("nk",)), (128, ("nk",)), (4096, ("nk", "kn"))):
+        xq = torch.randint(-127, 128, (M, Kd), device=dev, dtype=torch.int8)
+        sx = torch.rand(M, device=dev) * 0.01 + 0.001
+        y = torch.empty(M, N, device=dev, dtype=torch.float16)
+        ref = (xq.double() @ wq.double().t()) * sx.double()[:, None] * sw.double()[None, :] + bias.double()
+        scale = ref.abs().max().item()
+        for layout in layouts:
+            res = {}
+            acc32 = torch.empty(M, N, device=dev, dtype=torch.int32)
+            ms = do_bench(lambda: torch._int_mm(xq, wq.t(), out=acc32), return_mode="median")
+            res["torch-int-mm"] = (ms, 0.0)
+            xh, wh, yh = xq.half(), wq.half(), torch.empty(M, N, device=dev, dtype=torch.float16)
+            res["cublas-f16"] = (do_bench(lambda: torch.matmul(xh, wh.t(), out=yh), return_mode="median"), 0.0)
+            b_dev, sk, sn = (wq, 1, Kd) if layout == "nk" else (wq_kn, N, 1)
+            for BM, BN, BK, warps, stages in W8A8_CONFIGS:
+                if M <= 32 and BM > 32 or M >= 4096 and BM < 64:
+                    continue
+
+                def run_w8a8(k, BM=BM, BN=BN, BK=BK, warps=warps, stages=stages, xq=xq, sx=sx, y=y, ref=ref,
+                             b_dev=b_dev, sk=sk, sn=sn):
+                    grid = (cdiv(M, BM) * cdiv(N, BN),)
+                    call = lambda: k[grid](xq, b_dev, sx, sw, bias, y, M, N, Kd, Kd, sk, sn, N,  # noqa: E731
+                                           BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, num_warps=warps,
+                                           num_stages=stages)
+                    ms, err = timed(call, y, ref)
+                    return ms, err / scale
+
+                cfg = "%dx%dx%d w%d s%d" % (BM, BN, BK, warps, stages)
+                for tag, (ms, err) in both("scaled_mm_w8a8_kernel", run_w8a8,
+                                           (("tritonc", ours_quant), ("triton", theirs_quant))).items():
+                    res[tag + " " + cfg] = (ms, err)
+                    if tag not in res or ms < res[tag][0]:
+                        res[tag] = (ms, err)
+            record("w8a8-" + layout, "%dx%dx%d" % (M, N, Kd), "TOP/s", 2.0 * M * N * Kd / 1e3, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

@@ -97,8 +97,8 @@ const ir::Instruction* widenedFp8(const ir::Value* v) {
 // mma.sync: among the warp grids that leave every warp whole 16 x 8
 // fragments, the one with the fewest ldmatrix per warp and k step (one x4
 // per 16 rows of A, one x4 per 16 columns of B).
-bool planMmaSync(ir::Module& m, int64_t M, int64_t N, int64_t K, bool tf32, int numWarps, DotPlan* out) {
-  if (M % 16 || N % 8 || K % (tf32 ? 8 : 16)) return false;
+bool planMmaSync(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, DotPlan* out) {
+  if (M % 16 || N % 8 || K % kStep) return false;
   bool found = false;
   int64_t bestCost = 0, bestWm = 1;
   for (int64_t wm = numWarps; wm >= 1; wm /= 2) {
@@ -148,6 +148,19 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
       throw InternalError("a dot of fp8 tiles that wgmma cannot run");
     return plan;
   }
+  // int8 x int8 into int32 (W8A8 quantized matmuls): exact integer
+  // products and sums on the tensor cores. wgmma reads 8-bit operands from
+  // K-major buffers only, so both tiles must come K-contiguous (x @ w.T with
+  // w stored [N, K]); otherwise mma.sync's m16n8k32, whose fragments are
+  // loaded from either.
+  if (k == Scalar::I8 && bt.kind == Scalar::I8 && rt.kind == Scalar::I32) {
+    if (t.wgmma && t.arch == "sm_90a" && kContiguous(dot.operand(0), 1, axis) && kContiguous(dot.operand(1), 0, axis) &&
+        planWgmma(m, M, N, K, 32, t.numWarps, &plan, /*narrowN=*/true)) {
+      plan.bKMajor = true;
+      return plan;
+    }
+    if (planMmaSync(m, M, N, K, 32, t.numWarps, &plan)) return plan;
+  }
   bool f32Acc = rt.kind == Scalar::F32 && bt.kind == k;
   if (f32Acc && halfKind(k) && t.wgmma && t.arch == "sm_90a") {
     if (planWgmma(m, M, N, K, 16, t.numWarps, &plan)) return plan;
@@ -179,7 +192,7 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
         planWgmma(m, N, M, K, 8, t.numWarps, &plan, /*narrowN=*/true, /*transposed=*/true))
       return plan;
   }
-  if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32, t.numWarps, &plan)) return plan;
+  if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32 ? 8 : 16, t.numWarps, &plan)) return plan;
   // FMA: threads along N with four columns each where the tile allows.
   plan.kind = DotKind::Fma;
   plan.result = blockedLayout(m, rt.shape, t.numWarps, {1, 0}, ir::byteSize(rt.kind) <= 4 ? 4 : 2);

@@ -1,9 +1,10 @@
 // Which instruction a dot runs on, and the layouts that follow: warpgroup
 // MMA (wgmma, sm_90a: operands read from shared memory through descriptors,
-// A possibly from registers; f32 operands with tf32 where both are loaded
-// K-contiguous), mma.sync (sm_80+: operands loaded from shared
-// memory into registers with ldmatrix), or FMA on the cores (operands read
-// from shared memory element by element).
+// A possibly from registers; f32 operands with tf32, and int8 ones into
+// int32, where both are loaded K-contiguous), mma.sync (sm_80+: operands
+// loaded from shared memory into registers, with ldmatrix where they are
+// 16-bit; int8 on m16n8k32), or FMA on the cores (operands read from shared
+// memory element by element).
 #pragma once
 #include "analysis/axis_info.h"
 #include "ir/ir.h"

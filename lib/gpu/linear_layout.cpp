@@ -122,16 +122,26 @@ LinearLayout mma(const ir::Layout& l, const ir::Shape& shape) {
 }
 
 // Operand registers of mma.sync (m16n8k16 for 16-bit elements, m16n8k8 for
-// tf32) and of wgmma's A from registers (per warp, the m16n8k16 A fragment).
+// tf32, m16n8k32 for 8-bit integers) and of wgmma's A from registers (per
+// warp, the m16n8k16 A fragment).
 LinearLayout dotOperand(const ir::Layout& l, const ir::Shape& shape, int elementBits) {
   if (shape.size() != 2) throw InternalError("dot operand layout on a tile that is not 2-D");
   const ir::Layout& p = *l.parent;
   int64_t wm = p.warpsPerCta[0], wn = p.warpsPerCta[1];
-  bool pairs = elementBits == 16;
+  bool pairs = elementBits == 16, quads = elementBits == 8;
   Builder2D b(shape);
   if (l.opIdx == 0) {
     int64_t M = shape[0], K = shape[1];
-    if (pairs) {  // a0 (g, 2t..2t+1), a1 (g+8, ..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
+    if (quads) {  // a0 (g, 4t..4t+3), a1 (g+8, ..), a2 (g, 4t+16..), a3 (g+8, 4t+16..)
+      if (p.version != 2) throw InternalError("8-bit wgmma reads A from shared memory, not registers");
+      b.reg(0, 1);
+      b.reg(0, 2);
+      b.reg(8, 0);
+      b.reg(0, 16);
+      b.regs(log2Of(std::max<int64_t>(1, K / 32)), 0, 32);
+      b.lane(0, 4);
+      b.lane(0, 8);
+    } else if (pairs) {  // a0 (g, 2t..2t+1), a1 (g+8, ..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
       b.reg(0, 1);
       b.reg(8, 0);
       b.reg(0, 8);
@@ -162,7 +172,15 @@ LinearLayout dotOperand(const ir::Layout& l, const ir::Shape& shape, int element
   } else {
     if (p.version != 2) throw InternalError("wgmma reads B from shared memory, not registers");
     int64_t K = shape[0], N = shape[1];
-    if (pairs) {  // b0 (k 2t..2t+1, n g), b1 (k 2t+8.., n g)
+    if (quads) {  // b0 (k 4t..4t+3, n g), b1 (k 4t+16.., n g)
+      b.reg(1, 0);
+      b.reg(2, 0);
+      b.reg(16, 0);
+      b.regs(log2Of(std::max<int64_t>(1, N / wn / 8)), 0, 8);
+      b.regs(log2Of(std::max<int64_t>(1, K / 32)), 32, 0);
+      b.lane(4, 0);
+      b.lane(8, 0);
+    } else if (pairs) {  // b0 (k 2t..2t+1, n g), b1 (k 2t+8.., n g)
       b.reg(1, 0);
       b.reg(8, 0);
       b.regs(log2Of(std::max<int64_t>(1, N / wn / 8)), 0, 8);

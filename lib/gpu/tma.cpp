@@ -294,8 +294,8 @@ std::string tensorProblem(const TensorView& v, const ir::Type& dst) {
   const ir::Layout& l = *dst.layout;
   int64_t esize = ir::byteSize(dst.kind);
   if (dst.kind != ir::Scalar::F16 && dst.kind != ir::Scalar::BF16 && dst.kind != ir::Scalar::F32 &&
-      !ir::isFp8Kind(dst.kind))
-    return "elements other than f16, bf16, f32 and fp8";
+      !ir::isFp8Kind(dst.kind) && dst.kind != ir::Scalar::I8)
+    return "elements other than f16, bf16, f32, fp8 and int8";
   if (!l.swizzle || l.order.size() != 2 || l.order[0] != v.fastDim) return "stages not swizzled along the rows";
   int64_t fast = dst.shape[size_t(v.fastDim)], outer = dst.shape[size_t(1 - v.fastDim)];
   if ((fast * esize) % l.swizzle || outer > 256 || l.swizzle / esize > 256) return "a box TMA cannot write";

@@ -11,6 +11,16 @@ narrow and widened to float16 inside the loop, just before the dot.
   rows and column: w[k, n] = (nibble - 8) * scale[k // GROUP_K, n], the
   scale applied to the widened weights in the loop (it changes along K).
 
+And both operands quantized (W8A8, as SmoothQuant-style inference runs its
+linear layers):
+
+- `matmul_i8_kernel`: int8 a [M, K] times int8 b [K, N] into exact int32,
+  b read through two strides (stored [K, N], or [N, K] as torch's Linear
+  holds weights, which the tensor cores read K-contiguous);
+- `scaled_mm_w8a8_kernel`: the same product scaled by a per-row (token)
+  scale of a and a per-column (channel) scale of b, plus a bias, out in
+  float16.
+
 Masked on M, N and K, grouped program order. Only the imports differ from
 Triton; bench/dsl_bench.py runs the same functions under Triton 3.6."""
 import numpy as np
@@ -80,6 +90,56 @@ def matmul_w4a16_kernel(x_ptr, q_ptr, scale_ptr, y_ptr, M, N, K, stride_xm, stri
         q_ptrs += (BLOCK_K // 2) * stride_qk
     y = acc.to(tl.float16)
     tl.store(y_ptr + rm[:, None] * stride_ym + rn[None, :], y, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def _i8_product(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, stride_bn, pid_m, pid_n,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < left), other=0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < left) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    return acc, rm, rn
+
+
+@triton.jit
+def matmul_i8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_bn, stride_cm,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid_m, pid_n = _grouped_ids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    acc, rm, rn = _i8_product(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, stride_bn, pid_m, pid_n,
+                              BLOCK_M, BLOCK_N, BLOCK_K)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def scaled_mm_w8a8_kernel(a_ptr, b_ptr, scale_a_ptr, scale_b_ptr, bias_ptr, c_ptr, M, N, K,
+                          stride_am, stride_bk, stride_bn, stride_cm,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                          GROUP_M: tl.constexpr):
+    pid_m, pid_n = _grouped_ids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    acc, rm, rn = _i8_product(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, stride_bn, pid_m, pid_n,
+                              BLOCK_M, BLOCK_N, BLOCK_K)
+    scale_a = tl.load(scale_a_ptr + rm, mask=rm < M, other=0.0)
+    scale_b = tl.load(scale_b_ptr + rn, mask=rn < N, other=0.0)
+    bias = tl.load(bias_ptr + rn, mask=rn < N, other=0.0)
+    c = acc.to(tl.float32) * scale_a[:, None] * scale_b[None, :] + bias[None, :]
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], c.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def quantize_rows_i8(x):
+    """x [R, C] float -> (int8 [R, C], float32 scale [R]): symmetric per row."""
+    scale = (np.abs(x).max(axis=1) / 127.0).astype(np.float32)
+    scale[scale == 0] = 1
+    return np.clip(np.rint(x / scale[:, None].astype(np.float64)), -127, 127).astype(np.int8), scale
 
 
 def quantize_w8(w, rng=None):

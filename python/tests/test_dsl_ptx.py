@@ -392,3 +392,32 @@ def test_quantized_matmuls_widen_weights_from_rings_without_spills(monkeypatch, 
         assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", ptx), "weights not copied"
         messages = ptxas(ptx, "sm_90a", verbose=True)
         assert " 0 bytes spill stores" in messages and " 0 bytes stack frame" in messages, messages[-2000:]
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_int8_matmuls_run_on_integer_tensor_cores(monkeypatch, arch):
+    """W8A8 (quant_kernels.scaled_mm_w8a8_kernel): int8 x int8 into int32 on
+    the tensor cores, not on the cores' integer multiply-adds (before
+    session 31, 221 registers and a loop of mad.lo.s32). On sm_90a with the
+    weights stored [N, K] (both tiles K-contiguous) wgmma's m64nNk32
+    .s32.s8.s8, fed by TMA; with them stored [K, N], at 16-row blocks, and on
+    sm_80, mma.sync's m16n8k32 from cp.async rings. No spills."""
+    import quant_kernels
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    a = np.zeros((64, 64), np.int8)
+    f32 = np.zeros(64, np.float32)
+    for bm, bn, bk, warps, stages, layout in ((64, 128, 128, 4, 4, "nk"), (128, 128, 128, 8, 3, "kn"),
+                                               (16, 64, 128, 4, 4, "nk")):
+        sk, sn = (1, 4096) if layout == "nk" else (4096, 1)
+        ptx = quant_kernels.scaled_mm_w8a8_kernel.warmup(
+            a, a, f32, f32, f32, np.zeros((64, 64), np.float16), 4096, 4096, 4096, 4096, sk, sn, 4096,
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps, num_stages=stages).asm["ptx"]
+        wgmma = arch == "sm_90a" and layout == "nk" and bm >= 64
+        if wgmma:
+            assert "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8" in ptx
+            assert "cp.async.bulk.tensor" in ptx, "operands not copied by TMA"
+        else:
+            assert "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" in ptx and "wgmma" not in ptx
+            assert "cp.async.cg.shared.global" in ptx, "operands not copied asynchronously"
+        messages = ptxas(ptx, arch, verbose=True)
+        assert " 0 bytes spill stores" in messages, messages[-2000:]

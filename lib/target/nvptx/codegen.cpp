@@ -257,6 +257,9 @@ std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction
   // the phi's registers, in place; an accumulator other than the phi
   // (attention's acc * alpha) is copied there first.
   const ir::Value* acc = dot.operand(2);
+  // (f32 accumulators, or int32 ones of an int8 dot)
+  const RegClass rc = regClassOf(dot.type().kind);
+  const std::string mov = rc == RegClass::F32 ? "mov.f32 " : "mov.b32 ";
   if (dot.opcode() == ir::Opcode::DotAsync)
     for (const ir::Instruction* w : dot.users()) {
       if (w->opcode() != ir::Opcode::DotWait || w->operand(0) != &dot) continue;
@@ -266,7 +269,7 @@ std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction
         // (A dot_wait of the phi names the phi's registers: nothing to copy.)
         if (acc != phi)
           for (size_t e = 0; e < in.size(); ++e)
-            if (elem(acc, e) != in[e]) emit("mov.f32 " + in[e] + ", " + elem(acc, e) + ";");
+            if (elem(acc, e) != in[e]) emit(mov + in[e] + ", " + elem(acc, e) + ";");
         return in;
       }
     }
@@ -275,8 +278,8 @@ std::vector<std::string> FunctionLowering::accumulatorRegs(const ir::Instruction
   size_t n = numRegs(dot.type());
   bool unset = zeroFree && zeroAccumulator(dot);
   for (size_t e = 0; e < n; ++e) {
-    std::string c = newReg(RegClass::F32);
-    if (!unset) emit("mov.f32 " + c + ", " + elem(acc, e) + ";");
+    std::string c = newReg(rc);
+    if (!unset) emit(mov + c + ", " + elem(acc, e) + ";");
     out.push_back(c);
   }
   return out;

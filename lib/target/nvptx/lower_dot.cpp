@@ -1,9 +1,10 @@
 // PTX lowering of dots on mma.sync (operands in dot_operand registers,
 // accumulators in the mma<v=2> layout; m16n8k16 for f16/bf16, m16n8k8 with
-// tf32 inputs for f32) and on the cores (FMA: operands read from their
+// tf32 inputs for f32, m16n8k32 for int8 into int32) and on the cores (FMA: operands read from their
 // buffers in shared memory, the result in a blocked layout). wgmma is in
 // wgmma.cpp.
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "gpu/shared_memory.h"
@@ -26,11 +27,11 @@ void lowerMmaSync(FunctionLowering& L, const ir::Instruction& i) {
   const ir::Value* a = i.operand(0);
   const ir::Value* b = i.operand(1);
   Scalar k = a->type().kind;
-  bool tf32 = k == Scalar::F32;
+  bool tf32 = k == Scalar::F32, int8 = k == Scalar::I8;
   const gpu::LinearLayout& al = L.placement(a->type()).ll;
   const gpu::LinearLayout& bl = L.placement(b->type()).ll;
   const gpu::LinearLayout& cl = L.placement(i.type()).ll;
-  int64_t K = a->type().shape[1], kStep = tf32 ? 8 : 16;
+  int64_t K = a->type().shape[1], kStep = tf32 ? 8 : int8 ? 32 : 16;
   int64_t rows = std::max<int64_t>(16, regExtent(cl, 0)), cols = std::max<int64_t>(8, regExtent(cl, 1));
   std::vector<std::string> acc = L.accumulatorRegs(i);
   auto reg = [](const gpu::LinearLayout& ll, int64_t r, int64_t c) {
@@ -43,20 +44,33 @@ void lowerMmaSync(FunctionLowering& L, const ir::Instruction& i) {
     L.emit("mov.b32 " + w + ", {" + L.elem(v, lo) + ", " + L.elem(v, hi) + "};");
     return w;
   };
+  // Four bytes (each in the low byte of its register) into one word, the
+  // first lowest.
+  auto pack4 = [&](const ir::Value* v, const std::array<size_t, 4>& rs) {
+    std::string w = L.newReg(RegClass::B32);
+    L.emit("mov.b32 " + w + ", " + L.elem(v, rs[0]) + ";");
+    for (int q = 1; q < 4; ++q)
+      L.emit("bfi.b32 " + w + ", " + L.elem(v, rs[size_t(q)]) + ", " + w + ", " + std::to_string(8 * q) + ", 8;");
+    return w;
+  };
   auto asTf32 = [&](const ir::Value* v, size_t r) {
     std::string w = L.newReg(RegClass::B32);
     L.emit("cvt.rna.tf32.f32 " + w + ", " + L.elem(v, r) + ";");
     return w;
   };
-  const char* shape = tf32 ? "m16n8k8" : "m16n8k16";
-  std::string ty = tf32 ? "tf32" : k == Scalar::F16 ? "f16" : "bf16";
+  const char* shape = tf32 ? "m16n8k8" : int8 ? "m16n8k32" : "m16n8k16";
+  std::string ty = tf32 ? "tf32" : int8 ? "s8" : k == Scalar::F16 ? "f16" : "bf16";
+  std::string accTy = int8 ? "s32" : "f32";
   for (int64_t kk = 0; kk < K; kk += kStep) {
     std::map<int64_t, std::vector<std::string>> afrag, bfrag;
     for (int64_t mi = 0; mi < rows; mi += 16) {
       std::vector<std::string>& f = afrag[mi];
       for (int q = 0; q < 4; ++q) {
         int64_t r = mi + 8 * (q & 1);
-        if (tf32) {
+        if (int8) {  // a0 (g, 4t..4t+3), a1 (g+8, ..), a2 (g, 4t+16..), a3 (g+8, ..)
+          int64_t c = kk + 16 * (q >> 1);
+          f.push_back(pack4(a, {reg(al, r, c), reg(al, r, c + 1), reg(al, r, c + 2), reg(al, r, c + 3)}));
+        } else if (tf32) {
           f.push_back(asTf32(a, reg(al, r, kk + 4 * (q >> 1))));
         } else {
           int64_t c = kk + 8 * (q >> 1);
@@ -67,7 +81,10 @@ void lowerMmaSync(FunctionLowering& L, const ir::Instruction& i) {
     for (int64_t nj = 0; nj < cols; nj += 8) {
       std::vector<std::string>& f = bfrag[nj];
       for (int q = 0; q < 2; ++q) {
-        if (tf32) {
+        if (int8) {  // b0 (k 4t..4t+3, n g), b1 (k 4t+16.., n g)
+          int64_t r = kk + 16 * q;
+          f.push_back(pack4(b, {reg(bl, r, nj), reg(bl, r + 1, nj), reg(bl, r + 2, nj), reg(bl, r + 3, nj)}));
+        } else if (tf32) {
           f.push_back(asTf32(b, reg(bl, kk + 4 * q, nj)));
         } else {
           int64_t r = kk + 8 * q;
@@ -79,7 +96,8 @@ void lowerMmaSync(FunctionLowering& L, const ir::Instruction& i) {
       for (int64_t nj = 0; nj < cols; nj += 8) {
         std::vector<std::string> d;
         for (int c = 0; c < 4; ++c) d.push_back(acc.at(reg(cl, mi + 8 * (c >> 1), nj + (c & 1))));
-        L.emit(std::string("mma.sync.aligned.") + shape + ".row.col.f32." + ty + "." + ty + ".f32 " + braces(d) + ", " +
+        L.emit(std::string("mma.sync.aligned.") + shape + ".row.col." + accTy + "." + ty + "." + ty + "." + accTy + " " +
+               braces(d) + ", " +
                braces(afrag[mi]) + ", " + braces(bfrag[nj]) + ", " + braces(d) + ";");
       }
   }

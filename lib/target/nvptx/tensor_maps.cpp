@@ -66,8 +66,8 @@ TensorMapBytes encodeTensorMap(const TensorMapSpec& s, const uint64_t* slots, co
     std::memcpy(&v, &slots[arg], 4);
     return int64_t(v);
   };
-  // CUtensorMapDataType: UINT8 0 (fp8: the copies move bytes), FLOAT16 6, FLOAT32 7, BFLOAT16 9.
-  const bool bytes = s.dtype == "f8e4m3" || s.dtype == "f8e5m2";
+  // CUtensorMapDataType: UINT8 0 (fp8 and int8: the copies move bytes), FLOAT16 6, FLOAT32 7, BFLOAT16 9.
+  const bool bytes = s.dtype == "f8e4m3" || s.dtype == "f8e5m2" || s.dtype == "i8";
   int dtype = bytes ? 0 : s.dtype == "f16" ? 6 : s.dtype == "f32" ? 7 : s.dtype == "bf16" ? 9 : -1;
   int64_t esize = bytes ? 1 : s.dtype == "f32" ? 4 : 2;
   if (dtype < 0) throw InternalError("tensor map of " + s.dtype);

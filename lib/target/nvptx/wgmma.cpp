@@ -1,7 +1,7 @@
 // Warpgroup tensor cores (sm_90a): a dot whose result has the mma<v=3>
 // layout runs on wgmma.mma_async, each warpgroup (four warps) computing its
 // share of the tile in steps of 32 bytes of K: m64nNk16 (f16, bf16), m64nNk32
-// (fp8, K-major only), m64nNk8 (f32 operands as tf32, K-major only: the
+// (fp8, or int8 into int32 accumulators; K-major only), m64nNk8 (f32 operands as tf32, K-major only: the
 // tensor cores read the f32 bits and ignore the low 13 of the mantissa), with
 // B (and usually A) read straight
 // from their swizzled buffers in shared memory through 64-bit descriptors.
@@ -109,13 +109,13 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   const ir::Value* b = i.operand(transposed ? 0 : 1);
   const int aKDim = transposed ? 0 : 1, bKDim = transposed ? 1 : 0;
   Scalar k = a->type().kind;
-  const bool fp8 = ir::isFp8Kind(k), tf32 = k == Scalar::F32;
-  if (k != Scalar::F16 && k != Scalar::BF16 && !fp8 && !tf32)
-    throw InternalError("wgmma on other than f16/bf16/fp8/f32 (tf32) operands");
-  // k steps of 32 bytes: 16 f16/bf16 elements, 32 fp8 ones, 8 tf32 ones.
+  const bool fp8 = ir::isFp8Kind(k), tf32 = k == Scalar::F32, int8 = k == Scalar::I8;
+  if (k != Scalar::F16 && k != Scalar::BF16 && !fp8 && !tf32 && !int8)
+    throw InternalError("wgmma on other than f16/bf16/fp8/int8/f32 (tf32) operands");
+  // k steps of 32 bytes: 16 f16/bf16 elements, 32 fp8 or int8 ones, 8 tf32 ones.
   const int64_t kStep = 32 / ir::byteSize(k);
   // 8-bit and tf32 wgmma read K-major buffers only, and have no transpose operands.
-  const bool kMajorOnly = fp8 || tf32;
+  const bool kMajorOnly = fp8 || tf32 || int8;
   // wgmma's M x N (the dot's N x M when transposed); an element (r, c) of
   // its accumulator or A is the dot's (c, r) then.
   int64_t M = ct.shape[transposed ? 1 : 0], N = ct.shape[transposed ? 0 : 1], K = a->type().shape[size_t(aKDim)];
@@ -156,7 +156,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   }
   if (kMajorOnly && ((aShared && !aBuf.kMajor) || !bBuf.kMajor))
     throw InternalError("fp8 and tf32 wgmma read K-major buffers only");
-  if (fp8 && !aShared) throw InternalError("fp8 wgmma reads A from shared memory here");
+  if ((fp8 || int8) && !aShared) throw InternalError("8-bit wgmma reads A from shared memory here");
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
   emit("setp.ne.b32 " + scaleD + ", 1, 0;");
@@ -169,10 +169,11 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
            : s == Scalar::BF16   ? "bf16"
            : s == Scalar::F32    ? "tf32"
            : s == Scalar::F8E4M3 ? "e4m3"
+           : s == Scalar::I8     ? "s8"
                                  : "e5m2";
   };
   std::string instr = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(colsPerGroup) + "k" + std::to_string(kStep) +
-                      ".f32." + typeName(k) + "." + typeName(bt.kind);
+                      (int8 ? ".s32." : ".f32.") + typeName(k) + "." + typeName(bt.kind);
   auto aReg = [&](int64_t r, int64_t c) {
     int64_t x = aLayout->regOf(dotIndex(r, c));
     if (x < 0) throw InternalError("a wgmma A fragment outside the thread's registers");
@@ -223,8 +224,9 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
   // asynchronous reads of the tensor cores.
   emit("wgmma.fence.sync.aligned;");
   for (const Issue& is : issues)
-    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + ", 1, 1" +
-         (kMajorOnly ? std::string(";")
+    // (Integer wgmma has no scale or transpose operands: only scale-d.)
+    emit(instr + " " + braces(is.d) + ", " + is.a + ", " + is.b + ", " + is.scaleD + (int8 ? ";" : ", 1, 1") +
+         (int8 ? std::string() : kMajorOnly ? std::string(";")
               : ", " + (aShared ? std::to_string(aBuf.trans()) + ", " : "") + std::to_string(bBuf.trans()) + ";"));
   emit("wgmma.commit_group.sync.aligned;");
   if (i.opcode() == ir::Opcode::Dot) emit("wgmma.wait_group.sync.aligned 0;");
