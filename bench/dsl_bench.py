@@ -14,7 +14,7 @@ events around each call, L2 flushed before it), medians.
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
 attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, quant,
-w8a8, compile, launch) runs only
+w8a8, llm, compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
@@ -40,6 +40,10 @@ scales and a bias, f16 out; weights stored [N, K] as torch's Linear holds
 them, and at M = 4096 also [K, N]) beside Triton 3.6 running it, and
 torch._int_mm (cuBLASLt's int8 matmul into int32, without the scaling) and
 cuBLAS's f16 matmul of the same shape as floors.
+llm: the kernels of python/tests/llm_kernels.py (RMSNorm forward and
+backward, the fused cross-entropy forward and gradient, SwiGLU, rotary
+embeddings; bf16) beside Triton 3.6 running them and torch's operators
+doing the same work; GB/s of the bytes each must move.
 fp8: the fp8 matmul of python/tests/fp8_kernels.py (e4m3, B K-contiguous) beside
 Triton 3.6 running it and torch._scaled_mm (cuBLAS).
 DSL_AB=NAME=VALUE also times our kernels compiled with that environment
@@ -87,6 +91,7 @@ HINT_KERNELS = os.path.join(ROOT, "python", "tests", "hint_kernels.py")
 FP8_KERNELS = os.path.join(ROOT, "python", "tests", "fp8_kernels.py")
 MOE_KERNELS = os.path.join(ROOT, "python", "tests", "moe_kernels.py")
 QUANT_KERNELS = os.path.join(ROOT, "python", "tests", "quant_kernels.py")
+LLM_KERNELS = os.path.join(ROOT, "python", "tests", "llm_kernels.py")
 TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
@@ -94,6 +99,7 @@ ours_hints = load_kernels(False, HINT_KERNELS)
 ours_fp8 = load_kernels(False, FP8_KERNELS)
 ours_moe = load_kernels(False, MOE_KERNELS)
 ours_quant = load_kernels(False, QUANT_KERNELS)
+ours_llm = load_kernels(False, LLM_KERNELS)
 ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
@@ -103,12 +109,13 @@ try:
     theirs_fp8 = load_kernels(True, FP8_KERNELS)
     theirs_moe = load_kernels(True, MOE_KERNELS)
     theirs_quant = load_kernels(True, QUANT_KERNELS)
+    theirs_llm = load_kernels(True, LLM_KERNELS)
     theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
-    theirs_persistent, theirs_quant = None, None
+    theirs_persistent, theirs_quant, theirs_llm = None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -748,6 +755,105 @@ if want("w8a8"):
                     if tag not in res or ms < res[tag][0]:
                         res[tag] = (ms, err)
             record("w8a8-" + layout, "%dx%dx%d" % (M, N, Kd), "TOP/s", 2.0 * M * N * Kd / 1e3, res)
+
+
+if want("llm"):
+    bf = torch.bfloat16
+    LLM = (("tritonc", ours_llm), ("triton", theirs_llm))
+    for R, C in ((4096, 4096), (16384, 8192)):  # RMSNorm over rows of C
+        x = torch.randn(R, C, device=dev, dtype=bf)
+        w = torch.randn(C, device=dev, dtype=bf)
+        y = torch.empty_like(x)
+        rstd = torch.empty(R, device=dev)
+        ref = (x.double() * torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + 1e-6) * w.double())
+        BLOCK = 1 << (C - 1).bit_length()
+
+        def run_rms(k, x=x, w=w, y=y, rstd=rstd, ref=ref, R=R, C=C, BLOCK=BLOCK):
+            return timed(lambda: k[(R,)](y, x, w, rstd, C, C, 1e-6, BLOCK=BLOCK, num_warps=8 if C <= 4096 else 16),
+                         y, ref)
+
+        res = both("rms_norm_fwd", run_rms, LLM)
+        res["torch"] = (do_bench(lambda: torch.nn.functional.rms_norm(x, (C,), w, 1e-6), return_mode="median"), None)
+        record("rmsnorm-fwd", "%dx%d" % (R, C), "GB/s", 2.0 * R * C * 2 + C * 2 + R * 4, res)
+
+        dy = torch.randn(R, C, device=dev, dtype=bf)
+        dx = torch.empty(R, C, device=dev, dtype=torch.float32)
+        ours_llm.rms_norm_fwd[(R,)](y, x, w, rstd, C, C, 1e-6, BLOCK=BLOCK)
+        xd = x.double()
+        xhat = xd * rstd.double()[:, None]
+        wdy = w.double() * dy.double()
+        ref_dx = rstd.double()[:, None] * (wdy - xhat * (wdy * xhat).sum(-1, keepdim=True) / C)
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        rows_per = -(-R // (4 * sms))
+        progs = -(-R // rows_per)
+        dw_part = torch.empty(progs, C, device=dev)
+
+        def run_rms_bwd(k, rows_per=rows_per, progs=progs, dx=dx, dy=dy, x=x, w=w, R=R, C=C, BLOCK=BLOCK,
+                        dw_part=dw_part, ref_dx=ref_dx):
+            return timed(lambda: k[(progs,)](dx, dw_part, dy, x, w, rstd, C, R, C, rows_per, BLOCK=BLOCK,
+                                               num_warps=8 if C <= 4096 else 16), dx, ref_dx)
+
+        res = both("rms_norm_bwd", run_rms_bwd, LLM)
+        record("rmsnorm-bwd", "%dx%d" % (R, C), "GB/s", 3.0 * R * C * 2 + R * C * 4, res)
+
+    for R, V in ((4096, 32000), (8192, 128256)):  # cross-entropy over a vocabulary of V
+        logits0 = torch.randn(R, V, device=dev, dtype=bf)
+        labels = torch.randint(0, V, (R,), device=dev)
+        labels[::7] = -100
+        n_valid = int((labels != -100).sum().item())
+        loss = torch.empty(R, device=dev)
+        lg = logits0.float()
+        lse = torch.logsumexp(lg.double(), -1)
+        ref_loss = torch.where(labels == -100, 0.0, lse - lg.double().gather(1, labels.clamp(min=0)[:, None])[:, 0])
+        work = torch.empty_like(logits0)
+
+        def run_ce(k, R=R, V=V, labels=labels, loss=loss, work=work, n_valid=n_valid, ref_loss=ref_loss):
+            def call():
+                work.copy_(logits0)  # in place: a fresh copy each run (timed for every peer alike)
+                k[(R,)](work, labels, loss, V, V, -100, n_valid, BLOCK=4096, num_warps=8)
+            return timed(call, loss, ref_loss)
+
+        res = both("cross_entropy_fwd_bwd", run_ce, LLM)
+
+        def torch_ce(work=work):
+            work.copy_(logits0)
+            t = work.requires_grad_(False).float().requires_grad_(True)
+            torch.nn.functional.cross_entropy(t, labels, ignore_index=-100).backward()
+        res["torch"] = (do_bench(torch_ce, return_mode="median"), None)
+        res["copy-alone"] = (do_bench(lambda: work.copy_(logits0), return_mode="median"), None)
+        record("cross-entropy", "%dx%d" % (R, V), "GB/s", 3.0 * R * V * 2, res)
+
+    for n in (1 << 24, 1 << 27):  # SwiGLU's gate
+        a = torch.randn(n, device=dev, dtype=bf)
+        b = torch.randn(n, device=dev, dtype=bf)
+        c = torch.empty_like(a)
+        ref = (torch.nn.functional.silu(a.double()) * b.double())
+
+        def run_swiglu(k, a=a, b=b, c=c, n=n, ref=ref):
+            return timed(lambda: k[(cdiv(n, 1024),)](a, b, c, n, BLOCK=1024), c, ref)
+
+        res = both("swiglu_fwd", run_swiglu, LLM)
+        res["torch"] = (do_bench(lambda: torch.mul(torch.nn.functional.silu(a), b, out=c), return_mode="median"), None)
+        record("swiglu", "%d" % n, "GB/s", 3.0 * n * 2, res)
+
+    for T, H, D in ((4096, 32, 128), (16384, 32, 128)):  # rotary embeddings, in place
+        q0 = torch.randn(T, H, D, device=dev)
+        ang = torch.rand(T, D // 2, device=dev) * 6.28
+        cos, sin = ang.cos(), ang.sin()
+        x1, x2 = q0[..., : D // 2].double(), q0[..., D // 2:].double()
+        cd, sd = cos.double()[:, None, :], sin.double()[:, None, :]
+        ref = torch.cat([x1 * cd - x2 * sd, x2 * cd + x1 * sd], -1)
+        q = torch.empty_like(q0)
+
+        def run_rope(k, q=q, T=T, H=H, D=D, ref=ref):
+            def call():
+                q.copy_(q0)
+                k[(T, H)](q, cos, sin, T, H, HEAD_DIM=D)
+            return timed(call, q, ref)
+
+        res = both("rope_fwd", run_rope, LLM)
+        res["copy-alone"] = (do_bench(lambda: q.copy_(q0), return_mode="median"), None)
+        record("rope", "%dx%dx%d" % (T, H, D), "GB/s", 2.0 * T * H * D * 4 + 2 * T * D // 2 * 4, res)
 
 
 # ---- cold compile of one matmul configuration, and launch overhead ----

@@ -31,6 +31,12 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps);
 // rule for kernels with dots, to compare (kernels are cached apart).
 bool rowOccupancyFromEnvironment();
 
+// How far over the registers each thread gets (in eighths) the estimate of
+// a kernel without dots may be for it to ask for more programs (at least
+// 8, at most 32): TRITONC_ROW_REGISTER_SLACK, else 12 (3/2). Kernels are
+// cached apart.
+int rowRegisterSlackEighths();
+
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds
 // (its warps and its limit on programs).
 int maxResidentPrograms(const std::string& arch, int numWarps);

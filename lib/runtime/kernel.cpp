@@ -194,6 +194,7 @@ static std::string targetKey(const std::string& target) {
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
+         " row register slack " + std::to_string(gpu::rowRegisterSlackEighths()) +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
          (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
          (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "") +

@@ -401,6 +401,32 @@ def test_dot(M, N, K, dtype, acc):
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-3)
 
 
+@tritonc.jit
+def dot_i8_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, B_KN: tl.constexpr):
+    a = tl.load(A + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    if B_KN:  # B stored [K, N]
+        b = tl.load(B + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    else:  # stored [N, K], read as its transpose (K contiguous)
+        b = tl.load(B + tl.arange(0, N)[None, :] * K + tl.arange(0, K)[:, None])
+    c = tl.dot(a, b)
+    tl.static_assert(c.dtype == tl.int32)
+    tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
+
+
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 32, 32), (64, 64, 64), (128, 64, 128), (64, 128, 32)])
+@pytest.mark.parametrize("b_kn", [True, False])
+@pytest.mark.parametrize("warps", [4, 8])
+def test_dot_of_int8_is_exact_int32(M, N, K, b_kn, warps):
+    """int8 products summed exactly in int32, every value of int8 taken
+    (the tensor cores on a GPU: wgmma or mma.sync by shape and B's order)."""
+    a = rng.integers(-128, 128, (M, K)).astype(np.int8)
+    b = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    c = np.full((M, N), -7, np.int32)
+    run(dot_i8_kernel, (1,), a, np.ascontiguousarray(b if b_kn else b.T), c, M=M, N=N, K=K, B_KN=b_kn,
+        num_warps=warps)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
 @pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 16, 64)])
 def test_dot_of_float64_is_float64(M, N, K):
     """As Triton: f64 operands give an f64 product (the kernel's
