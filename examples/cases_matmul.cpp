@@ -90,6 +90,31 @@ Launch intDot(const Params& p, std::mt19937_64& rng) {
   return L;
 }
 
+// C = A B for matmul_i8.tc: int8 inputs over their whole range, any M, N,
+// K (masked; the rows of A and B padded to 16-byte multiples, C's by 4
+// elements, which must stay untouched), an exact reference.
+Launch i8Dot(const Params& p, std::mt19937_64& rng, bool transB) {
+  Launch L;
+  const int64_t M = p("M"), N = p("N"), K = p("K");
+  auto padded = [](int64_t n) { return (n + 15) / 16 * 16 + 16; };
+  const int64_t lda = padded(K), ldb = transB ? padded(K) : padded(N), ldc = N + 4;
+  interp::Buffer* A = L.newBuffer("A", Scalar::I8, M * lda);
+  interp::Buffer* B = L.newBuffer("B", Scalar::I8, (transB ? N : K) * ldb);
+  interp::Buffer* C = L.newBuffer("C", Scalar::I32, M * ldc);
+  fillRandom(*A, rng, -128, 128);
+  fillRandom(*B, rng, -128, 128);
+  poison(*C);
+  L.args = {P(A), P(B), P(C), I(M), I(N), I(K), I(lda), I(ldb), I(ldc)};
+  L.grid = {cdiv(M, p("TM")), cdiv(N, p("TN")), 1};
+  L.sizes = mnk(M, N, K);
+  L.expected.push_back({C, referenceProduct(
+                               *A, *B, M, N, K, [&](int64_t m, int64_t k) { return m * lda + k; },
+                               [&](int64_t k, int64_t n) { return transB ? n * ldb + k : k * ldb + n; },
+                               [&](int64_t m, int64_t n) { return m * ldc + n; }, M * ldc)});
+  L.tolerance = 0;
+  return L;
+}
+
 const char* typeSuffix(const std::string& type) { return type == "half" ? "f16" : "f32"; }
 
 
@@ -167,6 +192,18 @@ void addMatmulCases(std::vector<Case>& out) {
                    {{"M", 64}, {"N", 96}, {"K", k}},
                    {{"M", 128}, {"N", 128}, {"K", 2 * k}},
                    [](const Params& p, std::mt19937_64& r) { return intDot(p, r); }});
+  }
+
+  // int8 into int32 on the tensor cores (matmul_i8.tc), B stored K x N
+  // (mma.sync) or N x K (wgmma on sm_90a), at ragged sizes.
+  for (bool transB : {false, true}) {
+    std::vector<lang::Define> d = {{"TM", "64"}, {"TN", "64"}, {"TK", "64"}};
+    for (auto& m : fusedMacros(false, transB))
+      if (m.name.find("_B") != std::string::npos) d.push_back(m);
+    out.push_back({std::string("matmul_i8_") + (transB ? "nt" : "nn"), "examples/matmul_i8.tc", d,
+                   {{"M", 100}, {"N", 72}, {"K", 200}},
+                   {{"M", 256}, {"N", 264}, {"K", 520}},
+                   [transB](const Params& p, std::mt19937_64& r) { return i8Dot(p, r, transB); }});
   }
 
   // matmul_fused.tc in its four layouts ("nt": A as is, B transposed), f32

@@ -261,8 +261,10 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
                         from(1);
           } else if (l && l->kind == ir::LayoutKind::Mma) {
             fact.instruction = "mma.sync";
-            fact.text = std::string("mma.sync m16n8k") + (i.operand(0)->type().kind == ir::Scalar::F32 ? "8 (tf32)" : "16") +
-                        " (" + in + "), tile " + fact.tile;
+            const ir::Scalar ak = i.operand(0)->type().kind;
+            fact.text = std::string("mma.sync m16n8k") +
+                        (ak == ir::Scalar::F32 ? "8 (tf32)" : ak == ir::Scalar::I8 ? "32" : "16") + " (" + in +
+                        "), tile " + fact.tile;
           } else {
             fact.instruction = "fma";
             fact.text = std::string("FMA on the cores (") + in + "), tile " + fact.tile;

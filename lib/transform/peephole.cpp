@@ -226,8 +226,28 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       if (inst->opcode() == Opcode::Reshape)
         if (ir::Instruction* r = asInst(x, Opcode::Reshape)) return b.reshape(r->operand(0), t.shape);
       return nullptr;
-    case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast:
-      return x->type() == t ? x : nullptr;
+    case Opcode::Cast: case Opcode::UCast: case Opcode::Bitcast: {
+      if (x->type() == t) return x;
+      // C's `m ? *p : 0` on char tiles computes in int (the integer
+      // promotions), then narrows back: narrow(select(m, widen(v), o)) is
+      // select(m, v, narrow(o)), since widening an integer is exact. Without
+      // this rule the select hides the masked load of an int8 tile.
+      ir::Instruction* sel = asInst(x, Opcode::Select);
+      ir::Instruction* wide = sel ? asInst(sel->operand(1), Opcode::Cast) : nullptr;
+      if (inst->opcode() != Opcode::Cast || !wide || sel->users().size() != 1 || wide->operand(0)->type() != t ||
+          !t.isInt() || t.kind == ir::Scalar::I1 || !x->type().isInt() || ir::byteSize(x->type().kind) <= ir::byteSize(t.kind))
+        return nullptr;
+      ir::Value* other;
+      if (ir::Constant* k = splatConstant(sel->operand(2))) {  // (narrowed now: the load's `other` is one)
+        const int bits = 8 * ir::byteSize(t.kind);
+        const int64_t narrow = int64_t(uint64_t(k->i) << (64 - bits)) >> (64 - bits);
+        ir::Constant* c = b.module().constInt(t.kind, narrow);
+        other = t.isTile() ? b.splat(c, t.shape) : static_cast<ir::Value*>(c);
+      } else {
+        other = b.create(Opcode::Cast, t, {sel->operand(2)});
+      }
+      return b.create(Opcode::Select, t, {sel->operand(0), wide->operand(0), other});
+    }
     case Opcode::Add: {
       if (isAddIdentity(y)) return x;
       if (isAddIdentity(x)) return y;

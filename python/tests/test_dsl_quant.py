@@ -89,8 +89,8 @@ def b_operand(b, layout):
 @pytest.mark.parametrize("block", [(16, 32, 32), (64, 64, 64), (128, 64, 128)])
 def test_i8_matmul_is_exact_int32(backend, block, layout):
     """int8 @ int8 into int32, exact where float32 sums would round: one row
-    of a and one column of b hold -128 all along K, so that product passes
-    2^24 (with odd terms in it)."""
+    of a and one column of b hold -128 along K but for one odd product, so
+    that element is odd and past 2^24 (float32 would lose its last bit)."""
     BM, BN, BK = block
     if backend == "interp" and BM > 16:
         pytest.skip("the 16-row blocks cover the interpreter")
@@ -100,6 +100,7 @@ def test_i8_matmul_is_exact_int32(backend, block, layout):
     b = rng.integers(-128, 128, (K, N)).astype(np.int8)
     a[M - 1, :] = -128
     b[:, N - 1] = -128
+    a[M - 1, 0] = -127
     b[0, N - 1] = 127
     c = np.full((M, N), -7, np.int32)
     bb, sk, sn = b_operand(b, layout)
@@ -108,7 +109,7 @@ def test_i8_matmul_is_exact_int32(backend, block, layout):
                         BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=4)
     ref = a.astype(np.int64) @ b.astype(np.int64)
     if backend != "interp":
-        assert abs(ref[M - 1, N - 1]) > 2 ** 24
+        assert abs(ref[M - 1, N - 1]) > 2 ** 24 and ref[M - 1, N - 1] % 2 == 1
     np.testing.assert_array_equal(c, ref.astype(np.int32))
 
 

@@ -243,6 +243,13 @@ TEST_P(Examples, Compiles) {
       }
     return;
   }
+  if (GetParam().stem() == "matmul_i8") {  // B's macros as matmul_fused.tc's (its header comment)
+    for (bool tb : {false, true}) {
+      SCOPED_TRACE(std::string("transB=") + (tb ? "1" : "0"));
+      compileCleanly(GetParam(), fusedDefines(false, tb));
+    }
+    return;
+  }
   compileCleanly(GetParam(), commonDefines());
 }
 

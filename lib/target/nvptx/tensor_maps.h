@@ -12,7 +12,7 @@
 namespace tritonc::nvptx {
 
 struct TensorMapSpec {
-  std::string dtype;           // f16, bf16, f32, f8e4m3, f8e5m2
+  std::string dtype;           // f16, bf16, f32, f8e4m3, f8e5m2, i8
   int base = -1, ld = -1;      // parameter indices (pointer; i32 elements between rows)
   int rowsArg = -1, colsArg = -1;  // parameter indices, or -1 for the constants below
   int64_t rows = 0, cols = 0;

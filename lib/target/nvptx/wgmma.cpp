@@ -155,7 +155,7 @@ void FunctionLowering::lowerWgmma(const ir::Instruction& i) {
     aDesc = std::make_unique<Descriptors>(*this, aAddr, aBuf.lbo(), aBuf.sbo(), swizzleMode(aBuf.swizzle));
   }
   if (kMajorOnly && ((aShared && !aBuf.kMajor) || !bBuf.kMajor))
-    throw InternalError("fp8 and tf32 wgmma read K-major buffers only");
+    throw InternalError("8-bit and tf32 wgmma read K-major buffers only");
   if ((fp8 || int8) && !aShared) throw InternalError("8-bit wgmma reads A from shared memory here");
   const gpu::LinearLayout* aLayout = aShared ? nullptr : &placement(at).ll;
   std::string scaleD = newReg(RegClass::Pred), firstScaleD = scaleD;
