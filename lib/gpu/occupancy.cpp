@@ -257,8 +257,8 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       t.programs = p;
       t.reason = "no dot: as many programs as fit; about " + std::to_string(t.estimatedRegisters) +
                  " registers per thread needed, at most " + std::to_string(rowRegisterSlackEighths()) + "/8 of the " +
-                 std::to_string(budget) + " of " +
-                 std::to_string(p) + " programs; " + std::to_string(t.fallback) + " where that spills";
+                 std::to_string(budget) + " of " + std::to_string(p) + " programs; " + std::to_string(t.fallback) +
+                 " where that spills";
       break;
     }
   }

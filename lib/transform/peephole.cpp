@@ -235,7 +235,8 @@ ir::Value* simplify(ir::Instruction* inst, ir::Builder& b) {
       ir::Instruction* sel = asInst(x, Opcode::Select);
       ir::Instruction* wide = sel ? asInst(sel->operand(1), Opcode::Cast) : nullptr;
       if (inst->opcode() != Opcode::Cast || !wide || sel->users().size() != 1 || wide->operand(0)->type() != t ||
-          !t.isInt() || t.kind == ir::Scalar::I1 || !x->type().isInt() || ir::byteSize(x->type().kind) <= ir::byteSize(t.kind))
+          !t.isInt() || t.kind == ir::Scalar::I1 || !x->type().isInt() ||
+          ir::byteSize(x->type().kind) <= ir::byteSize(t.kind))
         return nullptr;
       ir::Value* other;
       if (ir::Constant* k = splatConstant(sel->operand(2))) {  // (narrowed now: the load's `other` is one)

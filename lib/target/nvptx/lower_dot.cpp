@@ -1,8 +1,8 @@
 // PTX lowering of dots on mma.sync (operands in dot_operand registers,
 // accumulators in the mma<v=2> layout; m16n8k16 for f16/bf16, m16n8k8 with
-// tf32 inputs for f32, m16n8k32 for int8 into int32) and on the cores (FMA: operands read from their
-// buffers in shared memory, the result in a blocked layout). wgmma is in
-// wgmma.cpp.
+// tf32 inputs for f32, m16n8k32 for int8 into int32) and on the cores
+// (FMA: operands read from their buffers in shared memory, the result in a
+// blocked layout). wgmma is in wgmma.cpp.
 #include <algorithm>
 #include <array>
 #include <map>

@@ -1,8 +1,9 @@
 // Warpgroup tensor cores (sm_90a): a dot whose result has the mma<v=3>
 // layout runs on wgmma.mma_async, each warpgroup (four warps) computing its
 // share of the tile in steps of 32 bytes of K: m64nNk16 (f16, bf16), m64nNk32
-// (fp8, or int8 into int32 accumulators; K-major only), m64nNk8 (f32 operands as tf32, K-major only: the
-// tensor cores read the f32 bits and ignore the low 13 of the mantissa), with
+// (fp8, or int8 into int32 accumulators; K-major only), m64nNk8 (f32
+// operands as tf32, K-major only: the tensor cores read the f32 bits and
+// ignore the low 13 of the mantissa), with
 // B (and usually A) read straight
 // from their swizzled buffers in shared memory through 64-bit descriptors.
 // An operand buffer is either
