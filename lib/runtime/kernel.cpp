@@ -143,7 +143,9 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
 
   keyed_ = keyedParameters(params_, opts_.tuningKey, space_.size());
 
-  if (opts_.cacheDir != "none") disk_ = std::make_unique<DiskCache>(opts_.cacheDir.empty() ? DiskCache::defaultDirectory() : opts_.cacheDir);
+  // (TRITONC_CACHE_DIR=none, like --cache-dir none: memory only)
+  const std::string dir = opts_.cacheDir.empty() ? DiskCache::defaultDirectory() : opts_.cacheDir;
+  if (dir != "none") disk_ = std::make_unique<DiskCache>(dir);
 }
 
 Kernel::~Kernel() = default;

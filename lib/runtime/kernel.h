@@ -39,7 +39,7 @@ struct KernelOptions {
   std::string kernel;                  // the __global__ function to run (empty: the only one)
   // Arguments whose values key the tuning results; empty: every integer argument.
   std::vector<std::string> tuningKey;
-  std::string cacheDir;                // empty: DiskCache::defaultDirectory(); "none": memory only
+  std::string cacheDir;                // empty: DiskCache::defaultDirectory(); "none" (either): memory only
   bool allowTf32 = false;              // f32 dots on tensor cores with tf32 inputs (GPU)
   int tuneRepeats = 0;                 // timed runs per configuration (0: 10 on a GPU, 3 on the interpreter)
   // Tuning progress, one line at a time (configuration i of n, best so far);

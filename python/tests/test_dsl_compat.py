@@ -1584,3 +1584,21 @@ def test_warmup_takes_torch_dtypes_for_tensors():
     k = add.warmup(torch.float16, torch.float32, O=torch.int8, n=100, BLOCK=64, grid=(1,))
     head = [line for line in k.asm["ttir"].splitlines() if "kernel @add" in line][0]
     assert "%X: f16*" in head and "%Y: f32*" in head and "%O: i8*" in head and "%n: i32" in head
+
+
+def test_cache_dir_none_keeps_kernels_and_tunings_in_memory(tmp_path, monkeypatch):
+    """TRITONC_CACHE_DIR=none, as `--cache-dir none`: nothing is written (a
+    folder named `none` was made before), kernels and tuning results still
+    run from memory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRITONC_CACHE_DIR", "none")
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})],
+                            key=[], restore_value=["Y"])(_bump_first)
+    y0 = rng.random(32).astype(np.float32)
+    x = rng.random(32).astype(np.float32)
+    y = y0.copy()
+    tuned[(1,)](y, x)
+    assert tuned.best_config is not None
+    picked = tuned.best_config.kwargs["BLOCK"]
+    np.testing.assert_array_equal(y[:picked], y0[:picked] + x[:picked])
+    assert os.listdir(tmp_path) == [], os.listdir(tmp_path)

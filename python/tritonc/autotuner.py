@@ -44,8 +44,11 @@ def _key_part(v):
 def _cache_dir():
     """The kernel cache's folder, as the C++ runtime picks it
     (TRITONC_CACHE_DIR, else an absolute XDG_CACHE_HOME's tritonc, else
-    ~/.cache/tritonc), and autotune/ in it."""
+    ~/.cache/tritonc), and autotune/ in it; None for TRITONC_CACHE_DIR=none
+    (nothing persisted)."""
     base = os.environ.get("TRITONC_CACHE_DIR")
+    if base == "none":
+        return None
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME", "")
         base = os.path.join(xdg, "tritonc") if xdg.startswith("/") else \
@@ -110,7 +113,8 @@ class Autotuner(_Wrapper):
         except (OSError, TypeError):
             src = jf.__name__
         h = hashlib.sha256(repr((src, [repr(c) for c in self.configs], key)).encode()).hexdigest()[:32]
-        return os.path.join(_cache_dir(), jf.__name__ + "-" + h + ".json")
+        folder = _cache_dir()
+        return None if folder is None else os.path.join(folder, jf.__name__ + "-" + h + ".json")
 
     def _time(self, config, args, kwargs, grid, untimed_spills=True):
         from . import testing
@@ -275,8 +279,11 @@ class Autotuner(_Wrapper):
         return self.fn.run(*args, grid=grid, **merged)
 
     def _load(self, key):
+        path = self._record_path(key)
+        if path is None:
+            return None
         try:
-            with open(self._record_path(key)) as f:
+            with open(path) as f:
                 index = json.load(f)["best"]
             return self.configs[index]
         except (OSError, ValueError, KeyError, IndexError, TypeError):
@@ -284,6 +291,8 @@ class Autotuner(_Wrapper):
 
     def _save(self, key, config):
         path = self._record_path(key)
+        if path is None:
+            return
         try:
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
             tmp = path + ".%d.tmp" % os.getpid()
