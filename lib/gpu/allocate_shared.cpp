@@ -136,9 +136,11 @@ bool runAllocateShared(ir::Function& f, const transform::PipelineOptions&) {
   }
   int64_t limit = maxSharedBytes(f.parent()->target);
   if (total > limit)
-    throw UserError(f.loc, "kernel '" + f.name() + "' needs " + std::to_string(total) +
-                               " bytes of shared memory, more than the " + std::to_string(limit) + " of " +
-                               f.parent()->target + " (try smaller tiles or fewer stages)");
+    throw OutOfResourcesError(f.loc,
+                              "kernel '" + f.name() + "' needs " + std::to_string(total) +
+                                  " bytes of shared memory, more than the " + std::to_string(limit) + " of " +
+                                  f.parent()->target + " (try smaller tiles or fewer stages)",
+                              total, limit, "shared memory");
   f.sharedBytes = (total + 15) / 16 * 16;
   return true;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tritonc {
 
@@ -28,6 +29,16 @@ class UserError : public std::runtime_error {
 
  private:
   SourceLoc loc_;
+};
+
+// A kernel needs more of a resource (shared memory) than its target has:
+// the Python package raises Triton's OutOfResources for it.
+class OutOfResourcesError : public UserError {
+ public:
+  OutOfResourcesError(SourceLoc loc, const std::string& message, int64_t required, int64_t limit, std::string resource)
+      : UserError(loc, message), required(required), limit(limit), resource(std::move(resource)) {}
+  int64_t required, limit;
+  std::string resource;
 };
 
 class InternalError : public std::logic_error {

@@ -778,6 +778,12 @@ NB_MODULE(_tritonc, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const OutOfResourcesError& e) {
+      // Triton's exception (tritonc.runtime.errors.OutOfResources, an Error),
+      // with this message: host code prunes configurations by its name.
+      nb::object cls = nb::module_::import_("tritonc.runtime.errors").attr("OutOfResources");
+      nb::object err = cls(e.required, e.limit, e.resource, e.what());
+      PyErr_SetObject(cls.ptr(), err.ptr());
     } catch (const UserError& e) {
       PyErr_SetString(compileError.ptr(), e.what());
     } catch (const InternalError& e) {

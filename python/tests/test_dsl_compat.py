@@ -1602,3 +1602,26 @@ def test_cache_dir_none_keeps_kernels_and_tunings_in_memory(tmp_path, monkeypatc
     picked = tuned.best_config.kwargs["BLOCK"]
     np.testing.assert_array_equal(y[:picked], y0[:picked] + x[:picked])
     assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+
+
+@triton.jit
+def _huge_tiles(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_too_much_shared_memory_raises_out_of_resources(monkeypatch):
+    """A configuration whose buffers exceed the target's shared memory
+    raises triton.OutOfResources (an Error), as host code that prunes
+    configurations expects, with what it needs and what there is."""
+    monkeypatch.setenv("TRITONC_ARCH", "sm_80")
+    a = np.zeros((256, 1024), np.float16)
+    with pytest.raises(triton.OutOfResources, match="bytes of shared memory, more than the") as info:
+        _huge_tiles.warmup(a, a, np.zeros((256, 256), np.float32), 1024, BM=256, BN=256, BK=256, num_stages=4,
+                           grid=(1,)).asm["ptx"]
+    assert info.value.required > info.value.limit > 0 and info.value.name == "shared memory"

@@ -747,3 +747,41 @@ def test_batched_dot(NB):
     c = np.full((NB, M, N), np.nan, np.float32)
     run(batched_dot_kernel, (1,), a, b, c, NB=NB, M=M, N=N, K=K)
     np.testing.assert_allclose(c, np.matmul(a.astype(np.float64), b.astype(np.float64)), rtol=1e-4, atol=1e-4)
+
+
+@tritonc.jit
+def narrow_sum_kernel(X, Z, T, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    s = tl.sum(x, axis=0)
+    tl.static_assert(s.dtype == x.dtype)  # Triton keeps float16 and bfloat16
+    c = tl.cumsum(x, axis=0)
+    tl.static_assert(c.dtype == (tl.float32 if x.dtype == tl.bfloat16 else x.dtype))
+    # a running total in the input's type, carried through a loop
+    total = tl.zeros((1,), x.dtype)
+    for i in range(2):
+        total += tl.sum(x, axis=0)
+    tl.store(Z + tl.arange(0, N), c)
+    tl.store(T + tl.arange(0, 1), total)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sum_and_cumsum_keep_narrow_float_types_as_triton(dtype):
+    """tl.sum of float16 or bfloat16 is of that type, tl.cumsum of float16
+    too (of bfloat16 float32), as in Triton 3.x; summed in float32 and
+    rounded once, so within the type's rounding of the float64 sums."""
+    N = 64
+    x32 = (rng.random(N) - 0.5).astype(np.float32)
+    if dtype == "float16":
+        x = x32.astype(np.float16)
+        xv = x.astype(np.float64)
+        arg = x
+    else:
+        bits = (x32.view(np.uint32) >> 16).astype(np.uint16)
+        xv = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        arg = tritonc.reinterpret(bits, tl.bfloat16)
+    z = np.full(N, np.nan, np.float32)
+    t = np.full(1, np.nan, np.float32)
+    run(narrow_sum_kernel, (1,), arg, z, t, N=N)
+    tol = 1e-2 if dtype == "float16" else 4e-2
+    np.testing.assert_allclose(z, np.cumsum(xv), rtol=tol, atol=tol)
+    np.testing.assert_allclose(t[0], 2 * xv.sum(), rtol=tol, atol=tol)

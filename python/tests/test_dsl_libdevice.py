@@ -466,3 +466,80 @@ def test_exp10_in_float64_and_atanh_near_minus_one_in_ulps():
         want = np.array([float(ctx.divide(ctx.ln(ctx.divide(1 + D(float(v)), 1 - D(float(v)))), 2)) for v in a])
         ulps = np.abs(z.astype(np.float64) - want) / np.spacing(np.abs(want).astype(dtype)).astype(np.float64)
         assert ulps.max() <= 4, (dtype, ulps.max(), a[ulps.argmax()])
+
+
+@tritonc.jit
+def convert_kernel(X, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m, other=0)
+    if OP == "float2int_rn":
+        z = libdevice.float2int_rn(x)
+    elif OP == "float2int_rz":
+        z = libdevice.float2int_rz(x)
+    elif OP == "float2int_rd":
+        z = libdevice.float2int_rd(x)
+    elif OP == "float2int_ru":
+        z = libdevice.float2int_ru(x)
+    elif OP == "float2ll_rn":
+        z = libdevice.float2ll_rn(x)
+    elif OP == "int2float_rn":
+        z = libdevice.int2float_rn(x)
+    elif OP == "float_as_int":
+        z = libdevice.float_as_int(x)
+    elif OP == "int_as_float":
+        z = libdevice.int_as_float(x)
+    elif OP == "double_hilo":
+        z = libdevice.hiloint2double(libdevice.double2hiint(x), libdevice.double2loint(x))
+    else:
+        z = libdevice.fma_rn(libdevice.mul_rn(x, x), x, libdevice.add_rn(x, libdevice.sub_rn(x, 1.0)))
+    tl.static_assert(z.dtype == (tl.int64 if OP == "float2ll_rn" else tl.int32 if OP.startswith("float2") or OP == "float_as_int"
+                                 else tl.float64 if OP == "double_hilo" else tl.float32))
+    tl.store(Z + offs, z, mask=m)
+
+
+@pytest.mark.parametrize("op", ["float2int_rn", "float2int_rz", "float2int_rd", "float2int_ru", "float2ll_rn",
+                                "int2float_rn", "float_as_int", "int_as_float", "double_hilo", "rn_arithmetic"])
+def test_cuda_conversions_and_rounded_arithmetic(op):
+    """CUDA's conversions as Triton kernels call them (dynamic int8
+    quantization: float2int_rn): halfway cases to even, saturation at the
+    type's ends, NaN to 0; reinterpretations bit for bit."""
+    n = 64
+    if op.startswith("float2"):
+        x = np.concatenate([np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.7, -3.7, 3e9, -3e9, np.nan, -0.0], np.float32),
+                            (rng.standard_normal(n - 12) * 1000).astype(np.float32)])
+        r = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}[op[-2:]](x.astype(np.float64))
+        info = np.iinfo(np.int64 if op == "float2ll_rn" else np.int32)
+        want = np.where(np.isnan(r), 0, np.clip(np.nan_to_num(r), info.min, info.max)).astype(info.dtype)
+        z = np.full(n, 7, info.dtype)
+    elif op == "int2float_rn":
+        x = rng.integers(-2 ** 31, 2 ** 31, n).astype(np.int32)
+        want, z = x.astype(np.float32), np.full(n, np.nan, np.float32)  # numpy rounds to nearest even too
+    elif op == "float_as_int":
+        x = (rng.standard_normal(n) * 100).astype(np.float32)
+        want, z = x.view(np.int32), np.full(n, 7, np.int32)
+    elif op == "int_as_float":
+        x = rng.integers(0, 2 ** 31 - 2 ** 23, n).astype(np.int32)  # finite floats
+        want, z = x.view(np.float32), np.full(n, np.nan, np.float32)
+    elif op == "double_hilo":
+        x = rng.standard_normal(n) * 1e10
+        want, z = x, np.full(n, np.nan)
+    else:
+        x = rng.standard_normal(n).astype(np.float32)
+        xd = x.astype(np.float64)
+        want, z = (xd * xd * xd + (xd + (xd - 1.0))).astype(np.float32), np.full(n, np.nan, np.float32)
+    run(convert_kernel, (1,), x, z, n, OP=op, BLOCK=n)
+    if op == "rn_arithmetic":
+        np.testing.assert_allclose(z, want, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(z.view(np.uint8), np.ascontiguousarray(want).view(np.uint8))
+
+
+def test_directed_rounding_variants_are_refused_clearly():
+    @tritonc.jit
+    def k(X):
+        x = tl.load(X + tl.arange(0, 16))
+        tl.store(X + tl.arange(0, 16), libdevice.add_rz(x, x))
+
+    with pytest.raises(tl.CompileError, match="libdevice.add_rz is not supported by tritonc yet"):
+        k[(1,)](np.zeros(16, np.float32))

@@ -161,8 +161,10 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
       sharedBytes_ = unsigned(std::stoul(ptx.substr(at)));
       CUresult sr = d->cuFuncSetAttribute(func, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int(sharedBytes_));
       if (sr != 0)
-        throw UserError(SourceLoc{}, "kernel '" + name_ + "' needs " + std::to_string(sharedBytes_) +
-                                         " bytes of shared memory, more than the GPU allows: " + d->errorText(sr));
+        throw OutOfResourcesError(SourceLoc{},
+                                  "kernel '" + name_ + "' needs " + std::to_string(sharedBytes_) +
+                                      " bytes of shared memory, more than the GPU allows: " + d->errorText(sr),
+                                  int64_t(sharedBytes_), 0, "shared memory");
     }
     tensorMaps_ = parseTensorMaps(ptx, name_);
     // Multicast copies (gpu/multicast.cpp): launched in pairs along x where the grid allows.

@@ -630,10 +630,18 @@ def _sum_type(x, dtype):
     return x
 
 
+def _narrow_float_kept(x, dtype):
+    """The type Triton's sum keeps for a float16 or bfloat16 tensor (its adds
+    run in that type; ours in float32, rounded back once), or None."""
+    return x.dtype if unwrap(dtype) is None and x.dtype in (core.float16, core.bfloat16) else None
+
+
 @builtin
 def sum(input, axis=None, keep_dims=False, dtype=None):
-    x = _sum_type(to_tensor(input), dtype)
-    return _reduce(x, axis, "add", keep_dims)
+    x = to_tensor(input)
+    back = _narrow_float_kept(x, dtype)
+    r = _reduce(_sum_type(x, dtype), axis, "add", keep_dims)
+    return semantic.cast(r, back) if back is not None else r
 
 
 def _arg_reduce(x, axis, kind, keep_dims, tie_break_left=True):

@@ -236,8 +236,12 @@ def _scan_type(x, dtype):
 
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None):
-    x = _scan_type(input, dtype)
-    return associative_scan(x, axis, semantic.add, reverse)
+    """As Triton's: narrow integers widened to 32 bits, bfloat16 to float32;
+    float16 stays float16 (summed in float32 here, rounded back once)."""
+    x = to_tensor(input)
+    back = core.float16 if unwrap(dtype) is None and x.dtype is core.float16 else None
+    r = associative_scan(_scan_type(x, dtype), axis, semantic.add, reverse)
+    return semantic.cast(r, back) if back is not None else r
 
 
 @builtin

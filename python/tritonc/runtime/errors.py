@@ -7,6 +7,6 @@ class OutOfResources(_tritonc.Error):
     than the device has: Triton's name, for code that prunes
     configurations with ``except triton.OutOfResources``."""
 
-    def __init__(self, required=0, limit=0, name="shared memory"):
+    def __init__(self, required=0, limit=0, name="shared memory", message=None):
         self.required, self.limit, self.name = required, limit, name
-        super().__init__("out of resource: %s, required: %s, hardware limit: %s" % (name, required, limit))
+        super().__init__(message or "out of resource: %s, required: %s, hardware limit: %s" % (name, required, limit))

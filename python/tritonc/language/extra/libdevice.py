@@ -9,8 +9,13 @@ about 1 ulp in float32). Integer arguments compute in float32, float16 and
 bfloat16 in float32 rounded back; float64 in float64 with the same
 formulas (so about float32's accuracy for the polynomial ones).
 
+Conversions as CUDA's (`float2int_rn` and the other `<from>2<to>_<rounding>`
+float-to-integer ones, `int2float_rn`..., `float_as_int`..., `double2hiint`,
+`hiloint2double`) and the round-to-nearest arithmetic (`add_rn`, `mul_rn`...).
+
 Not here (a clear error): Bessel functions, gamma functions, erfinv and the
-explicitly rounded arithmetic variants other than round-to-nearest."""
+explicitly rounded arithmetic and conversions other than round-to-nearest
+(`add_rz`, `div_ru`, `double2float_rz`...)."""
 import decimal
 import fractions
 import math as _pymath
@@ -754,6 +759,93 @@ def mulhi(arg0, arg1):
 umulhi = builtin(lambda arg0, arg1: math.umulhi(arg0, arg1))
 
 
+# ---- conversions and reinterpretations (CUDA's __float2int_rn and kin) ----------
+
+def _to_int(name, dtype, rounding):
+    """A float rounded (rn: to nearest even, rz: toward zero, rd: down, ru:
+    up) and converted to `dtype`, saturating at its ends, NaN to 0 (as PTX's
+    cvt.rni/rzi/rmi/rpi)."""
+    def f(arg0):
+        x, _ = _f(arg0, name)
+        r = {"rn": _rint, "rz": lambda v: v, "rd": math.floor, "ru": math.ceil}[rounding](x)
+        return semantic.cast(r, dtype)
+    f.__name__ = name
+    return builtin(f)
+
+
+for _src in ("float", "double"):
+    for _dst, _dt in (("int", core.int32), ("uint", core.uint32), ("ll", core.int64), ("ull", core.uint64)):
+        for _r in ("rn", "rz", "rd", "ru"):
+            globals()["%s2%s_%s" % (_src, _dst, _r)] = _to_int("%s2%s_%s" % (_src, _dst, _r), _dt, _r)
+
+
+def _to_float(name, dtype):
+    """An integer or float converted to `dtype`, rounded to nearest even."""
+    def f(arg0):
+        x = to_tensor(arg0)
+        if x.dtype.is_ptr():
+            raise CompileError("libdevice.%s does not apply to pointers" % name)
+        return semantic.cast(x, dtype)
+    f.__name__ = name
+    return builtin(f)
+
+
+for _src in ("int", "uint", "ll", "ull"):
+    globals()[_src + "2float_rn"] = _to_float(_src + "2float_rn", core.float32)
+    globals()[_src + "2double_rn"] = _to_float(_src + "2double_rn", core.float64)
+double2float_rn = _to_float("double2float_rn", core.float32)
+
+
+def _reinterpret(name, width, dtype):
+    def f(arg0):
+        x = to_tensor(arg0)
+        if x.dtype.is_ptr() or x.dtype.bits != width:
+            raise CompileError("libdevice.%s takes a %d-bit value, not %r" % (name, width, x.dtype))
+        return semantic.cast(x, dtype, bitcast=True)
+    f.__name__ = name
+    return builtin(f)
+
+
+float_as_int = _reinterpret("float_as_int", 32, core.int32)
+float_as_uint = _reinterpret("float_as_uint", 32, core.uint32)
+int_as_float = _reinterpret("int_as_float", 32, core.float32)
+uint_as_float = _reinterpret("uint_as_float", 32, core.float32)
+double_as_longlong = _reinterpret("double_as_longlong", 64, core.int64)
+longlong_as_double = _reinterpret("longlong_as_double", 64, core.float64)
+
+
+@builtin
+def double2hiint(arg0):
+    """The high 32 bits of a float64, as an int32."""
+    u = semantic.cast(to_tensor(arg0), core.uint64, bitcast=True)
+    return semantic.cast(semantic.cast(semantic.shift("shr", u, 32), core.uint32), core.int32, bitcast=True)
+
+
+@builtin
+def double2loint(arg0):
+    """The low 32 bits of a float64, as an int32."""
+    u = semantic.cast(to_tensor(arg0), core.uint64, bitcast=True)
+    return semantic.cast(semantic.cast(u, core.uint32), core.int32, bitcast=True)
+
+
+@builtin
+def hiloint2double(arg0, arg1):
+    """The float64 of high bits `arg0` and low bits `arg1` (32 bits each)."""
+    hi = semantic.cast(semantic.cast(to_tensor(arg0), core.uint32, bitcast=True), core.uint64)
+    lo = semantic.cast(semantic.cast(to_tensor(arg1), core.uint32, bitcast=True), core.uint64)
+    return semantic.cast(semantic.bitwise("or", semantic.shift("shl", hi, 32), lo), core.float64, bitcast=True)
+
+
+# Arithmetic rounded to nearest even is the IR's own (f32 adds, subtractions
+# and multiplies are not contracted into fmas).
+add_rn = _binary("add_rn", lambda x, y: semantic.add(x, y))
+sub_rn = _binary("sub_rn", lambda x, y: semantic.sub(x, y))
+mul_rn = _binary("mul_rn", lambda x, y: semantic.mul(x, y))
+dadd_rn, dsub_rn, dmul_rn = add_rn, sub_rn, mul_rn
+ddiv_rn = div_rn
+fma_rn = fma
+
+
 def _missing(name):
     def f(*args, **kwargs):
         raise CompileError("libdevice.%s is not supported by tritonc yet" % name)
@@ -763,5 +855,9 @@ def _missing(name):
 
 for _name in ("tgamma", "lgamma", "cyl_bessel_i0", "cyl_bessel_i1", "j0", "j1", "y0", "y1", "erfinv", "erfcinv",
               "normcdfinv", "normcdf", "erfcx", "ilogb", "logb", "nextafter", "remainder", "byte_perm", "sad",
-              "mul24", "rcp64h"):
+              "mul24", "rcp64h", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz",
+              "int2float_rd", "int2float_ru", "ll2float_rz", "ll2float_rd", "ll2float_ru"):
     globals()[_name] = _missing(_name)
+for _op in ("add", "sub", "mul", "div", "fma", "dadd", "dsub", "dmul", "ddiv", "sqrt", "rcp"):
+    for _r in ("rz", "rd", "ru"):
+        globals()["%s_%s" % (_op, _r)] = _missing("%s_%s" % (_op, _r))
