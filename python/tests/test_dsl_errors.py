@@ -344,3 +344,14 @@ def test_bad_grids_are_refused():
             copy_plus_one[grid](x, x, BLOCK=4)
     copy_plus_one[(0,)](x, x, BLOCK=4)  # nothing to do
     np.testing.assert_array_equal(x, np.zeros(4, np.float32))
+
+
+def test_dot_of_booleans_is_refused_up_front():
+    """As Triton; the GPU back end had refused it only when writing PTX."""
+    @tritonc.jit
+    def k(X, Z):
+        b = tl.load(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]) > 0
+        tl.store(Z + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], tl.dot(b, b))
+
+    with pytest.raises(tl.CompileError, match="tl.dot of booleans is not supported"):
+        k[(1,)](np.zeros((16, 16), np.float32), np.zeros((16, 16), np.int32))

@@ -522,6 +522,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         raise CompileError("tl.dot: both operands must have one type (%r and %r); cast one with .to()" % (a.dtype, b.dtype))
     if a.dtype.is_int_unsigned():
         raise CompileError("tl.dot of unsigned integers (%r) is not supported; integer dots take tl.int8" % a.dtype)
+    if a.dtype.is_bool():
+        raise CompileError("tl.dot of booleans is not supported (as in Triton); cast them with .to(tl.int8)")
     out = unwrap(out_dtype)
     if a.dtype.is_int():
         out = core.int32
