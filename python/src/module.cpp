@@ -781,9 +781,14 @@ NB_MODULE(_tritonc, m) {
     } catch (const OutOfResourcesError& e) {
       // Triton's exception (tritonc.runtime.errors.OutOfResources, an Error),
       // with this message: host code prunes configurations by its name.
-      nb::object cls = nb::module_::import_("tritonc.runtime.errors").attr("OutOfResources");
-      nb::object err = cls(e.required, e.limit, e.resource, e.what());
-      PyErr_SetObject(cls.ptr(), err.ptr());
+      // (The extension used without its package: a plain Error.)
+      try {
+        nb::object cls = nb::module_::import_("tritonc.runtime.errors").attr("OutOfResources");
+        nb::object err = cls(e.required, e.limit, e.resource, e.what());
+        PyErr_SetObject(cls.ptr(), err.ptr());
+      } catch (const nb::python_error&) {
+        PyErr_SetString(compileError.ptr(), e.what());
+      }
     } catch (const UserError& e) {
       PyErr_SetString(compileError.ptr(), e.what());
     } catch (const InternalError& e) {
