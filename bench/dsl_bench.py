@@ -817,7 +817,7 @@ if want("llm"):
 
         def torch_ce(work=work):
             work.copy_(logits0)
-            t = work.requires_grad_(False).float().requires_grad_(True)
+            t = work.float().requires_grad_(True)
             torch.nn.functional.cross_entropy(t, labels, ignore_index=-100).backward()
         res["torch"] = (do_bench(torch_ce, return_mode="median"), None)
         res["copy-alone"] = (do_bench(lambda: work.copy_(logits0), return_mode="median"), None)

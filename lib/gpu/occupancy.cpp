@@ -250,13 +250,14 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   // PTX again asking for it (nvptx/occupancy_fallback.h).
   if (light && t.programs == 2 && rowOccupancyFromEnvironment()) {
     const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
+    const int slack = rowRegisterSlackEighths();
     for (int p = std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared); p > 2; --p) {
       const int64_t budget = std::min<int64_t>(255, 65536 / (p * threads) / 8 * 8);
-      if (8 * t.estimatedRegisters > rowRegisterSlackEighths() * budget) continue;
+      if (8 * t.estimatedRegisters > slack * budget) continue;
       t.fallback = t.programs;
       t.programs = p;
       t.reason = "no dot: as many programs as fit; about " + std::to_string(t.estimatedRegisters) +
-                 " registers per thread needed, at most " + std::to_string(rowRegisterSlackEighths()) + "/8 of the " +
+                 " registers per thread needed, at most " + std::to_string(slack) + "/8 of the " +
                  std::to_string(budget) + " of " + std::to_string(p) + " programs; " + std::to_string(t.fallback) +
                  " where that spills";
       break;
