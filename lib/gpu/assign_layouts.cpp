@@ -97,7 +97,12 @@ class Assigner {
     }
     return get(&u);
   }
-  const Layout* coalesced(const ir::Value* ptr);
+  // maxElems caps the elements each thread accesses at once (see
+  // narrowLoadsForWiderStores).
+  const Layout* coalesced(const ir::Value* ptr, int64_t maxElems = 16);
+  // Per load: the most elements of a vector that the widest store of
+  // values computed from it element-wise can write at once.
+  std::unordered_map<const ir::Instruction*, int64_t> loadVectorCaps(const std::vector<ir::Instruction*>& order);
   const Layout* operandWant(const ir::Instruction& u, size_t k, const Layout* own);
   const Layout* resultFrom(const ir::Instruction& u, const ir::Value* operand);
   void forwardFrom(ir::Value* v);
@@ -133,18 +138,63 @@ class Assigner {
   std::vector<transform::Loop> loops_;
 };
 
-const Layout* Assigner::coalesced(const ir::Value* ptr) {
+const Layout* Assigner::coalesced(const ir::Value* ptr, int64_t maxElems) {
   const ir::Type& t = ptr->type();
   size_t r = t.shape.size();
   int fast = int(r) - 1;
   size_t dim = 0;
-  int64_t vec = axis_->vectorWidth(ptr, 16, &dim);
+  const int64_t elem = t.isPtr() ? ir::byteSize(t.pointee) : 1;
+  int64_t vec = axis_->vectorWidth(ptr, std::min<int64_t>(16, maxElems * elem), &dim);
   analysis::AxisInfo ai = axis_->get(ptr);
   if (vec > 1 || ai.contiguity[dim] > ai.contiguity[size_t(fast)]) fast = int(dim);
   std::vector<int> order{fast};
   for (int d = int(r) - 1; d >= 0; --d)
     if (d != fast) order.push_back(d);
   return blockedLayout(m_, t.shape, o_.numWarps, order, vec);
+}
+
+// A tile loaded in a narrow type and stored in a wider one (bf16 read,
+// f32 written) shares one layout from the load to the store. With the
+// load's 16-byte vectors (8 x bf16) each thread would store 32 contiguous
+// bytes as two 16-byte stores, and each store instruction of a warp would
+// write half of every sector it touches. Capping the load's vector at what
+// the store writes at once (4 elements) keeps every instruction's lanes
+// contiguous both ways: 8-byte loads, 16-byte stores, no conversion.
+// TRITONC_WIDE_STORES=keep (the load's width, as before) or =convert (a
+// layout conversion before such stores, as Triton does) compares.
+std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
+    const std::vector<ir::Instruction*>& order) {
+  std::unordered_map<const ir::Instruction*, int64_t> caps;
+  if (wideStorePolicyFromEnvironment() != WideStorePolicy::NarrowLoads) return caps;
+  for (ir::Instruction* st : order) {
+    if (st->opcode() != Opcode::Store || !st->operand(0)->type().isTile()) continue;
+    size_t storeDim = 0;
+    const int64_t storeVec = axis_->vectorWidth(st->operand(0), 16, &storeDim);
+    const ir::Type& stored = st->operand(1)->type();
+    if (storeVec <= 1) continue;
+    std::vector<ir::Value*> work{st->operand(1)};
+    std::unordered_map<const ir::Value*, bool> seen;
+    while (!work.empty()) {
+      ir::Value* v = work.back();
+      work.pop_back();
+      ir::Instruction* i = asInst(v);
+      if (!i || seen[i] || i->type().shape != stored.shape) continue;
+      seen[i] = true;
+      if (i->opcode() == Opcode::Load) {
+        size_t loadDim = 0;
+        axis_->vectorWidth(i->operand(0), 16, &loadDim);
+        if (loadDim == storeDim && ir::byteSize(i->type().kind) < ir::byteSize(stored.kind)) {
+          auto [it, fresh] = caps.emplace(i, storeVec);
+          if (!fresh) it->second = std::min(it->second, storeVec);
+        }
+        continue;
+      }
+      if (!elementwise(i->opcode())) continue;
+      for (ir::Value* op : i->operands())
+        if (op->type().isTile()) work.push_back(op);
+    }
+  }
+  return caps;
 }
 
 // Whether an extract_slice whose operand and result both take layout `l`
@@ -576,6 +626,7 @@ void Assigner::run() {
       for (auto& inst : bb->instructions()) order.push_back(inst.get());
   }
   // 1. Anchors.
+  const auto caps = loadVectorCaps(order);
   std::vector<ir::Instruction*> loads;
   for (ir::Instruction* i : order) {
     if (i->opcode() == Opcode::Dot) {
@@ -584,7 +635,8 @@ void Assigner::run() {
       set(i, plan.result);
     } else if (i->type().isTile() && (i->opcode() == Opcode::Load || i->opcode() == Opcode::AtomicRmw ||
                                       i->opcode() == Opcode::AtomicCas)) {
-      set(i, coalesced(i->operand(0)));
+      auto cap = caps.find(i);
+      set(i, coalesced(i->operand(0), cap == caps.end() ? 16 : cap->second));
       loads.push_back(i);
     }
   }
@@ -612,9 +664,11 @@ void Assigner::run() {
       LinearLayout own = toLinear(l, shape);
       int64_t bytes = i->operand(1)->type().numElements() * ir::byteSize(i->operand(1)->type().kind);
       bool small = bytes < int64_t(o_.numWarps) * 32 * 16 * 2;
+      const int64_t ownRun = own.contiguousRegs(fastDim), mineRun = toLinear(mine, shape).contiguousRegs(fastDim);
       keep = axis_->get(i->operand(0)).contiguity[fastDim] == 1 ||
              (laneFastDim(own) == mine->order[0] &&
-              (small || own.contiguousRegs(fastDim) >= toLinear(mine, shape).contiguousRegs(fastDim)));
+              (small || (ownRun >= mineRun &&
+                         (ownRun == mineRun || wideStorePolicyFromEnvironment() != WideStorePolicy::Convert))));
     }
     store_[i] = keep ? l : mine;
     for (size_t k = 0; k < i->numOperands(); ++k) require(i->operand(k), store_[i]);
@@ -645,6 +699,13 @@ void Assigner::run() {
 }
 
 }  // namespace
+
+WideStorePolicy wideStorePolicyFromEnvironment() {
+  const char* v = std::getenv("TRITONC_WIDE_STORES");
+  if (v && std::string(v) == "keep") return WideStorePolicy::Keep;
+  if (v && std::string(v) == "convert") return WideStorePolicy::Convert;
+  return WideStorePolicy::NarrowLoads;
+}
 
 bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o) {
   for (auto& bb : f.blocks())

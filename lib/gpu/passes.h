@@ -19,6 +19,14 @@ namespace tritonc::gpu {
 // vector width of each load and store ({vec = N}).
 bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 
+// How gpu-assign-layouts places a tile loaded narrow and stored wider (bf16
+// in, f32 out; assign_layouts.cpp): NarrowLoads (the default) caps the
+// loads' vectors at what the stores write at once; Keep leaves the loads'
+// width (two stores per thread-run); Convert converts before the store.
+// TRITONC_WIDE_STORES=keep|convert picks the others (kernels cached apart).
+enum class WideStorePolicy { NarrowLoads, Keep, Convert };
+WideStorePolicy wideStorePolicyFromEnvironment();
+
 // float64 exp, exp2, log, log2, sin, cos, tanh and rsqrt (which PTX has in
 // float32 only) become float64 arithmetic, on Triton-IR before layouts
 // (expand_f64_math.cpp says how; a few ulps).
