@@ -144,7 +144,11 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
               for (const ir::Instruction* u : readers[r]->users()) readers.push_back(u);
           }
           if (staged) fact.text += "; staged in shared memory through registers (not asynchronous)";
-          if (fact.accessBytes < 16 && ir::byteSize(t.kind) < 16) {
+          const int64_t aligned = ax.vectorWidth(i.operand(0), 16);
+          if (aligned > fact.vec)  // gpu-assign-layouts' choice, not the alignment's
+            fact.text += "; " + std::to_string(aligned * ir::byteSize(t.kind)) +
+                         " B would do, narrowed to the wider stores of its values";
+          else if (fact.accessBytes < 16 && ir::byteSize(t.kind) < 16) {
             analysis::AxisInfo a = ax.get(i.operand(0));
             int64_t contiguous = *std::max_element(a.contiguity.begin(), a.contiguity.end());
             int64_t want = 16 / ir::byteSize(t.kind);
