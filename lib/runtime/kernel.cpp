@@ -194,6 +194,7 @@ static std::string targetKey(const std::string& target) {
   const int stageReuse = gpu::stageReuseFromEnvironment();
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
+         (nvptx::TargetOptions::smallIntArithmeticFromEnvironment() ? "" : " small integers by cvt") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          " row register slack " + std::to_string(gpu::rowRegisterSlackEighths()) +

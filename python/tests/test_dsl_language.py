@@ -228,6 +228,39 @@ def test_float_to_signed_truncates_saturates_and_maps_nan_to_zero(a, b):
     np.testing.assert_array_equal(z, np.array(want, dtype=b))
 
 
+# ---- small integers to floats (dequantization), every value ------------------------
+
+@tritonc.jit
+def small_int_to_float_kernel(X, Z, n, BF16: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m)
+    if BF16:  # stored as its bits: numpy has no bfloat16
+        y = x.to(tl.bfloat16).to(tl.uint16, bitcast=True)
+    else:
+        y = x.to(Z.dtype.element_ty)
+    tl.store(Z + offs, y, mask=m)
+
+
+def bf16_bits(x):
+    """float32 values rounded to bfloat16 (to nearest, ties to even), as bits."""
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize("a", ["int8", "uint8", "int16", "uint16"])
+@pytest.mark.parametrize("b", ["float16", "bfloat16", "float32"])
+def test_every_small_integer_converts_to_float_exactly_or_rounded_once(a, b):
+    info = np.iinfo(a)
+    x = np.arange(info.min, info.max + 1, dtype=np.int64).astype(a)
+    rng.shuffle(x)
+    n = x.size
+    z = np.full(n, 0x7E01, dtype=np.uint16) if b == "bfloat16" else np.full(n, np.nan, dtype=b)
+    run(small_int_to_float_kernel, (-(-n // 1024),), x, z, n, BF16=b == "bfloat16", BLOCK=1024)
+    want = bf16_bits(x.astype(np.float32)) if b == "bfloat16" else x.astype(b)
+    np.testing.assert_array_equal(z, want)
+
+
 # ---- reductions ---------------------------------------------------------------------
 
 @tritonc.jit

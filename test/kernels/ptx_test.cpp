@@ -1043,6 +1043,27 @@ TEST(ElementwiseLowering, ValuesConstantOverRunsComputedOncePerRun) {
   EXPECT_EQ(count(plain, R"(selp\.f32)"), 4) << plain;
 }
 
+// Small integers become floats without the conversion unit (dequantizing
+// kernels convert every weight): an add into a float's mantissa and a float
+// subtraction, no cvt from an integer; f16 from 16 bits rounds once, from
+// the exact f32.
+TEST(ElementwiseLowering, SmallIntegersToFloatsWithoutIntegerConversions) {
+  const char* src = R"(
+__global__ void dequant(char* A __aligned(16), short* B __aligned(16), half* Y __aligned(16), float* Z __aligned(16),
+                        half* W __aligned(16)) {
+  int i[128] = 0 ... 128;
+  *(Y + i) = (half)*(A + i);
+  *(Z + i) = (float)*(A + i) + (float)*(B + i);
+  *(W + i) = (half)*(B + i);
+})";
+  std::string ptx = sourcePtx(src, 5);
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(cvt\.rn\.f(16|32)\.[su](8|16|32))"))) << ptx;
+  EXPECT_NE(ptx.find("sub.f16"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("sub.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("cvt.rn.f16.f32"), std::string::npos) << ptx;  // 16 bits to f16: rounded once
+  expectAssembles(ptx, "small_ints_to_floats");
+}
+
 // The warp index comes from lane 0 (shfl.sync.idx), a value ptxas knows to
 // be uniform; wgmma descriptors are built as 64-bit values from it and the
 // buffer addresses, one or.b64 per buffer and an add.s64 per further step,

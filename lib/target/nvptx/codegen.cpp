@@ -477,6 +477,11 @@ bool TargetOptions::tmaFromEnvironment() {
   return !(v && std::string(v) == "0");
 }
 
+bool TargetOptions::smallIntArithmeticFromEnvironment() {
+  const char* v = std::getenv("TRITONC_SMALL_INT_CVT");
+  return !(v && std::string(v) == "1");
+}
+
 bool TargetOptions::multicastFromEnvironment() {
   const char* v = std::getenv("TRITONC_MULTICAST");
   return !(v && std::string(v) == "0");

@@ -41,6 +41,11 @@ struct TargetOptions {
   static transform::PipelineOptions::WarpSpecialize warpSpecializeFromEnvironment();
   // "" for the default, else what the environment asked (for cache keys).
   static std::string warpSpecializeKey();
+  // 8- and 16-bit integers become floats by float arithmetic on their bits,
+  // not cvt (lower_elementwise.cpp); TRITONC_SMALL_INT_CVT=1 in the
+  // environment keeps cvt, to compare (cached apart like TRITONC_TMA).
+  bool smallIntArithmetic = smallIntArithmeticFromEnvironment();
+  static bool smallIntArithmeticFromEnvironment();
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

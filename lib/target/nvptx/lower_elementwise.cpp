@@ -1,6 +1,8 @@
 // PTX lowering of element-wise instructions: arithmetic, comparisons,
 // selects, casts. f16/bf16 arithmetic is done in f32 and rounded back, which
 // gives the interpreter's results for + - * / (one rounding of an exact f32).
+#include <cstdio>
+
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -99,6 +101,46 @@ std::string FunctionLowering::intToHalf(Scalar k, const std::string& x, const ch
   emit("@" + inexact + " or.b32 " + bits + ", " + bits + ", 1;");
   emit("mov.b32 " + f + ", " + bits + ";");
   return fromF32(k, f);
+}
+
+// Dequantizing kernels convert every weight they read, and cvt from an
+// integer is a quarter-rate instruction (two of them for f16/bf16, through
+// f32): an int8 weight tile converted on the cores that feed the tensor
+// cores bounded the w8a16 matmul. Instead, the integer, biased to be
+// non-negative, is added into the low bits of a float whose last mantissa
+// bit is worth 1 (2^23 in f32; 1024 in f16, for 8 bits), and that float
+// plus the bias is subtracted in float arithmetic: exact, and two
+// full-rate instructions. f16 and bf16 from 16 bits round the exact f32
+// once; from 8 bits they are exact.
+std::string FunctionLowering::smallIntToFloat(Scalar to, const std::string& x, int bits, bool isUnsigned) {
+  const uint32_t bias = isUnsigned ? 0 : 1u << (bits - 1);
+  auto hex = [](uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08X", v);
+    return std::string(buf);
+  };
+  std::string t = newReg(RegClass::B32);
+  if (to == Scalar::F16 && bits == 8) {
+    const uint32_t magic = 0x6400 + bias;  // f16 1024 + u, u < 256
+    std::string h = newReg(RegClass::B16), c = newReg(RegClass::B16), r = newReg(RegClass::B16);
+    emit("add.s32 " + t + ", " + x + ", " + std::to_string(magic) + ";");
+    emit("cvt.u16.u32 " + h + ", " + t + ";");
+    emit("mov.b16 " + c + ", 0x" + hex(magic).substr(4) + ";");
+    emit("sub.f16 " + r + ", " + h + ", " + c + ";");
+    return r;
+  }
+  const uint32_t magic = 0x4B000000u + bias;  // f32 2^23 + u, u < 2^16
+  std::string f = newReg(RegClass::F32), r = newReg(RegClass::F32);
+  emit("add.s32 " + t + ", " + x + ", " + std::to_string(magic) + ";");
+  emit("mov.b32 " + f + ", " + t + ";");
+  emit("sub.f32 " + r + ", " + f + ", 0f" + hex(magic) + ";");
+  if (to == Scalar::F32) return r;
+  if (to == Scalar::BF16 && bits == 8) {  // exact: bf16 is f32's top half
+    std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
+    emit("mov.b32 {" + lo + ", " + hi + "}, " + r + ";");
+    return hi;
+  }
+  return fromF32(to, r);
 }
 
 std::string FunctionLowering::fromF32(Scalar k, const std::string& f) {
@@ -434,7 +476,9 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
       if (to == Scalar::I64 || xf == Scalar::F64) zeroWhereNaN(*this, xf, x, to, r);
     } else if (toF) {
       const char* it = from == Scalar::I64 ? "s64" : "s32";
-      if (isHalf(to)) {
+      if ((from == Scalar::I8 || from == Scalar::I16) && to != Scalar::F64 && opts().smallIntArithmetic) {
+        r = smallIntToFloat(to, a, int(ir::bitWidth(from)), false);
+      } else if (isHalf(to)) {
         r = intToHalf(to, a, it);
       } else {
         emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + a + ";");
@@ -480,7 +524,9 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
     } else if (ir::isFloatKind(to)) {
       std::string x = zeroExtended(*this, from, a);
       const char* it = from == Scalar::I64 ? "u64" : "u32";
-      if (isHalf(to)) {
+      if ((from == Scalar::I8 || from == Scalar::I16) && to != Scalar::F64 && opts().smallIntArithmetic) {
+        r = smallIntToFloat(to, x, int(ir::bitWidth(from)), true);
+      } else if (isHalf(to)) {
         r = intToHalf(to, x, it);
       } else {
         emit(std::string("cvt.rn.") + ptxType(to) + "." + it + " " + r + ", " + x + ";");

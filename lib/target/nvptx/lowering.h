@@ -223,6 +223,9 @@ class FunctionLowering {
   std::string castFp8(ir::Scalar from, ir::Scalar to, const std::string& r);
   // An integer register (PTX type `it`) to f16/bf16, rounded once.
   std::string intToHalf(ir::Scalar k, const std::string& x, const char* it);
+  // An 8- or 16-bit integer (in a 32-bit register, sign- or zero-extended)
+  // to f32, f16 or bf16 without the conversion unit (dequantization).
+  std::string smallIntToFloat(ir::Scalar to, const std::string& x, int bits, bool isUnsigned);
 
   const ir::Function& fn() const { return f_; }
   const TargetOptions& opts() const { return opts_; }
