@@ -110,34 +110,8 @@ std::string FunctionLowering::intToHalf(Scalar k, const std::string& x, const ch
 // non-negative, is added into the low bits of a float whose last mantissa
 // bit is worth 1 (2^23 in f32; 1024 in f16, for 8 bits), and that float
 // plus the bias is subtracted in float arithmetic: exact, and two
-// full-rate instructions (from 8 bits to f16, two elements at a time:
-// smallIntPairToF16). From 8 bits f16 and bf16 are exact; from 16 bits only
-// f32 is (f16 and bf16 keep cvt, which ptxas makes one I2F.F16: the f32
-// route would add a rounding conversion to the two instructions).
-static bool smallIntToFloatApplies(Scalar from, Scalar to) {
-  return (from == Scalar::I8 && (to == Scalar::F32 || to == Scalar::F16 || to == Scalar::BF16)) ||
-         (from == Scalar::I16 && to == Scalar::F32);
-}
-
-// Two 8-bit integers to f16 with one packed subtraction: each biased value
-// goes into the low byte of an f16 1024 (0x64 above it), the two halves are
-// packed into one register, and 1024 plus the bias comes off both at once.
-void FunctionLowering::smallIntPairToF16(const std::string& x0, const std::string& x1, bool isUnsigned,
-                                         std::string& r0, std::string& r1) {
-  const std::string magic = isUnsigned ? "0x6400" : "0x6480";  // 1024 (+ 128: the bias of signed bytes)
-  std::string t0 = newReg(RegClass::B32), t1 = newReg(RegClass::B32), p = newReg(RegClass::B32);
-  // (x & 0xFF) ^ magic: the byte with its sign bit flipped (signed) under 0x64
-  emit("lop3.b32 " + t0 + ", " + x0 + ", 255, " + magic + ", 0x6a;");
-  emit("lop3.b32 " + t1 + ", " + x1 + ", 255, " + magic + ", 0x6a;");
-  emit("prmt.b32 " + p + ", " + t0 + ", " + t1 + ", 0x5410;");
-  std::string c = newReg(RegClass::B32);  // (f16x2 takes no immediates; ptxas folds the copies)
-  emit("mov.b32 " + c + ", " + (isUnsigned ? "0x64006400" : "0x64806480") + ";");
-  emit("sub.f16x2 " + p + ", " + p + ", " + c + ";");
-  r0 = newReg(RegClass::B16);
-  r1 = newReg(RegClass::B16);
-  emit("mov.b32 {" + r0 + ", " + r1 + "}, " + p + ";");
-}
-
+// full-rate instructions. f16 and bf16 from 16 bits round the exact f32
+// once; from 8 bits they are exact.
 std::string FunctionLowering::smallIntToFloat(Scalar to, const std::string& x, int bits, bool isUnsigned) {
   const uint32_t bias = isUnsigned ? 0 : 1u << (bits - 1);
   auto hex = [](uint32_t v) {
@@ -452,12 +426,6 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
   if (i.opcode() == Opcode::UCast && !castAlike) return lowerUnsignedCast(i);
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
-  if (from == Scalar::I8 && to == Scalar::F16 && n % 2 == 0 && opts().smallIntArithmetic) {
-    for (size_t e = 0; e < n; e += 2)
-      smallIntPairToF16(elem(i.operand(0), e), elem(i.operand(0), e + 1), false, out[e], out[e + 1]);
-    define(&i, std::move(out));
-    return;
-  }
   for (size_t e = 0; e < n; ++e) {
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
@@ -508,7 +476,7 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
       if (to == Scalar::I64 || xf == Scalar::F64) zeroWhereNaN(*this, xf, x, to, r);
     } else if (toF) {
       const char* it = from == Scalar::I64 ? "s64" : "s32";
-      if (smallIntToFloatApplies(from, to) && opts().smallIntArithmetic) {
+      if ((from == Scalar::I8 || from == Scalar::I16) && to != Scalar::F64 && opts().smallIntArithmetic) {
         r = smallIntToFloat(to, a, int(ir::bitWidth(from)), false);
       } else if (isHalf(to)) {
         r = intToHalf(to, a, it);
@@ -539,12 +507,6 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
   Scalar from = i.operand(0)->type().kind, to = i.type().kind;
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
-  if (from == Scalar::I8 && to == Scalar::F16 && n % 2 == 0 && opts().smallIntArithmetic) {
-    for (size_t e = 0; e < n; e += 2)
-      smallIntPairToF16(elem(i.operand(0), e), elem(i.operand(0), e + 1), true, out[e], out[e + 1]);
-    define(&i, std::move(out));
-    return;
-  }
   for (size_t e = 0; e < n; ++e) {
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
@@ -562,7 +524,7 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
     } else if (ir::isFloatKind(to)) {
       std::string x = zeroExtended(*this, from, a);
       const char* it = from == Scalar::I64 ? "u64" : "u32";
-      if (smallIntToFloatApplies(from, to) && opts().smallIntArithmetic) {
+      if ((from == Scalar::I8 || from == Scalar::I16) && to != Scalar::F64 && opts().smallIntArithmetic) {
         r = smallIntToFloat(to, x, int(ir::bitWidth(from)), true);
       } else if (isHalf(to)) {
         r = intToHalf(to, x, it);

@@ -226,8 +226,6 @@ class FunctionLowering {
   // An 8- or 16-bit integer (in a 32-bit register, sign- or zero-extended)
   // to f32, f16 or bf16 without the conversion unit (dequantization).
   std::string smallIntToFloat(ir::Scalar to, const std::string& x, int bits, bool isUnsigned);
-  void smallIntPairToF16(const std::string& x0, const std::string& x1, bool isUnsigned, std::string& r0,
-                         std::string& r1);
 
   const ir::Function& fn() const { return f_; }
   const TargetOptions& opts() const { return opts_; }
