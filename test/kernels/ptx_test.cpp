@@ -1044,24 +1044,31 @@ TEST(ElementwiseLowering, ValuesConstantOverRunsComputedOncePerRun) {
 }
 
 // Small integers become floats without the conversion unit (dequantizing
-// kernels convert every weight): an add into a float's mantissa and a float
-// subtraction, no cvt from an integer; f16 from 16 bits rounds once, from
-// the exact f32.
+// kernels convert every weight): bytes to f16 by their bits under an f16
+// 1024 and one f16 subtraction, bytes and shorts to f32 by an add into the
+// mantissa of 2^23 and a subtraction; no cvt from an integer. Shorts to
+// f16 keep cvt (one I2F.F16 for ptxas; not exact either way).
 TEST(ElementwiseLowering, SmallIntegersToFloatsWithoutIntegerConversions) {
   const char* src = R"(
-__global__ void dequant(char* A __aligned(16), short* B __aligned(16), half* Y __aligned(16), float* Z __aligned(16),
-                        half* W __aligned(16)) {
+__global__ void dequant(char* A __aligned(16), short* B __aligned(16), half* Y __aligned(16),
+                        float* Z __aligned(16)) {
   int i[128] = 0 ... 128;
   *(Y + i) = (half)*(A + i);
   *(Z + i) = (float)*(A + i) + (float)*(B + i);
-  *(W + i) = (half)*(B + i);
 })";
-  std::string ptx = sourcePtx(src, 5);
+  std::string ptx = sourcePtx(src, 4);
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(cvt\.rn\.f(16|32)\.[su](8|16|32))"))) << ptx;
   EXPECT_NE(ptx.find("sub.f16"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("sub.f32"), std::string::npos) << ptx;
-  EXPECT_NE(ptx.find("cvt.rn.f16.f32"), std::string::npos) << ptx;  // 16 bits to f16: rounded once
   expectAssembles(ptx, "small_ints_to_floats");
+  const char* shorts = R"(
+__global__ void dequant16(short* B __aligned(16), half* W __aligned(16)) {
+  int i[128] = 0 ... 128;
+  *(W + i) = (half)*(B + i);
+})";
+  std::string ptx16 = sourcePtx(shorts, 2);
+  EXPECT_NE(ptx16.find("cvt.rn.f32.s32"), std::string::npos) << ptx16;
+  expectAssembles(ptx16, "shorts_to_halves");
 }
 
 // The warp index comes from lane 0 (shfl.sync.idx), a value ptxas knows to
