@@ -161,7 +161,8 @@ const Layout* Assigner::coalesced(const ir::Value* ptr, int64_t maxElems) {
 // the store writes at once (4 elements) keeps every instruction's lanes
 // contiguous both ways: 8-byte loads, 16-byte stores, no conversion.
 // TRITONC_WIDE_STORES=keep (the load's width, as before) or =convert (a
-// layout conversion before such stores, as Triton does) compares.
+// layout conversion before such stores, as Triton does) compares. A load
+// that feeds a dot too keeps its width.
 std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
     const std::vector<ir::Instruction*>& order) {
   std::unordered_map<const ir::Instruction*, int64_t> caps;
@@ -193,6 +194,18 @@ std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
       for (ir::Value* op : i->operands())
         if (op->type().isTile()) work.push_back(op);
     }
+  }
+  // A load that also feeds a dot keeps its width: its copies into the
+  // dot's ring (cp.async, 16 bytes) matter more than the store.
+  for (auto it = caps.begin(); it != caps.end();) {
+    std::vector<const ir::Value*> users{it->first};
+    bool dot = false;
+    for (size_t k = 0; k < users.size() && k < 256 && !dot; ++k)
+      for (const ir::Instruction* u : users[k]->users()) {
+        dot = dot || u->opcode() == Opcode::Dot;
+        if (elementwise(u->opcode()) || u->opcode() == Opcode::Trans) users.push_back(u);
+      }
+    it = dot ? caps.erase(it) : std::next(it);
   }
   return caps;
 }
