@@ -98,7 +98,7 @@ class Assigner {
     return get(&u);
   }
   // maxElems caps the elements each thread accesses at once (see
-  // narrowLoadsForWiderStores).
+  // loadVectorCaps).
   const Layout* coalesced(const ir::Value* ptr, int64_t maxElems = 16);
   // Per load: the most elements of a vector that the widest store of
   // values computed from it element-wise can write at once.
