@@ -390,6 +390,9 @@ def test_quantized_matmuls_widen_weights_from_rings_without_spills(monkeypatch, 
         ptx = compiled.asm["ptx"]
         assert want in ptx
         assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16", ptx), "weights not copied"
+        if bits == 8:  # bytes to f16 from their words, two at a time, no cvt (lower_elementwise.cpp)
+            assert "sub.f16x2" in ptx and "prmt.b32" in ptx
+            assert not re.search(r"cvt\.rn\.f(16|32)\.s(8|32)", ptx)
         messages = ptxas(ptx, "sm_90a", verbose=True)
         assert " 0 bytes spill stores" in messages and " 0 bytes stack frame" in messages, messages[-2000:]
 

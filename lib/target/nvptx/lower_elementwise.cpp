@@ -151,6 +151,56 @@ std::string FunctionLowering::smallIntToFloat(Scalar to, const std::string& x, i
   return fromF32(to, r);
 }
 
+// Bytes read from shared memory as words (a dequantizing matmul's weight
+// tile) go to f16 two at a time straight from their word: its bytes (their
+// sign bits flipped, once per word, for signed ones) under 0x64 halves by a
+// prmt, then 1024 (+ 128) off both halves by one sub.f16x2. Elements not so
+// paired take smallIntToFloat.
+std::vector<std::string> FunctionLowering::bytePairsToF16(const ir::Value* v, size_t n, bool isUnsigned) {
+  std::vector<std::string> out(n);
+  std::map<std::string, std::string> flipped;  // word -> its bytes' sign bits flipped
+  std::string magic, bias;
+  bool any = false;
+  for (size_t e = 0; e + 1 < n; e += 2) {
+    auto a = byteOfWord_.find(elem(v, e)), b = byteOfWord_.find(elem(v, e + 1));
+    if (a == byteOfWord_.end() || b == byteOfWord_.end() || a->second.first != b->second.first ||
+        a->second.second % 2 != 0 || b->second.second != a->second.second + 1)
+      continue;
+    if (magic.empty()) {
+      magic = newReg(RegClass::B32);
+      bias = newReg(RegClass::B32);
+      emit("mov.b32 " + magic + ", 0x64646464;");
+      emit("mov.b32 " + bias + ", " + (isUnsigned ? "0x64006400" : "0x64806480") + ";");
+    }
+    std::string word = a->second.first;
+    if (!isUnsigned) {
+      auto [it, fresh] = flipped.emplace(word, "");
+      if (fresh) {
+        it->second = newReg(RegClass::B32);
+        emit("xor.b32 " + it->second + ", " + word + ", 0x80808080;");
+      }
+      word = it->second;
+    }
+    const int lo = a->second.second;  // bytes lo, lo + 1 under 0x64 (byte 4: the magic's)
+    char sel[8];
+    std::snprintf(sel, sizeof sel, "0x4%d4%d", lo + 1, lo);
+    std::string p = newReg(RegClass::B32);
+    emit("prmt.b32 " + p + ", " + word + ", " + magic + ", " + sel + ";");
+    emit("sub.f16x2 " + p + ", " + p + ", " + bias + ";");
+    out[e] = newReg(RegClass::B16);
+    out[e + 1] = newReg(RegClass::B16);
+    emit("mov.b32 {" + out[e] + ", " + out[e + 1] + "}, " + p + ";");
+    any = true;
+  }
+  if (!any) return {};
+  for (size_t e = 0; e < n; ++e)
+    if (out[e].empty()) {
+      std::string x = elem(v, e);
+      out[e] = smallIntToFloat(Scalar::F16, isUnsigned ? zeroExtended(*this, Scalar::I8, x) : x, 8, isUnsigned);
+    }
+  return out;
+}
+
 std::string FunctionLowering::fromF32(Scalar k, const std::string& f) {
   std::string h = newReg(RegClass::B16);
   emit(std::string("cvt.rn.") + halfName(k) + ".f32 " + h + ", " + f + ";");
@@ -434,6 +484,11 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
   if (i.opcode() == Opcode::UCast && !castAlike) return lowerUnsignedCast(i);
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
+  if (from == Scalar::I8 && to == Scalar::F16 && opts().smallIntArithmetic) {
+    out = bytePairsToF16(i.operand(0), n, false);
+    if (!out.empty()) return define(&i, std::move(out));
+    out.assign(n, "");
+  }
   for (size_t e = 0; e < n; ++e) {
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
@@ -515,6 +570,11 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
   Scalar from = i.operand(0)->type().kind, to = i.type().kind;
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
+  if (from == Scalar::I8 && to == Scalar::F16 && opts().smallIntArithmetic) {
+    out = bytePairsToF16(i.operand(0), n, true);
+    if (!out.empty()) return define(&i, std::move(out));
+    out.assign(n, "");
+  }
   for (size_t e = 0; e < n; ++e) {
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));

@@ -84,6 +84,7 @@ std::vector<std::string> FunctionLowering::loadSharedVector(const std::string& a
     for (size_t q = 0; q < n; ++q) {
       out.push_back(newReg(RegClass::B32));
       emit("bfe.s32 " + out.back() + ", " + words[q / 4] + ", " + std::to_string(8 * (q % 4)) + ", 8;");
+      byteOfWord_[out.back()] = {words[q / 4], int(q % 4)};
     }
     return out;
   }

@@ -226,6 +226,10 @@ class FunctionLowering {
   // An 8- or 16-bit integer (in a 32-bit register, sign- or zero-extended)
   // to f32, f16 or bf16 without the conversion unit (dequantization).
   std::string smallIntToFloat(ir::Scalar to, const std::string& x, int bits, bool isUnsigned);
+  // The elements of an 8-bit tile `v` as f16, taking pairs of bytes that
+  // lie in one word read from shared memory from that word (one prmt, one
+  // sub.f16x2 per pair); empty where they do not.
+  std::vector<std::string> bytePairsToF16(const ir::Value* v, size_t n, bool isUnsigned);
 
   const ir::Function& fn() const { return f_; }
   const TargetOptions& opts() const { return opts_; }
@@ -251,6 +255,10 @@ class FunctionLowering {
   std::map<std::string, std::vector<std::string>> indexRegs_;
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> sharedOffsetRegs_;  // per (buffer, tile): (r, REG)
   std::map<const ir::Value*, int> pointerGroup_;
+  // Registers holding one byte of a word read from shared memory (bfe.s32):
+  // the word and the byte's index, so that bytes converted to f16 can be
+  // taken from their words two at a time (lower_elementwise.cpp).
+  std::map<std::string, std::pair<std::string, int>> byteOfWord_;
   std::unique_ptr<analysis::AxisInfoAnalysis> axis_;  // made on first use (address immediates)
   std::map<const ir::BasicBlock*, std::string> labels_;
   int labelCount_ = 0;
