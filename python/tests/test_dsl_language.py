@@ -261,6 +261,53 @@ def test_every_small_integer_converts_to_float_exactly_or_rounded_once(a, b):
     np.testing.assert_array_equal(z, want)
 
 
+@tritonc.jit
+def f64_to_bf16_kernel(X, Z, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(Z + offs, tl.load(X + offs, mask=m).to(tl.bfloat16).to(tl.uint16, bitcast=True), mask=m)
+
+
+def bf16_of_f64(v):
+    """float64 to bfloat16 bits, rounded once (to nearest, ties to even)."""
+    import math
+    out = []
+    for x in v:
+        x = float(x)
+        if math.isnan(x):
+            out.append(0x7FC0)
+            continue
+        sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+        a = abs(x)
+        if a == 0 or math.isinf(a):
+            out.append(sign | (0x7F80 if a else 0))
+            continue
+        e = math.frexp(a)[1] - 1  # a = 1.m * 2^e
+        q = 2.0 ** (7 - max(e, -126))  # ulp of bfloat16 at a: 2^(e-7), subnormals 2^-133
+        r = round(a * q) / q
+        out.append(sign | (0x7F80 if r >= 2.0 ** 128 else int(np.float32(r).view(np.uint32) >> 16)))
+    return np.array(out, dtype=np.uint16)
+
+
+def test_float64_to_bfloat16_rounds_once():
+    """Values one f32 rounding would put exactly halfway between two
+    bfloat16 values (then ties to even: the wrong way), ties, subnormals,
+    overflow, NaN and infinities."""
+    bf = bf16_bits((rng.standard_normal(600) * 8).astype(np.float32))  # bfloat16 values
+    base = (bf.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    half_ulp = np.ldexp(1.0, np.frexp(base)[1] - 9)  # half a bfloat16 ulp
+    tiny = np.ldexp(1.0, np.frexp(base)[1] - 40)  # below f32's precision
+    x = np.concatenate([base, base + half_ulp, base + half_ulp + tiny, base + half_ulp - tiny,
+                        [1e-40, -3e-39, 9.2e-41, 3.39e38, 3.3961e38, 3.5e38, 1e300, -1e300, np.inf, -np.inf,
+                         np.nan, 0.0, -0.0]])
+    z = np.full(x.size, 0x7E01, dtype=np.uint16)
+    run(f64_to_bf16_kernel, (-(-x.size // 512),), x, z, x.size, BLOCK=512)
+    want = bf16_of_f64(x)
+    nan = np.isnan(x)
+    np.testing.assert_array_equal(z[~nan], want[~nan])
+    assert np.all((z[nan] & 0x7F80) == 0x7F80) and np.all(z[nan] & 0x7F)
+
+
 # ---- reductions ---------------------------------------------------------------------
 
 @tritonc.jit
@@ -503,7 +550,7 @@ def atomic_kernel(P, V, OLD, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 ATOMIC_CASES = [(op, d) for op in ("add", "max", "min", "xchg") for d in ("int32", "float32")] + \
-               [(op, "int32") for op in ("and", "or")]
+               [(op, "int32") for op in ("and", "or")] + [("add", "int64"), ("max", "int64"), ("add", "float16")]
 
 
 @pytest.mark.parametrize("op,dtype", ATOMIC_CASES)
@@ -524,11 +571,13 @@ def test_atomics(op, dtype):
                                           np.sort(np.append(vals[:, j], p0[j])))
     else:
         fn = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
-        ref = p0[:n].astype(np.float64) if dtype == "float32" else p0[:n]
+        ref = p0[:n].astype(np.float64) if dtype.startswith("float") else p0[:n]
         for row in vals:
             ref = fn(ref, row)
-        # f32 sums of values near 10 round at about 1e-6 each: absolute where they cancel to near 0
-        np.testing.assert_allclose(p[:n].astype(np.float64), np.asarray(ref, np.float64), rtol=1e-5, atol=1e-5)
+        # f32 sums of values near 10 round at about 1e-6 each (f16: 1e-2, in
+        # whatever order the programs added): absolute where they cancel to near 0
+        tol = 3e-2 if dtype == "float16" else 1e-5
+        np.testing.assert_allclose(p[:n].astype(np.float64), np.asarray(ref, np.float64), rtol=tol, atol=tol)
     np.testing.assert_array_equal(p[n:], p0[n:])  # masked lanes untouched
 
 

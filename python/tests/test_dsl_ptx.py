@@ -424,3 +424,40 @@ def test_int8_matmuls_run_on_integer_tensor_cores(monkeypatch, arch):
             assert "cp.async.cg.shared.global" in ptx, "operands not copied asynchronously"
         messages = ptxas(ptx, arch, verbose=True)
         assert " 0 bytes spill stores" in messages, messages[-2000:]
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_atomics_of_16_and_64_bit_elements_assemble(monkeypatch, arch):
+    """atomic_add on float16 (atom.add.noftz.f16) and bfloat16 (sm_90 only:
+    a clear error on sm_80), int64 additions as .u64 (PTX has no
+    atom.add.s64) and int64 max, old values used and not."""
+    import tritonc
+    import tritonc.language as tl
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    for dtype, op in (("float16", "add"), ("int64", "add"), ("int64", "max")):
+        z = np.zeros(64, dtype)
+        ptx = language_cases.atomic_kernel.warmup(z, z, z, 13, OP=op, BLOCK=16, grid=(4,)).asm["ptx"]
+        assert "atom" in ptx and ".s64" not in " ".join(l for l in ptx.splitlines() if "atom" in l and "add" in l)
+        ptxas(ptx, arch)
+    z = tritonc.reinterpret(np.zeros(64, np.uint16), tl.bfloat16)
+    compiled = language_cases.atomic_kernel.warmup(z, z, z, 13, OP="add", BLOCK=16, grid=(4,))
+    if arch == "sm_80":
+        with pytest.raises(tritonc.Error, match="atomic_add on bf16 needs sm_90"):
+            compiled.asm["ptx"]
+    else:
+        ptx = compiled.asm["ptx"]
+        assert "add.noftz.bf16" in ptx
+        ptxas(ptx, arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_float64_to_bfloat16_assembles(monkeypatch, arch):
+    """cvt.rn.bf16.f64 is sm_90's; on sm_80 the conversion goes through f32
+    rounded to odd (test_dsl_language checks the values)."""
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    ptx = language_cases.f64_to_bf16_kernel.warmup(np.zeros(8), np.zeros(8, np.uint16), 8, BLOCK=512,
+                                                   grid=(1,)).asm["ptx"]
+    assert ("cvt.rn.bf16.f64" in ptx) == (arch == "sm_90a")
+    ptxas(ptx, arch)

@@ -514,7 +514,20 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
       std::string x = isHalf(from) ? toF32(from, a) : a;
       Scalar xf = isHalf(from) ? Scalar::F32 : from;
       if (isHalf(to)) {
-        if (xf == Scalar::F64) {
+        if (xf == Scalar::F64 && to == Scalar::BF16 && opts().arch.rfind("sm_9", 0) != 0) {
+          // cvt.rn.bf16.f64 is sm_90's: to f32 rounded to odd (toward zero,
+          // the lowest bit set where inexact: the sticky bit), then rounded
+          // to bf16 once; f32's 16 more bits make the two roundings one.
+          std::string f = newReg(RegClass::F32), back = newReg(RegClass::F64), bits = newReg(RegClass::B32);
+          std::string inexact = newReg(RegClass::Pred);
+          emit("cvt.rz.f32.f64 " + f + ", " + x + ";");
+          emit("cvt.f64.f32 " + back + ", " + f + ";");
+          emit("setp.neu.f64 " + inexact + ", " + back + ", " + x + ";");
+          emit("mov.b32 " + bits + ", " + f + ";");
+          emit("@" + inexact + " or.b32 " + bits + ", " + bits + ", 1;");
+          emit("mov.b32 " + f + ", " + bits + ";");
+          r = fromF32(to, f);
+        } else if (xf == Scalar::F64) {
           emit(std::string("cvt.rn.") + (to == Scalar::F16 ? "f16" : "bf16") + ".f64 " + r + ", " + x + ";");
         } else {
           r = fromF32(to, x);

@@ -180,6 +180,15 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     case Scalar::I64: ty = "s64"; break;
     case Scalar::F32: ty = "f32"; break;
     case Scalar::F64: ty = "f64"; break;
+    case Scalar::F16: case Scalar::BF16:  // additions only (PTX's atom.add.noftz; bf16 from sm_90)
+      ty = k == Scalar::F16 ? "noftz.f16" : "noftz.bf16";
+      if (cas || ir::AtomicKind(i.sub) != ir::AtomicKind::Add)
+        throw UserError(i.loc, std::string("atomics on ") + ir::scalarName(k) +
+                                   " other than atomic_add are not supported by the GPU back end");
+      if (k == Scalar::BF16 && opts().arch.rfind("sm_9", 0) != 0)
+        throw UserError(i.loc, "atomic_add on bf16 needs sm_90 or later (PTX's atom.add.noftz.bf16); this is " +
+                                   opts().arch);
+      break;
     default:
       throw UserError(i.loc, std::string("atomics on ") + ir::scalarName(k) + " are not supported by the GPU back end yet");
   }
@@ -188,7 +197,10 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     opName = "cas";
   } else {
     switch (ir::AtomicKind(i.sub)) {
-      case ir::AtomicKind::Add: opName = "add"; break;
+      case ir::AtomicKind::Add:  // (no atom.add.s64: two's complement adds alike)
+        opName = "add";
+        if (k == Scalar::I64) ty = "u64";
+        break;
       case ir::AtomicKind::Xchg: opName = "exch"; break;
       case ir::AtomicKind::Max: opName = "max"; break;
       case ir::AtomicKind::Min: opName = "min"; break;
@@ -265,11 +277,12 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     define(&i, {"0"});  // (never read)
     return;
   }
+  const std::string width = size == 8 ? "b64" : size == 2 ? "b16" : "b32";
   std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
     std::string r = newReg(regClassOf(k));
-    emit(std::string("mov.") + (size == 8 ? "b64 " : "b32 ") + r + ", 0;");
+    emit("mov." + width + " " + r + ", 0;");
     if (floatMinMax) {
       std::string bits, nonNeg, neg, old = newReg(size == 8 ? RegClass::B64 : RegClass::B32);
       floatMinMaxParts(elem(i.operand(1), e), pred, bits, nonNeg, neg);
@@ -290,10 +303,10 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     // Scalar atomics ran in thread 0 only: share the old value with every
     // thread through the instruction's scratch.
     std::string at = sharedAddress(i.smem);
-    guarded(owner, std::string("st.shared.") + (size == 8 ? "b64" : "b32") + " [" + at + "], " + out[0] + ";");
+    guarded(owner, "st.shared." + width + " [" + at + "], " + out[0] + ";");
     barrier();
     std::string r = newReg(regClassOf(k));
-    emit(std::string("ld.shared.") + (size == 8 ? "b64 " : "b32 ") + r + ", [" + at + "];");
+    emit("ld.shared." + width + " " + r + ", [" + at + "];");
     out[0] = r;
   }
   define(&i, std::move(out));
