@@ -225,7 +225,32 @@ def bad_overflow_at_compile_time(X, BLOCK: tl.constexpr):
     tl.store(X, math.exp(BLOCK * 1000))
 
 
+@tritonc.jit
+def _sum_and_product(a, b):
+    return a + b, a * b
+
+
+@tritonc.jit
+def _first_sum(a1, b1, a2, b2):
+    return a1 + a2
+
+
+@tritonc.jit
+def bad_combine_two_results(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.store(X, tl.reduce(x, 0, _sum_and_product))
+
+
+@tritonc.jit
+def bad_combine_one_result(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    a, b = tl.associative_scan((x, x), 0, _first_sum)
+    tl.store(X + tl.arange(0, BLOCK), a + b)
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_combine_two_results, "tl.reduce", "_sum_and_product returned 2 values for 1 tensor"),
+    (bad_combine_one_result, "tl.associative_scan", "_first_sum returned 1 value for 2 tensors"),
     (bad_float_atomic_and, "tl.atomic_and", "atomic_and takes integers, not tl.float32"),
     (bad_pointer_to_pointer, "tl.pointer_type(tl.pointer_type", "pointers to pointers are not supported"),
     (bad_scan_shapes, "tl.associative_scan", "the tuple's tensors must have one shape, not [16], [32]"),

@@ -99,10 +99,16 @@ def _values(x, what):
     return [to_tensor(x)], False
 
 
-def _combine(fn, a, b):
+def _combine(fn, a, b, what):
     r = core.current_codegen().call(fn, list(a) + list(b))
     r = unwrap(r)
-    return [to_tensor(v) for v in r] if isinstance(r, (tuple, list)) else [to_tensor(r)]
+    out = [to_tensor(v) for v in r] if isinstance(r, (tuple, list)) else [to_tensor(r)]
+    if len(out) != len(a):
+        name = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None), "__name__", "the combine function")
+        raise CompileError("%s: %s returned %d value%s for %d tensor%s: a combine function returns one value per "
+                           "tensor combined" % (what, name, len(out), "" if len(out) == 1 else "s", len(a),
+                                                "" if len(a) == 1 else "s"))
+    return out
 
 
 @builtin
@@ -220,7 +226,7 @@ def associative_scan(input, axis, combine_fn, reverse=False):
             last = _pick(lo, a + 1, s - 1)
             lasts.append(semantic.broadcast_to(semantic.reshape(last, last.shape[:a + 1] + (1,) + last.shape[a + 1:]),
                                                lo.shape))
-        highs = _combine(fn, lasts, [hi for _, hi, _ in parts])
+        highs = _combine(fn, lasts, [hi for _, hi, _ in parts], "tl.associative_scan")
         xs = [_unpair(lo, semantic.cast(h, lo.dtype), a, shp, x.shape)
               for x, (lo, _, shp), h in zip(xs, parts, highs)]
         s *= 2
@@ -273,7 +279,7 @@ def reduce(input, axis, combine_fn, keep_dims=False):
             y = semantic.reshape(x, x.shape[:a] + (2, n // 2) + x.shape[a + 1:])
             halves.append((_pick(y, a, 0), _pick(y, a, 1)))
         xs = [semantic.cast(r, x.dtype) for r, x in
-              zip(_combine(fn, [lo for lo, _ in halves], [hi for _, hi in halves]), xs)]
+              zip(_combine(fn, [lo for lo, _ in halves], [hi for _, hi in halves], "tl.reduce"), xs)]
         n //= 2
     out = [_pick(x, a, 0) for x in xs]
     if unwrap(keep_dims):
