@@ -626,11 +626,13 @@ void Assigner::run() {
   std::vector<ir::Instruction*> order;
   for (auto& bb : f_.blocks())
     for (auto& inst : bb->instructions()) order.push_back(inst.get());
-  // 0. fp8 dots read their fp8 tiles where wgmma can, f16 ones elsewhere (dot_plan.h).
+  // 0. Dots into f16/bf16 accumulate in f32; fp8 dots read their fp8 tiles
+  // where wgmma can, f16 ones elsewhere (dot_plan.h).
   bool changed = false;
   std::vector<ir::Instruction*> dots;  // (first: legalizing may erase the widenings it replaces)
   for (ir::Instruction* i : order)
     if (i->opcode() == Opcode::Dot) dots.push_back(i);
+  for (ir::Instruction* d : dots) changed = legalizeHalfAccumulatorDot(m_, *d) || changed;
   for (ir::Instruction* d : dots) changed = legalizeFp8Dot(m_, *d, target_, *axis_) || changed;
   if (changed) {  // the casts it made get layouts like the rest; those it dropped are gone
     axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);

@@ -233,6 +233,23 @@ bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, con
   return true;
 }
 
+bool legalizeHalfAccumulatorDot(ir::Module& m, ir::Instruction& dot) {
+  if (dot.opcode() != ir::Opcode::Dot) return false;
+  const Scalar k = dot.type().kind;
+  if (k != Scalar::F16 && k != Scalar::BF16) return false;
+  ir::Builder b(m);
+  b.setInsertPoint(dot.parent, dot.parent->indexOf(&dot));
+  b.setLoc(dot.loc);
+  dot.setOperand(2, b.cast(dot.operand(2), dot.operand(2)->type().withKind(Scalar::F32)));
+  const ir::Type half = dot.type();
+  dot.setType(half.withKind(Scalar::F32));
+  b.setInsertPoint(dot.parent, dot.parent->indexOf(&dot) + 1);
+  ir::Value* rounded = b.cast(&dot, half);
+  dot.replaceAllUsesWith(rounded);
+  static_cast<ir::Instruction*>(rounded)->setOperand(0, &dot);  // (the cast's own operand was rewritten too)
+  return true;
+}
+
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim) {
   int64_t esize = ir::byteSize(type.kind);
   switch (kind) {

@@ -53,6 +53,13 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
 // gets them widened to f16 instead. Returns whether it changed the dot.
 bool legalizeFp8Dot(ir::Module& m, ir::Instruction& dot, const DotTarget& t, const analysis::AxisInfoAnalysis& axis);
 
+// A dot into f16 or bf16 (tl.dot(..., out_dtype=tl.float16)) accumulates
+// in f32: its accumulator is widened before it and the result rounded back
+// after it, once per dot (Triton's f16 accumulators round at each of the
+// instruction's k steps; this is as exact or more). Returns whether it
+// changed the dot.
+bool legalizeHalfAccumulatorDot(ir::Module& m, ir::Instruction& dot);
+
 // The shared-memory layout operand `opIdx` of a dot planned as `kind` is
 // staged in, for an operand of `type` (its shape and element kind) whose
 // registers are contiguous along `fastDim` (so that they are stored with

@@ -482,6 +482,32 @@ def test_dot(M, N, K, dtype, acc):
 
 
 @tritonc.jit
+def dot_half_out_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr,
+                        OUT: tl.constexpr):
+    """A K loop whose accumulator is f16 or bf16 (out_dtype), carried as such."""
+    acc = tl.zeros((M, N), OUT)
+    for k in range(0, K, BK):
+        a = tl.load(A + tl.arange(0, M)[:, None] * K + k + tl.arange(0, BK)[None, :])
+        b = tl.load(B + (k + tl.arange(0, BK))[:, None] * N + tl.arange(0, N)[None, :])
+        acc = tl.dot(a, b, acc, out_dtype=OUT)
+    tl.static_assert(acc.dtype == OUT)
+    tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], acc.to(tl.float32))
+
+
+@pytest.mark.parametrize("M,N,K,BK", [(16, 16, 32, 16), (64, 64, 128, 32), (64, 128, 64, 64)])
+@pytest.mark.parametrize("out", ["float16", "bfloat16"])
+def test_dot_into_half_accumulators(M, N, K, BK, out):
+    a = (rng.standard_normal((M, K)) * 0.25).astype(np.float16)
+    b = (rng.standard_normal((K, N)) * 0.25).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float32)
+    run(dot_half_out_kernel, (1,), a, b, c, M=M, N=N, K=K, BK=BK, OUT=TL[out] if out in TL else tl.bfloat16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    # rounded to f16/bf16 at least once per K block (Triton: per k step of the instruction)
+    tol = (2.0 ** -8 if out == "float16" else 2.0 ** -5) * (K // BK + 1) * max(1.0, np.abs(ref).max())
+    np.testing.assert_allclose(c, ref, rtol=0, atol=tol)
+
+
+@tritonc.jit
 def dot_i8_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, B_KN: tl.constexpr):
     a = tl.load(A + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
     if B_KN:  # B stored [K, N]

@@ -461,3 +461,18 @@ def test_float64_to_bfloat16_assembles(monkeypatch, arch):
                                                    grid=(1,)).asm["ptx"]
     assert ("cvt.rn.bf16.f64" in ptx) == (arch == "sm_90a")
     ptxas(ptx, arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_dot_into_half_accumulators_assembles(monkeypatch, arch):
+    """tl.dot(..., out_dtype=tl.float16 / tl.bfloat16) accumulates in f32
+    on the tensor cores, rounded back after each dot (dot_plan.h)."""
+    import tritonc.language as tl
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    for out in (tl.float16, tl.bfloat16):
+        a = np.zeros((64, 128), np.float16)
+        ptx = language_cases.dot_half_out_kernel.warmup(a, a.T.copy(), np.zeros((64, 64), np.float32), M=64, N=64,
+                                                        K=128, BK=32, OUT=out, grid=(1,)).asm["ptx"]
+        assert ("wgmma.mma_async" if arch == "sm_90a" else "mma.sync") in ptx
+        ptxas(ptx, arch)

@@ -554,6 +554,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             raise CompileError("tl.dot: a %r accumulator for %r operands; it takes %s" % (
                 c.dtype, a.dtype, "tl.int32" if a.dtype.is_int() else "a float type (tl.float32 by default)"))
         out = c.dtype
+    if out in (core.float16, core.bfloat16):
+        # Half-precision accumulators accumulate in float32, rounded to out
+        # once per dot, on every back end (Triton's tensor cores round at
+        # each of their k steps; the IR's dot into f16 would round at each
+        # product and sum).
+        c32 = semantic.cast(c, core.float32)
+        r = tensor(semantic.builder().dot(a.handle, b.handle, c32.handle), core.float32, shape)
+        return semantic.cast(r, out)
     return tensor(semantic.builder().dot(a.handle, b.handle, c.handle), out, shape)
 
 
