@@ -308,6 +308,26 @@ def test_float64_to_bfloat16_rounds_once():
     assert np.all((z[nan] & 0x7F80) == 0x7F80) and np.all(z[nan] & 0x7F)
 
 
+@tritonc.jit
+def half_scalars_kernel(X, Y, n, s: tl.float16, b: tl.bfloat16, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.static_assert(s.dtype == tl.float16)
+    tl.store(Y + offs, tl.load(X + offs, mask=m) * s + b.to(tl.float32), mask=m)
+
+
+def test_half_precision_scalar_arguments():
+    """Scalars annotated float16/bfloat16 arrive rounded to their type (the
+    GPU packs them as 16-bit parameters)."""
+    x = rng.standard_normal(29).astype(np.float32)
+    y = np.full(29, np.nan, np.float32)
+    s, b = 0.1, 3.3
+    run(half_scalars_kernel, (1,), x, y, 29, s, b, BLOCK=32)
+    b16 = float((bf16_bits(np.array([b], np.float32)).astype(np.uint32) << 16).view(np.float32)[0])
+    ref = x * np.float32(np.float16(s)) + np.float32(b16)
+    np.testing.assert_allclose(y, ref, rtol=1e-6, atol=1e-6)  # (s unrounded: 2.4e-4 off; b: 3e-3)
+
+
 # ---- reductions ---------------------------------------------------------------------
 
 @tritonc.jit

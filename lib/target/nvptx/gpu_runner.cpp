@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "support/float16.h"
 #include "target/nvptx/cuda_driver.h"
 #include "target/nvptx/occupancy_fallback.h"
 #include "target/nvptx/tensor_maps.h"
@@ -220,6 +221,11 @@ static void fillParams(ParamBlock& params, const std::vector<ir::Type>& types, c
       case ir::Scalar::I64: params.put(k, &iv, 8); break;
       case ir::Scalar::F32: { float v = float(fv); params.put(k, &v, 4); break; }
       case ir::Scalar::F64: params.put(k, &fv, 8); break;
+      case ir::Scalar::F16: case ir::Scalar::BF16: {  // (.param .b16: rounded once from the double)
+        uint16_t v = t.kind == ir::Scalar::F16 ? doubleToHalf(fv) : doubleToBf16(fv);
+        params.put(k, &v, 2);
+        break;
+      }
       default: throw UserError(SourceLoc{}, std::string("scalar arguments of type ") + ir::scalarName(t.kind) +
                                                 " are not supported on the GPU yet");
     }
