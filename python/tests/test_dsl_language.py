@@ -628,6 +628,26 @@ def test_atomics(op, dtype):
 
 
 @tritonc.jit
+def cas_tile_kernel(P, OLD, BLOCK: tl.constexpr):
+    """Even lanes compare equal and swap in twice the value, odd ones not."""
+    offs = tl.arange(0, BLOCK)
+    cur = tl.load(P + offs)
+    cmp = tl.where(offs % 2 == 0, cur, cur + 1).to(P.dtype.element_ty)
+    tl.store(OLD + offs, tl.atomic_cas(P + offs, cmp, (cur * 2).to(P.dtype.element_ty)))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float16", "int32", "float32", "int64"])
+def test_atomic_cas_of_tiles(dtype):
+    p0 = values(dtype, 32, small=True)
+    p, old = p0.copy(), np.zeros(32, dtype)
+    run(cas_tile_kernel, (1,), p, old, BLOCK=32)
+    np.testing.assert_array_equal(old, p0)
+    want = p0.copy()
+    want[::2] = (p0[::2] * 2).astype(dtype)
+    np.testing.assert_array_equal(p, want)
+
+
+@tritonc.jit
 def cas_kernel(LOCK, COUNT):
     # A spin lock: take it, count, release it.
     while tl.atomic_cas(LOCK, 0, 1) == 1:

@@ -430,7 +430,8 @@ def test_int8_matmuls_run_on_integer_tensor_cores(monkeypatch, arch):
 def test_atomics_of_16_and_64_bit_elements_assemble(monkeypatch, arch):
     """atomic_add on float16 (atom.add.noftz.f16) and bfloat16 (sm_90 only:
     a clear error on sm_80), int64 additions as .u64 (PTX has no
-    atom.add.s64) and int64 max, old values used and not."""
+    atom.add.s64) and int64 max, old values used and not; atomic_cas of
+    16-bit elements (atom.cas.b16)."""
     import tritonc
     import tritonc.language as tl
     import test_dsl_language as language_cases
@@ -439,6 +440,11 @@ def test_atomics_of_16_and_64_bit_elements_assemble(monkeypatch, arch):
         z = np.zeros(64, dtype)
         ptx = language_cases.atomic_kernel.warmup(z, z, z, 13, OP=op, BLOCK=16, grid=(4,)).asm["ptx"]
         assert "atom" in ptx and ".s64" not in " ".join(l for l in ptx.splitlines() if "atom" in l and "add" in l)
+        ptxas(ptx, arch)
+    for dtype in ("int16", "float16"):  # atom.cas.b16
+        z = np.zeros(32, dtype)
+        ptx = language_cases.cas_tile_kernel.warmup(z, z, BLOCK=32, grid=(1,)).asm["ptx"]
+        assert "cas.b16" in ptx
         ptxas(ptx, arch)
     z = tritonc.reinterpret(np.zeros(64, np.uint16), tl.bfloat16)
     compiled = language_cases.atomic_kernel.warmup(z, z, z, 13, OP="add", BLOCK=16, grid=(4,))

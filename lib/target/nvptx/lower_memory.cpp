@@ -180,12 +180,15 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     case Scalar::I64: ty = "s64"; break;
     case Scalar::F32: ty = "f32"; break;
     case Scalar::F64: ty = "f64"; break;
-    case Scalar::F16: case Scalar::BF16:  // additions only (PTX's atom.add.noftz; bf16 from sm_90)
-      ty = k == Scalar::F16 ? "noftz.f16" : "noftz.bf16";
-      if (cas || ir::AtomicKind(i.sub) != ir::AtomicKind::Add)
-        throw UserError(i.loc, std::string("atomics on ") + ir::scalarName(k) +
-                                   " other than atomic_add are not supported by the GPU back end");
-      if (k == Scalar::BF16 && opts().arch.rfind("sm_9", 0) != 0)
+    case Scalar::F16: case Scalar::BF16: case Scalar::I16:
+      // 16 bits: atomic_cas (atom.cas.b16), and additions of f16 and bf16
+      // (atom.add.noftz; bf16 from sm_90).
+      ty = k == Scalar::F16 ? "noftz.f16" : k == Scalar::BF16 ? "noftz.bf16" : "b16";
+      if (!cas && (k == Scalar::I16 || ir::AtomicKind(i.sub) != ir::AtomicKind::Add))
+        throw UserError(i.loc, std::string("atomics on ") + ir::scalarName(k) + " other than atomic_cas" +
+                                   (k == Scalar::I16 ? "" : " and atomic_add") +
+                                   " are not supported by the GPU back end");
+      if (!cas && k == Scalar::BF16 && opts().arch.rfind("sm_9", 0) != 0)
         throw UserError(i.loc, "atomic_add on bf16 needs sm_90 or later (PTX's atom.add.noftz.bf16); this is " +
                                    opts().arch);
       break;
@@ -213,7 +216,14 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   }
   bool bitwise = cas || std::string(opName) == "exch" || std::string(opName) == "and" || std::string(opName) == "or" ||
                  std::string(opName) == "xor";
-  std::string aty = bitwise ? (size == 8 ? "b64" : "b32") : ty;
+  std::string aty = bitwise ? (size == 8 ? "b64" : size == 2 ? "b16" : "b32") : ty;
+  // i16 lives sign-extended in 32-bit registers; atom.cas.b16 takes 16-bit ones.
+  auto narrow16 = [&](const std::string& r) {
+    if (k != Scalar::I16) return r;
+    std::string h = newReg(RegClass::B16);
+    emit("cvt.u16.u32 " + h + ", " + r + ";");
+    return h;
+  };
   // Float max and min have no PTX atom: as integers, the bits of a float
   // whose sign bit is clear order like the floats (signed max), those of one
   // whose sign bit is set in reverse (unsigned min, the sign bit making any
@@ -281,7 +291,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   std::vector<std::string> out(numRegs(t));
   for (size_t e = 0; e < out.size(); ++e) {
     std::string pred = predicateFor(e);
-    std::string r = newReg(regClassOf(k));
+    std::string r = newReg(k == Scalar::I16 ? RegClass::B16 : regClassOf(k));
     emit("mov." + width + " " + r + ", 0;");
     if (floatMinMax) {
       std::string bits, nonNeg, neg, old = newReg(size == 8 ? RegClass::B64 : RegClass::B32);
@@ -293,9 +303,14 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       out[e] = r;
       continue;
     }
-    std::string args = "[" + elem(ptr, e) + "], " + elem(i.operand(1), e);
-    if (cas) args += ", " + elem(i.operand(2), e);
+    std::string args = "[" + elem(ptr, e) + "], " + narrow16(elem(i.operand(1), e));
+    if (cas) args += ", " + narrow16(elem(i.operand(2), e));
     guarded(pred, "atom" + order + ".global." + opName + "." + aty + " " + r + ", " + args + ";");
+    if (k == Scalar::I16) {  // back to a sign-extended 32-bit register
+      std::string w = newReg(regClassOf(k));
+      emit("cvt.s32.s16 " + w + ", " + r + ";");
+      r = w;
+    }
     out[e] = r;
   }
   if (!t.isTile() && i.users().empty() && acquires) barrier();
@@ -306,7 +321,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
     guarded(owner, "st.shared." + width + " [" + at + "], " + out[0] + ";");
     barrier();
     std::string r = newReg(regClassOf(k));
-    emit("ld.shared." + width + " " + r + ", [" + at + "];");
+    emit("ld.shared." + (k == Scalar::I16 ? std::string("s16") : width) + " " + r + ", [" + at + "];");
     out[0] = r;
   }
   define(&i, std::move(out));
