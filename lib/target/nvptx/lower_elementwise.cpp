@@ -86,21 +86,30 @@ std::string FunctionLowering::toF32(Scalar k, const std::string& r) {
 // truncated to f32 with the lowest bit set where that was inexact (round
 // to odd keeps the sticky information), then rounded to bf16 once.
 std::string FunctionLowering::intToHalf(Scalar k, const std::string& x, const char* it) {
-  std::string f = newReg(RegClass::F32);
   if (k == Scalar::F16) {
+    std::string f = newReg(RegClass::F32);
     emit(std::string("cvt.rn.f32.") + it + " " + f + ", " + x + ";");
     return fromF32(k, f);
   }
-  const bool wide = it[1] == '6';
-  std::string back = newReg(wide ? RegClass::B64 : RegClass::B32), bits = newReg(RegClass::B32);
-  std::string inexact = newReg(RegClass::Pred);
-  emit(std::string("cvt.rz.f32.") + it + " " + f + ", " + x + ";");
-  emit(std::string("cvt.rzi.") + it + ".f32 " + back + ", " + f + ";");
-  emit(std::string("setp.ne.") + (wide ? "b64 " : "b32 ") + inexact + ", " + back + ", " + x + ";");
+  return fromF32(k, f32RoundedToOdd(x, it));
+}
+
+// `x` (PTX type `from`: an integer, or f64) as f32 rounded to odd: toward
+// zero, the lowest bit set where that was inexact (the sticky bit), so that
+// rounding it once more to a type at least two bits narrower (bf16) rounds
+// `x` once.
+std::string FunctionLowering::f32RoundedToOdd(const std::string& x, const std::string& from) {
+  const bool isFloat = from[0] == 'f', wide = from[1] == '6';
+  std::string f = newReg(RegClass::F32), bits = newReg(RegClass::B32), inexact = newReg(RegClass::Pred);
+  std::string back = newReg(isFloat ? RegClass::F64 : wide ? RegClass::B64 : RegClass::B32);
+  emit("cvt.rz.f32." + from + " " + f + ", " + x + ";");
+  emit((isFloat ? "cvt.f64.f32 " : "cvt.rzi." + from + ".f32 ") + back + ", " + f + ";");
+  emit((isFloat ? std::string("setp.neu.f64 ") : std::string("setp.ne.") + (wide ? "b64 " : "b32 ")) + inexact +
+       ", " + back + ", " + x + ";");  // (a NaN is inexact: the or keeps it a NaN)
   emit("mov.b32 " + bits + ", " + f + ";");
   emit("@" + inexact + " or.b32 " + bits + ", " + bits + ", 1;");
   emit("mov.b32 " + f + ", " + bits + ";");
-  return fromF32(k, f);
+  return f;
 }
 
 // Dequantizing kernels convert every weight they read, and cvt from an
@@ -143,12 +152,10 @@ std::string FunctionLowering::smallIntToFloat(Scalar to, const std::string& x, i
   emit("mov.b32 " + f + ", " + t + ";");
   emit("sub.f32 " + r + ", " + f + ", 0f" + hex(magic) + ";");
   if (to == Scalar::F32) return r;
-  if (to == Scalar::BF16 && bits == 8) {  // exact: bf16 is f32's top half
-    std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
-    emit("mov.b32 {" + lo + ", " + hi + "}, " + r + ";");
-    return hi;
-  }
-  return fromF32(to, r);
+  // bf16 from 8 bits (smallIntToFloatApplies): exact, f32's top half
+  std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
+  emit("mov.b32 {" + lo + ", " + hi + "}, " + r + ";");
+  return hi;
 }
 
 // Bytes read from shared memory as words (a dequantizing matmul's weight
@@ -515,18 +522,7 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
       Scalar xf = isHalf(from) ? Scalar::F32 : from;
       if (isHalf(to)) {
         if (xf == Scalar::F64 && to == Scalar::BF16 && opts().arch.rfind("sm_9", 0) != 0) {
-          // cvt.rn.bf16.f64 is sm_90's: to f32 rounded to odd (toward zero,
-          // the lowest bit set where inexact: the sticky bit), then rounded
-          // to bf16 once; f32's 16 more bits make the two roundings one.
-          std::string f = newReg(RegClass::F32), back = newReg(RegClass::F64), bits = newReg(RegClass::B32);
-          std::string inexact = newReg(RegClass::Pred);
-          emit("cvt.rz.f32.f64 " + f + ", " + x + ";");
-          emit("cvt.f64.f32 " + back + ", " + f + ";");
-          emit("setp.neu.f64 " + inexact + ", " + back + ", " + x + ";");
-          emit("mov.b32 " + bits + ", " + f + ";");
-          emit("@" + inexact + " or.b32 " + bits + ", " + bits + ", 1;");
-          emit("mov.b32 " + f + ", " + bits + ";");
-          r = fromF32(to, f);
+          r = fromF32(to, f32RoundedToOdd(x, "f64"));  // (cvt.rn.bf16.f64 is sm_90's)
         } else if (xf == Scalar::F64) {
           emit(std::string("cvt.rn.") + (to == Scalar::F16 ? "f16" : "bf16") + ".f64 " + r + ", " + x + ";");
         } else {

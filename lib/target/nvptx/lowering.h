@@ -223,6 +223,8 @@ class FunctionLowering {
   std::string castFp8(ir::Scalar from, ir::Scalar to, const std::string& r);
   // An integer register (PTX type `it`) to f16/bf16, rounded once.
   std::string intToHalf(ir::Scalar k, const std::string& x, const char* it);
+  // `x` (PTX type `from`: s32 s64 u32 u64 f64) as f32 rounded to odd.
+  std::string f32RoundedToOdd(const std::string& x, const std::string& from);
   // An 8- or 16-bit integer (in a 32-bit register, sign- or zero-extended)
   // to f32, f16 or bf16 without the conversion unit (dequantization).
   std::string smallIntToFloat(ir::Scalar to, const std::string& x, int bits, bool isUnsigned);
