@@ -14,7 +14,7 @@ events around each call, L2 flushed before it), medians.
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
 attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, quant,
-w8a8, llm, compile, launch) runs only
+w8a8, llm, gather, compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
@@ -92,6 +92,7 @@ FP8_KERNELS = os.path.join(ROOT, "python", "tests", "fp8_kernels.py")
 MOE_KERNELS = os.path.join(ROOT, "python", "tests", "moe_kernels.py")
 QUANT_KERNELS = os.path.join(ROOT, "python", "tests", "quant_kernels.py")
 LLM_KERNELS = os.path.join(ROOT, "python", "tests", "llm_kernels.py")
+GATHER_KERNELS = os.path.join(ROOT, "python", "tests", "gather_kernels.py")
 TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
@@ -100,6 +101,7 @@ ours_fp8 = load_kernels(False, FP8_KERNELS)
 ours_moe = load_kernels(False, MOE_KERNELS)
 ours_quant = load_kernels(False, QUANT_KERNELS)
 ours_llm = load_kernels(False, LLM_KERNELS)
+ours_gather = load_kernels(False, GATHER_KERNELS)
 ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
@@ -110,12 +112,13 @@ try:
     theirs_moe = load_kernels(True, MOE_KERNELS)
     theirs_quant = load_kernels(True, QUANT_KERNELS)
     theirs_llm = load_kernels(True, LLM_KERNELS)
+    theirs_gather = load_kernels(True, GATHER_KERNELS)
     theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
-    theirs_persistent, theirs_quant, theirs_llm = None, None, None
+    theirs_persistent, theirs_quant, theirs_llm, theirs_gather = None, None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -902,6 +905,35 @@ def launch_us(mod):
 
 
 extra = {"cold_compile_ms": {}, "launch_us": {}}
+# ---- tl.gather: a per-row shuffle and a codebook lookup (gather_kernels.py) ----
+if want("gather"):
+    GATHER = (("tritonc", ours_gather), ("triton", theirs_gather))
+    for M, N in ((65536, 128), (16384, 1024)):
+        x = torch.randn(M, N, device=dev)
+        idx = torch.randint(0, N, (M, N), device=dev, dtype=torch.int32)
+        out = torch.empty(M, N, device=dev)
+        ref = torch.gather(x, 1, idx.long())
+        BM = max(1, 4096 // N)
+
+        def run_rows(k, x=x, idx=idx, out=out, ref=ref, M=M, N=N, BM=BM):
+            return timed(lambda: k[(cdiv(M, BM),)](x, idx, out, M, N=N, K=N, BLOCK_M=BM), out, ref)
+
+        res = both("gather_rows", run_rows, GATHER)
+        res["torch"] = (do_bench(lambda: torch.gather(x, 1, idx.long(), out=out), return_mode="median"), None)
+        record("gather-rows", "%dx%d" % (M, N), "GB/s", 12.0 * M * N, res)
+    n = 1 << 26
+    codes = torch.randint(0, 16, (n,), device=dev, dtype=torch.uint8)
+    table = torch.randn(16, device=dev, dtype=torch.float16)
+    scales = torch.rand(n // 64, device=dev)
+    deq = torch.empty(n, device=dev, dtype=torch.float16)
+    ref = (table[codes.long()].float() * scales.repeat_interleave(64)).half()
+
+    def run_codebook(k):
+        return timed(lambda: k[(cdiv(n, 1024),)](codes, table, scales, deq, n, BLOCK=1024), deq, ref)
+
+    res = both("codebook_dequant", run_codebook, GATHER)
+    record("codebook", "%d" % n, "GB/s", 3.0 * n + n // 16, res)
+
 if want("compile"):
     extra["cold_compile_ms"]["tritonc"] = cold_compile(load_kernels(False), "tritonc")
     if theirs is not None:

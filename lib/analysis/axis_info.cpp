@@ -125,6 +125,7 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous:
     case Opcode::ExtractSlice:
+    case Opcode::Gather:  // picks elements of its source
     case Opcode::Rem:  // C's remainder has the dividend's sign
       return nn(0);
     case Opcode::Cast:  // sign extension keeps the sign

@@ -243,6 +243,7 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
     case Opcode::Reduce:
       return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
     case Opcode::ExtractSlice: return slicePicksRegisters(u, own) ? own : nullptr;
+    case Opcode::Gather: return k == 1 ? own : nullptr;  // the source goes through shared memory as it is
     case Opcode::Dot: return k == 2 ? own : nullptr;
     default: return nullptr;
   }
@@ -258,6 +259,7 @@ const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* op
     case Opcode::Trans: return permutedLayout(m_, l, ir::transPermutation(u));
     case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
     case Opcode::ExtractSlice: return slicePicksRegisters(u, l) ? l : nullptr;
+    case Opcode::Gather: return operand == u.operand(1) ? l : nullptr;
     default: return nullptr;
   }
 }

@@ -297,6 +297,19 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             add(i, fact);
           }
           break;
+        case Opcode::Gather:
+          if (i.smem >= 0) {
+            const ir::Type& from = i.operand(0)->type();
+            LineFact fact;
+            fact.kind = "convert";
+            fact.instruction = "shared";
+            fact.tile = shapeText(t.shape);
+            fact.text = "gather from " + shapeText(from.shape) + " " + ir::scalarName(from.kind) +
+                        " staged in shared memory (" + std::to_string(from.numElements() * ir::byteSize(from.kind)) +
+                        " bytes)";
+            add(i, fact);
+          }
+          break;
         case Opcode::ProgramId:
           // gpu-program-order's launch index (the user's program_id line).
           if (f.groupedPrograms && i.imm == 0) {

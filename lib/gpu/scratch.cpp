@@ -51,6 +51,15 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       s.bytes = from.numElements() / cols * s.pitch * esize;
       return s;
     }
+    case ir::Opcode::Gather: {
+      // The source at its row-major places, unpadded: the reads go wherever
+      // the indices point.
+      const ir::Type& from = inst.operand(0)->type();
+      if (!from.isTile()) return s;
+      s.pitch = from.shape.back();
+      s.bytes = from.numElements() * ir::byteSize(from.kind);
+      return s;
+    }
     case ir::Opcode::Reduce: {
       int64_t slots = reduceWarpSlots(inst);
       if (slots == 1) return s;

@@ -63,6 +63,12 @@ Value* Builder::extractSlice(Value* v, size_t axis, int64_t offset, int64_t leng
   return i;
 }
 
+Value* Builder::gather(Value* src, Value* index, size_t axis) {
+  Instruction* i = create(Opcode::Gather, src->type().withShape(index->type().shape), {src, index});
+  i->sub = uint8_t(axis);
+  return i;
+}
+
 Value* Builder::range(int64_t start, int64_t n) {
   Instruction* i = create(Opcode::Range, Type::scalar(Scalar::I32).withShape({n}), {});
   i->imm = start;

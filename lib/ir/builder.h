@@ -36,6 +36,8 @@ class Builder {
   Value* permute(Value* v, const std::vector<int>& perm);
   // v[..., offset : offset + length, ...] along `axis`.
   Value* extractSlice(Value* v, size_t axis, int64_t offset, int64_t length);
+  // r[..., i, ...] = src[..., index[..., i, ...], ...] along `axis`: the shape of `index`.
+  Value* gather(Value* src, Value* index, size_t axis);
   Value* range(int64_t start, int64_t n);
   Value* programId(int axis);
   Value* numPrograms(int axis);

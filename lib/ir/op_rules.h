@@ -39,7 +39,7 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::TmaCopy: return {10, 11};
     case Opcode::TmaWait: case Opcode::StageRelease: return {3, 3};
     case Opcode::StageInit: return {1, 1};
-    case Opcode::Cmp: case Opcode::Gep: return {2, 2};
+    case Opcode::Cmp: case Opcode::Gep: case Opcode::Gather: return {2, 2};
     case Opcode::Select: case Opcode::Fma: case Opcode::Dot: return {3, 3};
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
     case Opcode::Br: case Opcode::Ret: return {0, 0};

@@ -655,6 +655,14 @@ void Parser::parseInstruction(BasicBlock* bb) {
       inst->imm = expectInt("the offset along the axis after the axis of 'extract_slice'");
       break;
     }
+    case Opcode::Gather: {
+      Token axis = peek();
+      int64_t a = expectInt("an axis after 'gather'");
+      if (a < 0 || a >= int64_t(kMaxTileRank))
+        failAt(axis.loc, "'gather' axis must be below " + std::to_string(kMaxTileRank));
+      inst->sub = uint8_t(a);
+      break;
+    }
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
     case Opcode::Trans:
       // trans [p0, p1, ...]: result dimension d is operand dimension pd (the

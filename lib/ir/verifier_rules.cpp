@@ -326,6 +326,22 @@ std::string checkOpcodeRules(const Instruction& inst) {
                " are not inside the " + std::to_string(a.shape[axis]) + " of axis " + std::to_string(axis) + " of " + str(a);
       return "";
     }
+    case Opcode::Gather: {
+      const Type& a = inst.operand(0)->type();
+      const Type& idx = inst.operand(1)->type();
+      if (!a.isTile() || !idx.isTile() || a.shape.size() != idx.shape.size())
+        return "'gather' takes a tile and an index tile of its rank (" + str(a) + ", " + str(idx) + ")";
+      if (!idx.isInt() || idx.kind == Scalar::I1) return "'gather' indices must be integers, not " + str(idx);
+      if (r.element() != a.element() || r.shape != idx.shape)
+        return "'gather' result must have the source's element type and the index's shape (" + str(a) + ", " +
+               str(idx) + " to " + str(r) + ")";
+      const size_t axis = inst.sub;
+      if (axis >= a.shape.size()) return "'gather' axis " + std::to_string(axis) + " is out of range for " + str(a);
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        if (d != axis && idx.shape[d] != a.shape[d])
+          return "'gather' index must match the source in every dimension but the axis (" + str(a) + ", " + str(idx) + ")";
+      return "";
+    }
     case Opcode::MaxContiguous: {
       const Type& a = inst.operand(0)->type();
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);

@@ -177,6 +177,27 @@ ir::Value* IRGen::call(const Expr& e) {
     return b_.atomicRmw(k, p, v, mask);
   }
   if (f == "sort" || f == "topk" || f == "topk_indices") return tileAlgorithm(e);  // irgen_tiles.cpp
+  if (f == "gather") {
+    // gather(x, index, axis): r[..., i, ...] = x[..., index[..., i, ...], ...].
+    arity(3, 3);
+    ir::Value* x = expr(*e.args[0]);
+    ir::Value* index = expr(*e.args[1]);
+    const int64_t axis = requireConst(*e.args[2], "the axis of gather");
+    b_.setLoc(e.loc);
+    const ir::Type &xt = x->type(), &it = index->type();
+    if (!xt.isTile()) throw UserError(leftmost(*e.args[0]), "'gather' takes a tile, not " + typeName(xt));
+    if (!it.isTile() || !it.isInt() || it.kind == Scalar::I1 || it.shape.size() != xt.shape.size())
+      throw UserError(leftmost(*e.args[1]), "the index of 'gather' must be a tile of integers of the rank of " +
+                                                typeName(xt) + ", not " + typeName(it));
+    if (axis < 0 || axis >= int64_t(xt.shape.size()))
+      throw UserError(e.args[2]->loc, "the axis of 'gather' must be between 0 and " +
+                                          std::to_string(xt.shape.size() - 1) + ", not " + std::to_string(axis));
+    for (size_t d = 0; d < xt.shape.size(); ++d)
+      if (int64_t(d) != axis && xt.shape[d] != it.shape[d])
+        throw UserError(e.loc, "the index of 'gather' must match " + typeName(xt) + " in every dimension but axis " +
+                                   std::to_string(axis) + ", not " + typeName(it));
+    return b_.gather(x, index, size_t(axis));
+  }
   throw UserError(e.loc, "call to unknown function '" + f + "'");
 }
 

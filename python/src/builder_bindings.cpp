@@ -139,6 +139,11 @@ void bindFunctionBuilder(nb::module_& m) {
              return PyValue{f.builder().extractSlice(v.v, axis, offset, length)};
            },
            nb::keep_alive<0, 1>())
+      .def("gather",
+           [](FB& f, const PyValue& src, const PyValue& index, size_t axis) {
+             return PyValue{f.builder().gather(src.v, index.v, axis)};
+           },
+           nb::keep_alive<0, 1>())
       .def("permute",
            [](FB& f, const PyValue& v, const std::vector<int>& perm) { return PyValue{f.builder().permute(v.v, perm)}; },
            nb::keep_alive<0, 1>())

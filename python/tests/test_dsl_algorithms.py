@@ -170,3 +170,111 @@ def test_join_split_interleave_gather_histogram(backend):
     np.testing.assert_array_equal(z[:2 * N], inter)
     np.testing.assert_array_equal(z[2 * N:], x[idx])
     np.testing.assert_array_equal(h, np.bincount(idx, minlength=BINS))
+
+
+@tritonc.jit
+def gather2_kernel(X, I, O, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, AXIS: tl.constexpr,
+                   ROW_SRC: tl.constexpr):
+    # src M x N (or 1 x N, broadcast along axis 0); the index K long along AXIS
+    sr = tl.arange(0, 1 if ROW_SRC else M)[:, None]
+    x = tl.load(X + sr * N + tl.arange(0, N)[None, :])
+    ir = tl.arange(0, K if AXIS == 0 else M)[:, None]
+    ic = tl.arange(0, K if AXIS == 1 else N)[None, :]
+    cols = K if AXIS == 1 else N
+    idx = tl.load(I + ir * cols + ic)
+    tl.store(O + ir * cols + ic, tl.gather(x, idx, AXIS))
+
+
+@pytest.mark.parametrize("dtype,index_dtype,shape,k,axis,row_src", [
+    ("float32", "int32", (1024,), 1024, 0, False),
+    ("float16", "int64", (64, 64), 32, 0, False),
+    ("float32", "int32", (64, 64), 64, 1, False),
+    ("int8", "uint8", (16, 256), 128, 1, False),
+    ("int64", "int16", (32, 16), 64, 0, False),
+    ("bfloat16", "int32", (32, 64), 64, 1, True),
+])
+def test_gather_is_take_along_axis(backend, dtype, index_dtype, shape, k, axis, row_src):
+    """tl.gather (the IR's gather: one loop on the CPU, the source staged in
+    shared memory on the GPU) as numpy's take_along_axis, in any dtype,
+    with indices of every integer type (uint8 up to 255), a gathered axis
+    longer or shorter than the source's, and a source of one row broadcast.
+    A 1024-long gather was a one-hot selection before: megabytes of PTX."""
+    src_dt = np.uint16 if dtype == "bfloat16" else np.dtype(dtype)  # bf16 as its bits
+    m, n = (1, shape[0]) if len(shape) == 1 else shape
+    src_rows = 1 if row_src else m
+    if src_dt == np.uint16:  # bf16 bits of small integers, exact
+        src = (rng.integers(-100, 100, (src_rows, n)).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    elif np.dtype(src_dt).kind == "f":
+        src = rng.standard_normal((src_rows, n)).astype(src_dt)
+    else:
+        src = rng.integers(-100, 100, (src_rows, n)).astype(src_dt)
+    full = np.broadcast_to(src, (m, n))
+    if len(shape) == 1:  # along the one axis of n
+        full, axis = full[0], 0
+    ishape = (k,) if len(shape) == 1 else (k, n) if axis == 0 else (m, k)
+    idx = rng.integers(0, full.shape[axis], ishape).astype(index_dtype)
+    out = np.zeros(ishape, src_dt)
+    out[...] = 0x55 if out.dtype.itemsize == 1 else 12345  # poisoned
+    want = np.take_along_axis(full, idx.astype(np.int64), axis)
+    if len(shape) == 1:
+        run(gather1_kernel, backend, [src.reshape(-1), idx.reshape(-1), out.reshape(-1)], N=n, K=k)
+    else:
+        kernel = gather2_kernel if dtype != "bfloat16" else gather2_bf16_kernel
+        run(kernel, backend, [src, idx, out], M=m, N=n, K=k, AXIS=axis, ROW_SRC=row_src)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_gather_kernels_rows_and_codebook(backend):
+    """gather_kernels.py (timed beside Triton in bench/dsl_bench.py): a
+    per-row shuffle of a ragged number of rows, and a 16-entry codebook
+    lookup over a ragged length, against numpy."""
+    import gather_kernels
+    M, N, K = 50 + int(rng.integers(0, 20)), 64, 32
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    idx = rng.integers(0, N, (M, K)).astype(np.int32)
+    out = np.full((M, K), np.nan, np.float32)
+    n_blocks = -(-M // 16)
+    if backend == "cuda":
+        run_grid(gather_kernels.gather_rows, (n_blocks,), [x, idx, out], M, N=N, K=K, BLOCK_M=16)
+    else:
+        gather_kernels.gather_rows[(n_blocks,)](x, idx, out, M, N=N, K=K, BLOCK_M=16)
+    np.testing.assert_array_equal(out, np.take_along_axis(x, idx, 1))
+    n = 1000 + int(rng.integers(0, 500))
+    codes = rng.integers(0, 16, n).astype(np.uint8)
+    table = rng.standard_normal(16).astype(np.float16)
+    scales = rng.random(-(-n // 64)).astype(np.float32)
+    got = np.full(n, np.nan, np.float16)
+    grid = (-(-n // 256),)
+    if backend == "cuda":
+        run_grid(gather_kernels.codebook_dequant, grid, [codes, table, scales, got], n, BLOCK=256)
+    else:
+        gather_kernels.codebook_dequant[grid](codes, table, scales, got, n, BLOCK=256)
+    want = (table[codes].astype(np.float32) * scales[np.arange(n) // 64]).astype(np.float16)
+    np.testing.assert_array_equal(got, want)
+
+
+def run_grid(kernel, grid, arrays, *scalars, **constexprs):
+    """Launches on CUDA copies of numpy `arrays`, copying them back."""
+    on_gpu = [torch.from_numpy(a).cuda() for a in arrays]
+    kernel[grid](*on_gpu, *scalars, **constexprs)
+    for a, t in zip(arrays, on_gpu):
+        a[...] = t.cpu().numpy()
+
+
+@tritonc.jit
+def gather1_kernel(X, I, O, N: tl.constexpr, K: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    tl.store(O + tl.arange(0, K), tl.gather(x, tl.load(I + tl.arange(0, K)), 0))
+
+
+@tritonc.jit
+def gather2_bf16_kernel(X, I, O, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, AXIS: tl.constexpr,
+                        ROW_SRC: tl.constexpr):
+    # bfloat16 through its bits: numpy has no bfloat16
+    sr = tl.arange(0, 1 if ROW_SRC else M)[:, None]
+    x = tl.load(X + sr * N + tl.arange(0, N)[None, :]).to(tl.bfloat16, bitcast=True)
+    ir = tl.arange(0, K if AXIS == 0 else M)[:, None]
+    ic = tl.arange(0, K if AXIS == 1 else N)[None, :]
+    cols = K if AXIS == 1 else N
+    idx = tl.load(I + ir * cols + ic)
+    tl.store(O + ir * cols + ic, tl.gather(x, idx, AXIS).to(tl.uint16, bitcast=True))

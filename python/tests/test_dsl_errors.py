@@ -312,6 +312,33 @@ def test_out_of_bounds_names_the_python_line(tmp_path, monkeypatch):
         assert "out-of-bounds load" in str(e.value) and (":%d:%d:" % (line, col)) in str(e.value)
 
 
+@tritonc.jit
+def gather_past_the_axis(X, I, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(X + offs, tl.gather(tl.load(X + offs), tl.load(I + offs), 0))
+
+
+def test_gather_index_outside_the_axis_names_the_python_line(tmp_path, monkeypatch):
+    """The interpreter (the debug mode) reports an index outside the
+    gathered axis at the user's line; the CPU back end clamps it to the axis
+    (as the GPU does: no read outside the tile)."""
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path))
+    values = np.random.default_rng().standard_normal(16).astype(np.float32)
+    idx = np.arange(16, dtype=np.int32)
+    idx[5] = 16 + int(np.random.default_rng().integers(0, 100))
+    monkeypatch.setenv("TRITONC_INTERPRET", "1")
+    with pytest.raises(tritonc.Error) as e:
+        gather_past_the_axis[(1,)](values.copy(), idx, BLOCK=16)
+    line, col = line_of(gather_past_the_axis, "tl.gather(")
+    assert ("gather index %d is outside the 16 elements of axis 0" % idx[5]) in str(e.value)
+    assert (":%d:%d:" % (line, col)) in str(e.value) and "[5]" in str(e.value), str(e.value)
+    monkeypatch.delenv("TRITONC_INTERPRET")
+    if tritonc._tritonc.cpu_backend_available():
+        x = values.copy()
+        gather_past_the_axis[(1,)](x, idx, BLOCK=16)
+        np.testing.assert_array_equal(x, values[np.minimum(idx, 15)])
+
+
 def test_wrong_launch_arguments():
     with pytest.raises(TypeError, match="missing argument 'BLOCK'"):
         bad_shapes[(1,)](np.zeros(4, np.float32))

@@ -200,6 +200,26 @@ def test_k_contiguous_fp8_matmul_runs_on_fp8_tensor_cores(monkeypatch):
     assert "k32.f32.e4m3.e5m2" in ptx and "cvt.rn.f16x2.e5m2x2" not in ptx
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_gather_stages_its_source_in_shared_memory(monkeypatch, arch):
+    """tl.gather of 1024 floats is the IR's gather: the source stored once in
+    shared memory, one clamped read per element (it was a one-hot selection:
+    2.3 MB of PTX that ptxas took minutes over); 2-D gathers along either
+    axis assemble too."""
+    import test_dsl_algorithms as algorithms
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x = np.zeros(1024, np.float32)
+    ptx = algorithms.gather1_kernel.warmup(x, np.zeros(1024, np.int64), x, N=1024, K=1024, grid=(1,)).asm["ptx"]
+    assert len(ptx) < 20000, len(ptx)
+    assert "st.shared.v4.f32" in ptx and "ld.shared.f32" in ptx and "min.u32" in ptx
+    assert "cvt.u32.u64" in ptx  # int64 indices narrowed
+    ptxas(ptx, arch)
+    for axis in (0, 1):
+        h = np.zeros(64 * 64, np.float16)
+        assemble(algorithms.gather2_kernel, arch, h, np.zeros(64 * 64, np.int32), h, M=64, N=64, K=64, AXIS=axis,
+                 ROW_SRC=False, grid=(1,))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
 def test_fused_moe_gathers_its_rows_into_rings_read_by_wgmma(monkeypatch, dtype):
     """sm_90a: the fused MoE's A rows, gathered through the sorted token

@@ -1,5 +1,6 @@
 // Triton-C's tile operations beyond Triton (SPEC R27; lang/irgen_tiles.cpp):
-// element indexing, slices, sort, topk and topk_indices, on the interpreter
+// element indexing, slices, sort, topk and topk_indices, and gather (the
+// IR's own op, as the Python DSL's tl.gather), on the interpreter
 // and (where built) the CPU back end, which must give the interpreter's
 // bytes. Every value comes through a pick exactly: -0.0, infinities, NaN.
 #include <gtest/gtest.h>
@@ -95,6 +96,46 @@ TEST(TileAlgorithms, IndicesSlicesSortAndTopkKeepEveryValue) {
   expectSame(interp::readElement(S, 0), -0.0, "x[9]");
   expectSame(interp::readElement(S, 1), -0.0, "n[3, 0]");
   expectSame(interp::readElement(S, 2), double(float(x[3])), "x[:4][3]");
+}
+
+const char* kGatherSource = R"(
+__global__ void g(float* X, int* I, long* J, float* Y) {
+  float x[8, 16] = *(X + (0 ... 8)[:, newaxis] * 16 + (0 ... 16)[newaxis, :]);
+  int i[8, 32] = *(I + (0 ... 8)[:, newaxis] * 32 + (0 ... 32)[newaxis, :]);
+  long j[4, 16] = *(J + (0 ... 4)[:, newaxis] * 16 + (0 ... 16)[newaxis, :]);
+  *(Y + (0 ... 8)[:, newaxis] * 32 + (0 ... 32)[newaxis, :]) = gather(x, i, 1);
+  *(Y + 256 + (0 ... 4)[:, newaxis] * 16 + (0 ... 16)[newaxis, :]) = gather(x, j, 0);
+})";
+
+TEST(TileAlgorithms, GatherAlongEitherAxisIsTakeAlongAxis) {
+  FRESH_RNG();
+  interp::Buffer X = buffer("X", Scalar::F32, 128), I = buffer("I", Scalar::I32, 256);
+  interp::Buffer J = buffer("J", Scalar::I64, 64), Y = buffer("Y", Scalar::F32, 320);
+  std::vector<double> x(128);
+  for (int k = 0; k < 128; ++k) {
+    x[size_t(k)] = double(float(std::uniform_real_distribution<double>(-4, 4)(rng)));
+    interp::writeElement(X, k, x[size_t(k)]);
+  }
+  x[37] = -0.0;
+  interp::writeElement(X, 37, -0.0);
+  std::vector<int64_t> i(256), j(64);
+  for (int k = 0; k < 256; ++k) interp::writeElement(I, k, double(i[size_t(k)] = int64_t(rng() % 16)));
+  for (int k = 0; k < 64; ++k) interp::writeElement(J, k, double(j[size_t(k)] = int64_t(rng() % 8)));
+  for (int k = 0; k < 320; ++k) interp::writeElement(Y, k, NAN);
+  std::vector<interp::KernelArg> args{buf(X), buf(I), buf(J), buf(Y)};
+  Compiled c = compile(kGatherSource, args);
+  if (cpu::available()) {
+    runBoth(*c.fn, {1}, args);
+  } else {
+    interp::runKernel(*c.fn, {1}, args);
+  }
+  for (int r = 0; r < 8; ++r)
+    for (int k = 0; k < 32; ++k)
+      expectSame(interp::readElement(Y, r * 32 + k), x[size_t(r * 16 + i[size_t(r * 32 + k)])], "gather(x, i, 1)");
+  for (int r = 0; r < 4; ++r)
+    for (int k = 0; k < 16; ++k)
+      expectSame(interp::readElement(Y, 256 + r * 16 + k), x[size_t(j[size_t(r * 16 + k)] * 16 + k)],
+                 "gather(x, j, 0)");
 }
 
 }  // namespace

@@ -261,6 +261,21 @@ TEST(Verifier, ExtractSlice) {
                    "'extract_slice' takes a tile and keeps its rank");
 }
 
+TEST(Verifier, Gather) {
+  std::string v = "  %v = splat %b : f32<4, 8>\n  %i = range 0 : i32<16>\n  %j = reshape %i : i32<4, 4>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %x = gather 1 %v, %j : f32<4, 4>\n  ret\n")), "");
+  expectEntryError(v + "  %x = gather 0 %v, %j : f32<4, 4>\n  ret\n", "%x = gather 0 %v, %j : f32<4, 4>",
+                   "'gather' index must match the source in every dimension but the axis (f32<4, 8>, i32<4, 4>)");
+  expectEntryError(v + "  %x = gather 2 %v, %j : f32<4, 4>\n  ret\n", "%x = gather 2 %v, %j : f32<4, 4>",
+                   "'gather' axis 2 is out of range for f32<4, 8>");
+  expectEntryError(v + "  %x = gather 1 %v, %j : f32<4, 8>\n  ret\n", "%x = gather 1 %v, %j : f32<4, 8>",
+                   "'gather' result must have the source's element type and the index's shape");
+  expectEntryError(v + "  %x = gather 0 %v, %i : f32<16>\n  ret\n", "%x = gather 0 %v, %i : f32<16>",
+                   "'gather' takes a tile and an index tile of its rank (f32<4, 8>, i32<16>)");
+  expectEntryError(v + "  %f = splat %b : f32<4, 4>\n  %x = gather 1 %v, %f : f32<4, 4>\n  ret\n",
+                   "%x = gather 1 %v, %f : f32<4, 4>", "'gather' indices must be integers, not f32<4, 4>");
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

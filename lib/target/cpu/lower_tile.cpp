@@ -1,7 +1,8 @@
 // Tile-shaped instructions, none of which moves data when it can help it:
 // splat makes a uniform tile, range an affine one (start + index);
 // broadcast, trans, reshape (where strides can express it) and multiple_of
-// are views (new shape and strides over the same elements).
+// are views (new shape and strides over the same elements). gather copies:
+// one loop over the index, each element read from the source where it points.
 #include "target/cpu/lowering.h"
 
 namespace tritonc::cpu::detail {
@@ -75,6 +76,32 @@ void Lowering::lowerTileOp(const ir::Instruction& inst) {
         return;
       }
       set(&inst, *reshaped(contiguous(m), t.shape));  // a copy in row-major order reshapes as a view
+      return;
+    }
+    case Opcode::Gather: {
+      const Tile src = get(inst.operand(0));
+      if (!src.hasBase()) {  // every element the same: so is what it picks
+        set(&inst, uniformTile(t, src.scalar));
+        return;
+      }
+      const Tile index = get(inst.operand(1));
+      const size_t axis = inst.sub;
+      const int64_t n = inst.operand(0)->type().shape[axis];
+      Tile r = newTile(t);
+      // The source walked over the result's shape but along the axis, where
+      // the index says how far to go.
+      Strides along = src.strides;
+      along[axis] = Stride(0);
+      std::vector<Strides> strides{r.strides, along};
+      elementStrides(index, strides);
+      forEach(t.shape, strides, [&](const std::vector<llvm::Value*>& o) {
+        llvm::Value* at = b_.CreateSExtOrTrunc(readElement(index, o, 2), b_.getInt64Ty());
+        // An index outside the axis is clamped (the interpreter reports it):
+        // no read outside the tile.
+        at = b_.CreateSelect(b_.CreateICmpULT(at, i64(n)), at, i64(n - 1));
+        storeElement(r, o[0], loadElement(src, b_.CreateAdd(o[1], scaled(at, src.strides[axis]))));
+      });
+      set(&inst, r);
       return;
     }
     case Opcode::Range: {

@@ -601,7 +601,8 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::Range:
     case Opcode::MultipleOf:
     case Opcode::MaxContiguous:
-    case Opcode::ExtractSlice: lowerTileOp(inst); return;
+    case Opcode::ExtractSlice:
+    case Opcode::Gather: lowerTileOp(inst); return;
     // __debug_barrier(): a program's elements are one thread's loops here,
     // in program order, so there is nothing to wait for.
     case Opcode::Barrier: return;

@@ -79,6 +79,7 @@ class Executor {
   void execFma(const Step& s);
   void execMultipleOf(const Step& s);
   void execExtractSlice(const Step& s);
+  void execGather(const Step& s);
 
   // ---- tile_exec.cpp
   void execSplat(const Step& s);

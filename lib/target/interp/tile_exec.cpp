@@ -86,6 +86,33 @@ void Executor::execExtractSlice(const Step& s) {
   walk(s.inst->type().shape, strides, [&](int64_t o, int64_t i) { r[size_t(o)] = a[size_t(first + i)]; });
 }
 
+// r[..., i, ...] = a[..., index[..., i, ...], ...] along the axis; an index
+// outside the axis is an error here (the compiled back ends clamp it).
+void Executor::execGather(const Step& s) {
+  const Tile& a = in(s, 0);
+  const Tile& index = in(s, 1);
+  Tile& r = out(s);
+  const ir::Shape& from = inType(s, 0).shape;
+  const ir::Shape& to = s.inst->type().shape;
+  const size_t axis = s.inst->sub;
+  const std::vector<int64_t> fromStrides = stridesOf(from);
+  std::vector<int64_t> pos(to.size(), 0);
+  for (size_t j = 0; j < r.size(); ++j) {
+    const int64_t at = index[j].i;
+    if (at < 0 || at >= from[axis])
+      fail(s.inst, "gather index " + std::to_string(at) + " is outside the " + std::to_string(from[axis]) +
+                       " elements of axis " + std::to_string(axis) + " in " + kernelText() + ": " + programText() +
+                       elementText(to, int64_t(j)));
+    int64_t src = 0;
+    for (size_t d = 0; d < to.size(); ++d) src += (d == axis ? at : pos[d]) * fromStrides[d];
+    r[j] = a[size_t(src)];
+    for (size_t d = to.size(); d-- > 0;) {  // the next row-major position
+      if (++pos[d] < to[d]) break;
+      pos[d] = 0;
+    }
+  }
+}
+
 void Executor::execRange(const Step& s) {
   Tile& r = out(s);
   const ir::Scalar k = s.inst->type().kind;

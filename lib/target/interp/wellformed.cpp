@@ -107,6 +107,16 @@ class Checker {
         require(fits, "the slice is not inside the operand");
         return;
       }
+      case Op::Gather: {
+        operands(2, 2);
+        const ir::Shape& from = shapeOf(0);
+        const ir::Shape& index = shapeOf(1);
+        const size_t axis = inst_.sub;
+        bool fits = axis < from.size() && from.size() == index.size() && index == t.shape && kindOf(0) == t.kind;
+        for (size_t d = 0; fits && d < from.size(); ++d) fits = d == axis || from[d] == index[d];
+        require(fits, "the index does not fit the source");
+        return;
+      }
       case Op::Trans: {
         operands(1, 1);
         const std::vector<int> perm = ir::transPermutation(inst_.imm, shapeOf(0).size());

@@ -334,7 +334,7 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerMemory(i);
     case Opcode::Splat: case Opcode::Reshape: case Opcode::Broadcast: case Opcode::Trans: case Opcode::ConvertLayout:
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms: case Opcode::MultipleOf:
-    case Opcode::MaxContiguous: case Opcode::ExtractSlice:
+    case Opcode::MaxContiguous: case Opcode::ExtractSlice: case Opcode::Gather:
       return lowerTile(i);
     case Opcode::Reduce:
       return lowerReduce(i);

@@ -1,6 +1,7 @@
 // PTX lowering of tile-shaping instructions: program ids, splats, ranges,
-// and the changes of shape or layout (reshape, broadcast, trans,
-// convert_layout). A change that keeps every element in its thread only
+// the changes of shape or layout (reshape, broadcast, trans,
+// convert_layout) and gather (through shared memory, like the changes that
+// move elements). A change that keeps every element in its thread only
 // renames registers; the others go through the instruction's scratch in
 // shared memory: each element stored once at its row-major place (rows
 // padded as scratch.h says), a barrier, each thread reading what it holds
@@ -30,17 +31,13 @@ std::string pitchedLinear(FunctionLowering& L, const std::vector<std::string>& i
 
 }  // namespace
 
-std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value* src, const ir::Type& dst,
-                                                                 int64_t offset, int64_t pitch,
-                                                                 const std::vector<int>& dstDimOf,
-                                                                 const std::vector<int64_t>& srcStart) {
+void FunctionLowering::storeToScratch(const ir::Value* src, const std::string& base, int64_t pitch) {
   const ir::Type& st = src->type();
   Scalar k = st.kind;
   int64_t esize = ir::byteSize(k);
-  std::string base = sharedAddress(offset);
   const Placement& sp = placement(st);
   size_t last = st.shape.size() - 1;
-  // Stores, vectorized along contiguous registers of the last dimension.
+  // Vectorized along contiguous registers of the last dimension.
   int64_t vec = k == Scalar::I1 ? 1 : std::min<int64_t>(sp.ll.contiguousRegs(last), 16 / esize);
   while (vec > 1 && (pitch * esize) % (vec * esize) != 0) vec /= 2;
   for (size_t r = 0; r < sp.ll.numRegs(); r += size_t(vec)) {
@@ -51,6 +48,54 @@ std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value
     for (int64_t q = 0; q < vec; ++q) vals.push_back(elem(src, r + size_t(q)));
     storeSharedVector(addr, k, vals, sp.owner);
   }
+}
+
+std::vector<std::string> FunctionLowering::gatherThroughScratch(const ir::Instruction& gather) {
+  const ir::Value* src = gather.operand(0);
+  const ir::Value* index = gather.operand(1);
+  const ir::Type& st = src->type();
+  const ir::Type& t = gather.type();
+  gpu::ScratchUse s = gpu::scratchOf(gather);
+  if (gather.smem < 0 || s.bytes == 0)
+    throw UserError(gather.loc, "'gather' reads its source from shared memory: it needs its scratch there "
+                                "({smem = OFFSET}, as gpu-allocate-shared places it)");
+  std::string base = sharedAddress(gather.smem);
+  storeToScratch(src, base, s.pitch);
+  barrier();
+  const size_t axis = gather.sub;
+  const std::string last = std::to_string(st.shape[axis] - 1);
+  std::vector<std::string> out(numRegs(t));
+  for (size_t r = 0; r < out.size(); ++r) {
+    // The result's own position but along the axis, where its index points;
+    // an index outside the axis is clamped to it (unsigned: negatives too).
+    std::vector<std::string> at = indexRegs(t, r);
+    std::string idx = elem(index, r);
+    if (index->type().kind == Scalar::I64) {
+      std::string narrow = newReg(RegClass::B32);
+      emit("cvt.u32.u64 " + narrow + ", " + idx + ";");
+      idx = narrow;
+    }
+    std::string clamped = newReg(RegClass::B32);
+    emit("min.u32 " + clamped + ", " + idx + ", " + last + ";");
+    at[axis] = clamped;
+    std::string lin = pitchedLinear(*this, at, st.shape, s.pitch);
+    std::string addr = newReg(RegClass::B32);
+    emit("mad.lo.s32 " + addr + ", " + lin + ", " + std::to_string(ir::byteSize(st.kind)) + ", " + base + ";");
+    out[r] = loadSharedVector(addr, st.kind, 1)[0];
+  }
+  return out;
+}
+
+std::vector<std::string> FunctionLowering::convertThroughScratch(const ir::Value* src, const ir::Type& dst,
+                                                                 int64_t offset, int64_t pitch,
+                                                                 const std::vector<int>& dstDimOf,
+                                                                 const std::vector<int64_t>& srcStart) {
+  const ir::Type& st = src->type();
+  Scalar k = st.kind;
+  int64_t esize = ir::byteSize(k);
+  std::string base = sharedAddress(offset);
+  size_t last = st.shape.size() - 1;
+  storeToScratch(src, base, pitch);
   barrier();
   // Loads: per register of the new layout, from the element it holds.
   const Placement& dp = placement(dst);
@@ -167,6 +212,13 @@ void FunctionLowering::lowerTile(const ir::Instruction& i) {
       define(&i, convertThroughScratch(src, t, i.smem, s.pitch, gpu::operandDimsOf(i), start));
       return;
     }
+    case Opcode::Gather:
+      if (isSplat(i.operand(0))) {  // every element the same: so is what it picks
+        define(&i, {regs(i.operand(0))[0]});
+        return;
+      }
+      define(&i, gatherThroughScratch(i));
+      return;
     default:
       throw InternalError(std::string("tile op ") + ir::opcodeName(i.opcode()));
   }

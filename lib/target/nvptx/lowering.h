@@ -176,6 +176,12 @@ class FunctionLowering {
   std::vector<std::string> convertThroughScratch(const ir::Value* src, const ir::Type& dst, int64_t offset,
                                                  int64_t pitch, const std::vector<int>& dstDimOf,
                                                  const std::vector<int64_t>& srcStart = {});
+  // Stores every element of `src` once at its row-major place in the
+  // scratch at `base` (rows of `pitch` elements), vectorized along rows.
+  void storeToScratch(const ir::Value* src, const std::string& base, int64_t pitch);
+  // gather: the source through its scratch, each thread reading the
+  // elements its indices point at.
+  std::vector<std::string> gatherThroughScratch(const ir::Instruction& gather);
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
   // comes to them.

@@ -9,12 +9,13 @@ element-wise operations:
   each round combining the last element of a block's lower half into its
   upper half;
 - reductions with a user's combine function (reduce, xor_sum): halving;
-- join, split, interleave, gather, histogram.
+- join, split, interleave, histogram;
+- gather, which is the IR's own op (staged in shared memory on the GPU).
 
 The axis must have a power-of-two length; a combine function is a @jit
 function (inlined) or a Python function of tensors. Work is O(n log n)
-element operations (O(n log^2 n) for sort), O(n * m) for gather and
-histogram: meant for tiles, as Triton's own versions are."""
+element operations (O(n log^2 n) for sort), O(n * m) for histogram: meant
+for tiles, as Triton's own versions are."""
 from . import core, semantic
 from .core import CompileError, builtin, tensor, unwrap
 from .semantic import to_tensor
@@ -351,29 +352,24 @@ def gather(src, index, axis):
     """out[..., i, ...] = src[..., index[..., i, ...], ...] along `axis`, any
     rank: index and src of one rank, equal along the other axes (or 1 in
     src, broadcast)."""
-    from . import ops
     src, index = to_tensor(src), to_tensor(index)
-    if not index.dtype.is_int():
+    if not index.dtype.is_int() or index.dtype == core.int1:
         raise CompileError("tl.gather: the index must be integers, not %r" % index.dtype)
     a = _axis(src, axis)
     r = len(src.shape)
     if r == 0 or len(index.shape) != r:
         raise CompileError("tl.gather takes tensors of one rank (src %s, index %s)"
                            % (list(src.shape), list(index.shape)))
-    n = src.shape[a]
-    # The gathered axis last: each index compared with every position, the hit picked.
-    perm = [d for d in range(r) if d != a] + [a]
-    inverse = [perm.index(d) for d in range(r)]
-    s = semantic.permute(src, perm)
-    i = semantic.permute(index, perm)
-    lead, k = i.shape[:-1], i.shape[-1]
-    for d, (x, y) in enumerate(zip(s.shape[:-1], lead)):
-        if x != y and x != 1:
-            raise CompileError("tl.gather: src and index differ along axis %d (%d and %d)" % (perm[d], x, y))
-    hit = semantic.compare("eq", semantic.reshape(i, lead + (k, 1)),
-                           semantic.reshape(ops.arange(0, n), (1,) * (len(lead) + 1) + (n,)))
-    vals = semantic.broadcast_to(semantic.reshape(s, s.shape[:-1] + (1, n)), lead + (k, n))
-    return semantic.permute(semantic.pick(vals, hit, r), inverse)
+    for d, (x, y) in enumerate(zip(src.shape, index.shape)):
+        if d != a and x != y and x != 1:
+            raise CompileError("tl.gather: src and index differ along axis %d (%d and %d)" % (d, x, y))
+    # Along the other axes src is the index's shape (a 1 there broadcast).
+    wanted = tuple(src.shape[a] if d == a else index.shape[d] for d in range(r))
+    src = semantic.broadcast_to(src, wanted)
+    if index.dtype.is_int_unsigned() and index.dtype.int_bitwidth < 32:
+        index = semantic.cast(index, core.int32)  # the IR reads indices signed
+    # The IR's gather: staged once in shared memory on the GPU, one loop on the CPU.
+    return tensor(semantic.builder().gather(src.handle, index.handle, a), src.dtype, index.shape)
 
 
 @builtin
