@@ -103,6 +103,7 @@ class Assigner {
   // Per load: the most elements of a vector that the widest store of
   // values computed from it element-wise can write at once.
   std::unordered_map<const ir::Instruction*, int64_t> loadVectorCaps(const std::vector<ir::Instruction*>& order);
+  bool repeatsAddresses(const ir::Instruction& load);
   const Layout* operandWant(const ir::Instruction& u, size_t k, const Layout* own);
   const Layout* resultFrom(const ir::Instruction& u, const ir::Value* operand);
   void forwardFrom(ir::Value* v);
@@ -190,6 +191,10 @@ std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
         }
         continue;
       }
+      if (i->opcode() == Opcode::Gather) {  // its result has its index's layout
+        work.push_back(i->operand(1));
+        continue;
+      }
       if (!elementwise(i->opcode())) continue;
       for (ir::Value* op : i->operands())
         if (op->type().isTile()) work.push_back(op);
@@ -208,6 +213,23 @@ std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
     it = dot ? caps.erase(it) : std::next(it);
   }
   return caps;
+}
+
+// Whether a load reads each address several times over and no two
+// consecutive ones (a scale per group of 64 elements: `S + offs // 64`).
+// No layout coalesces it better than another, so it is no anchor: it
+// takes the layout its users need (as Triton's coalescing gives such a
+// load the vector width of the accesses around it), not one of its own
+// and a conversion through shared memory to theirs.
+bool Assigner::repeatsAddresses(const ir::Instruction& load) {
+  if (load.opcode() != Opcode::Load || repeatedLoadsAnchorFromEnvironment()) return false;
+  const analysis::AxisInfo& ai = axis_->get(load.operand(0));
+  bool repeats = false;
+  for (size_t d = 0; d < ai.contiguity.size(); ++d) {
+    if (ai.contiguity[d] > 1) return false;
+    repeats = repeats || (ai.constancy[d] > 1 && load.type().shape[d] > 1);
+  }
+  return repeats;
 }
 
 // Whether an extract_slice whose operand and result both take layout `l`
@@ -652,6 +674,7 @@ void Assigner::run() {
       set(i, plan.result);
     } else if (i->type().isTile() && (i->opcode() == Opcode::Load || i->opcode() == Opcode::AtomicRmw ||
                                       i->opcode() == Opcode::AtomicCas)) {
+      if (repeatsAddresses(*i)) continue;
       auto cap = caps.find(i);
       set(i, coalesced(i->operand(0), cap == caps.end() ? 16 : cap->second));
       loads.push_back(i);
@@ -722,6 +745,11 @@ WideStorePolicy wideStorePolicyFromEnvironment() {
   if (v && std::string(v) == "keep") return WideStorePolicy::Keep;
   if (v && std::string(v) == "convert") return WideStorePolicy::Convert;
   return WideStorePolicy::NarrowLoads;
+}
+
+bool repeatedLoadsAnchorFromEnvironment() {
+  const char* v = std::getenv("TRITONC_REPEATED_LOADS");
+  return v && std::string(v) == "anchor";
 }
 
 bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o) {

@@ -26,6 +26,11 @@ bool runAssignLayouts(ir::Function& f, const transform::PipelineOptions& o);
 // TRITONC_WIDE_STORES=keep|convert picks the others (kernels cached apart).
 enum class WideStorePolicy { NarrowLoads, Keep, Convert };
 WideStorePolicy wideStorePolicyFromEnvironment();
+// Whether a load that reads each address several times and no two
+// consecutive ones (`S + offs // 64`) is an anchor of gpu-assign-layouts
+// with a layout of its own (TRITONC_REPEATED_LOADS=anchor, as before
+// session 33), rather than taking its users' layout (the default).
+bool repeatedLoadsAnchorFromEnvironment();
 
 // float64 exp, exp2, log, log2, sin, cos, tanh and rsqrt (which PTX has in
 // float32 only) become float64 arithmetic, on Triton-IR before layouts

@@ -199,6 +199,7 @@ static std::string targetKey(const std::string& target) {
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          " row register slack " + std::to_string(gpu::rowRegisterSlackEighths()) +
          " wide stores " + std::to_string(int(gpu::wideStorePolicyFromEnvironment())) +
+         (gpu::repeatedLoadsAnchorFromEnvironment() ? " repeated-address loads anchored" : "") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
          (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
          (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "") +
