@@ -12,7 +12,10 @@ bool intFits(ir::Scalar kind, int64_t v) {
 
 std::string intMisfit(ir::Scalar kind, int64_t v) {
   if (intFits(kind, v)) return "";
-  return std::to_string(v) + " does not fit in " + ir::scalarName(kind);
+  // (The IR's integers are signless: the parameter takes either reading.)
+  const int bits = ir::bitWidth(kind);
+  return std::to_string(v) + " does not fit in " + ir::scalarName(kind) +
+         (bits == 1 ? " (0 or 1)" : " (" + std::to_string(bits) + " bits, signed or unsigned)");
 }
 
 }  // namespace tritonc::runtime

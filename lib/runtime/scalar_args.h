@@ -13,7 +13,8 @@ namespace tritonc::runtime {
 // takes -2^31 .. 2^32 - 1); 64-bit parameters take any int64.
 bool intFits(ir::Scalar kind, int64_t v);
 
-// "99999999999 does not fit in i32", or "" when it fits.
+// "99999999999 does not fit in i32 (32 bits, signed or unsigned)", or ""
+// when it fits.
 std::string intMisfit(ir::Scalar kind, int64_t v);
 
 }  // namespace tritonc::runtime

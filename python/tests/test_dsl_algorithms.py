@@ -126,6 +126,19 @@ def test_algorithm(backend, op, axis, dtype):
     np.testing.assert_allclose(z, ref.astype(dtype), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("op", ["flip", "cumsum", "cumsum_reverse", "cumprod"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_algorithm_along_a_long_axis(backend, op, axis):
+    """The long-axis forms (flip as a gather of the reversed positions from
+    64 elements on) on a 256-long axis, int32 (exact)."""
+    M, N = (256, 4) if axis == 0 else (4, 256)
+    x = rng.choice([-1, 1, 2], size=(M, N)) if op == "cumprod" else rng.integers(-1000, 1000, size=(M, N))
+    x = x.astype(np.int32)
+    z = np.full((M, N), -7, np.int32)
+    run(algo_kernel, backend, [x, z], OP=op, M=M, N=N, AXIS=axis)
+    np.testing.assert_array_equal(z, reference(op, x.astype(np.int64), axis).astype(np.int32))
+
+
 @tritonc.jit
 def topk_kernel(X, V, I, N: tl.constexpr, K: tl.constexpr):
     x = tl.load(X + tl.arange(0, N))

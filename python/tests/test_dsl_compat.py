@@ -1625,3 +1625,20 @@ def test_too_much_shared_memory_raises_out_of_resources(monkeypatch):
         _huge_tiles.warmup(a, a, np.zeros((256, 256), np.float32), 1024, BM=256, BN=256, BK=256, num_stages=4,
                            grid=(1,)).asm["ptx"]
     assert info.value.required > info.value.limit > 0 and info.value.name == "shared memory"
+
+
+def test_jit_takes_tritons_keyword_arguments():
+    """@triton.jit(version=..., do_not_specialize=..., do_not_specialize_on_alignment=...,
+    noinline=..., debug=...) as Triton 3.x takes them (the specialization
+    hints change no result here); the kernel runs as without them."""
+    @triton.jit(version=1, do_not_specialize=["n"], do_not_specialize_on_alignment=["x_ptr"], noinline=False)
+    def fill(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, offs * 3, mask=offs < n)
+
+    n = int(rng.integers(1, 16))
+    x = np.full(16, -1, np.int32)
+    run(fill, (1,), x, n, BLOCK=16)
+    want = np.full(16, -1, np.int32)
+    want[:n] = np.arange(n) * 3
+    np.testing.assert_array_equal(x, want)

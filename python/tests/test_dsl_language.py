@@ -488,7 +488,10 @@ def dot_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, ACC: 
     tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
 
 
-@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 64, 16), (64, 32, 32), (16, 128, 64)])
+# (M or N below 16 as Triton 3.x allows, down to 1: a decode step's one row;
+# K below 16 too, beyond Triton)
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 64, 16), (64, 32, 32), (16, 128, 64), (8, 32, 32), (1, 64, 32),
+                                   (32, 8, 16), (4, 4, 8)])
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 @pytest.mark.parametrize("acc", [False, True])
 def test_dot(M, N, K, dtype, acc):
@@ -539,7 +542,8 @@ def dot_i8_kernel(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, B_
     tl.store(C + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], c)
 
 
-@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 32, 32), (64, 64, 64), (128, 64, 128), (64, 128, 32)])
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 32, 32), (64, 64, 64), (128, 64, 128), (64, 128, 32),
+                                   (2, 64, 32)])
 @pytest.mark.parametrize("b_kn", [True, False])
 @pytest.mark.parametrize("warps", [4, 8])
 def test_dot_of_int8_is_exact_int32(M, N, K, b_kn, warps):

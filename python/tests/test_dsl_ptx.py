@@ -105,6 +105,10 @@ def cases():
     for op in ("slice", "slice_unaligned", "slice_rows", "index", "element"):
         out.append(("shape-" + op, language_cases.shape_kernel, (np.zeros(128, np.float32), np.zeros(128, np.float32)),
                     dict(OP=op, M=8, N=16)))
+    for m, n, k, dt in ((1, 64, 32, np.float16), (32, 8, 16, np.float32), (8, 32, 32, np.float16)):
+        out.append(("dot-small-%dx%dx%d" % (m, n, k), language_cases.dot_kernel,
+                    (np.zeros(m * k, dt), np.zeros(k * n, dt), np.zeros(m * n, np.float32)),
+                    dict(M=m, N=n, K=k, ACC=True)))
     out.append(("smid-globaltimer", compat_cases.sm_kernel, (np.zeros(2, np.int32),), {}))
     out.append(("split-epilogue", permute_cases.subtile_split_kernel,
                 (np.zeros(2048, np.float32), np.zeros(1024, np.float32), np.zeros(1024, np.float32)),

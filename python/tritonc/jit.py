@@ -70,6 +70,15 @@ def _is_constexpr_annotation(a):
     return isinstance(a, str) and a.split(".")[-1] == "constexpr"
 
 
+def _annotated_dtype(a):
+    """The dtype an annotation names: `tl.int64`, or the string "tl.int64"
+    that `from __future__ import annotations` makes of it (Triton reads both);
+    None for anything else."""
+    if isinstance(a, str):
+        a = getattr(tl, a.strip().split(".")[-1], None)
+    return a if isinstance(a, core.dtype) else None
+
+
 def _array_dtype(x):
     from . import _dtype_name
     if isinstance(x, TensorWrapper):
@@ -416,8 +425,9 @@ class JITFunction(_tritonc.JitLauncher):
         self.defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         self.constexpr_names = {n for n, p in sig.parameters.items() if _is_constexpr_annotation(p.annotation)}
         # `n: tl.int64`: a number passed there has that type (Triton 3.x), not the one its value suggests.
-        self.annotated_types = {n: p.annotation for n, p in sig.parameters.items()
-                                if isinstance(p.annotation, core.dtype) and not p.annotation.is_ptr()}
+        self.annotated_types = {n: _annotated_dtype(p.annotation) for n, p in sig.parameters.items()
+                                if _annotated_dtype(p.annotation) is not None
+                                and not _annotated_dtype(p.annotation).is_ptr()}
         self.do_not_specialize = set(do_not_specialize)
         self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
         self._parsed = None
@@ -729,8 +739,11 @@ def _torch():
     return t()
 
 
-def jit(fn=None, *, do_not_specialize=(), debug=None, noinline=None, repr=None, launch_metadata=None):
-    """Decorates a kernel (or a device function it calls) in the DSL."""
+def jit(fn=None, *, version=None, do_not_specialize=(), do_not_specialize_on_alignment=(), debug=None,
+        noinline=None, repr=None, launch_metadata=None):
+    """Decorates a kernel (or a device function it calls) in the DSL.
+    Triton's `version` and `do_not_specialize_on_alignment` are accepted and
+    have no effect (as `do_not_specialize`: specializing changes no result)."""
     def wrap(f):
         return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
     return wrap(fn) if fn is not None else wrap
