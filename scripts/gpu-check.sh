@@ -165,19 +165,20 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
       log "python tests FAILED: $(tail -1 "$OUT_DIR/python-tests.txt")"
       status=1
     fi
-    # The DSL's attention backward and quantized matmuls under
-    # compute-sanitizer (with the python and sanitizer steps): wgmma,
+    # The DSL's attention backward, quantized matmuls, scans and gathers
+    # under compute-sanitizer (with the python and sanitizer steps): wgmma,
     # cp.async rings of tiles and of row statistics, atomics, operands
-    # widened in the loop into buffers taken in turn; the examples above
-    # have no such kernel.
+    # widened in the loop into buffers taken in turn, scratch shared by
+    # threads between barriers; the examples above have no such kernel.
     if step python && step sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
-      for what in "attention-bwd:DSL attention backward:test_dsl_attention_bwd.py" \
-                  "quant:DSL quantized matmuls:test_dsl_quant.py"; do
-        IFS=: read -r tag label file <<< "$what"
+      for what in "attention-bwd:DSL attention backward:test_dsl_attention_bwd.py:cuda or not interp and not cpu" \
+                  "quant:DSL quantized matmuls:test_dsl_quant.py:cuda or not interp and not cpu" \
+                  "scan-gather:DSL scans and gathers:test_dsl_algorithms.py:cuda and (cumsum or gather)"; do
+        IFS=: read -r tag label file filter <<< "$what"
         for tool in memcheck racecheck; do
           f="$OUT_DIR/sanitizer-dsl-$tag-$tool.txt"
           TRITONC_LANGUAGE_BACKENDS=cuda PYTHONPATH="$BUILD/python" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-            python3 -m pytest -q -x "python/tests/$file" -k "cuda or not interp and not cpu" > "$f" 2>&1
+            python3 -m pytest -q -x "python/tests/$file" -k "$filter" > "$f" 2>&1
           rc=$?
           log "compute-sanitizer $tool, $label: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1); $(grep -E 'passed|failed' "$f" | tail -1)"
           [ $rc -ne 0 ] && status=1

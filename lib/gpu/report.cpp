@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/axis_info.h"
+#include "gpu/scratch.h"
 #include "gpu/shared_memory.h"
 
 namespace tritonc::gpu {
@@ -294,6 +295,19 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             fact.tile = shapeText(t.shape);
             fact.text = std::string(i.opcode() == Opcode::ConvertLayout ? "layout conversion" : ir::opcodeName(i.opcode())) +
                         " of " + fact.tile + " " + ir::scalarName(t.kind) + " through shared memory";
+            add(i, fact);
+          }
+          break;
+        case Opcode::Scan:
+          if (i.smem >= 0) {
+            const ScanPlan p = scanPlan(i);
+            LineFact fact;
+            fact.kind = "reduce";
+            fact.instruction = "shared";
+            fact.tile = shapeText(t.shape);
+            fact.text = "scan of " + fact.tile + " " + ir::scalarName(t.kind) + " through shared memory: runs of " +
+                        std::to_string(p.segment) + " per thread, then their totals (" + std::to_string(p.bytes) +
+                        " bytes)";
             add(i, fact);
           }
           break;

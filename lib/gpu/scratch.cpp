@@ -1,5 +1,7 @@
 #include "gpu/scratch.h"
 
+#include <algorithm>
+
 #include "gpu/layouts.h"
 
 namespace tritonc::gpu {
@@ -17,6 +19,25 @@ int64_t reduceWarpSlots(const ir::Instruction& reduce) {
   for (const Index& b : ll.warp)
     if (b[axis]) slots *= 2;
   return slots;
+}
+
+ScanPlan scanPlan(const ir::Instruction& scan) {
+  ScanPlan p;
+  const ir::Type& t = scan.type();
+  const size_t axis = size_t(scan.imm);
+  const ir::Module* m = scan.parent && scan.parent->parent() ? scan.parent->parent()->parent() : nullptr;
+  p.threads = 32 * int64_t(m && m->numWarps > 0 ? m->numWarps : 4);
+  p.n = t.shape.at(axis);
+  for (size_t d = axis + 1; d < t.shape.size(); ++d) p.inner *= t.shape[d];
+  p.rows = t.numElements() / p.n;
+  // Runs long enough to give every thread one (a thread's own sequential
+  // scan is cheapest), but no longer than the axis nor 16 (registers).
+  p.segment = std::min<int64_t>({p.n, 16, std::max<int64_t>(1, t.numElements() / p.threads)});
+  p.segments = t.numElements() / p.segment;
+  p.kind = reduceCombineKind(t.kind);
+  p.tileBytes = t.numElements() * ir::byteSize(p.kind);
+  p.bytes = p.tileBytes + p.segments * ir::byteSize(p.kind);
+  return p;
 }
 
 ScratchUse scratchOf(const ir::Instruction& inst) {
@@ -60,6 +81,9 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       s.bytes = from.numElements() * ir::byteSize(from.kind);
       return s;
     }
+    case ir::Opcode::Scan:
+      s.bytes = scanPlan(inst).bytes;
+      return s;
     case ir::Opcode::Reduce: {
       int64_t slots = reduceWarpSlots(inst);
       if (slots == 1) return s;

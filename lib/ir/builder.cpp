@@ -104,6 +104,13 @@ Instruction* Builder::store(Value* ptr, Value* v, Value* mask) {
 
 Value* Builder::dot(Value* a, Value* b, Value* acc) { return create(Opcode::Dot, acc->type(), {a, b, acc}); }
 
+Value* Builder::scan(ReduceKind k, int axis, Value* v) {
+  Instruction* i = create(Opcode::Scan, v->type(), {v});
+  i->sub = uint8_t(k);
+  i->imm = axis;
+  return i;
+}
+
 Value* Builder::reduce(ReduceKind k, int axis, Value* v) {
   Shape s = v->type().shape;
   s.erase(s.begin() + axis);

@@ -46,6 +46,8 @@ class Builder {
   Instruction* store(Value* ptr, Value* v, Value* mask = nullptr);
   Value* dot(Value* a, Value* b, Value* acc);
   Value* reduce(ReduceKind k, int axis, Value* v);
+  // The inclusive prefix of `v` along `axis` under k (its type).
+  Value* scan(ReduceKind k, int axis, Value* v);
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
   Value* multipleOf(Value* v, int64_t n);

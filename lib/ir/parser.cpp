@@ -633,8 +633,9 @@ void Parser::parseInstruction(BasicBlock* bb) {
     case Opcode::Cmp: inst->sub = parseSubKind(cmpPredFromName, "comparison predicate"); break;
     case Opcode::AtomicRmw: inst->sub = parseSubKind(atomicKindFromName, "atomic kind"); break;
     case Opcode::Reduce:
+    case Opcode::Scan:
       inst->sub = parseSubKind(reduceKindFromName, "reduction kind");
-      inst->imm = expectInt("a reduction axis");
+      inst->imm = expectInt(op == Opcode::Scan ? "a scan axis" : "a reduction axis");
       break;
     case Opcode::MultipleOf: inst->imm = expectInt("a divisor after 'multiple_of'"); break;
     case Opcode::MaxContiguous: {

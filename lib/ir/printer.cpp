@@ -13,7 +13,8 @@ namespace {
 std::string subKindName(const Instruction& inst) {
   switch (inst.opcode()) {
     case Opcode::Cmp: return inst.sub < kNumCmpPreds ? cmpPredName(CmpPred(inst.sub)) : "?";
-    case Opcode::Reduce: return inst.sub < kNumReduceKinds ? reduceKindName(ReduceKind(inst.sub)) : "?";
+    case Opcode::Reduce: case Opcode::Scan:
+      return inst.sub < kNumReduceKinds ? reduceKindName(ReduceKind(inst.sub)) : "?";
     case Opcode::AtomicRmw: return inst.sub < kNumAtomicKinds ? atomicKindName(AtomicKind(inst.sub)) : "?";
     case Opcode::MaxContiguous: case Opcode::ExtractSlice: case Opcode::Gather:
       return std::to_string(inst.sub);  // the axis

@@ -265,6 +265,9 @@ std::string checkGpuInstruction(const Instruction& inst) {
     case Opcode::Broadcast:
       if (inst.operand(0)->type().layout != r.layout) return "'broadcast' keeps its operand's layout";
       return "";
+    case Opcode::Scan:
+      if (inst.operand(0)->type().layout != r.layout) return "'scan' keeps its operand's layout";
+      return "";
     case Opcode::Gather:
       if (inst.operand(1)->type().layout != r.layout) return "'gather' result takes its index's layout";
       if (inst.operand(0)->type().isShared()) return "a buffer in shared memory is read by local_load or a dot";

@@ -186,16 +186,23 @@ std::string checkDot(const Instruction& inst) {
 
 std::string checkReduce(const Instruction& inst) {
   const Type& a = inst.operand(0)->type();
+  const std::string name = opcodeName(inst.opcode());
   if (inst.sub >= kNumReduceKinds) return "unknown reduction kind " + std::to_string(inst.sub);
-  if (!a.isTile()) return "'reduce' needs a tile operand, not " + str(a);
-  if (a.isPtr()) return "'reduce' does not apply to pointers";
+  if (!a.isTile()) return "'" + name + "' needs a tile operand, not " + str(a);
+  if (a.isPtr()) return "'" + name + "' does not apply to pointers";
+  if (a.kind == Scalar::I1 && inst.opcode() == Opcode::Scan) return "'scan' does not apply to booleans";
   auto kind = ReduceKind(inst.sub);
   if ((kind == ReduceKind::UMax || kind == ReduceKind::UMin) && !a.isInt())
-    return std::string("'reduce ") + reduceKindName(kind) + "' requires integers, not " + str(a);
+    return "'" + name + " " + reduceKindName(kind) + "' requires integers, not " + str(a);
   if ((kind == ReduceKind::MaxNum || kind == ReduceKind::MinNum) && !a.isFloat())
-    return std::string("'reduce ") + reduceKindName(kind) + "' requires floats, not " + str(a);
+    return "'" + name + " " + reduceKindName(kind) + "' requires floats, not " + str(a);
   if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
-    return "reduction axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
+    return (inst.opcode() == Opcode::Scan ? "scan axis " : "reduction axis ") + std::to_string(inst.imm) +
+           " is out of range for " + str(a);
+  if (inst.opcode() == Opcode::Scan) {
+    if (inst.type() != a) return "'scan' result must be " + str(a) + ", not " + str(inst.type());
+    return "";
+  }
   Shape s = a.shape;
   s.erase(s.begin() + inst.imm);
   // (The result's layout is the GPU rules' business: a slice of the operand's.)
@@ -302,7 +309,7 @@ std::string checkOpcodeRules(const Instruction& inst) {
     case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
       return checkMemory(inst);
     case Opcode::Dot: return checkDot(inst);
-    case Opcode::Reduce: return checkReduce(inst);
+    case Opcode::Reduce: case Opcode::Scan: return checkReduce(inst);
     case Opcode::MultipleOf: {
       const Type& a = inst.operand(0)->type();
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);

@@ -173,6 +173,13 @@ void bindFunctionBuilder(nb::module_& m) {
              return PyValue{f.builder().reduce(k, axis, v.v)};
            },
            nb::keep_alive<0, 1>())
+      .def("scan",
+           [](FB& f, const std::string& kind, int axis, const PyValue& v) {
+             ir::ReduceKind k;
+             if (!ir::reduceKindFromName(kind, &k)) throw InternalError("no scan '" + kind + "'");
+             return PyValue{f.builder().scan(k, axis, v.v)};
+           },
+           nb::keep_alive<0, 1>())
       .def("atomic_rmw",
            [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask,
               const std::string& sem, const std::string& scope) {

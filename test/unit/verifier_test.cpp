@@ -261,6 +261,19 @@ TEST(Verifier, ExtractSlice) {
                    "'extract_slice' takes a tile and keeps its rank");
 }
 
+TEST(Verifier, Scan) {
+  std::string v = "  %v = splat %b : f32<4, 8>\n  %i = splat %a : i32<4, 8>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %x = scan add 1 %v : f32<4, 8>\n  %y = scan umax 0 %i : i32<4, 8>\n  ret\n")), "");
+  expectEntryError(v + "  %x = scan add 2 %v : f32<4, 8>\n  ret\n", "%x = scan add 2 %v : f32<4, 8>",
+                   "scan axis 2 is out of range for f32<4, 8>");
+  expectEntryError(v + "  %x = scan add 0 %v : f32<8, 4>\n  ret\n", "%x = scan add 0 %v : f32<8, 4>",
+                   "'scan' result must be f32<4, 8>, not f32<8, 4>");
+  expectEntryError(v + "  %x = scan umax 0 %v : f32<4, 8>\n  ret\n", "%x = scan umax 0 %v : f32<4, 8>",
+                   "'scan umax' requires integers, not f32<4, 8>");
+  expectEntryError("  %x = scan add 0 %b : f32\n  ret\n", "%x = scan add 0 %b : f32",
+                   "'scan' needs a tile operand, not f32");
+}
+
 TEST(Verifier, Gather) {
   std::string v = "  %v = splat %b : f32<4, 8>\n  %i = range 0 : i32<16>\n  %j = reshape %i : i32<4, 4>\n";
   EXPECT_EQ(verifyText(kernel(v + "  %x = gather 1 %v, %j : f32<4, 4>\n  ret\n")), "");

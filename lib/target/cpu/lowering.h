@@ -293,6 +293,7 @@ class Lowering {
                           llvm::Value* srcBase, const Strides& src);
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
+  void lowerScan(const ir::Instruction& inst);         // lower_scan.cpp
   void sumInParts(const ir::Instruction& inst, const Tile& a);
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
   void lowerPrint(const ir::Instruction& inst);        // lower_debug.cpp

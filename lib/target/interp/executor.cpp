@@ -265,6 +265,7 @@ void Executor::execute(const Step& s) {
     case Op::Store: execStore(s); return;
     case Op::Dot: execDot(s); return;
     case Op::Reduce: execReduce(s); return;
+    case Op::Scan: execScan(s); return;
     case Op::AtomicRmw: execAtomicRmw(s); return;
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;

@@ -88,6 +88,7 @@ class Executor {
   void execRange(const Step& s);
   void execDot(const Step& s);
   void execReduce(const Step& s);
+  void execScan(const Step& s);
 
   // ---- gpu_exec.cpp (the GPU IR's instructions)
   void execGpu(const Step& s);

@@ -167,6 +167,37 @@ void Executor::execDot(const Step& s) {
 // Folds the axis: max, min and integer sums in index order, starting from
 // the first element; float sums in the order of ir/sum_order.h (so a sum of
 // -0.0s stays -0.0 either way). Shape [outer, n, inner] -> [outer, inner].
+namespace {
+
+// Calls use(combine, floatAdd) with the element combine of `kind` on
+// elements of kind k (floatAdd: a float sum, which reductions order).
+template <typename Use>
+void withCombine(ir::Scalar k, ir::ReduceKind kind, Use use) {
+  if (!ir::isFloatKind(k)) {
+    switch (kind) {
+      case ir::ReduceKind::Add: use([k](Elem x, Elem y) { return intElem(wrapAdd(k, x.i, y.i)); }, false); return;
+      case ir::ReduceKind::Max: use([](Elem x, Elem y) { return intElem(std::max(x.i, y.i)); }, false); return;
+      case ir::ReduceKind::Min: use([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }, false); return;
+      case ir::ReduceKind::UMax: use([k](Elem x, Elem y) { return intElem(unsignedMax(k, x.i, y.i)); }, false); return;
+      case ir::ReduceKind::UMin: use([k](Elem x, Elem y) { return intElem(unsignedMin(k, x.i, y.i)); }, false); return;
+      case ir::ReduceKind::MaxNum: case ir::ReduceKind::MinNum: break;  // floats only (verified)
+    }
+    return;
+  }
+  withRounding(k, [&](auto round) {
+    switch (kind) {
+      case ir::ReduceKind::Add: use([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }, true); return;
+      case ir::ReduceKind::Max: use([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }, false); return;
+      case ir::ReduceKind::Min: use([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }, false); return;
+      case ir::ReduceKind::MaxNum: use([](Elem x, Elem y) { return floatElem(floatMaxNum(x.f, y.f)); }, false); return;
+      case ir::ReduceKind::MinNum: use([](Elem x, Elem y) { return floatElem(floatMinNum(x.f, y.f)); }, false); return;
+      case ir::ReduceKind::UMax: case ir::ReduceKind::UMin: break;  // integers only (verified)
+    }
+  });
+}
+
+}  // namespace
+
 void Executor::execReduce(const Step& s) {
   const ir::Shape& shape = inType(s, 0).shape;
   const size_t axis = size_t(s.inst->imm);
@@ -207,26 +238,32 @@ void Executor::execReduce(const Step& s) {
       std::copy(partial.begin(), partial.begin() + long(inner), r.data() + o * inner);
     }
   };
-  if (!ir::isFloatKind(k)) {
-    switch (kind) {
-      case ir::ReduceKind::Add: fold([k](Elem x, Elem y) { return intElem(wrapAdd(k, x.i, y.i)); }); return;
-      case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return intElem(std::max(x.i, y.i)); }); return;
-      case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }); return;
-      case ir::ReduceKind::UMax: fold([k](Elem x, Elem y) { return intElem(unsignedMax(k, x.i, y.i)); }); return;
-      case ir::ReduceKind::UMin: fold([k](Elem x, Elem y) { return intElem(unsignedMin(k, x.i, y.i)); }); return;
-      case ir::ReduceKind::MaxNum: case ir::ReduceKind::MinNum: break;  // floats only (verified)
-    }
-    return;
-  }
-  withRounding(k, [&](auto round) {
-    switch (kind) {
-      case ir::ReduceKind::Add: sumInParts([round](Elem x, Elem y) { return floatElem(round(x.f + y.f)); }); return;
-      case ir::ReduceKind::Max: fold([](Elem x, Elem y) { return floatElem(floatMax(x.f, y.f)); }); return;
-      case ir::ReduceKind::Min: fold([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }); return;
-      case ir::ReduceKind::MaxNum: fold([](Elem x, Elem y) { return floatElem(floatMaxNum(x.f, y.f)); }); return;
-      case ir::ReduceKind::MinNum: fold([](Elem x, Elem y) { return floatElem(floatMinNum(x.f, y.f)); }); return;
-      case ir::ReduceKind::UMax: case ir::ReduceKind::UMin: break;  // integers only (verified)
-    }
+  withCombine(k, kind, [&](auto combine, bool floatAdd) {
+    if (floatAdd)
+      sumInParts(combine);
+    else
+      fold(combine);
+  });
+}
+
+// r[..., i, ...] = a[..., 0, ...] op ... op a[..., i, ...], in index order.
+void Executor::execScan(const Step& s) {
+  const ir::Shape& shape = inType(s, 0).shape;
+  const size_t axis = size_t(s.inst->imm);
+  size_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= size_t(shape[d]);
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= size_t(shape[d]);
+  const size_t n = size_t(shape[axis]);
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  std::copy(a.begin(), a.end(), r.begin());
+  withCombine(s.inst->type().kind, ir::ReduceKind(s.inst->sub), [&](auto combine, bool) {
+    for (size_t o = 0; o < outer; ++o)
+      for (size_t i = 1; i < n; ++i)
+        for (size_t q = 0; q < inner; ++q) {
+          const size_t at = (o * n + i) * inner + q;
+          r[at] = combine(r[at - inner], r[at]);
+        }
   });
 }
 

@@ -173,6 +173,16 @@ class Checker {
         require(kindOf(0) != ir::Scalar::Ptr && kindOf(1) != ir::Scalar::Ptr, "dot of pointers");
         return;
       }
+      case Op::Scan: {
+        operands(1, 1);
+        const ir::Shape& s = shapeOf(0);
+        require(inst_.imm >= 0 && size_t(inst_.imm) < s.size(), "bad axis");
+        require(s == t.shape && kindOf(0) == t.kind && inst_.sub < ir::kNumReduceKinds, "bad result type or kind");
+        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt() == (inst_.sub <= uint8_t(ir::ReduceKind::UMin)),
+                "umax/umin need integers, maxnum/minnum floats");
+        require(t.kind != ir::Scalar::I1 && (t.isInt() || t.isFloat()), "scan needs numbers");
+        return;
+      }
       case Op::Reduce: {
         operands(1, 1);
         ir::Shape s = shapeOf(0);

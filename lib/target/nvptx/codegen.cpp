@@ -338,6 +338,8 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerTile(i);
     case Opcode::Reduce:
       return lowerReduce(i);
+    case Opcode::Scan:
+      return lowerScan(i);
     case Opcode::Dot:
       if (i.type().layout->kind == ir::LayoutKind::Mma && i.type().layout->version == 3) return lowerWgmma(i);
       return lowerDot(i);

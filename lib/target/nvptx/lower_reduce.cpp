@@ -38,6 +38,18 @@ std::string combineOp(ir::ReduceKind k, Scalar ck) {
 
 }  // namespace
 
+void FunctionLowering::emitCombine(ir::ReduceKind kind, Scalar ck, const std::string& acc, const std::string& x) {
+  // f64 max/min have no .NaN form: a NaN operand wins by hand.
+  const bool nanByHand = ck == Scalar::F64 && (kind == ir::ReduceKind::Max || kind == ir::ReduceKind::Min);
+  std::string nan;
+  if (nanByHand) {
+    nan = newReg(RegClass::Pred);
+    emit("setp.nan.f64 " + nan + ", " + acc + ", " + x + ";");
+  }
+  emit(combineOp(kind, ck) + " " + acc + ", " + acc + ", " + x + ";");
+  if (nanByHand) emit("@" + nan + " mov.f64 " + acc + ", 0d7FF8000000000000;");
+}
+
 void FunctionLowering::lowerReduce(const ir::Instruction& i) {
   const ir::Value* src = i.operand(0);
   const ir::Type& st = src->type();
@@ -50,18 +62,9 @@ void FunctionLowering::lowerReduce(const ir::Instruction& i) {
   Scalar ck = gpu::reduceCombineKind(k);
   bool wide = ir::bitWidth(ck) == 64;
   const char* wordType = wide ? "b64" : ck == Scalar::F32 ? "f32" : "b32";
-  std::string op = combineOp(ir::ReduceKind(i.sub), ck);
   const auto kind = ir::ReduceKind(i.sub);
-  // f64 max/min have no .NaN form: a NaN operand wins by hand.
-  const bool nanByHand = ck == Scalar::F64 && (kind == ir::ReduceKind::Max || kind == ir::ReduceKind::Min);
   auto combine = [&](const std::string& acc, const std::string& x) {
-    std::string nan;
-    if (nanByHand) {
-      nan = newReg(RegClass::Pred);
-      emit("setp.nan.f64 " + nan + ", " + acc + ", " + x + ";");
-    }
-    emit(op + " " + acc + ", " + acc + ", " + x + ";");
-    if (nanByHand) emit("@" + nan + " mov.f64 " + acc + ", 0d7FF8000000000000;");
+    emitCombine(kind, ck, acc, x);
     if (k == Scalar::I8) emit("cvt.s32.s8 " + acc + ", " + acc + ";");
     if (k == Scalar::I16) emit("cvt.s32.s16 " + acc + ", " + acc + ";");
   };

@@ -182,6 +182,10 @@ class FunctionLowering {
   // gather: the source through its scratch, each thread reading the
   // elements its indices point at.
   std::vector<std::string> gatherThroughScratch(const ir::Instruction& gather);
+  // acc = acc KIND x, in registers of the combine kind ck (f64 max/min
+  // propagate a NaN by hand); narrow integers are not wrapped here.
+  void emitCombine(ir::ReduceKind kind, ir::Scalar ck, const std::string& acc, const std::string& x);
+  void lowerScan(const ir::Instruction& scan);  // lower_scan.cpp
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
   // comes to them.

@@ -261,7 +261,16 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
     float16 stays float16 (summed in float32 here, rounded back once)."""
     x = to_tensor(input)
     back = core.float16 if unwrap(dtype) is None and x.dtype is core.float16 else None
-    r = associative_scan(_scan_type(x, dtype), axis, semantic.add, reverse)
+    y = _scan_type(x, dtype)
+    a = _axis(y, axis)
+    _length(y, a, "tl.cumsum")
+    if unwrap(reverse):
+        y = flip(y, a)
+    # The IR's scan: in index order on the CPU and the interpreter, a
+    # segmented scan through shared memory on the GPU.
+    r = tensor(semantic.builder().scan("add", a, y.handle), y.dtype, y.shape)
+    if unwrap(reverse):
+        r = flip(r, a)
     return semantic.cast(r, back) if back is not None else r
 
 
