@@ -14,7 +14,7 @@ events around each call, L2 flushed before it), medians.
 usage: python3 bench/dsl_bench.py OUT_DIR   (writes OUT_DIR/dsl.json)
 DSL_ONLY=attention,matmul (comma-separated: add, softmax, matmul, linear, layernorm,
 attention, attention_bwd, attention_bwd_fused, tutorial_attention, hints, persistent, fp8, moe, quant,
-w8a8, llm, gather, compile, launch) runs only
+w8a8, llm, gather, scan, compile, launch) runs only
 those sections.
 attention_bwd: the FlashAttention-2 backward of dsl_kernels.py beside Triton
 running it and torch's scaled_dot_product_attention backward.
@@ -93,6 +93,7 @@ MOE_KERNELS = os.path.join(ROOT, "python", "tests", "moe_kernels.py")
 QUANT_KERNELS = os.path.join(ROOT, "python", "tests", "quant_kernels.py")
 LLM_KERNELS = os.path.join(ROOT, "python", "tests", "llm_kernels.py")
 GATHER_KERNELS = os.path.join(ROOT, "python", "tests", "gather_kernels.py")
+SCAN_KERNELS = os.path.join(ROOT, "python", "tests", "scan_kernels.py")
 TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
@@ -102,6 +103,7 @@ ours_moe = load_kernels(False, MOE_KERNELS)
 ours_quant = load_kernels(False, QUANT_KERNELS)
 ours_llm = load_kernels(False, LLM_KERNELS)
 ours_gather = load_kernels(False, GATHER_KERNELS)
+ours_scan = load_kernels(False, SCAN_KERNELS)
 ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
@@ -113,12 +115,13 @@ try:
     theirs_quant = load_kernels(True, QUANT_KERNELS)
     theirs_llm = load_kernels(True, LLM_KERNELS)
     theirs_gather = load_kernels(True, GATHER_KERNELS)
+    theirs_scan = load_kernels(True, SCAN_KERNELS)
     theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
-    theirs_persistent, theirs_quant, theirs_llm, theirs_gather = None, None, None, None
+    theirs_persistent, theirs_quant, theirs_llm, theirs_gather, theirs_scan = None, None, None, None, None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -933,6 +936,23 @@ if want("gather"):
 
     res = both("codebook_dequant", run_codebook, GATHER)
     record("codebook", "%d" % n, "GB/s", 3.0 * n + n // 16, res)
+
+# ---- tl.cumsum along rows (scan_kernels.py) ----
+if want("scan"):
+    SCAN = (("tritonc", ours_scan), ("triton", theirs_scan))
+    for R, C in ((16384, 1000), (4096, 4096)):
+        x = torch.randn(R, C, device=dev)
+        y = torch.empty_like(x)
+        ref = torch.cumsum(x.double(), 1)
+        block = 1 << (C - 1).bit_length()
+        warps = 4 if block <= 1024 else 8
+
+        def run_scan(k, x=x, y=y, ref=ref, R=R, C=C, block=block, warps=warps):
+            return timed(lambda: k[(R,)](x, y, C, x.stride(0), BLOCK=block, num_warps=warps), y, ref)
+
+        res = both("row_cumsum", run_scan, SCAN)
+        res["torch"] = (do_bench(lambda x=x, y=y: torch.cumsum(x, 1, out=y), return_mode="median"), None)
+        record("cumsum", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
 
 if want("compile"):
     extra["cold_compile_ms"]["tritonc"] = cold_compile(load_kernels(False), "tritonc")

@@ -300,6 +300,20 @@ def test_gather_kernels_rows_and_codebook(backend):
     np.testing.assert_array_equal(got, want)
 
 
+def test_row_cumsum_kernel(backend):
+    """scan_kernels.py (timed beside Triton in bench/dsl_bench.py): running
+    sums of rows masked to the block, a ragged width."""
+    import scan_kernels
+    R, C = 3 + int(rng.integers(0, 5)), 600 + int(rng.integers(0, 400))
+    x = rng.standard_normal((R, C)).astype(np.float32)
+    y = np.full((R, C), np.nan, np.float32)
+    if backend == "cuda":
+        run_grid(scan_kernels.row_cumsum, (R,), [x, y], C, C, BLOCK=1024)
+    else:
+        scan_kernels.row_cumsum[(R,)](x, y, C, C, BLOCK=1024)
+    np.testing.assert_allclose(y, np.cumsum(x.astype(np.float64), 1), atol=1e-4 * np.sqrt(C), rtol=0)
+
+
 def run_grid(kernel, grid, arrays, *scalars, **constexprs):
     """Launches on CUDA copies of numpy `arrays`, copying them back."""
     on_gpu = [torch.from_numpy(a).cuda() for a in arrays]
