@@ -305,9 +305,9 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             fact.kind = "reduce";
             fact.instruction = "shared";
             fact.tile = shapeText(t.shape);
-            fact.text = "scan of " + fact.tile + " " + ir::scalarName(t.kind) + " through shared memory: runs of " +
-                        std::to_string(p.segment) + " per thread, then their totals (" + std::to_string(p.bytes) +
-                        " bytes)";
+            fact.text = "scan of " + fact.tile + " " + ir::scalarName(t.kind) + ": runs of " +
+                        std::to_string(p.runLength) + " in registers, their " + std::to_string(p.perRow) +
+                        " totals per row scanned through shared memory (" + std::to_string(p.bytes) + " bytes)";
             add(i, fact);
           }
           break;

@@ -1,7 +1,5 @@
 #include "gpu/scratch.h"
 
-#include <algorithm>
-
 #include "gpu/layouts.h"
 
 namespace tritonc::gpu {
@@ -25,18 +23,33 @@ ScanPlan scanPlan(const ir::Instruction& scan) {
   ScanPlan p;
   const ir::Type& t = scan.type();
   const size_t axis = size_t(scan.imm);
-  const ir::Module* m = scan.parent && scan.parent->parent() ? scan.parent->parent()->parent() : nullptr;
-  p.threads = 32 * int64_t(m && m->numWarps > 0 ? m->numWarps : 4);
   p.n = t.shape.at(axis);
-  for (size_t d = axis + 1; d < t.shape.size(); ++d) p.inner *= t.shape[d];
-  p.rows = t.numElements() / p.n;
-  // Runs long enough to give every thread one (a thread's own sequential
-  // scan is cheapest), but no longer than the axis nor 16 (registers).
-  p.segment = std::min<int64_t>({p.n, 16, std::max<int64_t>(1, t.numElements() / p.threads)});
-  p.segments = t.numElements() / p.segment;
+  // A run doubles while a register basis steps exactly its length along
+  // the axis: the thread then holds both halves of the longer run.
+  if (t.layout && t.layout->isDistributed()) {
+    const LinearLayout ll = linearOf(t);
+    for (bool grew = true; grew && p.runLength < p.n;) {
+      grew = false;
+      for (const Index& b : ll.reg) {
+        bool step = b[axis] == p.runLength;
+        for (size_t d = 0; d < b.size(); ++d) step = step && (d == axis || b[d] == 0);
+        grew = grew || step;
+      }
+      if (grew) p.runLength *= 2;
+    }
+    // The other bases must leave a run's low positions alone (positions
+    // combine bases by XOR): else runs of one element, which always hold.
+    for (const std::vector<Index>* bases : {&ll.reg, &ll.lane, &ll.warp})
+      for (const Index& b : *bases) {
+        bool runBase = b[axis] < p.runLength;
+        for (size_t d = 0; d < b.size(); ++d) runBase = runBase && (d == axis || b[d] == 0);
+        if (!runBase && (b[axis] & (p.runLength - 1)) != 0) p.runLength = 1;
+      }
+  }
+  p.perRow = p.n / p.runLength;
+  p.runs = t.numElements() / p.runLength;
   p.kind = reduceCombineKind(t.kind);
-  p.tileBytes = t.numElements() * ir::byteSize(p.kind);
-  p.bytes = p.tileBytes + p.segments * ir::byteSize(p.kind);
+  p.bytes = p.perRow > 1 ? p.runs * ir::byteSize(p.kind) : 0;  // (runs as long as the axis: no totals)
   return p;
 }
 

@@ -27,21 +27,19 @@ ScratchUse scratchOf(const ir::Instruction& inst);
 ir::Scalar reduceCombineKind(ir::Scalar k);
 int64_t reduceWarpSlots(const ir::Instruction& reduce);
 
-// How a scan runs through its scratch: the tile at its row-major places in
-// the combine kind, then `segments` runs of `segment` consecutive elements
-// along the axis (of the `rows` independent scans: every combination of
-// the other dimensions), each scanned by one thread, `threads` at a time;
-// then the runs' totals (after the tile) scanned per row, and added back.
+// How a scan runs (layouts assigned): each thread scans its runs of
+// `runLength` consecutive elements along the axis in its registers (the
+// longest its layout gives every run); the runs' totals, one per run of
+// each row (every combination of the other dimensions: `perRow` runs of
+// a row), go through the scratch, where they are scanned per row; each run
+// then combines the total of the runs before it.
 struct ScanPlan {
   int64_t n = 1;          // along the axis
-  int64_t inner = 1;      // elements after the axis: its stride
-  int64_t rows = 1;       // outer * inner
-  int64_t segment = 1;    // elements of a run, at most 16
-  int64_t segments = 1;   // rows * n / segment
-  int64_t threads = 128;  // of the program
+  int64_t runLength = 1;
+  int64_t perRow = 1;     // n / runLength
+  int64_t runs = 1;       // of the tile
   ir::Scalar kind = ir::Scalar::F32;  // the combine kind
-  int64_t tileBytes = 0;
-  int64_t bytes = 0;      // the tile, then one total per run
+  int64_t bytes = 0;      // one total per run
 };
 ScanPlan scanPlan(const ir::Instruction& scan);
 
