@@ -18,7 +18,7 @@ const OpInfo kOps[] = {
 constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 
 const char* const kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "ult", "ule", "ugt", "uge"};
-const char* const kReduceNames[] = {"add", "max", "min", "umax", "umin", "maxnum", "minnum"};
+const char* const kReduceNames[] = {"add", "max", "min", "umax", "umin", "maxnum", "minnum", "mul"};
 const char* const kAtomicNames[] = {"add", "xchg", "max", "min", "and", "or", "umax", "umin", "xor"};
 const char* const kSemNames[] = {"relaxed", "acquire", "release", "acq_rel"};
 const char* const kScopeNames[] = {"gpu", "cta", "sys"};

@@ -32,9 +32,10 @@ bool opcodeFromName(const std::string& s, Opcode* out);
 // Sub-kinds carried by some opcodes (Instruction::sub).
 // Ult..Uge compare integers as unsigned (the others signed, or floats).
 enum class CmpPred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Ult, Ule, Ugt, Uge };
-enum class ReduceKind : uint8_t { Add, Max, Min, UMax, UMin, MaxNum, MinNum };
+// (Mul: scans only, tl.cumprod.)
+enum class ReduceKind : uint8_t { Add, Max, Min, UMax, UMin, MaxNum, MinNum, Mul };
 enum class AtomicKind : uint8_t { Add, Xchg, Max, Min, And, Or, UMax, UMin, Xor };
-constexpr uint8_t kNumCmpPreds = 10, kNumReduceKinds = 7, kNumAtomicKinds = 9;
+constexpr uint8_t kNumCmpPreds = 10, kNumReduceKinds = 8, kNumAtomicKinds = 9;
 inline bool isUnsignedPred(CmpPred p) { return p >= CmpPred::Ult; }
 const char* cmpPredName(CmpPred p);
 const char* reduceKindName(ReduceKind k);

@@ -192,6 +192,7 @@ std::string checkReduce(const Instruction& inst) {
   if (a.isPtr()) return "'" + name + "' does not apply to pointers";
   if (a.kind == Scalar::I1 && inst.opcode() == Opcode::Scan) return "'scan' does not apply to booleans";
   auto kind = ReduceKind(inst.sub);
+  if (kind == ReduceKind::Mul && inst.opcode() == Opcode::Reduce) return "'reduce mul' does not exist (scans only)";
   if ((kind == ReduceKind::UMax || kind == ReduceKind::UMin) && !a.isInt())
     return "'" + name + " " + reduceKindName(kind) + "' requires integers, not " + str(a);
   if ((kind == ReduceKind::MaxNum || kind == ReduceKind::MinNum) && !a.isFloat())

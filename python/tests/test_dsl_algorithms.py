@@ -129,8 +129,8 @@ def test_algorithm(backend, op, axis, dtype):
 @pytest.mark.parametrize("op", ["flip", "cumsum", "cumsum_reverse", "cumprod"])
 @pytest.mark.parametrize("axis", [0, 1])
 def test_algorithm_along_a_long_axis(backend, op, axis):
-    """The long-axis forms (flip as a gather of the reversed positions from
-    64 elements on) on a 256-long axis, int32 (exact)."""
+    """The IR forms (flip: a gather of the reversed positions; cumsum and
+    cumprod: scans) on a 256-long axis, int32 (exact)."""
     M, N = (256, 4) if axis == 0 else (4, 256)
     x = rng.choice([-1, 1, 2], size=(M, N)) if op == "cumprod" else rng.integers(-1000, 1000, size=(M, N))
     x = x.astype(np.int32)

@@ -272,6 +272,9 @@ TEST(Verifier, Scan) {
                    "'scan umax' requires integers, not f32<4, 8>");
   expectEntryError("  %x = scan add 0 %b : f32\n  ret\n", "%x = scan add 0 %b : f32",
                    "'scan' needs a tile operand, not f32");
+  EXPECT_EQ(verifyText(kernel(v + "  %x = scan mul 1 %v : f32<4, 8>\n  ret\n")), "");
+  expectEntryError(v + "  %x = reduce mul 1 %v : f32<4>\n  ret\n", "%x = reduce mul 1 %v : f32<4>",
+                   "'reduce mul' does not exist (scans only)");
 }
 
 TEST(Verifier, Gather) {

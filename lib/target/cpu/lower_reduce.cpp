@@ -26,6 +26,7 @@ void Lowering::lowerReduce(const ir::Instruction& inst) {
     case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
     case ir::ReduceKind::MaxNum: op = ir::Opcode::MaxNum; break;
     case ir::ReduceKind::MinNum: op = ir::Opcode::MinNum; break;
+    case ir::ReduceKind::Mul: op = ir::Opcode::Mul; break;
   }
   const Stride axisStride = a.strides[axis];
   if (op == ir::Opcode::Add && ir::isFloatKind(t.kind)) {

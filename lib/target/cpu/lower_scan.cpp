@@ -21,6 +21,7 @@ void Lowering::lowerScan(const ir::Instruction& inst) {
     case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
     case ir::ReduceKind::MaxNum: op = ir::Opcode::MaxNum; break;
     case ir::ReduceKind::MinNum: op = ir::Opcode::MinNum; break;
+    case ir::ReduceKind::Mul: op = ir::Opcode::Mul; break;
   }
   Tile out = newTile(t);
   // The other dimensions (one of size 1 where the tile has no other).

@@ -180,6 +180,7 @@ void withCombine(ir::Scalar k, ir::ReduceKind kind, Use use) {
       case ir::ReduceKind::Min: use([](Elem x, Elem y) { return intElem(std::min(x.i, y.i)); }, false); return;
       case ir::ReduceKind::UMax: use([k](Elem x, Elem y) { return intElem(unsignedMax(k, x.i, y.i)); }, false); return;
       case ir::ReduceKind::UMin: use([k](Elem x, Elem y) { return intElem(unsignedMin(k, x.i, y.i)); }, false); return;
+      case ir::ReduceKind::Mul: use([k](Elem x, Elem y) { return intElem(wrapMul(k, x.i, y.i)); }, false); return;
       case ir::ReduceKind::MaxNum: case ir::ReduceKind::MinNum: break;  // floats only (verified)
     }
     return;
@@ -191,6 +192,7 @@ void withCombine(ir::Scalar k, ir::ReduceKind kind, Use use) {
       case ir::ReduceKind::Min: use([](Elem x, Elem y) { return floatElem(floatMin(x.f, y.f)); }, false); return;
       case ir::ReduceKind::MaxNum: use([](Elem x, Elem y) { return floatElem(floatMaxNum(x.f, y.f)); }, false); return;
       case ir::ReduceKind::MinNum: use([](Elem x, Elem y) { return floatElem(floatMinNum(x.f, y.f)); }, false); return;
+      case ir::ReduceKind::Mul: use([round](Elem x, Elem y) { return floatElem(round(x.f * y.f)); }, false); return;
       case ir::ReduceKind::UMax: case ir::ReduceKind::UMin: break;  // integers only (verified)
     }
   });

@@ -178,7 +178,8 @@ class Checker {
         const ir::Shape& s = shapeOf(0);
         require(inst_.imm >= 0 && size_t(inst_.imm) < s.size(), "bad axis");
         require(s == t.shape && kindOf(0) == t.kind && inst_.sub < ir::kNumReduceKinds, "bad result type or kind");
-        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt() == (inst_.sub <= uint8_t(ir::ReduceKind::UMin)),
+        require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || inst_.sub == uint8_t(ir::ReduceKind::Mul) ||
+                    t.isInt() == (inst_.sub <= uint8_t(ir::ReduceKind::UMin)),
                 "umax/umin need integers, maxnum/minnum floats");
         require(t.kind != ir::Scalar::I1 && (t.isInt() || t.isFloat()), "scan needs numbers");
         return;
@@ -189,6 +190,7 @@ class Checker {
         require(inst_.imm >= 0 && size_t(inst_.imm) < s.size() && s[size_t(inst_.imm)] > 0, "bad axis");
         s.erase(s.begin() + inst_.imm);
         require(s == t.shape && kindOf(0) == t.kind && inst_.sub < ir::kNumReduceKinds, "bad result type or kind");
+        require(inst_.sub != uint8_t(ir::ReduceKind::Mul), "no reduce mul");
         require(inst_.sub <= uint8_t(ir::ReduceKind::Min) || t.isInt() == (inst_.sub <= uint8_t(ir::ReduceKind::UMin)),
                 "umax/umin need integers, maxnum/minnum floats");
         require(t.isInt() || t.isFloat(), "reduce needs numbers");

@@ -32,6 +32,7 @@ std::string combineOp(ir::ReduceKind k, Scalar ck) {
     case ir::ReduceKind::UMin: return std::string("min.u") + (ir::bitWidth(ck) == 64 ? "64" : "32");
     case ir::ReduceKind::MaxNum: return std::string("max.") + ty;  // without .NaN: a NaN loses
     case ir::ReduceKind::MinNum: return std::string("min.") + ty;
+    case ir::ReduceKind::Mul: return std::string(ir::isFloatKind(ck) ? "mul.rn." : "mul.lo.") + ty;
   }
   return "";
 }

@@ -132,10 +132,11 @@ def flip(x, dim=None):
     x = to_tensor(x)
     a = _axis(x, dim)
     n = _length(x, a, "tl.flip")
-    if n >= _FLIP_BY_GATHER:
+    if n > 1:
         # A gather of the reversed positions: one pass (through shared memory
         # on the GPU) where log2(n) rounds of half swaps would each move the
-        # tile (4096 elements: 96k lines of PTX).
+        # tile (4096 elements: 96k lines of PTX; a 32-element axis of a
+        # 4096 x 32 tile: 22k lines and spills).
         lanes = [1] * len(x.shape)
         lanes[a] = n
         index = semantic.reshape(semantic.sub(n - 1, ops.arange(0, n)), tuple(lanes))
@@ -146,11 +147,6 @@ def flip(x, dim=None):
         x = _unpair(hi, lo, a, shape, x.shape)
         s *= 2
     return x
-
-
-# From this length on tl.flip gathers (below, the half swaps, which move
-# registers within threads where the layout allows, cost less).
-_FLIP_BY_GATHER = 64
 
 
 def _bitonic(keys, axis, descending, first=2):
@@ -261,16 +257,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
     float16 stays float16 (summed in float32 here, rounded back once)."""
     x = to_tensor(input)
     back = core.float16 if unwrap(dtype) is None and x.dtype is core.float16 else None
-    y = _scan_type(x, dtype)
-    a = _axis(y, axis)
-    _length(y, a, "tl.cumsum")
-    if unwrap(reverse):
-        y = flip(y, a)
-    # The IR's scan: in index order on the CPU and the interpreter, a
-    # segmented scan through shared memory on the GPU.
-    r = tensor(semantic.builder().scan("add", a, y.handle), y.dtype, y.shape)
-    if unwrap(reverse):
-        r = flip(r, a)
+    r = _ir_scan(_scan_type(x, dtype), axis, "add", reverse, "tl.cumsum")
     return semantic.cast(r, back) if back is not None else r
 
 
@@ -283,7 +270,21 @@ def cumprod(input, axis=0, reverse=False, dtype=None):
         x = semantic.cast(x, unwrap(dtype))
     elif x.dtype is core.bfloat16:
         x = semantic.cast(x, core.float32)
-    return associative_scan(x, axis, semantic.mul, reverse)
+    return _ir_scan(x, axis, "mul", reverse, "tl.cumprod")
+
+
+def _ir_scan(x, axis, kind, reverse, what):
+    """The IR's scan (in index order on the CPU and the interpreter; runs in
+    registers, their totals through shared memory on the GPU); reversed by
+    flips around it."""
+    if x.dtype.is_bool():
+        x = semantic.cast(x, core.int32)
+    a = _axis(x, axis)
+    _length(x, a, what)
+    if unwrap(reverse):
+        x = flip(x, a)
+    r = tensor(semantic.builder().scan(kind, a, x.handle), x.dtype, x.shape)
+    return flip(r, a) if unwrap(reverse) else r
 
 
 @builtin
