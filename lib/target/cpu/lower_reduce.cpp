@@ -11,23 +11,27 @@
 
 namespace tritonc::cpu::detail {
 
+ir::Opcode Lowering::combineOpcode(ir::ReduceKind k) {
+  switch (k) {
+    case ir::ReduceKind::Add: return ir::Opcode::Add;
+    case ir::ReduceKind::Max: return ir::Opcode::Max;
+    case ir::ReduceKind::Min: return ir::Opcode::Min;
+    case ir::ReduceKind::UMax: return ir::Opcode::UMax;
+    case ir::ReduceKind::UMin: return ir::Opcode::UMin;
+    case ir::ReduceKind::MaxNum: return ir::Opcode::MaxNum;
+    case ir::ReduceKind::MinNum: return ir::Opcode::MinNum;
+    case ir::ReduceKind::Mul: return ir::Opcode::Mul;
+  }
+  return ir::Opcode::Add;
+}
+
 void Lowering::lowerReduce(const ir::Instruction& inst) {
   const ir::Type& t = inst.type();
   Tile a = getLazy(inst.operand(0));  // a deferred tile is computed in the loops below
   if (!a.hasBase() && !a.lazy) a = contiguous(a);  // a uniform tile (rare): fold it like any other
   const size_t axis = size_t(inst.imm);
   const int64_t n = a.shape.at(axis);
-  ir::Opcode op = ir::Opcode::Add;
-  switch (ir::ReduceKind(inst.sub)) {
-    case ir::ReduceKind::Add: op = ir::Opcode::Add; break;
-    case ir::ReduceKind::Max: op = ir::Opcode::Max; break;
-    case ir::ReduceKind::Min: op = ir::Opcode::Min; break;
-    case ir::ReduceKind::UMax: op = ir::Opcode::UMax; break;
-    case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
-    case ir::ReduceKind::MaxNum: op = ir::Opcode::MaxNum; break;
-    case ir::ReduceKind::MinNum: op = ir::Opcode::MinNum; break;
-    case ir::ReduceKind::Mul: op = ir::Opcode::Mul; break;
-  }
+  const ir::Opcode op = combineOpcode(ir::ReduceKind(inst.sub));
   const Stride axisStride = a.strides[axis];
   if (op == ir::Opcode::Add && ir::isFloatKind(t.kind)) {
     sumInParts(inst, a);

@@ -12,17 +12,7 @@ void Lowering::lowerScan(const ir::Instruction& inst) {
   if (!a.hasBase()) a = contiguous(a);  // a uniform tile (rare): scanned like any other
   const size_t axis = size_t(inst.imm);
   const int64_t n = t.shape.at(axis);
-  ir::Opcode op = ir::Opcode::Add;
-  switch (ir::ReduceKind(inst.sub)) {
-    case ir::ReduceKind::Add: op = ir::Opcode::Add; break;
-    case ir::ReduceKind::Max: op = ir::Opcode::Max; break;
-    case ir::ReduceKind::Min: op = ir::Opcode::Min; break;
-    case ir::ReduceKind::UMax: op = ir::Opcode::UMax; break;
-    case ir::ReduceKind::UMin: op = ir::Opcode::UMin; break;
-    case ir::ReduceKind::MaxNum: op = ir::Opcode::MaxNum; break;
-    case ir::ReduceKind::MinNum: op = ir::Opcode::MinNum; break;
-    case ir::ReduceKind::Mul: op = ir::Opcode::Mul; break;
-  }
+  const ir::Opcode op = combineOpcode(ir::ReduceKind(inst.sub));
   Tile out = newTile(t);
   // The other dimensions (one of size 1 where the tile has no other).
   ir::Shape kept = t.shape;

@@ -169,6 +169,16 @@ void Executor::execDot(const Step& s) {
 // -0.0s stays -0.0 either way). Shape [outer, n, inner] -> [outer, inner].
 namespace {
 
+struct AxisSplit {
+  size_t outer, n, inner;  // elements before the axis, along it, after it
+};
+AxisSplit aroundAxis(const ir::Shape& shape, size_t axis) {
+  AxisSplit a{1, size_t(shape[axis]), 1};
+  for (size_t d = 0; d < axis; ++d) a.outer *= size_t(shape[d]);
+  for (size_t d = axis + 1; d < shape.size(); ++d) a.inner *= size_t(shape[d]);
+  return a;
+}
+
 // Calls use(combine, floatAdd) with the element combine of `kind` on
 // elements of kind k (floatAdd: a float sum, which reductions order).
 template <typename Use>
@@ -201,12 +211,7 @@ void withCombine(ir::Scalar k, ir::ReduceKind kind, Use use) {
 }  // namespace
 
 void Executor::execReduce(const Step& s) {
-  const ir::Shape& shape = inType(s, 0).shape;
-  const size_t axis = size_t(s.inst->imm);
-  size_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= size_t(shape[d]);
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= size_t(shape[d]);
-  const size_t n = size_t(shape[axis]);
+  const auto [outer, n, inner] = aroundAxis(inType(s, 0).shape, size_t(s.inst->imm));
   const Tile& a = in(s, 0);
   Tile& r = out(s);
   const ir::Scalar k = s.inst->type().kind;
@@ -250,12 +255,7 @@ void Executor::execReduce(const Step& s) {
 
 // r[..., i, ...] = a[..., 0, ...] op ... op a[..., i, ...], in index order.
 void Executor::execScan(const Step& s) {
-  const ir::Shape& shape = inType(s, 0).shape;
-  const size_t axis = size_t(s.inst->imm);
-  size_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= size_t(shape[d]);
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= size_t(shape[d]);
-  const size_t n = size_t(shape[axis]);
+  const auto [outer, n, inner] = aroundAxis(inType(s, 0).shape, size_t(s.inst->imm));
   const Tile& a = in(s, 0);
   Tile& r = out(s);
   std::copy(a.begin(), a.end(), r.begin());

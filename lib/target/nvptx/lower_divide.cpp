@@ -52,11 +52,6 @@ SignedMagic magicOf(U d) {
 
 bool isPowerOfTwo(int64_t d) { return d > 0 && (d & (d - 1)) == 0; }
 
-int log2Of(int64_t d) {
-  int k = 0;
-  while ((int64_t(1) << k) < d) ++k;
-  return k;
-}
 
 }  // namespace
 

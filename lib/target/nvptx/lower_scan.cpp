@@ -24,16 +24,6 @@ namespace tritonc::nvptx {
 
 using ir::Scalar;
 
-namespace {
-
-int64_t log2Of(int64_t v) {
-  int64_t r = 0;
-  while ((int64_t(1) << r) < v) ++r;
-  return r;
-}
-
-}  // namespace
-
 void FunctionLowering::lowerScan(const ir::Instruction& scan) {
   const ir::Value* src = scan.operand(0);
   const ir::Type& t = scan.type();

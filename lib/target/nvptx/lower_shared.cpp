@@ -19,12 +19,6 @@ using ir::Scalar;
 
 namespace {
 
-int64_t log2Of(int64_t v) {
-  int64_t r = 0;
-  while ((int64_t(1) << r) < v) ++r;
-  return r;
-}
-
 // How many registers at a time a transfer between `regType` (distributed)
 // and the buffer `buf` can move: contiguous in both, at most 16 bytes.
 int64_t transferWidth(FunctionLowering& L, const ir::Type& regType, const ir::Type& buf) {

@@ -30,6 +30,13 @@ const char* memoryType(ir::Scalar k);  // of ld/st in memory: "u8" (bool), "s8",
 const char* movType(RegClass c);       // "pred", "b16", "b32", "f32", "b64", "f64"
 std::string floatLiteral(ir::Scalar k, double v);
 std::string braces(const std::vector<std::string>& r);  // "{a, b, c}"
+// The exponent of the smallest power of two >= v (a shift for the powers
+// of two that tile shapes are).
+inline int log2Of(int64_t v) {
+  int k = 0;
+  while ((int64_t(1) << k) < v) ++k;
+  return k;
+}
 
 // An argument of device printf: a register and its size in the argument buffer.
 struct PrintArg {
