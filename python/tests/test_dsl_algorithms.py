@@ -140,6 +140,87 @@ def test_algorithm_along_a_long_axis(backend, op, axis):
 
 
 @tritonc.jit
+def _add_combine(a, b):
+    """(a docstring does not hide the one operation)"""
+    return a + b
+
+
+@tritonc.jit
+def _mul_combine(x, y):
+    return y * x
+
+
+@tritonc.jit
+def _min_combine(a, b):
+    return tl.minimum(a, b)
+
+
+@tritonc.jit
+def _offset_add_combine(a, b):
+    return a + b + 1  # more than one operation: the network of tile operations
+
+
+_COMBINES = {"add": _add_combine, "mul": _mul_combine, "max": _max_combine, "min": _min_combine,
+             "offset_add": _offset_add_combine}
+
+
+@tritonc.jit
+def combine_scan_kernel(X, Z, N: tl.constexpr, OP: tl.constexpr, REVERSE: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    if OP == "add":
+        y = tl.associative_scan(x, 0, _add_combine, reverse=REVERSE)
+    elif OP == "mul":
+        y = tl.associative_scan(x, 0, _mul_combine, reverse=REVERSE)
+    elif OP == "max":
+        y = tl.associative_scan(x, 0, _max_combine, reverse=REVERSE)
+    elif OP == "min":
+        y = tl.associative_scan(x, 0, _min_combine, reverse=REVERSE)
+    else:
+        y = tl.associative_scan(x, 0, _offset_add_combine, reverse=REVERSE)
+    tl.store(Z + tl.arange(0, N), y)
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "max", "min", "offset_add"])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_associative_scan_of_one_operation_is_the_irs_scan(backend, op, dtype, reverse):
+    """A combine function that is one operation of its arguments (a + b,
+    b * a, tl.maximum, tl.minimum) runs as the IR's scan (add, mul,
+    max/umax/maxnum, min/umin/minnum by the dtype, as tl.maximum computes);
+    any other as the network; results as numpy's either way (uint8 wraps,
+    NaN ignored by the float max/min)."""
+    N = 128
+    if op == "mul":
+        x = rng.choice([1, 1, 1, 2, 3], N).astype(dtype)
+    elif dtype == "float32":
+        x = rng.standard_normal(N).astype(dtype)
+        x[int(rng.integers(1, N))] = np.nan if op in ("max", "min") else x[0]
+    else:
+        x = rng.integers(0, 200, N).astype(dtype)
+    z = np.zeros(N, dtype)
+    run(combine_scan_kernel, backend, [x, z], N=N, OP=op, REVERSE=reverse)
+    xs = x[::-1] if reverse else x
+    if op in ("max", "min"):
+        f = {"max": np.fmax, "min": np.fmin}[op]
+        ref = f.accumulate(xs)
+    elif op == "mul":
+        ref = np.cumprod(xs.astype(np.int64 if dtype != "float32" else np.float64))
+    else:
+        acc = xs.astype(np.int64 if dtype != "float32" else np.float64)
+        ref = np.cumsum(acc) + (np.arange(N) if op == "offset_add" else 0)
+    ref = ref[::-1] if reverse else ref
+    if dtype == "float32":
+        np.testing.assert_allclose(z, ref.astype(np.float32), rtol=1e-5, atol=1e-4)
+    else:
+        np.testing.assert_array_equal(z, ref.astype(dtype))  # wraps as the kernel's type does
+    ttir = combine_scan_kernel.warmup(x, z, N=N, OP=op, REVERSE=reverse, grid=(1,)).asm["ttir"]
+    kind = {"add": "add", "mul": "mul", "max": "max", "min": "min"}.get(op)
+    if kind in ("max", "min"):
+        kind = kind + "num" if dtype == "float32" else ("u" + kind if dtype == "uint8" else kind)
+    assert (("= scan %s 0 " % kind) in ttir) if kind else (" scan " not in ttir), ttir[:3000]
+
+
+@tritonc.jit
 def cumsum_kernel(X, Z, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, REVERSE: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     tl.store(Z + offs, tl.cumsum(tl.load(X + offs), AXIS, reverse=REVERSE))

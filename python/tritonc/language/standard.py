@@ -225,6 +225,9 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     xs, many = _values(input, "tl.associative_scan")
     a = _axis(xs[0], axis)
     n = _length(xs[0], a, "tl.associative_scan")
+    kind = None if many else _scan_kind(unwrap(combine_fn), xs[0].dtype)
+    if kind is not None:
+        return _ir_scan(xs[0], a, kind, reverse, "tl.associative_scan")
     if unwrap(reverse):
         xs = [flip(x, a) for x in xs]
     fn = unwrap(combine_fn)
@@ -271,6 +274,46 @@ def cumprod(input, axis=0, reverse=False, dtype=None):
     elif x.dtype is core.bfloat16:
         x = semantic.cast(x, core.float32)
     return _ir_scan(x, axis, "mul", reverse, "tl.cumprod")
+
+
+def _scan_kind(fn, dtype):
+    """The IR scan kind of a @jit combine function that is one operation of
+    its two arguments (`return a + b`, `a * b`, `tl.maximum(a, b)`,
+    `tl.minimum(a, b)`) on numbers, or None (then the Sklansky network,
+    which takes any combine function)."""
+    import ast
+    from . import ops
+    from ..jit import JITFunction
+    if not isinstance(fn, JITFunction) or not (dtype.is_int() or dtype.is_floating()) or dtype.is_bool() \
+            or dtype.is_fp8():
+        return None
+    try:
+        fdef = fn.parsed()[0]
+    except CompileError:
+        return None
+    params = [p.arg for p in fdef.args.args]
+    body = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(params) != 2 or fdef.args.vararg or len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    e = body[0].value
+
+    def both(x, y):
+        return isinstance(x, ast.Name) and isinstance(y, ast.Name) and sorted((x.id, y.id)) == sorted(params)
+
+    if isinstance(e, ast.BinOp) and both(e.left, e.right):
+        return {ast.Add: "add", ast.Mult: "mul"}.get(type(e.op))
+    if isinstance(e, ast.Call) and not e.keywords and len(e.args) == 2 and both(*e.args):
+        names = fn.fn.__globals__
+        f = e.func
+        target = names.get(f.id) if isinstance(f, ast.Name) else \
+            getattr(names.get(f.value.id), f.attr, None) if isinstance(f, ast.Attribute) and \
+            isinstance(f.value, ast.Name) else None
+        op = "max" if target is ops.maximum else "min" if target is ops.minimum else None
+        if op is None:
+            return None
+        # as tl.maximum computes: NaN ignored on floats, unsigned order on uints
+        return op + "num" if dtype.is_floating() else ("u" + op if dtype.is_int_unsigned() else op)
+    return None
 
 
 def _ir_scan(x, axis, kind, reverse, what):
