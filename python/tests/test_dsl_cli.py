@@ -117,3 +117,17 @@ def test_what_the_module_writes_to_file_descriptor_1_stays_out_of_the_ir(tmp_pat
     r = tritonc_cli("emit", str(src) + ":copy", "-DDT=fp16", "--signature", "*fp32,*fp16", "--stage", "ir")
     assert r.returncode == 0, r.stderr
     assert "raw bytes" not in r.stdout and "raw bytes" in r.stderr and "cast" in r.stdout
+
+
+def test_a_divisibility_suffix_in_the_signature_points_at_arg():
+    """Triton's AOT suffix (`i32:16`) is not silently dropped: the error says
+    to give the value with --arg, which specializes as a launch does (the
+    store then goes out in 16-byte vectors, which --arg n=4096 proves)."""
+    r = tritonc_cli("emit", KERNELS + ":add_kernel", "-DBLOCK_SIZE=1024", "--signature", "*fp32,*fp32,*fp32,i32:16",
+                    "--stage", "gpu-ir", "--target", "sm_90a")
+    assert r.returncode != 0
+    assert "'i32:16': a type takes no ':' suffix here" in r.stderr and "--arg NAME=VALUE" in r.stderr, r.stderr
+    r = tritonc_cli("emit", KERNELS + ":add_kernel", "-DBLOCK_SIZE=1024", "--signature", "*fp32,*fp32,*fp32,i32",
+                    "--arg", "n_elements=4096", "--stage", "gpu-ir", "--target", "sm_90a")
+    assert r.returncode == 0, r.stderr
+    assert "store" in r.stdout and "{vec = 4}" in r.stdout.split("store", 1)[1].splitlines()[0], r.stdout

@@ -22,8 +22,13 @@ _TYPES = {"fp16": tl.float16, "f16": tl.float16, "bf16": tl.bfloat16, "fp32": tl
 
 def parse_type(text):
     text = text.strip()
+    if ":" in text:
+        # Triton's AOT suffix (i32:16, divisible by 16): here the facts come
+        # from values, as at a launch.
+        raise ValueError("'%s': a type takes no ':' suffix here; to specialize an integer as a launch would (divisible "
+                         "by 16, equal to 1), give its value with --arg NAME=VALUE" % text)
     ptr = text.startswith("*")
-    name = text.lstrip("*").split(":")[0]
+    name = text.lstrip("*")
     if name not in _TYPES:
         raise ValueError("unknown type '%s' (expected one of %s, '*' first for a pointer)" % (text, ", ".join(_TYPES)))
     return tl.pointer_type(_TYPES[name]) if ptr else _TYPES[name]
