@@ -476,7 +476,7 @@ TEST(IrTextErrors, OperandCounts) {
 
 TEST(IrTextErrors, SubKindNames) {
   expectParseError(kernel("  %x = cmp foo %a, %a : i1\n  ret\n"), 3, 12, "unknown comparison predicate 'foo'");
-  expectParseError(kernel("  %x = reduce mul 0 %a : i32\n  ret\n"), 3, 15, "unknown reduction kind 'mul'");
+  expectParseError(kernel("  %x = reduce prod 0 %a : i32\n  ret\n"), 3, 15, "unknown reduction kind 'prod'");
   expectParseError(kernel("  %x = atomic_rmw sub %p, %b : f32\n  ret\n"), 3, 19, "unknown atomic kind 'sub'");
   expectParseError(kernel("  %x = reduce add %a : i32\n  ret\n"), 3, 19, "expected a reduction axis");
   expectParseError(kernel("  %x = atomic_rmw add %p, %b : f32 {sem = seq_cst}\n  ret\n"), 3, 43,
