@@ -2,15 +2,17 @@
 algorithms Triton-IR has no op for, built from reshapes, masked picks and
 element-wise operations:
 
-- flip: log2(n) rounds, each swapping the halves of blocks of 2s elements;
-- sort and top-k: a bitonic network of compare-and-swap rounds on the same
+- sort and top-k: a bitonic network of compare-and-swap rounds on the
   (blocks, 2, s) view of the axis;
-- scans (cumsum, cumprod, associative_scan): Sklansky's parallel prefix,
-  each round combining the last element of a block's lower half into its
-  upper half;
+- associative_scan of tuples or of combine functions of more than one
+  operation: Sklansky's parallel prefix, each round combining the last
+  element of a block's lower half into its upper half;
 - reductions with a user's combine function (reduce, xor_sum): halving;
-- join, split, interleave, histogram;
-- gather, which is the IR's own op (staged in shared memory on the GPU).
+- join, split, interleave, histogram.
+
+and those that are IR ops: gather (staged in shared memory on the GPU),
+flip (a gather of the reversed positions), cumsum, cumprod and
+associative_scan of one operation (the IR's scan).
 
 The axis must have a power-of-two length; a combine function is a @jit
 function (inlined) or a Python function of tensors. Work is O(n log n)
@@ -141,11 +143,6 @@ def flip(x, dim=None):
         lanes[a] = n
         index = semantic.reshape(semantic.sub(n - 1, ops.arange(0, n)), tuple(lanes))
         return gather(x, semantic.broadcast_to(index, x.shape), a)
-    s = 1
-    while s < n:
-        lo, hi, shape = _pairs(x, a, s)
-        x = _unpair(hi, lo, a, shape, x.shape)
-        s *= 2
     return x
 
 
