@@ -62,6 +62,8 @@ class Parser {
   SourceLoc parseOptionalLoc();
   template <typename Kind>
   uint8_t parseSubKind(bool (*fromName)(const std::string&, Kind*), const char* what);
+  // The tile axis written after `op` (max_contiguous, extract_slice, gather).
+  uint8_t parseTileAxis(const std::string& op);
 
   // ---- names of the function being parsed
   Value* useValue(const Token& name);
@@ -610,6 +612,14 @@ uint8_t Parser::parseSubKind(bool (*fromName)(const std::string&, Kind*), const 
   return uint8_t(k);
 }
 
+uint8_t Parser::parseTileAxis(const std::string& op) {
+  Token axis = peek();
+  int64_t a = expectInt("an axis after '" + op + "'");
+  if (a < 0 || a >= int64_t(kMaxTileRank))
+    failAt(axis.loc, "'" + op + "' axis must be below " + std::to_string(kMaxTileRank));
+  return uint8_t(a);
+}
+
 void Parser::parseInstruction(BasicBlock* bb) {
   std::optional<Token> result;
   if (peek().kind == TokKind::Local) {
@@ -638,32 +648,15 @@ void Parser::parseInstruction(BasicBlock* bb) {
       inst->imm = expectInt(op == Opcode::Scan ? "a scan axis" : "a reduction axis");
       break;
     case Opcode::MultipleOf: inst->imm = expectInt("a divisor after 'multiple_of'"); break;
-    case Opcode::MaxContiguous: {
-      Token axis = peek();
-      int64_t a = expectInt("an axis after 'max_contiguous'");
-      if (a < 0 || a >= int64_t(kMaxTileRank))
-        failAt(axis.loc, "'max_contiguous' axis must be below " + std::to_string(kMaxTileRank));
-      inst->sub = uint8_t(a);
+    case Opcode::MaxContiguous:
+      inst->sub = parseTileAxis("max_contiguous");
       inst->imm = expectInt("a run length after the axis of 'max_contiguous'");
       break;
-    }
-    case Opcode::ExtractSlice: {
-      Token axis = peek();
-      int64_t a = expectInt("an axis after 'extract_slice'");
-      if (a < 0 || a >= int64_t(kMaxTileRank))
-        failAt(axis.loc, "'extract_slice' axis must be below " + std::to_string(kMaxTileRank));
-      inst->sub = uint8_t(a);
+    case Opcode::ExtractSlice:
+      inst->sub = parseTileAxis("extract_slice");
       inst->imm = expectInt("the offset along the axis after the axis of 'extract_slice'");
       break;
-    }
-    case Opcode::Gather: {
-      Token axis = peek();
-      int64_t a = expectInt("an axis after 'gather'");
-      if (a < 0 || a >= int64_t(kMaxTileRank))
-        failAt(axis.loc, "'gather' axis must be below " + std::to_string(kMaxTileRank));
-      inst->sub = uint8_t(a);
-      break;
-    }
+    case Opcode::Gather: inst->sub = parseTileAxis("gather"); break;
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
     case Opcode::Trans:
       // trans [p0, p1, ...]: result dimension d is operand dimension pd (the

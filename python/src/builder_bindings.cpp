@@ -32,6 +32,12 @@ ir::Type typeOf(const std::string& text) {
   return *t;
 }
 
+ir::ReduceKind reduceKindOf(const std::string& name) {
+  ir::ReduceKind k;
+  if (!ir::reduceKindFromName(name, &k)) throw InternalError("no reduction or scan kind '" + name + "'");
+  return k;
+}
+
 ir::Opcode opcodeOf(const std::string& name) {
   ir::Opcode op;
   if (!ir::opcodeFromName(name, &op)) throw InternalError("no IR opcode '" + name + "'");
@@ -168,16 +174,12 @@ void bindFunctionBuilder(nb::module_& m) {
            nb::keep_alive<0, 1>())
       .def("reduce",
            [](FB& f, const std::string& kind, int axis, const PyValue& v) {
-             ir::ReduceKind k;
-             if (!ir::reduceKindFromName(kind, &k)) throw InternalError("no reduction '" + kind + "'");
-             return PyValue{f.builder().reduce(k, axis, v.v)};
+             return PyValue{f.builder().reduce(reduceKindOf(kind), axis, v.v)};
            },
            nb::keep_alive<0, 1>())
       .def("scan",
            [](FB& f, const std::string& kind, int axis, const PyValue& v) {
-             ir::ReduceKind k;
-             if (!ir::reduceKindFromName(kind, &k)) throw InternalError("no scan '" + kind + "'");
-             return PyValue{f.builder().scan(k, axis, v.v)};
+             return PyValue{f.builder().scan(reduceKindOf(kind), axis, v.v)};
            },
            nb::keep_alive<0, 1>())
       .def("atomic_rmw",

@@ -425,9 +425,8 @@ class JITFunction(_tritonc.JitLauncher):
         self.defaults = {n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         self.constexpr_names = {n for n, p in sig.parameters.items() if _is_constexpr_annotation(p.annotation)}
         # `n: tl.int64`: a number passed there has that type (Triton 3.x), not the one its value suggests.
-        self.annotated_types = {n: _annotated_dtype(p.annotation) for n, p in sig.parameters.items()
-                                if _annotated_dtype(p.annotation) is not None
-                                and not _annotated_dtype(p.annotation).is_ptr()}
+        annotated = {n: _annotated_dtype(p.annotation) for n, p in sig.parameters.items()}
+        self.annotated_types = {n: t for n, t in annotated.items() if t is not None and not t.is_ptr()}
         self.do_not_specialize = set(do_not_specialize)
         self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
         self._parsed = None
