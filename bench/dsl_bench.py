@@ -94,6 +94,7 @@ QUANT_KERNELS = os.path.join(ROOT, "python", "tests", "quant_kernels.py")
 LLM_KERNELS = os.path.join(ROOT, "python", "tests", "llm_kernels.py")
 GATHER_KERNELS = os.path.join(ROOT, "python", "tests", "gather_kernels.py")
 SCAN_KERNELS = os.path.join(ROOT, "python", "tests", "scan_kernels.py")
+SORT_KERNELS = os.path.join(ROOT, "python", "tests", "sort_kernels.py")
 TUTORIAL_MATMUL = os.path.join(ROOT, "python", "tests", "tutorial_matmul.py")
 ours = load_kernels(False)
 ours_tutorial = load_kernels(False, TUTORIAL_ATTENTION)
@@ -104,6 +105,7 @@ ours_quant = load_kernels(False, QUANT_KERNELS)
 ours_llm = load_kernels(False, LLM_KERNELS)
 ours_gather = load_kernels(False, GATHER_KERNELS)
 ours_scan = load_kernels(False, SCAN_KERNELS)
+ours_sort = load_kernels(False, SORT_KERNELS)
 ours_persistent = load_kernels(False, TUTORIAL_MATMUL)
 try:
     import triton  # noqa: F401
@@ -116,12 +118,14 @@ try:
     theirs_llm = load_kernels(True, LLM_KERNELS)
     theirs_gather = load_kernels(True, GATHER_KERNELS)
     theirs_scan = load_kernels(True, SCAN_KERNELS)
+    theirs_sort = load_kernels(True, SORT_KERNELS)
     theirs_persistent = load_kernels(True, TUTORIAL_MATMUL)
     triton_version = triton.__version__
 except Exception as e:  # noqa: BLE001
     print("Triton unavailable: %s" % e)
     theirs, theirs_tutorial, theirs_hints, theirs_fp8, theirs_moe, triton_version = None, None, None, None, None, None
     theirs_persistent, theirs_quant, theirs_llm, theirs_gather, theirs_scan = None, None, None, None, None
+    theirs_sort = None
 
 rows = []
 ONLY = [w for w in os.environ.get("DSL_ONLY", "").split(",") if w]
@@ -953,6 +957,35 @@ if want("scan"):
         res = both("row_cumsum", run_scan, SCAN)
         res["torch"] = (do_bench(lambda x=x, y=y: torch.cumsum(x, 1, out=y), return_mode="median"), None)
         record("cumsum", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
+
+# ---- tl.sort and tl.topk along rows (sort_kernels.py) ----
+if want("sort"):
+    SORT = (("tritonc", ours_sort), ("triton", theirs_sort))
+    for R, C in ((16384, 1000), (4096, 4096)):
+        x = torch.randn(R, C, device=dev)
+        y = torch.empty_like(x)
+        ref = torch.sort(x, 1).values
+        block = 1 << (C - 1).bit_length()
+        warps = 4 if block <= 1024 else 8
+
+        def run_sort(k, x=x, y=y, ref=ref, R=R, C=C, block=block, warps=warps):
+            return timed(lambda: k[(R,)](x, y, C, x.stride(0), BLOCK=block, num_warps=warps), y, ref)
+
+        res = both("row_sort", run_sort, SORT)
+        res["torch"] = (do_bench(lambda x=x, y=y: torch.sort(x, 1, out=(y, torch.empty(x.shape, device=dev,
+                                                                                           dtype=torch.long))),
+                                 return_mode="median"), None)
+        record("sort", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
+        K = 16 if C <= 1024 else 64
+        top = torch.empty(R, K, device=dev)
+        ref_top = torch.topk(x, K, 1).values
+
+        def run_topk(k, x=x, top=top, ref=ref_top, R=R, C=C, K=K, block=block, warps=warps):
+            return timed(lambda: k[(R,)](x, top, C, x.stride(0), K=K, BLOCK=block, num_warps=warps), top, ref)
+
+        res = both("row_topk", run_topk, SORT)
+        res["torch"] = (do_bench(lambda x=x, K=K: torch.topk(x, K, 1), return_mode="median"), None)
+        record("topk", "%dx%d k=%d" % (R, C, K), "GB/s", 4.0 * R * (C + K), res)
 
 if want("compile"):
     extra["cold_compile_ms"]["tritonc"] = cold_compile(load_kernels(False), "tritonc")

@@ -116,7 +116,8 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
   switch (i.opcode()) {
     case Opcode::Range: return i.imm >= 0;
     case Opcode::ProgramId:
-    case Opcode::NumPrograms: return true;
+    case Opcode::NumPrograms:
+    case Opcode::ArgSort: return true;  // positions
     case Opcode::Splat:
     case Opcode::Broadcast:
     case Opcode::Reshape:
@@ -126,6 +127,7 @@ bool AxisInfoAnalysis::nonNegative(const ir::Instruction& i) const {
     case Opcode::MaxContiguous:
     case Opcode::ExtractSlice:
     case Opcode::Gather:  // picks elements of its source
+    case Opcode::Sort:    // permutes them
     case Opcode::Rem:  // C's remainder has the dividend's sign
       return nn(0);
     case Opcode::Cast:  // sign extension keeps the sign

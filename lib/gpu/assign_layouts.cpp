@@ -266,7 +266,7 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
       return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
     case Opcode::ExtractSlice: return slicePicksRegisters(u, own) ? own : nullptr;
     case Opcode::Gather: return k == 1 ? own : nullptr;  // the source goes through shared memory as it is
-    case Opcode::Scan: return own;
+    case Opcode::Scan: case Opcode::Sort: case Opcode::ArgSort: return own;
     case Opcode::Dot: return k == 2 ? own : nullptr;
     default: return nullptr;
   }
@@ -283,7 +283,7 @@ const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* op
     case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
     case Opcode::ExtractSlice: return slicePicksRegisters(u, l) ? l : nullptr;
     case Opcode::Gather: return operand == u.operand(1) ? l : nullptr;
-    case Opcode::Scan: return l;
+    case Opcode::Scan: case Opcode::Sort: case Opcode::ArgSort: return l;
     default: return nullptr;
   }
 }

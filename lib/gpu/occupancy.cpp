@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/liveness.h"
+#include "gpu/scratch.h"
 
 namespace tritonc::gpu {
 
@@ -143,6 +144,15 @@ class Streaming {
 constexpr int64_t kScalarReserve = 40;
 constexpr int64_t kScalarReserveWithoutDot = 16;
 
+// The registers a sort holds beyond its operand and result, in bytes of the
+// program: each thread's chunks of keys, the partner's chunk it compares
+// with, and as many again for the network's temporaries and addresses.
+int64_t sortBytes(const ir::Instruction& inst, int64_t threads) {
+  if ((inst.opcode() != ir::Opcode::Sort && inst.opcode() != ir::Opcode::ArgSort) || !inst.type().isTile()) return 0;
+  const SortPlan p = sortPlan(inst);
+  return 2 * (p.chunks + 1) * p.chunk * ir::byteSize(p.key) * threads;
+}
+
 }  // namespace
 
 bool rowOccupancyFromEnvironment() {
@@ -206,7 +216,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
           if ((inst->opcode() == ir::Opcode::Dot || inst->opcode() == ir::Opcode::DotAsync) && inst->type().layout &&
               inst->type().layout->kind != ir::LayoutKind::Mma)
             fmaDot = true;
-          peak = std::max(peak, bytes);
+          peak = std::max(peak, bytes + sortBytes(*inst, threads));
         });
   }
   t.estimatedRegisters = (peak + 4 * threads - 1) / (4 * threads) + (light ? kScalarReserveWithoutDot : kScalarReserve);

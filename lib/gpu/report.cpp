@@ -311,6 +311,21 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             add(i, fact);
           }
           break;
+        case Opcode::Sort: case Opcode::ArgSort:
+          if (i.smem >= 0) {
+            const SortPlan p = sortPlan(i);
+            const ir::Type& from = i.operand(0)->type();
+            LineFact fact;
+            fact.kind = "convert";
+            fact.instruction = "shared";
+            fact.tile = shapeText(t.shape);
+            fact.text = std::string(ir::opcodeName(i.opcode())) + " of " + fact.tile + " " + ir::scalarName(from.kind) +
+                        " (" + ir::scalarName(p.key) + " keys): chunks of " +
+                        std::to_string(p.chunk) + " sorted in registers, merged across " + std::to_string(p.perRow) +
+                        " threads per row (keys through shared memory, " + std::to_string(p.bytes) + " bytes)";
+            add(i, fact);
+          }
+          break;
         case Opcode::Gather:
           if (i.smem >= 0) {
             const ir::Type& from = i.operand(0)->type();

@@ -1,5 +1,7 @@
 #include "gpu/scratch.h"
 
+#include <algorithm>
+
 #include "gpu/layouts.h"
 
 namespace tritonc::gpu {
@@ -53,6 +55,27 @@ ScanPlan scanPlan(const ir::Instruction& scan) {
   return p;
 }
 
+SortPlan sortPlan(const ir::Instruction& sort) {
+  SortPlan p;
+  const ir::Type& t = sort.type();
+  const size_t axis = size_t(sort.imm);
+  p.n = t.shape.at(axis);
+  p.rows = t.numElements() / p.n;
+  const ir::Module* m = sort.parent && sort.parent->parent() ? sort.parent->parent()->parent() : nullptr;
+  p.threads = 32 * int64_t(m && m->numWarps > 0 ? m->numWarps : 4);
+  const int64_t total = p.rows * p.n;
+  const int64_t each = total / p.threads;  // keys per thread (0: fewer keys than threads)
+  p.chunk = each == 0 ? 1 : std::min(p.n, each);
+  p.perRow = p.n / p.chunk;
+  p.chunks = each <= p.n ? 1 : each / p.n;
+  p.active = each == 0 ? total : p.threads;
+  // (argsort: the element's key above its position)
+  const bool indices = sort.opcode() == ir::Opcode::ArgSort;
+  p.key = indices || ir::byteSize(sort.operand(0)->type().kind) > 4 ? ir::Scalar::I64 : ir::Scalar::I32;
+  p.bytes = sortPadded(total * ir::byteSize(p.key));
+  return p;
+}
+
 ScratchUse scratchOf(const ir::Instruction& inst) {
   ScratchUse s;
   switch (inst.opcode()) {
@@ -96,6 +119,9 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
     }
     case ir::Opcode::Scan:
       s.bytes = scanPlan(inst).bytes;
+      return s;
+    case ir::Opcode::Sort: case ir::Opcode::ArgSort:
+      if (inst.type().isTile()) s.bytes = sortPlan(inst).bytes;
       return s;
     case ir::Opcode::Reduce: {
       int64_t slots = reduceWarpSlots(inst);

@@ -43,4 +43,31 @@ struct ScanPlan {
 };
 ScanPlan scanPlan(const ir::Instruction& scan);
 
+// How a sort runs: the tile's elements, as keys (integers that order as the
+// elements do: 32 bits for elements of up to 32, else 64), go to the
+// scratch, row-major with the axis last (`rows` rows of n); each thread
+// takes `chunk` consecutive keys of a row (`chunks` of them, whole rows,
+// when it has more than a row) and sorts them in its registers; bitonic
+// merges then pair each thread with another of its row (through shuffles
+// within a warp, through the scratch across warps), each keeping the
+// lower or upper halves of their pairs, and sort their chunks' halves in
+// registers. A tile smaller than the program's threads leaves `active`
+// threads sorting: the others repeat what one of them does without
+// storing. The scratch has 16 padding bytes after every 128 (no bank
+// conflicts when the threads' chunks are read as 16-byte vectors).
+struct SortPlan {
+  int64_t n = 1;         // along the axis
+  int64_t rows = 1;      // elements of the other dimensions
+  int64_t threads = 32;  // of the program
+  int64_t chunk = 1;     // consecutive keys a thread sorts in registers
+  int64_t perRow = 1;    // threads sorting one row: n / chunk
+  int64_t chunks = 1;    // per thread (more than 1: whole rows)
+  int64_t active = 32;   // threads that hold chunks
+  ir::Scalar key = ir::Scalar::I32;  // I32 or I64
+  int64_t bytes = 0;     // the keys, padded
+};
+SortPlan sortPlan(const ir::Instruction& sort);
+// The byte offset of the key at byte `unpadded` in the padded scratch.
+inline int64_t sortPadded(int64_t unpadded) { return unpadded + unpadded / 128 * 16; }
+
 }  // namespace tritonc::gpu

@@ -111,6 +111,15 @@ Value* Builder::scan(ReduceKind k, int axis, Value* v) {
   return i;
 }
 
+Value* Builder::sort(SortOrder o, int axis, Value* v, bool indices, int64_t keep) {
+  Type t = indices ? v->type().withKind(Scalar::I32) : v->type();
+  if (keep > 0) t.shape[size_t(axis)] = keep;
+  Instruction* i = create(indices ? Opcode::ArgSort : Opcode::Sort, t, {v});
+  i->sub = uint8_t(o);
+  i->imm = axis;
+  return i;
+}
+
 Value* Builder::reduce(ReduceKind k, int axis, Value* v) {
   Shape s = v->type().shape;
   s.erase(s.begin() + axis);

@@ -48,6 +48,10 @@ class Builder {
   Value* reduce(ReduceKind k, int axis, Value* v);
   // The inclusive prefix of `v` along `axis` under k (its type).
   Value* scan(ReduceKind k, int axis, Value* v);
+  // `v` sorted along `axis` (its type; SortOrder says the order); with
+  // `indices` (argsort), the positions along the axis the sorted elements
+  // come from (i32). `keep` > 0: only the first `keep` of them (a top-k).
+  Value* sort(SortOrder o, int axis, Value* v, bool indices = false, int64_t keep = 0);
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
   Value* multipleOf(Value* v, int64_t n);

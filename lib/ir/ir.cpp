@@ -20,6 +20,7 @@ constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 const char* const kCmpNames[] = {"eq", "ne", "lt", "le", "gt", "ge", "ult", "ule", "ugt", "uge"};
 const char* const kReduceNames[] = {"add", "max", "min", "umax", "umin", "maxnum", "minnum", "mul"};
 const char* const kAtomicNames[] = {"add", "xchg", "max", "min", "and", "or", "umax", "umin", "xor"};
+const char* const kSortOrderNames[] = {"ascending", "descending"};
 const char* const kSemNames[] = {"relaxed", "acquire", "release", "acq_rel"};
 const char* const kScopeNames[] = {"gpu", "cta", "sys"};
 
@@ -41,9 +42,11 @@ bool opcodeFromName(const std::string& s, Opcode* out) {
 const char* cmpPredName(CmpPred p) { return kCmpNames[size_t(p)]; }
 const char* reduceKindName(ReduceKind k) { return kReduceNames[size_t(k)]; }
 const char* atomicKindName(AtomicKind k) { return kAtomicNames[size_t(k)]; }
+const char* sortOrderName(SortOrder o) { return kSortOrderNames[size_t(o)]; }
 bool cmpPredFromName(const std::string& s, CmpPred* out) { return fromNames(kCmpNames, s, out); }
 bool reduceKindFromName(const std::string& s, ReduceKind* out) { return fromNames(kReduceNames, s, out); }
 bool atomicKindFromName(const std::string& s, AtomicKind* out) { return fromNames(kAtomicNames, s, out); }
+bool sortOrderFromName(const std::string& s, SortOrder* out) { return fromNames(kSortOrderNames, s, out); }
 const char* memSemName(MemSem s) { return kSemNames[size_t(s)]; }
 const char* memScopeName(MemScope s) { return kScopeNames[size_t(s)]; }
 bool memSemFromName(const std::string& s, MemSem* out) { return fromNames(kSemNames, s, out); }

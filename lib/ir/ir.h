@@ -35,14 +35,19 @@ enum class CmpPred : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Ult, Ule, Ugt, Uge };
 // (Mul: scans only, tl.cumprod.)
 enum class ReduceKind : uint8_t { Add, Max, Min, UMax, UMin, MaxNum, MinNum, Mul };
 enum class AtomicKind : uint8_t { Add, Xchg, Max, Min, And, Or, UMax, UMin, Xor };
-constexpr uint8_t kNumCmpPreds = 10, kNumReduceKinds = 8, kNumAtomicKinds = 9;
+// sort's order (floats by IEEE 754's totalOrder: -NaN < -inf < -0 < +0 <
+// +inf < +NaN; integers signed).
+enum class SortOrder : uint8_t { Ascending, Descending };
+constexpr uint8_t kNumCmpPreds = 10, kNumReduceKinds = 8, kNumAtomicKinds = 9, kNumSortOrders = 2;
 inline bool isUnsignedPred(CmpPred p) { return p >= CmpPred::Ult; }
 const char* cmpPredName(CmpPred p);
 const char* reduceKindName(ReduceKind k);
 const char* atomicKindName(AtomicKind k);
+const char* sortOrderName(SortOrder o);
 bool cmpPredFromName(const std::string& s, CmpPred* out);
 bool reduceKindFromName(const std::string& s, ReduceKind* out);
 bool atomicKindFromName(const std::string& s, AtomicKind* out);
+bool sortOrderFromName(const std::string& s, SortOrder* out);
 // An atomic's memory semantics and scope (Instruction::imm: bits 0-1 and
 // 2-3; 0 is relaxed at GPU scope, Triton-C's atomics; the Python DSL's
 // default is acq_rel, Triton's).

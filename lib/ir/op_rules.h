@@ -79,7 +79,7 @@ inline bool producesValue(Opcode op) {
 
 // Opcodes written with an integer after their name (`range 0`, `async_wait 1`).
 inline bool hasImmediate(Opcode op) {
-  return op == Opcode::Reduce || op == Opcode::Scan || op == Opcode::MultipleOf || op == Opcode::MaxContiguous || op == Opcode::ExtractSlice ||
+  return op == Opcode::Reduce || op == Opcode::Scan || op == Opcode::Sort || op == Opcode::ArgSort || op == Opcode::MultipleOf || op == Opcode::MaxContiguous || op == Opcode::ExtractSlice ||
          op == Opcode::Range || op == Opcode::ProgramId ||
          op == Opcode::NumPrograms || op == Opcode::AsyncWait || op == Opcode::DotWait || op == Opcode::StageInit;
 }

@@ -657,6 +657,10 @@ void Parser::parseInstruction(BasicBlock* bb) {
       inst->imm = expectInt("the offset along the axis after the axis of 'extract_slice'");
       break;
     case Opcode::Gather: inst->sub = parseTileAxis("gather"); break;
+    case Opcode::Sort: case Opcode::ArgSort:
+      inst->sub = parseSubKind(sortOrderFromName, "sort order ('ascending' or 'descending')");
+      inst->imm = expectInt("a sort axis");
+      break;
     case Opcode::Range: inst->imm = expectInt("a start value after 'range'"); break;
     case Opcode::Trans:
       // trans [p0, p1, ...]: result dimension d is operand dimension pd (the

@@ -15,6 +15,7 @@ std::string subKindName(const Instruction& inst) {
     case Opcode::Cmp: return inst.sub < kNumCmpPreds ? cmpPredName(CmpPred(inst.sub)) : "?";
     case Opcode::Reduce: case Opcode::Scan:
       return inst.sub < kNumReduceKinds ? reduceKindName(ReduceKind(inst.sub)) : "?";
+    case Opcode::Sort: case Opcode::ArgSort: return inst.sub < kNumSortOrders ? sortOrderName(SortOrder(inst.sub)) : "?";
     case Opcode::AtomicRmw: return inst.sub < kNumAtomicKinds ? atomicKindName(AtomicKind(inst.sub)) : "?";
     case Opcode::MaxContiguous: case Opcode::ExtractSlice: case Opcode::Gather:
       return std::to_string(inst.sub);  // the axis

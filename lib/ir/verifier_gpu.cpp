@@ -265,8 +265,9 @@ std::string checkGpuInstruction(const Instruction& inst) {
     case Opcode::Broadcast:
       if (inst.operand(0)->type().layout != r.layout) return "'broadcast' keeps its operand's layout";
       return "";
-    case Opcode::Scan:
-      if (inst.operand(0)->type().layout != r.layout) return "'scan' keeps its operand's layout";
+    case Opcode::Scan: case Opcode::Sort: case Opcode::ArgSort:
+      if (inst.operand(0)->type().layout != r.layout)
+        return std::string("'") + ir::opcodeName(o) + "' keeps its operand's layout";
       return "";
     case Opcode::Gather:
       if (inst.operand(1)->type().layout != r.layout) return "'gather' result takes its index's layout";

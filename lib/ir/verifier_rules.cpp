@@ -311,6 +311,29 @@ std::string checkOpcodeRules(const Instruction& inst) {
       return checkMemory(inst);
     case Opcode::Dot: return checkDot(inst);
     case Opcode::Reduce: case Opcode::Scan: return checkReduce(inst);
+    case Opcode::Sort: case Opcode::ArgSort: {
+      const Type& a = inst.operand(0)->type();
+      const bool indices = inst.opcode() == Opcode::ArgSort;
+      const std::string name = quoted(inst.opcode());
+      if (inst.sub >= kNumSortOrders) return "unknown sort order " + std::to_string(inst.sub);
+      if (!a.isTile()) return name + " needs a tile operand, not " + str(a);
+      if (a.kind == Scalar::I1 || a.isPtr() || a.kind == Scalar::F8E4M3 || a.kind == Scalar::F8E5M2)
+        return name + " sorts integers of 8 to 64 bits and f16, bf16, f32, f64, not " + str(a);
+      if (indices && byteSize(a.kind) > 4) return "'argsort' sorts elements of up to 32 bits, not " + str(a);
+      if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
+        return "sort axis " + std::to_string(inst.imm) + " is out of range for " + str(a);
+      const int64_t n = a.shape[size_t(inst.imm)];
+      if (n & (n - 1)) return name + " needs a power-of-two length along its axis, not " + std::to_string(n);
+      // The result may keep the first K of the order (a top-k): K a power of two up to n.
+      const Type want = indices ? a.withKind(Scalar::I32) : a;
+      Type kept = want;
+      const int64_t k = r.isTile() && r.shape.size() == a.shape.size() ? r.shape[size_t(inst.imm)] : 0;
+      if (k >= 1 && k <= n && (k & (k - 1)) == 0) kept.shape[size_t(inst.imm)] = k;
+      if (r != kept)
+        return name + " result must be " + str(want) + " or its first K along axis " + std::to_string(inst.imm) +
+               " (a power of two), not " + str(r);
+      return "";
+    }
     case Opcode::MultipleOf: {
       const Type& a = inst.operand(0)->type();
       if (r != a) return "result type " + str(r) + " differs from operand type " + str(a);

@@ -4,7 +4,9 @@
 //   - element indexing `x[3]` and slicing `x[16:48]` (a power-of-two
 //     length): an extract_slice (an index: of length 1, the axis dropped);
 //   - sort(x[, descending]) and topk(x, K) / topk_indices(x, K) along the
-//     last axis: a bitonic network of compare-and-swap rounds on the
+//     last axis: the IR's sort and argsort (topk: the first K of a
+//     descending sort); topk_indices of 64-bit elements, which argsort does
+//     not take, a bitonic network of compare-and-swap rounds on the
 //     (blocks, 2, s) view of the axis, O(n log^2 n) element operations.
 // Slices move elements, never compute them: every value stays exactly as
 // it was (-0.0, NaN payloads, pointers).
@@ -123,23 +125,33 @@ ir::Value* IRGen::tileAlgorithm(const Expr& e) {
     throw UserError(leftmost(*e.args[0]), "'" + f + "' takes a tile of numbers, not " + typeName(t));
   const size_t axis = t.shape.size() - 1;
   const int64_t n = t.shape[axis];
+  // Booleans sort as bytes.
+  auto sortable = [&](ir::Value* v) { return t.kind == Scalar::I1 ? b_.cast(v, t.withKind(Scalar::I8)) : v; };
   if (sort) {
     bool descending = e.args.size() == 2 && requireConst(*e.args[1], "the 'descending' flag of sort") != 0;
     b_.setLoc(e.loc);
-    return bitonicSort({x}, axis, descending)[0];
+    ir::Value* r = b_.sort(descending ? ir::SortOrder::Descending : ir::SortOrder::Ascending, int(axis), sortable(x));
+    return t.kind == Scalar::I1 ? b_.cast(r, t) : r;
   }
   const int64_t k = requireConst(*e.args[1], ("K of " + f).c_str());
   if (k <= 0 || k > n || (k & (k - 1)))
     throw UserError(e.args[1]->loc, "K of " + f + " must be a power of two between 1 and " + std::to_string(n) +
                                         " (the last dimension), not " + std::to_string(k));
   b_.setLoc(e.loc);
+  ir::Value* r = nullptr;
+  if (f == "topk") {
+    r = b_.sort(ir::SortOrder::Descending, int(axis), sortable(x));
+    if (t.kind == Scalar::I1) r = b_.cast(r, t);
+  } else if (ir::byteSize(t.kind) <= 4) {
+    r = b_.sort(ir::SortOrder::Descending, int(axis), sortable(x), /*indices=*/true);
+  }
+  if (r) return k < n ? sliceAxis(r, axis, 0, k) : r;
   ir::Shape lanes(t.shape.size(), 1);
   lanes[axis] = n;
   ir::Value* index = b_.range(0, n);
   if (lanes != index->type().shape) index = b_.reshape(index, lanes);
   if (lanes != t.shape) index = b_.broadcast(index, t.shape);
-  std::vector<ir::Value*> sorted = bitonicSort({x, index}, axis, /*descending=*/true);
-  ir::Value* r = sorted[f == "topk" ? 0 : 1];
+  r = bitonicSort({x, index}, axis, /*descending=*/true)[1];
   return k < n ? sliceAxis(r, axis, 0, k) : r;
 }
 

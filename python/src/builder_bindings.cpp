@@ -182,6 +182,12 @@ void bindFunctionBuilder(nb::module_& m) {
              return PyValue{f.builder().scan(reduceKindOf(kind), axis, v.v)};
            },
            nb::keep_alive<0, 1>())
+      .def("sort",
+           [](FB& f, bool descending, int axis, const PyValue& v, bool indices) {
+             return PyValue{f.builder().sort(descending ? ir::SortOrder::Descending : ir::SortOrder::Ascending, axis,
+                                             v.v, indices)};
+           },
+           nb::arg("descending"), nb::arg("axis"), nb::arg("value"), nb::arg("indices") = false, nb::keep_alive<0, 1>())
       .def("atomic_rmw",
            [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask,
               const std::string& sem, const std::string& scope) {

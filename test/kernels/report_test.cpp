@@ -201,8 +201,9 @@ TEST(Report, ReadsWhyPtxasSerializedTheWgmma) {
 // Kernels without dots ask ptxas for as many programs per multiprocessor as
 // fit (gpu/occupancy.h), naming a fallback in the PTX for where that spills
 // (occupancy_fallback.h): the softmax gets 16 programs of 4 warps without
-// spilling; topk_gating, whose network of slices the estimate misses,
-// spills at 16, and the report (and the launch) take its fallback, 2.
+// spilling; a top-k of 64-bit elements, whose network of slices (the IR's
+// argsort takes elements of up to 32 bits) the estimate misses, spills at
+// 16, and the report (and the launch) take its fallback, 2.
 TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   if (nvptx::ptxasPath().empty()) GTEST_SKIP() << "ptxas not found";
   auto report = [](const std::string& file, std::vector<lang::Define> defines) {
@@ -221,7 +222,16 @@ TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   EXPECT_NE(fallback.find(".minnctapersm 2\n"), std::string::npos);
   EXPECT_EQ(fallback.find(".minnctapersm 16"), std::string::npos);
 
-  runtime::CompileReport topk = report("examples/topk_gating.tc", {{"TYPE", "float"}, {"BLOCK", "64"}, {"TOPK", "4"}});
+  runtime::ReportOptions wide;
+  wide.filename = "wide_topk.tc";
+  wide.defines = {{"BLOCK", "64"}, {"TOPK", "4"}};
+  runtime::CompileReport topk = runtime::compileReport(R"(
+__global__ void wide_topk(long* L, int* E) {
+  int cols[BLOCK] = 0 ... BLOCK;
+  long v[BLOCK] = *(L + get_program_id(0) * BLOCK + cols);
+  *(E + get_program_id(0) * TOPK + (0 ... TOPK)) = topk_indices(v, TOPK);
+})",
+                                                       wide);
   EXPECT_NE(topk.ptx.find(".minnctapersm 16"), std::string::npos);
   EXPECT_EQ(topk.resources.askedPrograms, 2);
   EXPECT_NE(topk.resources.askedWhy.find("it spilled at 16, so the launch asks for 2"), std::string::npos)
@@ -248,10 +258,8 @@ TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   EXPECT_LE(mm8.resources.registers, 128);
   // On a GPU host the driver's load takes the fallback too.
   if (!nvptx::CudaDriver::get() || nvptx::gpuArch() != "sm_90a") return;
-  std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::F32), ir::Type::pointer(ir::Scalar::F32),
-                                 ir::Type::pointer(ir::Scalar::I32), ir::Type::pointer(ir::Scalar::I32),
-                                 ir::Type::scalar(ir::Scalar::I32), ir::Type::scalar(ir::Scalar::I32)};
-  nvptx::GpuKernel k(topk.ptx, topk.facts.kernel, types, {"L", "W", "E", "Best", "n", "ld"});
+  std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::I64), ir::Type::pointer(ir::Scalar::I32)};
+  nvptx::GpuKernel k(topk.ptx, topk.facts.kernel, types, {"L", "E"});
   EXPECT_TRUE(k.occupancyFellBack());
   EXPECT_EQ(k.localBytes(), 0);
   EXPECT_EQ(k.registers(), topk.resources.registers);

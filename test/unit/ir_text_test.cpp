@@ -112,6 +112,8 @@ entry:
   %d = dot %h, %h, %acc : f32<8, 8>
   %red = reduce add 1 %d : f32<8>
   %sum = reduce max 0 %red : f32
+  %srt = sort descending 0 %red : f32<8>
+  %ord = argsort ascending 0 %srt : i32<8>
   %old = atomic_rmw add %ptrs, %red, %mask : f32<8>
   %old2 = atomic_rmw xchg %p, f32 1.5 : f32
   %qi = gep %q, i32 4 : i32*
@@ -477,6 +479,8 @@ TEST(IrTextErrors, OperandCounts) {
 TEST(IrTextErrors, SubKindNames) {
   expectParseError(kernel("  %x = cmp foo %a, %a : i1\n  ret\n"), 3, 12, "unknown comparison predicate 'foo'");
   expectParseError(kernel("  %x = reduce prod 0 %a : i32\n  ret\n"), 3, 15, "unknown reduction kind 'prod'");
+  expectParseError(kernel("  %x = sort up 0 %a : i32\n  ret\n"), 3, 13,
+                   "unknown sort order ('ascending' or 'descending') 'up'");
   expectParseError(kernel("  %x = atomic_rmw sub %p, %b : f32\n  ret\n"), 3, 19, "unknown atomic kind 'sub'");
   expectParseError(kernel("  %x = reduce add %a : i32\n  ret\n"), 3, 19, "expected a reduction axis");
   expectParseError(kernel("  %x = atomic_rmw add %p, %b : f32 {sem = seq_cst}\n  ret\n"), 3, 43,

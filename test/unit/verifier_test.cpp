@@ -292,6 +292,32 @@ TEST(Verifier, Gather) {
                    "%x = gather 1 %v, %f : f32<4, 4>", "'gather' indices must be integers, not f32<4, 4>");
 }
 
+TEST(Verifier, SortAndArgsort) {
+  std::string v = "  %v = splat %b : f32<4, 8>\n  %d = cast %b : f64\n  %h = splat %d : f64<8>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %x = sort descending 1 %v : f32<4, 8>\n  %y = argsort ascending 0 %v : i32<4, 8>\n"
+                                  "  %z = sort ascending 0 %h : f64<8>\n  ret\n")),
+            "");
+  expectEntryError(v + "  %x = sort ascending 2 %v : f32<4, 8>\n  ret\n", "%x = sort ascending 2 %v : f32<4, 8>",
+                   "sort axis 2 is out of range for f32<4, 8>");
+  expectEntryError(v + "  %x = sort ascending 1 %v : f32<8, 4>\n  ret\n", "%x = sort ascending 1 %v : f32<8, 4>",
+                   "'sort' result must be f32<4, 8> or its first K along axis 1 (a power of two), not f32<8, 4>");
+  expectEntryError(v + "  %x = argsort ascending 1 %v : f32<4, 8>\n  ret\n", "%x = argsort ascending 1 %v : f32<4, 8>",
+                   "'argsort' result must be i32<4, 8> or its first K along axis 1 (a power of two), not f32<4, 8>");
+  EXPECT_EQ(verifyText(kernel(v + "  %x = sort descending 1 %v : f32<4, 2>\n  %y = argsort descending 0 %v : i32<1, 8>\n"
+                                  "  ret\n")),
+            "");
+  expectEntryError(v + "  %x = sort ascending 1 %v : f32<4, 3>\n  ret\n", "%x = sort ascending 1 %v : f32<4, 3>",
+                   "'sort' result must be f32<4, 8> or its first K along axis 1");
+  expectEntryError(v + "  %x = argsort descending 0 %h : i32<8>\n  ret\n", "%x = argsort descending 0 %h : i32<8>",
+                   "'argsort' sorts elements of up to 32 bits, not f64<8>");
+  expectEntryError("  %v = splat %b : f32<6>\n  %x = sort ascending 0 %v : f32<6>\n  ret\n",
+                   "%x = sort ascending 0 %v : f32<6>", "'sort' needs a power-of-two length along its axis, not 6");
+  expectEntryError("  %c = cmp lt %a, %a : i1\n  %v = splat %c : i1<8>\n  %x = sort ascending 0 %v : i1<8>\n  ret\n",
+                   "%x = sort ascending 0 %v : i1<8>", "'sort' sorts integers of 8 to 64 bits");
+  expectEntryError("  %x = sort ascending 0 %b : f32\n  ret\n", "%x = sort ascending 0 %b : f32",
+                   "'sort' needs a tile operand, not f32");
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

@@ -594,6 +594,7 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::AtomicCas: lowerAtomic(inst); return;
     case Opcode::Reduce: lowerReduce(inst); return;
     case Opcode::Scan: lowerScan(inst); return;
+    case Opcode::Sort: case Opcode::ArgSort: lowerSort(inst); return;
     case Opcode::Dot: lowerDot(inst); return;
     case Opcode::Splat:
     case Opcode::Broadcast:

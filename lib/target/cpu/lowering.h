@@ -294,6 +294,7 @@ class Lowering {
   void lowerAtomic(const ir::Instruction& inst);       // lower_atomic.cpp
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void lowerScan(const ir::Instruction& inst);         // lower_scan.cpp
+  void lowerSort(const ir::Instruction& inst);         // lower_sort.cpp
   static ir::Opcode combineOpcode(ir::ReduceKind k);  // the element op of a reduce or scan kind
   void sumInParts(const ir::Instruction& inst, const Tile& a);
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp

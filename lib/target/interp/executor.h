@@ -89,6 +89,7 @@ class Executor {
   void execDot(const Step& s);
   void execReduce(const Step& s);
   void execScan(const Step& s);
+  void execSort(const Step& s);
 
   // ---- gpu_exec.cpp (the GPU IR's instructions)
   void execGpu(const Step& s);

@@ -1,5 +1,6 @@
 // Tile-shaped instructions: splat, broadcast, trans, range, dot, reduce.
 #include <algorithm>
+#include <limits>
 
 #include "ir/sum_order.h"
 #include "target/interp/executor.h"
@@ -267,6 +268,36 @@ void Executor::execScan(const Step& s) {
           r[at] = combine(r[at - inner], r[at]);
         }
   });
+}
+
+// sort: r = a sorted along the axis, floats by totalOrder (their bits as a
+// signed integer with the magnitude flipped below zero: the GPU's and the
+// CPU back end's key); argsort: the positions they come from, equal
+// elements in the order of their positions (a stable sort). The result
+// keeps the first `keep` along the axis (its length there).
+void Executor::execSort(const Step& s) {
+  const auto [outer, n, inner] = aroundAxis(inType(s, 0).shape, size_t(s.inst->imm));
+  const size_t keep = size_t(s.inst->type().shape[size_t(s.inst->imm)]);
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  const bool isFloat = ir::isFloatKind(inType(s, 0).kind);
+  const bool descending = ir::SortOrder(s.inst->sub) == ir::SortOrder::Descending;
+  const bool indices = s.inst->opcode() == ir::Opcode::ArgSort;
+  auto key = [&](size_t at) {
+    const int64_t b = a[at].i;
+    return isFloat ? b ^ ((b >> 63) & std::numeric_limits<int64_t>::max()) : b;
+  };
+  std::vector<size_t> order(n);
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t q = 0; q < inner; ++q) {
+      auto at = [&](size_t i) { return (o * n + i) * inner + q; };
+      for (size_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return descending ? key(at(y)) < key(at(x)) : key(at(x)) < key(at(y));
+      });
+      for (size_t i = 0; i < keep; ++i)
+        r[(o * keep + i) * inner + q] = indices ? intElem(int64_t(order[i])) : a[at(order[i])];
+    }
 }
 
 }  // namespace tritonc::interp::detail

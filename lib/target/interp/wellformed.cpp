@@ -184,6 +184,20 @@ class Checker {
         require(t.kind != ir::Scalar::I1 && (t.isInt() || t.isFloat()), "scan needs numbers");
         return;
       }
+      case Op::Sort: case Op::ArgSort: {
+        operands(1, 1);
+        const bool indices = inst_.opcode() == Op::ArgSort;
+        require(inst_.imm >= 0 && size_t(inst_.imm) < shapeOf(0).size(), "bad axis");
+        ir::Shape kept = shapeOf(0);
+        if (inst_.imm >= 0 && size_t(inst_.imm) < kept.size() && t.shape.size() == kept.size())
+          kept[size_t(inst_.imm)] = t.shape[size_t(inst_.imm)];
+        require(kept == t.shape && (indices ? t.kind == ir::Scalar::I32 : kindOf(0) == t.kind) &&
+                    inst_.sub < ir::kNumSortOrders,
+                "bad result type or order");
+        require(kindOf(0) != ir::Scalar::I1 && (ir::isFloatKind(kindOf(0)) || ir::isIntKind(kindOf(0))),
+                "sort needs numbers");
+        return;
+      }
       case Op::Reduce: {
         operands(1, 1);
         ir::Shape s = shapeOf(0);

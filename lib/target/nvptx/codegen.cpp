@@ -340,6 +340,8 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerReduce(i);
     case Opcode::Scan:
       return lowerScan(i);
+    case Opcode::Sort: case Opcode::ArgSort:
+      return lowerSort(i);
     case Opcode::Dot:
       if (i.type().layout->kind == ir::LayoutKind::Mma && i.type().layout->version == 3) return lowerWgmma(i);
       return lowerDot(i);

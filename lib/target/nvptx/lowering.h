@@ -193,6 +193,7 @@ class FunctionLowering {
   // propagate a NaN by hand); narrow integers are not wrapped here.
   void emitCombine(ir::ReduceKind kind, ir::Scalar ck, const std::string& acc, const std::string& x);
   void lowerScan(const ir::Instruction& scan);  // lower_scan.cpp
+  void lowerSort(const ir::Instruction& sort);  // lower_sort.cpp
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
   // comes to them.

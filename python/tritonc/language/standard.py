@@ -2,8 +2,8 @@
 algorithms Triton-IR has no op for, built from reshapes, masked picks and
 element-wise operations:
 
-- sort and top-k: a bitonic network of compare-and-swap rounds on the
-  (blocks, 2, s) view of the axis;
+- bitonic_merge, and top-k with indices of 64-bit elements: a bitonic
+  network of compare-and-swap rounds on the (blocks, 2, s) view of the axis;
 - associative_scan of tuples or of combine functions of more than one
   operation: Sklansky's parallel prefix, each round combining the last
   element of a block's lower half into its upper half;
@@ -12,7 +12,8 @@ element-wise operations:
 
 and those that are IR ops: gather (staged in shared memory on the GPU),
 flip (a gather of the reversed positions), cumsum, cumprod and
-associative_scan of one operation (the IR's scan).
+associative_scan of one operation (the IR's scan), sort and topk (the
+IR's sort and argsort).
 
 The axis must have a power-of-two length; a combine function is a @jit
 function (inlined) or a Python function of tensors. Work is O(n log n)
@@ -177,12 +178,35 @@ def _bitonic(keys, axis, descending, first=2):
     return keys
 
 
+def _ir_sort(x, a, descending, indices=False):
+    """The IR's sort along axis `a` (argsort with `indices`: the int32
+    positions the sorted elements come from, equal ones in order). The IR
+    orders integers signed: unsigned ones go through their bits with the top
+    bit flipped; booleans sort as bytes. Floats sort by IEEE totalOrder
+    (-NaN first, NaN last, -0.0 before 0.0)."""
+    dt = x.dtype
+    keys = x
+    if dt.is_bool():
+        keys = semantic.cast(x, core.int8)
+    elif dt.is_int_unsigned():
+        keys = semantic.bitwise("xor", x, semantic.constant(1 << (dt.int_bitwidth - 1), dt))
+    h = semantic.builder().sort(bool(descending), a, keys.handle, indices)
+    if indices:
+        return tensor(h, core.int32, x.shape)
+    r = tensor(h, keys.dtype, x.shape)
+    if dt.is_bool():
+        return semantic.cast(r, dt)
+    if dt.is_int_unsigned():
+        return semantic.bitwise("xor", r, semantic.constant(1 << (dt.int_bitwidth - 1), dt))
+    return r
+
+
 @builtin
 def sort(x, dim=None, descending=False):
     x = to_tensor(x)
     a = _axis(x, dim)
     _length(x, a, "tl.sort")
-    return _bitonic([x], a, bool(unwrap(descending)))[0]
+    return _ir_sort(x, a, bool(unwrap(descending)))
 
 
 @builtin
@@ -207,14 +231,40 @@ def topk(x, k, dim=None, return_indices=False):
     k = unwrap(k)
     if not isinstance(k, int) or k <= 0 or k > n or k & (k - 1):
         raise CompileError("tl.topk: k must be a power of two between 1 and %d, not %r" % (n, k))
+    sl = tuple(slice(None) if d != a else slice(0, k) for d in range(len(x.shape)))
+
+    def first_k(v):
+        return semantic.subscript(v, sl) if k < n else v
+
+    if not unwrap(return_indices):
+        return first_k(_ir_sort(x, a, True))
+    if x.dtype.primitive_bitwidth <= 32:
+        # The positions of a descending sort (ties: the lower position
+        # first), and the values gathered from them.
+        indices = first_k(_ir_sort(x, a, True, indices=True))
+        return gather(x, indices, a), indices
+    # The IR's argsort takes elements of up to 32 bits: 64-bit ones go
+    # through the bitonic network, by their keys (the order of the IR's sort).
     ishape = [1] * len(x.shape)
     ishape[a] = n
     idx = semantic.broadcast_to(semantic.reshape(ops.arange(0, n), tuple(ishape)), x.shape)
-    values, indices = _bitonic([x, idx], a, True)
-    if k < n:
-        sl = tuple(slice(None) if d != a else slice(0, k) for d in range(len(x.shape)))
-        values, indices = semantic.subscript(values, sl), semantic.subscript(indices, sl)
-    return (values, indices) if unwrap(return_indices) else values
+    _, values, indices = _bitonic([_signed_key(x), x, idx], a, True)
+    return first_k(values), first_k(indices)
+
+
+def _signed_key(x):
+    """A signed integer of x's width that orders as the IR's sort orders x."""
+    dt = x.dtype
+    signed = {8: core.int8, 16: core.int16, 32: core.int32, 64: core.int64}[dt.primitive_bitwidth]
+    if dt.is_floating():
+        bits = semantic.cast(x, signed, bitcast=True)
+        magnitude = semantic.constant((1 << (dt.primitive_bitwidth - 1)) - 1, signed)
+        return semantic.bitwise("xor", bits, semantic.bitwise("and", semantic.shift("shr", bits, dt.primitive_bitwidth - 1),
+                                                               magnitude))
+    if dt.is_int_unsigned():
+        top = semantic.constant(1 << (dt.primitive_bitwidth - 1), dt)
+        return semantic.cast(semantic.bitwise("xor", x, top), signed, bitcast=True)
+    return x
 
 
 @builtin
