@@ -319,10 +319,16 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             fact.kind = "convert";
             fact.instruction = "shared";
             fact.tile = shapeText(t.shape);
-            fact.text = std::string(ir::opcodeName(i.opcode())) + " of " + fact.tile + " " + ir::scalarName(from.kind) +
-                        " (" + ir::scalarName(p.key) + " keys): chunks of " +
-                        std::to_string(p.chunk) + " sorted in registers, merged across " + std::to_string(p.perRow) +
-                        " threads per row (keys through shared memory, " + std::to_string(p.bytes) + " bytes)";
+            fact.text = std::string(ir::opcodeName(i.opcode())) + " of " + shapeText(from.shape) + " " +
+                        ir::scalarName(from.kind) + " (" + ir::scalarName(p.key) + " keys" +
+                        (p.keep < p.n ? ", the first " + std::to_string(p.keep) + " kept" : std::string()) +
+                        "): chunks of " + std::to_string(p.chunk) +
+                        (p.partial ? (p.chunk > p.keep ? " cut to their first " + std::to_string(p.keep) : std::string(" sorted")) +
+                                         " in registers, the lists of " + std::to_string(p.perRow) +
+                                         " threads per row halved pairwise"
+                                   : " sorted in registers, merged across " + std::to_string(p.perRow) +
+                                         " threads per row") +
+                        " (keys through shared memory, " + std::to_string(p.bytes) + " bytes)";
             add(i, fact);
           }
           break;

@@ -55,8 +55,17 @@ ScanPlan scanPlan(const ir::Instruction& scan);
 // threads sorting: the others repeat what one of them does without
 // storing. The scratch has 16 padding bytes after every 128 (no bank
 // conflicts when the threads' chunks are read as 16-byte vectors).
+// A result that keeps the first `keep` < n (a top-k; `partial`, where
+// `keep` keys fit in 64 registers and are at most twice the keys each
+// thread holds) takes chunks of at least `keep`: each
+// thread keeps the first `keep` of its sorted chunk, and the threads of a
+// row halve their lists pairwise (the first `keep` of two sorted lists:
+// the elementwise minimum of one and the other reversed, a bitonic
+// sequence, then sorted), O(n log^2 keep) work where the sort is O(n log^2 n).
 struct SortPlan {
   int64_t n = 1;         // along the axis
+  int64_t keep = 1;      // of the result along the axis
+  bool partial = false;
   int64_t rows = 1;      // elements of the other dimensions
   int64_t threads = 32;  // of the program
   int64_t chunk = 1;     // consecutive keys a thread sorts in registers

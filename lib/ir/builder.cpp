@@ -1,5 +1,7 @@
 #include "ir/builder.h"
 
+#include <limits>
+
 namespace tritonc::ir {
 
 Instruction* Builder::create(Opcode op, Type t, std::vector<Value*> ops) {
@@ -111,7 +113,28 @@ Value* Builder::scan(ReduceKind k, int axis, Value* v) {
   return i;
 }
 
+// argsort of 64-bit elements (argsort's keys hold elements of up to 32 bits
+// beside their positions): two stable argsorts, by the low half of the
+// element's key (its order as sort's, read unsigned) and then by the high
+// half of the keys in that order; the positions of the second are places
+// in the first's order, taken back through it.
+Value* Builder::wideArgsort(SortOrder o, int axis, Value* v, int64_t keep) {
+  const Type& t = v->type();
+  const Type i64t = t.withKind(Scalar::I64), i32t = t.withKind(Scalar::I32);
+  auto splat64 = [&](int64_t c) { return splat(i64(c), t.shape); };
+  Value* key = t.kind == Scalar::F64 ? bitcast(v, i64t) : v;
+  if (t.kind == Scalar::F64)  // the magnitude flipped below zero
+    key = binary(Opcode::Xor, key, binary(Opcode::UShr, binary(Opcode::Shr, key, splat64(63)), splat64(1)));
+  if (o == SortOrder::Descending) key = binary(Opcode::Xor, key, splat64(-1));
+  Value* high = cast(binary(Opcode::Shr, key, splat64(32)), i32t);
+  Value* low = binary(Opcode::Xor, cast(key, i32t), splat(i32(std::numeric_limits<int32_t>::min()), t.shape));
+  Value* first = sort(SortOrder::Ascending, axis, low, true);
+  Value* second = sort(SortOrder::Ascending, axis, gather(high, first, size_t(axis)), true, keep);
+  return gather(first, second, size_t(axis));
+}
+
 Value* Builder::sort(SortOrder o, int axis, Value* v, bool indices, int64_t keep) {
+  if (indices && byteSize(v->type().kind) > 4) return wideArgsort(o, axis, v, keep);
   Type t = indices ? v->type().withKind(Scalar::I32) : v->type();
   if (keep > 0) t.shape[size_t(axis)] = keep;
   Instruction* i = create(indices ? Opcode::ArgSort : Opcode::Sort, t, {v});

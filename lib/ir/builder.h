@@ -51,6 +51,8 @@ class Builder {
   // `v` sorted along `axis` (its type; SortOrder says the order); with
   // `indices` (argsort), the positions along the axis the sorted elements
   // come from (i32). `keep` > 0: only the first `keep` of them (a top-k).
+  // (argsort takes elements of up to 32 bits: those of 64 are sorted in
+  // two passes, by the halves of their keys.)
   Value* sort(SortOrder o, int axis, Value* v, bool indices = false, int64_t keep = 0);
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
@@ -75,6 +77,7 @@ class Builder {
   Value* constant(const Type& t, double v);
 
  private:
+  Value* wideArgsort(SortOrder o, int axis, Value* v, int64_t keep);
   Module& module_;
   BasicBlock* block_ = nullptr;
   size_t pos_ = SIZE_MAX;

@@ -87,15 +87,10 @@ class IRGen {
   ir::Value* call(const Expr& e);
 
   // ---- tile algorithms (irgen_tiles.cpp) ----------------------------------
-  ir::Value* lanesEqual(const ir::Shape& shape, size_t axis, int64_t k);
   // `v` without its `axis` of length 1 (a 1-D tile: its one element).
   ir::Value* dropUnitAxis(ir::Value* v, size_t axis);
   ir::Value* indexAxis(ir::Value* v, size_t axis, int64_t i);
   ir::Value* sliceAxis(ir::Value* v, size_t axis, int64_t start, int64_t length);
-  std::pair<ir::Value*, ir::Value*> halves(ir::Value* x, size_t axis, int64_t s, ir::Shape* viewShape);
-  ir::Value* joinHalves(ir::Value* lo, ir::Value* hi, size_t axis, const ir::Shape& view, const ir::Shape& out);
-  // Sorts keys[0] along `axis`, carrying the others along.
-  std::vector<ir::Value*> bitonicSort(std::vector<ir::Value*> keys, size_t axis, bool descending);
   ir::Value* tileAlgorithm(const Expr& e);  // sort, topk, topk_indices
 
   // ---- types and shapes (irgen_types.cpp) ---------------------------------

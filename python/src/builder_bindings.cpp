@@ -183,11 +183,12 @@ void bindFunctionBuilder(nb::module_& m) {
            },
            nb::keep_alive<0, 1>())
       .def("sort",
-           [](FB& f, bool descending, int axis, const PyValue& v, bool indices) {
+           [](FB& f, bool descending, int axis, const PyValue& v, bool indices, int64_t keep) {
              return PyValue{f.builder().sort(descending ? ir::SortOrder::Descending : ir::SortOrder::Ascending, axis,
-                                             v.v, indices)};
+                                             v.v, indices, keep)};
            },
-           nb::arg("descending"), nb::arg("axis"), nb::arg("value"), nb::arg("indices") = false, nb::keep_alive<0, 1>())
+           nb::arg("descending"), nb::arg("axis"), nb::arg("value"), nb::arg("indices") = false, nb::arg("keep") = 0,
+           nb::keep_alive<0, 1>())
       .def("atomic_rmw",
            [](FB& f, const std::string& kind, const PyValue& p, const PyValue& v, std::optional<PyValue> mask,
               const std::string& sem, const std::string& scope) {

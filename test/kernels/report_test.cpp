@@ -201,9 +201,9 @@ TEST(Report, ReadsWhyPtxasSerializedTheWgmma) {
 // Kernels without dots ask ptxas for as many programs per multiprocessor as
 // fit (gpu/occupancy.h), naming a fallback in the PTX for where that spills
 // (occupancy_fallback.h): the softmax gets 16 programs of 4 warps without
-// spilling; a top-k of 64-bit elements, whose network of slices (the IR's
-// argsort takes elements of up to 32 bits) the estimate misses, spills at
-// 16, and the report (and the launch) take its fallback, 2.
+// spilling; a kernel of 48 products of element picks (`x[i] * x[47 - i]`),
+// whose scalars the estimate misses, spills at 16, and the report (and the
+// launch) take its fallback, 2.
 TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   if (nvptx::ptxasPath().empty()) GTEST_SKIP() << "ptxas not found";
   auto report = [](const std::string& file, std::vector<lang::Define> defines) {
@@ -222,21 +222,20 @@ TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   EXPECT_NE(fallback.find(".minnctapersm 2\n"), std::string::npos);
   EXPECT_EQ(fallback.find(".minnctapersm 16"), std::string::npos);
 
-  runtime::ReportOptions wide;
-  wide.filename = "wide_topk.tc";
-  wide.defines = {{"BLOCK", "64"}, {"TOPK", "4"}};
-  runtime::CompileReport topk = runtime::compileReport(R"(
-__global__ void wide_topk(long* L, int* E) {
-  int cols[BLOCK] = 0 ... BLOCK;
-  long v[BLOCK] = *(L + get_program_id(0) * BLOCK + cols);
-  *(E + get_program_id(0) * TOPK + (0 ... TOPK)) = topk_indices(v, TOPK);
-})",
-                                                       wide);
-  EXPECT_NE(topk.ptx.find(".minnctapersm 16"), std::string::npos);
-  EXPECT_EQ(topk.resources.askedPrograms, 2);
-  EXPECT_NE(topk.resources.askedWhy.find("it spilled at 16, so the launch asks for 2"), std::string::npos)
-      << topk.resources.askedWhy;
-  EXPECT_EQ(topk.resources.spillStores, 0);
+  runtime::ReportOptions picksOptions;
+  picksOptions.filename = "many_picks.tc";
+  std::string products;
+  for (int i = 0; i < 48; ++i)
+    products += (i ? " + x[" : "x[") + std::to_string(i) + "] * x[" + std::to_string(47 - i) + "]";
+  runtime::CompileReport picks = runtime::compileReport(
+      "__global__ void many_picks(float* X, float* Y) {\n  float x[64] = *(X + (0 ... 64));\n  *Y = " + products +
+          ";\n}\n",
+      picksOptions);
+  EXPECT_NE(picks.ptx.find(".minnctapersm 16"), std::string::npos);
+  EXPECT_EQ(picks.resources.askedPrograms, 2);
+  EXPECT_NE(picks.resources.askedWhy.find("it spilled at 16, so the launch asks for 2"), std::string::npos)
+      << picks.resources.askedWhy;
+  EXPECT_EQ(picks.resources.spillStores, 0);
   // Kernels with dots name no fallback.
   runtime::CompileReport mm = report("examples/matmul.tc", {{"TYPE", "half"}, {"TM", "128"}, {"TN", "128"}, {"TK", "64"}});
   EXPECT_EQ(mm.ptx.find("occupancy_fallback"), std::string::npos);
@@ -258,11 +257,11 @@ __global__ void wide_topk(long* L, int* E) {
   EXPECT_LE(mm8.resources.registers, 128);
   // On a GPU host the driver's load takes the fallback too.
   if (!nvptx::CudaDriver::get() || nvptx::gpuArch() != "sm_90a") return;
-  std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::I64), ir::Type::pointer(ir::Scalar::I32)};
-  nvptx::GpuKernel k(topk.ptx, topk.facts.kernel, types, {"L", "E"});
+  std::vector<ir::Type> types = {ir::Type::pointer(ir::Scalar::F32), ir::Type::pointer(ir::Scalar::F32)};
+  nvptx::GpuKernel k(picks.ptx, picks.facts.kernel, types, {"X", "Y"});
   EXPECT_TRUE(k.occupancyFellBack());
   EXPECT_EQ(k.localBytes(), 0);
-  EXPECT_EQ(k.registers(), topk.resources.registers);
+  EXPECT_EQ(k.registers(), picks.resources.registers);
 }
 
 TEST(Report, WarnsAboutScalarLoadsAndSpills) {

@@ -16,6 +16,11 @@
 //      halves.
 //   4. The chunks go back to the scratch, and each thread reads the
 //      elements of its layout from their places.
+// A result that keeps the first K (a top-k, SortPlan::partial) sorts each
+// chunk, keeps its first K, and halves the lists of a row pairwise instead
+// of merging chunks (a loop too): each thread takes its partner's list
+// reversed, keeps the elementwise minimum (the first K of both, a bitonic
+// sequence) and sorts it in registers; the row's first thread stores it.
 // The PTX is O(chunk * log2(chunk)^2) lines, whatever the length: a
 // network written out element by element (the Python DSL's before the op)
 // made 29k lines at 1024 elements and 123k at 4096.
@@ -36,9 +41,6 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
   if (sort.smem < 0)
     throw UserError(sort.loc, "'sort' moves its keys through shared memory: it needs its scratch there "
                               "({smem = OFFSET}, as gpu-allocate-shared places it)");
-  if (t.shape != src->type().shape)
-    throw UserError(sort.loc, "'" + std::string(ir::opcodeName(sort.opcode())) +
-                                  "' keeping the first K along its axis is not lowered for the GPU yet");
   const gpu::SortPlan p = gpu::sortPlan(sort);
   if (p.threads != 32 * int64_t(opts_.numWarps))
     throw InternalError("sort planned for " + std::to_string(p.threads) + " threads in a program of " +
@@ -108,8 +110,9 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     rowStride[size_t(d)] = s * p.n;
     s *= t.shape[size_t(d)];
   }
-  auto elementAddress = [&](size_t r) {
-    const std::vector<std::string> at = indexRegs(t, r);
+  // (A result shorter along the axis reads the first places of each row.)
+  auto elementAddress = [&](const ir::Type& of, size_t r) {
+    const std::vector<std::string> at = indexRegs(of, r);
     std::string lin = newReg(RegClass::B32);
     emit("mov.u32 " + lin + ", " + at[axis] + ";");
     for (size_t d = 0; d < t.shape.size(); ++d)
@@ -122,8 +125,8 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
   // 1. The keys to the scratch (one copy of each element).
   const Placement& sp = placement(src->type());
   for (size_t r = 0; r < sp.ll.numRegs(); ++r) {
-    std::string key = toKey(elem(src, r), indices ? indexRegs(t, r)[axis] : "");
-    std::string addr = elementAddress(r);
+    std::string key = toKey(elem(src, r), indices ? indexRegs(src->type(), r)[axis] : "");
+    std::string addr = elementAddress(src->type(), r);
     emit((sp.owner.empty() ? "" : "@" + sp.owner + " ") + st + addr + "], " + key + ";");
   }
   barrier();
@@ -137,12 +140,13 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     storing = newReg(RegClass::Pred);
     emit("setp.lt.u32 " + storing + ", " + tid() + ", " + std::to_string(p.active) + ";");
   }
-  // Vectors of up to 16 bytes along a chunk; a chunk of 128 bytes or more
-  // starts a padded line, a shorter one lies inside one.
-  const int64_t per = std::min<int64_t>(p.chunk, 16 / kb);
+  // Vectors of up to 16 bytes along a chunk (or the first keys of one); a
+  // chunk of 128 bytes or more starts a padded line, a shorter one lies
+  // inside one.
   auto chunkAccess = [&](const std::string& chunkBase, std::vector<std::string>& keys, bool store,
                          const std::string& pred) {
-    for (int64_t v = 0; v < p.chunk; v += per) {
+    const int64_t per = std::min<int64_t>(int64_t(keys.size()), 16 / kb);
+    for (int64_t v = 0; v < int64_t(keys.size()); v += per) {
       std::vector<std::string> part(keys.begin() + v, keys.begin() + v + per);
       std::string at = "[" + chunkBase + "+" + std::to_string(gpu::sortPadded(v * kb)) + "]";
       std::string vec = per == 1 ? "" : ".v" + std::to_string(per);
@@ -183,7 +187,7 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
   // The stages of one merge of length `size` that stay in a chunk (strides below it).
   auto inChunk = [&](std::vector<std::string>& ks, int64_t size, int64_t fromStride, const std::string& asc) {
     for (int64_t s = fromStride; s >= 1; s /= 2)
-      for (int64_t j = 0; j < p.chunk; ++j)
+      for (int64_t j = 0; j < int64_t(ks.size()); ++j)
         if ((j & s) == 0) exchange(ks[size_t(j)], ks[size_t(j + s)], size < p.chunk ? ((j & size) ? "!" : "") : asc);
   };
 
@@ -198,11 +202,91 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     emit("and.b32 " + low + ", " + part + ", 1;");
     emit("setp.eq.u32 " + chunkAsc + ", " + low + ", 0;");
   }
-  for (int64_t size = 2; size <= p.chunk; size *= 2)
-    for (auto& ks : keys) inChunk(ks, size, size / 2, chunkAsc);
+  // A bitonic sequence of keys sorted ascending.
+  auto sortBitonic = [&](std::vector<std::string>& ks) {
+    for (int64_t s = int64_t(ks.size()) / 2; s >= 1; s /= 2)
+      for (int64_t j = 0; j < int64_t(ks.size()); ++j)
+        if ((j & s) == 0) exchange(ks[size_t(j)], ks[size_t(j + s)], "");
+  };
+  if (!p.partial) {
+    for (int64_t size = 2; size <= p.chunk; size *= 2)
+      for (auto& ks : keys) inChunk(ks, size, size / 2, chunkAsc);
+  } else {
+    // A top-k's chunk: runs of K sorted ascending, then halved pairwise to
+    // its first K (the first K of two runs: the minimum of one and the
+    // other reversed, a bitonic sequence, sorted).
+    const int64_t k = p.keep;
+    for (auto& ks : keys) {
+      for (int64_t size = 2; size <= k; size *= 2)
+        for (int64_t s = size / 2; s >= 1; s /= 2)
+          for (int64_t j = 0; j < int64_t(ks.size()); ++j)
+            if ((j & s) == 0) exchange(ks[size_t(j)], ks[size_t(j + s)], size < k && (j & size) ? "!" : "");
+      while (int64_t(ks.size()) > k) {
+        std::vector<std::string> halved;
+        for (int64_t r = 0; r < int64_t(ks.size()); r += 2 * k) {
+          std::vector<std::string> run(ks.begin() + r, ks.begin() + r + k);
+          for (int64_t j = 0; j < k; ++j)
+            emit("min." + sgn + " " + run[size_t(j)] + ", " + run[size_t(j)] + ", " + ks[size_t(r + 2 * k - 1 - j)] + ";");
+          sortBitonic(run);
+          halved.insert(halved.end(), run.begin(), run.end());
+        }
+        ks = halved;
+      }
+    }
+  }
+
+  // 3'. A top-k: the lists of a row halved pairwise (one chunk per thread here).
+  if (p.partial && p.perRow > 1) {
+    std::vector<std::string>& ks = keys[0];
+    const int64_t k = p.keep;
+    const bool acrossWarps = p.perRow > 32;
+    std::string m = newReg(RegClass::B32), more = newReg(RegClass::Pred);
+    std::vector<std::string> other;
+    for (int64_t j = 0; j < k; ++j) other.push_back(newReg(kc));
+    const std::string pairLoop = newLabel("topk_pair"), throughShared = newLabel("topk_shared"),
+                      keep = newLabel("topk_keep");
+    emit("mov.u32 " + m + ", 1;");
+    label(pairLoop);
+    if (acrossWarps) {
+      std::string far = newReg(RegClass::Pred);
+      emit("setp.ge.u32 " + far + ", " + m + ", 32;");
+      emit("@" + far + " bra " + throughShared + ";");
+    }
+    // other[j] is the partner's list at k - 1 - j (reversed).
+    for (int64_t j = 0; j < k; ++j) {
+      const std::string& mineAt = ks[size_t(k - 1 - j)];
+      if (wide) {
+        std::string lo = newReg(RegClass::B32), hi = newReg(RegClass::B32);
+        emit("mov.b64 {" + lo + ", " + hi + "}, " + mineAt + ";");
+        emit("shfl.sync.bfly.b32 " + lo + ", " + lo + ", " + m + ", 31, -1;");
+        emit("shfl.sync.bfly.b32 " + hi + ", " + hi + ", " + m + ", 31, -1;");
+        emit("mov.b64 " + other[size_t(j)] + ", {" + lo + ", " + hi + "};");
+      } else {
+        emit("shfl.sync.bfly.b32 " + other[size_t(j)] + ", " + mineAt + ", " + m + ", 31, -1;");
+      }
+    }
+    if (acrossWarps) {
+      emit("bra.uni " + keep + ";");
+      label(throughShared);
+      barrier();  // every read of the lists' places before is done
+      chunkAccess(chunkBase[0], ks, true, storing);
+      barrier();
+      std::string partner = newReg(RegClass::B32);
+      emit("xor.b32 " + partner + ", " + mine + ", " + m + ";");
+      std::vector<std::string> theirs;
+      for (int64_t j = 0; j < k; ++j) theirs.push_back(other[size_t(k - 1 - j)]);
+      chunkAccess(chunkBaseOf(partner, 0), theirs, false, "");
+      label(keep);
+    }
+    for (int64_t j = 0; j < k; ++j) emit("min." + sgn + " " + ks[size_t(j)] + ", " + ks[size_t(j)] + ", " + other[size_t(j)] + ";");
+    sortBitonic(ks);
+    emit("shl.b32 " + m + ", " + m + ", 1;");
+    emit("setp.lt.u32 " + more + ", " + m + ", " + std::to_string(p.perRow) + ";");
+    emit("@" + more + " bra " + pairLoop + ";");
+  }
 
   // 3. The merges across threads (one chunk per thread here).
-  if (p.perRow > 1) {
+  if (!p.partial && p.perRow > 1) {
     std::vector<std::string>& ks = keys[0];
     const bool acrossWarps = p.perRow > 32;
     std::string span = newReg(RegClass::B32), m = newReg(RegClass::B32), more = newReg(RegClass::Pred);
@@ -268,14 +352,22 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     emit("@" + more + " bra " + mergeLoop + ";");
   }
 
-  // 4. Back to the scratch, then each element from its place.
+  // 4. Back to the scratch (a top-k's list from the first thread of its
+  // row, at the row's first places), then each element from its place.
   barrier();
-  for (int64_t c = 0; c < p.chunks; ++c) chunkAccess(chunkBase[size_t(c)], keys[size_t(c)], true, storing);
+  std::string storer = storing;
+  if (p.partial && p.perRow > 1) {
+    std::string first = newReg(RegClass::Pred);
+    emit("setp.eq.u32 " + first + ", " + part + ", 0;");
+    if (!storing.empty()) emit("and.pred " + first + ", " + first + ", " + storing + ";");
+    storer = first;
+  }
+  for (int64_t c = 0; c < p.chunks; ++c) chunkAccess(chunkBase[size_t(c)], keys[size_t(c)], true, storer);
   barrier();
-  std::vector<std::string> out(sp.ll.numRegs());
+  std::vector<std::string> out(numRegs(t));
   for (size_t r = 0; r < out.size(); ++r) {
     std::string key = newReg(kc);
-    emit(ld + key + ", [" + elementAddress(r) + "];");
+    emit(ld + key + ", [" + elementAddress(t, r) + "];");
     out[r] = fromKey(key);
   }
   define(&sort, out);

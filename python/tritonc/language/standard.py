@@ -178,9 +178,10 @@ def _bitonic(keys, axis, descending, first=2):
     return keys
 
 
-def _ir_sort(x, a, descending, indices=False):
+def _ir_sort(x, a, descending, indices=False, keep=None):
     """The IR's sort along axis `a` (argsort with `indices`: the int32
-    positions the sorted elements come from, equal ones in order). The IR
+    positions the sorted elements come from, equal ones in order), the
+    first `keep` of them along the axis where given (a top-k). The IR
     orders integers signed: unsigned ones go through their bits with the top
     bit flipped; booleans sort as bytes. Floats sort by IEEE totalOrder
     (-NaN first, NaN last, -0.0 before 0.0)."""
@@ -190,10 +191,11 @@ def _ir_sort(x, a, descending, indices=False):
         keys = semantic.cast(x, core.int8)
     elif dt.is_int_unsigned():
         keys = semantic.bitwise("xor", x, semantic.constant(1 << (dt.int_bitwidth - 1), dt))
-    h = semantic.builder().sort(bool(descending), a, keys.handle, indices)
+    h = semantic.builder().sort(bool(descending), a, keys.handle, indices, keep or 0)
+    shape = tuple(keep if d == a and keep else s for d, s in enumerate(x.shape))
     if indices:
-        return tensor(h, core.int32, x.shape)
-    r = tensor(h, keys.dtype, x.shape)
+        return tensor(h, core.int32, shape)
+    r = tensor(h, keys.dtype, shape)
     if dt.is_bool():
         return semantic.cast(r, dt)
     if dt.is_int_unsigned():
@@ -224,47 +226,20 @@ def bitonic_merge(x, dim=None, descending=0):
 def topk(x, k, dim=None, return_indices=False):
     """The k largest values along `dim` (last by default), largest first;
     with return_indices=True also their indices (beyond Triton)."""
-    from . import ops
     x = to_tensor(x)
     a = _axis(x, dim)
     n = _length(x, a, "tl.topk")
     k = unwrap(k)
     if not isinstance(k, int) or k <= 0 or k > n or k & (k - 1):
         raise CompileError("tl.topk: k must be a power of two between 1 and %d, not %r" % (n, k))
-    sl = tuple(slice(None) if d != a else slice(0, k) for d in range(len(x.shape)))
-
-    def first_k(v):
-        return semantic.subscript(v, sl) if k < n else v
-
+    # The first k of a descending sort (on the GPU each thread keeps k of
+    # its chunk and the threads of a row halve their lists pairwise).
     if not unwrap(return_indices):
-        return first_k(_ir_sort(x, a, True))
-    if x.dtype.primitive_bitwidth <= 32:
-        # The positions of a descending sort (ties: the lower position
-        # first), and the values gathered from them.
-        indices = first_k(_ir_sort(x, a, True, indices=True))
-        return gather(x, indices, a), indices
-    # The IR's argsort takes elements of up to 32 bits: 64-bit ones go
-    # through the bitonic network, by their keys (the order of the IR's sort).
-    ishape = [1] * len(x.shape)
-    ishape[a] = n
-    idx = semantic.broadcast_to(semantic.reshape(ops.arange(0, n), tuple(ishape)), x.shape)
-    _, values, indices = _bitonic([_signed_key(x), x, idx], a, True)
-    return first_k(values), first_k(indices)
-
-
-def _signed_key(x):
-    """A signed integer of x's width that orders as the IR's sort orders x."""
-    dt = x.dtype
-    signed = {8: core.int8, 16: core.int16, 32: core.int32, 64: core.int64}[dt.primitive_bitwidth]
-    if dt.is_floating():
-        bits = semantic.cast(x, signed, bitcast=True)
-        magnitude = semantic.constant((1 << (dt.primitive_bitwidth - 1)) - 1, signed)
-        return semantic.bitwise("xor", bits, semantic.bitwise("and", semantic.shift("shr", bits, dt.primitive_bitwidth - 1),
-                                                               magnitude))
-    if dt.is_int_unsigned():
-        top = semantic.constant(1 << (dt.primitive_bitwidth - 1), dt)
-        return semantic.cast(semantic.bitwise("xor", x, top), signed, bitcast=True)
-    return x
+        return _ir_sort(x, a, True, keep=k)
+    # The positions of a descending sort (ties: the lower position first),
+    # and the values gathered from them.
+    indices = _ir_sort(x, a, True, indices=True, keep=k)
+    return gather(x, indices, a), indices
 
 
 @builtin
