@@ -143,7 +143,7 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
   // Vectors of up to 16 bytes along a chunk (or the first keys of one); a
   // chunk of 128 bytes or more starts a padded line, a shorter one lies
   // inside one.
-  auto chunkAccess = [&](const std::string& chunkBase, std::vector<std::string>& keys, bool store,
+  auto chunkAccess = [&](const std::string& chunkBase, const std::vector<std::string>& keys, bool store,
                          const std::string& pred) {
     const int64_t per = std::min<int64_t>(int64_t(keys.size()), 16 / kb);
     for (int64_t v = 0; v < int64_t(keys.size()); v += per) {
@@ -168,6 +168,44 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     for (int64_t j = 0; j < p.chunk; ++j) keys[size_t(c)].push_back(newReg(kc));
     chunkAccess(chunkBase[size_t(c)], keys[size_t(c)], false, "");
   }
+
+  // other[j] = the key in register j (k - 1 - j where `reversed`) of the
+  // thread `m` places away in its row: by shuffles within a warp, through
+  // the chunks' places in the scratch across warps (m >= 32, possible where
+  // `acrossWarps`).
+  auto fromPartner = [&](const std::vector<std::string>& ks, const std::vector<std::string>& other,
+                         const std::string& m, bool reversed, bool acrossWarps) {
+    const size_t k = ks.size();
+    const std::string throughShared = newLabel("sort_shared"), done = newLabel("sort_partner");
+    if (acrossWarps) {
+      std::string far = newReg(RegClass::Pred);
+      emit("setp.ge.u32 " + far + ", " + m + ", 32;");
+      emit("@" + far + " bra " + throughShared + ";");
+    }
+    for (size_t j = 0; j < k; ++j) {
+      const std::string& mineAt = ks[reversed ? k - 1 - j : j];
+      if (wide) {
+        std::string lo = newReg(RegClass::B32), hi = newReg(RegClass::B32);
+        emit("mov.b64 {" + lo + ", " + hi + "}, " + mineAt + ";");
+        emit("shfl.sync.bfly.b32 " + lo + ", " + lo + ", " + m + ", 31, -1;");
+        emit("shfl.sync.bfly.b32 " + hi + ", " + hi + ", " + m + ", 31, -1;");
+        emit("mov.b64 " + other[j] + ", {" + lo + ", " + hi + "};");
+      } else {
+        emit("shfl.sync.bfly.b32 " + other[j] + ", " + mineAt + ", " + m + ", 31, -1;");
+      }
+    }
+    if (!acrossWarps) return;
+    emit("bra.uni " + done + ";");
+    label(throughShared);
+    barrier();  // every read of the chunks' places before is done
+    chunkAccess(chunkBase[0], ks, true, storing);
+    barrier();
+    std::string partner = newReg(RegClass::B32);
+    emit("xor.b32 " + partner + ", " + mine + ", " + m + ";");
+    chunkAccess(chunkBaseOf(partner, 0), reversed ? std::vector<std::string>(other.rbegin(), other.rend()) : other,
+                false, "");
+    label(done);
+  };
 
   // Compare and swap in place: lo gets the smaller key where `asc` holds
   // (a predicate register, or "" for always, "!" for never).
@@ -235,49 +273,17 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
     }
   }
 
-  // 3'. A top-k: the lists of a row halved pairwise (one chunk per thread here).
+  // 3, for a top-k: the lists of a row halved pairwise (one chunk per thread here).
   if (p.partial && p.perRow > 1) {
     std::vector<std::string>& ks = keys[0];
     const int64_t k = p.keep;
-    const bool acrossWarps = p.perRow > 32;
     std::string m = newReg(RegClass::B32), more = newReg(RegClass::Pred);
     std::vector<std::string> other;
     for (int64_t j = 0; j < k; ++j) other.push_back(newReg(kc));
-    const std::string pairLoop = newLabel("topk_pair"), throughShared = newLabel("topk_shared"),
-                      keep = newLabel("topk_keep");
+    const std::string pairLoop = newLabel("topk_pair");
     emit("mov.u32 " + m + ", 1;");
     label(pairLoop);
-    if (acrossWarps) {
-      std::string far = newReg(RegClass::Pred);
-      emit("setp.ge.u32 " + far + ", " + m + ", 32;");
-      emit("@" + far + " bra " + throughShared + ";");
-    }
-    // other[j] is the partner's list at k - 1 - j (reversed).
-    for (int64_t j = 0; j < k; ++j) {
-      const std::string& mineAt = ks[size_t(k - 1 - j)];
-      if (wide) {
-        std::string lo = newReg(RegClass::B32), hi = newReg(RegClass::B32);
-        emit("mov.b64 {" + lo + ", " + hi + "}, " + mineAt + ";");
-        emit("shfl.sync.bfly.b32 " + lo + ", " + lo + ", " + m + ", 31, -1;");
-        emit("shfl.sync.bfly.b32 " + hi + ", " + hi + ", " + m + ", 31, -1;");
-        emit("mov.b64 " + other[size_t(j)] + ", {" + lo + ", " + hi + "};");
-      } else {
-        emit("shfl.sync.bfly.b32 " + other[size_t(j)] + ", " + mineAt + ", " + m + ", 31, -1;");
-      }
-    }
-    if (acrossWarps) {
-      emit("bra.uni " + keep + ";");
-      label(throughShared);
-      barrier();  // every read of the lists' places before is done
-      chunkAccess(chunkBase[0], ks, true, storing);
-      barrier();
-      std::string partner = newReg(RegClass::B32);
-      emit("xor.b32 " + partner + ", " + mine + ", " + m + ";");
-      std::vector<std::string> theirs;
-      for (int64_t j = 0; j < k; ++j) theirs.push_back(other[size_t(k - 1 - j)]);
-      chunkAccess(chunkBaseOf(partner, 0), theirs, false, "");
-      label(keep);
-    }
+    fromPartner(ks, other, m, /*reversed=*/true, p.perRow > 32);
     for (int64_t j = 0; j < k; ++j) emit("min." + sgn + " " + ks[size_t(j)] + ", " + ks[size_t(j)] + ", " + other[size_t(j)] + ";");
     sortBitonic(ks);
     emit("shl.b32 " + m + ", " + m + ", 1;");
@@ -288,43 +294,15 @@ void FunctionLowering::lowerSort(const ir::Instruction& sort) {
   // 3. The merges across threads (one chunk per thread here).
   if (!p.partial && p.perRow > 1) {
     std::vector<std::string>& ks = keys[0];
-    const bool acrossWarps = p.perRow > 32;
     std::string span = newReg(RegClass::B32), m = newReg(RegClass::B32), more = newReg(RegClass::Pred);
     std::vector<std::string> other;
     for (int64_t j = 0; j < p.chunk; ++j) other.push_back(newReg(kc));
     const std::string mergeLoop = newLabel("sort_merge"), strideLoop = newLabel("sort_stride");
-    const std::string throughShared = newLabel("sort_shared"), keep = newLabel("sort_keep");
     emit("mov.u32 " + span + ", 2;");  // the merged length in chunks
     label(mergeLoop);
     emit("shr.u32 " + m + ", " + span + ", 1;");
     label(strideLoop);
-    if (acrossWarps) {
-      std::string far = newReg(RegClass::Pred);
-      emit("setp.ge.u32 " + far + ", " + m + ", 32;");
-      emit("@" + far + " bra " + throughShared + ";");
-    }
-    for (int64_t j = 0; j < p.chunk; ++j) {
-      if (wide) {
-        std::string lo = newReg(RegClass::B32), hi = newReg(RegClass::B32);
-        emit("mov.b64 {" + lo + ", " + hi + "}, " + ks[size_t(j)] + ";");
-        emit("shfl.sync.bfly.b32 " + lo + ", " + lo + ", " + m + ", 31, -1;");
-        emit("shfl.sync.bfly.b32 " + hi + ", " + hi + ", " + m + ", 31, -1;");
-        emit("mov.b64 " + other[size_t(j)] + ", {" + lo + ", " + hi + "};");
-      } else {
-        emit("shfl.sync.bfly.b32 " + other[size_t(j)] + ", " + ks[size_t(j)] + ", " + m + ", 31, -1;");
-      }
-    }
-    if (acrossWarps) {
-      emit("bra.uni " + keep + ";");
-      label(throughShared);
-      barrier();  // every read of the chunks' places before is done
-      chunkAccess(chunkBase[0], ks, true, storing);
-      barrier();
-      std::string partner = newReg(RegClass::B32);
-      emit("xor.b32 " + partner + ", " + mine + ", " + m + ";");
-      chunkAccess(chunkBaseOf(partner, 0), other, false, "");
-      label(keep);
-    }
+    fromPartner(ks, other, m, /*reversed=*/false, p.perRow > 32);
     // The lower of the pair keeps the smaller keys where the merged block
     // ascends: `upper` (m's bit of the place) against `descends` (span's).
     std::string a = newReg(RegClass::B32), b = newReg(RegClass::B32), upper = newReg(RegClass::Pred),
