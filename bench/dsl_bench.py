@@ -957,6 +957,18 @@ if want("scan"):
         res = both("row_cumsum", run_scan, SCAN)
         res["torch"] = (do_bench(lambda x=x, y=y: torch.cumsum(x, 1, out=y), return_mode="median"), None)
         record("cumsum", "%dx%d" % (R, C), "GB/s", 8.0 * R * C, res)
+        # A linear recurrence (a tuple scan with a combine function):
+        # decays in [0.99, 1) keep the products in f32's range at 4096.
+        a = 1 - torch.rand(R, C, device=dev) * 0.01
+        b = torch.randn(R, C, device=dev)
+        p = torch.cumprod(a.double(), 1)
+        ref_h = p * torch.cumsum(b.double() / p, 1)
+
+        def run_recurrence(k, a=a, b=b, y=y, ref=ref_h, R=R, C=C, block=block, warps=warps):
+            return timed(lambda: k[(R,)](a, b, y, C, a.stride(0), BLOCK=block, num_warps=warps), y, ref)
+
+        res = both("row_recurrence", run_recurrence, SCAN)
+        record("recurrence", "%dx%d" % (R, C), "GB/s", 12.0 * R * C, res)
 
 # ---- tl.sort and tl.topk along rows (sort_kernels.py) ----
 if want("sort"):

@@ -242,8 +242,10 @@ bool slicePicksRegisters(const ir::Instruction& slice, const Layout* l) {
 
 const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const Layout* own) {
   const ir::Value* v = u.operand(k);
-  if (!v->type().isTile() || !own) return nullptr;
   Opcode op = u.opcode();
+  // (A reduce_fn to a scalar has no layout of its own: its tiles take the first's.)
+  if (op == Opcode::ReduceFn && !own && k > 0 && v->type().isTile()) return get(u.operand(0));
+  if (!v->type().isTile() || !own) return nullptr;
   if (elementwise(op) || op == Opcode::Broadcast) return own;
   switch (op) {
     case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas: return own;
@@ -262,11 +264,11 @@ const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const La
       for (size_t d = 0; d < perm.size(); ++d) inv[size_t(perm[d])] = int(d);
       return permutedLayout(m_, own, inv);
     }
-    case Opcode::Reduce:
+    case Opcode::Reduce: case Opcode::ReduceFn:
       return own->kind == LayoutKind::Slice && own->dim == u.imm ? own->parent : nullptr;
     case Opcode::ExtractSlice: return slicePicksRegisters(u, own) ? own : nullptr;
     case Opcode::Gather: return k == 1 ? own : nullptr;  // the source goes through shared memory as it is
-    case Opcode::Scan: case Opcode::Sort: case Opcode::ArgSort: return own;
+    case Opcode::Scan: case Opcode::ScanFn: case Opcode::Sort: case Opcode::ArgSort: return own;
     case Opcode::Dot: return k == 2 ? own : nullptr;
     default: return nullptr;
   }
@@ -281,9 +283,11 @@ const Layout* Assigner::resultFrom(const ir::Instruction& u, const ir::Value* op
     case Opcode::Reshape: return reshapeResultLayout(m_, operand->type().shape, u.type().shape, l);
     case Opcode::Trans: return permutedLayout(m_, l, ir::transPermutation(u));
     case Opcode::Reduce: return sliceLayout(m_, int(u.imm), l);
+    case Opcode::ReduceFn: return operand == u.operand(0) ? sliceLayout(m_, int(u.imm), l) : nullptr;
     case Opcode::ExtractSlice: return slicePicksRegisters(u, l) ? l : nullptr;
     case Opcode::Gather: return operand == u.operand(1) ? l : nullptr;
     case Opcode::Scan: case Opcode::Sort: case Opcode::ArgSort: return l;
+    case Opcode::ScanFn: return operand == u.operand(0) ? l : nullptr;  // (every operand converted to it)
     default: return nullptr;
   }
 }
@@ -310,8 +314,8 @@ void Assigner::require(ir::Value* v, const Layout* want) {
     work.pop_back();
     ir::Instruction* i = asInst(x);
     if (!w || !i || !x->type().isTile() || get(x)) continue;
-    if (i->opcode() == Opcode::Reduce) {
-      // Its layout follows its operand's: place the operand.
+    if (i->opcode() == Opcode::Reduce || i->opcode() == Opcode::ReduceFn) {
+      // Its layout follows its operand's (a reduce_fn's first): place the operand.
       if (w->kind == LayoutKind::Slice && w->dim == i->imm) work.push_back({i->operand(0), w->parent});
       continue;
     }
@@ -725,9 +729,10 @@ void Assigner::run() {
     if (!i->type().isTile() || get(i)) continue;
     const Layout* l = nullptr;
     for (size_t k = 0; k < i->numOperands() && !l; ++k) l = resultFrom(*i, i->operand(k));
-    if (!l && i->opcode() == Opcode::Reduce) l = sliceLayout(m_, int(i->imm), defaultLayout(m_, i->operand(0)->type().shape, o_.numWarps));
+    const bool reduces = i->opcode() == Opcode::Reduce || i->opcode() == Opcode::ReduceFn;
+    if (!l && reduces) l = sliceLayout(m_, int(i->imm), defaultLayout(m_, i->operand(0)->type().shape, o_.numWarps));
     if (!l) l = defaultLayout(m_, i->type().shape, o_.numWarps);
-    if (i->opcode() == Opcode::Reduce) {
+    if (reduces) {
       require(i->operand(0), l->parent);
       l = sliceLayout(m_, int(i->imm), get(i->operand(0)));
     }

@@ -233,8 +233,9 @@ bool expandsF64Math(const ir::Instruction& inst) {
   }
 }
 
-bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o) {
-  if (o.target.rfind("sm_", 0) != 0) return false;
+namespace {
+
+bool expandIn(ir::Function& f) {
   std::vector<ir::Instruction*> todo;
   for (auto& bb : f.blocks())
     for (auto& inst : bb->instructions())
@@ -261,6 +262,18 @@ bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o) {
     bb->erase(inst);
   }
   return !todo.empty();
+}
+
+}  // namespace
+
+// The module's combine functions too (scan_fn and reduce_fn write them
+// inline into the kernel; expanding them again finds nothing).
+bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o) {
+  if (o.target.rfind("sm_", 0) != 0) return false;
+  bool changed = expandIn(f);
+  if (f.parent())
+    for (auto& c : f.parent()->combiners()) changed = expandIn(*c) || changed;
+  return changed;
 }
 
 }  // namespace tritonc::gpu

@@ -298,14 +298,17 @@ KernelFacts describeGpuFunction(const ir::Function& f) {
             add(i, fact);
           }
           break;
-        case Opcode::Scan:
+        case Opcode::Scan: case Opcode::ScanFn:
           if (i.smem >= 0) {
             const ScanPlan p = scanPlan(i);
             LineFact fact;
             fact.kind = "reduce";
             fact.instruction = "shared";
             fact.tile = shapeText(t.shape);
-            fact.text = "scan of " + fact.tile + " " + ir::scalarName(t.kind) + ": runs of " +
+            const std::string what = i.opcode() == Opcode::Scan
+                                         ? std::string(ir::scalarName(t.kind))
+                                         : "tuple of " + std::to_string(i.numOperands()) + " under @" + i.text;
+            fact.text = "scan of " + fact.tile + " " + what + ": runs of " +
                         std::to_string(p.runLength) + " in registers, their " + std::to_string(p.perRow) +
                         " totals per row scanned through shared memory (" + std::to_string(p.bytes) + " bytes)";
             add(i, fact);

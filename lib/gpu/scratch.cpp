@@ -21,6 +21,16 @@ int64_t reduceWarpSlots(const ir::Instruction& reduce) {
   return slots;
 }
 
+std::vector<int64_t> reduceFnSections(const ir::Instruction& reduce) {
+  const int64_t slots = reduceWarpSlots(reduce);
+  if (slots == 1) return {};
+  const int64_t outElems = reduce.type().isTile() ? reduce.type().numElements() : 1;
+  std::vector<int64_t> at{0};
+  for (const ir::Value* v : reduce.operands())
+    at.push_back(at.back() + (slots * outElems * ir::byteSize(v->type().kind) + 15) / 16 * 16);
+  return at;
+}
+
 ScanPlan scanPlan(const ir::Instruction& scan) {
   ScanPlan p;
   const ir::Type& t = scan.type();
@@ -51,7 +61,16 @@ ScanPlan scanPlan(const ir::Instruction& scan) {
   p.perRow = p.n / p.runLength;
   p.runs = t.numElements() / p.runLength;
   p.kind = reduceCombineKind(t.kind);
-  p.bytes = p.perRow > 1 ? p.runs * ir::byteSize(p.kind) : 0;  // (runs as long as the axis: no totals)
+  if (p.perRow == 1) return p;  // (runs as long as the axis: no totals)
+  if (scan.opcode() == ir::Opcode::Scan) {
+    p.sections = {0};
+    p.bytes = p.runs * ir::byteSize(p.kind);
+    return p;
+  }
+  for (const ir::Value* v : scan.operands()) {
+    p.sections.push_back(p.bytes);
+    p.bytes += (p.runs * ir::byteSize(v->type().kind) + 15) / 16 * 16;
+  }
   return p;
 }
 
@@ -122,8 +141,9 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       s.bytes = from.numElements() * ir::byteSize(from.kind);
       return s;
     }
-    case ir::Opcode::Scan:
-      s.bytes = scanPlan(inst).bytes;
+    case ir::Opcode::Scan: case ir::Opcode::ScanFn:
+      // (A tuple is computed at its leader: the others move nothing.)
+      if (ir::tupleLeader(inst) == &inst) s.bytes = scanPlan(inst).bytes;
       return s;
     case ir::Opcode::Sort: case ir::Opcode::ArgSort:
       if (inst.type().isTile()) s.bytes = sortPlan(inst).bytes;
@@ -133,6 +153,11 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       if (slots == 1) return s;
       int64_t outElems = inst.type().isTile() ? inst.type().numElements() : 1;
       s.bytes = slots * outElems * ir::byteSize(reduceCombineKind(inst.type().kind));
+      return s;
+    }
+    case ir::Opcode::ReduceFn: {
+      const std::vector<int64_t> at = reduceFnSections(inst);
+      s.bytes = at.empty() || ir::tupleLeader(inst) != &inst ? 0 : at.back();
       return s;
     }
     case ir::Opcode::AtomicRmw: case ir::Opcode::AtomicCas:

@@ -5,6 +5,7 @@
 // the old value of a scalar atomic (computed by one thread, read by all).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -38,10 +39,19 @@ struct ScanPlan {
   int64_t runLength = 1;
   int64_t perRow = 1;     // n / runLength
   int64_t runs = 1;       // of the tile
-  ir::Scalar kind = ir::Scalar::F32;  // the combine kind
-  int64_t bytes = 0;      // one total per run
+  ir::Scalar kind = ir::Scalar::F32;  // the combine kind (scan)
+  // One total per run, per element of the tuple (scan_fn: each in its
+  // own kind, from its section's byte offset, sections 16-byte aligned).
+  std::vector<int64_t> sections;
+  int64_t bytes = 0;
 };
 ScanPlan scanPlan(const ir::Instruction& scan);
+
+// A reduce_fn's scratch across warps: per element of its tuple, a section
+// of the warps' partials (slots x result elements, in the element's
+// type), 16-byte aligned; the byte offsets of the sections, then the
+// total. Empty where the warps need not meet.
+std::vector<int64_t> reduceFnSections(const ir::Instruction& reduce);
 
 // How a sort runs: the tile's elements, as keys (integers that order as the
 // elements do: 32 bits for elements of up to 32, else 64), go to the

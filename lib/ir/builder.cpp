@@ -106,6 +106,33 @@ Instruction* Builder::store(Value* ptr, Value* v, Value* mask) {
 
 Value* Builder::dot(Value* a, Value* b, Value* acc) { return create(Opcode::Dot, acc->type(), {a, b, acc}); }
 
+// A tuple's result position is a byte (Instruction::sub).
+static void checkTuple(const std::vector<Value*>& tiles, SourceLoc loc) {
+  if (tiles.empty() || tiles.size() > 256)
+    throw UserError(loc, "a scan or reduction combines tuples of 1 to 256 tensors, not " + std::to_string(tiles.size()));
+}
+
+Value* Builder::scanFn(const std::string& combiner, size_t result, int axis, const std::vector<Value*>& tiles) {
+  checkTuple(tiles, loc_);
+  Instruction* i = create(Opcode::ScanFn, tiles.at(result)->type(), tiles);
+  i->text = combiner;
+  i->sub = uint8_t(result);
+  i->imm = axis;
+  return i;
+}
+
+Value* Builder::reduceFn(const std::string& combiner, size_t result, int axis, const std::vector<Value*>& tiles) {
+  checkTuple(tiles, loc_);
+  const Type& t = tiles.at(result)->type();
+  Shape s = t.shape;
+  s.erase(s.begin() + axis);
+  Instruction* i = create(Opcode::ReduceFn, s.empty() ? Type::scalar(t.kind) : t.withShape(s), tiles);
+  i->text = combiner;
+  i->sub = uint8_t(result);
+  i->imm = axis;
+  return i;
+}
+
 Value* Builder::scan(ReduceKind k, int axis, Value* v) {
   Instruction* i = create(Opcode::Scan, v->type(), {v});
   i->sub = uint8_t(k);
@@ -217,7 +244,7 @@ Instruction* Builder::condBr(Value* c, BasicBlock* t, BasicBlock* f) {
   return i;
 }
 
-Instruction* Builder::ret() { return create(Opcode::Ret, Type::voidTy(), {}); }
+Instruction* Builder::ret(const std::vector<Value*>& values) { return create(Opcode::Ret, Type::voidTy(), values); }
 
 Instruction* Builder::inlineAsm(const std::string& assembly, const std::vector<Value*>& inputs, const Type& result,
                                bool pure) {

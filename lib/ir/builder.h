@@ -48,6 +48,12 @@ class Builder {
   Value* reduce(ReduceKind k, int axis, Value* v);
   // The inclusive prefix of `v` along `axis` under k (its type).
   Value* scan(ReduceKind k, int axis, Value* v);
+  // Element `result` of the inclusive prefix of the tuples of `tiles` along
+  // `axis` under the module's combine function `combiner` (scan_fn).
+  Value* scanFn(const std::string& combiner, size_t result, int axis, const std::vector<Value*>& tiles);
+  // Element `result` of the tuples of `tiles` reduced along `axis` under
+  // `combiner` (reduce_fn; a 1-D tile reduces to a scalar).
+  Value* reduceFn(const std::string& combiner, size_t result, int axis, const std::vector<Value*>& tiles);
   // `v` sorted along `axis` (its type; SortOrder says the order); with
   // `indices` (argsort), the positions along the axis the sorted elements
   // come from (i32). `keep` > 0: only the first `keep` of them (a top-k).
@@ -68,7 +74,8 @@ class Builder {
   Instruction* phi(const Type& t);
   Instruction* br(BasicBlock* dest);
   Instruction* condBr(Value* c, BasicBlock* t, BasicBlock* f);
-  Instruction* ret();
+  // A kernel's ret, or with `values` a combine function's.
+  Instruction* ret(const std::vector<Value*>& values = {});
 
   Constant* i32(int64_t v) { return module_.constInt(Scalar::I32, v); }
   Constant* i64(int64_t v) { return module_.constInt(Scalar::I64, v); }

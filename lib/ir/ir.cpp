@@ -226,10 +226,38 @@ std::vector<BasicBlock*> Function::predecessors(const BasicBlock* bb) const {
 
 Module::~Module() {
   // Last first, so that each use dropped is the last of its value's list.
-  for (auto f = funcs_.rbegin(); f != funcs_.rend(); ++f)
-    for (auto bb = (*f)->blocks().rbegin(); bb != (*f)->blocks().rend(); ++bb)
-      for (auto inst = (*bb)->instructions().rbegin(); inst != (*bb)->instructions().rend(); ++inst)
-        (*inst)->dropAllOperands();
+  for (auto* list : {&funcs_, &combiners_})
+    for (auto f = list->rbegin(); f != list->rend(); ++f)
+      for (auto bb = (*f)->blocks().rbegin(); bb != (*f)->blocks().rend(); ++bb)
+        for (auto inst = (*bb)->instructions().rbegin(); inst != (*bb)->instructions().rend(); ++inst)
+          (*inst)->dropAllOperands();
+}
+
+Function* Module::addCombiner(std::string name) {
+  combiners_.push_back(std::make_unique<Function>(std::move(name), this, true));
+  return combiners_.back().get();
+}
+
+Function* Module::combiner(const std::string& name) const {
+  for (auto& f : combiners_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+const Instruction* tupleLeader(const Instruction& i) {
+  if (!i.parent || (i.opcode() != Opcode::ScanFn && i.opcode() != Opcode::ReduceFn)) return &i;
+  for (const auto& other : i.parent->instructions()) {
+    if (other.get() == &i) break;
+    if (other->opcode() == i.opcode() && other->text == i.text && other->imm == i.imm &&
+        other->operands() == i.operands())
+      return other.get();
+  }
+  return &i;
+}
+
+const Function* combinerOf(const Instruction& i) {
+  const Module* m = i.parent && i.parent->parent() ? i.parent->parent()->parent() : nullptr;
+  return m ? m->combiner(i.text) : nullptr;
 }
 
 Function* Module::addFunction(std::string name) {

@@ -156,7 +156,8 @@ class Instruction : public Value {
   // GPU IR decisions, printed as `{vec = 8, smem = 1024}` after the type:
   int vec = 0;        // load, store, async_copy: elements per access (0: not decided)
   int64_t smem = -1;  // local_alloc, and instructions that need scratch: byte offset in shared memory
-  std::string text;   // print: the prefix of its lines; assert: the message of its failure
+  std::string text;   // print: the prefix of its lines; assert: the message of its failure;
+                      // scan_fn, reduce_fn: its combine function's name (sub: the result it gives)
   // In a warp-specialized function (Function::producerWarps), which warps
   // run it (gpu/warp_specialize.cpp): the consumers (the kernel's own
   // warps) unless marked {role = producer} or {role = both}.
@@ -240,9 +241,12 @@ class BasicBlock {
 
 class Function {
  public:
-  Function(std::string name, Module* parent) : name_(std::move(name)), parent_(parent) {}
+  Function(std::string name, Module* parent, bool combiner = false)
+      : name_(std::move(name)), parent_(parent), combiner_(combiner) {}
   const std::string& name() const { return name_; }
   Module* parent() const { return parent_; }
+  // A combine function (Module::addCombiner), not a kernel.
+  bool isCombiner() const { return combiner_; }
 
   Argument* addArgument(Type t, std::string name);
   const std::vector<std::unique_ptr<Argument>>& arguments() const { return args_; }
@@ -271,6 +275,7 @@ class Function {
  private:
   std::string name_;
   Module* parent_;
+  bool combiner_ = false;
   std::vector<std::unique_ptr<Argument>> args_;
   std::vector<std::unique_ptr<BasicBlock>> blocks_;
 };
@@ -284,6 +289,14 @@ class Module {
   Function* addFunction(std::string name);
   const std::vector<std::unique_ptr<Function>>& functions() const { return funcs_; }
   Function* function(const std::string& name) const;
+  // Combine functions (`combine @name(...)`, docs/IR.md): scalar functions
+  // of one block of element-wise instructions that scan_fn and reduce_fn apply. Of
+  // their 2k arguments the first k are the value so far, the last k the
+  // next element; `ret` gives the k values combined. They are not kernels:
+  // passes over functions() do not see them.
+  Function* addCombiner(std::string name);
+  const std::vector<std::unique_ptr<Function>>& combiners() const { return combiners_; }
+  Function* combiner(const std::string& name) const;
 
   // Interned scalar constants.
   Constant* constInt(Scalar kind, int64_t v);
@@ -301,7 +314,7 @@ class Module {
   bool isGpu() const { return !target.empty(); }
 
  private:
-  std::vector<std::unique_ptr<Function>> funcs_;
+  std::vector<std::unique_ptr<Function>> funcs_, combiners_;
   std::vector<std::unique_ptr<Constant>> consts_;
   // Interned constants by kind and value bits (a folded chain makes many: a
   // search of consts_ would cost their number each).
@@ -351,6 +364,15 @@ inline bool isIntegerDivision(const Instruction& i) {
   const Opcode op = i.opcode();
   return (op == Opcode::Div || op == Opcode::Rem || op == Opcode::UDiv || op == Opcode::URem) && i.type().isInt();
 }
+
+// The combine function a scan_fn or reduce_fn applies (nullptr when its module has none
+// of that name, or it is not in a module).
+const Function* combinerOf(const Instruction& i);
+// The first instruction of `i`'s tuple in its block: the scan_fn (reduce_fn)
+// of the same function, axis and operands at or before `i`, which the back
+// ends compute the whole tuple at (the others take their element of it);
+// `i` itself for any other opcode.
+const Instruction* tupleLeader(const Instruction& i);
 
 inline std::vector<int> transPermutation(const Instruction& i) {
   return transPermutation(i.imm, i.operand(0)->type().shape.size());

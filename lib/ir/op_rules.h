@@ -42,7 +42,9 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::Cmp: case Opcode::Gep: case Opcode::Gather: return {2, 2};
     case Opcode::Select: case Opcode::Fma: case Opcode::Dot: return {3, 3};
     case Opcode::Range: case Opcode::ProgramId: case Opcode::NumPrograms:
-    case Opcode::Br: case Opcode::Ret: return {0, 0};
+    case Opcode::Br: return {0, 0};
+    case Opcode::Ret: return {0, 0, true};  // a combine function's values (a kernel's: none)
+    case Opcode::ScanFn: case Opcode::ReduceFn: return {0, 0, true};  // the tuple's tiles (at least one)
     case Opcode::Load: return {1, 3};
     case Opcode::Store: case Opcode::AtomicRmw: return {2, 3};
     case Opcode::AtomicCas: return {3, 4};
@@ -79,7 +81,7 @@ inline bool producesValue(Opcode op) {
 
 // Opcodes written with an integer after their name (`range 0`, `async_wait 1`).
 inline bool hasImmediate(Opcode op) {
-  return op == Opcode::Reduce || op == Opcode::Scan || op == Opcode::Sort || op == Opcode::ArgSort || op == Opcode::MultipleOf || op == Opcode::MaxContiguous || op == Opcode::ExtractSlice ||
+  return op == Opcode::Reduce || op == Opcode::Scan || op == Opcode::ScanFn || op == Opcode::ReduceFn || op == Opcode::Sort || op == Opcode::ArgSort || op == Opcode::MultipleOf || op == Opcode::MaxContiguous || op == Opcode::ExtractSlice ||
          op == Opcode::Range || op == Opcode::ProgramId ||
          op == Opcode::NumPrograms || op == Opcode::AsyncWait || op == Opcode::DotWait || op == Opcode::StageInit;
 }

@@ -164,7 +164,7 @@ std::unique_ptr<Module> Parser::run() {
   if (peek().isWord("target")) parseTarget();
   while (peek().kind == TokKind::Hash) parseLayoutDefinition();
   while (peek().kind != TokKind::Eof) {
-    if (peek().isWord("kernel")) {
+    if (peek().isWord("kernel") || peek().isWord("combine")) {
       parseFunction();
     } else if (peek().kind == TokKind::Hash) {
       failAt(peek().loc, "layouts must be defined before the first kernel");
@@ -351,11 +351,13 @@ void Parser::parseAttributes(Instruction* inst) {
 }
 
 void Parser::parseFunction() {
-  take();  // kernel
-  if (peek().kind != TokKind::Global) failExpected("expected a function name such as '@add' after 'kernel'");
+  const bool combiner = take().text == "combine";  // else kernel
+  if (peek().kind != TokKind::Global)
+    failExpected(std::string("expected a function name such as '@add' after '") + (combiner ? "combine" : "kernel") + "'");
   Token name = take();
-  if (module_->function(name.text)) failAt(name.loc, "redefinition of function '@" + name.text + "'");
-  func_ = module_->addFunction(name.text);
+  if (module_->function(name.text) || module_->combiner(name.text))
+    failAt(name.loc, "redefinition of function '@" + name.text + "'");
+  func_ = combiner ? module_->addCombiner(name.text) : module_->addFunction(name.text);
   values_.clear();
   blocks_.clear();
   pendingBlocks_.clear();
@@ -657,6 +659,18 @@ void Parser::parseInstruction(BasicBlock* bb) {
       inst->imm = expectInt("the offset along the axis after the axis of 'extract_slice'");
       break;
     case Opcode::Gather: inst->sub = parseTileAxis("gather"); break;
+    case Opcode::ScanFn: case Opcode::ReduceFn: {
+      // scan_fn @COMBINE RESULT AXIS %a, ... (reduce_fn likewise)
+      if (peek().kind != TokKind::Global)
+        failExpected("expected the combine function (such as '@add') after '" + opTok.text + "'");
+      inst->text = take().text;
+      Token r = peek();
+      int64_t result = expectInt("the result's position in the tuple after the combine function");
+      if (result < 0 || result > 255) failAt(r.loc, "a " + opTok.text + " result position must be between 0 and 255");
+      inst->sub = uint8_t(result);
+      inst->imm = expectInt(op == Opcode::ScanFn ? "a scan axis" : "a reduction axis");
+      break;
+    }
     case Opcode::Sort: case Opcode::ArgSort:
       inst->sub = parseSubKind(sortOrderFromName, "sort order ('ascending' or 'descending')");
       inst->imm = expectInt("a sort axis");
@@ -723,12 +737,22 @@ void Parser::parseInstruction(BasicBlock* bb) {
     parseLabelRef(inst);
     expect(',', "between the branch targets");
     parseLabelRef(inst);
+  } else if (op == Opcode::ScanFn || op == Opcode::ReduceFn) {
+    parseOperands(inst);
+  } else if (op == Opcode::Ret) {
+    // A combine function's `ret %a, %b` (a kernel's ret has none): values
+    // start with '%' or a constant's type; `%x =` is the next instruction
+    // (a terminator in the middle of a block, which the verifier reports),
+    // `bb:` the next block.
+    if ((peek().kind == TokKind::Local && !peek(1).is('=')) ||
+        (peek().kind == TokKind::Word && scalarFromName(peek().text) && !peek(1).is(':')))
+      parseOperands(inst);
   } else if (operandCount(op).most > 0 && !(operandCount(op).fewest == 0 && peek().is(':'))) {
     parseOperands(inst);
   }
 
   if (producesValue(op)) {
-    bool hasOperands = op == Opcode::Phi || operandCount(op).most > 0;
+    bool hasOperands = op == Opcode::Phi || op == Opcode::ScanFn || op == Opcode::ReduceFn || operandCount(op).most > 0;
     expect(':', hasOperands ? "after operand list" : "before the result type");
     inst->setType(parseType());
   } else if (peek().is(':')) {

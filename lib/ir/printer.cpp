@@ -19,6 +19,7 @@ std::string subKindName(const Instruction& inst) {
     case Opcode::AtomicRmw: return inst.sub < kNumAtomicKinds ? atomicKindName(AtomicKind(inst.sub)) : "?";
     case Opcode::MaxContiguous: case Opcode::ExtractSlice: case Opcode::Gather:
       return std::to_string(inst.sub);  // the axis
+    case Opcode::ScanFn: case Opcode::ReduceFn: return "@" + sanitizeName(inst.text) + " " + std::to_string(inst.sub);  // function, result
     default: return "";
   }
 }
@@ -60,7 +61,7 @@ std::string printParamAttrs(const ParamAttrs& a) {
 
 std::string printFunctionWith(const Function& f, const NameTable& names, PrintOptions opts) {
   std::string name = sanitizeName(f.name());
-  std::string out = "kernel @" + (name.empty() ? "_" : name) + "(";
+  std::string out = (f.isCombiner() ? "combine @" : "kernel @") + (name.empty() ? "_" : name) + "(";
   for (auto& arg : f.arguments()) {
     if (arg->index() != 0) out += ", ";
     out += names.value(arg.get()) + ": " + names.type(arg->type()) + printParamAttrs(arg->attrs);
@@ -167,10 +168,12 @@ std::string printModule(const Module& m, PrintOptions opts) {
     for (const Layout* l : layouts.ordered())
       out += layouts.name(l) + " = " + l->body(l->parent ? layouts.name(l->parent) : "") + "\n";
   }
-  for (auto& f : m.functions()) {
-    if (!out.empty()) out += "\n";  // a blank line between top-level entities
-    out += printFunctionWith(*f, NameTable(f.get()), opts);
-  }
+  // Combine functions first: the kernels' scan_fn name them.
+  for (auto* list : {&m.combiners(), &m.functions()})
+    for (auto& f : *list) {
+      if (!out.empty()) out += "\n";  // a blank line between top-level entities
+      out += printFunctionWith(*f, NameTable(f.get()), opts);
+    }
   return out;
 }
 

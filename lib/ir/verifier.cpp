@@ -33,6 +33,7 @@ class FunctionVerifier {
 
   void indexFunction();
   void checkParams();
+  void checkCombiner();
   void checkBlockLayout(const BasicBlock* bb);
   // Returns false when an operand is foreign, so dominance is not checked.
   bool checkOperandsBelong(const BasicBlock* bb, const Instruction* inst);
@@ -72,6 +73,7 @@ void FunctionVerifier::run() {
   }
   indexFunction();
   checkParams();
+  if (f_.isCombiner()) checkCombiner();
   for (auto& bb : f_.blocks()) {
     checkBlockLayout(bb.get());
     const auto& insts = bb->instructions();
@@ -191,6 +193,32 @@ void FunctionVerifier::checkParams() {
   }
 }
 
+// A combine function: scalar arguments in two halves of one type each
+// (the value so far, the next element), one block of element-wise
+// instructions (no memory, no control flow, nothing with an effect).
+void FunctionVerifier::checkCombiner() {
+  const size_t n = f_.arguments().size();
+  if (n == 0 || n % 2) report("a combine function takes two of each tuple element, not " + std::to_string(n) + " arguments");
+  for (size_t i = 0; i < n; ++i) {
+    const Type& t = f_.argument(i)->type();
+    if (t.isTile() || t.isPtr()) report("a combine function's arguments are scalars, not " + typeToString(t));
+    if (n % 2 == 0 && t != f_.argument((i + n / 2) % n)->type())
+      report("argument " + std::to_string(i) + " and argument " + std::to_string((i + n / 2) % n) +
+             " of a combine function must have one type");
+  }
+  if (f_.blocks().size() != 1) report("a combine function has one block (no control flow: select instead)");
+  for (auto& bb : f_.blocks())
+    for (auto& inst : bb->instructions()) {
+      const Opcode op = inst->opcode();
+      const OpCategory c = opcodeCategory(op);
+      const bool elementwise = c == OpCategory::Binary || c == OpCategory::Unary || op == Opcode::Cmp ||
+                               op == Opcode::Select || op == Opcode::Cast || op == Opcode::UCast ||
+                               op == Opcode::Bitcast || op == Opcode::Fma || op == Opcode::Ret;
+      if (!elementwise) report(bb.get(), inst.get(), "a combine function computes element-wise only");
+      else if (inst->type().isTile()) report(bb.get(), inst.get(), "a combine function computes on scalars");
+    }
+}
+
 void FunctionVerifier::checkBlockLayout(const BasicBlock* bb) {
   const auto& insts = bb->instructions();
   if (insts.empty()) {
@@ -289,10 +317,11 @@ std::string verifyFunction(const Function& f) {
 std::string verifyModule(const Module& m) {
   std::vector<std::string> errors;
   std::unordered_set<std::string> names;
-  for (auto& f : m.functions()) {
-    if (!names.insert(f->name()).second) errors.push_back("more than one function is named @" + f->name());
-    FunctionVerifier(*f, errors).run();
-  }
+  for (auto* list : {&m.combiners(), &m.functions()})
+    for (auto& f : *list) {
+      if (!names.insert(f->name()).second) errors.push_back("more than one function is named @" + f->name());
+      FunctionVerifier(*f, errors).run();
+    }
   return joinLines(errors);
 }
 

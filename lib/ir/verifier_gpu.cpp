@@ -269,6 +269,17 @@ std::string checkGpuInstruction(const Instruction& inst) {
       if (inst.operand(0)->type().layout != r.layout)
         return std::string("'") + ir::opcodeName(o) + "' keeps its operand's layout";
       return "";
+    case Opcode::ScanFn:
+      for (Value* v : inst.operands())
+        if (v->type().layout != r.layout) return "'scan_fn' operands and result have one layout";
+      return "";
+    case Opcode::ReduceFn:
+      for (Value* v : inst.operands())
+        if (v->type().layout != inst.operand(0)->type().layout) return "'reduce_fn' operands have one layout";
+      if (r.isTile() && (r.layout->kind != LayoutKind::Slice || r.layout->parent != inst.operand(0)->type().layout ||
+                         r.layout->dim != inst.imm))
+        return "'reduce_fn' result must have the slice of its operands' layout along the axis";
+      return "";
     case Opcode::Gather:
       if (inst.operand(1)->type().layout != r.layout) return "'gather' result takes its index's layout";
       if (inst.operand(0)->type().isShared()) return "a buffer in shared memory is read by local_load or a dot";

@@ -184,6 +184,66 @@ std::string checkDot(const Instruction& inst) {
   return "";
 }
 
+// A kernel's ret has no operands; a combine function's gives one value per
+// tuple element, of the types of its first arguments.
+std::string checkRet(const Instruction& inst) {
+  const Function* f = inst.parent ? inst.parent->parent() : nullptr;
+  if (!f || !f->isCombiner()) return inst.numOperands() ? "a kernel's 'ret' has no operands" : "";
+  const size_t k = f->arguments().size() / 2;
+  if (inst.numOperands() != k)
+    return "'ret' of a combine function of " + std::to_string(2 * k) + " arguments gives " + std::to_string(k) +
+           " values, not " + std::to_string(inst.numOperands());
+  for (size_t i = 0; i < k; ++i)
+    if (inst.operand(i)->type() != f->argument(i)->type())
+      return "'ret' value " + std::to_string(i) + " must be " + str(f->argument(i)->type()) + " (argument " +
+             std::to_string(i) + "'s type), not " + str(inst.operand(i)->type());
+  return "";
+}
+
+// scan_fn (reduce_fn) @F R AXIS %a, %b, ...: tiles of one shape (no
+// booleans or pointers), F a combine function of the module taking two of
+// each element, R one of the tuple's positions; the result is operand R's
+// type (without the axis: a 1-D tile reduces to a scalar).
+std::string checkCombining(const Instruction& inst) {
+  const std::string name = quoted(inst.opcode());
+  const bool scan = inst.opcode() == Opcode::ScanFn;
+  if (inst.numOperands() == 0) return name + " needs at least one tile to " + (scan ? "scan" : "reduce");
+  const Type& a = inst.operand(0)->type();
+  for (size_t i = 0; i < inst.numOperands(); ++i) {
+    const Type& t = inst.operand(i)->type();
+    if (!t.isTile()) return name + " " + (scan ? "scans" : "reduces") + " tiles, not " + str(t);
+    if (t.shape != a.shape) return name + " operands must have one shape (" + str(a) + " vs " + str(t) + ")";
+    if (t.kind == Scalar::I1 || t.isPtr() || t.kind == Scalar::F8E4M3 || t.kind == Scalar::F8E5M2)
+      return name + " combines integers and f16, bf16, f32, f64, not " + str(t);
+  }
+  if (inst.imm < 0 || inst.imm >= int64_t(a.shape.size()))
+    return (scan ? "scan axis " : "reduction axis ") + std::to_string(inst.imm) + " is out of range for " + str(a);
+  if (inst.sub >= inst.numOperands())
+    return name + " result " + std::to_string(inst.sub) + " is not among its " +
+           std::to_string(inst.numOperands()) + " operands";
+  Type want = inst.operand(inst.sub)->type();
+  if (!scan) {
+    Shape s = want.shape;
+    s.erase(s.begin() + inst.imm);
+    want = want.withShape(s).withLayout(nullptr);  // (the layout: the GPU rules' business)
+  }
+  if ((scan ? inst.type() : inst.type().withLayout(nullptr)) != want)
+    return name + " result must be " + str(want) + " (operand " + std::to_string(inst.sub) + "'s type" +
+           (scan ? "" : " without the axis") + "), not " + str(inst.type());
+  if (!inst.parent || !inst.parent->parent() || !inst.parent->parent()->parent()) return "";  // not in a module yet
+  const Function* f = combinerOf(inst);
+  if (!f) return name + " names no combine function of the module: '@" + inst.text + "'";
+  const size_t k = inst.numOperands();
+  if (f->arguments().size() != 2 * k)
+    return name + " of " + std::to_string(k) + " tiles needs a combine function of " + std::to_string(2 * k) +
+           " arguments; @" + f->name() + " has " + std::to_string(f->arguments().size());
+  for (size_t i = 0; i < 2 * k; ++i)
+    if (f->argument(i)->type() != Type::scalar(inst.operand(i % k)->type().kind))
+      return "argument " + std::to_string(i) + " of @" + f->name() + " is " + str(f->argument(i)->type()) +
+             ", where " + name + " combines elements of " + str(inst.operand(i % k)->type());
+  return "";
+}
+
 std::string checkReduce(const Instruction& inst) {
   const Type& a = inst.operand(0)->type();
   const std::string name = opcodeName(inst.opcode());
@@ -411,7 +471,9 @@ std::string checkOpcodeRules(const Instruction& inst) {
       if (c != Type::scalar(Scalar::I1)) return "'cond_br' condition must be a scalar i1, not " + str(c);
       return "";
     }
-    case Opcode::Br: case Opcode::Ret: return "";
+    case Opcode::Br: return "";
+    case Opcode::Ret: return checkRet(inst);
+    case Opcode::ScanFn: case Opcode::ReduceFn: return checkCombining(inst);
     case Opcode::DotAsync: return checkDot(inst);
     case Opcode::DotWait: case Opcode::ConvertLayout: case Opcode::LocalAlloc: case Opcode::LocalLoad:
     case Opcode::LocalStore: case Opcode::MemIndex: case Opcode::AsyncCopy: case Opcode::AsyncCommit:

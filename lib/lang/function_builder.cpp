@@ -20,6 +20,39 @@ ir::Argument* FunctionBuilder::addParam(const std::string& name, const ir::Type&
   return fn_->addArgument(t, name);
 }
 
+ir::BasicBlock* FunctionBuilder::newBlock(const std::string& name) {
+  if (combiner_)
+    throw UserError(b_.loc(), "a combine function is straight-line code: pick values with tl.where, not if, "
+                              "and loop outside it");
+  return fn_->addBlock(name);
+}
+
+std::vector<ir::Argument*> FunctionBuilder::beginCombiner(const std::string& name, const std::vector<ir::Type>& types) {
+  if (combiner_) throw InternalError("a combine function is being built inside another");
+  std::string unique = name;
+  for (int n = 1; module_->function(unique) || module_->combiner(unique); ++n) unique = name + "." + std::to_string(n);
+  combiner_ = module_->addCombiner(unique);
+  combiner_->loc = b_.loc();
+  std::vector<ir::Argument*> args;
+  for (const ir::Type& t : types) args.push_back(combiner_->addArgument(t, ""));
+  kernelBlock_ = b_.block();
+  kernelLoc_ = b_.loc();
+  ir::BasicBlock* entry = combiner_->addBlock("entry");
+  b_.setInsertPoint(entry);
+  ssa_.seal(entry);
+  return args;
+}
+
+std::string FunctionBuilder::endCombiner(const std::vector<ir::Value*>& values) {
+  if (!combiner_) throw InternalError("no combine function is being built");
+  b_.ret(values);
+  b_.setInsertPoint(kernelBlock_);
+  b_.setLoc(kernelLoc_);
+  std::string name = combiner_->name();
+  combiner_ = nullptr;
+  return name;
+}
+
 void FunctionBuilder::br(ir::BasicBlock* to) {
   ssa_.addEdge(b_.block(), to);
   b_.br(to);

@@ -26,7 +26,7 @@ class FunctionBuilder {
   void setLoc(uint32_t line, uint32_t col) { b_.setLoc(SourceLoc{line, col}); }
 
   // Blocks and branches (edges are recorded for the SSA construction).
-  ir::BasicBlock* newBlock(const std::string& name) { return fn_->addBlock(name); }
+  ir::BasicBlock* newBlock(const std::string& name);
   void setBlock(ir::BasicBlock* bb) { b_.setInsertPoint(bb); }
   ir::BasicBlock* block() const { return b_.block(); }
   bool terminated() const { return b_.block()->terminator() != nullptr; }
@@ -41,6 +41,14 @@ class FunctionBuilder {
   void write(int var, ir::Value* v) { ssa_.write(var, b_.block(), v); }
   ir::Value* read(int var) { return ssa_.read(var, b_.block()); }
 
+  // A combine function (scan_fn's): instructions built after begin go into
+  // its one block, on its arguments (scalars of `types`); end returns it
+  // its `values`, goes back to the kernel where it was and gives its name
+  // (`name`, made unique in the module).
+  std::vector<ir::Argument*> beginCombiner(const std::string& name, const std::vector<ir::Type>& types);
+  std::string endCombiner(const std::vector<ir::Value*>& values);
+  bool inCombiner() const { return combiner_ != nullptr; }
+
   // Ends the kernel (a `ret` where the body falls through), completes the
   // SSA form, drops unreachable blocks and verifies; returns the module's
   // text with locations. Throws InternalError when the verifier objects
@@ -50,6 +58,9 @@ class FunctionBuilder {
  private:
   std::unique_ptr<ir::Module> module_;
   ir::Function* fn_ = nullptr;
+  ir::Function* combiner_ = nullptr;  // being built
+  ir::BasicBlock* kernelBlock_ = nullptr;  // where the kernel goes on after it, and at which line
+  SourceLoc kernelLoc_;
   ir::Builder b_;
   SsaBuilder ssa_;
 };

@@ -46,6 +46,12 @@ ir::Opcode opcodeOf(const std::string& name) {
 
 ir::Value* valueOr(const std::optional<PyValue>& v) { return v ? v->v : nullptr; }
 
+std::vector<ir::Value*> values(const std::vector<PyValue>& vs) {
+  std::vector<ir::Value*> out;
+  for (const PyValue& v : vs) out.push_back(v.v);
+  return out;
+}
+
 // An atomic with Triton's memory semantics and scope (the front end checked the names).
 ir::Value* withOrder(ir::Value* atomic, const std::string& sem, const std::string& scope) {
   ir::MemSem s;
@@ -180,6 +186,26 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("scan",
            [](FB& f, const std::string& kind, int axis, const PyValue& v) {
              return PyValue{f.builder().scan(reduceKindOf(kind), axis, v.v)};
+           },
+           nb::keep_alive<0, 1>())
+      // A combine function: its arguments; then, given the values built on them, its end (its name).
+      .def("begin_combiner",
+           [](FB& f, const std::string& name, const std::vector<std::string>& types) {
+             std::vector<ir::Type> ts;
+             for (const std::string& t : types) ts.push_back(typeOf(t));
+             std::vector<PyValue> args;
+             for (ir::Argument* a : f.beginCombiner(name, ts)) args.push_back(PyValue{a});
+             return args;  // (a list: not kept alive by it; the code generator holds the builder)
+           })
+      .def("end_combiner", [](FB& f, const std::vector<PyValue>& results) { return f.endCombiner(values(results)); })
+      .def("scan_fn",
+           [](FB& f, const std::string& combiner, int result, int axis, const std::vector<PyValue>& tiles) {
+             return PyValue{f.builder().scanFn(combiner, size_t(result), axis, values(tiles))};
+           },
+           nb::keep_alive<0, 1>())
+      .def("reduce_fn",
+           [](FB& f, const std::string& combiner, int result, int axis, const std::vector<PyValue>& tiles) {
+             return PyValue{f.builder().reduceFn(combiner, size_t(result), axis, values(tiles))};
            },
            nb::keep_alive<0, 1>())
       .def("sort",

@@ -187,8 +187,9 @@ def test_associative_scan_of_one_operation_is_the_irs_scan(backend, op, dtype, r
     """A combine function that is one operation of its arguments (a + b,
     b * a, tl.maximum, tl.minimum) runs as the IR's scan (add, mul,
     max/umax/maxnum, min/umin/minnum by the dtype, as tl.maximum computes);
-    any other as the network; results as numpy's either way (uint8 wraps,
-    NaN ignored by the float max/min)."""
+    any other as the IR's scan_fn with the function as a combine function
+    of the module; results as numpy's either way (uint8 wraps, NaN ignored
+    by the float max/min)."""
     N = 128
     if op == "mul":
         x = rng.choice([1, 1, 1, 2, 3], N).astype(dtype)
@@ -217,7 +218,8 @@ def test_associative_scan_of_one_operation_is_the_irs_scan(backend, op, dtype, r
     kind = {"add": "add", "mul": "mul", "max": "max", "min": "min"}.get(op)
     if kind in ("max", "min"):
         kind = kind + "num" if dtype == "float32" else ("u" + kind if dtype == "uint8" else kind)
-    assert (("= scan %s 0 " % kind) in ttir) if kind else (" scan " not in ttir), ttir[:3000]
+    assert (("= scan %s 0 " % kind) in ttir) if kind else \
+        (" scan " not in ttir and " = scan_fn @combine__offset_add_combine 0 0 " in ttir), ttir[:3000]
 
 
 @tritonc.jit
@@ -393,6 +395,27 @@ def test_row_cumsum_kernel(backend):
     else:
         scan_kernels.row_cumsum[(R,)](x, y, C, C, BLOCK=1024)
     np.testing.assert_allclose(y, np.cumsum(x.astype(np.float64), 1), atol=1e-4 * np.sqrt(C), rtol=0)
+
+
+def test_row_recurrence_kernel(backend):
+    """scan_kernels.py's linear recurrence (a tuple scan with a combine
+    function, timed beside Triton in bench/dsl_bench.py) on rows masked to
+    the block, a ragged width, against the sequential recurrence."""
+    import scan_kernels
+    R, C = 3 + int(rng.integers(0, 5)), 600 + int(rng.integers(0, 400))
+    a = (1 - rng.random((R, C)) * 0.05).astype(np.float32)
+    b = rng.standard_normal((R, C)).astype(np.float32)
+    h = np.full((R, C), np.nan, np.float32)
+    if backend == "cuda":
+        run_grid(scan_kernels.row_recurrence, (R,), [a, b, h], C, C, BLOCK=1024)
+    else:
+        scan_kernels.row_recurrence[(R,)](a, b, h, C, C, BLOCK=1024)
+    want = np.zeros((R, C))
+    state = np.zeros(R)
+    for t in range(C):
+        state = a[:, t].astype(np.float64) * state + b[:, t]
+        want[:, t] = state
+    np.testing.assert_allclose(h, want, atol=1e-4 * np.sqrt(C), rtol=1e-4)
 
 
 def run_grid(kernel, grid, arrays, *scalars, **constexprs):

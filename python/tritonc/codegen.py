@@ -164,11 +164,16 @@ class _Generator(ast.NodeVisitor):
     def note_dot_precision(self, precision):
         self.dot_precisions.add(precision)
 
-    def call(self, fn, args):
+    def call(self, fn, args, scalars=False):
         """Calls `fn` (a @jit function, inlined, or a Python callable) with
-        `args`: combine functions of scans and reductions."""
+        `args`: combine functions of scans and reductions. With `scalars`, a
+        @jit function is inlined as one block on its scalar arguments (its
+        returns picked by selects, as tl.map_elementwise's), outside any
+        condition of the kernel: the body of an IR combine function."""
         from .jit import JITFunction
         if isinstance(fn, JITFunction):
+            if scalars:
+                return self.inline(self.node, fn, list(args), {}, elementwise=True, shape=(), outside=True)
             return self.inline(self.node, fn, list(args), {})
         return fn(*args)
 
@@ -974,7 +979,7 @@ class _Generator(ast.NodeVisitor):
             results.append(from_lanes(lanes, grouped, shape))
         return results[0] if len(results) == 1 else tuple(results)
 
-    def inline(self, node, jf, args, kwargs, elementwise=False, shape=None):
+    def inline(self, node, jf, args, kwargs, elementwise=False, shape=None, outside=False):
         self.depth += 1
         if self.depth > 64:
             raise CompileError("calls of @jit functions nest deeper than 64 (recursion is not supported)")
@@ -985,7 +990,7 @@ class _Generator(ast.NodeVisitor):
             fb = self.fb
             if elementwise:
                 # (a call under an element's if: its effects are under that predicate too)
-                frame.shape, frame.predicate = shape, self.frame.predicate
+                frame.shape, frame.predicate = shape, None if outside else self.frame.predicate
                 return self._inline_elementwise(jf, frame, fdef, bound)
             frame.exit = fb.new_block("return." + jf.__name__)
             # With several returns, their numbers become tensors (as Triton's, tuples too), so

@@ -60,7 +60,15 @@ exit:
 )";
 
 // Every opcode at least once.
-const char* const kAllOpcodes = R"(kernel @all(%p: f32* aligned(16) noalias, %q: i32* readonly, %n: i32 multipleof(8), %t: f32* constant(4)) {
+const char* const kAllOpcodes = R"(combine @pick(%v: f32, %i: i32, %w: f32, %j: i32) {
+entry:
+  %gt = cmp gt %w, %v : i1
+  %m = select %gt, %w, %v : f32
+  %k = select %gt, %j, %i : i32
+  ret %m, %k
+}
+
+kernel @all(%p: f32* aligned(16) noalias, %q: i32* readonly, %n: i32 multipleof(8), %t: f32* constant(4)) {
 entry:
   %pid = program_id 0 : i32
   %np = num_programs 1 : i32
@@ -114,6 +122,11 @@ entry:
   %sum = reduce max 0 %red : f32
   %srt = sort descending 0 %red : f32<8>
   %ord = argsort ascending 0 %srt : i32<8>
+  %best = scan_fn @pick 0 0 %red, %ord : f32<8>
+  %at = scan_fn @pick 1 0 %red, %ord : i32<8>
+  %top = reduce_fn @pick 0 0 %red, %ord : f32
+  %di = cast %d : i32<8, 8>
+  %where = reduce_fn @pick 1 1 %d, %di : i32<8>
   %old = atomic_rmw add %ptrs, %red, %mask : f32<8>
   %old2 = atomic_rmw xchg %p, f32 1.5 : f32
   %qi = gep %q, i32 4 : i32*
@@ -482,6 +495,10 @@ TEST(IrTextErrors, SubKindNames) {
   expectParseError(kernel("  %x = sort up 0 %a : i32\n  ret\n"), 3, 13,
                    "unknown sort order ('ascending' or 'descending') 'up'");
   expectParseError(kernel("  %x = atomic_rmw sub %p, %b : f32\n  ret\n"), 3, 19, "unknown atomic kind 'sub'");
+  expectParseError(kernel("  %x = scan_fn 0 0 %a : i32\n  ret\n"), 3, 16,
+                   "expected the combine function (such as '@add') after 'scan_fn'");
+  expectParseError(kernel("  %x = scan_fn @f 300 0 %a : i32\n  ret\n"), 3, 19,
+                   "a scan_fn result position must be between 0 and 255");
   expectParseError(kernel("  %x = reduce add %a : i32\n  ret\n"), 3, 19, "expected a reduction axis");
   expectParseError(kernel("  %x = atomic_rmw add %p, %b : f32 {sem = seq_cst}\n  ret\n"), 3, 43,
                    "unknown sem 'seq_cst'");

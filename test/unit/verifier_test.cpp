@@ -318,6 +318,56 @@ TEST(Verifier, SortAndArgsort) {
                    "'sort' needs a tile operand, not f32");
 }
 
+// scan_fn and the combine functions it names.
+TEST(Verifier, ScanFnAndCombineFunctions) {
+  const std::string pick =
+      "combine @pick(%v: f32, %i: i32, %w: f32, %j: i32) {\nentry:\n  %gt = cmp gt %w, %v : i1\n"
+      "  %m = select %gt, %w, %v : f32\n  %k = select %gt, %j, %i : i32\n  ret %m, %k\n}\n\n";
+  const std::string v = "  %v = splat %b : f32<4, 8>\n  %n = splat %a : i32<4, 8>\n";
+  EXPECT_EQ(verifyText(pick + kernel(v + "  %x = scan_fn @pick 0 1 %v, %n : f32<4, 8>\n"
+                                         "  %y = scan_fn @pick 1 0 %v, %n : i32<4, 8>\n  ret\n")),
+            "");
+  auto scanError = [&](const std::string& inst, const std::string& problem) {
+    expectError(pick + kernel(v + "  " + inst + "\n  ret\n"), "entry", inst, problem);
+  };
+  scanError("%x = scan_fn @pick 1 0 %v, %n : f32<4, 8>", "'scan_fn' result must be i32<4, 8> (operand 1's type)");
+  scanError("%x = scan_fn @pick 2 0 %v, %n : f32<4, 8>", "'scan_fn' result 2 is not among its 2 operands");
+  scanError("%x = scan_fn @pick 0 2 %v, %n : f32<4, 8>", "scan axis 2 is out of range for f32<4, 8>");
+  scanError("%x = scan_fn @nothing 0 0 %v, %n : f32<4, 8>",
+            "'scan_fn' names no combine function of the module: '@nothing'");
+  scanError("%x = scan_fn @pick 0 0 %v : f32<4, 8>",
+            "'scan_fn' of 1 tiles needs a combine function of 2 arguments; @pick has 4");
+  scanError("%x = scan_fn @pick 0 0 %n, %v : i32<4, 8>",
+            "argument 0 of @pick is f32, where 'scan_fn' combines elements of i32<4, 8>");
+  scanError("%x = scan_fn @pick 0 0 %b, %a : f32", "'scan_fn' scans tiles, not f32");
+  // reduce_fn: the operand's type without the axis (a scalar from 1-D tiles).
+  EXPECT_EQ(verifyText(pick + kernel(v + "  %x = reduce_fn @pick 0 1 %v, %n : f32<4>\n"
+                                         "  %y = reduce_fn @pick 1 0 %v, %n : i32<8>\n  ret\n")),
+            "");
+  scanError("%x = reduce_fn @pick 0 1 %v, %n : f32<8>",
+            "'reduce_fn' result must be f32<4> (operand 0's type without the axis), not f32<8>");
+  scanError("%x = reduce_fn @pick 1 1 %v, %n : i32<4, 8>",
+            "'reduce_fn' result must be i32<4> (operand 1's type without the axis), not i32<4, 8>");
+  scanError("%x = reduce_fn @nothing 0 0 %v, %n : f32<8>",
+            "'reduce_fn' names no combine function of the module: '@nothing'");
+  // A kernel's ret gives nothing; a combine function's its tuple.
+  expectEntryError("  ret %a\n", "ret %a", "a kernel's 'ret' has no operands");
+  auto combinerError = [&](const std::string& body, const std::string& problem) {
+    std::string message = verifyText("combine @c(%x: f32, %y: f32) {\nentry:\n" + body + "}\n");
+    EXPECT_NE(message.find(problem), std::string::npos) << "message:\n" << message << "\nexpected:\n" << problem;
+  };
+  combinerError("  ret %x, %y\n", "'ret' of a combine function of 2 arguments gives 1 values, not 2");
+  combinerError("  %i = cast %x : i32\n  ret %i\n", "'ret' value 0 must be f32 (argument 0's type), not i32");
+  combinerError("  %p = program_id 0 : i32\n  ret %x\n", "a combine function computes element-wise only");
+  combinerError("  %t = splat %x : f32<4>\n  ret %x\n", "a combine function computes element-wise only");
+  combinerError("  %t = add %x, %y : f32<4>\n  ret %x\n", "a combine function computes on scalars");
+  combinerError("  br next\n\nnext:\n  ret %x\n", "a combine function has one block");
+  EXPECT_NE(verifyText("combine @c(%x: f32, %y: i32) {\nentry:\n  ret %x\n}\n").find("must have one type"),
+            std::string::npos);
+  EXPECT_NE(verifyText("combine @c(%x: f32) {\nentry:\n  ret %x\n}\n").find("two of each tuple element"),
+            std::string::npos);
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

@@ -413,6 +413,7 @@ void Lowering::reset() {
   blocks_.clear();
   pendingEdges_.clear();
   lowered_.clear();
+  combineResults_.clear();
   errors_.clear();
   frameBytes_ = 0;
   assertElementOffset_ = -1;
@@ -594,6 +595,7 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::AtomicCas: lowerAtomic(inst); return;
     case Opcode::Reduce: lowerReduce(inst); return;
     case Opcode::Scan: lowerScan(inst); return;
+    case Opcode::ScanFn: case Opcode::ReduceFn: lowerCombining(inst); return;
     case Opcode::Sort: case Opcode::ArgSort: lowerSort(inst); return;
     case Opcode::Dot: lowerDot(inst); return;
     case Opcode::Splat:

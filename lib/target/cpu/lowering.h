@@ -295,6 +295,14 @@ class Lowering {
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void lowerScan(const ir::Instruction& inst);         // lower_scan.cpp
   void lowerSort(const ir::Instruction& inst);         // lower_sort.cpp
+  // scan_fn and reduce_fn (lower_combine_fn.cpp): a tuple computed at its
+  // leader (ir::tupleLeader) by scanTuple or reduceTuple over its operands `in`.
+  void lowerCombining(const ir::Instruction& inst);
+  std::vector<Tile> scanTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in);
+  std::vector<Tile> reduceTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in);
+  // The values a combine function gives for `args` (scalars), its body
+  // written inline.
+  std::vector<llvm::Value*> applyCombiner(const ir::Function& f, const std::vector<llvm::Value*>& args);
   static ir::Opcode combineOpcode(ir::ReduceKind k);  // the element op of a reduce or scan kind
   void sumInParts(const ir::Instruction& inst, const Tile& a);
   void lowerDot(const ir::Instruction& inst);          // lower_dot.cpp
@@ -330,6 +338,9 @@ class Lowering {
   std::set<const ir::BasicBlock*> lowered_;           // blocks whose phis are decided
   std::set<const ir::Instruction*> phisInMemory_;     // tile phis that must own a buffer (kept across attempts)
   std::set<const ir::Instruction*> deferrable_;       // of the block being lowered (findDeferrable)
+  // The results of a tuple's scan or reduction, by its leader
+  // (ir::tupleLeader), for the instructions of its other positions.
+  std::map<const ir::Instruction*, std::vector<Tile>> combineResults_;
   const ir::BasicBlock* lowering_ = nullptr;          // whose instructions are being lowered (null on edges)
   std::unordered_map<const ir::Value*, Tile> materialized_;  // predicates computed in their own block
   size_t frameBytes_ = 0;

@@ -28,6 +28,7 @@ Executor::Executor(const ir::Function& fn, const Grid& grid, const std::vector<K
   if (fn.blocks().empty()) throw InternalError("kernel '" + fn.name() + "' has no blocks");
   numberValues();
   planBlocks();
+  planCombiners();
   bindArguments(args);
 }
 
@@ -42,22 +43,54 @@ void Executor::numberValues() {
     slotValues_.push_back(v);
     frame_.emplace_back(size_t(n));
   };
-  for (const auto& a : fn_.arguments()) addSlot(a.get(), fn_.loc);
-  for (const auto& bb : fn_.blocks())
-    for (const auto& inst : bb->instructions())
-      if (!inst->type().isVoid()) addSlot(inst.get(), inst->loc);
+  // The kernel's values, then those of the module's combine functions (scalars).
+  std::vector<const ir::Function*> fns{&fn_};
+  if (fn_.parent())
+    for (const auto& c : fn_.parent()->combiners()) fns.push_back(c.get());
+  for (const ir::Function* f : fns) {
+    for (const auto& a : f->arguments()) addSlot(a.get(), f->loc);
+    for (const auto& bb : f->blocks())
+      for (const auto& inst : bb->instructions())
+        if (!inst->type().isVoid()) addSlot(inst.get(), inst->loc);
+  }
   // Constants get their slot (filled once, rounded to their type) on first use.
-  for (const auto& bb : fn_.blocks()) {
-    for (const auto& inst : bb->instructions()) {
-      for (const ir::Value* v : inst->operands()) {
-        if (v->valueKind() != ir::ValueKind::Constant || slots_.count(v)) continue;
-        addSlot(v, inst->loc);
-        const auto* c = static_cast<const ir::Constant*>(v);
-        const ir::Scalar k = c->type().kind;
-        Elem e = ir::isFloatKind(k) ? floatElem(roundTo(k, c->f)) : intElem(ir::wrapInt(k, c->i));
-        std::fill(frame_.back().begin(), frame_.back().end(), e);
+  for (const ir::Function* f : fns) {
+    for (const auto& bb : f->blocks()) {
+      for (const auto& inst : bb->instructions()) {
+        for (const ir::Value* v : inst->operands()) {
+          if (v->valueKind() != ir::ValueKind::Constant || slots_.count(v)) continue;
+          addSlot(v, inst->loc);
+          const auto* c = static_cast<const ir::Constant*>(v);
+          const ir::Scalar k = c->type().kind;
+          Elem e = ir::isFloatKind(k) ? floatElem(roundTo(k, c->f)) : intElem(ir::wrapInt(k, c->i));
+          std::fill(frame_.back().begin(), frame_.back().end(), e);
+        }
       }
     }
+  }
+}
+
+void Executor::planCombiners() {
+  if (!fn_.parent()) return;
+  for (const auto& f : fn_.parent()->combiners()) {
+    if (f->blocks().size() != 1 || !f->entry()->terminator())
+      throw InternalError("combine function '" + f->name() + "' is not one block ending in 'ret'");
+    CombinerPlan plan;
+    for (const auto& a : f->arguments()) plan.args.push_back(slots_.at(a.get()));
+    for (const auto& owned : f->entry()->instructions()) {
+      const ir::Instruction* inst = owned.get();
+      if (inst->opcode() == ir::Opcode::Ret) {
+        for (const ir::Value* v : inst->operands()) plan.results.push_back(slotOf(v, inst));
+        continue;
+      }
+      checkWellFormed(*inst);
+      Step step;
+      step.inst = inst;
+      step.result = slotOf(inst, inst);
+      for (const ir::Value* v : inst->operands()) step.operands.push_back(slotOf(v, inst));
+      plan.body.push_back(std::move(step));
+    }
+    combiners_[f.get()] = std::move(plan);
   }
 }
 
@@ -266,6 +299,8 @@ void Executor::execute(const Step& s) {
     case Op::Dot: execDot(s); return;
     case Op::Reduce: execReduce(s); return;
     case Op::Scan: execScan(s); return;
+    case Op::ScanFn: execScanFn(s); return;
+    case Op::ReduceFn: execReduceFn(s); return;
     case Op::AtomicRmw: execAtomicRmw(s); return;
     case Op::AtomicCas: execAtomicCas(s); return;
     case Op::MultipleOf: execMultipleOf(s); return;

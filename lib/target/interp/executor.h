@@ -42,6 +42,13 @@ struct BlockPlan {
   std::vector<Step> body;  // the instructions after the phis, terminator last
 };
 
+// A combine function (scan_fn's): its steps, run on scalar slots of the frame.
+struct CombinerPlan {
+  std::vector<int> args;     // frame slots of its arguments
+  std::vector<Step> body;    // its instructions but the ret
+  std::vector<int> results;  // the ret's operands' slots
+};
+
 class Executor {
  public:
   Executor(const ir::Function& fn, const Grid& grid, const std::vector<KernelArg>& args,
@@ -53,6 +60,7 @@ class Executor {
   void numberValues();
   int slotOf(const ir::Value* v, const ir::Instruction* user) const;
   void planBlocks();
+  void planCombiners();
   void bindArguments(const std::vector<KernelArg>& args);
   void runProgram();
   void takeEdge(int from, int to);
@@ -90,6 +98,11 @@ class Executor {
   void execReduce(const Step& s);
   void execScan(const Step& s);
   void execSort(const Step& s);
+  void execScanFn(const Step& s);
+  void execReduceFn(const Step& s);
+  // Runs combine function `plan` on the slots' scalars `left` and `right`
+  // (one per tuple element), leaving its results in its result slots.
+  void combine(const CombinerPlan& plan, const std::vector<Elem>& left, const std::vector<Elem>& right);
 
   // ---- gpu_exec.cpp (the GPU IR's instructions)
   void execGpu(const Step& s);
@@ -127,6 +140,7 @@ class Executor {
   std::vector<Tile> frame_;
   std::vector<Tile> phiScratch_;  // parallel copies of a block's phis on an edge
   std::vector<BlockPlan> blocks_;
+  std::unordered_map<const ir::Function*, CombinerPlan> combiners_;
   std::vector<Tile> buffers_;  // a program's buffers in shared memory (GPU IR)
   std::unordered_map<const ir::Instruction*, int> bufferIndex_;
   // Completed phases of the mbarriers of rings, by (buffer, stage).

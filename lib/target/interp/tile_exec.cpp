@@ -270,6 +270,58 @@ void Executor::execScan(const Step& s) {
   });
 }
 
+// scan_fn: element i along the axis is the combine function of element
+// i - 1's result and the operands' element i, in index order (tuples: the
+// function sees every element of both).
+void Executor::execScanFn(const Step& s) {
+  const auto [outer, n, inner] = aroundAxis(inType(s, 0).shape, size_t(s.inst->imm));
+  const CombinerPlan& plan = combiners_.at(ir::combinerOf(*s.inst));
+  const size_t k = s.operands.size();
+  std::vector<Tile> acc;
+  for (size_t j = 0; j < k; ++j) acc.push_back(in(s, j));
+  std::vector<Elem> left(k), right(k);
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t i = 1; i < n; ++i)
+      for (size_t q = 0; q < inner; ++q) {
+        const size_t at = (o * n + i) * inner + q;
+        for (size_t j = 0; j < k; ++j) {
+          left[j] = acc[j][at - inner];
+          right[j] = acc[j][at];
+        }
+        combine(plan, left, right);
+        for (size_t j = 0; j < k; ++j) acc[j][at] = frame_[size_t(plan.results[j])][0];
+      }
+  out(s) = std::move(acc[s.inst->sub]);
+}
+
+void Executor::combine(const CombinerPlan& plan, const std::vector<Elem>& left, const std::vector<Elem>& right) {
+  for (size_t j = 0; j < left.size(); ++j) {
+    frame_[size_t(plan.args[j])][0] = left[j];
+    frame_[size_t(plan.args[left.size() + j])][0] = right[j];
+  }
+  for (const Step& step : plan.body) execute(step);
+}
+
+// reduce_fn: the combine function folds the tuples along the axis in index
+// order (element 0, then 1, ...).
+void Executor::execReduceFn(const Step& s) {
+  const auto [outer, n, inner] = aroundAxis(inType(s, 0).shape, size_t(s.inst->imm));
+  const CombinerPlan& plan = combiners_.at(ir::combinerOf(*s.inst));
+  const size_t k = s.operands.size();
+  Tile& r = out(s);
+  std::vector<Elem> acc(k), x(k);
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t q = 0; q < inner; ++q) {
+      for (size_t j = 0; j < k; ++j) acc[j] = in(s, j)[o * n * inner + q];
+      for (size_t i = 1; i < n; ++i) {
+        for (size_t j = 0; j < k; ++j) x[j] = in(s, j)[(o * n + i) * inner + q];
+        combine(plan, acc, x);
+        for (size_t j = 0; j < k; ++j) acc[j] = frame_[size_t(plan.results[j])][0];
+      }
+      r[o * inner + q] = acc[s.inst->sub];
+    }
+}
+
 // sort: r = a sorted along the axis, floats by totalOrder (their bits as a
 // signed integer with the magnitude flipped below zero: the GPU's and the
 // CPU back end's key); argsort: the positions they come from, equal

@@ -184,6 +184,19 @@ class Checker {
         require(t.kind != ir::Scalar::I1 && (t.isInt() || t.isFloat()), "scan needs numbers");
         return;
       }
+      case Op::ScanFn: case Op::ReduceFn: {
+        // tiles of one shape, one picked; a reduction's result without the axis
+        require(inst_.numOperands() >= 1 && inst_.sub < inst_.numOperands(), "a tuple's op takes tiles and picks one");
+        const ir::Shape& s = shapeOf(0);
+        require(inst_.imm >= 0 && size_t(inst_.imm) < s.size(), "bad axis");
+        for (size_t i = 0; i < inst_.numOperands(); ++i) require(shapeOf(i) == s, "a tuple's tiles have one shape");
+        ir::Shape want = s;
+        if (inst_.opcode() == Op::ReduceFn && inst_.imm >= 0 && size_t(inst_.imm) < want.size())
+          want.erase(want.begin() + inst_.imm);
+        require(want == t.shape && kindOf(inst_.sub) == t.kind, "bad result type");
+        require(ir::combinerOf(inst_) != nullptr, "names no combine function");
+        return;
+      }
       case Op::Sort: case Op::ArgSort: {
         operands(1, 1);
         const bool indices = inst_.opcode() == Op::ArgSort;

@@ -319,12 +319,17 @@ void FunctionLowering::prologue() {
     }
     define(a.get(), {r});
   }
-  // Constants are materialized once, up front, so that every use is dominated.
-  for (auto& bb : f_.blocks())
-    for (auto& inst : bb->instructions())
-      for (ir::Value* v : inst->operands())
-        if (v->valueKind() == ir::ValueKind::Constant && !regs_.count(v))
-          define(v, {constantReg(static_cast<const ir::Constant*>(v))});
+  // Constants are materialized once, up front, so that every use is
+  // dominated (those of the combine functions written inline too).
+  std::vector<const ir::Function*> fns{&f_};
+  if (f_.parent())
+    for (auto& c : f_.parent()->combiners()) fns.push_back(c.get());
+  for (const ir::Function* f : fns)
+    for (auto& bb : f->blocks())
+      for (auto& inst : bb->instructions())
+        for (ir::Value* v : inst->operands())
+          if (v->valueKind() == ir::ValueKind::Constant && !regs_.count(v))
+            define(v, {constantReg(static_cast<const ir::Constant*>(v))});
 }
 
 void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
@@ -338,8 +343,12 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerTile(i);
     case Opcode::Reduce:
       return lowerReduce(i);
+    case Opcode::ReduceFn:
+      return lowerReduceFn(i);
     case Opcode::Scan:
       return lowerScan(i);
+    case Opcode::ScanFn:
+      return lowerScanFn(i);
     case Opcode::Sort: case Opcode::ArgSort:
       return lowerSort(i);
     case Opcode::Dot:

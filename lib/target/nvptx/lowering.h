@@ -8,6 +8,7 @@
 // register), a buffer in shared memory as one register with its address.
 // Op families are lowered in their own files.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -130,6 +131,14 @@ class FunctionLowering {
   std::vector<std::string> lowerGepWithImmediates(const ir::Instruction& i);
   void lowerTile(const ir::Instruction& i);         // lower_tile.cpp
   void lowerReduce(const ir::Instruction& i);       // lower_reduce.cpp
+  void lowerReduceFn(const ir::Instruction& i);
+  // A cross-warp reduction's pieces: this warp's slot (its warp bits along
+  // `axis`, packed) and the predicate of the threads that write its partial.
+  std::pair<std::string, std::string> warpPartialSlot(const gpu::LinearLayout& ll, size_t axis);
+  // The row-major position (a register) of index registers `idx` in `shape`.
+  std::string rowMajorIndex(const ir::Shape& shape, const std::vector<std::string>& idx);
+  // The register of the lane `delta` apart (shfl.sync.bfly) of value `v` of kind `k`.
+  std::string shuffleXor(ir::Scalar k, const std::string& v, int delta);
   void lowerShared(const ir::Instruction& i);       // lower_shared.cpp
   void lowerTma(const ir::Instruction& i);          // lower_tma.cpp
   // The generic address of the tensor map (a kernel parameter) that `copy`
@@ -193,6 +202,20 @@ class FunctionLowering {
   // propagate a NaN by hand); narrow integers are not wrapped here.
   void emitCombine(ir::ReduceKind kind, ir::Scalar ck, const std::string& acc, const std::string& x);
   void lowerScan(const ir::Instruction& scan);  // lower_scan.cpp
+  void lowerScanFn(const ir::Instruction& scan);
+  // The values of a tuple's elements combined (new registers): a scan's
+  // kind, or a combine function written inline.
+  using TupleCombine = std::function<std::vector<std::string>(const std::vector<std::string>&,
+                                                              const std::vector<std::string>&)>;
+  // The registers of the tuple `value` (per element, the registers of a
+  // tile in `scan`'s layout; of register kinds `kinds`) scanned along
+  // `scan`'s axis as gpu::scanPlan lays it out.
+  std::vector<std::vector<std::string>> scanTuple(const ir::Instruction& scan,
+                                                  std::vector<std::vector<std::string>> value,
+                                                  const std::vector<ir::Scalar>& kinds, const TupleCombine& combine);
+  // The registers of what combine function `f` gives for `args` (one
+  // register each), its instructions lowered inline.
+  std::vector<std::string> applyCombiner(const ir::Function& f, const std::vector<std::string>& args);
   void lowerSort(const ir::Instruction& sort);  // lower_sort.cpp
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
@@ -275,6 +298,9 @@ class FunctionLowering {
   std::map<std::string, std::vector<std::string>> indexRegs_;
   std::map<std::string, std::vector<std::pair<size_t, std::string>>> sharedOffsetRegs_;  // per (buffer, tile): (r, REG)
   std::map<const ir::Value*, int> pointerGroup_;
+  // The registers of a tuple's scan or reduction, by its leader
+  // (ir::tupleLeader), for the instructions of its other positions.
+  std::map<const ir::Instruction*, std::vector<std::vector<std::string>>> combineResults_;
   // Registers holding one byte of a word read from shared memory (bfe.s32):
   // the word and the byte's index, so that bytes converted to f16 can be
   // taken from their words two at a time (lower_elementwise.cpp).

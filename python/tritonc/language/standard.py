@@ -4,16 +4,20 @@ element-wise operations:
 
 - bitonic_merge, and top-k with indices of 64-bit elements: a bitonic
   network of compare-and-swap rounds on the (blocks, 2, s) view of the axis;
-- associative_scan of tuples or of combine functions of more than one
-  operation: Sklansky's parallel prefix, each round combining the last
-  element of a block's lower half into its upper half;
-- reductions with a user's combine function (reduce, xor_sum): halving;
+- associative_scan of tuples of pointers or fp8, or with a combine
+  function that is a Python function (not @jit): Sklansky's parallel
+  prefix, each round combining the last element of a block's lower half
+  into its upper half;
+- reductions with a combine function that is a Python function (xor_sum,
+  reduce_or, a user's lambda): halving;
 - join, split, interleave, histogram.
 
 and those that are IR ops: gather (staged in shared memory on the GPU),
 flip (a gather of the reversed positions), cumsum, cumprod and
-associative_scan of one operation (the IR's scan), sort and topk (the
-IR's sort and argsort).
+associative_scan of one operation (the IR's scan), associative_scan and
+reduce with a @jit combine function (the IR's scan_fn and reduce_fn, the
+function built once as a combine function of the module), sort and topk
+(the IR's sort and argsort).
 
 The axis must have a power-of-two length; a combine function is a @jit
 function (inlined) or a Python function of tensors. Work is O(n log n)
@@ -103,8 +107,8 @@ def _values(x, what):
     return [to_tensor(x)], False
 
 
-def _combine(fn, a, b, what):
-    r = core.current_codegen().call(fn, list(a) + list(b))
+def _combine(fn, a, b, what, scalars=False):
+    r = core.current_codegen().call(fn, list(a) + list(b), scalars)
     r = unwrap(r)
     out = [to_tensor(v) for v in r] if isinstance(r, (tuple, list)) else [to_tensor(r)]
     if len(out) != len(a):
@@ -250,6 +254,13 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     kind = None if many else _scan_kind(unwrap(combine_fn), xs[0].dtype)
     if kind is not None:
         return _ir_scan(xs[0], a, kind, reverse, "tl.associative_scan")
+    if _combines_in_ir(unwrap(combine_fn), xs):
+        if unwrap(reverse):
+            xs = [flip(x, a) for x in xs]
+        out = _with_combiner(xs, a, unwrap(combine_fn), "scan_fn", "tl.associative_scan")
+        if unwrap(reverse):
+            out = [flip(o, a) for o in out]
+        return tuple(out) if many else out[0]
     if unwrap(reverse):
         xs = [flip(x, a) for x in xs]
     fn = unwrap(combine_fn)
@@ -269,6 +280,39 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     if unwrap(reverse):
         xs = [flip(x, a) for x in xs]
     return tuple(xs) if many else xs[0]
+
+
+def _combines_in_ir(fn, xs):
+    """Whether the IR's scan_fn/reduce_fn take `fn` over `xs`: a @jit
+    function (a Python one may close over the kernel's values) of numbers."""
+    from ..jit import JITFunction
+    return isinstance(fn, JITFunction) and all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
+
+
+def _with_combiner(xs, a, fn, op, what):
+    """The IR's scan_fn or reduce_fn (`op`) of the tuple `xs` along axis `a`:
+    `fn` (a @jit function) built once into a combine function of the
+    module, on scalars; booleans go as int8."""
+    b = semantic.builder()
+    held = [core.int8 if x.dtype.is_bool() else x.dtype for x in xs]
+    tiles = [semantic.cast(x, h) if h is not x.dtype else x for x, h in zip(xs, held)]
+    args = b.begin_combiner("combine_" + fn.fn.__name__, [core.ir_type(h, ()) for h in held] * 2)
+    vals = [tensor(v, h, ()) for v, h in zip(args, held * 2)]
+    vals = [semantic.cast(v, x.dtype) if h is not x.dtype else v for v, h, x in zip(vals, held * 2, xs * 2)]
+    k = len(xs)
+    out = _combine(fn, vals[:k], vals[k:], what, scalars=True)
+    for o in out:
+        if o.shape:
+            raise CompileError("%s: the combine function must give one value per element, not a tensor of shape %s"
+                               % (what, list(o.shape)))
+    name = b.end_combiner([semantic.cast(o, h).handle for o, h in zip(out, held)])
+    build = b.scan_fn if op == "scan_fn" else b.reduce_fn
+    shape = xs[0].shape if op == "scan_fn" else xs[0].shape[:a] + xs[0].shape[a + 1:]
+    results = []
+    for j, (x, h) in enumerate(zip(xs, held)):
+        r = tensor(build(name, j, a, [t.handle for t in tiles]), h, shape)
+        results.append(semantic.cast(r, x.dtype) if h is not x.dtype else r)
+    return results
 
 
 def _scan_type(x, dtype):
@@ -363,15 +407,18 @@ def reduce(input, axis, combine_fn, keep_dims=False):
         a = _axis(xs[0], axis)
     shape = xs[0].shape
     n = _length(xs[0], a, "tl.reduce")
-    while n > 1:
-        halves = []
-        for x in xs:
-            y = semantic.reshape(x, x.shape[:a] + (2, n // 2) + x.shape[a + 1:])
-            halves.append((_pick(y, a, 0), _pick(y, a, 1)))
-        xs = [semantic.cast(r, x.dtype) for r, x in
-              zip(_combine(fn, [lo for lo, _ in halves], [hi for _, hi in halves], "tl.reduce"), xs)]
-        n //= 2
-    out = [_pick(x, a, 0) for x in xs]
+    if _combines_in_ir(fn, xs):
+        out = _with_combiner(xs, a, fn, "reduce_fn", "tl.reduce")
+    else:  # halving: the lower half combined with the upper
+        while n > 1:
+            halves = []
+            for x in xs:
+                y = semantic.reshape(x, x.shape[:a] + (2, n // 2) + x.shape[a + 1:])
+                halves.append((_pick(y, a, 0), _pick(y, a, 1)))
+            xs = [semantic.cast(r, x.dtype) for r, x in
+                  zip(_combine(fn, [lo for lo, _ in halves], [hi for _, hi in halves], "tl.reduce"), xs)]
+            n //= 2
+        out = [_pick(x, a, 0) for x in xs]
     if unwrap(keep_dims):
         out = [semantic.reshape(o, shape[:a] + (1,) + shape[a + 1:]) if unwrap(axis) is not None
                else semantic.reshape(o, (1,) * len(input.shape if not many else input[0].shape)) for o in out]
