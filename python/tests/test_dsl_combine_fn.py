@@ -167,6 +167,13 @@ def sum_and_product_kernel(X, Y, N: tl.constexpr):
     tl.store(Y + tl.arange(0, N), tl.cumsum(x, 0) + tl.cumprod(x, 0))
 
 
+@tritonc.jit
+def xor_or_kernel(X, Y, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    tl.store(Y, tl.xor_sum(x, 0))
+    tl.store(Y + 1, tl.reduce_or(x, 0))
+
+
 def scan_reference(step, xs, axis, reverse):
     """The inclusive scan of the tuple `xs` along `axis`, sequentially."""
     xs = [np.moveaxis(x, axis, -1).copy() for x in xs]
@@ -348,6 +355,13 @@ def test_reduce_with_float64_exp_in_the_combine_function(backend):
     assert abs(y[0] - want) < 1e-12 * abs(want) + 1e-12, (y[0], want)
 
 
+def test_xor_sum_and_reduce_or(backend):
+    x = rng.integers(-2**31, 2**31 - 1, 2048).astype(np.int32)
+    y = np.zeros(2, np.int32)
+    dsl_backends.launch(xor_or_kernel, (1,), backend, x, y, N=2048, num_warps=8)
+    assert y[0] == np.bitwise_xor.reduce(x) and y[1] == np.bitwise_or.reduce(x)
+
+
 def test_scan_fn_is_one_op_with_a_combine_function(monkeypatch):
     """The IR has the combine function once and a scan_fn (reduce_fn) per
     position of the tuple (the optimizer drops unused ones); no network of
@@ -363,6 +377,8 @@ def test_scan_fn_is_one_op_with_a_combine_function(monkeypatch):
     assert ir.count("combine @combine_argmax_first(") == 1, ir
     assert ir.count(" = reduce_fn @combine_argmax_first 0 1 ") == 1, ir
     assert "extract_slice" not in ir, ir
+    ir = xor_or_kernel.warmup(i, i, N=64, grid=(1,)).asm["ttir"]  # the library's own combine functions
+    assert " = reduce_fn @combine__xor 0 0 " in ir and " = reduce_fn @combine__or 0 0 " in ir, ir
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

@@ -8,8 +8,8 @@ element-wise operations:
   function that is a Python function (not @jit): Sklansky's parallel
   prefix, each round combining the last element of a block's lower half
   into its upper half;
-- reductions with a combine function that is a Python function (xor_sum,
-  reduce_or, a user's lambda): halving;
+- reductions with a combine function that is a user's Python function:
+  halving;
 - join, split, interleave, histogram.
 
 and those that are IR ops: gather (staged in shared memory on the GPU),
@@ -282,11 +282,32 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     return tuple(xs) if many else xs[0]
 
 
+class _OwnArguments:
+    """A combine function of this library written in Python that uses
+    nothing but its arguments (so it can be a combine function of the
+    module, as a @jit function can)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def _xor(a, b):
+    return semantic.bitwise("xor", a, b)
+
+
+def _or(a, b):
+    return semantic.bitwise("or", a, b)
+
+
 def _combines_in_ir(fn, xs):
     """Whether the IR's scan_fn/reduce_fn take `fn` over `xs`: a @jit
-    function (a Python one may close over the kernel's values) of numbers."""
+    function (a user's Python function may close over the kernel's values)
+    of numbers."""
     from ..jit import JITFunction
-    return isinstance(fn, JITFunction) and all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
+    return isinstance(fn, (JITFunction, _OwnArguments)) and all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
 
 
 def _with_combiner(xs, a, fn, op, what):
@@ -430,7 +451,7 @@ def xor_sum(input, axis=None, keep_dims=False):
     x = to_tensor(input)
     if not x.dtype.is_int():
         raise CompileError("tl.xor_sum takes integers, not %r" % x.dtype)
-    return reduce(x, axis, lambda a, b: semantic.bitwise("xor", a, b), keep_dims)
+    return reduce(x, axis, _OwnArguments(_xor), keep_dims)
 
 
 @builtin
@@ -439,7 +460,7 @@ def reduce_or(input, axis, keep_dims=False):
     x = to_tensor(input)
     if not x.dtype.is_int():
         raise CompileError("tl.reduce_or takes integers, not %r" % x.dtype)
-    return reduce(x, axis, lambda a, b: semantic.bitwise("or", a, b), keep_dims)
+    return reduce(x, axis, _OwnArguments(_or), keep_dims)
 
 
 @builtin
