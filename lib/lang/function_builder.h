@@ -41,10 +41,11 @@ class FunctionBuilder {
   void write(int var, ir::Value* v) { ssa_.write(var, b_.block(), v); }
   ir::Value* read(int var) { return ssa_.read(var, b_.block()); }
 
-  // A combine function (scan_fn's): instructions built after begin go into
-  // its one block, on its arguments (scalars of `types`); end returns it
-  // its `values`, goes back to the kernel where it was and gives its name
-  // (`name`, made unique in the module).
+  // A combine function (of scan_fn and reduce_fn): what is built after
+  // begin goes into its one block, on its arguments (scalars of `types`;
+  // a new block is refused); end makes it return `values`, goes back to
+  // the kernel where it was and gives its name (`name`, made unique in the
+  // module).
   std::vector<ir::Argument*> beginCombiner(const std::string& name, const std::vector<ir::Type>& types);
   std::string endCombiner(const std::vector<ir::Value*>& values);
   bool inCombiner() const { return combiner_ != nullptr; }

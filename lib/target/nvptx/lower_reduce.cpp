@@ -8,7 +8,9 @@
 //      goes through the instruction's scratch and every thread combines the
 //      partials of the elements it holds in the result (the slice layout).
 // f16/bf16 combine in f32. The order of the additions differs from the
-// interpreter's sequential one.
+// interpreter's sequential one. reduce_fn (tl.reduce with the user's
+// combine function) goes through the same three levels with a tuple of
+// registers per element, the function written inline (below).
 #include <map>
 
 #include "gpu/scratch.h"

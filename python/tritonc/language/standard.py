@@ -304,16 +304,17 @@ def _or(a, b):
 
 def _combines_in_ir(fn, xs):
     """Whether the IR's scan_fn/reduce_fn take `fn` over `xs`: a @jit
-    function (a user's Python function may close over the kernel's values)
-    of numbers."""
+    function or one of this library's, over numbers (a user's Python
+    function may close over the kernel's values, which a combine function
+    of the module cannot use)."""
     from ..jit import JITFunction
     return isinstance(fn, (JITFunction, _OwnArguments)) and all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
 
 
 def _with_combiner(xs, a, fn, op, what):
     """The IR's scan_fn or reduce_fn (`op`) of the tuple `xs` along axis `a`:
-    `fn` (a @jit function) built once into a combine function of the
-    module, on scalars; booleans go as int8."""
+    `fn` built once into a combine function of the module, on scalars;
+    booleans go as int8."""
     b = semantic.builder()
     held = [core.int8 if x.dtype.is_bool() else x.dtype for x in xs]
     tiles = [semantic.cast(x, h) if h is not x.dtype else x for x, h in zip(xs, held)]
