@@ -393,6 +393,11 @@ def test_scan_fn_ptx_stays_small(monkeypatch, arch):
     assert len(ptx.splitlines()) < 3000, len(ptx.splitlines())
     messages = test_dsl_ptx.ptxas(ptx, arch, verbose=True)
     assert " 0 bytes spill stores" in messages, messages[-2000:]
+    # 32 pairs per thread: the occupancy estimate counts the tuple's registers
+    ptx = recurrence_kernel.warmup(x, x, x, S0=1, S1=1, S2=4096, AXIS=2, REVERSE=False, num_warps=4,
+                                   grid=(1,)).asm["ptx"]
+    messages = test_dsl_ptx.ptxas(ptx, arch, verbose=True)
+    assert " 0 bytes spill stores" in messages, messages[-2000:]
     i = np.zeros(4096, np.int32)
     test_dsl_ptx.ptxas(argmax_kernel.warmup(x, x, i, M=16, N=256, AXIS=0, BRANCHY=False, grid=(1,)).asm["ptx"], arch)
     # two scans of one tile (each its own scratch), float64 math in a combine
