@@ -174,6 +174,28 @@ def xor_or_kernel(X, Y, N: tl.constexpr):
     tl.store(Y + 1, tl.reduce_or(x, 0))
 
 
+@tritonc.jit
+def add_three_times(a, b):
+    s = a
+    for _ in range(3):
+        s = s + b
+    return s
+
+
+@tritonc.jit
+def calls_a_loop(a, b):
+    return add_three_times(a, b)
+
+
+@tritonc.jit
+def looping_reduce_kernel(X, Y, N: tl.constexpr, NESTED: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    if NESTED:
+        tl.store(Y, tl.reduce(x, 0, calls_a_loop))
+    else:
+        tl.store(Y, tl.reduce(x, 0, add_three_times))
+
+
 def scan_reference(step, xs, axis, reverse):
     """The inclusive scan of the tuple `xs` along `axis`, sequentially."""
     xs = [np.moveaxis(x, axis, -1).copy() for x in xs]
@@ -360,6 +382,24 @@ def test_xor_sum_and_reduce_or(backend):
     y = np.zeros(2, np.int32)
     dsl_backends.launch(xor_or_kernel, (1,), backend, x, y, N=2048, num_warps=8)
     assert y[0] == np.bitwise_xor.reduce(x) and y[1] == np.bitwise_or.reduce(x)
+
+
+def test_combine_function_with_a_loop(backend, monkeypatch):
+    """A loop needs blocks: a combine function with one takes the halving
+    network (Triton allows loops there); one whose callee loops is an error
+    at the call, located."""
+    x = rng.integers(0, 5, 16).astype(np.int32)
+    y = np.zeros(1, np.int32)
+    dsl_backends.launch(looping_reduce_kernel, (1,), backend, x, y, N=16, NESTED=False)
+    # the halving network folds pairs (lo, hi): ((x0 + 3 x8) + 3 (x4 + 3 x12)) + ...
+    want = x.astype(np.int64)
+    while len(want) > 1:
+        half = len(want) // 2
+        want = want[:half] + 3 * want[half:]
+    assert y[0] == np.int32(want[0])
+    if backend == "interp":
+        with pytest.raises(tritonc.CompilationError, match="combine function is straight-line code"):
+            looping_reduce_kernel[(1,)](x, y, N=16, NESTED=True)
 
 
 def test_scan_fn_is_one_op_with_a_combine_function(monkeypatch):

@@ -302,13 +302,26 @@ def _or(a, b):
     return semantic.bitwise("or", a, b)
 
 
+def _without_loops(fn):
+    """Whether a @jit function's own body has no loop: a combine function of
+    the module is one block (returns under an `if` become selects)."""
+    import ast
+    try:
+        fdef = fn.parsed()[0]
+    except CompileError:
+        return False
+    return not any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(fdef))
+
+
 def _combines_in_ir(fn, xs):
     """Whether the IR's scan_fn/reduce_fn take `fn` over `xs`: a @jit
-    function or one of this library's, over numbers (a user's Python
-    function may close over the kernel's values, which a combine function
-    of the module cannot use)."""
+    function without loops or one of this library's, over numbers (a
+    user's Python function may close over the kernel's values, which a
+    combine function of the module cannot use; a loop needs blocks: those
+    take the networks)."""
     from ..jit import JITFunction
-    return isinstance(fn, (JITFunction, _OwnArguments)) and all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
+    return (isinstance(fn, _OwnArguments) or (isinstance(fn, JITFunction) and _without_loops(fn))) and \
+        all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
 
 
 def _with_combiner(xs, a, fn, op, what):
@@ -322,7 +335,11 @@ def _with_combiner(xs, a, fn, op, what):
     vals = [tensor(v, h, ()) for v, h in zip(args, held * 2)]
     vals = [semantic.cast(v, x.dtype) if h is not x.dtype else v for v, h, x in zip(vals, held * 2, xs * 2)]
     k = len(xs)
-    out = _combine(fn, vals[:k], vals[k:], what, scalars=True)
+    from .. import _tritonc
+    try:
+        out = _combine(fn, vals[:k], vals[k:], what, scalars=True)
+    except _tritonc.Error as e:  # a loop in a function it calls: no blocks in a combine function
+        raise CompileError("%s: %s" % (what, e)) from None
     for o in out:
         if o.shape:
             raise CompileError("%s: the combine function must give one value per element, not a tensor of shape %s"
