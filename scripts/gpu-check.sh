@@ -175,7 +175,8 @@ elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
                   "quant:DSL quantized matmuls:test_dsl_quant.py:cuda or not interp and not cpu" \
                   "scan-gather:DSL scans and gathers:test_dsl_algorithms.py:cuda and (cumsum or gather)" \
                   "sort:DSL sorts and top-ks:test_dsl_sort.py:cuda and float32 and (shapes or across_warps or topk)" \
-                  "combine-fn:DSL tuple scans and reductions:test_dsl_combine_fn.py:cuda and (shapes or warps or segmented or reduce)"; do
+                  "combine-fn:DSL tuple scans and reductions:test_dsl_combine_fn.py:cuda and (shapes or warps or segmented or reduce)" \
+                  "histogram:DSL histograms:test_dsl_histogram.py:cuda"; do
         IFS=: read -r tag label file filter <<< "$what"
         for tool in memcheck racecheck; do
           f="$OUT_DIR/sanitizer-dsl-$tag-$tool.txt"

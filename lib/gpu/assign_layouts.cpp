@@ -243,8 +243,10 @@ bool slicePicksRegisters(const ir::Instruction& slice, const Layout* l) {
 const Layout* Assigner::operandWant(const ir::Instruction& u, size_t k, const Layout* own) {
   const ir::Value* v = u.operand(k);
   Opcode op = u.opcode();
-  // (A reduce_fn to a scalar has no layout of its own: its tiles take the first's.)
+  // (A reduce_fn to a scalar has no layout of its own: its tiles take the
+  // first's; a histogram's mask takes the counted tile's, whatever the bins'.)
   if (op == Opcode::ReduceFn && !own && k > 0 && v->type().isTile()) return get(u.operand(0));
+  if (op == Opcode::Histogram) return k == 1 ? get(u.operand(0)) : nullptr;
   if (!v->type().isTile() || !own) return nullptr;
   if (elementwise(op) || op == Opcode::Broadcast) return own;
   switch (op) {

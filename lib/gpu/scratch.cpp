@@ -155,6 +155,9 @@ ScratchUse scratchOf(const ir::Instruction& inst) {
       s.bytes = slots * outElems * ir::byteSize(reduceCombineKind(inst.type().kind));
       return s;
     }
+    case ir::Opcode::Histogram:
+      s.bytes = inst.type().numElements() * 4;  // the bins
+      return s;
     case ir::Opcode::ReduceFn: {
       const std::vector<int64_t> at = reduceFnSections(inst);
       s.bytes = at.empty() || ir::tupleLeader(inst) != &inst ? 0 : at.back();

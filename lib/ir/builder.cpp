@@ -71,6 +71,12 @@ Value* Builder::gather(Value* src, Value* index, size_t axis) {
   return i;
 }
 
+Value* Builder::histogram(Value* v, int64_t bins, Value* mask) {
+  std::vector<Value*> ops{v};
+  if (mask) ops.push_back(mask);
+  return create(Opcode::Histogram, Type::scalar(Scalar::I32).withShape({bins}), ops);
+}
+
 Value* Builder::range(int64_t start, int64_t n) {
   Instruction* i = create(Opcode::Range, Type::scalar(Scalar::I32).withShape({n}), {});
   i->imm = start;

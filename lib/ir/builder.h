@@ -60,6 +60,9 @@ class Builder {
   // (argsort takes elements of up to 32 bits: those of 64 are sorted in
   // two passes, by the halves of their keys.)
   Value* sort(SortOrder o, int axis, Value* v, bool indices = false, int64_t keep = 0);
+  // How many of the elements of `v` (a 1-D integer tile; where `mask`) are
+  // each of 0 .. bins - 1 (i32<bins>).
+  Value* histogram(Value* v, int64_t bins, Value* mask = nullptr);
   Value* atomicRmw(AtomicKind k, Value* ptr, Value* v, Value* mask = nullptr);
   Value* atomicCas(Value* ptr, Value* cmp, Value* v, Value* mask = nullptr);
   Value* multipleOf(Value* v, int64_t n);

@@ -46,6 +46,7 @@ inline OperandCount operandCount(Opcode op) {
     case Opcode::Ret: return {0, 0, true};  // a combine function's values (a kernel's: none)
     case Opcode::ScanFn: case Opcode::ReduceFn: return {0, 0, true};  // the tuple's tiles (at least one)
     case Opcode::Load: return {1, 3};
+    case Opcode::Histogram: return {1, 2};
     case Opcode::Store: case Opcode::AtomicRmw: return {2, 3};
     case Opcode::AtomicCas: return {3, 4};
     case Opcode::Phi: return {0, 0, true};  // checked against the predecessors

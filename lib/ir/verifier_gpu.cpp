@@ -273,6 +273,10 @@ std::string checkGpuInstruction(const Instruction& inst) {
       for (Value* v : inst.operands())
         if (v->type().layout != r.layout) return "'scan_fn' operands and result have one layout";
       return "";
+    case Opcode::Histogram:
+      if (inst.numOperands() == 2 && inst.operand(1)->type().layout != inst.operand(0)->type().layout)
+        return "'histogram' mask has the counted tile's layout";
+      return "";
     case Opcode::ReduceFn:
       for (Value* v : inst.operands())
         if (v->type().layout != inst.operand(0)->type().layout) return "'reduce_fn' operands have one layout";

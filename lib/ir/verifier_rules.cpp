@@ -417,6 +417,16 @@ std::string checkOpcodeRules(const Instruction& inst) {
                " are not inside the " + std::to_string(a.shape[axis]) + " of axis " + std::to_string(axis) + " of " + str(a);
       return "";
     }
+    case Opcode::Histogram: {
+      const Type& a = inst.operand(0)->type();
+      if (!a.isTile() || a.shape.size() != 1 || !a.isInt() || a.kind == Scalar::I1)
+        return "'histogram' counts a 1-D tile of integers, not " + str(a);
+      if (inst.numOperands() == 2 && inst.operand(1)->type().withLayout(nullptr) != a.withKind(Scalar::I1).withLayout(nullptr))
+        return "'histogram' mask must be i1 of the counted tile's shape, not " + str(inst.operand(1)->type());
+      if (!r.isTile() || r.shape.size() != 1 || r.kind != Scalar::I32)
+        return "'histogram' result must be a 1-D i32 tile (one count per bin), not " + str(r);
+      return "";
+    }
     case Opcode::Gather: {
       const Type& a = inst.operand(0)->type();
       const Type& idx = inst.operand(1)->type();

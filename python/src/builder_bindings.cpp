@@ -151,6 +151,11 @@ void bindFunctionBuilder(nb::module_& m) {
              return PyValue{f.builder().extractSlice(v.v, axis, offset, length)};
            },
            nb::keep_alive<0, 1>())
+      .def("histogram",
+           [](FB& f, const PyValue& v, int64_t bins, const std::optional<PyValue>& mask) {
+             return PyValue{f.builder().histogram(v.v, bins, valueOr(mask))};
+           },
+           nb::arg("v"), nb::arg("bins"), nb::arg("mask") = nb::none(), nb::keep_alive<0, 1>())
       .def("gather",
            [](FB& f, const PyValue& src, const PyValue& index, size_t axis) {
              return PyValue{f.builder().gather(src.v, index.v, axis)};

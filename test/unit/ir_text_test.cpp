@@ -126,6 +126,8 @@ entry:
   %at = scan_fn @pick 1 0 %red, %ord : i32<8>
   %top = reduce_fn @pick 0 0 %red, %ord : f32
   %di = cast %d : i32<8, 8>
+  %hist = histogram %ord : i32<16>
+  %histm = histogram %ord, %mask : i32<4>
   %where = reduce_fn @pick 1 1 %d, %di : i32<8>
   %old = atomic_rmw add %ptrs, %red, %mask : f32<8>
   %old2 = atomic_rmw xchg %p, f32 1.5 : f32

@@ -368,6 +368,17 @@ TEST(Verifier, ScanFnAndCombineFunctions) {
             std::string::npos);
 }
 
+TEST(Verifier, Histogram) {
+  const std::string v = "  %r = range 0 : i32<8>\n  %m = cmp lt %r, %r : i1<8>\n  %f = splat %b : f32<8>\n";
+  EXPECT_EQ(verifyText(kernel(v + "  %h = histogram %r : i32<16>\n  %g = histogram %r, %m : i32<2>\n  ret\n")), "");
+  expectEntryError(v + "  %h = histogram %f : i32<16>\n  ret\n", "%h = histogram %f : i32<16>",
+                   "'histogram' counts a 1-D tile of integers, not f32<8>");
+  expectEntryError(v + "  %h = histogram %r, %r : i32<16>\n  ret\n", "%h = histogram %r, %r : i32<16>",
+                   "'histogram' mask must be i1 of the counted tile's shape, not i32<8>");
+  expectEntryError(v + "  %h = histogram %r : i64<16>\n  ret\n", "%h = histogram %r : i64<16>",
+                   "'histogram' result must be a 1-D i32 tile (one count per bin), not i64<16>");
+}
+
 TEST(Verifier, MaxContiguous) {
   EXPECT_EQ(verifyText(kernel("  %r = range 0 : i32<8>\n  %x = max_contiguous 0 8 %r : i32<8>\n  ret\n")), "");
   expectEntryError("  %x = max_contiguous 0 8 %a : i32\n  ret\n", "%x = max_contiguous 0 8 %a : i32",

@@ -597,6 +597,7 @@ void Lowering::lowerInstruction(const ir::Instruction& inst) {
     case Opcode::Scan: lowerScan(inst); return;
     case Opcode::ScanFn: case Opcode::ReduceFn: lowerCombining(inst); return;
     case Opcode::Sort: case Opcode::ArgSort: lowerSort(inst); return;
+    case Opcode::Histogram: lowerHistogram(inst); return;
     case Opcode::Dot: lowerDot(inst); return;
     case Opcode::Splat:
     case Opcode::Broadcast:

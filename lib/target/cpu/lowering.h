@@ -295,6 +295,7 @@ class Lowering {
   void lowerReduce(const ir::Instruction& inst);       // lower_reduce.cpp
   void lowerScan(const ir::Instruction& inst);         // lower_scan.cpp
   void lowerSort(const ir::Instruction& inst);         // lower_sort.cpp
+  void lowerHistogram(const ir::Instruction& inst);    // lower_histogram.cpp
   // scan_fn and reduce_fn (lower_combine_fn.cpp): a tuple computed at its
   // leader (ir::tupleLeader) by scanTuple or reduceTuple over its operands `in`.
   void lowerCombining(const ir::Instruction& inst);

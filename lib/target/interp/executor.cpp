@@ -307,6 +307,7 @@ void Executor::execute(const Step& s) {
     case Op::ExtractSlice: execExtractSlice(s); return;
     case Op::Gather: execGather(s); return;
     case Op::Sort: case Op::ArgSort: execSort(s); return;
+    case Op::Histogram: execHistogram(s); return;
     case Op::Print: execPrint(s); return;
     case Op::InlineAsm:
       fail(s.inst, "inline PTX (inline_asm, tl.inline_asm_elementwise) runs only on the GPU: launch the kernel with "

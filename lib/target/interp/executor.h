@@ -98,6 +98,7 @@ class Executor {
   void execReduce(const Step& s);
   void execScan(const Step& s);
   void execSort(const Step& s);
+  void execHistogram(const Step& s);
   void execScanFn(const Step& s);
   void execReduceFn(const Step& s);
   // Runs combine function `plan` on the slots' scalars `left` and `right`

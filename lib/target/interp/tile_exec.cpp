@@ -322,6 +322,20 @@ void Executor::execReduceFn(const Step& s) {
     }
 }
 
+// histogram: r[b] = how many elements (under the mask) equal b; values
+// outside the bins (negative ones too: integers read signed) count nowhere.
+void Executor::execHistogram(const Step& s) {
+  const Tile& a = in(s, 0);
+  Tile& r = out(s);
+  const int64_t bins = int64_t(r.size());
+  std::fill(r.begin(), r.end(), intElem(0));
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (s.operands.size() == 2 && !in(s, 1)[i].i) continue;
+    const int64_t v = a[i].i;
+    if (v >= 0 && v < bins) r[size_t(v)].i += 1;
+  }
+}
+
 // sort: r = a sorted along the axis, floats by totalOrder (their bits as a
 // signed integer with the magnitude flipped below zero: the GPU's and the
 // CPU back end's key); argsort: the positions they come from, equal

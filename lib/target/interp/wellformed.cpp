@@ -107,6 +107,13 @@ class Checker {
         require(fits, "the slice is not inside the operand");
         return;
       }
+      case Op::Histogram: {
+        operands(1, 2);
+        require(shapeOf(0).size() == 1 && t.shape.size() == 1 && t.kind == ir::Scalar::I32 &&
+                    (inst_.numOperands() == 1 || shapeOf(1) == shapeOf(0)),
+                "histogram counts a 1-D tile into a 1-D i32 tile");
+        return;
+      }
       case Op::Gather: {
         operands(2, 2);
         const ir::Shape& from = shapeOf(0);

@@ -351,6 +351,8 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
       return lowerScanFn(i);
     case Opcode::Sort: case Opcode::ArgSort:
       return lowerSort(i);
+    case Opcode::Histogram:
+      return lowerHistogram(i);
     case Opcode::Dot:
       if (i.type().layout->kind == ir::LayoutKind::Mma && i.type().layout->version == 3) return lowerWgmma(i);
       return lowerDot(i);

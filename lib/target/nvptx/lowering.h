@@ -217,6 +217,7 @@ class FunctionLowering {
   // register each), its instructions lowered inline.
   std::vector<std::string> applyCombiner(const ir::Function& f, const std::vector<std::string>& args);
   void lowerSort(const ir::Instruction& sort);  // lower_sort.cpp
+  void lowerHistogram(const ir::Instruction& h);  // lower_histogram.cpp
   // The program's warps; in a warp-specialized function (producer_warps),
   // the consumers only, on a barrier of their own: the producer warp never
   // comes to them.

@@ -10,18 +10,19 @@ element-wise operations:
   into its upper half;
 - reductions with a combine function that is a user's Python function:
   halving;
-- join, split, interleave, histogram.
+- join, split, interleave.
 
 and those that are IR ops: gather (staged in shared memory on the GPU),
 flip (a gather of the reversed positions), cumsum, cumprod and
 associative_scan of one operation (the IR's scan), associative_scan and
 reduce with a @jit combine function (the IR's scan_fn and reduce_fn, the
 function built once as a combine function of the module), sort and topk
-(the IR's sort and argsort).
+(the IR's sort and argsort), histogram (the IR's histogram: the bins in
+shared memory on the GPU).
 
 The axis must have a power-of-two length; a combine function is a @jit
 function (inlined) or a Python function of tensors. Work is O(n log n)
-element operations (O(n log^2 n) for sort), O(n * m) for histogram: meant
+element operations (O(n log^2 n) for sort): meant
 for tiles, as Triton's own versions are."""
 from . import core, semantic
 from .core import CompileError, builtin, tensor, unwrap
@@ -549,16 +550,20 @@ def gather(src, index, axis):
 
 @builtin
 def histogram(input, num_bins, mask=None):
-    """Counts of the values 0 .. num_bins - 1 of a 1-D integer tensor (int32)."""
-    from . import ops
+    """Counts of the values 0 .. num_bins - 1 of a 1-D integer tensor (int32):
+    the IR's histogram (values outside the bins count nowhere; unsigned
+    ones are widened first, so that the op's signed reading keeps them)."""
     x = to_tensor(input)
     nb = unwrap(num_bins)
     if len(x.shape) != 1 or not x.dtype.is_int():
         raise CompileError("tl.histogram takes a 1-D integer tensor")
     if not isinstance(nb, int) or nb <= 0 or nb & (nb - 1):
         raise CompileError("tl.histogram: num_bins must be a positive power of two, not %r" % (nb,))
-    hit = semantic.compare("eq", semantic.reshape(x, (x.shape[0], 1)), semantic.reshape(ops.arange(0, nb), (1, nb)))
+    if x.dtype.is_bool():
+        x = semantic.cast(x, core.int32)
+    elif x.dtype.is_int_unsigned() and x.dtype.primitive_bitwidth < 64:
+        x = semantic.cast(x, core.int64)
+    m = None
     if unwrap(mask) is not None:
-        m = semantic.to_bool(mask)
-        hit = semantic.logical("and", hit, semantic.broadcast_to(semantic.reshape(m, (x.shape[0], 1)), hit.shape))
-    return ops.reduce_ir(semantic.cast(hit, core.int32), 0, "add")
+        m = semantic.broadcast_to(semantic.to_bool(mask), x.shape).handle
+    return tensor(semantic.builder().histogram(x.handle, nb, m), core.int32, (nb,))
