@@ -42,32 +42,49 @@ void Lowering::lowerCombining(const ir::Instruction& inst) {
       Tile a = get(v);
       in.push_back(a.hasBase() ? a : contiguous(a));  // a uniform tile (rare): combined like any other
     }
-    combineResults_[&inst] = inst.opcode() == ir::Opcode::ScanFn ? scanTuple(inst, *f, in) : reduceTuple(inst, *f, in);
+    combineResults_[&inst] = combineTuple(inst, *f, in);
   }
   set(&inst, combineResults_.at(leader).at(inst.sub));
 }
 
-std::vector<Tile> Lowering::scanTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in) {
+std::vector<Tile> Lowering::combineTuple(const ir::Instruction& inst, const ir::Function& f,
+                                         const std::vector<Tile>& in) {
+  const bool scan = inst.opcode() == ir::Opcode::ScanFn;
   const size_t k = in.size();
   const ir::Shape& shape = inst.operand(0)->type().shape;
   const size_t axis = size_t(inst.imm);
   const int64_t n = shape.at(axis);
-  std::vector<Tile> out;
-  for (const ir::Value* v : inst.operands()) out.push_back(newTile(v->type()));
-  // The other dimensions (one of size 1 where the tile has no other), with
-  // the strides of each buffer: out 0, in 0, out 1, in 1, ...
   ir::Shape kept = shape;
   kept.erase(kept.begin() + long(axis));
+  // The results, and the same buffers seen along the axis: a scan's are
+  // the results themselves; a reduction's repeat each row's one slot
+  // (stride 0), so that both fold `slot(i + 1) = F(slot(i), in(i + 1))`.
+  std::vector<Tile> out, along;
+  for (const ir::Value* v : inst.operands()) {
+    if (scan) {
+      out.push_back(newTile(v->type()));
+      along.push_back(out.back());
+      continue;
+    }
+    out.push_back(newTile(ir::Type::scalar(v->type().kind).withShape(kept.empty() ? ir::Shape{1} : kept)));
+    Tile a = out.back();
+    a.shape = shape;
+    if (kept.empty()) a.strides = {Stride(0)};
+    else a.strides.insert(a.strides.begin() + long(axis), Stride(0));
+    along.push_back(a);
+  }
+  // The other dimensions (one of size 1 where the tile has no other), with
+  // the strides of each buffer: along 0, in 0, along 1, in 1, ...
   std::vector<Strides> strides;
   for (size_t j = 0; j < k; ++j)
-    for (const Tile* t : {static_cast<const Tile*>(&out[j]), &in[j]}) {
+    for (const Tile* t : {static_cast<const Tile*>(&along[j]), &in[j]}) {
       Strides s = t->strides;
       s.erase(s.begin() + long(axis));
       strides.push_back(kept.empty() ? Strides{Stride(0)} : s);
     }
   if (kept.empty()) kept = {1};
   forEach(kept, strides, [&](const std::vector<llvm::Value*>& o) {
-    for (size_t j = 0; j < k; ++j) storeElement(out[j], o[2 * j], loadElement(in[j], o[2 * j + 1]));
+    for (size_t j = 0; j < k; ++j) storeElement(along[j], o[2 * j], loadElement(in[j], o[2 * j + 1]));
   });
   if (n > 1)
     loop(n - 1, [&](llvm::Value* i) {
@@ -75,53 +92,15 @@ std::vector<Tile> Lowering::scanTuple(const ir::Instruction& inst, const ir::Fun
       forEach(kept, strides, [&](const std::vector<llvm::Value*>& o) {
         std::vector<llvm::Value*> args(2 * k);
         for (size_t j = 0; j < k; ++j) {
-          args[j] = loadElement(out[j], b_.CreateAdd(o[2 * j], scaled(i, out[j].strides[axis])));
+          args[j] = loadElement(along[j], b_.CreateAdd(o[2 * j], scaled(i, along[j].strides[axis])));
           args[k + j] = loadElement(in[j], b_.CreateAdd(o[2 * j + 1], scaled(next, in[j].strides[axis])));
         }
         std::vector<llvm::Value*> r = applyCombiner(f, args);
         for (size_t j = 0; j < k; ++j)
-          storeElement(out[j], b_.CreateAdd(o[2 * j], scaled(next, out[j].strides[axis])), r[j]);
+          storeElement(along[j], b_.CreateAdd(o[2 * j], scaled(next, along[j].strides[axis])), r[j]);
       });
     });
-  return out;
-}
-
-std::vector<Tile> Lowering::reduceTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in) {
-  const size_t k = in.size();
-  const ir::Shape& shape = inst.operand(0)->type().shape;
-  const size_t axis = size_t(inst.imm);
-  const int64_t n = shape.at(axis);
-  ir::Shape kept = shape;
-  kept.erase(kept.begin() + long(axis));
-  const bool toScalar = kept.empty();
-  if (toScalar) kept = {1};
-  std::vector<Tile> out;
-  for (const ir::Value* v : inst.operands()) out.push_back(newTile(ir::Type::scalar(v->type().kind).withShape(kept)));
-  // Per element of the tuple: the result's strides, the operand's without the axis.
-  std::vector<Strides> strides;
-  for (size_t j = 0; j < k; ++j) {
-    strides.push_back(out[j].strides);
-    Strides s = in[j].strides;
-    s.erase(s.begin() + long(axis));
-    strides.push_back(toScalar ? Strides{Stride(0)} : s);
-  }
-  forEach(kept, strides, [&](const std::vector<llvm::Value*>& o) {
-    for (size_t j = 0; j < k; ++j) storeElement(out[j], o[2 * j], loadElement(in[j], o[2 * j + 1]));
-  });
-  if (n > 1)
-    loop(n - 1, [&](llvm::Value* i) {
-      llvm::Value* next = b_.CreateAdd(i, i64(1));
-      forEach(kept, strides, [&](const std::vector<llvm::Value*>& o) {
-        std::vector<llvm::Value*> args(2 * k);
-        for (size_t j = 0; j < k; ++j) {
-          args[j] = loadElement(out[j], o[2 * j]);
-          args[k + j] = loadElement(in[j], b_.CreateAdd(o[2 * j + 1], scaled(next, in[j].strides[axis])));
-        }
-        std::vector<llvm::Value*> r = applyCombiner(f, args);
-        for (size_t j = 0; j < k; ++j) storeElement(out[j], o[2 * j], r[j]);
-      });
-    });
-  if (toScalar)
+  if (!scan && inst.type().shape.empty())  // reduced to scalars
     for (Tile& t : out) {
       Tile s;
       s.kind = t.kind;

@@ -297,10 +297,9 @@ class Lowering {
   void lowerSort(const ir::Instruction& inst);         // lower_sort.cpp
   void lowerHistogram(const ir::Instruction& inst);    // lower_histogram.cpp
   // scan_fn and reduce_fn (lower_combine_fn.cpp): a tuple computed at its
-  // leader (ir::tupleLeader) by scanTuple or reduceTuple over its operands `in`.
+  // leader (ir::tupleLeader) by combineTuple over its operands `in`.
   void lowerCombining(const ir::Instruction& inst);
-  std::vector<Tile> scanTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in);
-  std::vector<Tile> reduceTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in);
+  std::vector<Tile> combineTuple(const ir::Instruction& inst, const ir::Function& f, const std::vector<Tile>& in);
   // The values a combine function gives for `args` (scalars), its body
   // written inline.
   std::vector<llvm::Value*> applyCombiner(const ir::Function& f, const std::vector<llvm::Value*>& args);
