@@ -7,7 +7,7 @@
 # Each kernel is compiled twice, with the environment variable NAME=VALUE
 # set and without (two kernel objects, kernel caches apart), checked against
 # float64 (output poisoned first), then timed alternately, ROUNDS rounds.
-#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--only matmul,tf32,conv,attention,attention-s3] [--dry]
+#   python3 bench/switch_ab.py OUT_DIR NAME=VALUE [--rounds 3] [--only matmul,tf32,f32,conv,attention,attention-s3] [--dry]
 # Writes OUT_DIR/switch_ab.json; prints one line per kernel and shape.
 import argparse, datetime, json, os, statistics, tempfile
 
@@ -17,7 +17,7 @@ ap.add_argument("out")
 ap.add_argument("switch", help="NAME=VALUE, set while the B kernels compile")
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--only", default="matmul,conv,attention",
-                help="the groups to run, comma-separated, among matmul, tf32, conv, attention, attention-s3")
+                help="the groups to run, comma-separated, among matmul, tf32, f32, conv, attention, attention-s3")
 ap.add_argument("--dry", action="store_true", help="tiny sizes on the CPU, no timing worth reading")
 args = ap.parse_args()
 NAME, _, VALUE = args.switch.partition("=")
@@ -127,11 +127,25 @@ MATMUL_TF32 = [(4096, 4096, 4096, dict(TM=64, TN=128, TK=32, num_warps=4, num_st
                (4096, 4096, 4096, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=3)),
                (1000, 1000, 1000, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=4)),
                (1000, 1000, 1000, dict(TM=128, TN=64, TK=32, num_warps=4, num_stages=4, num_ctas=2))]
+# f32 without tf32 (FMA on the cores): the tuners' picks and cuBLAS's tiles.
+MATMUL_F32 = [(4096, 4096, 4096, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=3)),
+              (4096, 4096, 4096, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=4)),
+              (4096, 4096, 4096, dict(TM=128, TN=128, TK=32, num_warps=4, num_stages=3)),
+              (4096, 4096, 4096, dict(TM=128, TN=128, TK=16, num_warps=4, num_stages=4)),
+              (4096, 4096, 4096, dict(TM=128, TN=128, TK=32, num_warps=8, num_stages=3)),
+              (4096, 4096, 4096, dict(TM=64, TN=64, TK=32, num_warps=4, num_stages=3)),
+              (4096, 4096, 4096, dict(TM=128, TN=64, TK=32, num_warps=4, num_stages=3)),
+              (4096, 4096, 4096, dict(TM=64, TN=128, TK=32, num_warps=4, num_stages=2)),
+              (4096, 4096, 4096, dict(TM=128, TN=64, TK=32, num_warps=4, num_stages=2)),
+              (1760, 7000, 1760, dict(TM=128, TN=256, TK=32, num_warps=8, num_stages=4)),
+              (1760, 7000, 1760, dict(TM=128, TN=128, TK=32, num_warps=4, num_stages=3))]
 if args.dry:
     MATMUL = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
     MATMUL_TF32 = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
+    MATMUL_F32 = [(77, 45, 50, dict(TM=64, TN=32, TK=16, num_warps=4, num_stages=3))]
 for dt, label, cases in ((torch.float16, "matmul", MATMUL if "matmul" in GROUPS else []),
-                         (torch.float32, "matmul-tf32", MATMUL_TF32 if "tf32" in GROUPS else [])):
+                         (torch.float32, "matmul-tf32", MATMUL_TF32 if "tf32" in GROUPS else []),
+                         (torch.float32, "matmul-f32", MATMUL_F32 if "f32" in GROUPS else [])):
     for M, N, K, cfg in cases:
         a = torch.randn(M, K, device=dev, dtype=dt)
         b = torch.randn(K, N, device=dev, dtype=dt)
@@ -143,7 +157,13 @@ for dt, label, cases in ((torch.float16, "matmul", MATMUL if "matmul" in GROUPS 
            lambda k, a=a, b=b, c=c, M=M, N=N, K=K, cfg=cfg, dt=dt:
                k(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, cfg["TM"]), cdiv(N, cfg["TN"])), TYPE=dt, **cfg),
            lambda c=c, ref=ref: relerr(c, ref), 2 * M * N * K, pre=lambda c=c: c.fill_(float("nan")),
-           allow_tf32=dt == torch.float32)
+           allow_tf32=label == "matmul-tf32")
+        if label == "matmul-f32" and not args.dry:  # the peer in the same run: cuBLAS's SGEMM (no tf32)
+            torch.backends.cuda.matmul.allow_tf32 = False
+            ms = statistics.median(do_bench(lambda a=a, b=b: torch.matmul(a, b)) for _ in range(args.rounds))
+            rows.append({"kernel": "cublas-f32", "shape": "%dx%dx%d" % (M, N, K), "median_ms": ms,
+                         "tflops": 2 * M * N * K / ms / 1e9})
+            print("%-12s %-26s %.4f ms" % ("cublas-f32", "%dx%dx%d" % (M, N, K), ms), flush=True)
         del a, b, c, ref
 
 # The paper's Table 1 tasks: (task, H, W, C, batch, K, R, S), with the

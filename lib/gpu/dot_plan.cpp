@@ -1,6 +1,7 @@
 #include "gpu/dot_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -35,6 +36,44 @@ bool wgmmaFits(int64_t M, int64_t N, int64_t K, int64_t kStep, int numWarps, int
   *groupsMOut = groupsM;
   *wnOut = wn;
   return true;
+}
+
+// FMA on the cores: each thread multiplies, per k, its rows of A by its
+// columns of B into every element of its pm x pn block (register blocking),
+// so a step reads pm + pn values from shared memory for pm * pn FMAs. The
+// block minimizes pm + pn (8 x 16 for 128 results a thread: 24 reads where
+// the coalescing layout's 32 x 4 made 36 and held 128 values of A), with
+// fewer rows on a tie (a row is read four k at a time: 4 registers each).
+// Lanes of a warp: 8 along N (a 16-byte read of B covers 128 bytes), the
+// rest along M; warps fill M first. Null where the tile has too few results
+// a thread for a block (the coalesced layout then).
+const ir::Layout* fmaResultLayout(ir::Module& m, const ir::Shape& shape, int numWarps, int64_t vector) {
+  if (shape.size() != 2 || !fmaBlocksFromEnvironment()) return nullptr;
+  const int64_t M = shape[0], N = shape[1], threads = 32 * int64_t(numWarps);
+  if (M * N % threads != 0) return nullptr;
+  const int64_t perThread = M * N / threads;
+  int64_t bestPm = 0, bestPn = 0;
+  for (int64_t pn = vector; pn <= perThread && pn <= N; pn *= 2) {
+    int64_t pm = perThread / pn;
+    if (pm < 1 || pm > M) continue;
+    int64_t tn = N / pn, tm = M / pm;
+    if (tn * pn != N || tm * pm != M || tm * tn != threads) continue;
+    int64_t ln = std::min<int64_t>(tn, 8), lm = 32 / ln;
+    if (lm > tm) continue;
+    if (bestPn == 0 || pm + pn < bestPm + bestPn || (pm + pn == bestPm + bestPn && pm < bestPm)) {
+      bestPm = pm;
+      bestPn = pn;
+    }
+  }
+  if (bestPn == 0 || bestPm * bestPn < 8) return nullptr;
+  const int64_t tn = N / bestPn, tm = M / bestPm, ln = std::min<int64_t>(tn, 8), lm = 32 / ln;
+  ir::Layout l;
+  l.kind = ir::LayoutKind::Blocked;
+  l.order = {1, 0};
+  l.sizePerThread = {1, vector};
+  l.threadsPerWarp = {lm, ln};
+  l.warpsPerCta = {tm / lm, tn / ln};
+  return m.layout(l);
 }
 
 // (transposed: M and N are wgmma's, the result's N and M.)
@@ -119,6 +158,11 @@ bool planMmaSync(ir::Module& m, int64_t M, int64_t N, int64_t K, int64_t kStep, 
 
 }  // namespace
 
+bool fmaBlocksFromEnvironment() {
+  const char* v = std::getenv("TRITONC_FMA_BLOCKS");
+  return !(v && std::string(v) == "0");
+}
+
 bool operandFromRegisters(const DotPlan& plan, int k) {
   if (plan.kind == DotKind::MmaSync) return true;
   if (plan.kind != DotKind::Wgmma) return false;
@@ -193,9 +237,12 @@ DotPlan planDot(ir::Module& m, const ir::Instruction& dot, const DotTarget& t, c
       return plan;
   }
   if (f32Acc && (halfKind(k) || tf32) && planMmaSync(m, M, N, K, tf32 ? 8 : 16, t.numWarps, &plan)) return plan;
-  // FMA: threads along N with four columns each where the tile allows.
+  // FMA: register blocks (above), else threads along N with four columns
+  // each where the tile allows.
   plan.kind = DotKind::Fma;
-  plan.result = blockedLayout(m, rt.shape, t.numWarps, {1, 0}, ir::byteSize(rt.kind) <= 4 ? 4 : 2);
+  const int64_t vector = ir::byteSize(rt.kind) <= 4 ? 4 : 2;
+  plan.result = fmaResultLayout(m, rt.shape, t.numWarps, vector);
+  if (!plan.result) plan.result = blockedLayout(m, rt.shape, t.numWarps, {1, 0}, vector);
   return plan;
 }
 

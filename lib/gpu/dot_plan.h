@@ -66,6 +66,9 @@ bool legalizeHalfAccumulatorDot(ir::Module& m, ir::Instruction& dot);
 // vectors: for wgmma, K-major or MN-major as the operand comes).
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim);
 
+// Whether FMA dots get register blocks (dot_plan.cpp); TRITONC_FMA_BLOCKS=0
+// keeps the coalescing layout (an A/B switch; kernels cached apart).
+bool fmaBlocksFromEnvironment();
 const char* dotKindName(DotKind k);  // "fma", "mma.sync", "wgmma"
 
 }  // namespace tritonc::gpu

@@ -203,6 +203,7 @@ static std::string targetKey(const std::string& target) {
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
          (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
          (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "") +
+         (gpu::fmaBlocksFromEnvironment() ? "" : " without FMA register blocks") +
          " programs grouped by " + std::to_string(gpu::groupedProgramsFromEnvironment());
 }
 
