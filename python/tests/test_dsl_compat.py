@@ -150,10 +150,15 @@ def test_host_helpers():
     assert issubclass(triton.OutOfResources, triton.Error)
     err = triton.OutOfResources(300000, 232448, "shared memory")
     assert "shared memory" in str(err) and err.required == 300000
+    import os
     import torch
-    if not torch.cuda.is_available():
+    if not torch.cuda.is_available():  # the CPU back end's view, so that host code sizing grids runs
+        active = triton.runtime.driver.active
+        assert active.get_current_target().backend == "cpu"
+        assert active.get_active_torch_device() == torch.device("cpu")
+        assert active.utils.get_device_properties(0)["multiprocessor_count"] == os.cpu_count()
         with pytest.raises(RuntimeError, match="needs a CUDA device"):
-            triton.runtime.driver.active.get_active_torch_device()
+            active.get_current_stream()
     else:
         props = triton.runtime.driver.active.utils.get_device_properties(
             triton.runtime.driver.active.get_active_torch_device().index)

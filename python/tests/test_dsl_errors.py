@@ -248,7 +248,22 @@ def bad_combine_one_result(X, BLOCK: tl.constexpr):
     tl.store(X + tl.arange(0, BLOCK), a + b)
 
 
+@tritonc.jit
+def bad_scalar_reduction_axis(X, BLOCK: tl.constexpr):
+    s = tl.sum(tl.load(X + tl.arange(0, BLOCK)), axis=0)
+    tl.store(X, tl.max(s, 1))  # (meant tl.maximum)
+
+
+@tritonc.jit
+def bad_scalar_reduction_tensor_axis(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    a = tl.min(x, axis=0)
+    tl.store(X, tl.max(a, tl.max(x, axis=0)))
+
+
 @pytest.mark.parametrize("kernel,text,message", [
+    (bad_scalar_reduction_axis, "tl.max(s, 1)", "axis 1 is out of range for a tensor of rank 0"),
+    (bad_scalar_reduction_tensor_axis, "tl.max(a, tl.max", "axis must be a compile-time"),
     (bad_combine_two_results, "tl.reduce", "_sum_and_product returned 2 values for 1 tensor"),
     (bad_combine_one_result, "tl.associative_scan", "_first_sum returned 1 value for 2 tensors"),
     (bad_float_atomic_and, "tl.atomic_and", "atomic_and takes integers, not tl.float32"),

@@ -618,6 +618,8 @@ def reduce_ir(x, axis, kind):
 def _reduce(x, axis, kind, keep_dims):
     x = to_tensor(x)
     if not x.shape:
+        if unwrap(axis) is not None:
+            _axis(x, axis)  # a 0-d value has no axis: refused as Triton does (tl.max(a, b) meant tl.maximum)
         return x
     if unwrap(axis) is None:
         flat = semantic.reshape(x, (x.numel(),))

@@ -2,7 +2,22 @@
 device and stream (through torch, which launches share) and the device's
 properties (SM count, registers, shared memory per block, warp size), the
 numbers Triton's tutorials size their grids with. Without a CUDA device
-every call raises a RuntimeError saying so."""
+(kernels run on the CPU back end or the interpreter) the target is
+``GPUTarget('cpu', <machine>, 1)``, the properties count the host's cores
+as multiprocessors and the active torch device is the CPU, so that host
+code asking ``get_current_target().backend == "hip"`` or sizing a grid by
+the SM count runs; streams and the CUDA device interface raise a
+RuntimeError saying why."""
+import os
+import platform
+
+
+def _has_cuda():
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
 
 
 def _cuda():
@@ -18,6 +33,9 @@ def _cuda():
 
 class _Utils:
     def get_device_properties(self, device=None):
+        if not _has_cuda():  # the CPU back end: programs spread over the host's cores
+            return {"multiprocessor_count": os.cpu_count() or 1, "max_shared_mem": 0, "max_num_regs": 0,
+                    "warpSize": 1, "sm_clock_rate": 0, "mem_clock_rate": 0, "mem_bus_width": 0}
         torch = _cuda()
         index = torch.cuda.current_device() if device is None else getattr(device, "index", device)
         p = torch.cuda.get_device_properties(index)
@@ -50,6 +68,9 @@ class _ActiveDriver:
         _cuda().cuda.set_device(device)
 
     def get_active_torch_device(self):
+        if not _has_cuda():
+            import torch
+            return torch.device("cpu")
         torch = _cuda()
         return torch.device("cuda", torch.cuda.current_device())
 
@@ -58,6 +79,8 @@ class _ActiveDriver:
         return torch.cuda.current_stream(device).cuda_stream
 
     def get_current_target(self):
+        if not _has_cuda():
+            return _Target("cpu", platform.machine(), 1)
         torch = _cuda()
         major, minor = torch.cuda.get_device_capability()
         return _Target("cuda", major * 10 + minor, 32)
