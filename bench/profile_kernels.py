@@ -1,7 +1,7 @@
 # Runs a few fixed configurations of our user-style kernels and the Triton
 # kernels written the same way, two launches each, for a profiler to look at
 # side by side (no tuning, so that every launch is one of these):
-#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|matmul-small|conv|attention|dsl-attention|...]...
+#   ncu --section SpeedOfLight ... python3 bench/profile_kernels.py [matmul|matmul-f32|matmul-small|conv|attention|dsl-attention|...]...
 # Prints each kernel's median time (CUDA events) when run without a profiler.
 import math, os, sys
 
@@ -78,6 +78,22 @@ if "matmul" in what:
             lambda: peers.tri_matmul_fixed[(cdiv(M, tm), cdiv(N, tn))](
                 a, b, c, M, N, K, K, N, N, TRANS_B=False, PREC="tf32", BM=tm, BN=tn, BK=tk, num_warps=w,
                 num_stages=s))
+
+if "matmul-f32" in what:
+    # f32 without tf32 (FMA on the cores) at 4096^3: the sweep's best
+    # configuration and 128 x 256 at 8 warps beside cuBLAS's SGEMM.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    mm = src("bench/kernels/matmul_masked.tc")
+    M = N = K = 4096
+    a = torch.randn(M, K, device=dev)
+    b = torch.randn(K, N, device=dev)
+    c = torch.empty(M, N, device=dev)
+    for tm, tn, tk, w, s in ((64, 128, 32, 4, 2), (128, 256, 32, 8, 3)):
+        run(f"tritonc matmul f32 {M}x{N}x{K} {tm}x{tn}x{tk} w{w} s{s}",
+            lambda tm=tm, tn=tn, tk=tk, w=w, s=s: mm(a, b, c, M, N, K, K, N, N, grid=(cdiv(M, tm), cdiv(N, tn)),
+                                                     TYPE=torch.float32, TM=tm, TN=tn, TK=tk, num_warps=w,
+                                                     num_stages=s))
+    run(f"cublas  matmul f32 {M}x{N}x{K}", lambda: torch.matmul(a, b))
 
 if "matmul-small" in what:
     # 1000^3, where a launch is ~10 us: the sweep's best configuration

@@ -150,18 +150,18 @@ Launch attention(const Params& p, std::mt19937_64& rng, Scalar t, bool causal) {
 void addMaskedCases(std::vector<Case>& out) {
   // Masked products at ragged sizes: small tiles (mma.sync or FMA), and the
   // warpgroup tiles of sm_90a with eight warps; A B and A B^T; f16, bf16, f32
-  // (128 x 128 at 4 warps: FMA register blocks of 8 x 16 results a thread).
+  // (64 x 128 at 4 warps: FMA register blocks of 8 x 8 results a thread).
   struct Mm {
     const char* type; const char* tm; const char* tn; const char* tk; int warps;
   };
   for (bool transB : {false, true})
     for (Mm m : {Mm{"half", "32", "32", "16", 4}, Mm{"half", "128", "128", "64", 8}, Mm{"bf16", "64", "64", "32", 4},
-                 Mm{"float", "32", "32", "16", 4}, Mm{"float", "128", "128", "32", 4}}) {
+                 Mm{"float", "32", "32", "16", 4}, Mm{"float", "64", "128", "32", 4}}) {
       const Scalar t = scalarOfType(m.type);
       const char* sfx = t == Scalar::F16 ? "f16" : t == Scalar::BF16 ? "bf16" : "f32";
       // The large tiles get leading dimensions that are multiples of 8 (16-byte
       // rows, the async-copy path); the others odd ones (element-wise loads).
-      const bool big = std::string(m.tm) == "128";
+      const bool big = std::string(m.tm) == "128" || std::string(m.tn) == "128";
       Case c{std::string("matmul_masked_") + (transB ? "nt_" : "nn_") + sfx + "_" + m.tm + "x" + m.tn + "x" + m.tk,
              transB ? "bench/kernels/matmul_masked_nt.tc" : "bench/kernels/matmul_masked.tc",
              {{"TYPE", m.type}, {"TM", m.tm}, {"TN", m.tn}, {"TK", m.tk}},

@@ -28,6 +28,8 @@
 # PROBE_ARGS (default 8192^3), each configuration's trial time in the log,
 # against do_bench of the picks and given configurations; not in the
 # default STEPS.)
+# (ncu: Nsight Compute's sections on bench/profile_kernels.py NCU_WHAT,
+# default matmul-f32; not in the default STEPS.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -51,8 +53,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -150,7 +152,7 @@ fi
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
 if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
-   ! step probe && ! step smallprobe; then
+   ! step probe && ! step smallprobe && ! step ncu; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -255,6 +257,21 @@ step smallprobe && py_bench "small matmul probe" smallprobe.txt 'tr "\n" ";" < "
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
   bench/matmul_sweep.py "$OUT_DIR" ${SWEEP_SHAPES:-}
+# Nsight Compute on fixed configurations of our kernels beside the peers'
+# (bench/profile_kernels.py NCU_WHAT, default matmul-f32): the sections that
+# say what bounds them (throughputs, warp stalls, occupancy, bank conflicts).
+if step ncu; then
+  if command -v ncu > /dev/null 2>&1 &&
+     PYTHONPATH="$BUILD/python" PROFILE_TIMES=0 ncu --clock-control none --section SpeedOfLight \
+       --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats \
+       --section SchedulerStats --section MemoryWorkloadAnalysis_Tables \
+       python3 bench/profile_kernels.py ${NCU_WHAT:-matmul-f32} > "$OUT_DIR/ncu.txt" 2>&1; then
+    log "ncu (${NCU_WHAT:-matmul-f32}): $(grep -c 'Duration' "$OUT_DIR/ncu.txt") kernels profiled (ncu.txt)"
+  else
+    log "ncu FAILED or absent: $(tail -3 "$OUT_DIR/ncu.txt" 2>/dev/null | tr '\n' ';')"
+    status=1
+  fi
+fi
 if [ "${BUNDLE:-0}" = 1 ]; then
   files=$(cd "$OUT_DIR" && find . -maxdepth 1 -type f ! -name summary.txt ! -name bundle.tar.gz -printf '%P\n')
   if [ -n "$files" ] && (cd "$OUT_DIR" && tar czf bundle.tar.gz $files && rm -f $files); then

@@ -66,9 +66,12 @@ bool legalizeHalfAccumulatorDot(ir::Module& m, ir::Instruction& dot);
 // vectors: for wgmma, K-major or MN-major as the operand comes).
 const ir::Layout* operandSharedLayout(ir::Module& m, DotKind kind, int opIdx, const ir::Type& type, int fastDim);
 
-// Whether FMA dots get register blocks (dot_plan.cpp); TRITONC_FMA_BLOCKS=0
-// keeps the coalescing layout (an A/B switch; kernels cached apart).
-bool fmaBlocksFromEnvironment();
+// How FMA dots lay out their results (dot_plan.cpp): register blocks with
+// more rows than columns where two blocks read as much (the default), more
+// columns (TRITONC_FMA_BLOCKS=columns), or the coalescing layout
+// (TRITONC_FMA_BLOCKS=0). A/B switches; kernels are cached apart.
+enum class FmaBlocks { RowsOnTies, ColumnsOnTies, Off };
+FmaBlocks fmaBlocksFromEnvironment();
 const char* dotKindName(DotKind k);  // "fma", "mma.sync", "wgmma"
 
 }  // namespace tritonc::gpu

@@ -203,7 +203,9 @@ static std::string targetKey(const std::string& target) {
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +
          (stageReuse < 0 ? "" : " stage reuse " + std::to_string(stageReuse)) +
          (gpu::registerPrefetchFromEnvironment() ? " register prefetch" : "") +
-         (gpu::fmaBlocksFromEnvironment() ? "" : " without FMA register blocks") +
+         (gpu::fmaBlocksFromEnvironment() == gpu::FmaBlocks::Off             ? " without FMA register blocks"
+          : gpu::fmaBlocksFromEnvironment() == gpu::FmaBlocks::ColumnsOnTies ? " FMA blocks with more columns"
+                                                                             : "") +
          " programs grouped by " + std::to_string(gpu::groupedProgramsFromEnvironment());
 }
 
