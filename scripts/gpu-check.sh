@@ -28,8 +28,9 @@
 # PROBE_ARGS (default 8192^3), each configuration's trial time in the log,
 # against do_bench of the picks and given configurations; not in the
 # default STEPS.)
-# (ncu: Nsight Compute's sections on bench/profile_kernels.py NCU_WHAT,
-# default matmul-f32; not in the default STEPS.)
+# (ncu: Nsight Compute's sections, details and warp stall reasons included,
+# on bench/profile_kernels.py NCU_WHAT (default matmul-f32), the kernels
+# whose names match NCU_KERNELS; not in the default STEPS.)
 # (shapes: bench/shapes.py, the user-style kernels beside cuBLAS/cuDNN/torch
 # and Triton; SHAPES_ARGS passes options such as "--quick --only matmul").
 # TRITONC_COMMIT names the commit in the results where the tree's .git does
@@ -262,9 +263,10 @@ step sweep && py_bench "matmul sweep" sweep.txt \
 # say what bounds them (throughputs, warp stalls, occupancy, bank conflicts).
 if step ncu; then
   if command -v ncu > /dev/null 2>&1 &&
-     PYTHONPATH="$BUILD/python" PROFILE_TIMES=0 ncu --clock-control none --section SpeedOfLight \
+     PYTHONPATH="$BUILD/python" PROFILE_TIMES=0 ncu --clock-control none --print-details all \
+       -k "regex:${NCU_KERNELS:-dot|gemm|attention|conv|nvjet}" --section SpeedOfLight \
        --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats \
-       --section SchedulerStats --section MemoryWorkloadAnalysis_Tables \
+       --section SchedulerStats --section MemoryWorkloadAnalysis_Tables --section InstructionStats \
        python3 bench/profile_kernels.py ${NCU_WHAT:-matmul-f32} > "$OUT_DIR/ncu.txt" 2>&1; then
     log "ncu (${NCU_WHAT:-matmul-f32}): $(grep -c 'Duration' "$OUT_DIR/ncu.txt") kernels profiled (ncu.txt)"
   else
