@@ -20,7 +20,8 @@ from ._tritonc import Error
 
 __all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
-           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret", "constexpr_function",
+           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret", "constexpr_function", "KernelInterface",
+           "install_as_triton",
            "must_use_result"]
 
 
@@ -155,8 +156,14 @@ def _argument(x, where):
             return (1, x.data_ptr(), storage.nbytes() - x.storage_offset() * x.element_size()), True
         if x.is_contiguous():  # copied: numel elements from the data pointer
             return (0, x.data_ptr(), x.numel() * x.element_size()), False
-        return _host_view(x.data_ptr(), tuple(x.shape), tuple(s * x.element_size() for s in x.stride()),
-                          x.element_size(), True, where), False
+        kind, address, span = _host_view(x.data_ptr(), tuple(x.shape), tuple(s * x.element_size() for s in x.stride()),
+                                         x.element_size(), True, where)
+        # A strided view (as_strided, stride 0 included) may be indexed with
+        # strides other than its own: the kernel may reach the storage's end,
+        # as on the GPU (the changed bytes alone are given back).
+        storage = x.untyped_storage() if hasattr(x, "untyped_storage") else x.storage()
+        end = storage.nbytes() - x.storage_offset() * x.element_size()
+        return (kind, address, max(span, end) if kind in (3, 4) else span), False
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         itemsize = np.dtype(cai["typestr"]).itemsize
@@ -181,8 +188,26 @@ def _argument(x, where):
             return (1, address, span), True
         raise TypeError("%s: a DLPack tensor on device (%d, %d); tritonc takes the CPU and CUDA device 0"
                         % (where, device_type, device_id))
+    if callable(getattr(x, "data_ptr", None)) and hasattr(x, "dtype"):
+        # As Triton: any object with data_ptr() and dtype is a pointer (libraries
+        # pass views of their own). On the GPU its address alone; on the host the
+        # span its shape and strides cover, where it gives them.
+        address = int(x.data_ptr())
+        if str(getattr(x, "device", "")).startswith("cuda"):
+            return (1, address, 0), True
+        shape, stride = getattr(x, "shape", None), getattr(x, "stride", None)
+        size = getattr(x, "element_size", None)
+        if shape is not None and callable(stride) and callable(size):
+            dims, steps = tuple(int(d) for d in shape), tuple(int(s) for s in stride())
+            if any(s < 0 for s in steps):
+                raise ValueError("%s: a %s with negative strides" % (where, type(x).__name__))
+            span = 0 if 0 in dims else (sum((d - 1) * s for d, s in zip(dims, steps)) + 1) * int(size())
+            return (0, address, span), False
+        raise TypeError("%s: a %s on the host gives no shape, stride() and element_size(): the memory a kernel may "
+                        "reach is unknown" % (where, type(x).__name__))
     raise TypeError("%s: cannot pass a %s to a kernel (expected a number, a numpy array, a torch tensor, "
-                    "or an object with __dlpack__ / __cuda_array_interface__)" % (where, type(x).__name__))
+                    "an object with __dlpack__ / __cuda_array_interface__, or with data_ptr() and dtype)"
+                    % (where, type(x).__name__))
 
 
 # Element types of arrays as the IR names them; unsigned integers pass for
@@ -441,7 +466,7 @@ class function:
 
 from . import ops  # noqa: E402  (ops uses kernel and function)
 
-from .jit import JITFunction, constexpr_function, jit, must_use_result  # noqa: E402
+from .jit import JITFunction, KernelInterface, constexpr_function, jit, must_use_result  # noqa: E402
 from . import language  # noqa: E402
 from .autotuner import Config, autotune, heuristics  # noqa: E402
 from . import testing  # noqa: E402
@@ -452,3 +477,4 @@ from . import compiler  # noqa: E402  (triton.compiler.CompilationError)
 
 __version__ = _tritonc.version().split()[1]  # "0.2"
 from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
+from .triton_alias import install_as_triton  # noqa: E402

@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+from .jit import KernelInterface
+
 
 class Config:
     """One point of a tuning space: constexpr values, num_warps, num_stages,
@@ -56,7 +58,7 @@ def _cache_dir():
     return os.path.join(base, "autotune")
 
 
-class _Wrapper:
+class _Wrapper(KernelInterface):
     """What autotune and heuristics wrap: a JITFunction or another wrapper."""
 
     def __init__(self, fn):
@@ -80,9 +82,20 @@ class _Wrapper:
 
 
 class Autotuner(_Wrapper):
-    def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
-                 warmup=None, rep=None, do_bench=None, cache_results=True, pre_hook=None, post_hook=None):
+    """``tritonc.autotune``'s wrapper. Its constructor takes Triton's
+    arguments in Triton's order (libraries subclass it); `arg_names` is read
+    from `fn` where not given. Also as Triton's: ``base_fn`` (the Python
+    function), ``nargs`` (the arguments of the call being tuned, by name),
+    ``prune_configs(nargs)``, ``_bench(*args, config=, grid=, **kwargs)``
+    and ``do_bench``."""
+
+    def __init__(self, fn, arg_names=None, configs=(), key=(), reset_to_zero=None, restore_value=None,
+                 pre_hook=None, post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False,
+                 do_bench=None, cache_results=True):
         super().__init__(fn)
+        if arg_names is not None:
+            self.arg_names = list(arg_names)
+        self.nargs = None
         # As Triton's: pre_hook(args) runs before each timed call (in place
         # of reset_to_zero's zeroing) and once more, with reset_only=True
         # where it takes that argument, before the launch that follows the
@@ -168,6 +181,27 @@ class Autotuner(_Wrapper):
             for n, v in saved.items():
                 _restore(named[n], v)
 
+    @property
+    def base_fn(self):
+        return self.jit_function().fn
+
+    @property
+    def do_bench(self):
+        """The timing function: the one given to autotune, else tritonc.testing.do_bench."""
+        from . import testing
+        return self.bench if self.bench is not None else testing.do_bench
+
+    def prune_configs(self, kwargs):
+        """Triton's: the configurations left by prune_configs_by for the call's arguments by name."""
+        return self._pruned((), dict(kwargs))
+
+    def _bench(self, *args, config, **meta):
+        """Triton's: the times of one configuration ([median] * 3, as Triton's
+        quantiles; inf where it does not run, a spilling one timed anyway)."""
+        grid = meta.pop("grid")
+        t = self._time(config, args, meta, grid, untimed_spills=False)
+        return [t, t, t]
+
     def _pruned(self, args, kwargs):
         """The configurations left by prune_configs_by (all without it)."""
         configs = self.configs
@@ -246,6 +280,9 @@ class Autotuner(_Wrapper):
         return tuple(key)
 
     def run(self, *args, grid, **kwargs):
+        if "warmup" not in self.arg_names and kwargs.pop("warmup", False):
+            return self.warmup(*args, **kwargs)  # (KernelInterface passes warmup=False)
+        self.nargs = self.named(args, kwargs)
         conflicts = sorted(self._tuned_names.intersection(kwargs)) if kwargs else ()
         if conflicts:
             raise ValueError("Conflicting meta-parameters: %s. Make sure that you don't re-define auto-tuned "
@@ -388,8 +425,9 @@ def _call_reset_only(hook, args):
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
              post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=True):
     def decorator(fn):
-        return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, warmup, rep, do_bench,
-                         cache_results, pre_hook, post_hook)
+        return Autotuner(fn, None, configs, key, reset_to_zero, restore_value, pre_hook=pre_hook, post_hook=post_hook,
+                         prune_configs_by=prune_configs_by, warmup=warmup, rep=rep, do_bench=do_bench,
+                         cache_results=cache_results)
     return decorator
 
 
@@ -406,6 +444,8 @@ class Heuristics(_Wrapper):
         return kwargs
 
     def run(self, *args, grid, **kwargs):
+        if "warmup" not in self.arg_names and kwargs.pop("warmup", False):
+            return self.warmup(*args, **kwargs)  # (KernelInterface passes warmup=False)
         return self.fn.run(*args, grid=grid, **self._with_values(args, kwargs))
 
     def warmup(self, *args, **kwargs):

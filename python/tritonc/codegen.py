@@ -767,7 +767,10 @@ class _Generator(ast.NodeVisitor):
         return out
 
     def visit_Attribute(self, node):
-        obj = unwrap(self.visit(node.value))
+        raw = self.visit(node.value)
+        if isinstance(raw, constexpr) and node.attr == "value":
+            return raw.value  # `dtype.value` of a tl.constexpr parameter, as in Triton
+        obj = unwrap(raw)
         if _is_number(obj) and not hasattr(obj, node.attr) and hasattr(tensor, node.attr):
             # A number kept in a tuple is a tensor in Triton (t = (1, 2.5); t[0].to(tl.float32)).
             obj = semantic.to_tensor(obj)

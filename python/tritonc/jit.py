@@ -409,7 +409,16 @@ def _drop_ignored_options(kwargs, keyword_params):
             kwargs.pop(k, None)
 
 
-class JITFunction(_tritonc.JitLauncher):
+class KernelInterface:
+    """Triton's base of launchable kernels, which libraries subclass for
+    wrappers of their own: ``k[grid](...)`` is ``k.run(..., grid=grid,
+    warmup=False)``."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+class JITFunction(_tritonc.JitLauncher, KernelInterface):
     """A @jit kernel. ``kernel[grid]`` (the C++ base class) returns a call
     object: a call like one made before with CUDA tensors launches without
     running Python; any other goes to ``run``."""
@@ -445,6 +454,27 @@ class JITFunction(_tritonc.JitLauncher):
         lines = self.parsed()[3]
         first = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def ")), 0)
         return "\n".join(lines[first:])
+
+    @property
+    def signature(self):
+        """The function's inspect.Signature (Triton's JITFunction.signature)."""
+        return inspect.signature(self.fn)
+
+    @property
+    def __globals__(self):
+        """The function's globals (libraries generating kernels copy them)."""
+        return self.fn.__globals__
+
+    @property
+    def cache_key(self):
+        """A hex digest of the function's source and name: it changes when the
+        source does (libraries name files of generated code by it)."""
+        import hashlib
+        try:
+            text = inspect.getsource(self.fn)
+        except (OSError, TypeError):
+            text = self.__name__
+        return hashlib.sha256((self.__module__ + "." + self.__name__ + "\n" + text).encode()).hexdigest()
 
     @property
     def params(self):
@@ -506,6 +536,12 @@ class JITFunction(_tritonc.JitLauncher):
                 v = _python_scalar(core.unwrap(v))
                 constexprs[name] = v
                 key.append(("c", name, type(v).__name__, v if _hashable(v) else repr(v)))
+                continue
+            if type(v) is int and v == 1 and name not in self.do_not_specialize:
+                # As Triton: an integer equal to 1 is the constant 1 in the kernel (a
+                # constexpr computed from it compiles; a unit stride is known).
+                constexprs[name] = 1
+                key.append(("c", name, "int", 1))
                 continue
             if isinstance(v, (TensorDescriptor, tuple)):  # arguments made of several parameters
                 spec = DescriptorSpec(name, v) if isinstance(v, TensorDescriptor) else TupleSpec(name, v)

@@ -57,6 +57,11 @@ class block_ptr:
         type: kernels write `x.to(p.dtype.element_ty)`)."""
         return self.base.dtype
 
+    @property
+    def type(self):
+        """As ``dtype`` (`p.type.element_ty` too: generated code casts to it)."""
+        return self.base.dtype
+
     # The code generator stores composite values leaf by leaf.
     def _leaves(self):
         return [self.base] + list(self.shape) + list(self.strides) + list(self.offsets)

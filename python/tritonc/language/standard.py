@@ -29,6 +29,18 @@ from .core import CompileError, builtin, tensor, unwrap
 from .semantic import to_tensor
 
 
+def _log2(i):
+    """Triton's ``tl.standard._log2``: the base-2 logarithm of a compile-time
+    integer, rounded down (libraries' sorting networks size their loops so)."""
+    n = unwrap(i)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise CompileError("_log2 takes a positive compile-time integer, got %r" % (n,))
+    return core.constexpr(n.bit_length() - 1)
+
+
+_log2.__tritonc_constexpr_function__ = True
+
+
 def _axis(x, axis, default_last=True):
     a = unwrap(axis)
     if a is None:

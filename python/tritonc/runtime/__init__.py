@@ -3,4 +3,5 @@
 from .driver import driver  # noqa: F401
 from .errors import OutOfResources  # noqa: F401
 from ..autotuner import Autotuner, Config, Heuristics  # noqa: F401,E402  (triton.runtime's names for them)
-from ..jit import JITFunction  # noqa: F401,E402
+from ..jit import JITFunction, KernelInterface  # noqa: F401,E402
+from . import jit  # noqa: F401,E402  (triton.runtime.jit)

@@ -85,6 +85,11 @@ class _ActiveDriver:
         major, minor = torch.cuda.get_device_capability()
         return _Target("cuda", major * 10 + minor, 32)
 
+    def get_benchmarker(self):
+        """The timing function tuners use: tritonc.testing.do_bench."""
+        from ..testing import do_bench
+        return do_bench
+
     def get_device_interface(self):
         return _cuda().cuda
 

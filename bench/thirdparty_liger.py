@@ -1,0 +1,171 @@
+# Liger-Kernel's Triton kernels (linkedin/Liger-Kernel, a third-party
+# library; its source is not part of tritonc) run unchanged by Triton 3.6 and
+# by tritonc, `import triton` resolving to tritonc in the second case
+# (tritonc.install_as_triton()): each op forward, and forward with backward,
+# at LLM sizes, checked against torch in float64 where torch has the op, and
+# timed in the same way for both (CUDA events, L2 flushed, medians).
+#   python3 bench/thirdparty_liger.py OUT_DIR LIGER_SRC
+# LIGER_SRC holds the package directory liger_kernel (its src/). Each
+# compiler runs in a child process of its own (both cannot be `triton` in
+# one process); the parent writes OUT_DIR/liger.json and prints a table.
+import json, os, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def child(which, liger_src):
+    sys.path.insert(0, liger_src)
+    if which == "tritonc":
+        import tritonc
+        tritonc.install_as_triton()
+    import torch
+    import torch.nn.functional as F
+    dev = torch.device("cuda")
+    flush = torch.empty(int(256e6 // 4), dtype=torch.int, device=dev)
+
+    def timed(fn, reps=30):
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(reps):
+            flush.zero_()
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            torch.cuda.synchronize()
+            times.append(s.elapsed_time(e))
+        return sorted(times)[len(times) // 2]
+
+    def err(out, ref):
+        out, ref = out.double(), ref.double()
+        return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+    rows = []
+
+    def op(name, shape, make, run, ref=None):
+        """make() -> inputs; run(inputs) -> (outputs, loss to differentiate)."""
+        try:
+            inputs = make()
+            outs, loss = run(inputs)
+            e = None
+            if ref is not None:
+                leaves = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+                grads = torch.autograd.grad(loss, leaves, retain_graph=True)
+                rin = [x.detach().double().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) and
+                       x.is_floating_point() else x for x in inputs]
+                routs, rloss = ref(rin)
+                rleaves = [x for x in rin if isinstance(x, torch.Tensor) and x.requires_grad]
+                rgrads = torch.autograd.grad(rloss, rleaves)
+                e = max([err(o, r) for o, r in zip(outs, routs)] + [err(g, r) for g, r in zip(grads, rgrads)])
+            fwd = timed(lambda: run(inputs))
+
+            def fwd_bwd():
+                for x in inputs:
+                    if isinstance(x, torch.Tensor):
+                        x.grad = None
+                _, l = run(inputs)
+                l.backward()
+            both = timed(fwd_bwd)
+            rows.append(dict(op=name, shape=shape, fwd_ms=fwd, fwd_bwd_ms=both, rel_err=e))
+        except Exception as ex:  # noqa: BLE001
+            rows.append(dict(op=name, shape=shape, error="%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:200])))
+        print(json.dumps(rows[-1]), flush=True)
+
+    def leaf(*shape, dtype=torch.bfloat16, scale=1.0):
+        return (torch.randn(*shape, device=dev, dtype=torch.float32) * scale).to(dtype).requires_grad_()
+
+    T, H = 4096, 4096
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    op("rms_norm", f"{T}x{H} bf16",
+       lambda: [leaf(T, H), leaf(H)],
+       lambda i: ((y := LigerRMSNormFunction.apply(i[0], i[1], 1e-6, 0.0, "llama", False)),), (y.float() ** 2).sum()),
+       lambda i: ((y := i[0] * torch.rsqrt(i[0].pow(2).mean(-1, keepdim=True) + 1e-6) * i[1]),), (y ** 2).sum()))
+    from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+    op("layer_norm", f"{T}x{H} bf16",
+       lambda: [leaf(T, H), leaf(H), leaf(H)],
+       lambda i: ((y := LigerLayerNormFunction.apply(i[0], i[1], i[2], 1e-5)),), (y.float() ** 2).sum()),
+       lambda i: ((y := F.layer_norm(i[0], (H,), i[1], i[2], 1e-5)),), (y ** 2).sum()))
+    I = 11008
+    from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+    op("swiglu", f"{T}x{I} bf16",
+       lambda: [leaf(T, I), leaf(T, I)],
+       lambda i: ((y := LigerSiLUMulFunction.apply(i[0], i[1])),), (y.float() ** 2).sum()),
+       lambda i: ((y := F.silu(i[0]) * i[1]),), (y ** 2).sum()))
+    from liger_kernel.ops.geglu import LigerGELUMulFunction
+    op("geglu", f"{T}x{I} bf16",
+       lambda: [leaf(T, I), leaf(T, I)],
+       lambda i: ((y := LigerGELUMulFunction.apply(i[0], i[1])),), (y.float() ** 2).sum()),
+       lambda i: ((y := F.gelu(i[0], approximate="tanh") * i[1]),), (y ** 2).sum()))
+    V = 32000
+    from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+    target = torch.randint(0, V, (T,), device=dev)
+    op("cross_entropy", f"{T}x{V} bf16",  # (Liger writes the gradient into the logits: no reference run)
+       lambda: [leaf(T, V)],
+       lambda i: ((l := LigerCrossEntropyFunction.apply(i[0], target, None, -100, 0.0, 0.0, "mean")[0]),), l))
+    B, NH, L, D = 4, 32, 2048, 128
+    from liger_kernel.ops.rope import LigerRopeFunction
+    ang = torch.randn(1, L, D // 2, device=dev)
+    cos, sin = torch.cat([ang, ang], -1).cos().bfloat16(), torch.cat([ang, ang], -1).sin().bfloat16()
+
+    def rot(x):
+        return torch.cat((-x[..., D // 2:], x[..., : D // 2]), -1)
+
+    op("rope", f"{B}x{NH}x{L}x{D} bf16",
+       lambda: [leaf(B, NH, L, D), leaf(B, 8, L, D)],
+       lambda i: ((r := LigerRopeFunction.apply(i[0], i[1], cos, sin)), (r[0].float() ** 2).sum() + (r[1].float() ** 2).sum()),
+       lambda i: ((qr := i[0] * cos.double().unsqueeze(1) + rot(i[0]) * sin.double().unsqueeze(1),
+                   kr := i[1] * cos.double().unsqueeze(1) + rot(i[1]) * sin.double().unsqueeze(1)),
+                  (qr ** 2).sum() + (kr ** 2).sum()))
+    from liger_kernel.ops.kl_div import LigerKLDivLossFunction
+    y_true = torch.softmax(torch.randn(T, V, device=dev), -1)
+    op("kl_div", f"{T}x{V} f32",
+       lambda: [torch.log_softmax(torch.randn(T, V, device=dev), -1).requires_grad_()],
+       lambda i: ((l := LigerKLDivLossFunction.apply(i[0], y_true, "batchmean", False, 1e-10)),), l),
+       lambda i: ((l := F.kl_div(i[0], y_true.double(), reduction="batchmean")),), l))
+    from liger_kernel.ops.jsd import LigerJSDFunction
+    y_log = torch.log_softmax(torch.randn(T, V, device=dev), -1)
+    op("jsd", f"{T}x{V} f32",
+       lambda: [torch.log_softmax(torch.randn(T, V, device=dev), -1).requires_grad_()],
+       lambda i: ((l := LigerJSDFunction.apply(i[0], y_log, None, 0.5)),), l))
+    return rows
+
+
+def main():
+    if len(sys.argv) > 3 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3])
+        return
+    out_dir, liger_src = sys.argv[1], os.path.abspath(sys.argv[2])
+    os.makedirs(out_dir, exist_ok=True)
+    results = {}
+    for which in ("triton", "tritonc"):
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, liger_src],
+                           capture_output=True, text=True)
+        results[which] = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        if p.returncode:
+            print(which, "child failed:", p.stderr[-2000:], flush=True)
+    import torch
+    sys.path.insert(0, HERE)
+    from commit_label import commit_label
+    theirs = {(r["op"], r["shape"]): r for r in results.get("triton", [])}
+    print("%-14s %-22s %26s %26s %10s" % ("op", "shape", "fwd ms tritonc / triton", "fwd+bwd ms tritonc / triton",
+                                         "rel err"))
+    for r in results.get("tritonc", []):
+        t = theirs.get((r["op"], r["shape"]), {})
+        if "error" in r or "error" in t:
+            print("%-14s %-22s tritonc: %s  triton: %s" % (r["op"], r["shape"], r.get("error", "ok"), t.get("error", "ok")))
+            continue
+        print("%-14s %-22s %12.4f / %8.4f (%.2f) %12.4f / %8.4f (%.2f) %10s" % (
+            r["op"], r["shape"], r["fwd_ms"], t["fwd_ms"], t["fwd_ms"] / r["fwd_ms"], r["fwd_bwd_ms"], t["fwd_bwd_ms"],
+            t["fwd_bwd_ms"] / r["fwd_bwd_ms"], "%.1e" % r["rel_err"] if r["rel_err"] is not None else "-"))
+    import triton
+    json.dump({"device": torch.cuda.get_device_name(), "commit": commit_label(), "torch": torch.__version__,
+               "triton": triton.__version__, "method": "CUDA events around each call after a 256 MB L2 flush, "
+               "median of 30 after 3 warm-up calls; each compiler in its own process; ratios are triton / tritonc "
+               "time (above 1: tritonc faster)", "results": results},
+              open(os.path.join(out_dir, "liger.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""What third-party Triton libraries (their host code and generated
+kernels, as Liger-Kernel's, attorch's and FlagGems' were found to use) rely
+on beyond the language: tritonc under Triton's module name, KernelInterface
+subclasses, JITFunction and Autotuner internals, integers equal to 1 as
+constants, a constexpr parameter's `.value`, a block pointer's `.type`,
+`tl.standard._log2`, pointer arguments that are any object with data_ptr()
+and dtype. Against numpy on the back ends of
+dsl_backends.language_backends(); fresh inputs, poisoned outputs."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tritonc as triton
+import tritonc.language as tl
+from tritonc.codegen import CompilationError
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
+rng = np.random.default_rng()
+backend = dsl_backends.suite_fixture()
+run = dsl_backends.run
+
+
+@triton.jit
+def add_one(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def test_install_as_triton_in_a_fresh_process(tmp_path):
+    """A library's `import triton` gets tritonc's modules (the same objects)
+    and Triton's interface version; its kernels run."""
+    code = textwrap.dedent("""
+        import numpy as np, tritonc
+        alias = tritonc.install_as_triton()
+        import triton, triton.language as tl
+        from triton.language.extra import libdevice
+        from triton.runtime.jit import JITFunction, KernelInterface
+        import triton.language.standard as standard
+        assert triton is alias and triton.__version__ == "3.6.0", triton.__version__
+        assert triton.jit is tritonc.jit and tl is tritonc.language and JITFunction is tritonc.JITFunction
+        assert libdevice is tritonc.language.extra.libdevice and tritonc.install_as_triton() is triton
+
+        @triton.jit
+        def scale(X, Y, n, BLOCK: tl.constexpr):
+            o = tl.arange(0, BLOCK)
+            tl.store(Y + o, libdevice.exp(tl.load(X + o, mask=o < n)) * 2, mask=o < n)
+
+        x = np.random.default_rng().standard_normal(100).astype(np.float32)
+        y = np.full(100, np.nan, np.float32)
+        scale[(1,)](x, y, 100, BLOCK=128)
+        assert np.allclose(y, np.exp(x) * 2, rtol=1e-5), abs(y - np.exp(x) * 2).max()
+        print("ok")
+    """)
+    script = tmp_path / "library.py"  # (a kernel's source is read from its file)
+    script.write_text(code)
+    env = dict(os.environ, TRITONC_INTERPRET="1" if dsl_backends.current() == "interp" else "0")
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
+
+
+def test_install_as_triton_refuses_the_real_one(monkeypatch):
+    import types
+    monkeypatch.setitem(sys.modules, "triton", types.ModuleType("triton"))
+    with pytest.raises(RuntimeError, match="imported already"):
+        triton.install_as_triton()
+
+
+class LibraryEntry(triton.KernelInterface):
+    """A library's wrapper of a kernel (as FlagGems' LibEntry): its run()
+    gets what k[grid](...) was given."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def run(self, *args, grid, warmup, **kwargs):
+        self.calls += 1
+        assert warmup is False
+        return self.fn[grid](*args, **kwargs)
+
+
+def test_kernel_interface_subclass():
+    n = int(rng.integers(100, 1000))
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    entry = LibraryEntry(add_one)
+    dsl_backends.launch(entry, (triton.cdiv(n, 128),), dsl_backends.current(), x, y, n, BLOCK=128)
+    assert entry.calls == 1
+    np.testing.assert_array_equal(y, x + 1)
+    assert isinstance(add_one, triton.KernelInterface) and isinstance(triton.autotune([triton.Config({})], [])(add_one),
+                                                                       triton.KernelInterface)
+
+
+def test_jit_function_internals():
+    import tritonc.runtime.jit as rj
+    assert rj.JITFunction is triton.JITFunction and rj.KernelInterface is triton.KernelInterface
+    assert list(add_one.signature.parameters) == ["X", "Y", "n", "BLOCK"]
+    assert add_one.__globals__ is globals()
+    key = add_one.cache_key
+    assert len(key) == 64 and int(key, 16) >= 0 and key == add_one.cache_key and key != add_two.cache_key
+    assert triton.runtime.driver.active.get_benchmarker() is triton.testing.do_bench
+
+
+@triton.jit
+def add_two(X, Y, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs, mask=offs < n) + 2, mask=offs < n)
+
+
+def test_autotuner_with_tritons_constructor_and_members():
+    """FlagGems' LibTuner subclasses the Autotuner with Triton's argument
+    order and uses base_fn, nargs, prune_configs, _bench and do_bench."""
+    configs = [triton.Config({"BLOCK": b}) for b in (32, 64, 128)]
+    pruned = []
+
+    def early(configs, nargs, **kwargs):
+        pruned.append(sorted(nargs))
+        return configs[:2]
+
+    tuner = triton.runtime.Autotuner(add_one, add_one.arg_names, configs, ["n"], None, None, pre_hook=None,
+                                     post_hook=None, prune_configs_by={"early_config_prune": early}, do_bench=None,
+                                     cache_results=False)
+    assert tuner.base_fn is add_one.fn and tuner.do_bench is triton.testing.do_bench
+    n = int(rng.integers(100, 1000))
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    dsl_backends.launch(tuner, lambda meta: (triton.cdiv(n, meta["BLOCK"]),), dsl_backends.current(), x, y, n)
+    np.testing.assert_array_equal(y, x + 1)
+    assert tuner.nargs["n"] == n and tuner.best_config in configs[:2] and pruned
+    assert [c.kwargs["BLOCK"] for c in tuner.prune_configs(tuner.nargs)] == [32, 64]
+    if dsl_backends.current() != "cuda":  # (host arrays here; the cuda suite passes them through launch)
+        times = tuner._bench(x, y, n, config=configs[2], grid=(triton.cdiv(n, 128),))
+        assert len(times) == 3 and all(0 <= t < float("inf") for t in times)
+
+
+@triton.jit
+def tiles_of(Y, n, TILE: tl.constexpr):
+    CTA_TILE: tl.constexpr = TILE * n  # compiles where n is 1, as in Triton
+    o = tl.arange(0, CTA_TILE)
+    tl.store(Y + o, o * 3)
+
+
+@triton.jit
+def strided_copy(X, Y, stride, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(Y + o, tl.load(X + o * stride, mask=o < n), mask=o < n)
+
+
+def test_integers_equal_to_one_are_constants():
+    y = np.full(16, -1, np.int32)
+    run(tiles_of, (1,), y, 1, TILE=16)
+    np.testing.assert_array_equal(y, np.arange(16) * 3)
+    # Other values are parameters, and each value compiles apart where it is 1.
+    x = rng.standard_normal(64).astype(np.float32)
+    for stride in (1, 3, 1, 2):
+        y = np.full(16, np.nan, np.float32)
+        run(strided_copy, (1,), x, y, stride, 16, BLOCK=16)
+        np.testing.assert_array_equal(y, x[::stride][:16])
+    kept = triton.jit(tiles_of.fn, do_not_specialize=["n"])
+    with pytest.raises(CompilationError, match="needs a value known when compiling"):
+        run(kept, (1,), np.zeros(16, np.int32), 1, TILE=16)
+
+
+@triton.jit
+def _lowest(dtype: tl.constexpr):
+    d = dtype.value  # a tl.constexpr parameter's value, as in Triton
+    if d.is_floating():
+        return float("-inf")
+    return -(2 ** 31)
+
+
+@triton.jit
+def masked_max(X, Y, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(X + o, mask=o < n, other=_lowest(X.dtype.element_ty))
+    tl.store(Y, tl.max(x, 0) + BLOCK.value * 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_constexpr_parameter_value(dtype):
+    n = int(rng.integers(1, 64))
+    x = (rng.standard_normal(n) * 100).astype(dtype) - (1000 if dtype == np.int32 else 0)
+    y = np.zeros(1, dtype)
+    run(masked_max, (1,), x, y, n, BLOCK=64)
+    assert y[0] == x.max()
+
+
+@triton.jit
+def block_ptr_cast(X, Y, n, BLOCK: tl.constexpr):
+    px = tl.make_block_ptr(X, (n,), (1,), (0,), (BLOCK,), (0,))
+    py = tl.make_block_ptr(Y, (n,), (1,), (0,), (BLOCK,), (0,))
+    v = tl.load(px, boundary_check=(0,)).to(tl.float32) * 1.5
+    tl.store(py, v.to(py.type.element_ty), boundary_check=(0,))
+
+
+def test_block_pointer_type_names_the_element_type():
+    n = int(rng.integers(10, 64))
+    x = rng.integers(-50, 50, n).astype(np.int32)
+    y = np.full(n, -7, np.int16)
+    run(block_ptr_cast, (1,), x, y, n, BLOCK=64)
+    np.testing.assert_array_equal(y, (x * 1.5).astype(np.int16))
+
+
+from tritonc.language.standard import _log2  # noqa: E402 (as libraries import it)
+
+
+@triton.jit
+def log2_rows(Y, N: tl.constexpr):
+    LOG: tl.constexpr = _log2(N)
+    tl.store(Y + tl.arange(0, N), tl.full((N,), LOG, tl.int32))
+
+
+def test_standard_log2():
+    assert [_log2(v).value for v in (1, 2, 3, 1024, 1025)] == [0, 1, 1, 10, 10]
+    y = np.zeros(32, np.int32)
+    run(log2_rows, (1,), y, N=32)
+    np.testing.assert_array_equal(y, np.full(32, 5))
+
+
+class StridedView:
+    """A library's own view type (FlagGems' StridedBuffer): an address into
+    a tensor's storage, its dtype, shape and strides."""
+
+    def __init__(self, base, offset, shape, strides):
+        self.base, self.offset, self.dtype = base, offset, base.dtype
+        self.shape, self._strides = shape, strides
+        self.device = base.device
+
+    def data_ptr(self):
+        return self.base.data_ptr() + self.offset * self.base.element_size()
+
+    def stride(self):
+        return self._strides
+
+    def element_size(self):
+        return self.base.element_size()
+
+
+def test_objects_with_data_ptr_are_pointers():
+    torch = pytest.importorskip("torch")
+    if dsl_backends.current() == "cuda":
+        base = torch.zeros(64, device="cuda")
+    else:
+        base = torch.zeros(64)
+    x = torch.from_numpy(rng.standard_normal(16).astype(np.float32)).to(base.device)
+    view = StridedView(base, 8, (16,), (1,))
+    add_one[(1,)](x, view, 16, BLOCK=16)
+    expected = torch.zeros(64)
+    expected[8:24] = x.cpu() + 1
+    assert torch.equal(base.cpu(), expected)
+    if dsl_backends.current() != "cuda":
+        class Bare:
+            dtype = torch.float32
+
+            def data_ptr(self):
+                return base.data_ptr()
+        with pytest.raises(TypeError, match="no shape, stride"):
+            add_one[(1,)](x, Bare(), 16, BLOCK=16)
+
+
+@triton.jit
+def gather_rows(inp, idx, out, row_stride):
+    r = tl.program_id(0)
+    tl.store(out + r, tl.load(inp + r * row_stride + tl.load(idx + r)))
+
+
+def test_restrided_views_reach_their_storage():
+    """A view restrided with stride 0 (FlagGems' gather) indexed with the
+    storage's own strides: the kernel may reach past the view's last element,
+    on every back end (the interpreter copies up to the storage's end)."""
+    torch = pytest.importorskip("torch")
+    if dsl_backends.current() == "cuda":
+        pytest.skip("device tensors are passed by address already (the cuda suite takes host arrays)")
+    R, C = int(rng.integers(3, 9)), int(rng.integers(50, 300))
+    x = torch.from_numpy(rng.standard_normal((R, C)).astype(np.float32))
+    view = torch.as_strided(x, (R, 1), (C, 0))
+    idx = torch.from_numpy(rng.integers(0, C, R))
+    out = torch.full((R,), float("nan"))
+    gather_rows[(R,)](view, idx, out, C)
+    assert torch.equal(out, x[torch.arange(R), idx])

@@ -1,0 +1,2 @@
+"""``triton.runtime.jit`` as libraries import it."""
+from ..jit import JITFunction, KernelInterface, jit  # noqa: F401
