@@ -4,7 +4,9 @@
 # (tritonc.install_as_triton()): each op forward, and forward with backward,
 # at LLM sizes, checked against torch in float64 where torch has the op, and
 # timed in the same way for both (CUDA events, L2 flushed, medians).
-#   python3 bench/thirdparty_liger.py OUT_DIR LIGER_SRC
+#   python3 bench/thirdparty_liger.py OUT_DIR LIGER_SRC [--small]
+# (--small: sizes divided by 16, on the CPU where there is no GPU: a check
+# of the script itself, no timing worth reading.)
 # LIGER_SRC holds the package directory liger_kernel (its src/). Each
 # compiler runs in a child process of its own (both cannot be `triton` in
 # one process); the parent writes OUT_DIR/liger.json and prints a table.
@@ -13,17 +15,23 @@ import json, os, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def child(which, liger_src):
+def child(which, liger_src, small):
     sys.path.insert(0, liger_src)
     if which == "tritonc":
         import tritonc
         tritonc.install_as_triton()
     import torch
     import torch.nn.functional as F
-    dev = torch.device("cuda")
-    flush = torch.empty(int(256e6 // 4), dtype=torch.int, device=dev)
+    if not hasattr(torch, "xpu"):  # (an old torch, as Debian's on the host: Liger asks for XPUs)
+        import types
+        torch.xpu = types.SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    flush = torch.empty(int(256e6 // 4) if dev.type == "cuda" else 1, dtype=torch.int, device=dev)
 
     def timed(fn, reps=30):
+        if dev.type != "cuda":
+            fn()
+            return 0.0
         for _ in range(3):
             fn()
         torch.cuda.synchronize()
@@ -48,13 +56,15 @@ def child(which, liger_src):
         """make() -> inputs; run(inputs) -> (outputs, loss to differentiate)."""
         try:
             inputs = make()
+            # (the reference's inputs first: Liger's backward passes write
+            # their gradients over the inputs)
+            rin = [x.detach().double().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) and
+                   x.is_floating_point() else x for x in inputs]
             outs, loss = run(inputs)
             e = None
             if ref is not None:
                 leaves = [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
                 grads = torch.autograd.grad(loss, leaves, retain_graph=True)
-                rin = [x.detach().double().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) and
-                       x.is_floating_point() else x for x in inputs]
                 routs, rloss = ref(rin)
                 rleaves = [x for x in rin if isinstance(x, torch.Tensor) and x.requires_grad]
                 rgrads = torch.autograd.grad(rloss, rleaves)
@@ -76,35 +86,63 @@ def child(which, liger_src):
     def leaf(*shape, dtype=torch.bfloat16, scale=1.0):
         return (torch.randn(*shape, device=dev, dtype=torch.float32) * scale).to(dtype).requires_grad_()
 
-    T, H = 4096, 4096
+    div = 16 if small else 1
+    T, H, I, V = 4096 // div, 4096 // div, 11008 // div, 32000 // div
+    B, NH, L, D = 4, 32 // div, 2048 // div, 128
+    def sq(y):  # the loss the backward differentiates
+        return (y.float() ** 2).sum()
+
     from liger_kernel.ops.rms_norm import LigerRMSNormFunction
-    op("rms_norm", f"{T}x{H} bf16",
-       lambda: [leaf(T, H), leaf(H)],
-       lambda i: ((y := LigerRMSNormFunction.apply(i[0], i[1], 1e-6, 0.0, "llama", False)),), (y.float() ** 2).sum()),
-       lambda i: ((y := i[0] * torch.rsqrt(i[0].pow(2).mean(-1, keepdim=True) + 1e-6) * i[1]),), (y ** 2).sum()))
+
+    def rms(i):
+        y = LigerRMSNormFunction.apply(i[0], i[1], 1e-6, 0.0, "llama", False)
+        return (y,), sq(y)
+
+    def rms_ref(i):
+        y = i[0] * torch.rsqrt(i[0].pow(2).mean(-1, keepdim=True) + 1e-6) * i[1]
+        return (y,), sq(y)
+    op("rms_norm", f"{T}x{H} bf16", lambda: [leaf(T, H), leaf(H)], rms, rms_ref)
+
     from liger_kernel.ops.layer_norm import LigerLayerNormFunction
-    op("layer_norm", f"{T}x{H} bf16",
-       lambda: [leaf(T, H), leaf(H), leaf(H)],
-       lambda i: ((y := LigerLayerNormFunction.apply(i[0], i[1], i[2], 1e-5)),), (y.float() ** 2).sum()),
-       lambda i: ((y := F.layer_norm(i[0], (H,), i[1], i[2], 1e-5)),), (y ** 2).sum()))
-    I = 11008
+
+    def ln(i):
+        y = LigerLayerNormFunction.apply(i[0], i[1], i[2], 1e-5)
+        return (y,), sq(y)
+
+    def ln_ref(i):
+        y = F.layer_norm(i[0], (H,), i[1], i[2], 1e-5)
+        return (y,), sq(y)
+    op("layer_norm", f"{T}x{H} bf16", lambda: [leaf(T, H), leaf(H), leaf(H)], ln, ln_ref)
+
     from liger_kernel.ops.swiglu import LigerSiLUMulFunction
-    op("swiglu", f"{T}x{I} bf16",
-       lambda: [leaf(T, I), leaf(T, I)],
-       lambda i: ((y := LigerSiLUMulFunction.apply(i[0], i[1])),), (y.float() ** 2).sum()),
-       lambda i: ((y := F.silu(i[0]) * i[1]),), (y ** 2).sum()))
     from liger_kernel.ops.geglu import LigerGELUMulFunction
-    op("geglu", f"{T}x{I} bf16",
-       lambda: [leaf(T, I), leaf(T, I)],
-       lambda i: ((y := LigerGELUMulFunction.apply(i[0], i[1])),), (y.float() ** 2).sum()),
-       lambda i: ((y := F.gelu(i[0], approximate="tanh") * i[1]),), (y ** 2).sum()))
-    V = 32000
+
+    def swiglu(i):
+        y = LigerSiLUMulFunction.apply(i[0], i[1])
+        return (y,), sq(y)
+
+    def swiglu_ref(i):
+        y = F.silu(i[0]) * i[1]
+        return (y,), sq(y)
+
+    def geglu(i):
+        y = LigerGELUMulFunction.apply(i[0], i[1])
+        return (y,), sq(y)
+
+    def geglu_ref(i):
+        y = F.gelu(i[0], approximate="tanh") * i[1]
+        return (y,), sq(y)
+    op("swiglu", f"{T}x{I} bf16", lambda: [leaf(T, I), leaf(T, I)], swiglu, swiglu_ref)
+    op("geglu", f"{T}x{I} bf16", lambda: [leaf(T, I), leaf(T, I)], geglu, geglu_ref)
+
     from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
     target = torch.randint(0, V, (T,), device=dev)
-    op("cross_entropy", f"{T}x{V} bf16",  # (Liger writes the gradient into the logits: no reference run)
-       lambda: [leaf(T, V)],
-       lambda i: ((l := LigerCrossEntropyFunction.apply(i[0], target, None, -100, 0.0, 0.0, "mean")[0]),), l))
-    B, NH, L, D = 4, 32, 2048, 128
+
+    def ce(i):  # (Liger writes the gradient over the logits: no reference run)
+        loss = LigerCrossEntropyFunction.apply(i[0], target, None, -100, 0.0, 0.0, "mean")[0]
+        return (loss,), loss
+    op("cross_entropy", f"{T}x{V} bf16", lambda: [leaf(T, V)], ce)
+
     from liger_kernel.ops.rope import LigerRopeFunction
     ang = torch.randn(1, L, D // 2, device=dev)
     cos, sin = torch.cat([ang, ang], -1).cos().bfloat16(), torch.cat([ang, ang], -1).sin().bfloat16()
@@ -112,35 +150,50 @@ def child(which, liger_src):
     def rot(x):
         return torch.cat((-x[..., D // 2:], x[..., : D // 2]), -1)
 
-    op("rope", f"{B}x{NH}x{L}x{D} bf16",
-       lambda: [leaf(B, NH, L, D), leaf(B, 8, L, D)],
-       lambda i: ((r := LigerRopeFunction.apply(i[0], i[1], cos, sin)), (r[0].float() ** 2).sum() + (r[1].float() ** 2).sum()),
-       lambda i: ((qr := i[0] * cos.double().unsqueeze(1) + rot(i[0]) * sin.double().unsqueeze(1),
-                   kr := i[1] * cos.double().unsqueeze(1) + rot(i[1]) * sin.double().unsqueeze(1)),
-                  (qr ** 2).sum() + (kr ** 2).sum()))
+    def rope(i):
+        q, k = LigerRopeFunction.apply(i[0], i[1], cos, sin)
+        return (q, k), sq(q) + sq(k)
+
+    def rope_ref(i):
+        c, s_ = cos.double().unsqueeze(1), sin.double().unsqueeze(1)
+        q, k = i[0] * c + rot(i[0]) * s_, i[1] * c + rot(i[1]) * s_
+        return (q, k), sq(q) + sq(k)
+    op("rope", f"{B}x{NH}x{L}x{D} bf16", lambda: [leaf(B, NH, L, D), leaf(B, 8, L, D)], rope, rope_ref)
+
     from liger_kernel.ops.kl_div import LigerKLDivLossFunction
-    y_true = torch.softmax(torch.randn(T, V, device=dev), -1)
-    op("kl_div", f"{T}x{V} f32",
-       lambda: [torch.log_softmax(torch.randn(T, V, device=dev), -1).requires_grad_()],
-       lambda i: ((l := LigerKLDivLossFunction.apply(i[0], y_true, "batchmean", False, 1e-10)),), l),
-       lambda i: ((l := F.kl_div(i[0], y_true.double(), reduction="batchmean")),), l))
     from liger_kernel.ops.jsd import LigerJSDFunction
+    y_true = torch.softmax(torch.randn(T, V, device=dev), -1)
     y_log = torch.log_softmax(torch.randn(T, V, device=dev), -1)
-    op("jsd", f"{T}x{V} f32",
-       lambda: [torch.log_softmax(torch.randn(T, V, device=dev), -1).requires_grad_()],
-       lambda i: ((l := LigerJSDFunction.apply(i[0], y_log, None, 0.5)),), l))
+
+    def kl(i):
+        loss = LigerKLDivLossFunction.apply(i[0], y_true, "batchmean", False, 1e-10)
+        return (loss,), loss
+
+    def kl_ref(i):
+        loss = F.kl_div(i[0], y_true.double(), reduction="batchmean")
+        return (loss,), loss
+
+    def jsd(i):
+        loss = LigerJSDFunction.apply(i[0], y_log, None, 0.5)
+        return (loss,), loss
+
+    def log_probs():
+        return [torch.log_softmax(torch.randn(T, V, device=dev), -1).requires_grad_()]
+    op("kl_div", f"{T}x{V} f32", log_probs, kl, kl_ref)
+    op("jsd", f"{T}x{V} f32", log_probs, jsd)
     return rows
 
 
 def main():
     if len(sys.argv) > 3 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3])
+        child(sys.argv[2], sys.argv[3], "--small" in sys.argv)
         return
     out_dir, liger_src = sys.argv[1], os.path.abspath(sys.argv[2])
+    small = ["--small"] if "--small" in sys.argv else []
     os.makedirs(out_dir, exist_ok=True)
     results = {}
     for which in ("triton", "tritonc"):
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, liger_src],
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, liger_src] + small,
                            capture_output=True, text=True)
         results[which] = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         if p.returncode:
@@ -153,15 +206,20 @@ def main():
                                          "rel err"))
     for r in results.get("tritonc", []):
         t = theirs.get((r["op"], r["shape"]), {})
-        if "error" in r or "error" in t:
-            print("%-14s %-22s tritonc: %s  triton: %s" % (r["op"], r["shape"], r.get("error", "ok"), t.get("error", "ok")))
+        if "error" in r or "error" in t or not t:
+            print("%-14s %-22s tritonc: %s  triton: %s" % (r["op"], r["shape"], r.get("error", "ok (%s)" % ("%.1e" % r["rel_err"] if r.get("rel_err") is not None else "no reference")),
+                                                          t.get("error", "ok") if t else "did not run"))
             continue
         print("%-14s %-22s %12.4f / %8.4f (%.2f) %12.4f / %8.4f (%.2f) %10s" % (
             r["op"], r["shape"], r["fwd_ms"], t["fwd_ms"], t["fwd_ms"] / r["fwd_ms"], r["fwd_bwd_ms"], t["fwd_bwd_ms"],
             t["fwd_bwd_ms"] / r["fwd_bwd_ms"], "%.1e" % r["rel_err"] if r["rel_err"] is not None else "-"))
-    import triton
-    json.dump({"device": torch.cuda.get_device_name(), "commit": commit_label(), "torch": torch.__version__,
-               "triton": triton.__version__, "method": "CUDA events around each call after a 256 MB L2 flush, "
+    try:
+        import triton
+        triton_version = triton.__version__
+    except ImportError:
+        triton_version = None
+    json.dump({"device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
+               "commit": commit_label(), "torch": torch.__version__, "triton": triton_version, "method": "CUDA events around each call after a 256 MB L2 flush, "
                "median of 30 after 3 warm-up calls; each compiler in its own process; ratios are triton / tritonc "
                "time (above 1: tritonc faster)", "results": results},
               open(os.path.join(out_dir, "liger.json"), "w"), indent=1)

@@ -28,6 +28,8 @@
 # PROBE_ARGS (default 8192^3), each configuration's trial time in the log,
 # against do_bench of the picks and given configurations; not in the
 # default STEPS.)
+# (liger: bench/thirdparty_liger.py, Liger-Kernel's kernels under Triton and
+# tritonc, from LIGER_SRC; not in the default STEPS.)
 # (ncu: Nsight Compute's sections, details and warp stall reasons included,
 # on bench/profile_kernels.py NCU_WHAT (default matmul-f32), the kernels
 # whose names match NCU_KERNELS; not in the default STEPS.)
@@ -54,8 +56,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -153,7 +155,7 @@ fi
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
 if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
-   ! step probe && ! step smallprobe && ! step ncu; then
+   ! step probe && ! step smallprobe && ! step ncu && ! step liger; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -258,6 +260,17 @@ step smallprobe && py_bench "small matmul probe" smallprobe.txt 'tr "\n" ";" < "
 step sweep && py_bench "matmul sweep" sweep.txt \
   'echo "$(grep -c "of cuBLAS" "$OUT_DIR/sweep.txt") rows timed beside cuBLAS (sweep.txt / matmul_sweep.json)"' \
   bench/matmul_sweep.py "$OUT_DIR" ${SWEEP_SHAPES:-}
+# Liger-Kernel's Triton kernels, unchanged, under Triton and under tritonc
+# (LIGER_SRC: a directory holding the package liger_kernel; third-party code
+# is not in this repository: the device tool's `carry` brings a copy).
+if step liger; then
+  if [ -d "${LIGER_SRC:-}/liger_kernel" ]; then
+    py_bench "Liger-Kernel under Triton and tritonc" liger.txt 'grep -cE "^[a-z_]+ +[0-9]" "$OUT_DIR/liger.txt" | sed "s/$/ ops (liger.txt \/ liger.json)/"' \
+      bench/thirdparty_liger.py "$OUT_DIR" "$LIGER_SRC"
+  else
+    log "liger: LIGER_SRC does not hold liger_kernel: skipped"
+  fi
+fi
 # Nsight Compute on fixed configurations of our kernels beside the peers'
 # (bench/profile_kernels.py NCU_WHAT, default matmul-f32): the sections that
 # say what bounds them (throughputs, warp stalls, occupancy, bank conflicts).
