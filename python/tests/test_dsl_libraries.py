@@ -45,6 +45,9 @@ def test_install_as_triton_in_a_fresh_process(tmp_path):
         assert triton is alias and triton.__version__ == "3.6.0", triton.__version__
         assert triton.jit is tritonc.jit and tl is tritonc.language and JITFunction is tritonc.JITFunction
         assert libdevice is tritonc.language.extra.libdevice and tritonc.install_as_triton() is triton
+        import importlib.util  # (torch asks this at CUDA initialization)
+        assert importlib.util.find_spec("triton") is not None and importlib.util.find_spec("triton.language")
+        assert tl.core.static_range is tl.static_range and tl.core.reshape is tl.reshape
 
         @triton.jit
         def scale(X, Y, n, BLOCK: tl.constexpr):
@@ -162,7 +165,7 @@ def test_integers_equal_to_one_are_constants():
         run(strided_copy, (1,), x, y, stride, 16, BLOCK=16)
         np.testing.assert_array_equal(y, x[::stride][:16])
     kept = triton.jit(tiles_of.fn, do_not_specialize=["n"])
-    with pytest.raises(CompilationError, match="needs a value known when compiling"):
+    with pytest.raises(CompilationError, match="arange's end must be a compile-time constant"):
         run(kept, (1,), np.zeros(16, np.int32), 1, TILE=16)
 
 
@@ -283,3 +286,58 @@ def test_restrided_views_reach_their_storage():
     out = torch.full((R,), float("nan"))
     gather_rows[(R,)](view, idx, out, C)
     assert torch.equal(out, x[torch.arange(R), idx])
+
+
+@triton.jit
+def _fill_value(dtype):  # unannotated: a dtype given is a tl.constexpr here, as in Triton
+    if dtype.value.is_floating():
+        return -1.5
+    return -3
+
+
+@triton.jit
+def branch_merge(Y, a, b, X, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid == 0:
+        v = a
+    else:
+        v = b  # b == 1 at the call: the constant 1, made a tensor by the assignment (as Triton)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    tl.store(Y + pid * BLOCK + offs, tl.where(x > 0, x * v, _fill_value(X.dtype.element_ty)))
+
+
+def test_constexprs_in_helpers_and_plain_assignments():
+    x = rng.standard_normal(16).astype(np.float32)
+    y = np.full(32, np.nan, np.float32)
+    run(branch_merge, (2,), y, 5, 1, x, BLOCK=16)
+    np.testing.assert_array_equal(y[:16], np.where(x > 0, x * 5, -1.5).astype(np.float32))
+    np.testing.assert_array_equal(y[16:], np.where(x > 0, x, -1.5).astype(np.float32))
+
+
+def test_core_holds_the_builtins():
+    for name in ("static_range", "reshape", "broadcast_to", "where", "arange", "static_assert", "full", "zeros",
+                 "sum", "max", "program_id", "load", "store"):
+        assert getattr(tl.core, name) is getattr(tl, name)
+
+
+def test_autotuner_hooks_and_quantiles():
+    """Triton's Autotuner has callable hooks always and asks its do_bench for
+    quantiles (libraries' benchmarkers require the argument)."""
+    asked = []
+
+    def bench(call, quantiles):
+        call()
+        asked.append(quantiles)
+        return [1.0, 0.5, 2.0]
+
+    tuner = triton.runtime.Autotuner(add_one, add_one.arg_names, [triton.Config({"BLOCK": 16})], ["n"], ["Y"], None,
+                                     do_bench=bench, cache_results=False)
+    y = rng.standard_normal(8).astype(np.float32)
+    tuner.pre_hook({"Y": y}, reset_only=True)  # reset_to_zero's default hook
+    assert (y == 0).all()
+    tuner.post_hook({"Y": y}, exception=None)
+    x = rng.standard_normal(8).astype(np.float32)
+    if dsl_backends.current() != "cuda":
+        assert tuner._bench(x, y, 8, config=tuner.configs[0], grid=(1,)) == [1.0, 0.5, 2.0]
+        assert asked == [(0.5, 0.2, 0.8)]

@@ -100,12 +100,17 @@ class Autotuner(_Wrapper):
         # of reset_to_zero's zeroing) and once more, with reset_only=True
         # where it takes that argument, before the launch that follows the
         # tuning; post_hook(args, exception) after each timed call.
-        self.pre_hook, self.post_hook = pre_hook, post_hook
+        self.reset_to_zero = list(reset_to_zero or [])
+        # Always callable, as Triton's (subclasses call them): by default the
+        # pre-hook zeroes reset_to_zero's arguments and the post-hook does
+        # nothing (restore_value's copies are taken around each timed call).
+        self.pre_hook = pre_hook if pre_hook is not None else self._zero_reset_arguments
+        self.post_hook = post_hook if post_hook is not None else (lambda kwargs, exception=None: None)
+        self.errors = {}
         self.configs = list(configs) or [Config({})]
         self._tuned_names = {k for c in self.configs for k in c.kwargs}  # the caller may not pass these
         self.key = list(key)
         self.prune = prune_configs_by or {}
-        self.reset_to_zero = list(reset_to_zero or [])
         self.restore_value = list(restore_value or [])
         # Triton's names: `warmup` is the method that compiles every configuration.
         self.num_warmups, self.num_reps = warmup or 25, rep or 100
@@ -129,7 +134,9 @@ class Autotuner(_Wrapper):
         folder = _cache_dir()
         return None if folder is None else os.path.join(folder, jf.__name__ + "-" + h + ".json")
 
-    def _time(self, config, args, kwargs, grid, untimed_spills=True):
+    def _time(self, config, args, kwargs, grid, untimed_spills=True, quantiles=False):
+        """The median time of `config` (None: it spills, untimed; inf: it
+        does not run); with `quantiles`, Triton's three (median, 20%, 80%)."""
         from . import testing
         named = self.named(args, kwargs)
         saved = {n: _snapshot(named[n]) for n in self.restore_value if n in named}
@@ -138,19 +145,13 @@ class Autotuner(_Wrapper):
         def call():
             if config.pre_hook is not None:
                 config.pre_hook(dict(named, **config.all_kwargs()))
-            if self.pre_hook is not None:
-                self.pre_hook(dict(named, **config.all_kwargs()))
-            else:
-                for n in self.reset_to_zero:
-                    _zero(named.get(n))
+            self.pre_hook(dict(named, **config.all_kwargs()))
             try:
                 out = self.fn.run(*args, grid=grid, **merged)
             except Exception as e:
-                if self.post_hook is not None:
-                    self.post_hook(dict(named, **config.all_kwargs()), exception=e)
+                self.post_hook(dict(named, **config.all_kwargs()), exception=e)
                 raise
-            if self.post_hook is not None:
-                self.post_hook(dict(named, **config.all_kwargs()), exception=None)
+            self.post_hook(dict(named, **config.all_kwargs()), exception=None)
             return out
 
         try:
@@ -162,7 +163,18 @@ class Autotuner(_Wrapper):
                     self.spills[repr(config)] = local
                     return None
             if self.bench is not None:
-                return self.bench(call)
+                # As Triton's: the given function is asked for quantiles (median first).
+                try:
+                    t = self.bench(call, quantiles=(0.5, 0.2, 0.8))
+                except TypeError as e:
+                    if "quantiles" not in str(e):
+                        raise
+                    t = self.bench(call)  # one that takes the call alone
+                if quantiles:
+                    return list(t) if isinstance(t, (list, tuple)) else [t] * 3
+                return t[0] if isinstance(t, (list, tuple)) else t
+            if quantiles:
+                return testing.do_bench(call, warmup=self.num_warmups, rep=self.num_reps, quantiles=(0.5, 0.2, 0.8))
             # The median, as Triton's tuner compares: a few slow calls (a clock
             # change, a flush that lands badly) do not decide the choice. A
             # short run first: one already clearly slower than the best so
@@ -181,6 +193,10 @@ class Autotuner(_Wrapper):
             for n, v in saved.items():
                 _restore(named[n], v)
 
+    def _zero_reset_arguments(self, kwargs, reset_only=False):
+        for n in self.reset_to_zero:
+            _zero(kwargs.get(n))
+
     @property
     def base_fn(self):
         return self.jit_function().fn
@@ -196,11 +212,11 @@ class Autotuner(_Wrapper):
         return self._pruned((), dict(kwargs))
 
     def _bench(self, *args, config, **meta):
-        """Triton's: the times of one configuration ([median] * 3, as Triton's
-        quantiles; inf where it does not run, a spilling one timed anyway)."""
+        """Triton's: the times of one configuration, [median, 20%, 80%] (inf
+        where it does not run; a spilling one is timed anyway)."""
         grid = meta.pop("grid")
-        t = self._time(config, args, meta, grid, untimed_spills=False)
-        return [t, t, t]
+        t = self._time(config, args, meta, grid, untimed_spills=False, quantiles=True)
+        return t if isinstance(t, list) else [t] * 3
 
     def _pruned(self, args, kwargs):
         """The configurations left by prune_configs_by (all without it)."""
@@ -300,11 +316,7 @@ class Autotuner(_Wrapper):
             # As Triton: the timing runs leave what they accumulated; the launch starts from zeros
             # (or from what the user's pre_hook makes of them).
             named = self.named(args, kwargs)
-            if self.pre_hook is not None:
-                _call_reset_only(self.pre_hook, dict(named, **config.all_kwargs()))
-            else:
-                for n in self.reset_to_zero:
-                    _zero(named.get(n))
+            _call_reset_only(self.pre_hook, dict(named, **config.all_kwargs()))
         self.cache[key] = config
         self.best_config = config
         if config.pre_hook is not None:

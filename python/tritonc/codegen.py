@@ -353,6 +353,11 @@ class _Generator(ast.NodeVisitor):
 
     def visit_Assign(self, node):
         value = self.visit(node.value)
+        if isinstance(value, constexpr) and isinstance(value.value, (bool, int, float)):
+            # As Triton: a plain assignment makes a constexpr number a tensor (a
+            # variable may then take a runtime value on another path); `v:
+            # tl.constexpr = ...` keeps it.
+            value = value.value
         for target in node.targets:
             self._assign_target(target, value)
 
@@ -363,9 +368,9 @@ class _Generator(ast.NodeVisitor):
         ann = node.annotation
         is_constexpr = (isinstance(ann, ast.Attribute) and ann.attr == "constexpr") or \
             (isinstance(ann, ast.Name) and ann.id == "constexpr")
-        if is_constexpr:
-            if isinstance(unwrap(value), tensor):
-                raise CompileError("a tl.constexpr variable needs a value known when compiling")
+        if is_constexpr and not isinstance(unwrap(value), tensor):
+            # (a tensor stays one, as Triton lets it: its uses that need a
+            # constant say so)
             value = constexpr(value)
         self._assign_target(node.target, value)
 
@@ -1023,11 +1028,13 @@ class _Generator(ast.NodeVisitor):
 
     def _bind_arguments(self, jf, bound):
         for name, value in zip(jf.arg_names, bound):
-            # A tensor given for a tl.constexpr parameter stays a tensor: as in Triton,
-            # the annotation means something only on a kernel (the attention tutorial
-            # passes its offsets so).
-            if name in jf.constexpr_names and not isinstance(value, constexpr) and \
-                    not isinstance(unwrap(value), tensor):
+            # As Triton: what is not a tensor is a tl.constexpr in the callee
+            # (numbers, strings, dtypes; `dtype.value` reads it), annotated or
+            # not. A tensor given for a tl.constexpr parameter stays a tensor
+            # (the attention tutorial passes its offsets so).
+            if not isinstance(value, constexpr) and (
+                    isinstance(value, (bool, int, float, str, core.dtype)) or
+                    (name in jf.constexpr_names and not isinstance(unwrap(value), tensor))):
                 value = constexpr(value)
             self.frame.bindings[name] = self._store(name, (), value)
 

@@ -7,6 +7,7 @@ and ``triton.__version__`` says which Triton's interface tritonc follows, for
 libraries that choose code paths by it."""
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import types
@@ -51,6 +52,8 @@ def install_as_triton():
                            "its name before anything imports triton" % getattr(present, "__file__", "?"))
     alias = types.ModuleType("triton", "tritonc under Triton's name (tritonc.install_as_triton)")
     alias.__path__ = []  # a package: its submodules come from _Finder
+    # (importlib.util.find_spec("triton") must work: torch asks it at CUDA initialization)
+    alias.__spec__ = importlib.machinery.ModuleSpec("triton", None, is_package=True)
     alias.__version__ = TRITON_API_VERSION
     alias.__tritonc__ = True
     alias.__getattr__ = lambda name: getattr(tritonc, name)

@@ -49,3 +49,15 @@ def constexpr_function(fn):
     """``tl.constexpr_function``, as ``triton.constexpr_function``."""
     from ..jit import constexpr_function as wrap
     return wrap(fn)
+
+
+# Triton's `triton.language.core` holds the built-ins themselves (libraries
+# write `core.static_range`, `core.reshape`, ...): ours are in several
+# modules, so core gets the public names it lacks.
+def _fill_core():
+    for name, value in list(globals().items()):
+        if not name.startswith("_") and not hasattr(core, name) and name not in ("core", "semantic", "annotations"):
+            setattr(core, name, value)
+
+
+_fill_core()
