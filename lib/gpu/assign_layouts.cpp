@@ -10,7 +10,8 @@
 //      alignment allows);
 //   2. forward: values computed from anchors (element-wise math, casts,
 //      phis, reductions, broadcasts) take their operands' layouts, dots'
-//      before loads', so that an accumulator stays in its registers;
+//      before loads', so that an accumulator stays in its registers, and
+//      larger loads' before smaller ones';
 //   3. backward: what loads, atomics, stores and dot accumulators need of
 //      their operands flows up into operands not placed yet (a store takes
 //      its value's layout when that one's lanes run along the pointers'
@@ -688,7 +689,15 @@ void Assigner::run() {
       loads.push_back(i);
     }
   }
-  // 2. Forward, accumulators first.
+  // 2. Forward, accumulators first, then loads from the largest tile down:
+  // where a small tile meets a large one (a row of cos values broadcast over
+  // a tile of heads, loaded first), the large one's layout is kept and the
+  // small one converted, not the other way round (Liger's RoPE: the large
+  // tiles took the row's layout, 255 registers, 3.4 KB spilled, 7.7x
+  // Triton's time).
+  std::stable_sort(loads.begin(), loads.end(), [](const ir::Instruction* a, const ir::Instruction* b) {
+    return a->type().numElements() > b->type().numElements();
+  });
   for (auto& [dot, plan] : dots_) forwardFrom(dot);
   for (ir::Instruction* l : loads) forwardFrom(l);
   // 3. Backward from what accesses and accumulators need.
