@@ -341,3 +341,15 @@ def test_autotuner_hooks_and_quantiles():
     if dsl_backends.current() != "cuda":
         assert tuner._bench(x, y, 8, config=tuner.configs[0], grid=(1,)) == [1.0, 0.5, 2.0]
         assert asked == [(0.5, 0.2, 0.8)]
+
+
+def test_unknown_keywords_are_ignored_with_a_warning():
+    """As Triton (a library's configuration for another target passes a
+    SPLIT_K this kernel does not have): ignored, said once."""
+    n = int(rng.integers(10, 100))
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    kernel = triton.jit(add_one.fn)  # (said once per kernel: a fresh one)
+    with pytest.warns(UserWarning, match="SPLIT_K are neither parameters nor launch options"):
+        run(kernel, (1,), x, y, n, BLOCK=128, SPLIT_K=4)
+    np.testing.assert_array_equal(y, x + 1)

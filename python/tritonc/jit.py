@@ -516,7 +516,16 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                 raise TypeError("%s() is missing argument '%s'" % (self.__name__, name))
         extra = set(kwargs) - set(self.arg_names)
         if extra:
-            raise TypeError("%s() got unexpected arguments: %s" % (self.__name__, ", ".join(sorted(extra))))
+            # As Triton, which takes them as compile options and drops those it
+            # does not know (a library's configuration for another target):
+            # ignored, but said once.
+            said = self.__dict__.setdefault("_ignored_said", set())
+            names = ", ".join(sorted(extra))
+            if names not in said:
+                said.add(names)
+                import warnings
+                warnings.warn("%s(): keyword arguments %s are neither parameters nor launch options: ignored, as "
+                              "Triton does" % (self.__name__, names), stacklevel=3)
         for name in self.arg_names[:len(args)]:
             if name in kwargs:
                 raise TypeError("%s() got argument '%s' twice" % (self.__name__, name))
