@@ -4,6 +4,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "support/diagnostic.h"
+#include "transform/passes.h"
 
 namespace tritonc::lang {
 
@@ -46,6 +47,10 @@ std::vector<ir::Argument*> FunctionBuilder::beginCombiner(const std::string& nam
 std::string FunctionBuilder::endCombiner(const std::vector<ir::Value*>& values) {
   if (!combiner_) throw InternalError("no combine function is being built");
   b_.ret(values);
+  // What only served compile-time questions (a tile built to read its
+  // dtype, as libraries' `is_floating(x)` helpers do) goes: a combine
+  // function computes on scalars, element-wise.
+  transform::runDeadCodeElimination(*combiner_);
   b_.setInsertPoint(kernelBlock_);
   b_.setLoc(kernelLoc_);
   std::string name = combiner_->name();

@@ -315,10 +315,46 @@ def test_constexprs_in_helpers_and_plain_assignments():
     np.testing.assert_array_equal(y[16:], np.where(x > 0, x, -1.5).astype(np.float32))
 
 
-def test_core_holds_the_builtins():
+def test_core_and_standard_hold_the_builtins():
     for name in ("static_range", "reshape", "broadcast_to", "where", "arange", "static_assert", "full", "zeros",
-                 "sum", "max", "program_id", "load", "store"):
+                 "program_id", "load", "store"):
         assert getattr(tl.core, name) is getattr(tl, name)
+    assert tl.core.get_int_dtype(16, True) is tl.int16 and tl.core.get_int_dtype(64, False) is tl.uint64
+    from tritonc.language.standard import zeros_like  # (as FlagGems' topk)
+    assert zeros_like is tl.zeros_like
+
+
+@triton.jit
+def _is_floating(x):
+    return (x + tl.zeros((1,), tl.int1)).dtype.is_floating()  # a tile built only to read its dtype
+
+
+@triton.jit
+def _max_if_floating(a, b):
+    if _is_floating(a):
+        r = tl.maximum(a, b)
+    else:
+        r = a + b
+    return r
+
+
+@triton.jit
+def scan_and_reduce_with_dead_tiles(X, S, R, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(X + o)
+    tl.store(S + o, tl.associative_scan(x, 0, _max_if_floating))
+    tl.store(R, tl.reduce(x, 0, _max_if_floating))
+
+
+def test_combine_function_with_compile_time_only_tiles():
+    """FlagGems' cummax: a combine function's helper builds a tile to read its
+    dtype; what is dead goes before the combine function is checked."""
+    x = rng.standard_normal(64).astype(np.float32)
+    s = np.full(64, np.nan, np.float32)
+    r = np.full(1, np.nan, np.float32)
+    run(scan_and_reduce_with_dead_tiles, (1,), x, s, r, N=64)
+    np.testing.assert_array_equal(s, np.maximum.accumulate(x))
+    assert r[0] == x.max()
 
 
 def test_autotuner_hooks_and_quantiles():

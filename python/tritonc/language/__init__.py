@@ -51,13 +51,20 @@ def constexpr_function(fn):
     return wrap(fn)
 
 
-# Triton's `triton.language.core` holds the built-ins themselves (libraries
-# write `core.static_range`, `core.reshape`, ...): ours are in several
-# modules, so core gets the public names it lacks.
-def _fill_core():
-    for name, value in list(globals().items()):
-        if not name.startswith("_") and not hasattr(core, name) and name not in ("core", "semantic", "annotations"):
-            setattr(core, name, value)
+# Triton's `triton.language.core` holds the built-ins themselves and its
+# `standard` the library functions (libraries write `core.static_range`,
+# `from triton.language.standard import zeros_like`): ours are spread over
+# several modules, so both get the public names they lack.
+# (Not the names of Python's built-ins, range, min, max, sum, ...: the
+# modules' own code calls those.)
+def _fill_namespaces():
+    import builtins
+    from . import standard
+    for module in (core, standard):
+        for name, value in list(globals().items()):
+            if not name.startswith("_") and not hasattr(module, name) and not hasattr(builtins, name) and \
+                    name not in ("core", "semantic", "standard", "annotations"):
+                setattr(module, name, value)
 
 
-_fill_core()
+_fill_namespaces()
