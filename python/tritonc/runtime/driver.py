@@ -69,7 +69,10 @@ class _ActiveDriver:
 
     def get_active_torch_device(self):
         if not _has_cuda():
-            import torch
+            try:
+                import torch
+            except ImportError:
+                raise RuntimeError("triton.runtime.driver.active.get_active_torch_device needs torch") from None
             return torch.device("cpu")
         torch = _cuda()
         return torch.device("cuda", torch.cuda.current_device())
