@@ -30,6 +30,9 @@
 # default STEPS.)
 # (liger: bench/thirdparty_liger.py, Liger-Kernel's kernels under Triton and
 # tritonc, from LIGER_SRC; not in the default STEPS.)
+# (flaggems: bench/thirdparty_flaggems.py, FlagGems' own tests under tritonc,
+# from FLAGGEMS_SRC, the failures re-run under Triton; not in the default
+# STEPS.)
 # (ncu: Nsight Compute's sections, details and warp stall reasons included,
 # on bench/profile_kernels.py NCU_WHAT (default matmul-f32), the kernels
 # whose names match NCU_KERNELS; not in the default STEPS.)
@@ -56,8 +59,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -155,7 +158,7 @@ fi
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
 if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
-   ! step probe && ! step smallprobe && ! step ncu && ! step liger; then
+   ! step probe && ! step smallprobe && ! step ncu && ! step liger && ! step flaggems; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -269,6 +272,18 @@ if step liger; then
       bench/thirdparty_liger.py "$OUT_DIR" "$LIGER_SRC"
   else
     log "liger: LIGER_SRC does not hold liger_kernel: skipped"
+  fi
+fi
+# FlagGems' own pytest suite (quick mode) with `import triton` resolving to
+# tritonc, the failures re-run under Triton (FLAGGEMS_SRC: FlagGems' src/,
+# tests/ and pytest.ini; FLAGGEMS_SITE: packages it needs where the machine
+# lacks them; FLAGGEMS_BUDGET seconds, FLAGGEMS_ONLY file-name substrings).
+if step flaggems; then
+  if [ -d "${FLAGGEMS_SRC:-}/src/flag_gems" ]; then
+    py_bench "FlagGems' tests under tritonc" flaggems.txt 'grep -E "^(FlagGems|failing)" "$OUT_DIR/flaggems.txt" | tr "\n" ";"' \
+      bench/thirdparty_flaggems.py "$OUT_DIR" "$FLAGGEMS_SRC" --budget "${FLAGGEMS_BUDGET:-240}" --chunk-timeout "${FLAGGEMS_CHUNK_TIMEOUT:-150}" ${FLAGGEMS_ONLY:+--only "$FLAGGEMS_ONLY"}
+  else
+    log "flaggems: FLAGGEMS_SRC does not hold src/flag_gems: skipped"
   fi
 fi
 # Nsight Compute on fixed configurations of our kernels beside the peers'
