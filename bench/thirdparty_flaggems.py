@@ -24,10 +24,12 @@ RESULT = re.compile(r"^(tests/\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS
 SUMMARY = re.compile(r"^(FAILED|ERROR) (tests/\S+::\S+)(?: - (.*))?$")
 
 
-def run_pytest(root, env, node_ids, timeout):
-    """{node id: outcome}, {node id: first message}, seconds, whether it timed out."""
-    cmd = [sys.executable, "-m", "pytest", "-v", "-rfE", "--quick", "-p", "no:cacheprovider", "--tb=line",
+def run_pytest(root, env, node_ids, timeout, log=None):
+    """{node id: outcome}, {node id: first message}, seconds, whether it timed out.
+    log: a file to which pytest's output is appended."""
+    cmd = [sys.executable, "-m", "pytest", "-v", "-rfE", "--quick", "-p", "no:cacheprovider", "--tb=short",
            "-o", "addopts="] + node_ids
+    env = dict(env, COLUMNS="1000")  # (the summary's messages not cut to the terminal's width)
     if env.get("TRITONC_AS_TRITON") == "1":
         cmd[3:3] = ["-p", "fg_tritonc_plugin"]
     t0 = time.time()
@@ -37,6 +39,9 @@ def run_pytest(root, env, node_ids, timeout):
     except subprocess.TimeoutExpired as ex:
         out = (ex.stdout or b"").decode(errors="replace") if isinstance(ex.stdout, bytes) else (ex.stdout or "")
         timed_out = True
+    if log:
+        with open(log, "a") as f:
+            f.write("==== %s\n%s\n" % (" ".join(node_ids)[:500], out[-400000:]))
     outcomes, messages = {}, {}
     for line in out.splitlines():
         m = RESULT.match(line)
@@ -62,6 +67,7 @@ def main():
     ap.add_argument("--budget", type=float, default=300.0)
     ap.add_argument("--chunk-timeout", type=float, default=240.0)
     ap.add_argument("--only", default="")
+    ap.add_argument("--no-recheck", action="store_true", help="no re-run of the failures under Triton")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
     os.makedirs(args.out_dir, exist_ok=True)
@@ -69,8 +75,9 @@ def main():
     with open(os.path.join(plugin_dir, "fg_tritonc_plugin.py"), "w") as f:
         f.write(PLUGIN)
     files = sorted(f for f in os.listdir(os.path.join(root, "tests")) if re.match(r"test_.*\.py$", f))
-    if args.only:
-        files = [f for f in files if any(s in f for s in args.only.split(","))]
+    if args.only:  # (substrings, comma-separated, or @FILE: names one a line)
+        only = open(args.only[1:]).read().split() if args.only.startswith("@") else args.only.split(",")
+        files = [f for f in files if any(s in f for s in only)]
     # Spread over the alphabet, so that a budget cut short still samples all kinds of operators.
     stride = 5
     files = [f for k in range(stride) for f in files[k::stride]]
@@ -91,7 +98,7 @@ def main():
     def work(chunk):
         if time.time() - start > args.budget:
             return chunk, None
-        return chunk, run_pytest(root, ours, chunk, args.chunk_timeout)
+        return chunk, run_pytest(root, ours, chunk, args.chunk_timeout, os.path.join(args.out_dir, "flaggems-log.txt"))
 
     with ThreadPoolExecutor(args.jobs) as pool:
         for chunk, res in pool.map(work, chunks):
@@ -112,6 +119,8 @@ def main():
     for n in failed:
         by_file.setdefault(n.split("::")[0], []).append(n)
     groups = [ids if not any(results[i] in ("TIMEOUT", "NOT RUN") for i in ids) else [f] for f, ids in by_file.items()]
+    if args.no_recheck:
+        groups = []
 
     def recheck(ids):
         return run_pytest(root, base, ids, args.chunk_timeout)

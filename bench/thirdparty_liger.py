@@ -116,7 +116,10 @@ def child(which, liger_src, small):
             rows.append(dict(op=name, shape=shape, fwd_ms=fwd, fwd_bwd_ms=both, fwd_gpu_ms=fwd_gpu,
                              fwd_bwd_gpu_ms=both_gpu, rel_err=e, kernels_us=kernel_times(fwd_bwd)))
         except Exception as ex:  # noqa: BLE001
-            rows.append(dict(op=name, shape=shape, error="%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:200])))
+            import traceback
+            frames = traceback.format_exception(ex)
+            rows.append(dict(op=name, shape=shape, error="%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:200]),
+                             trace="".join(frames[-8:])[-3000:]))
         print(json.dumps(rows[-1]), flush=True)
 
     def leaf(*shape, dtype=torch.bfloat16, scale=1.0):
@@ -250,6 +253,9 @@ def main():
         if "error" in r or "error" in t or not t:
             print("%-14s %-22s tritonc: %s  triton: %s" % (r["op"], r["shape"], r.get("error", "ok (%s)" % ("%.1e" % r["rel_err"] if r.get("rel_err") is not None else "no reference")),
                                                           t.get("error", "ok") if t else "did not run"))
+            for trace in (r.get("trace"), t.get("trace")):
+                if trace:
+                    print("    " + trace.replace("\n", "\n    "))
             continue
         print("%-14s %-22s %28s %28s %28s %28s %8s" % (
             r["op"], r["shape"], pair(r["fwd_gpu_ms"], t["fwd_gpu_ms"]), pair(r["fwd_bwd_gpu_ms"], t["fwd_bwd_gpu_ms"]),

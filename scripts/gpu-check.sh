@@ -281,7 +281,7 @@ fi
 if step flaggems; then
   if [ -d "${FLAGGEMS_SRC:-}/src/flag_gems" ]; then
     py_bench "FlagGems' tests under tritonc" flaggems.txt 'grep -E "^(FlagGems|failing)" "$OUT_DIR/flaggems.txt" | tr "\n" ";"' \
-      bench/thirdparty_flaggems.py "$OUT_DIR" "$FLAGGEMS_SRC" --budget "${FLAGGEMS_BUDGET:-240}" --chunk-timeout "${FLAGGEMS_CHUNK_TIMEOUT:-150}" ${FLAGGEMS_ONLY:+--only "$FLAGGEMS_ONLY"}
+      bench/thirdparty_flaggems.py "$OUT_DIR" "$FLAGGEMS_SRC" --budget "${FLAGGEMS_BUDGET:-240}" --chunk-timeout "${FLAGGEMS_CHUNK_TIMEOUT:-150}" ${FLAGGEMS_ONLY:+--only "$FLAGGEMS_ONLY"} ${FLAGGEMS_ARGS:-}
   else
     log "flaggems: FLAGGEMS_SRC does not hold src/flag_gems: skipped"
   fi

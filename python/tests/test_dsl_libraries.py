@@ -67,6 +67,48 @@ def test_install_as_triton_in_a_fresh_process(tmp_path):
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
 
 
+def test_tritons_host_modules_under_its_names(tmp_path):
+    """The modules host code imports from Triton by name (torch's inductor
+    does at import, which the profiler reaches): triton.backends(.compiler,
+    .driver), triton.compiler(.compiler), triton.runtime.autotuner; they hold
+    tritonc's objects."""
+    code = textwrap.dedent("""
+        import inspect, tritonc
+        tritonc.install_as_triton()
+        import triton
+        import triton.backends.compiler, triton.compiler.compiler
+        from triton.backends.compiler import GPUTarget, BaseBackend
+        from triton.backends.driver import DriverBase
+        from triton.compiler import CompiledKernel
+        from triton.runtime.autotuner import OutOfResources, Autotuner, Config, autotune, heuristics
+        import sys
+        assert CompiledKernel is sys.modules["tritonc.jit"].CompiledKernel
+        assert triton.compiler.compiler.CompiledKernel is CompiledKernel
+        assert OutOfResources is tritonc.OutOfResources and Autotuner is sys.modules["tritonc.autotuner"].Autotuner
+        assert Config is tritonc.Config and autotune is tritonc.autotune and heuristics is tritonc.heuristics
+        # (no AttrsDescriptor: Triton 3.6 has none, host code takes its dict form)
+        assert not hasattr(triton.backends.compiler, "AttrsDescriptor")
+        assert not hasattr(triton.compiler.compiler, "AttrsDescriptor")
+        target = triton.runtime.driver.active.get_current_target()
+        assert isinstance(target, GPUTarget) and target == GPUTarget(target.backend, target.arch, target.warp_size)
+        assert triton.backends.backends == {} and triton.backends.backends.get("cpu") is None
+        key = triton.compiler.compiler.triton_key()
+        assert key == "tritonc-" + tritonc.__version__, key
+        assert "input" in inspect.signature(triton.language.core.view).parameters
+        try:
+            triton.no_such_name
+        except AttributeError:
+            pass
+        else:
+            raise AssertionError("triton.no_such_name")
+        print("ok")
+    """)
+    script = tmp_path / "host.py"
+    script.write_text(code)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-2000:]
+
+
 def test_install_as_triton_refuses_the_real_one(monkeypatch):
     import types
     monkeypatch.setitem(sys.modules, "triton", types.ModuleType("triton"))
@@ -256,6 +298,12 @@ def test_objects_with_data_ptr_are_pointers():
     expected = torch.zeros(64)
     expected[8:24] = x.cpu() + 1
     assert torch.equal(base.cpu(), expected)
+    # Only views among the arguments (FlagGems' generated pointwise kernels):
+    # their device says where the kernel runs.
+    source = torch.from_numpy(rng.standard_normal(64).astype(np.float32)).to(base.device)
+    add_one[(1,)](StridedView(source, 4, (16,), (1,)), StridedView(base, 40, (16,), (1,)), 16, BLOCK=16)
+    expected[40:56] = source[4:20].cpu() + 1
+    assert torch.equal(base.cpu(), expected)
     if dsl_backends.current() != "cuda":
         class Bare:
             dtype = torch.float32
@@ -264,6 +312,42 @@ def test_objects_with_data_ptr_are_pointers():
                 return base.data_ptr()
         with pytest.raises(TypeError, match="no shape, stride"):
             add_one[(1,)](x, Bare(), 16, BLOCK=16)
+
+
+def test_a_view_of_a_cuda_tensor_chooses_the_gpu(monkeypatch):
+    """An object with data_ptr(), dtype and a CUDA device picks the GPU as a
+    CUDA tensor does (checked without one: the choice alone)."""
+    monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    class CudaView:
+        dtype = "float32"
+        device = "cuda:0"
+
+        def data_ptr(self):
+            return 1 << 40
+
+    class HostView(CudaView):
+        device = "cpu"
+    assert add_one._target([CudaView(), CudaView(), 16]) == "gpu"
+    assert add_one._target([HostView(), HostView(), 16]) != "gpu"
+
+
+@triton.jit
+def numbers_to_builtins(Y, W: tl.constexpr, F: tl.constexpr):
+    # (FlagGems' replication-pad backward: tl.maximum(1, W) of a constexpr W)
+    tl.store(Y + 0, tl.maximum(1, W) * 1.0)
+    tl.store(Y + 1, tl.minimum(W, 3) * 1.0)
+    tl.store(Y + 2, tl.maximum(0.5, F))
+    tl.store(Y + 3, tl.where(W > 2, 7, 9) * 1.0)
+
+
+@pytest.mark.parametrize("w", [0, 2, 5])
+def test_builtins_given_two_numbers(w):
+    """A built-in given two Python numbers makes both tensors (Triton's
+    rule), as tl.maximum(1, W) with W a constexpr."""
+    f = float(rng.uniform(-1, 1))
+    y = np.full(4, np.nan, np.float32)
+    run(numbers_to_builtins, (1,), y, W=w, F=f)
+    np.testing.assert_array_equal(y, np.array([max(1, w), min(w, 3), max(0.5, f), 7 if w > 2 else 9], np.float32))
 
 
 @triton.jit

@@ -1,3 +1,8 @@
 """``tritonc.compiler``: the names Triton's host code imports from
-``triton.compiler`` (its compile errors)."""
+``triton.compiler`` (its compile errors, the compiled kernel's class)."""
 from .codegen import CompilationError  # noqa: F401
+from .jit import CompiledKernel  # noqa: F401
+
+# (a package to the import system: under install_as_triton, Triton's
+# triton.compiler.compiler is its submodule, made by triton_alias)
+__path__ = []

@@ -583,6 +583,11 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         for v in values:
             if hasattr(v, "__cuda_array_interface__"):
                 return "gpu"
+            # (a library's own view of a CUDA tensor: data_ptr(), dtype and a
+            # CUDA device, as FlagGems' StridedBuffer; passed as its address)
+            if callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and \
+                    str(getattr(v, "device", "")).startswith("cuda"):
+                return "gpu"
         return "cpu" if _tritonc.cpu_backend_available() else "interp"
 
     def _debug(self, debug=None):

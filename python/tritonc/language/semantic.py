@@ -380,7 +380,10 @@ def _index(x, dim, i):
 def _operands(a, b, div_or_mod=False, what="operation"):
     a_py, b_py = is_py_scalar(a), is_py_scalar(b)
     if a_py and b_py:
-        raise CompileError("internal: two Python numbers reached the IR")
+        # (a built-in given two numbers, as tl.maximum(1, W) of a constexpr W:
+        # both become tensors of their own types, as in Triton)
+        a, b = to_tensor(a), to_tensor(b)
+        a_py = b_py = False
     ta = to_tensor(a) if not a_py else None
     tb = to_tensor(b) if not b_py else None
     a_dt = ta.dtype if ta is not None else py_scalar_dtype(a)

@@ -8,6 +8,7 @@ as multiprocessors and the active torch device is the CPU, so that host
 code asking ``get_current_target().backend == "hip"`` or sizing a grid by
 the SM count runs; streams and the CUDA device interface raise a
 RuntimeError saying why."""
+import dataclasses
 import os
 import platform
 
@@ -50,12 +51,14 @@ class _Utils:
         }
 
 
-class _Target:
-    def __init__(self, backend, arch, warp_size):
-        self.backend, self.arch, self.warp_size = backend, arch, warp_size
+@dataclasses.dataclass(frozen=True)
+class GPUTarget:
+    """Triton's triton.backends.compiler.GPUTarget: what a kernel is compiled
+    for (backend "cuda" or "cpu", arch 90 or the host's machine, warp size)."""
+    backend: str
+    arch: object
+    warp_size: int
 
-    def __repr__(self):
-        return "GPUTarget(%r, %r, %r)" % (self.backend, self.arch, self.warp_size)
 
 
 class _ActiveDriver:
@@ -83,10 +86,10 @@ class _ActiveDriver:
 
     def get_current_target(self):
         if not _has_cuda():
-            return _Target("cpu", platform.machine(), 1)
+            return GPUTarget("cpu", platform.machine(), 1)
         torch = _cuda()
         major, minor = torch.cuda.get_device_capability()
-        return _Target("cuda", major * 10 + minor, 32)
+        return GPUTarget("cuda", major * 10 + minor, 32)
 
     def get_benchmarker(self):
         """The timing function tuners use: tritonc.testing.do_bench."""
