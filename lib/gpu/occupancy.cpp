@@ -107,32 +107,58 @@ bool elementwise(const ir::Instruction& i) {
 // Whether the tile `v` never exists whole: an element-wise result used once,
 // by an element-wise instruction later in its block, with only element-wise
 // or aliasing instructions between (a `qk * scale` that a select and an add
-// finish). ptxas evaluates such a chain element by element. Positions and
-// the count of other instructions before each are taken once per function,
-// so that asking for every value costs the function's length, not its square.
+// finish). ptxas evaluates such a chain element by element. With
+// `shared` (streamSharedFromEnvironment) a result several element-wise
+// instructions read is one too, with only such instructions up to its last
+// reader (Liger's SwiGLU forward, `x * sigmoid(x)` over 32 elements a
+// thread: estimated 64 registers, one program of 16 warps asked; ptxas takes
+// 62 asked for two, 50 left alone). Positions and the count of other
+// instructions before each are taken once per function, so that asking for
+// every value costs the function's length, not its square.
 class Streaming {
  public:
-  explicit Streaming(const ir::Function& f) {
+  explicit Streaming(const ir::Function& f, bool shared) : shared_(shared) {
     for (auto& bb : f.blocks()) {
       std::vector<size_t>& before = othersBefore_[bb.get()];
       before.push_back(0);
       for (auto& inst : bb->instructions()) {
         position_[inst.get()] = before.size() - 1;
-        before.push_back(before.back() + (elementwise(*inst) || aliases(inst.get()) ? 0 : 1));
+        // (with `shared`, loads and their addresses between do not end a
+        // chain either: ptxas
+        // issues the loads first and streams the chain after; SwiGLU loads its
+        // second operand between the gate's scaling and its sigmoid)
+        const bool between = chained(*inst) || aliases(inst.get()) ||
+                             (shared && (inst->opcode() == ir::Opcode::Load || inst->opcode() == ir::Opcode::Gep));
+        before.push_back(before.back() + (between ? 0 : 1));
       }
     }
   }
   bool streamed(const ir::Value* v) const {
-    if (v->valueKind() != ir::ValueKind::Instruction || v->users().size() != 1) return false;
+    if (v->valueKind() != ir::ValueKind::Instruction || v->users().empty()) return false;
+    if (v->users().size() > 1 && !shared_) return false;
     const auto* def = static_cast<const ir::Instruction*>(v);
-    const ir::Instruction* user = v->users().front();
-    if (!elementwise(*def) || !elementwise(*user) || user->parent != def->parent) return false;
-    const size_t from = position_.at(def), to = position_.at(user);
+    if (!chained(*def)) return false;
+    const size_t from = position_.at(def);
+    size_t last = from;
+    for (const ir::Instruction* user : v->users()) {
+      if (!chained(*user) || user->parent != def->parent) return false;
+      const size_t to = position_.at(user);
+      if (to <= from) return false;
+      last = std::max(last, to);
+    }
     const std::vector<size_t>& before = othersBefore_.at(def->parent);
-    return from < to && before[to] == before[from + 1];
+    return before[last] == before[from + 1];
+  }
+
+  // An element-wise instruction (with `shared`, conversions too: a bf16
+  // row read as f32 and written back).
+  bool chained(const ir::Instruction& i) const {
+    return elementwise(i) || (shared_ && (i.opcode() == ir::Opcode::Cast || i.opcode() == ir::Opcode::UCast ||
+                                          i.opcode() == ir::Opcode::Bitcast));
   }
 
  private:
+  bool shared_;
   std::unordered_map<const ir::Instruction*, size_t> position_;
   std::unordered_map<const ir::BasicBlock*, std::vector<size_t>> othersBefore_;
 };
@@ -176,6 +202,11 @@ bool rowOccupancyFromEnvironment() {
   return !(v && std::string(v) == "0");
 }
 
+bool streamSharedFromEnvironment() {
+  const char* v = std::getenv("TRITONC_STREAM_SHARED");
+  return v && std::string(v) == "1";
+}
+
 int rowRegisterSlackEighths() {
   const char* v = std::getenv("TRITONC_ROW_REGISTER_SLACK");
   const int eighths = v ? std::atoi(v) : 0;
@@ -211,7 +242,7 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   const bool light = !anyDot && t.registerBudget >= 64;
   bool fmaDot = false;
   std::unordered_map<const ir::Value*, int64_t> tileBytes;
-  const Streaming streaming(f);
+  const Streaming streaming(f, streamSharedFromEnvironment());
   // The bytes of the tiles live after each instruction, kept as values
   // enter and leave the live set (one walk per block).
   auto bytesOf = [&](const ir::Value* v) -> int64_t {

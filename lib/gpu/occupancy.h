@@ -37,6 +37,16 @@ bool rowOccupancyFromEnvironment();
 // cached apart.
 int rowRegisterSlackEighths();
 
+// Whether the estimate sees wider element-wise chains as streamed (ptxas
+// evaluates them element by element): a value several element-wise
+// instructions read (a SwiGLU's `x * sigmoid(x)`), conversions in the chain,
+// loads and their addresses between its links, and (transform/passes.h
+// merge-blocks, run last in the default pipeline with it) the blocks an
+// inlined function's return leaves. TRITONC_STREAM_SHARED=1 in the
+// environment; off by default until measured on a GPU (kernels are cached
+// apart).
+bool streamSharedFromEnvironment();
+
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds
 // (its warps and its limit on programs).
 int maxResidentPrograms(const std::string& arch, int numWarps);

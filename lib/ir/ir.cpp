@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace tritonc::ir {
 
@@ -23,6 +24,7 @@ const char* const kAtomicNames[] = {"add", "xchg", "max", "min", "and", "or", "u
 const char* const kSortOrderNames[] = {"ascending", "descending"};
 const char* const kSemNames[] = {"relaxed", "acquire", "release", "acq_rel"};
 const char* const kScopeNames[] = {"gpu", "cta", "sys"};
+const char* const kCacheNames[] = {"", "ca", "cg", "cv", "wb", "cs", "wt"};
 
 template <typename E, size_t N>
 bool fromNames(const char* const (&names)[N], const std::string& s, E* out) {
@@ -51,6 +53,14 @@ const char* memSemName(MemSem s) { return kSemNames[size_t(s)]; }
 const char* memScopeName(MemScope s) { return kScopeNames[size_t(s)]; }
 bool memSemFromName(const std::string& s, MemSem* out) { return fromNames(kSemNames, s, out); }
 bool memScopeFromName(const std::string& s, MemScope* out) { return fromNames(kScopeNames, s, out); }
+const char* cacheOpName(CacheOp c) { return size_t(c) < std::size(kCacheNames) ? kCacheNames[size_t(c)] : "?"; }
+bool cacheOpFromName(const std::string& s, CacheOp* out) { return !s.empty() && fromNames(kCacheNames, s, out); }
+bool cacheOpAllowed(Opcode op, CacheOp c) {
+  if (c == CacheOp::Default) return true;
+  if (op == Opcode::Load) return c == CacheOp::Ca || c == CacheOp::Cg || c == CacheOp::Cv;
+  if (op == Opcode::Store) return c == CacheOp::Wb || c == CacheOp::Cg || c == CacheOp::Cs || c == CacheOp::Wt;
+  return false;
+}
 
 // ---- Value ----------------------------------------------------------------
 

@@ -132,6 +132,19 @@ class Constant : public Value {
 // is_pure), so passes may merge, move or drop it like arithmetic. Printed
 // `inline_asm pure "..."`.
 constexpr uint8_t kInlineAsmPure = 1;
+// A load's `sub`: its cache operator (PTX's ld .ca, .cg, .cv; Triton's
+// cache_modifier), printed `{cache = cg}`, and whether it is volatile
+// (Triton's volatile=True: read from memory every time, for flags other
+// programs write), printed `{volatile = 1}`: a volatile load is never
+// removed, merged, moved or pre-fetched (hasSideEffects). A store's `sub`:
+// its cache operator (.wb, .cg, .cs, .wt), printed `{cache = cs}`. Hints to
+// the GPU back end only; the interpreter and the CPU back end read and write
+// as usual (the CPU back end fences after a volatile load).
+enum class CacheOp : uint8_t { Default = 0, Ca, Cg, Cv, Wb, Cs, Wt };
+constexpr uint8_t kLoadCacheMask = 7, kLoadVolatile = 8;
+const char* cacheOpName(CacheOp c);               // "ca", "cg", ...; "" for Default
+bool cacheOpFromName(const std::string& name, CacheOp* out);
+bool cacheOpAllowed(Opcode op, CacheOp c);        // ca, cg, cv on loads; wb, cg, cs, wt on stores
 
 class Instruction : public Value {
  public:
@@ -182,6 +195,8 @@ class Instruction : public Value {
         return true;
       case Opcode::InlineAsm:
         return sub != kInlineAsmPure;
+      case Opcode::Load:
+        return (sub & kLoadVolatile) != 0;
       default:
         return isTerminator();
     }

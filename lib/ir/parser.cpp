@@ -306,6 +306,14 @@ void Parser::parseAttributes(Instruction* inst) {
       inst->sub = v.text == "y";
       continue;
     }
+    if (key.text == "cache") {  // a load's or store's cache operator, by name
+      CacheOp c;
+      if (v.kind != TokKind::Word || !cacheOpFromName(v.text, &c) || !cacheOpAllowed(inst->opcode(), c))
+        failAt(v.loc, "'cache' is an attribute of load (ca, cg, cv) and store (wb, cg, cs, wt)");
+      take();
+      inst->sub = uint8_t((inst->sub & ~kLoadCacheMask) | uint8_t(c));
+      continue;
+    }
     if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
       if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
         failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");
@@ -333,6 +341,9 @@ void Parser::parseAttributes(Instruction* inst) {
       if (inst->opcode() != Opcode::Splat || value != 1)
         failAt(v.loc, "'guard = 1' marks a splat (a pre-fetch's iteration guard)");
       inst->sub = kSplatIterationGuard;
+    } else if (key.text == "volatile") {
+      if (inst->opcode() != Opcode::Load || value != 1) failAt(v.loc, "'volatile = 1' marks a load");
+      inst->sub |= kLoadVolatile;
     } else if (key.text == "multicast") {
       if (inst->opcode() != Opcode::TmaCopy || value != 2) failAt(v.loc, "'multicast = 2' marks a tma_copy shared by a pair of programs");
       inst->imm = value;
@@ -344,7 +355,7 @@ void Parser::parseAttributes(Instruction* inst) {
       if (stage) inst->sub = 1;
       else inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role, cache, volatile)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

@@ -146,6 +146,10 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
   if ((inst.opcode() == Opcode::StageInit || inst.opcode() == Opcode::StageRelease) && inst.sub)
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
+  if ((inst.opcode() == Opcode::Load || inst.opcode() == Opcode::Store) && (inst.sub & kLoadCacheMask))
+    attrs += (attrs.empty() ? "" : ", ") + std::string("cache = ") + cacheOpName(CacheOp(inst.sub & kLoadCacheMask));
+  if (inst.opcode() == Opcode::Load && (inst.sub & kLoadVolatile))
+    attrs += (attrs.empty() ? "" : ", ") + std::string("volatile = 1");
   if (inst.role != Role::Consumer)
     attrs += (attrs.empty() ? "" : ", ") + std::string("role = ") + (inst.role == Role::Producer ? "producer" : "both");
   if ((inst.opcode() == Opcode::AtomicRmw || inst.opcode() == Opcode::AtomicCas) && inst.imm) {

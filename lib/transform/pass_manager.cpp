@@ -5,6 +5,7 @@
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "transform/passes.h"
+#include "gpu/occupancy.h"
 #include "gpu/passes.h"
 
 namespace tritonc::transform {
@@ -30,6 +31,7 @@ const std::vector<PassInfo>& allPasses() {
       {"rebase-pointers", "pointer tiles advanced by a uniform step: a scalar pointer phi plus invariant offsets", plain<runRebasePointerPhis>, false},
       {"prefetch", "pre-fetch loads num_stages - 1 loop iterations ahead", prefetch, false},
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
+      {"merge-blocks", "a block whose only predecessor branches to it unconditionally joins that predecessor", plain<runMergeBlocks>, true},
       {"gpu-expand-f64-math", "float64 exp, exp2, log, log2, sin, cos, tanh, rsqrt as float64 arithmetic (PTX has them in float32 only)", gpu::runExpandF64Math, false},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
@@ -54,8 +56,15 @@ std::vector<std::string> defaultPipeline() {
   // Simplify first so that CSE and LICM see canonical code (CSE before the
   // peephole too: `m[:, newaxis] ? *p : 0` broadcasts m twice, and only one
   // value is the load's own mask); pre-fetch after LICM so that hoisted
-  // address computations are not cloned; clean up last.
-  return {"constfold", "cse", "peephole", "cse", "licm", "rebase-pointers", "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+  // address computations are not cloned; clean up last. With
+  // TRITONC_STREAM_SHARED=1 (gpu/occupancy.h; a switch until measured on a
+  // GPU), straight-line blocks (an inlined function's return, a loop's
+  // step) are merged last, so that the occupancy estimate sees an
+  // element-wise chain whole.
+  std::vector<std::string> passes = {"constfold", "cse", "peephole", "cse", "licm", "rebase-pointers",
+                                     "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
+  if (gpu::streamSharedFromEnvironment()) passes.push_back("merge-blocks");
+  return passes;
 }
 
 std::vector<std::string> gpuPipeline() {

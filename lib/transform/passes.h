@@ -9,6 +9,11 @@ namespace tritonc::transform {
 // that have no side effects (including cycles of phis), and unreachable blocks.
 bool runDeadCodeElimination(ir::Function& f);
 
+// Merges a block into its only predecessor where that predecessor ends in
+// an unconditional branch to it (an inlined function's return block); its
+// phis become their one incoming value.
+bool runMergeBlocks(ir::Function& f);
+
 // Constant folding of scalar instructions with constant operands and of
 // element-wise instructions on splatted constants; a conditional branch on a
 // constant becomes a branch.

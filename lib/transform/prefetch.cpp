@@ -320,7 +320,8 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
     if (bb == loop.header || !dom.dominates(bb, loop.latch)) continue;  // must run on every iteration
     IterationCloner aheadCheck(loop, probe, &dom, bb);
     for (auto& inst : bb->instructions()) {
-      if (inst->opcode() != Opcode::Load || !clearOfWrites(*inst, written)) continue;
+      // (a volatile load reads memory other programs write: every time, never ahead)
+      if (inst->opcode() != Opcode::Load || inst->hasSideEffects() || !clearOfWrites(*inst, written)) continue;
       size_t b2 = kMaxClonedChain;
       int d = distanceOf(*inst, distance, axis, vectorDistance);
       if (d == 0) continue;

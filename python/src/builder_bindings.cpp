@@ -46,6 +46,14 @@ ir::Opcode opcodeOf(const std::string& name) {
 
 ir::Value* valueOr(const std::optional<PyValue>& v) { return v ? v->v : nullptr; }
 
+// A load's or store's cache operator by name ("" for none).
+ir::CacheOp cacheOf(ir::Opcode op, const std::string& name) {
+  ir::CacheOp c = ir::CacheOp::Default;
+  if (!name.empty() && (!ir::cacheOpFromName(name, &c) || !ir::cacheOpAllowed(op, c)))
+    throw InternalError("no cache operator '" + name + "' for " + ir::opcodeName(op));
+  return c;
+}
+
 std::vector<ir::Value*> values(const std::vector<PyValue>& vs) {
   std::vector<ir::Value*> out;
   for (const PyValue& v : vs) out.push_back(v.v);
@@ -170,16 +178,21 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("num_programs", [](FB& f, int axis) { return PyValue{f.builder().numPrograms(axis)}; }, nb::keep_alive<0, 1>())
       .def("gep", [](FB& f, const PyValue& p, const PyValue& o) { return PyValue{f.builder().gep(p.v, o.v)}; },
            nb::keep_alive<0, 1>())
+      // cache: "" or a cache operator ("cg", ...; ir.h CacheOp); volatile_: Triton's volatile=True.
       .def("load",
-           [](FB& f, const PyValue& p, std::optional<PyValue> mask, std::optional<PyValue> other) {
-             return PyValue{f.builder().load(p.v, valueOr(mask), valueOr(other))};
+           [](FB& f, const PyValue& p, std::optional<PyValue> mask, std::optional<PyValue> other,
+              const std::string& cache, bool volatile_) {
+             auto* load = static_cast<ir::Instruction*>(f.builder().load(p.v, valueOr(mask), valueOr(other)));
+             load->sub = uint8_t(cacheOf(ir::Opcode::Load, cache)) | (volatile_ ? ir::kLoadVolatile : 0);
+             return PyValue{load};
            },
-           nb::arg("ptr"), nb::arg("mask").none(), nb::arg("other").none(), nb::keep_alive<0, 1>())
+           nb::arg("ptr"), nb::arg("mask").none(), nb::arg("other").none(), nb::arg("cache") = "",
+           nb::arg("volatile_") = false, nb::keep_alive<0, 1>())
       .def("store",
-           [](FB& f, const PyValue& p, const PyValue& v, std::optional<PyValue> mask) {
-             f.builder().store(p.v, v.v, valueOr(mask));
+           [](FB& f, const PyValue& p, const PyValue& v, std::optional<PyValue> mask, const std::string& cache) {
+             f.builder().store(p.v, v.v, valueOr(mask))->sub = uint8_t(cacheOf(ir::Opcode::Store, cache));
            },
-           nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none())
+           nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::arg("cache") = "")
       .def("dot",
            [](FB& f, const PyValue& a, const PyValue& b, const PyValue& acc) { return PyValue{f.builder().dot(a.v, b.v, acc.v)}; },
            nb::keep_alive<0, 1>())

@@ -131,3 +131,31 @@ def test_a_divisibility_suffix_in_the_signature_points_at_arg():
                     "--arg", "n_elements=4096", "--stage", "gpu-ir", "--target", "sm_90a")
     assert r.returncode == 0, r.stderr
     assert "store" in r.stdout and "{vec = 4}" in r.stdout.split("store", 1)[1].splitlines()[0], r.stdout
+
+
+def test_shared_elementwise_values_stream_in_the_occupancy_estimate():
+    """TRITONC_STREAM_SHARED=1 (a switch until measured on a GPU): a SwiGLU
+    row of 16384 bf16 on 16 warps reads `a` twice (a * sigmoid(a)); counted
+    as streamed, the estimate lets the kernel ask ptxas for more programs
+    than the one it asks for without the switch (the compile report says
+    what was asked)."""
+    def asked(env_value):
+        env_before = os.environ.get("TRITONC_STREAM_SHARED")
+        os.environ["TRITONC_STREAM_SHARED"] = env_value
+        try:
+            r = tritonc_cli("emit", HERE + "/llm_kernels.py:swiglu_fwd", "-DBLOCK=16384", "--num-warps", "16",
+                            "--signature", "A=*bf16,B=*bf16,C=*bf16,n=i32", "--arg", "n=45088768",
+                            "--target", "sm_90a", "--stage", "report")
+        finally:
+            if env_before is None:
+                del os.environ["TRITONC_STREAM_SHARED"]
+            else:
+                os.environ["TRITONC_STREAM_SHARED"] = env_before
+        assert r.returncode == 0, r.stderr
+        line = [l for l in r.stdout.splitlines() if "asked of ptxas:" in l]
+        assert line, r.stdout[-2000:]
+        return int(line[0].split("asked of ptxas:")[1].split()[0]), line[0]
+    off, off_line = asked("0")
+    on, on_line = asked("1")
+    assert off == 1, off_line
+    assert on >= 2, on_line

@@ -351,6 +351,38 @@ def test_builtins_given_two_numbers(w):
 
 
 @triton.jit
+def running_totals(X, FLAGS, OUT, BLOCK: tl.constexpr):
+    # FlagGems' radix sort's look-back, one step deep: each program waits on
+    # the flag of the one before (volatile loads: read from memory every
+    # time), adds its block's sum to that one's total, and raises its flag.
+    pid = tl.program_id(0)
+    s = tl.sum(tl.load(X + pid * BLOCK + tl.arange(0, BLOCK)), axis=0)
+    prev = 0
+    if pid > 0:
+        flag = tl.load(FLAGS + pid - 1, volatile=True)
+        while flag == 0:
+            flag = tl.load(FLAGS + pid - 1, volatile=True)
+        prev = tl.load(OUT + pid - 1, cache_modifier=".cg")
+    tl.store(OUT + pid, prev + s, cache_modifier=".cg")
+    tl.debug_barrier()
+    tl.atomic_xchg(FLAGS + pid, 1, sem="release")
+
+
+def test_volatile_loads_wait_on_other_programs():
+    """volatile=True and cache_modifier reach the IR (`{volatile = 1}`,
+    `{cache = cg}`); a chain of programs waiting on each other's flags
+    gives the running totals (the GPU: ld.volatile.global, test_dsl_ptx)."""
+    programs, block = 48, 32
+    x = rng.integers(0, 10, programs * block).astype(np.int32)
+    flags = np.zeros(programs, np.int32)
+    out = np.full(programs, -1, np.int32)
+    run(running_totals, (programs,), x, flags, out, BLOCK=block)
+    np.testing.assert_array_equal(out, np.cumsum(x.reshape(programs, block).sum(1)))
+    ir = running_totals.warmup(x, flags, out, BLOCK=block).asm["ttir"]
+    assert ir.count("volatile = 1") == 2 and "cache = cg" in ir, ir
+
+
+@triton.jit
 def gather_rows(inp, idx, out, row_stride):
     r = tl.program_id(0)
     tl.store(out + r, tl.load(inp + r * row_stride + tl.load(idx + r)))

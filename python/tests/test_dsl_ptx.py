@@ -506,3 +506,18 @@ def test_dot_into_half_accumulators_assembles(monkeypatch, arch):
                                                         K=128, BK=32, OUT=out, grid=(1,)).asm["ptx"]
         assert ("wgmma.mma_async" if arch == "sm_90a" else "mma.sync") in ptx
         ptxas(ptx, arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_cache_operators_and_volatile_loads_in_the_ptx(monkeypatch, arch):
+    """Triton's cache_modifier and volatile=True as PTX qualifiers:
+    ld.volatile.global for the flag another program writes, ld.global.cg and
+    st.global.cg beside it; ptxas assembles them."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    import test_dsl_libraries as lib
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x, flags, out = np.zeros(64, np.int32), np.zeros(2, np.int32), np.zeros(2, np.int32)
+    ptx = lib.running_totals.warmup(x, flags, out, BLOCK=32).asm["ptx"]
+    assert re.search(r"ld\.volatile\.global\.[bsu]32", ptx), ptx
+    assert "ld.global.cg." in ptx and "st.global.cg." in ptx, ptx
+    ptxas(ptx, arch)

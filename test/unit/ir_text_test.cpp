@@ -577,5 +577,17 @@ TEST(IrTextErrors, TruncatedAndMutatedInputNeverCrash) {
     }
 }
 
+TEST(IrTextErrors, CacheOperatorsAndVolatileOnTheirOwnInstructions) {
+  // A load takes ca, cg, cv and volatile; a store wb, cg, cs, wt.
+  expectParseError(kernel("  %x = load %p : f32 {cache = wb}\n  ret\n"), 3, 31, "'cache' is an attribute of load");
+  expectParseError(kernel("  store %p, %b {cache = cv}\n  ret\n"), 3, 25, "'cache' is an attribute of load");
+  expectParseError(kernel("  store %p, %b {volatile = 1}\n  ret\n"), 3, 28, "'volatile = 1' marks a load");
+  const std::string ok = kernel("  %x = load %p : f32 {cache = cv, volatile = 1}\n  store %p, %x {cache = wt}\n  ret\n");
+  EXPECT_EQ(reprint(ok), ok);
+  auto m = parseModule(ok);
+  const Instruction* load = m->function("k")->entry()->instructions()[0].get();
+  EXPECT_TRUE(load->hasSideEffects());  // volatile: never removed, merged or moved
+}
+
 }  // namespace
 }  // namespace tritonc::ir

@@ -96,9 +96,14 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
   if (masked) mask = getMask(inst.operand(1));  // a predicate is read lane by lane, where needed
   if (inst.numOperands() >= 3) other = get(inst.operand(2));
   else other = uniformTile(t, zero(kind));
+  // A volatile load (a flag another program writes) reads memory each time
+  // it runs, element by element: never in place, never merged or hoisted.
+  const bool isVolatile = inst.sub & ir::kLoadVolatile;
   auto lane = [&](llvm::Value* ptr, llvm::Value* m, llvm::Value* otherValue) -> llvm::Value* {
     auto access = [&]() -> llvm::Value* {
-      llvm::Value* v = b_.CreateAlignedLoad(storageType(kind), ptr, alignOf(kind));
+      llvm::LoadInst* load = b_.CreateAlignedLoad(storageType(kind), ptr, alignOf(kind));
+      load->setVolatile(isVolatile);
+      llvm::Value* v = load;
       return kind == ir::Scalar::I1 ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;  // a byte: != 0
     };
     if (!m) return access();
@@ -117,7 +122,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
     phi->addIncoming(otherValue, from);
     return phi;
   };
-  if (!masked && t.isTile() && p.affine && readInPlace(inst)) {
+  if (!masked && t.isTile() && p.affine && !isVolatile && readInPlace(inst)) {
     Tile view;  // the elements where they are
     view.kind = kind;
     view.shape = t.shape;
@@ -138,7 +143,9 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
   // Lanes in any order (loads have no effect): along the pointers' unit
   // stride, or in transposed blocks when the tile's runs the other way.
   auto lanes = [&](bool useMask) {
-    if (!useMask && p.affine && blockTransposeCopy(kind, t.shape, out.base, out.strides, p.base, p.strides)) return;
+    if (!useMask && p.affine && !isVolatile &&
+        blockTransposeCopy(kind, t.shape, out.base, out.strides, p.base, p.strides))
+      return;
     std::vector<Strides> strides{out.strides, p.strides, other.strides};
     if (useMask) elementStrides(mask, strides);
     forEach(
@@ -157,7 +164,7 @@ void Lowering::lowerLoad(const ir::Instruction& inst) {
   llvm::Value* all = allSet(mask);
   // Read in place where every lane is on, as an unmasked load may be (the
   // tile is then the source's elements or the buffer's, with equal strides).
-  if (p.affine && kind != ir::Scalar::I1 && p.strides == out.strides && readInPlace(inst)) {
+  if (p.affine && kind != ir::Scalar::I1 && p.strides == out.strides && !isVolatile && readInPlace(inst)) {
     eitherWay(all, [] {}, [&] { lanes(true); });
     Tile view = out;
     view.base = b_.CreateSelect(all, p.base, out.base);

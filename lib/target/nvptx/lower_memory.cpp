@@ -64,6 +64,13 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   auto guarded = [&](const std::string& pred, const std::string& text) {
     emit(pred.empty() ? text : "@" + pred + " " + text);
   };
+  // The opcode with its cache operator (ld.global.cg, st.global.cs) or, for
+  // a volatile load, ld.volatile.global (docs/IR.md: `cache`, `volatile`).
+  const bool plainAccess = i.opcode() == Opcode::Load || i.opcode() == Opcode::Store;  // (an atomic's sub is its kind)
+  const ir::CacheOp cache = plainAccess ? ir::CacheOp(i.sub & ir::kLoadCacheMask) : ir::CacheOp::Default;
+  const std::string cacheSuffix = cache == ir::CacheOp::Default ? "" : std::string(".") + ir::cacheOpName(cache);
+  const std::string ld = plainAccess && (i.sub & ir::kLoadVolatile) ? "ld.volatile.global" : "ld.global" + cacheSuffix;
+  const std::string st = "st.global" + cacheSuffix;
 
   if (i.opcode() == Opcode::Load) {
     std::vector<std::string> out(n);
@@ -84,7 +91,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, std::string("ld.global.") + memoryType(k) + " " + dst[0] + ", [" + addr + "];");
+        guarded(pred, ld + "." + memoryType(k) + " " + dst[0] + ", [" + addr + "];");
       } else if (size == 1 && vec > 4) {
         // 8 or 16 bytes (PTX vectors of bytes stop at 4): 32-bit words,
         // each split into four bytes, under the predicate (else `other` stays).
@@ -93,7 +100,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           x = newReg(RegClass::B32);
           emit("mov.b32 " + x + ", 0;");
         }
-        guarded(pred, "ld.global.v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "];");
+        guarded(pred, ld + ".v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "];");
         for (size_t v = 0; v < vec; ++v)
           guarded(pred, "bfe.s32 " + dst[v] + ", " + w[v / 4] + ", " + std::to_string(8 * (v % 4)) + ", 8;");
       } else if (size == 2 && vec == 8) {
@@ -103,7 +110,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           x = newReg(RegClass::B32);
           emit("mov.b32 " + x + ", 0;");
         }
-        guarded(pred, "ld.global.v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
+        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
         for (size_t q = 0; q < 4; ++q) {
           // Keep `other` where the load did not run: unpack only under the predicate.
           std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
@@ -113,7 +120,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           guarded(pred, move + dst[2 * q + 1] + ", " + hi + ";");
         }
       } else {
-        guarded(pred, std::string("ld.global.v") + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
+        guarded(pred, ld + ".v" + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
                           ", [" + addr + "];");
       }
       for (size_t v = 0; v < vec; ++v) {
@@ -153,19 +160,19 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, std::string("st.global.") + memoryType(k) + " [" + addr + "], " + src[0] + ";");
+        guarded(pred, st + "." + memoryType(k) + " [" + addr + "], " + src[0] + ";");
       } else if (size == 1 && vec > 4) {
         std::vector<std::string> w = packBytes(src);
-        guarded(pred, "st.global.v" + std::to_string(w.size()) + ".b32 [" + addr + "], " + braces(w, 0, w.size()) + ";");
+        guarded(pred, st + ".v" + std::to_string(w.size()) + ".b32 [" + addr + "], " + braces(w, 0, w.size()) + ";");
       } else if (size == 2 && vec == 8) {
         std::vector<std::string> w(4);
         for (size_t q = 0; q < 4; ++q) {
           w[q] = newReg(RegClass::B32);
           emit("mov.b32 " + w[q] + ", {" + toHalfWord(k, src[2 * q]) + ", " + toHalfWord(k, src[2 * q + 1]) + "};");
         }
-        guarded(pred, "st.global.v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
+        guarded(pred, st + ".v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
       } else {
-        guarded(pred, std::string("st.global.v") + std::to_string(vec) + "." + memoryType(k) + " [" + addr + "], " +
+        guarded(pred, st + ".v" + std::to_string(vec) + "." + memoryType(k) + " [" + addr + "], " +
                           braces(src, 0, vec) + ";");
       }
     }

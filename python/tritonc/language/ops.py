@@ -467,12 +467,16 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     elem = p.dtype.element_ty
     core.check_supported(elem, "tl.load")
     b = semantic.builder()
+    # The GPU's cache operator (ld.global.cg, ...) and volatile=True (read
+    # from memory every time, as flags other programs write must be): IR
+    # attributes `cache` and `volatile` (docs/IR.md).
+    hints = dict(cache=unwrap(cache_modifier).lstrip("."), volatile_=bool(unwrap(volatile)))
     if mask is None:
-        return tensor(b.load(p.handle, None, None), elem, shape)
+        return tensor(b.load(p.handle, None, None, **hints), elem, shape)
     o = semantic.constant(0, elem, shape) if other is None else \
         semantic.broadcast_to(semantic.cast(to_tensor(other), elem) if isinstance(other, tensor)
                               else semantic.constant(other, elem), shape)
-    return tensor(b.load(p.handle, mask.handle, o.handle), elem, shape)
+    return tensor(b.load(p.handle, mask.handle, o.handle, **hints), elem, shape)
 
 
 @builtin
@@ -496,7 +500,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     mask = unwrap(mask)
     if mask is not None:
         mask = _to_pointer_shape("tl.store", "mask", semantic.to_bool(mask), p.shape)
-    semantic.builder().store(p.handle, vt.handle, mask.handle if mask is not None else None)
+    semantic.builder().store(p.handle, vt.handle, mask.handle if mask is not None else None,
+                             cache=unwrap(cache_modifier).lstrip("."))
 
 
 # ---- dot -------------------------------------------------------------------------
