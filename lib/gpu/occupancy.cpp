@@ -124,9 +124,9 @@ class Streaming {
       for (auto& inst : bb->instructions()) {
         position_[inst.get()] = before.size() - 1;
         // (with `shared`, loads and their addresses between do not end a
-        // chain either: ptxas
-        // issues the loads first and streams the chain after; SwiGLU loads its
-        // second operand between the gate's scaling and its sigmoid)
+        // chain either: ptxas issues the loads first and streams the chain
+        // after; SwiGLU loads its second operand between the gate's scaling
+        // and its sigmoid)
         const bool between = chained(*inst) || aliases(inst.get()) ||
                              (shared && (inst->opcode() == ir::Opcode::Load || inst->opcode() == ir::Opcode::Gep));
         before.push_back(before.back() + (between ? 0 : 1));

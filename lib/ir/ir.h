@@ -137,9 +137,9 @@ constexpr uint8_t kInlineAsmPure = 1;
 // (Triton's volatile=True: read from memory every time, for flags other
 // programs write), printed `{volatile = 1}`: a volatile load is never
 // removed, merged, moved or pre-fetched (hasSideEffects). A store's `sub`:
-// its cache operator (.wb, .cg, .cs, .wt), printed `{cache = cs}`. Hints to
-// the GPU back end only; the interpreter and the CPU back end read and write
-// as usual (the CPU back end fences after a volatile load).
+// its cache operator (.wb, .cg, .cs, .wt), printed `{cache = cs}`. Cache
+// operators are hints to the GPU back end only; the CPU back end makes a
+// volatile load LLVM's volatile load, the interpreter reads as usual.
 enum class CacheOp : uint8_t { Default = 0, Ca, Cg, Cv, Wb, Cs, Wt };
 constexpr uint8_t kLoadCacheMask = 7, kLoadVolatile = 8;
 const char* cacheOpName(CacheOp c);               // "ca", "cg", ...; "" for Default
