@@ -72,7 +72,7 @@ def cases():
         dt = np.uint64 if wide else np.uint32
         out.append(("philox-%d" % (64 if wide else 32), random_cases.random_kernel,
                     (np.zeros(192, dt), np.zeros(768, dt), f32, f32, 5), dict(BLOCK=64, WIDE=wide)))
-    for op in ("round", "rint", "atan", "asin", "cbrt", "signbit", "isnan", "lgamma", "tgamma", "j0", "j1"):
+    for op in ("round", "rint", "atan", "asin", "cbrt", "signbit", "isnan", "lgamma", "tgamma", "j0", "j1", "y0", "y1"):
         o = np.zeros(64, np.bool_ if op == "isnan" else np.int32 if op == "signbit" else np.float32)
         out.append(("libdevice-" + op, libdevice_cases.unary_kernel, (f32, o, 64), dict(OP=op, BLOCK=64)))
     for op in ("pow", "atan2", "copysign", "hypot"):

@@ -14,12 +14,12 @@ float-to-integer ones, `int2float_rn`..., `float_as_int`..., `double2hiint`,
 `hiloint2double`) and the round-to-nearest arithmetic (`add_rn`, `mul_rn`...).
 
 The gamma functions (`lgamma`, `tgamma`) by Lanczos's approximation in
-float64, with the reflection formula left of 1/2; the Bessel functions of
-the first kind (`j0`, `j1`) by the rational fits of Numerical Recipes
-(about 1e-8 absolute).
+float64, with the reflection formula left of 1/2; the Bessel functions
+`j0`, `j1`, `y0`, `y1` by the rational fits of Numerical Recipes (about
+1e-8 absolute).
 
-Not here (a clear error): the other Bessel functions (`y0`, `y1`,
-`cyl_bessel_i0`...), erfinv and the
+Not here (a clear error): the modified Bessel functions (`cyl_bessel_i0`,
+`cyl_bessel_i1`), erfinv and the
 explicitly rounded arithmetic and conversions other than round-to-nearest
 (`add_rz`, `div_ru`, `double2float_rz`...)."""
 import decimal
@@ -979,6 +979,46 @@ def _bessel_j(x, order):
 j0 = _unary("j0", lambda x: _bessel_j(x, 0))
 j1 = _unary("j1", lambda x: _bessel_j(x, 1))
 
+# The second kind from the same source: below 8 a rational fit plus
+# (2 / pi) J(x) log x (and - (2 / pi) / x for Y1), beyond it the asymptotic
+# form with sine and cosine exchanged.
+_Y0_NUM = (-2957821389.0, 7062834065.0, -512359803.6, 10879881.29, -86327.92757, 228.4622733)
+_Y0_DEN = (40076544269.0, 745249964.8, 7189466.438, 47447.26470, 226.1030244, 1.0)
+_Y1_NUM = (-0.4900604943e13, 0.1275274390e13, -0.5153438139e11, 0.7349264551e9, -0.4237922726e7, 0.8511937935e4)
+_Y1_DEN = (0.2499580570e14, 0.4244419664e12, 0.3733650367e10, 0.2245904002e8, 0.1020426050e6, 0.3549632885e3, 1.0)
+
+
+def _bessel_y(x, order):
+    """Y0 or Y1 of x (float64 inside): -inf at 0, NaN left of it."""
+    xd = semantic.cast(x, core.float64)
+    y = semantic.mul(xd, xd)
+    num, den, p, q, phase = ((_Y0_NUM, _Y0_DEN, _J0_P, _J0_Q, 0.25 * _PI) if order == 0 else
+                             (_Y1_NUM, _Y1_DEN, _J1_P, _J1_Q, 0.75 * _PI))
+    small = _where(_lt(xd, 8.0), xd, 1.0)  # (its log and reciprocal only where it is used)
+    near = semantic.truediv(_poly(y, num), _poly(y, den))
+    j = semantic.cast(_bessel_j(small, order), core.float64)
+    log_term = semantic.mul(j, math.log(small))
+    if order == 1:
+        near = semantic.mul(near, xd)
+        log_term = semantic.sub(log_term, semantic.truediv(1.0, small))
+    near = semantic.add(near, semantic.mul(2.0 / _PI, log_term))
+    big = _where(_lt(xd, 8.0), 8.0, xd)
+    z = semantic.truediv(8.0, big)
+    zz = semantic.mul(z, z)
+    xx = semantic.sub(big, phase)
+    far = semantic.mul(math.sqrt(semantic.truediv(2.0 / _PI, big)),
+                       semantic.add(semantic.mul(math.sin(xx), _poly(zz, p)),
+                                    semantic.mul(semantic.mul(z, math.cos(xx)), _poly(zz, q))))
+    r = _where(_lt(xd, 8.0), near, far)
+    r = _where(semantic.compare("eq", xd, float("inf")), 0.0, r)
+    r = _where(semantic.compare("eq", xd, 0.0), float("-inf"), r)
+    r = _where(_lt(xd, 0.0), float("nan"), r)
+    return semantic.cast(r, x.dtype)
+
+
+y0 = _unary("y0", lambda x: _bessel_y(x, 0))
+y1 = _unary("y1", lambda x: _bessel_y(x, 1))
+
 
 def _missing(name):
     def f(*args, **kwargs):
@@ -987,7 +1027,7 @@ def _missing(name):
     return builtin(f)
 
 
-for _name in ("cyl_bessel_i0", "cyl_bessel_i1", "y0", "y1", "erfinv", "erfcinv",
+for _name in ("cyl_bessel_i0", "cyl_bessel_i1", "erfinv", "erfcinv",
               "normcdfinv", "normcdf", "erfcx", "ilogb", "logb", "nextafter", "remainder", "byte_perm", "sad",
               "mul24", "rcp64h", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz",
               "int2float_rd", "int2float_ru", "ll2float_rz", "ll2float_rd", "ll2float_ru"):
