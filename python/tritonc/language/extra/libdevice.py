@@ -950,6 +950,20 @@ def _poly(y, coefficients):
     return r
 
 
+def _bessel_far(ax, p, q, phase, second_kind):
+    """The asymptotic form at |x| = ax >= 8: sqrt(2 / (pi ax)) times
+    P cos(ax - phase) - (8 / ax) Q sin(ax - phase) for J, P sin + (8 / ax) Q cos
+    for Y (below 8, where the other branch is taken, it is computed at 8)."""
+    big = _where(_lt(ax, 8.0), 8.0, ax)
+    z = semantic.truediv(8.0, big)
+    zz = semantic.mul(z, z)
+    xx = semantic.sub(big, phase)
+    c, s = math.cos(xx), math.sin(xx)
+    lead, other = (s, c) if second_kind else (c, semantic.neg(s))
+    series = semantic.add(semantic.mul(lead, _poly(zz, p)), semantic.mul(semantic.mul(z, other), _poly(zz, q)))
+    return semantic.mul(math.sqrt(semantic.truediv(2.0 / _PI, big)), series)
+
+
 def _bessel_j(x, order):
     """J0 or J1 of x (float64 inside): even and odd."""
     xd = semantic.cast(x, core.float64)
@@ -960,14 +974,7 @@ def _bessel_j(x, order):
     near = semantic.truediv(_poly(y, num), _poly(y, den))
     if order == 1:
         near = semantic.mul(near, xd)
-    # (beyond 8; 8 / |x| where |x| is below it only feeds the other branch)
-    big = _where(_lt(ax, 8.0), 8.0, ax)
-    z = semantic.truediv(8.0, big)
-    zz = semantic.mul(z, z)
-    xx = semantic.sub(big, phase)
-    far = semantic.mul(math.sqrt(semantic.truediv(2.0 / _PI, big)),
-                       semantic.sub(semantic.mul(math.cos(xx), _poly(zz, p)),
-                                    semantic.mul(semantic.mul(z, math.sin(xx)), _poly(zz, q))))
+    far = _bessel_far(ax, p, q, phase, second_kind=False)
     if order == 1:
         far = _where(_lt(xd, 0.0), semantic.neg(far), far)
     r = _where(_lt(ax, 8.0), near, far)
@@ -1002,13 +1009,7 @@ def _bessel_y(x, order):
         near = semantic.mul(near, xd)
         log_term = semantic.sub(log_term, semantic.truediv(1.0, small))
     near = semantic.add(near, semantic.mul(2.0 / _PI, log_term))
-    big = _where(_lt(xd, 8.0), 8.0, xd)
-    z = semantic.truediv(8.0, big)
-    zz = semantic.mul(z, z)
-    xx = semantic.sub(big, phase)
-    far = semantic.mul(math.sqrt(semantic.truediv(2.0 / _PI, big)),
-                       semantic.add(semantic.mul(math.sin(xx), _poly(zz, p)),
-                                    semantic.mul(semantic.mul(z, math.cos(xx)), _poly(zz, q))))
+    far = _bessel_far(xd, p, q, phase, second_kind=True)
     r = _where(_lt(xd, 8.0), near, far)
     r = _where(semantic.compare("eq", xd, float("inf")), 0.0, r)
     r = _where(semantic.compare("eq", xd, 0.0), float("-inf"), r)
