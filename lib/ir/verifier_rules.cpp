@@ -130,10 +130,11 @@ std::string checkMemory(const Instruction& inst) {
   Type pointee = p.pointeeType();
   size_t n = inst.numOperands();
   const Type& r = inst.type();
-  if ((op == Opcode::Load || op == Opcode::Store) &&
-      ((op == Opcode::Store && (inst.sub & ~kLoadCacheMask)) || (inst.sub & kLoadCacheMask) > uint8_t(CacheOp::Wt) ||
-       !cacheOpAllowed(op, CacheOp(inst.sub & kLoadCacheMask))))
-    return quoted(op) + " has a cache operator it cannot take";
+  if (op == Opcode::Load || op == Opcode::Store) {
+    const uint8_t bits = op == Opcode::Load ? kLoadCacheMask | kLoadVolatile : kLoadCacheMask;
+    if ((inst.sub & ~bits) || !cacheOpAllowed(op, CacheOp(inst.sub & kLoadCacheMask)))
+      return quoted(op) + " has a cache operator it cannot take";
+  }
   if (op == Opcode::Load) {
     if (r != pointee) return "'load' result must be " + str(pointee) + ", not " + str(r);
     if (n == 3) {

@@ -876,17 +876,6 @@ def _lgamma_right(x):
                         semantic.sub(math.log(a), t))
 
 
-def _sin_pi_reduced(x):
-    """sin(pi r) for r = x - round(x) in [-1/2, 1/2]: |sin(pi x)| = |sin(pi r)|
-    and its sign flips with the parity of round(x); exact reduction, so large
-    x keep their digits."""
-    n = _rint(x)
-    r = semantic.sub(x, n)
-    s = math.sin(semantic.mul(r, _PI))
-    odd = semantic.compare("ne", semantic.sub(n, semantic.mul(math.floor(semantic.mul(n, 0.5)), 2.0)), 0.0)
-    return _where(odd, semantic.neg(s), s)
-
-
 def _gamma_parts(x):
     """(log |Gamma(x)|, sign of Gamma(x)) in float64: Lanczos right of 1/2,
     the reflection Gamma(x) Gamma(1 - x) = pi / sin(pi x) left of it (poles,
@@ -895,7 +884,7 @@ def _gamma_parts(x):
     left = _lt(x, 0.5)
     xr = _where(left, semantic.sub(1.0, x), x)
     right = _lgamma_right(xr)
-    sp = _sin_pi_reduced(x)
+    sp = _sinpi(x)  # (exactly reduced: large x keep their digits; +-0 at the poles)
     reflected = semantic.sub(math.log(semantic.truediv(_PI, math.abs(sp))), right)
     lg = _where(left, reflected, right)
     sign = _where(semantic.compare("lt", sp, 0.0), -1.0, 1.0)
