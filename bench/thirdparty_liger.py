@@ -10,6 +10,8 @@
 # LIGER_SRC holds the package directory liger_kernel (its src/). Each
 # compiler runs in a child process of its own (both cannot be `triton` in
 # one process); the parent writes OUT_DIR/liger.json and prints a table.
+# LIGER_AB=NAME=VALUE adds a third child, tritonc with that environment
+# variable set (a compiler switch measured against the default in one run).
 import json, os, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -231,12 +233,20 @@ def main():
     small = ["--small"] if "--small" in sys.argv else []
     os.makedirs(out_dir, exist_ok=True)
     results = {}
-    for which in ("triton", "tritonc"):
+    runs = [("triton", "triton", None), ("tritonc", "tritonc", None)]
+    switch = os.environ.get("LIGER_AB")
+    if switch and "=" in switch:
+        runs.append(("tritonc[%s]" % switch, "tritonc", switch))
+    for label, which, setting in runs:
+        env = dict(os.environ)
+        if setting:
+            name, value = setting.split("=", 1)
+            env[name] = value
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, liger_src] + small,
-                           capture_output=True, text=True)
-        results[which] = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+                           capture_output=True, text=True, env=env)
+        results[label] = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         if p.returncode:
-            print(which, "child failed:", p.stderr[-2000:], flush=True)
+            print(label, "child failed:", p.stderr[-2000:], flush=True)
     import torch
     sys.path.insert(0, HERE)
     from commit_label import commit_label
@@ -248,25 +258,34 @@ def main():
           "(the host queued ahead), 'call': as a training step sees it, the Python of the call included")
     print("%-14s %-22s %28s %28s %28s %28s %8s" % ("op", "shape", "fwd gpu", "fwd+bwd gpu", "fwd call", "fwd+bwd call",
                                                  "rel err"))
-    for r in results.get("tritonc", []):
-        t = theirs.get((r["op"], r["shape"]), {})
-        if "error" in r or "error" in t or not t:
-            print("%-14s %-22s tritonc: %s  triton: %s" % (r["op"], r["shape"], r.get("error", "ok (%s)" % ("%.1e" % r["rel_err"] if r.get("rel_err") is not None else "no reference")),
-                                                          t.get("error", "ok") if t else "did not run"))
-            for trace in (r.get("trace"), t.get("trace")):
-                if trace:
-                    print("    " + trace.replace("\n", "\n    "))
-            continue
-        print("%-14s %-22s %28s %28s %28s %28s %8s" % (
-            r["op"], r["shape"], pair(r["fwd_gpu_ms"], t["fwd_gpu_ms"]), pair(r["fwd_bwd_gpu_ms"], t["fwd_bwd_gpu_ms"]),
-            pair(r["fwd_ms"], t["fwd_ms"]), pair(r["fwd_bwd_ms"], t["fwd_bwd_ms"]),
-            "%.1e" % r["rel_err"] if r["rel_err"] is not None else "-"))
-    print("\nkernels of one forward+backward (torch.profiler, µs per call), tritonc / Triton:")
+    for label in [l for l, _, _ in runs[1:]]:
+        if len(runs) > 2:
+            print("-- %s" % label)
+        for r in results.get(label, []):
+            t = theirs.get((r["op"], r["shape"]), {})
+            if "error" in r or "error" in t or not t:
+                print("%-14s %-22s tritonc: %s  triton: %s" % (
+                    r["op"], r["shape"],
+                    r.get("error", "ok (%s)" % ("%.1e" % r["rel_err"] if r.get("rel_err") is not None else "no reference")),
+                    t.get("error", "ok") if t else "did not run"))
+                for trace in (r.get("trace"), t.get("trace")):
+                    if trace:
+                        print("    " + trace.replace("\n", "\n    "))
+                continue
+            print("%-14s %-22s %28s %28s %28s %28s %8s" % (
+                r["op"], r["shape"], pair(r["fwd_gpu_ms"], t["fwd_gpu_ms"]), pair(r["fwd_bwd_gpu_ms"], t["fwd_bwd_gpu_ms"]),
+                pair(r["fwd_ms"], t["fwd_ms"]), pair(r["fwd_bwd_ms"], t["fwd_bwd_ms"]),
+                "%.1e" % r["rel_err"] if r["rel_err"] is not None else "-"))
+    variant = {(r["op"], r["shape"]): r for r in results.get("tritonc[%s]" % switch, [])} if len(runs) > 2 else None
+    print("\nkernels of one forward+backward (torch.profiler, µs per call), tritonc / Triton"
+          + (" / tritonc with %s:" % switch if variant is not None else ":"))
     for r in results.get("tritonc", []):
         t = theirs.get((r["op"], r["shape"]), {})
         mine, other = r.get("kernels_us", {}), t.get("kernels_us", {})
+        third = variant.get((r["op"], r["shape"]), {}).get("kernels_us", {}) if variant is not None else None
         for name in sorted(set(mine) | set(other), key=lambda n: -max(mine.get(n, 0), other.get(n, 0))):
-            print("  %-14s %-60s %9s / %9s" % (r["op"], name, mine.get(name, "-"), other.get(name, "-")))
+            print("  %-14s %-60s %9s / %9s" % (r["op"], name, mine.get(name, "-"), other.get(name, "-"))
+                  + (" / %9s" % third.get(name, "-") if third is not None else ""))
     try:
         import triton
         triton_version = triton.__version__

@@ -586,28 +586,33 @@ PyType_Slot launcherSlots[] = {{Py_tp_call, reinterpret_cast<void*>(launcherCall
 
 // The launch path of @tritonc.jit kernels (the base class of
 // python/tritonc/jit.py's JITFunction): kernel[grid] is a JitCall, and a call
-// whose positional arguments play the roles of a remembered call (the same
-// constexpr values, CUDA tensors of the same dtypes on device 0, integers of
-// the same width, floats) with the same keyword arguments launches from here
-// without running Python, as Launcher does for tritonc.kernel. JITFunction.run
-// remembers its calls with CUDA tensors; anything else goes there.
+// whose arguments play the roles of a remembered call (the same constexpr
+// values, CUDA tensors of the same dtypes on device 0, integers of the same
+// width, floats), positional ones and keyword ones by the same names in the
+// same order (a library's call site passes them so every time: Liger's
+// kernels take two dozen by keyword), launches from here without running
+// Python, as Launcher does for tritonc.kernel. JITFunction.run remembers its
+// calls with CUDA tensors; anything else goes there.
 class JitLauncher {
  public:
   enum Role { Constexpr = 0, Pointer = 1, Int32 = 2, Int64 = 3, Float = 4 };
 
-  // `roles` per positional argument; `param` its index among the kernel's
-  // parameters (-1 for constexprs); `expected` the constexpr's value or the
-  // tensor's dtype; `names` the positional arguments' names and `metaExtra`
-  // the other entries of the dict a grid function receives; `globals` the
-  // (globals dict, name, value) the kernel was compiled with: a call finds
-  // them unchanged, else run() raises Triton's error.
+  // `roles` per argument, the positional ones then those in `keywords` (the
+  // keyword arguments' names in the call's order: launch options and
+  // constexprs as well as runtime parameters); `param` its index among the
+  // kernel's parameters (-1 for constexprs); `expected` the constexpr's
+  // value or the tensor's dtype; `names` the positional arguments' names and
+  // `metaExtra` the other entries of the dict a grid function receives;
+  // `globals` the (globals dict, name, value) the kernel was compiled with: a
+  // call finds them unchanged, else run() raises Triton's error.
   void remember(nb::object compiled, nb::object kernel, std::vector<int> roles, std::vector<int> param,
-                nb::list expected, nb::dict kwargs, nb::list names, nb::dict metaExtra, nb::list globals) {
+                nb::list expected, nb::list keywords, nb::list names, nb::dict metaExtra, nb::list globals) {
     if (entries_.size() >= 16) entries_.clear();
     PyKernel* pk = &nb::cast<PyKernel&>(kernel);
+    size_t positional = roles.size() - nb::len(keywords);
     entries_.push_back({std::move(compiled), std::move(kernel), pk, std::move(roles), std::move(param),
-                        std::move(expected), std::move(kwargs), std::move(names), std::move(metaExtra),
-                        std::move(globals)});
+                        std::move(expected), std::move(keywords), positional, std::move(names),
+                        std::move(metaExtra), std::move(globals)});
   }
 
   bool fast(PyObject* grid, PyObject* args, PyObject* kwargs, PyObject*& out) {
@@ -615,12 +620,13 @@ class JitLauncher {
     if (!n.tensorType || !n.rawStream || entries_.empty()) return false;
     Py_ssize_t count = PyTuple_GET_SIZE(args);
     std::vector<interp::KernelArg> converted;
+    std::vector<PyObject*> values;  // borrowed: the positional arguments, then the keyword ones
     for (const Entry& e : entries_) {
-      if (e.roles.size() != size_t(count) || !sameKwargs(e.kwargs.ptr(), kwargs) || !sameGlobals(e.globals.ptr()))
-        continue;
+      if (e.positional != size_t(count) || !sameGlobals(e.globals.ptr())) continue;
+      if (!argumentsInOrder(e, args, kwargs, values)) continue;
       runtime::Launchable& k = e.pykernel->core();
       converted.assign(k.params().size(), interp::KernelArg{});
-      if (!convert(e, args, n, converted)) continue;
+      if (!convert(e, values, n, converted)) continue;
       runtime::PreparedLaunch p = k.prepared(converted);
       if (!p) return false;
       interp::Grid g;
@@ -644,7 +650,8 @@ class JitLauncher {
     PyKernel* pykernel;
     std::vector<int> roles, param;
     nb::list expected;
-    nb::dict kwargs;
+    nb::list keywords;  // the keyword arguments' names, in the remembered call's order
+    size_t positional;
     nb::list names;
     nb::dict metaExtra;
     nb::list globals;  // (dict, name, value) tuples
@@ -669,21 +676,31 @@ class JitLauncher {
     return r == 1;
   }
 
-  static bool sameKwargs(PyObject* known, PyObject* kwargs) {
-    Py_ssize_t size = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
-    if (PyDict_GET_SIZE(known) != size) return false;
-    Py_ssize_t pos = 0;
+  // The call's arguments in the entry's order, when its keywords are the
+  // entry's, in the same order (another order is another call site: the
+  // Python path, which remembers it too).
+  static bool argumentsInOrder(const Entry& e, PyObject* args, PyObject* kwargs, std::vector<PyObject*>& values) {
+    Py_ssize_t keywordCount = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    if (size_t(keywordCount) != e.roles.size() - e.positional) return false;
+    values.clear();
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args); ++i) values.push_back(PyTuple_GET_ITEM(args, i));
+    Py_ssize_t pos = 0, j = 0;
     PyObject *key, *value;
     while (kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
-      PyObject* k = PyDict_GetItem(known, key);
-      if (!k || !same(k, value)) return false;
+      PyObject* known = PyList_GET_ITEM(e.keywords.ptr(), j++);
+      if (key != known) {  // names are interned strings; equal ones are usually the same object
+        int r = PyObject_RichCompareBool(key, known, Py_EQ);
+        if (r != 1) return r < 0 ? (PyErr_Clear(), false) : false;
+      }
+      values.push_back(value);
     }
     return true;
   }
 
-  static bool convert(const Entry& e, PyObject* args, Launcher::Names& n, std::vector<interp::KernelArg>& out) {
+  static bool convert(const Entry& e, const std::vector<PyObject*>& values, Launcher::Names& n,
+                      std::vector<interp::KernelArg>& out) {
     for (size_t i = 0; i < e.roles.size(); ++i) {
-      PyObject* x = PyTuple_GET_ITEM(args, Py_ssize_t(i));
+      PyObject* x = values[i];
       PyObject* expected = PyList_GET_ITEM(e.expected.ptr(), Py_ssize_t(i));
       switch (e.roles[i]) {
         case Constexpr:
@@ -858,7 +875,7 @@ NB_MODULE(_tritonc, m) {
   nb::class_<JitLauncher>(m, "JitLauncher")
       .def(nb::init<>())
       .def("_remember", &JitLauncher::remember, nb::arg("compiled"), nb::arg("kernel"), nb::arg("roles"),
-           nb::arg("param"), nb::arg("expected"), nb::arg("kwargs"), nb::arg("names"), nb::arg("meta_extra"),
+           nb::arg("param"), nb::arg("expected"), nb::arg("keywords"), nb::arg("names"), nb::arg("meta_extra"),
            nb::arg("globals"))
       .def("__getitem__", [](nb::handle self, nb::object grid) { return JitCall{nb::borrow(self), std::move(grid)}; })
       .def_ro("_fast_launches", &JitLauncher::fastLaunches_);

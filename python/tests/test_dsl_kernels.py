@@ -376,6 +376,40 @@ def test_repeated_cuda_launches_take_the_fast_path():
     assert K.add_kernel._fast_launches == before + 3
 
 
+@pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
+def test_keyword_arguments_take_the_fast_path_too():
+    """Runtime arguments by keyword (as Liger's kernels are called) launch
+    from C++ on repeated calls with the same keywords in the same order;
+    another value of a keyword constexpr or launch option, or another order:
+    the Python path, still right."""
+    torch = _torch_cuda()
+    n = int(rng.integers(1000, 5000))
+    y = torch.rand(n, device="cuda")
+    out = torch.full((n,), float("nan"), device="cuda")
+    grid = lambda meta: (tritonc.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)  # noqa: E731
+    K.add_kernel[grid](x_ptr=y, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=4)
+    before = K.add_kernel._fast_launches
+    for _ in range(3):
+        out.fill_(float("nan"))
+        x = torch.rand(n, device="cuda")
+        K.add_kernel[grid](x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=4)
+        torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    assert K.add_kernel._fast_launches == before + 3
+    m = n - 7  # another size: the same kernel, the fast path, the new size honoured
+    out.fill_(float("nan"))
+    K.add_kernel[grid](x_ptr=x, y_ptr=y, out_ptr=out, n_elements=m, BLOCK_SIZE=128, num_warps=4)
+    torch.testing.assert_close(out[:m], x[:m] + y[:m], rtol=0, atol=0)
+    assert out[m:].isnan().all()
+    assert K.add_kernel._fast_launches == before + 4
+    for call in (dict(x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=256, num_warps=4),
+                 dict(x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=8),
+                 dict(y_ptr=y, x_ptr=x, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=4)):
+        out.fill_(float("nan"))
+        K.add_kernel[grid](**call)
+        torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    assert K.add_kernel._fast_launches == before + 4
+
+
 def test_warmup_gives_the_ir_and_the_ptx(monkeypatch):
     """kernel.warmup(...) compiles without launching: .asm['ttir'] is the front
     end's Triton-IR, .asm['ptx'] the PTX for sm_90a specialized for the

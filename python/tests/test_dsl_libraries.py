@@ -351,34 +351,38 @@ def test_builtins_given_two_numbers(w):
 
 
 @triton.jit
-def running_totals(X, FLAGS, OUT, BLOCK: tl.constexpr):
-    # FlagGems' radix sort's look-back, one step deep: each program waits on
-    # the flag of the one before (volatile loads: read from memory every
-    # time), adds its block's sum to that one's total, and raises its flag.
+def running_totals(X, STATUS, OUT, BLOCK: tl.constexpr):
+    # FlagGems' randperm's look-back, one step deep: each program spins on a
+    # volatile load (read from memory every time) of the status word of the
+    # one before (0: not ready, else its running total + 1: flag and value in
+    # one word, as the look-back packs them, so no second load races the
+    # flag), adds its block's sum, and publishes its own.
     pid = tl.program_id(0)
     s = tl.sum(tl.load(X + pid * BLOCK + tl.arange(0, BLOCK)), axis=0)
     prev = 0
     if pid > 0:
-        flag = tl.load(FLAGS + pid - 1, volatile=True)
-        while flag == 0:
-            flag = tl.load(FLAGS + pid - 1, volatile=True)
-        prev = tl.load(OUT + pid - 1, cache_modifier=".cg")
+        status = tl.load(STATUS + pid - 1, volatile=True)
+        while status == 0:
+            status = tl.load(STATUS + pid - 1, volatile=True)
+        prev = status - 1
     tl.store(OUT + pid, prev + s, cache_modifier=".cg")
-    tl.debug_barrier()
-    tl.atomic_xchg(FLAGS + pid, 1, sem="release")
+    tl.atomic_xchg(STATUS + pid, prev + s + 1, sem="release")
 
 
 def test_volatile_loads_wait_on_other_programs():
     """volatile=True and cache_modifier reach the IR (`{volatile = 1}`,
-    `{cache = cg}`); a chain of programs waiting on each other's flags
-    gives the running totals (the GPU: ld.volatile.global, test_dsl_ptx)."""
+    `{cache = cg}`); a chain of programs waiting on each other's status
+    words gives the running totals (the GPU: ld.volatile.global,
+    test_dsl_ptx). (A flag in one word and the value in another, read by a
+    plain load after the spin, is a race under the PTX memory model: the
+    GPU read the stale value there, session 38.)"""
     programs, block = 48, 32
     x = rng.integers(0, 10, programs * block).astype(np.int32)
-    flags = np.zeros(programs, np.int32)
+    status = np.zeros(programs, np.int32)
     out = np.full(programs, -1, np.int32)
-    run(running_totals, (programs,), x, flags, out, BLOCK=block)
+    run(running_totals, (programs,), x, status, out, BLOCK=block)
     np.testing.assert_array_equal(out, np.cumsum(x.reshape(programs, block).sum(1)))
-    ir = running_totals.warmup(x, flags, out, BLOCK=block).asm["ttir"]
+    ir = running_totals.warmup(x, status, out, BLOCK=block).asm["ttir"]
     assert ir.count("volatile = 1") == 2 and "cache = cg" in ir, ir
 
 

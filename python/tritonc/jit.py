@@ -700,17 +700,18 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         return compiled
 
     def _remember_call(self, compiled, args, kwargs, num_warps, num_stages):
-        """Lets calls like this one (CUDA tensors) take the C++ launch path."""
+        """Lets calls like this one (CUDA tensors; the same keywords in the
+        same order) take the C++ launch path."""
         torch = _torch()
         if torch is None:
             return  # device arrays of other frameworks: the Python path
         param_index = {name: k for k, (name, _) in enumerate(compiled.params)}
-        if any(name in param_index for name in kwargs):
-            return  # runtime arguments by keyword: the Python path only
         roles, params, expected = [], [], []
         if any(isinstance(x, (TensorDescriptor, tuple)) for x in list(args) + list(kwargs.values())):
             return  # descriptors and tuples: the Python path (it expands them into their parameters)
-        for name, x in zip(self.arg_names, args):
+        # (keyword arguments that are not parameters, launch options among them,
+        # are constants of the call: another value is another call)
+        for name, x in list(zip(self.arg_names, args)) + list(kwargs.items()):
             if name not in param_index:
                 roles.append(0)
                 params.append(-1)
@@ -734,7 +735,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         meta = {n: v for n, v in self.defaults.items() if n not in kwargs and n not in self.arg_names[:len(args)]}
         meta.setdefault("num_warps", num_warps)
         meta.setdefault("num_stages", num_stages)
-        self._remember(compiled, compiled.kernel, roles, params, expected, dict(kwargs), list(self.arg_names[:len(args)]),
+        self._remember(compiled, compiled.kernel, roles, params, expected, list(kwargs), list(self.arg_names[:len(args)]),
                        meta, list(compiled.used_globals))
 
 
