@@ -392,21 +392,24 @@ AxisInfo AxisInfoAnalysis::computeRuns(const ir::Instruction& i) const {
       return out;
     }
     case Opcode::Cmp: {
-      // An ordering comparison of consecutive values x against values y that
-      // are constant over runs: the result changes at most where a run of x
-      // crosses y. When the runs of x start on multiples of some power of two
-      // p that also divides y, the result is constant over runs of p.
+      // x < y and x >= y, with x consecutive values whose runs start on
+      // multiples of a power of two p that also divides y (constant over those
+      // runs): a run [kp, kp+p) lies wholly below y = mp or wholly at or above
+      // it, so the result is constant over runs of p. Not so for x > y and
+      // x <= y: the run starting at y itself splits after its first element
+      // (`i > 0` over i = 0, 1, 2, 3 is false, true, true, true). Mirrored,
+      // y > x and y <= x are the constant ones.
       AxisInfo a = op(0), b = op(1);
       auto pred = ir::CmpPred(i.sub);
-      bool ordering = pred != ir::CmpPred::Eq && pred != ir::CmpPred::Ne;
+      using P = ir::CmpPred;
+      const bool leftRuns = pred == P::Lt || pred == P::Ge || pred == P::Ult || pred == P::Uge;
+      const bool rightRuns = pred == P::Gt || pred == P::Le || pred == P::Ugt || pred == P::Ule;
       for (size_t d = 0; d < r; ++d) {
         int64_t c = gcd(a.constancy[d], b.constancy[d]);
-        if (ordering) {
-          if (a.contiguity[d] > 1 && b.constancy[d] > 1)
-            c = std::max(c, std::min({a.contiguity[d], b.constancy[d], gcd(a.divisibility[d], elementDiv(b, d))}));
-          if (b.contiguity[d] > 1 && a.constancy[d] > 1)
-            c = std::max(c, std::min({b.contiguity[d], a.constancy[d], gcd(b.divisibility[d], elementDiv(a, d))}));
-        }
+        if (leftRuns && a.contiguity[d] > 1 && b.constancy[d] > 1)
+          c = std::max(c, std::min({a.contiguity[d], b.constancy[d], gcd(a.divisibility[d], elementDiv(b, d))}));
+        if (rightRuns && b.contiguity[d] > 1 && a.constancy[d] > 1)
+          c = std::max(c, std::min({b.contiguity[d], a.constancy[d], gcd(b.divisibility[d], elementDiv(a, d))}));
         out.constancy[d] = c;
       }
       return out;

@@ -204,7 +204,7 @@ bool rowOccupancyFromEnvironment() {
 
 bool streamSharedFromEnvironment() {
   const char* v = std::getenv("TRITONC_STREAM_SHARED");
-  return v && std::string(v) == "1";
+  return !(v && std::string(v) == "0");
 }
 
 int rowRegisterSlackEighths() {

@@ -56,11 +56,11 @@ std::vector<std::string> defaultPipeline() {
   // Simplify first so that CSE and LICM see canonical code (CSE before the
   // peephole too: `m[:, newaxis] ? *p : 0` broadcasts m twice, and only one
   // value is the load's own mask); pre-fetch after LICM so that hoisted
-  // address computations are not cloned; clean up last. With
-  // TRITONC_STREAM_SHARED=1 (gpu/occupancy.h; a switch until measured on a
-  // GPU), straight-line blocks (an inlined function's return, a loop's
-  // step) are merged last, so that the occupancy estimate sees an
-  // element-wise chain whole.
+  // address computations are not cloned; clean up last. Straight-line
+  // blocks (an inlined function's return, a loop's step) are merged last,
+  // so that the occupancy estimate sees an element-wise chain whole (with
+  // its streamed shared values, gpu/occupancy.h: on unless
+  // TRITONC_STREAM_SHARED=0).
   std::vector<std::string> passes = {"constfold", "cse", "peephole", "cse", "licm", "rebase-pointers",
                                      "dce", "prefetch", "constfold", "peephole", "cse", "dce"};
   if (gpu::streamSharedFromEnvironment()) passes.push_back("merge-blocks");

@@ -395,19 +395,21 @@ def test_keyword_arguments_take_the_fast_path_too():
         K.add_kernel[grid](x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=4)
         torch.testing.assert_close(out, x + y, rtol=0, atol=0)
     assert K.add_kernel._fast_launches == before + 3
-    m = n - 7  # another size: the same kernel, the fast path, the new size honoured
-    out.fill_(float("nan"))
-    K.add_kernel[grid](x_ptr=x, y_ptr=y, out_ptr=out, n_elements=m, BLOCK_SIZE=128, num_warps=4)
-    torch.testing.assert_close(out[:m], x[:m] + y[:m], rtol=0, atol=0)
-    assert out[m:].isnan().all()
-    assert K.add_kernel._fast_launches == before + 4
+    m = n - 7  # another size (its first call may compile another specialization), the new size honoured
+    for _ in range(2):
+        out.fill_(float("nan"))
+        K.add_kernel[grid](x_ptr=x, y_ptr=y, out_ptr=out, n_elements=m, BLOCK_SIZE=128, num_warps=4)
+        torch.testing.assert_close(out[:m], x[:m] + y[:m], rtol=0, atol=0)
+        assert out[m:].isnan().all()
+    after = K.add_kernel._fast_launches
+    assert after >= before + 4
     for call in (dict(x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=256, num_warps=4),
                  dict(x_ptr=x, y_ptr=y, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=8),
                  dict(y_ptr=y, x_ptr=x, out_ptr=out, n_elements=n, BLOCK_SIZE=128, num_warps=4)):
         out.fill_(float("nan"))
         K.add_kernel[grid](**call)
         torch.testing.assert_close(out, x + y, rtol=0, atol=0)
-    assert K.add_kernel._fast_launches == before + 4
+    assert K.add_kernel._fast_launches == after
 
 
 def test_warmup_gives_the_ir_and_the_ptx(monkeypatch):

@@ -358,7 +358,7 @@ def running_totals(X, STATUS, OUT, BLOCK: tl.constexpr):
     # one word, as the look-back packs them, so no second load races the
     # flag), adds its block's sum, and publishes its own.
     pid = tl.program_id(0)
-    s = tl.sum(tl.load(X + pid * BLOCK + tl.arange(0, BLOCK)), axis=0)
+    s = tl.sum(tl.load(X + pid * BLOCK + tl.arange(0, BLOCK), cache_modifier=".cg"), axis=0)
     prev = 0
     if pid > 0:
         status = tl.load(STATUS + pid - 1, volatile=True)
