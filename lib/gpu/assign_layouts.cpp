@@ -164,7 +164,11 @@ const Layout* Assigner::coalesced(const ir::Value* ptr, int64_t maxElems) {
 // contiguous both ways: 8-byte loads, 16-byte stores, no conversion.
 // TRITONC_WIDE_STORES=keep (the load's width, as before) or =convert (a
 // layout conversion before such stores, as Triton does) compares. A load
-// that feeds a dot too keeps its width.
+// that feeds a dot too keeps its width, and so does a load in a loop the
+// store is not in (Liger's RMSNorm backward: bf16 rows loaded on every
+// iteration, the f32 weight gradient they sum stored once after the loop;
+// capped, every iteration's bf16 store of its row went through shared
+// memory to get back to 16-byte vectors, two barriers a row).
 std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
     const std::vector<ir::Instruction*>& order) {
   std::unordered_map<const ir::Instruction*, int64_t> caps;
@@ -186,7 +190,8 @@ std::unordered_map<const ir::Instruction*, int64_t> Assigner::loadVectorCaps(
       if (i->opcode() == Opcode::Load) {
         size_t loadDim = 0;
         axis_->vectorWidth(i->operand(0), 16, &loadDim);
-        if (loadDim == storeDim && ir::byteSize(i->type().kind) < ir::byteSize(stored.kind)) {
+        if (loadDim == storeDim && ir::byteSize(i->type().kind) < ir::byteSize(stored.kind) &&
+            !inLoopWithout(i->parent, st->parent)) {
           auto [it, fresh] = caps.emplace(i, storeVec);
           if (!fresh) it->second = std::min(it->second, storeVec);
         }

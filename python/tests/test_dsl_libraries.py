@@ -509,3 +509,36 @@ def test_unknown_keywords_are_ignored_with_a_warning():
     with pytest.warns(UserWarning, match="SPLIT_K are neither parameters nor launch options"):
         run(kernel, (1,), x, y, n, BLOCK=128, SPLIT_K=4)
     np.testing.assert_array_equal(y, x + 1)
+
+
+@triton.jit
+def unique_of_sorted(X, OUT, SIZE, n, TILE: tl.constexpr):
+    # FlagGems' unique over sorted values: a boundary where an element
+    # differs from the one before (`i > 0`), numbered by a running sum.
+    i = tl.arange(0, TILE)
+    mask = i < n
+    a = tl.load(X + i, mask=mask)
+    b = tl.load(X + tl.where(i > 0, i - 1, 0), mask=mask)
+    boundary = tl.where(i > 0, a != b, 0)
+    number = tl.cumsum(boundary)
+    tl.store(SIZE + tl.zeros_like(i), number + 1, mask=i == TILE - 1)
+    tl.store(OUT + number, a, mask=mask)
+    at_or_below = tl.where(i <= 2, 1, 0)  # (`<=` against a constant: the same trap)
+    tl.store(OUT + TILE + i, at_or_below, mask=mask)
+
+
+@pytest.mark.parametrize("n", [37, 266, 1000])
+def test_comparisons_that_split_a_run(n):
+    """`i > 0` and `i <= 2` over a range are not constant over runs of
+    elements a thread holds (the run starting at the constant splits): the
+    GPU read element 0's predicate for its neighbours (session 38, FlagGems'
+    unique counted wrong)."""
+    x = np.sort(rng.integers(-10, 10, n)).astype(np.int32)
+    tile = 1 << (n - 1).bit_length()
+    out = np.full(2 * tile, -99, np.int32)
+    size = np.zeros(1, np.int32)
+    run(unique_of_sorted, (1,), x, out, size, n, TILE=tile, num_warps=8)
+    want = np.unique(x)
+    assert size[0] == len(want)
+    np.testing.assert_array_equal(out[:len(want)], want)
+    np.testing.assert_array_equal(out[tile:tile + n], (np.arange(n) <= 2).astype(np.int32))
