@@ -207,6 +207,11 @@ bool streamSharedFromEnvironment() {
   return !(v && std::string(v) == "0");
 }
 
+bool occupancyProbeFromEnvironment() {
+  const char* v = std::getenv("TRITONC_OCCUPANCY_PROBE");
+  return v && std::string(v) == "1";
+}
+
 int rowRegisterSlackEighths() {
   const char* v = std::getenv("TRITONC_ROW_REGISTER_SLACK");
   const int eighths = v ? std::atoi(v) : 0;
@@ -305,8 +310,8 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   // conversions (topk_gating: 18 estimated, 77 used), so the choice above
   // is the fallback: where the driver reports spills, the launch loads the
   // PTX again asking for it (nvptx/occupancy_fallback.h).
+  const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
   if (light && t.programs == 2 && rowOccupancyFromEnvironment()) {
-    const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
     const int slack = rowRegisterSlackEighths();
     for (int p = std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared); p > 2; --p) {
       const int64_t budget = std::min<int64_t>(255, 65536 / (p * threads) / 8 * 8);
@@ -319,6 +324,11 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
                  " where that spills";
       break;
     }
+  }
+  if (light && t.programs >= 2 && occupancyProbeFromEnvironment() &&
+      t.programs < std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared)) {
+    t.more = t.programs + 1;
+    t.reason += "; " + std::to_string(t.more) + " tried too";
   }
   return t;
 }

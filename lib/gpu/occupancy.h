@@ -18,6 +18,7 @@ namespace tritonc::gpu {
 struct OccupancyTarget {
   int programs = 1;                // per multiprocessor, for .minnctapersm
   int fallback = 0;                // programs to ask for instead where that spills (0: none)
+  int more = 0;                    // programs to try too, kept where they do not spill (0: none)
   int64_t estimatedRegisters = 0;  // per thread
   int64_t registerBudget = 0;      // per thread with two programs (at most 255)
   std::string reason;              // why, in words, for the compile report
@@ -47,6 +48,16 @@ int rowRegisterSlackEighths();
 // kernels unchanged); TRITONC_STREAM_SHARED=0 turns it off (kernels are
 // cached apart).
 bool streamSharedFromEnvironment();
+
+// Whether a kernel without dots also tries one program more per
+// multiprocessor than the estimate asks for (nvptx/occupancy_fallback.h:
+// kept where ptxas fits it without spills). The estimate can count more
+// registers than ptxas needs, and asking for too few programs hands ptxas
+// registers it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps)
+// estimated at 80, asked for 4 programs, takes 56 registers; asked for 5
+// (or left alone, as Triton's PTX is), 48. TRITONC_OCCUPANCY_PROBE=1 in
+// the environment; off until measured on a GPU (kernels are cached apart).
+bool occupancyProbeFromEnvironment();
 
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds
 // (its warps and its limit on programs).

@@ -117,6 +117,17 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
       res.askedPrograms = asked.fallback;
       info = second;
     }
+  } else if (info.ok && asked.more) {
+    // Not spilling: one program more, where it does not spill either (the launch tries it too).
+    const std::string more = nvptx::withMoreOccupancy(r.ptx, fn.name());
+    nvptx::PtxasInfo second = more.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(more, o.arch);
+    if (second.ok && second.spillStores + second.spillLoads == 0) {
+      res.askedWhy += "; " + std::to_string(asked.more) + " fit without spilling (" + std::to_string(second.registers) +
+                      " registers, " + std::to_string(info.registers) + " at " + std::to_string(res.askedPrograms) +
+                      "), so the launch asks for " + std::to_string(asked.more);
+      res.askedPrograms = asked.more;
+      info = second;
+    }
   }
   if (info.ok) {
     res.from = "ptxas -v";

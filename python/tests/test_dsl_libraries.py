@@ -542,3 +542,50 @@ def test_comparisons_that_split_a_run(n):
     assert size[0] == len(want)
     np.testing.assert_array_equal(out[:len(want)], want)
     np.testing.assert_array_equal(out[tile:tile + n], (np.arange(n) <= 2).astype(np.int32))
+
+
+@triton.jit
+def combine_splits(OUT, LSE, OUT_SPLITS, LSE_SPLITS, head_size: tl.constexpr, out_split_stride, lse_split_stride,
+                   n_splits, q_total, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, MAX_N_SPLITS: tl.constexpr):
+    # FlagGems' split-KV attention combine (flash_fwd_splitkv_combine_kernel's
+    # shape of computation): per query row, the splits' partial outputs
+    # weighted by their share of the total softmax mass, a reduction over
+    # the middle axis of a [rows, splits, head] tile.
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    splits = tl.arange(0, MAX_N_SPLITS)
+    k = tl.arange(0, BLOCK_K)
+    lse_mask = (rows[:, None] < q_total) & (splits[None, :] < n_splits)
+    lse_splits = tl.load(LSE_SPLITS + rows[:, None] + splits[None, :] * lse_split_stride, mask=lse_mask,
+                         other=float("-inf"))
+    max_lse = tl.max(lse_splits, 1)
+    zi = tl.exp(lse_splits - max_lse[:, None])
+    z = tl.sum(zi, 1)
+    share = zi / z[:, None]
+    tl.store(LSE + rows, tl.log(z) + max_lse, mask=rows < q_total)
+    offsets = rows[:, None, None] * head_size + splits[None, :, None] * out_split_stride + k[None, None, :]
+    mask = (rows[:, None, None] < q_total) & (splits[None, :, None] < n_splits) & (k[None, None, :] < head_size)
+    parts = tl.load(OUT_SPLITS + offsets, mask=mask, other=0.0)
+    out = tl.sum(share[:, :, None] * parts, 1)
+    tl.store(OUT + rows[:, None] * head_size + k[None, :], out, mask=(rows[:, None] < q_total) & (k[None, :] < head_size))
+
+
+@pytest.mark.parametrize("n_splits,head_size,block_m", [(3, 64, 4), (2, 40, 8), (5, 64, 16)])
+def test_split_kv_combine(n_splits, head_size, block_m):
+    """A reduction over the middle axis of a 3-D tile weighted by a 2-D
+    softmax broadcast into it (FlagGems' split-KV attention combine, whose
+    attention test is not close on the GPU under tritonc: session 38)."""
+    q = int(rng.integers(20, 70))
+    lse_splits = rng.standard_normal((n_splits, q)).astype(np.float32)
+    out_splits = rng.standard_normal((n_splits, q, head_size)).astype(np.float32)
+    out = np.full((q, head_size), np.nan, np.float32)
+    lse = np.full(q, np.nan, np.float32)
+    max_splits = 1 << (n_splits - 1).bit_length()
+    run(combine_splits, ((q + block_m - 1) // block_m,), out, lse, out_splits, lse_splits, head_size,
+        q * head_size, q, n_splits, q, BLOCK_M=block_m, BLOCK_K=1 << (head_size - 1).bit_length(),
+        MAX_N_SPLITS=max_splits)
+    m = lse_splits.max(0)
+    zi = np.exp(lse_splits - m)
+    z = zi.sum(0)
+    np.testing.assert_allclose(lse, np.log(z) + m, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out, np.einsum("sq,sqd->qd", zi / z, out_splits), rtol=1e-4, atol=1e-5)

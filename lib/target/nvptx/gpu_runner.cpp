@@ -123,31 +123,35 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     func_ = func;
     d->cuFuncGetAttribute(&registers_, 4 /* NUM_REGS */, func);
     d->cuFuncGetAttribute(&localBytes_, 3 /* LOCAL_SIZE_BYTES */, func);
-    // Asked for more programs per multiprocessor than its registers allow:
-    // the PTX asking for its fallback instead (occupancy_fallback.h), kept
-    // where it spills less.
-    if (localBytes_ > 0) {
-      const std::string fallback = withFallbackOccupancy(ptx, name_);
+    // Another occupancy's PTX (occupancy_fallback.h), loaded; taken (the
+    // first module unloaded) where `better` says so of its local memory.
+    auto tryVariant = [&](const std::string& variant, auto better) {
       CUmodule mod2 = nullptr;
       CUfunction func2 = nullptr;
       int regs2 = 0, local2 = 0;
-      if (!fallback.empty() && d->cuModuleLoadDataEx(&mod2, fallback.c_str(), 2, optKeys, optVals) == 0) {
-        if (d->cuModuleGetFunction(&func2, mod2, name_.c_str()) == 0 &&
-            d->cuFuncGetAttribute(&regs2, 4, func2) == 0 && d->cuFuncGetAttribute(&local2, 3, func2) == 0 &&
-            local2 < localBytes_) {
-          d->cuModuleUnload(mod);
-          mod = mod2;
-          module_ = mod2;
-          func = func2;
-          func_ = func2;
-          registers_ = regs2;
-          localBytes_ = local2;
-          fellBack_ = true;
-        } else {
-          d->cuModuleUnload(mod2);
-        }
+      if (variant.empty() || d->cuModuleLoadDataEx(&mod2, variant.c_str(), 2, optKeys, optVals) != 0) return false;
+      if (d->cuModuleGetFunction(&func2, mod2, name_.c_str()) == 0 && d->cuFuncGetAttribute(&regs2, 4, func2) == 0 &&
+          d->cuFuncGetAttribute(&local2, 3, func2) == 0 && better(local2)) {
+        d->cuModuleUnload(mod);
+        mod = mod2;
+        module_ = mod2;
+        func = func2;
+        func_ = func2;
+        registers_ = regs2;
+        localBytes_ = local2;
+        return true;
       }
-    }
+      d->cuModuleUnload(mod2);
+      return false;
+    };
+    // Asked for more programs per multiprocessor than its registers allow:
+    // the PTX asking for its fallback instead, kept where it spills less.
+    // Not spilling, the PTX asking for one program more where it names one
+    // (TRITONC_OCCUPANCY_PROBE=1), kept where that does not spill either.
+    if (localBytes_ > 0)
+      fellBack_ = tryVariant(withFallbackOccupancy(ptx, name_), [&](int local) { return local < localBytes_; });
+    else
+      tryVariant(withMoreOccupancy(ptx, name_), [](int local) { return local == 0; });
     // The `// tritonc: ...` lines of this kernel's entry: what follows the
     // marker, or npos.
     size_t entry = ptx.find(".entry " + name_ + "(");

@@ -2,11 +2,14 @@
 
 namespace tritonc::nvptx {
 
-std::string withFallbackOccupancy(const std::string& ptx, const std::string& kernel) {
+namespace {
+
+// `ptx` with kernel's `.minnctapersm` set to the count after `marker` in its
+// entry, or "".
+std::string withOccupancyNamedBy(const std::string& ptx, const std::string& kernel, const std::string& marker) {
   const size_t entry = ptx.find(".entry " + kernel + "(");
   if (entry == std::string::npos) return "";
   const size_t next = ptx.find(".entry ", entry + 1);
-  const std::string marker = "// tritonc: occupancy_fallback ";
   const size_t at = ptx.find(marker, entry);
   const std::string directive = ".minnctapersm ";
   const size_t asked = ptx.find(directive, entry);
@@ -17,6 +20,16 @@ std::string withFallbackOccupancy(const std::string& ptx, const std::string& ker
   std::string out = ptx;
   out.replace(oldValue, oldEnd - oldValue, ptx.substr(value, end - value));
   return out;
+}
+
+}  // namespace
+
+std::string withFallbackOccupancy(const std::string& ptx, const std::string& kernel) {
+  return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_fallback ");
+}
+
+std::string withMoreOccupancy(const std::string& ptx, const std::string& kernel) {
+  return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_more ");
 }
 
 }  // namespace tritonc::nvptx
