@@ -19,6 +19,7 @@ struct OccupancyTarget {
   int programs = 1;                // per multiprocessor, for .minnctapersm
   int fallback = 0;                // programs to ask for instead where that spills (0: none)
   int more = 0;                    // programs to try too, kept where they do not spill (0: none)
+  int halfway = 0;                 // programs to try before the fallback where the first spills (0: none)
   int64_t estimatedRegisters = 0;  // per thread
   int64_t registerBudget = 0;      // per thread with two programs (at most 255)
   std::string reason;              // why, in words, for the compile report
@@ -51,7 +52,9 @@ bool streamSharedFromEnvironment();
 
 // Whether a kernel without dots also tries one program more per
 // multiprocessor than the estimate asks for (nvptx/occupancy_fallback.h:
-// kept where ptxas fits it without spills). The estimate can count more
+// kept where ptxas fits it without spills), and, where what it asks for
+// spills, half as many before the fallback (Liger's RoPE: 16 asked,
+// spilling, 8 fit in 60 registers, the fallback 2 took 113). The estimate can count more
 // registers than ptxas needs, and asking for too few programs hands ptxas
 // registers it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps)
 // estimated at 80, asked for 4 programs, takes 56 registers; asked for 5

@@ -108,6 +108,17 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   nvptx::PtxasInfo info;
   if (o.assemble) info = nvptx::ptxasInfo(r.ptx, o.arch);
   // Spilled at the occupancy asked: what the launch loads instead (occupancy_fallback.h).
+  if (info.ok && info.spillStores + info.spillLoads > 0 && asked.halfway) {
+    // Half as many first, where it does not spill (the launch tries it too).
+    const std::string halfway = nvptx::withHalfwayOccupancy(r.ptx, fn.name());
+    nvptx::PtxasInfo second = halfway.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(halfway, o.arch);
+    if (second.ok && second.spillStores + second.spillLoads == 0) {
+      res.askedWhy += "; it spilled at " + std::to_string(res.askedPrograms) + ", so the launch asks for " +
+                      std::to_string(asked.halfway);
+      res.askedPrograms = asked.halfway;
+      info = second;
+    }
+  }
   if (info.ok && info.spillStores + info.spillLoads > 0) {
     const std::string fallback = nvptx::withFallbackOccupancy(r.ptx, fn.name());
     nvptx::PtxasInfo second = fallback.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(fallback, o.arch);
@@ -117,7 +128,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
       res.askedPrograms = asked.fallback;
       info = second;
     }
-  } else if (info.ok && asked.more) {
+  } else if (info.ok && asked.more && res.askedPrograms == asked.programs) {
     // Not spilling: one program more, where it does not spill either (the launch tries it too).
     const std::string more = nvptx::withMoreOccupancy(r.ptx, fn.name());
     nvptx::PtxasInfo second = more.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(more, o.arch);

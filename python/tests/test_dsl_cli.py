@@ -216,3 +216,58 @@ def test_occupancy_probe_tries_one_program_more(tmp_path):
         pytest.skip("no ptxas: " + on_regs)
     assert on == off + 1, (off_line, on_line)
     assert "spills: 0 B stored" in on_regs and "fit without spilling" in on_line, on_line
+
+
+ROPE_ROWS = '''
+import tritonc as triton
+import tritonc.language as tl
+
+
+@triton.jit
+def rope_rows(Q, COS, SIN, stride, HEADS: tl.constexpr, HALF: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    h = tl.arange(0, HEADS)[:, None]
+    d = tl.arange(0, HALF)[None, :]
+    c = tl.load(COS + row * 2 * HALF + d)
+    s = tl.load(SIN + row * 2 * HALF + d)
+    first = Q + row * stride + h * 2 * HALF + d
+    q1 = tl.load(first)
+    q2 = tl.load(first + HALF)
+    tl.store(first, q1 * c - q2 * s)
+    tl.store(first + HALF, q2 * c + q1 * s)
+'''
+
+
+def test_occupancy_probe_tries_half_as_many_before_the_fallback(tmp_path):
+    """TRITONC_OCCUPANCY_PROBE=1: a bf16 RoPE over 32 heads of 128 on 4
+    warps asks for 16 programs and spills there; without the probe the
+    launch falls back to 2, with it it first tries 8, which fits without
+    spilling, and keeps it (the compile report says so)."""
+    path = tmp_path / "rope.py"
+    path.write_text(ROPE_ROWS)
+
+    def asked(env_value):
+        env_before = os.environ.get("TRITONC_OCCUPANCY_PROBE")
+        os.environ["TRITONC_OCCUPANCY_PROBE"] = env_value
+        try:
+            r = tritonc_cli("emit", str(path) + ":rope_rows", "-DHEADS=32", "-DHALF=64", "--num-warps", "4",
+                            "--signature", "Q=*bf16,COS=*bf16,SIN=*bf16,stride=i32", "--arg", "stride=4096",
+                            "--target", "sm_90a", "--stage", "report")
+        finally:
+            if env_before is None:
+                del os.environ["TRITONC_OCCUPANCY_PROBE"]
+            else:
+                os.environ["TRITONC_OCCUPANCY_PROBE"] = env_before
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        line = [l for l in lines if "asked of ptxas:" in l]
+        regs = [l for l in lines if l.strip().startswith("registers:")]
+        assert line and regs, r.stdout[-2000:]
+        if "[ptxas -v]" not in regs[0]:
+            pytest.skip("no ptxas: " + regs[0])
+        assert "spills: 0 B stored" in regs[0], regs[0]
+        return int(line[0].split("asked of ptxas:")[1].split()[0]), line[0]
+    off, off_line = asked("0")
+    on, on_line = asked("1")
+    assert "it spilled at 16" in off_line and off == 2, off_line
+    assert on == 8 and "8 tried before 2" in on_line, on_line

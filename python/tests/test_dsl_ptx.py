@@ -521,3 +521,40 @@ def test_cache_operators_and_volatile_loads_in_the_ptx(monkeypatch, arch):
     assert re.search(r"ld\.volatile\.global\.[bsu]32", ptx), ptx
     assert "ld.global.cg." in ptx and "st.global.cg." in ptx, ptx
     ptxas(ptx, arch)
+
+
+import tritonc as triton  # noqa: E402
+import tritonc.language as tl  # noqa: E402
+
+
+@triton.jit
+def rotate_halves(Q, COS, SIN, OUT, N: tl.constexpr):
+    # A RoPE's arithmetic on 16-bit tiles as they are loaded (no widening:
+    # the DSL computes bf16 * bf16 in bf16, as Triton).
+    offs = tl.arange(0, N)
+    q1 = tl.load(Q + offs)
+    q2 = tl.load(Q + N + offs)
+    c = tl.load(COS + offs)
+    s = tl.load(SIN + offs)
+    tl.store(OUT + offs, q1 * c - q2 * s)
+    tl.store(OUT + N + offs, q2 * c + q1 * s)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_half_arithmetic_in_the_kind_itself(monkeypatch, arch, dtype):
+    """+ - * of f16 (and of bf16 on sm_90a) are add/sub/mul.rn.f16 and .bf16
+    (one rounding, the f32 path's result); bf16 on sm_80, which has no such
+    instructions, widens to f32 and rounds back. ptxas assembles both; fewer
+    registers in the kind itself."""
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    if dtype == "f16":
+        q, c = np.zeros(256, np.float16), np.zeros(128, np.float16)
+    else:
+        q, c = (triton.reinterpret(np.zeros(n, np.uint16), tl.bfloat16) for n in (256, 128))
+    ptx = rotate_halves.warmup(q, c, c, q, N=128, grid=(1,)).asm["ptx"]
+    native = dtype == "f16" or arch == "sm_90a"
+    for op in ("mul", "sub", "add"):
+        assert (op + ".rn." + dtype + " " in ptx) == native, ptx
+    assert ("cvt.rn." + dtype + ".f32" in ptx) != native, ptx
+    ptxas(ptx, arch)

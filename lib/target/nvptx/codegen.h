@@ -9,6 +9,12 @@ namespace tritonc::nvptx {
 
 struct TargetOptions {
   std::string arch = "sm_80";  // sm_80, sm_86, sm_89, sm_90, sm_90a
+  // The architecture's number: 80 for sm_80, 90 for sm_90a.
+  int smVersion() const {
+    int n = 0;
+    for (size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) n = n * 10 + (arch[i] - '0');
+    return n;
+  }
   int numWarps = 4;
   bool wgmma = true;  // sm_90a: warpgroup tensor cores where a dot allows them
   // f32 dots on tensor cores with tf32 inputs (10-bit mantissa), as Triton's

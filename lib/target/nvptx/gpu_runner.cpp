@@ -145,11 +145,14 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
       return false;
     };
     // Asked for more programs per multiprocessor than its registers allow:
-    // the PTX asking for its fallback instead, kept where it spills less.
-    // Not spilling, the PTX asking for one program more where it names one
-    // (TRITONC_OCCUPANCY_PROBE=1), kept where that does not spill either.
+    // the PTX asking for half as many where it names that
+    // (TRITONC_OCCUPANCY_PROBE=1), kept where it does not spill, else its
+    // fallback, kept where it spills less. Not spilling, the PTX asking for
+    // one program more where it names one, kept where that does not spill
+    // either.
     if (localBytes_ > 0)
-      fellBack_ = tryVariant(withFallbackOccupancy(ptx, name_), [&](int local) { return local < localBytes_; });
+      fellBack_ = tryVariant(withHalfwayOccupancy(ptx, name_), [](int local) { return local == 0; }) ||
+                  tryVariant(withFallbackOccupancy(ptx, name_), [&](int local) { return local < localBytes_; });
     else
       tryVariant(withMoreOccupancy(ptx, name_), [](int local) { return local == 0; });
     // The `// tritonc: ...` lines of this kernel's entry: what follows the

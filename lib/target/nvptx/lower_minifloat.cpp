@@ -20,16 +20,10 @@ namespace {
 
 const char* pairName(Scalar k) { return k == Scalar::F8E4M3 ? "e4m3x2" : "e5m2x2"; }
 
-int smNumber(const std::string& arch) {
-  int n = 0;
-  for (size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
-  return n;
-}
-
 }  // namespace
 
 std::string FunctionLowering::castFp8(Scalar from, Scalar to, const std::string& a) {
-  if (smNumber(opts_.arch) < 89)
+  if (opts_.smVersion() < 89)
     throw UserError(SourceLoc{}, std::string("converting ") + ir::scalarName(from) + " to " + ir::scalarName(to) +
                                      " needs sm_89 or later (fp8 conversions), not " + opts_.arch);
   auto fromF16 = [&](const std::string& h) {

@@ -32,4 +32,8 @@ std::string withMoreOccupancy(const std::string& ptx, const std::string& kernel)
   return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_more ");
 }
 
+std::string withHalfwayOccupancy(const std::string& ptx, const std::string& kernel) {
+  return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_halfway ");
+}
+
 }  // namespace tritonc::nvptx

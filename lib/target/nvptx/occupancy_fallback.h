@@ -6,7 +6,9 @@
 // through ptxas) uses the PTX asking for N programs instead where the
 // first one spills. Likewise `// tritonc: occupancy_more N`
 // (TRITONC_OCCUPANCY_PROBE=1): the PTX asking for N programs is tried as
-// well where the first one does not spill, and kept where it does not.
+// well where the first one does not spill, and kept where it does not;
+// `// tritonc: occupancy_halfway N`, where the first spills, before the
+// fallback, kept where it does not spill.
 #pragma once
 #include <string>
 
@@ -19,5 +21,9 @@ std::string withFallbackOccupancy(const std::string& ptx, const std::string& ker
 // `ptx` with its kernel's `.minnctapersm` set to the `occupancy_more`
 // count it names, or "" when it names none.
 std::string withMoreOccupancy(const std::string& ptx, const std::string& kernel);
+
+// `ptx` with its kernel's `.minnctapersm` set to the `occupancy_halfway`
+// count it names, or "" when it names none.
+std::string withHalfwayOccupancy(const std::string& ptx, const std::string& kernel);
 
 }  // namespace tritonc::nvptx
