@@ -43,8 +43,8 @@ int rowRegisterSlackEighths();
 // evaluates them element by element): a value several element-wise
 // instructions read (a SwiGLU's `x * sigmoid(x)`), conversions in the chain,
 // loads and their addresses between its links, and (transform/passes.h
-// merge-blocks, run last in the default pipeline with it) the blocks an
-// inlined function's return leaves. On by default (H200, session 38:
+// merge-blocks, run last in the default pipeline) the blocks an inlined
+// function's return leaves. On by default (H200, session 38:
 // Liger's SwiGLU and GeGLU forward 1.35x faster, the DSL benchmark's row
 // kernels unchanged); TRITONC_STREAM_SHARED=0 turns it off (kernels are
 // cached apart).
@@ -53,13 +53,13 @@ bool streamSharedFromEnvironment();
 // Whether a kernel without dots also tries one program more per
 // multiprocessor than the estimate asks for (nvptx/occupancy_fallback.h:
 // kept where ptxas fits it without spills), and, where what it asks for
-// spills, half as many before the fallback (Liger's RoPE: 16 asked,
-// spilling, 8 fit in 60 registers, the fallback 2 took 113). The estimate can count more
-// registers than ptxas needs, and asking for too few programs hands ptxas
-// registers it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps)
-// estimated at 80, asked for 4 programs, takes 56 registers; asked for 5
-// (or left alone, as Triton's PTX is), 48. TRITONC_OCCUPANCY_PROBE=1 in
-// the environment; off until measured on a GPU (kernels are cached apart).
+// spills, half as many before the fallback (a bf16 RoPE of 32 heads on 4
+// warps: 16 asked, spilling; 8 fit). The estimate can count more registers
+// than ptxas needs, and asking for too few programs hands ptxas registers
+// it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps) estimated at
+// 80, asked for 4 programs, takes 56 registers; asked for 5 (or left alone,
+// as Triton's PTX is), 48. TRITONC_OCCUPANCY_PROBE=1 in the environment;
+// off until measured on a GPU (kernels are cached apart).
 bool occupancyProbeFromEnvironment();
 
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds
