@@ -325,11 +325,9 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
       break;
     }
   }
-  if (light && t.programs >= 2 && occupancyProbeFromEnvironment()) {
-    if (t.programs < std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared)) {
-      t.more = t.programs + 1;
-      t.reason += "; " + std::to_string(t.more) + " tried too";
-    }
+  if (light && occupancyProbeFromEnvironment()) {
+    t.natural = true;
+    t.reason += "; ptxas's own choice tried too";
     if (t.fallback && t.programs / 2 > t.fallback) {
       t.halfway = t.programs / 2;
       t.reason += "; " + std::to_string(t.halfway) + " tried before " + std::to_string(t.fallback) + " where " +

@@ -18,7 +18,7 @@ namespace tritonc::gpu {
 struct OccupancyTarget {
   int programs = 1;                // per multiprocessor, for .minnctapersm
   int fallback = 0;                // programs to ask for instead where that spills (0: none)
-  int more = 0;                    // programs to try too, kept where they do not spill (0: none)
+  bool natural = false;            // try the PTX without .minnctapersm too (ptxas's own choice)
   int halfway = 0;                 // programs to try before the fallback where the first spills (0: none)
   int64_t estimatedRegisters = 0;  // per thread
   int64_t registerBudget = 0;      // per thread with two programs (at most 255)
@@ -50,16 +50,17 @@ int rowRegisterSlackEighths();
 // cached apart).
 bool streamSharedFromEnvironment();
 
-// Whether a kernel without dots also tries one program more per
-// multiprocessor than the estimate asks for (nvptx/occupancy_fallback.h:
-// kept where ptxas fits it without spills), and, where what it asks for
-// spills, half as many before the fallback (a bf16 RoPE of 32 heads on 4
-// warps: 16 asked, spilling; 8 fit). The estimate can count more registers
-// than ptxas needs, and asking for too few programs hands ptxas registers
-// it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps) estimated at
-// 80, asked for 4 programs, takes 56 registers; asked for 5 (or left alone,
-// as Triton's PTX is), 48. TRITONC_OCCUPANCY_PROBE=1 in the environment;
-// off until measured on a GPU (kernels are cached apart).
+// Whether a kernel without dots is also assembled without `.minnctapersm`,
+// as Triton's PTX is (nvptx/occupancy_fallback.h: kept where it holds more
+// programs per multiprocessor without spilling), and, where what it asks
+// for spills, with half as many before the fallback (a bf16 RoPE of 32
+// heads on 4 warps: 16 asked, spilling; 8 fit). The estimate can count more
+// registers than ptxas needs, and asking for too few programs hands ptxas
+// registers it then uses: Liger's LayerNorm forward (4096 bf16, 8 warps)
+// estimated at 80, asks for 4 programs and takes 56 registers, 48 left
+// alone (5 programs); its SwiGLU backward (16 warps) asks for 1 and takes
+// 88, 60 left alone (2 programs). TRITONC_OCCUPANCY_PROBE=1 in the
+// environment; off until measured on a GPU (kernels are cached apart).
 bool occupancyProbeFromEnvironment();
 
 // The most programs of `numWarps` warps one multiprocessor of `arch` holds

@@ -128,15 +128,21 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
       res.askedPrograms = asked.fallback;
       info = second;
     }
-  } else if (info.ok && asked.more && res.askedPrograms == asked.programs) {
-    // Not spilling: one program more, where it does not spill either (the launch tries it too).
-    const std::string more = nvptx::withMoreOccupancy(r.ptx, fn.name());
-    nvptx::PtxasInfo second = more.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(more, o.arch);
-    if (second.ok && second.spillStores + second.spillLoads == 0) {
-      res.askedWhy += "; " + std::to_string(asked.more) + " fit without spilling (" + std::to_string(second.registers) +
-                      " registers, " + std::to_string(info.registers) + " at " + std::to_string(res.askedPrograms) +
-                      "), so the launch asks for " + std::to_string(asked.more);
-      res.askedPrograms = asked.more;
+  }
+  if (info.ok && asked.natural) {
+    // ptxas's own choice too (the launch tries it as well): kept where it
+    // does not spill and its registers leave room for more programs.
+    const std::string natural = nvptx::withoutOccupancyDirective(r.ptx, fn.name());
+    nvptx::PtxasInfo second = natural.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(natural, o.arch);
+    const int threads = 32 * warps;
+    if (second.ok && second.spillStores + second.spillLoads == 0 &&
+        (info.spillStores + info.spillLoads > 0 ||
+         nvptx::programsByRegisters(second.registers, threads) > nvptx::programsByRegisters(info.registers, threads))) {
+      res.askedWhy += "; left to ptxas it takes " + std::to_string(second.registers) + " registers (" +
+                      std::to_string(info.registers) + " at " + std::to_string(res.askedPrograms) +
+                      "), room for " + std::to_string(nvptx::programsByRegisters(second.registers, threads)) +
+                      " programs, so the launch asks for none";
+      res.askedPrograms = 0;
       info = second;
     }
   }
@@ -229,7 +235,10 @@ std::string renderReport(const CompileReport& r, const std::string& source, size
   std::snprintf(occ, sizeof occ, "%.0f%%", 100 * res.occupancy);
   out << "  occupancy: " << res.programsPerSm << " program(s) per multiprocessor (limited by " << res.limitedBy
       << "), " << occ << " of its warps\n";
-  out << "  asked of ptxas: " << res.askedPrograms << " program(s) per multiprocessor (.minnctapersm; " << res.askedWhy
+  out << "  asked of ptxas: "
+      << (res.askedPrograms ? std::to_string(res.askedPrograms) + " program(s) per multiprocessor (.minnctapersm; "
+                            : std::string("nothing (no .minnctapersm; "))
+      << res.askedWhy
       << ")\n";
   if (!r.warnings.empty()) {
     out << "\nwarnings:\n";

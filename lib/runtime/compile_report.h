@@ -40,7 +40,7 @@ struct Resources {
   int programsPerSm = 0;    // resident programs per multiprocessor
   std::string limitedBy;    // registers, shared memory, threads
   double occupancy = 0;     // resident warps / the multiprocessor's maximum
-  int askedPrograms = 1;    // .minnctapersm, and why (gpu/occupancy.h)
+  int askedPrograms = 1;    // .minnctapersm (0: none, ptxas's own choice), and why (gpu/occupancy.h)
   std::string askedWhy;
 };
 

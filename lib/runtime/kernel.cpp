@@ -199,7 +199,7 @@ static std::string targetKey(const std::string& target) {
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          " row register slack " + std::to_string(gpu::rowRegisterSlackEighths()) +
          (gpu::streamSharedFromEnvironment() ? " shared element-wise values streamed" : "") +
-         (gpu::occupancyProbeFromEnvironment() ? " one program more tried" : "") +
+         (gpu::occupancyProbeFromEnvironment() ? " occupancy probed" : "") +
          " wide stores " + std::to_string(int(gpu::wideStorePolicyFromEnvironment())) +
          (gpu::repeatedLoadsAnchorFromEnvironment() ? " repeated-address loads anchored" : "") +
          (gpu::fenceAsyncCopiesFromEnvironment() ? "" : " without fences for async copies") +

@@ -467,7 +467,7 @@ std::string FunctionLowering::run() {
   const gpu::OccupancyTarget occupancy = gpu::occupancyTarget(f_, warps);
   out << ")\n.maxntid " << 32 * warps << ", 1, 1\n.minnctapersm " << occupancy.programs << "\n{\n";
   if (occupancy.fallback) out << "  // tritonc: occupancy_fallback " << occupancy.fallback << "\n";
-  if (occupancy.more) out << "  // tritonc: occupancy_more " << occupancy.more << "\n";
+  if (occupancy.natural) out << "  // tritonc: occupancy_natural\n";
   if (occupancy.halfway) out << "  // tritonc: occupancy_halfway " << occupancy.halfway << "\n";
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";

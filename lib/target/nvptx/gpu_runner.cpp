@@ -124,14 +124,15 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     d->cuFuncGetAttribute(&registers_, 4 /* NUM_REGS */, func);
     d->cuFuncGetAttribute(&localBytes_, 3 /* LOCAL_SIZE_BYTES */, func);
     // Another occupancy's PTX (occupancy_fallback.h), loaded; taken (the
-    // first module unloaded) where `better` says so of its local memory.
+    // first module unloaded) where `better` says so of its local memory and
+    // registers.
     auto tryVariant = [&](const std::string& variant, auto better) {
       CUmodule mod2 = nullptr;
       CUfunction func2 = nullptr;
       int regs2 = 0, local2 = 0;
       if (variant.empty() || d->cuModuleLoadDataEx(&mod2, variant.c_str(), 2, optKeys, optVals) != 0) return false;
       if (d->cuModuleGetFunction(&func2, mod2, name_.c_str()) == 0 && d->cuFuncGetAttribute(&regs2, 4, func2) == 0 &&
-          d->cuFuncGetAttribute(&local2, 3, func2) == 0 && better(local2)) {
+          d->cuFuncGetAttribute(&local2, 3, func2) == 0 && better(local2, regs2)) {
         d->cuModuleUnload(mod);
         mod = mod2;
         module_ = mod2;
@@ -147,14 +148,16 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     // Asked for more programs per multiprocessor than its registers allow:
     // the PTX asking for half as many where it names that
     // (TRITONC_OCCUPANCY_PROBE=1), kept where it does not spill, else its
-    // fallback, kept where it spills less. Not spilling, the PTX asking for
-    // one program more where it names one, kept where that does not spill
-    // either.
+    // fallback, kept where it spills less. Then, where it names it, the PTX
+    // without `.minnctapersm` (ptxas's own choice), kept where it does not
+    // spill and leaves room for more programs.
     if (localBytes_ > 0)
-      fellBack_ = tryVariant(withHalfwayOccupancy(ptx, name_), [](int local) { return local == 0; }) ||
-                  tryVariant(withFallbackOccupancy(ptx, name_), [&](int local) { return local < localBytes_; });
-    else
-      tryVariant(withMoreOccupancy(ptx, name_), [](int local) { return local == 0; });
+      fellBack_ = tryVariant(withHalfwayOccupancy(ptx, name_), [](int local, int) { return local == 0; }) ||
+                  tryVariant(withFallbackOccupancy(ptx, name_), [&](int local, int) { return local < localBytes_; });
+    const int threads = threadsOf(ptx, name_);
+    tryVariant(withoutOccupancyDirective(ptx, name_), [&](int local, int regs) {
+      return local == 0 && (localBytes_ > 0 || programsByRegisters(regs, threads) > programsByRegisters(registers_, threads));
+    });
     // The `// tritonc: ...` lines of this kernel's entry: what follows the
     // marker, or npos.
     size_t entry = ptx.find(".entry " + name_ + "(");

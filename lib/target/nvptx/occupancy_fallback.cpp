@@ -1,5 +1,8 @@
 #include "target/nvptx/occupancy_fallback.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace tritonc::nvptx {
 
 namespace {
@@ -28,8 +31,29 @@ std::string withFallbackOccupancy(const std::string& ptx, const std::string& ker
   return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_fallback ");
 }
 
-std::string withMoreOccupancy(const std::string& ptx, const std::string& kernel) {
-  return withOccupancyNamedBy(ptx, kernel, "// tritonc: occupancy_more ");
+std::string withoutOccupancyDirective(const std::string& ptx, const std::string& kernel) {
+  const size_t entry = ptx.find(".entry " + kernel + "(");
+  if (entry == std::string::npos) return "";
+  const size_t next = ptx.find(".entry ", entry + 1);
+  const size_t at = ptx.find("// tritonc: occupancy_natural", entry);
+  const size_t asked = ptx.find(".minnctapersm ", entry);
+  if (at == std::string::npos || asked == std::string::npos || (next != std::string::npos && at > next) || asked > at)
+    return "";
+  std::string out = ptx;
+  out.erase(asked, ptx.find('\n', asked) + 1 - asked);
+  return out;
+}
+
+int programsByRegisters(int registers, int threads) {
+  if (registers <= 0 || threads <= 0) return 0;
+  const int warps = (threads + 31) / 32, perWarp = (registers * 32 + 255) / 256 * 256;
+  return std::min({65536 / (perWarp * warps), 32, 2048 / threads});
+}
+
+int threadsOf(const std::string& ptx, const std::string& kernel) {
+  const size_t entry = ptx.find(".entry " + kernel + "(");
+  const size_t at = entry == std::string::npos ? entry : ptx.find(".maxntid ", entry);
+  return at == std::string::npos ? 0 : std::atoi(ptx.c_str() + at + 9);
 }
 
 std::string withHalfwayOccupancy(const std::string& ptx, const std::string& kernel) {
