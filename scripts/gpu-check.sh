@@ -13,7 +13,8 @@
 # (sanitizer: the examples under memcheck and racecheck; with python too,
 # the DSL's attention backward tests on CUDA under both.)
 # (dsl: bench/dsl_bench.py, the Python DSL's kernels beside Triton 3.6 running
-# the same functions.)
+# the same functions; DSL_AB=NAME=VALUE runs it again with that variable set:
+# dsl-ab.txt, dsl-ab.json.)
 # (multicast: bench/multicast_ab.py, the masked matmul with B's boxes
 # multicast to pairs of programs and without, alternately.)
 # (ab: bench/switch_ab.py, the environment switch AB_SWITCH=NAME=VALUE on and
@@ -246,6 +247,17 @@ step shapes && py_bench "shapes bench" shapes.txt \
 # The Python DSL's kernels beside Triton running the same functions.
 step dsl && py_bench "dsl bench" dsl.txt 'echo "$(grep -c . "$OUT_DIR/dsl.txt") lines (dsl.txt / dsl.json)"' \
   bench/dsl_bench.py "$OUT_DIR"
+# DSL_AB=NAME=VALUE: the same benchmark again with that environment variable
+# set (a compiler switch beside the default in one run): dsl-ab.txt and
+# dsl-ab.json.
+if step dsl && [ -n "${DSL_AB:-}" ]; then
+  mkdir -p "$OUT_DIR/ab"
+  (export "${DSL_AB?}"; py_bench "dsl bench with $DSL_AB" dsl-ab.txt \
+    'echo "$(grep -c . "$OUT_DIR/dsl-ab.txt") lines (dsl-ab.txt / dsl-ab.json)"' bench/dsl_bench.py "$OUT_DIR/ab"
+   exit "$status") || status=1
+  mv "$OUT_DIR/ab/dsl.json" "$OUT_DIR/dsl-ab.json" 2>/dev/null
+  rmdir "$OUT_DIR/ab" 2>/dev/null
+fi
 # B's boxes multicast to pairs of programs, and not, alternately.
 step multicast && py_bench "multicast A/B" multicast.txt 'tr "\n" ";" < "$OUT_DIR/multicast.txt"' \
   bench/multicast_ab.py "$OUT_DIR"
