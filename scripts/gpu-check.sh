@@ -30,7 +30,8 @@
 # against do_bench of the picks and given configurations; not in the
 # default STEPS.)
 # (liger: bench/thirdparty_liger.py, Liger-Kernel's kernels under Triton and
-# tritonc, from LIGER_SRC; not in the default STEPS.)
+# tritonc, from LIGER_SRC; LIGER_AB=NAME=VALUE adds tritonc with that
+# variable set; not in the default STEPS.)
 # (flaggems: bench/thirdparty_flaggems.py, FlagGems' own tests under tritonc,
 # from FLAGGEMS_SRC, the failures re-run under Triton; not in the default
 # STEPS.)
