@@ -310,8 +310,8 @@ OccupancyTarget occupancyTarget(const ir::Function& f, int numWarps) {
   // conversions (topk_gating: 18 estimated, 77 used), so the choice above
   // is the fallback: where the driver reports spills, the launch loads the
   // PTX again asking for it (nvptx/occupancy_fallback.h).
-  const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
   if (light && t.programs == 2 && rowOccupancyFromEnvironment()) {
+    const int64_t byShared = multiprocessorSharedBytes(arch) / (f.sharedBytes + 1024);
     const int slack = rowRegisterSlackEighths();
     for (int p = std::min<int64_t>(maxResidentPrograms(arch, numWarps), byShared); p > 2; --p) {
       const int64_t budget = std::min<int64_t>(255, 65536 / (p * threads) / 8 * 8);

@@ -107,45 +107,44 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   res.askedWhy = asked.reason;
   nvptx::PtxasInfo info;
   if (o.assemble) info = nvptx::ptxasInfo(r.ptx, o.arch);
-  // Spilled at the occupancy asked: what the launch loads instead (occupancy_fallback.h).
-  if (info.ok && info.spillStores + info.spillLoads > 0 && asked.halfway) {
-    // Half as many first, where it does not spill (the launch tries it too).
-    const std::string halfway = nvptx::withHalfwayOccupancy(r.ptx, fn.name());
-    nvptx::PtxasInfo second = halfway.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(halfway, o.arch);
-    if (second.ok && second.spillStores + second.spillLoads == 0) {
-      res.askedWhy += "; it spilled at " + std::to_string(res.askedPrograms) + ", so the launch asks for " +
-                      std::to_string(asked.halfway);
-      res.askedPrograms = asked.halfway;
-      info = second;
-    }
-  }
-  if (info.ok && info.spillStores + info.spillLoads > 0) {
-    const std::string fallback = nvptx::withFallbackOccupancy(r.ptx, fn.name());
-    nvptx::PtxasInfo second = fallback.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(fallback, o.arch);
-    if (second.ok && second.spillStores + second.spillLoads < info.spillStores + info.spillLoads) {
-      res.askedWhy += "; it spilled at " + std::to_string(res.askedPrograms) + ", so the launch asks for " +
-                      std::to_string(asked.fallback);
-      res.askedPrograms = asked.fallback;
-      info = second;
-    }
-  }
-  if (info.ok && asked.natural) {
-    // ptxas's own choice too (the launch tries it as well): kept where it
-    // does not spill and its registers leave room for more programs.
-    const std::string natural = nvptx::withoutOccupancyDirective(r.ptx, fn.name());
-    nvptx::PtxasInfo second = natural.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(natural, o.arch);
-    const int threads = 32 * warps;
-    if (second.ok && second.spillStores + second.spillLoads == 0 &&
-        (info.spillStores + info.spillLoads > 0 ||
-         nvptx::programsByRegisters(second.registers, threads) > nvptx::programsByRegisters(info.registers, threads))) {
-      res.askedWhy += "; left to ptxas it takes " + std::to_string(second.registers) + " registers (" +
-                      std::to_string(info.registers) + " at " + std::to_string(res.askedPrograms) +
-                      "), room for " + std::to_string(nvptx::programsByRegisters(second.registers, threads)) +
-                      " programs, so the launch asks for none";
-      res.askedPrograms = 0;
-      info = second;
-    }
-  }
+  // Other occupancies' PTX, as the launch tries them (occupancy_fallback.h):
+  // `variant` assembled, taken where `better` says so of its ptxas figures,
+  // what `why` says of them then added to the reason and `programs` asked.
+  auto tryVariant = [&](const std::string& variant, auto better, auto why, int programs) {
+    nvptx::PtxasInfo second = variant.empty() ? nvptx::PtxasInfo{} : nvptx::ptxasInfo(variant, o.arch);
+    if (!second.ok || !better(second)) return;
+    res.askedWhy += why(second);
+    res.askedPrograms = programs;
+    info = second;
+  };
+  auto spills = [](const nvptx::PtxasInfo& i) { return i.spillStores + i.spillLoads; };
+  auto spilledAt = [&](int programs) {
+    return [&, programs](const nvptx::PtxasInfo&) {
+      return "; it spilled at " + std::to_string(res.askedPrograms) + ", so the launch asks for " +
+             std::to_string(programs);
+    };
+  };
+  // Spilled at the occupancy asked: half as many first where named, then the fallback.
+  if (info.ok && spills(info) > 0 && asked.halfway)
+    tryVariant(nvptx::withHalfwayOccupancy(r.ptx, fn.name()), [&](const nvptx::PtxasInfo& i) { return spills(i) == 0; },
+               spilledAt(asked.halfway), asked.halfway);
+  if (info.ok && spills(info) > 0)
+    tryVariant(nvptx::withFallbackOccupancy(r.ptx, fn.name()),
+               [&](const nvptx::PtxasInfo& i) { return spills(i) < spills(info); }, spilledAt(asked.fallback),
+               asked.fallback);
+  // ptxas's own choice too where named: kept where it does not spill and its
+  // registers leave room for more programs.
+  const int threads = 32 * warps;
+  auto room = [&](const nvptx::PtxasInfo& i) { return nvptx::programsByRegisters(i.registers, threads); };
+  if (info.ok && asked.natural)
+    tryVariant(nvptx::withoutOccupancyDirective(r.ptx, fn.name()),
+               [&](const nvptx::PtxasInfo& i) { return spills(i) == 0 && (spills(info) > 0 || room(i) > room(info)); },
+               [&](const nvptx::PtxasInfo& i) {
+                 return "; left to ptxas it takes " + std::to_string(i.registers) + " registers (" +
+                        std::to_string(info.registers) + " at " + std::to_string(res.askedPrograms) + "), room for " +
+                        std::to_string(room(i)) + " programs, so the launch asks for none";
+               },
+               0);
   if (info.ok) {
     res.from = "ptxas -v";
     res.registers = info.registers;

@@ -282,6 +282,23 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       out[e] = r;
       continue;
     }
+    // + - * of f16 (and of bf16 from sm_90) in the kind itself, rounded once
+    // (.rn: ptxas contracts nothing, as the f32 path rounds each result):
+    // f32 holds at least 2p+2 bits of either kind's p, so the f32 result
+    // rounded back is that same correctly rounded value. Nothing is widened
+    // to f32 (Liger's bf16 RoPE: 62 registers left alone, Triton's PTX of
+    // it, which computes in bf16, 32).
+    if (half && (op == Opcode::Add || op == Opcode::Sub || op == Opcode::Mul) &&
+        (k == Scalar::F16 || opts().smVersion() >= 90)) {
+      std::string x = elem(i.operand(0), e), y = elem(i.operand(1), e);
+      if (x[0] == '%' && y[0] == '%') {
+        std::string h = newReg(regClassOf(k));
+        emit(std::string(op == Opcode::Add ? "add" : op == Opcode::Sub ? "sub" : "mul") + ".rn." + halfName(k) + " " + h +
+             ", " + x + ", " + y + ";");
+        out[e] = h;
+        continue;
+      }
+    }
     std::string r = newReg(regClassOf(ck));
     if (op == Opcode::Fma) {
       // One rounding, in the kind itself: fma.rn.f16 and .bf16 too.
@@ -359,23 +376,6 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
       wrapNarrow(*this, t.kind, r);
       out[e] = half ? fromF32(k, r) : r;
       continue;
-    }
-    // + - * of f16 (and of bf16 from sm_90) in the kind itself, rounded once
-    // (.rn: ptxas contracts nothing, as the f32 path rounds each result):
-    // f32 holds at least 2p+2 bits of either kind's p, so the f32 result
-    // rounded back is that same correctly rounded value. Nothing is widened
-    // to f32 (Liger's bf16 RoPE: 62 registers left alone, Triton's PTX of
-    // it, which computes in bf16, 32).
-    if (half && (op == Opcode::Add || op == Opcode::Sub || op == Opcode::Mul) &&
-        (k == Scalar::F16 || opts().smVersion() >= 90)) {
-      std::string x = elem(i.operand(0), e), y = elem(i.operand(1), e);
-      if (x[0] == '%' && y[0] == '%') {
-        std::string h = newReg(regClassOf(k));
-        emit(std::string(op == Opcode::Add ? "add" : op == Opcode::Sub ? "sub" : "mul") + ".rn." + halfName(k) + " " + h +
-             ", " + x + ", " + y + ";");
-        out[e] = h;
-        continue;
-      }
     }
     std::string a = operand(0), b = operand(1);
     if (t.kind == Scalar::I1) {
