@@ -1078,6 +1078,10 @@ class _Generator(ast.NodeVisitor):
                 self.frame.bindings[name] = self._store(name, (), desc)
             elif isinstance(constexprs[name], TupleSpec):  # a tuple argument: its leaves are parameters
                 self.frame.bindings[name] = self._store(name, (), constexprs[name].build(handles))
+            elif name in jf.annotated_types and name not in jf.constexpr_names:
+                # `u: tl.uint8` passed 1: specialized to the constant 1, still of the annotated type
+                self.frame.bindings[name] = self._store(name, (), semantic.constant(constexprs[name],
+                                                                                    jf.annotated_types[name]))
             else:
                 self.frame.bindings[name] = ("py", constexpr(constexprs[name]))
         self.body(fdef.body)
