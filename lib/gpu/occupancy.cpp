@@ -209,7 +209,7 @@ bool streamSharedFromEnvironment() {
 
 bool occupancyProbeFromEnvironment() {
   const char* v = std::getenv("TRITONC_OCCUPANCY_PROBE");
-  return v && std::string(v) == "1";
+  return !(v && std::string(v) == "0");
 }
 
 int rowRegisterSlackEighths() {

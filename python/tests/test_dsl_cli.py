@@ -149,11 +149,13 @@ def report_under(env_name, env_value, *args):
     return r.stdout
 
 
-def test_shared_elementwise_values_stream_in_the_occupancy_estimate():
+def test_shared_elementwise_values_stream_in_the_occupancy_estimate(monkeypatch):
     """A SwiGLU row of 16384 bf16 on 16 warps reads `a` twice (a *
     sigmoid(a)); counted as streamed (the default), the estimate lets the
     kernel ask ptxas for more programs than the one it asks for with
-    TRITONC_STREAM_SHARED=0 (the compile report says what was asked)."""
+    TRITONC_STREAM_SHARED=0 (the compile report says what was asked; the
+    occupancy probe is off here, as it may keep ptxas's own choice)."""
+    monkeypatch.setenv("TRITONC_OCCUPANCY_PROBE", "0")
     def asked(env_value):
         out = report_under("TRITONC_STREAM_SHARED", env_value, HERE + "/llm_kernels.py:swiglu_fwd", "-DBLOCK=16384",
                            "--num-warps", "16", "--signature", "A=*bf16,B=*bf16,C=*bf16,n=i32", "--arg",
@@ -208,7 +210,7 @@ def occupancy_report(tmp_path, name, source, kernel, args, probe):
 
 
 def test_occupancy_probe_keeps_ptxas_own_choice_where_it_holds_more_programs(tmp_path):
-    """TRITONC_OCCUPANCY_PROBE=1 (a switch until measured on a GPU): a layer
+    """The occupancy probe (the default; TRITONC_OCCUPANCY_PROBE=0 off): a layer
     norm row of 4096 bf16 on 8 warps (Liger's forward) is estimated at more
     registers than ptxas needs and asks for 4 programs, where ptxas then
     takes 56 registers; the probe also assembles the PTX without
@@ -219,7 +221,9 @@ def test_occupancy_probe_keeps_ptxas_own_choice_where_it_holds_more_programs(tmp
             "RSTD=*bf16,stride=i32,n_cols=i32,eps=fp32", "--arg", "n_cols=4096", "--arg", "stride=4096")
     off, off_line, _ = occupancy_report(tmp_path, "ln.py", LAYER_NORM_ROW, "layer_norm_row", args, "0")
     on, on_line, _ = occupancy_report(tmp_path, "ln.py", LAYER_NORM_ROW, "layer_norm_row", args, "1")
+    default, default_line, _ = occupancy_report(tmp_path, "ln.py", LAYER_NORM_ROW, "layer_norm_row", args, "")
     assert on > off, (off_line, on_line)
+    assert (default, default_line) == (on, on_line)
     assert "asked of ptxas: nothing" in on_line and "left to ptxas it takes" in on_line, on_line
     assert "asked of ptxas: nothing" not in off_line, off_line
 
@@ -245,7 +249,7 @@ def rope_rows(Q, COS, SIN, stride, HEADS: tl.constexpr, HALF: tl.constexpr):
 
 
 def test_occupancy_probe_tries_half_as_many_before_the_fallback(tmp_path):
-    """TRITONC_OCCUPANCY_PROBE=1: a bf16 RoPE over 32 heads of 128 on 4
+    """The occupancy probe: a bf16 RoPE over 32 heads of 128 on 4
     warps asks for 16 programs and spills there; without the probe the
     launch falls back to 2 (.minnctapersm), with it it first tries 8, which
     fits without spilling, then ptxas's own choice, which holds more

@@ -1648,3 +1648,46 @@ def test_jit_takes_tritons_keyword_arguments():
     want = np.full(16, -1, np.int32)
     want[:n] = np.arange(n) * 3
     np.testing.assert_array_equal(x, want)
+
+
+# ---- found by FlagGems' flash attention (session 39) ----
+
+@triton.jit
+def range_keywords_kernel(O, n, S: tl.constexpr):
+    a = 0
+    for i in tl.range(0, n, step=S, num_stages=2):  # FlagGems' flash_fwd_kernel: its masked columns
+        a += i
+    b = 0
+    for i in tl.range(n, step=S):  # (arg2=None: from 0 to arg1)
+        b += 1
+    c = 0
+    for i in tl.static_range(1, 9, step=3):
+        c += i
+    d = 0
+    for i in tl.range(arg1=2, arg2=n):
+        d += 1
+    tl.store(O + tl.arange(0, 4), tl.where(tl.arange(0, 4) == 0, a, tl.where(tl.arange(0, 4) == 1, b,
+                                                                             tl.where(tl.arange(0, 4) == 2, c, d))))
+
+
+def test_range_bounds_given_by_keyword():
+    """`tl.range(lo, hi, step=S)` steps by S (the keyword was dropped: a
+    step of 1, and FlagGems' flash attention forward looped over every
+    column offset instead of every block); `tl.range(n, step=S)` runs from
+    0; tl.static_range takes `step=` too."""
+    n = int(rng.integers(40, 200))
+    s = int(rng.choice([8, 16, 32]))
+    o = np.full(4, -1, np.int32)
+    run(range_keywords_kernel, (1,), o, n, S=s)
+    np.testing.assert_array_equal(o, [sum(range(0, n, s)), len(range(0, n, s)), 1 + 4 + 7, n - 2])
+
+
+@triton.jit
+def range_bad_keyword_kernel(O, n):
+    for i in tl.range(0, n, stride=2):
+        tl.store(O + i, i)
+
+
+def test_range_refuses_an_unknown_keyword():
+    with pytest.raises(tl.CompileError, match="range takes no keyword 'stride'"):
+        run(range_bad_keyword_kernel, (1,), np.zeros(4, np.int32), 4)

@@ -569,11 +569,33 @@ class _Generator(ast.NodeVisitor):
             return self.visit(node.body if unwrap(cond) else node.orelse)
         return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
 
-    def _range_args(self, call):
+    # tl.range's hints, accepted (software pipelining is decided for the whole kernel)
+    _RANGE_HINTS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
+                    "disable_licm")
+
+    def _range_args(self, call, fn):
+        """[start, end, step] of `range`/`tl.range`/`tl.static_range`, whose
+        bounds may also be given as Triton's keywords arg1, arg2, step."""
         args = [self.visit(a) for a in call.args]
         kwargs = {k.arg: self.visit(k.value) for k in call.keywords}
+        if fn is not builtins.range:
+            for i, name in enumerate(("arg1", "arg2", "step")):
+                if name in kwargs:
+                    if len(args) > i:
+                        raise self.error(call, "range got '%s' twice" % name)
+                    if len(args) < i:  # (a step without an end: as Triton, arg2=None)
+                        args.append(None)
+                    args.append(kwargs.pop(name))
+            hints = self._RANGE_HINTS if fn is tl.range else ()
+            unknown = [k for k in kwargs if k not in hints]
+            if unknown:
+                raise self.error(call, "%s takes no keyword '%s'" % (fn.__name__, unknown[0]))
+        elif kwargs:
+            raise self.error(call, "range takes no keyword arguments")
         if not 1 <= len(args) <= 3:
             raise self.error(call, "range takes 1 to 3 arguments")
+        if len(args) >= 2 and unwrap(args[1]) is None:  # range(n, None, step): from 0 to n
+            args = [0, args[0]] + args[2:]
         if len(args) == 1:
             args = [0] + args
         if len(args) == 2:
@@ -586,13 +608,13 @@ class _Generator(ast.NodeVisitor):
         it = node.iter
         fn = self.visit(it.func) if isinstance(it, ast.Call) else None
         if fn is tl.static_range:
-            args, _ = self._range_args(it)
+            args, _ = self._range_args(it, fn)
             bounds = [unwrap(a) for a in args]
             if any(isinstance(b, tensor) for b in bounds):
                 raise self.error(it, "tl.static_range needs constant bounds")
             return self._unrolled(node, [constexpr(v) for v in range(*bounds)])
         if fn is builtins.range or fn is tl.range:
-            args, _ = self._range_args(it)
+            args, _ = self._range_args(it, fn)
             return self._counted_loop(node, *args)
         seq = self._static_sequence(it)
         if isinstance(seq, (tuple, list)):

@@ -147,7 +147,7 @@ GpuKernel::GpuKernel(const std::string& ptx, const std::string& name, std::vecto
     };
     // Asked for more programs per multiprocessor than its registers allow:
     // the PTX asking for half as many where it names that
-    // (TRITONC_OCCUPANCY_PROBE=1), kept where it does not spill, else its
+    // (the occupancy probe, on unless TRITONC_OCCUPANCY_PROBE=0), kept where it does not spill, else its
     // fallback, kept where it spills less. Then, where it names it, the PTX
     // without `.minnctapersm` (ptxas's own choice), kept where it does not
     // spill and leaves room for more programs.

@@ -4,7 +4,7 @@
 // `// tritonc: occupancy_fallback N` in its entry, and whoever assembles it
 // (the launch, through the driver; the compile report and the tests,
 // through ptxas) uses the PTX asking for N programs instead where the
-// first one spills. With TRITONC_OCCUPANCY_PROBE=1 (gpu/occupancy.h),
+// first one spills. With the occupancy probe (gpu/occupancy.h; the default),
 // `// tritonc: occupancy_halfway N` names a count tried before the fallback
 // where the first spills, kept where it does not spill, and
 // `// tritonc: occupancy_natural` asks for the PTX without `.minnctapersm`
