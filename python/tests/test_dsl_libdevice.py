@@ -596,3 +596,83 @@ def test_directed_rounding_variants_are_refused_clearly():
 
     with pytest.raises(tl.CompileError, match="libdevice.add_rz is not supported by tritonc yet"):
         k[(1,)](np.zeros(16, np.float32))
+
+
+# ---- found by FlagGems (session 39): erfinv, erfcx, nextafter ----
+
+@tritonc.jit
+def special_kernel(X, Y, Z, N: tl.constexpr, OP: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs)
+    if OP == "erfinv":
+        z = libdevice.erfinv(x)
+    elif OP == "erfcx":
+        z = libdevice.erfcx(x)
+    else:
+        z = libdevice.nextafter(x, tl.load(Y + offs))
+    tl.store(Z + offs, z)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfinv_against_mpmath(dtype):
+    """erfinv: Giles' approximation (float32 within 4e-7 relatively), two
+    Newton steps for float64 (within 1e-14 away from +-1); +-1 give +-inf,
+    beyond them NaN, -0.0 keeps its sign."""
+    mpmath = pytest.importorskip("mpmath")
+    n = 1024
+    x = np.concatenate([rng.uniform(-0.999, 0.999, n - 264), rng.uniform(-1e-3, 1e-3, 128),
+                        rng.uniform(0.9999, 0.99999, 128), [1.0, -1.0, 1.5, -0.0, 0.0, np.nan, 0.5, -0.5]])
+    x = x.astype(dtype)
+    z = np.full(n, 7.0, dtype)
+    run(special_kernel, (1,), x, x, z, N=n, OP="erfinv")
+    want = np.array([float(mpmath.erfinv(mpmath.mpf(float(v)))) if abs(v) < 1 else np.nan for v in x])
+    body = np.abs(x) < 0.999
+    rel = np.abs(z[body] - want[body]) / np.maximum(np.abs(want[body]), 1e-300)
+    assert rel.max() <= (4e-7 if dtype == "float32" else 1e-14), (rel.max(), x[body][rel.argmax()])
+    tail = (np.abs(x) >= 0.9999) & (np.abs(x) < 1)
+    assert (np.abs(z[tail] - want[tail]) / np.abs(want[tail])).max() <= (1e-5 if dtype == "float32" else 1e-10)
+    s = n - 8
+    assert z[s] == np.inf and z[s + 1] == -np.inf and np.isnan(z[s + 2]) and np.isnan(z[s + 5])
+    assert np.signbit(z[s + 3]) and z[s + 4] == 0.0 and not np.signbit(z[s + 4])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfcx_against_mpmath(dtype):
+    """erfcx(x) = exp(x^2) erfc(x) without its overflow: within 3e-7
+    relatively where x >= 0 (1e-30 and 1e30 included), 2 exp(x^2) -
+    erfcx(-x) below 0."""
+    mpmath = pytest.importorskip("mpmath")
+    n = 512
+    x = np.concatenate([rng.uniform(-3, 3, 256), rng.uniform(3, 200, 248), [0.0, 1e-30, 1e30, 5.0, 26.0, 1e4, -1.0,
+                                                                           -2.0]])
+    x = x.astype(dtype)
+    z = np.full(n, 7.0, dtype)
+    run(special_kernel, (1,), x, x, z, N=n, OP="erfcx")
+    def reference(v):
+        if v >= 10:  # (mpmath's erfc underflows far out): the asymptotic series, within 3e-9 here
+            return (1 - 1 / (2 * v * v) + 3 / (4 * v ** 4) - 15 / (8 * v ** 6) + 105 / (16 * v ** 8)) / (v * math.sqrt(math.pi))
+        with mpmath.workdps(30):
+            return float(mpmath.exp(mpmath.mpf(v) ** 2) * mpmath.erfc(mpmath.mpf(v)))
+    want = np.array([reference(float(v)) for v in x])
+    rel = np.abs(z - want) / np.abs(want)
+    assert rel.max() <= (3e-7 if dtype == "float64" else 1e-6), (rel.max(), x[rel.argmax()])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nextafter_against_numpy(dtype):
+    """nextafter by the bits, in the argument's own kind (float16 too):
+    random pairs, zeros of both signs, infinities, the largest finite
+    value, subnormals, equal pairs and NaN, against numpy's."""
+    n = 256
+    info = np.finfo(dtype)
+    special = [0.0, -0.0, np.inf, -np.inf, info.max, -info.max, info.tiny, info.smallest_subnormal, 1.0, np.nan]
+    x = np.concatenate([rng.standard_normal(n // 2), rng.choice(special, n - n // 2)]).astype(dtype)
+    y = np.concatenate([rng.standard_normal(n // 2), rng.choice(special, n - n // 2)]).astype(dtype)
+    y[rng.integers(0, n, 16)] = x[rng.integers(0, n, 16)]  # some equal pairs
+    y[:8] = x[:8]
+    z = np.full(n, 7.0, dtype)
+    run(special_kernel, (1,), x, y, z, N=n, OP="nextafter")
+    want = np.where(x == y, y, np.nextafter(x, y))  # (C's: y where equal; numpy's float16 gives x for +-0)
+    np.testing.assert_array_equal(z, want)
+    both = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(z[both]), np.signbit(want[both]))

@@ -227,10 +227,18 @@ TEST(Report, RowKernelsAskForFullOccupancyAndFallBackWhereThatSpills) {
   std::string products;
   for (int i = 0; i < 48; ++i)
     products += (i ? " + x[" : "x[") + std::to_string(i) + "] * x[" + std::to_string(47 - i) + "]";
-  runtime::CompileReport picks = runtime::compileReport(
+  const std::string picksSource =
       "__global__ void many_picks(float* X, float* Y) {\n  float x[64] = *(X + (0 ... 64));\n  *Y = " + products +
-          ";\n}\n",
-      picksOptions);
+      ";\n}\n";
+  // (The occupancy probe off: it would try 8 programs first, below.)
+  setenv("TRITONC_OCCUPANCY_PROBE", "0", 1);
+  runtime::CompileReport picks = runtime::compileReport(picksSource, picksOptions);
+  unsetenv("TRITONC_OCCUPANCY_PROBE");
+  runtime::CompileReport probed = runtime::compileReport(picksSource, picksOptions);
+  EXPECT_NE(probed.resources.askedWhy.find("8 tried before 2 where 16 spills"), std::string::npos)
+      << probed.resources.askedWhy;
+  EXPECT_EQ(probed.resources.spillStores, 0);
+  EXPECT_GE(probed.resources.programsPerSm, picks.resources.programsPerSm);
   EXPECT_NE(picks.ptx.find(".minnctapersm 16"), std::string::npos);
   EXPECT_EQ(picks.resources.askedPrograms, 2);
   EXPECT_NE(picks.resources.askedWhy.find("it spilled at 16, so the launch asks for 2"), std::string::npos)

@@ -288,6 +288,10 @@ def _element(x, index):
     return pick(flat, broadcast_to(compare("eq", lanes, index), flat.shape), 0)
 
 
+def _full_slice(i):
+    return isinstance(i, slice) and i.start is None and i.stop is None and i.step is None
+
+
 def subscript(x, index):
     """x[:, None], x[None, :], x[3] (a constant index) and x[a:b] (constant
     bounds, the length dividing the start) of a tensor."""
@@ -302,6 +306,11 @@ def subscript(x, index):
         rest = len([i for i in index if i is not None and i is not Ellipsis])
         index = index[:k] + (slice(None),) * (len(x.shape) - rest) + index[k + 1:]
     real = [i for i in index if i is not None]
+    while len(real) > len(x.shape) and any(_full_slice(i) for i in index):
+        # Triton's `:` is a no-op that consumes no axis: a scalar's s[None, :] and s[:, None] are [1]
+        k = max(j for j, i in enumerate(index) if _full_slice(i))
+        index = index[:k] + index[k + 1:]
+        real = [i for i in index if i is not None]
     if len(real) > len(x.shape):
         raise CompileError("too many indices (%d) for a tensor of rank %d" % (len(real), len(x.shape)))
     real += [slice(None)] * (len(x.shape) - len(real))

@@ -18,8 +18,11 @@ float64, with the reflection formula left of 1/2; the Bessel functions
 `j0`, `j1`, `y0`, `y1` by the rational fits of Numerical Recipes (about
 1e-8 absolute).
 
+`erfinv` by Giles' approximation, `erfcx` from erfc's fit, `nextafter` by
+the bits.
+
 Not here (a clear error): the modified Bessel functions (`cyl_bessel_i0`,
-`cyl_bessel_i1`), erfinv and the
+`cyl_bessel_i1`), erfcinv and the
 explicitly rounded arithmetic and conversions other than round-to-nearest
 (`add_rz`, `div_ru`, `double2float_rz`...)."""
 import decimal
@@ -181,6 +184,32 @@ def copysign(arg0, arg1):
     b = semantic.bitwise("or", semantic.bitwise("and", bx, m ^ ((1 << x.dtype.bits) - 1)),
                          semantic.bitwise("and", by, m))
     return _back(semantic.cast(b, x.dtype, bitcast=True), out)
+
+
+@builtin
+def nextafter(arg0, arg1):
+    """The float next to arg0 toward arg1, by its bits (in arg0's own kind:
+    float16/bfloat16 step by their own ulp): one up or down the magnitude,
+    from a zero the smallest subnormal of arg1's sign; arg1 where the two are
+    equal (so +0 toward -0 is -0), a NaN where either is."""
+    x = to_tensor(arg0)
+    if not x.dtype.is_floating():
+        x = semantic.cast(x, core.float32)
+    y = semantic.cast(to_tensor(arg1), x.dtype)
+    bits = x.dtype.bits
+    ints = {16: core.uint16, 32: core.uint32, 64: core.uint64}[bits]
+    bx = semantic.cast(x, ints, bitcast=True)
+    by = semantic.cast(y, ints, bitcast=True)
+    sign = 1 << (bits - 1)
+    away = semantic.compare("eq", _lt(x, y), _lt(0.0, x))  # toward y is away from zero
+    one = semantic.bitwise("and", bx, 0)  # (0 and 1 of the unsigned kind: a Python 1 would widen it)
+    one = semantic.bitwise("or", one, 1)
+    stepped = _where(away, semantic.add(bx, one), semantic.sub(bx, one))
+    from_zero = semantic.bitwise("or", semantic.bitwise("and", by, sign), one)
+    r = _where(semantic.compare("eq", x, 0.0), from_zero, stepped)
+    r = semantic.cast(r, x.dtype, bitcast=True)
+    r = _where(semantic.compare("eq", x, y), y, r)
+    return _where(_either_nan(x, y), float("nan"), r)
 
 
 # ---- rounding ------------------------------------------------------------------------
@@ -512,6 +541,55 @@ def _erfc(x):
 
 
 erfc = _unary("erfc", _erfc)
+
+
+def _erfcx(x):
+    """exp(x^2) erfc(x) without the overflow: for x >= 0 the erfc fit's own
+    t exp(P(t)) (as erfc's, 1.2e-7 relatively), for x < 0
+    2 exp(x^2) - erfcx(-x) (inf below about -26.6 in float64, -9.4 in
+    float32, where exp(x^2) overflows)."""
+    z = math.abs(x)
+    t = semantic.truediv(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
+    poly = 0.17087277
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+              1.00002368, -1.26551223):
+        poly = semantic.add(semantic.mul(poly, t), c)
+    r = semantic.mul(t, math.exp(poly))
+    neg = _where(_lt(x, 0.0), x, 0.0)  # (no exp(x^2) overflow where it is not used)
+    return _where(_lt(x, 0.0), semantic.sub(semantic.mul(2.0, math.exp(semantic.mul(neg, neg))), r), r)
+
+
+erfcx = _unary("erfcx", _erfcx)
+
+# Giles' single-precision erfinv ("Approximating the erfinv function", GPU
+# Computing Gems, 2011): w = -log((1 - x)(1 + x)), a polynomial in w - 2.5
+# below 5, in sqrt(w) - 3 above.
+_ERFINV_CENTRAL = (1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087, -4.39150654e-06,
+                   -3.5233877e-06, 3.43273939e-07, 2.81022636e-08)
+_ERFINV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844,
+                0.00134934322, 0.000100950558, -0.000200214257)
+
+
+def _erfinv(x):
+    """The inverse of erf on (-1, 1): Giles' approximation (float32's
+    accuracy), then for float64 two Newton steps on erf(r) = x; +-inf at
+    +-1, NaN beyond."""
+    ax = math.abs(x)
+    w = semantic.neg(math.log(semantic.mul(semantic.sub(1.0, ax), semantic.add(1.0, ax))))
+    central = _poly(semantic.sub(_where(_lt(w, 5.0), w, 5.0), 2.5), _ERFINV_CENTRAL)
+    tail = _poly(semantic.sub(math.sqrt(_where(_lt(w, 5.0), 5.0, w)), 3.0), _ERFINV_TAIL)
+    r = semantic.mul(_where(_lt(w, 5.0), central, tail), ax)
+    if x.dtype.bits == 64:
+        for _ in range(2):
+            slope = semantic.mul(2.0 / _pymath.sqrt(_PI), math.exp(semantic.neg(semantic.mul(r, r))))
+            step = semantic.truediv(semantic.sub(math.erf(r), ax), slope)
+            r = _where(semantic.compare("gt", slope, 0.0), semantic.sub(r, step), r)
+    r = _where(semantic.compare("eq", ax, 1.0), float("inf"), r)
+    r = _where(semantic.compare("gt", ax, 1.0), float("nan"), r)
+    return _with_sign_of(r, x)
+
+
+erfinv = _unary("erfinv", _erfinv)
 
 # ---- hyperbolic ----------------------------------------------------------------------
 
@@ -1017,8 +1095,8 @@ def _missing(name):
     return builtin(f)
 
 
-for _name in ("cyl_bessel_i0", "cyl_bessel_i1", "erfinv", "erfcinv",
-              "normcdfinv", "normcdf", "erfcx", "ilogb", "logb", "nextafter", "remainder", "byte_perm", "sad",
+for _name in ("cyl_bessel_i0", "cyl_bessel_i1", "erfcinv",
+              "normcdfinv", "normcdf", "ilogb", "logb", "remainder", "byte_perm", "sad",
               "mul24", "rcp64h", "double2float_rz", "double2float_rd", "double2float_ru", "int2float_rz",
               "int2float_rd", "int2float_ru", "ll2float_rz", "ll2float_rd", "ll2float_ru"):
     globals()[_name] = _missing(_name)
