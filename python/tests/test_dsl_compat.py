@@ -1691,3 +1691,21 @@ def range_bad_keyword_kernel(O, n):
 def test_range_refuses_an_unknown_keyword():
     with pytest.raises(tl.CompileError, match="range takes no keyword 'stride'"):
         run(range_bad_keyword_kernel, (1,), np.zeros(4, np.int32), 4)
+
+
+@triton.jit
+def scalar_none_slice_kernel(O, n):
+    r = tl.arange(0, 8)
+    m = n + 0  # a scalar tensor
+    a = r[None, :] < m[None, :]  # FlagGems' paged flash attention: [1, 8] < [1]
+    b = r[:, None] < m[:, None]
+    tl.store(O + r, tl.sum(a.to(tl.int32), 0) + 10 * tl.sum(b.to(tl.int32), 1))
+
+
+def test_a_scalars_none_and_full_slice_make_one_element():
+    """As Triton: `:` consumes no axis, so a scalar's s[None, :] and
+    s[:, None] are both of shape [1] (refused before: too many indices)."""
+    n = int(rng.integers(0, 9))
+    o = np.full(8, -1, np.int32)
+    run(scalar_none_slice_kernel, (1,), o, n)
+    np.testing.assert_array_equal(o, np.where(np.arange(8) < n, 11, 0))
