@@ -151,6 +151,27 @@ def test_jit_function_internals():
     assert triton.runtime.driver.active.get_benchmarker() is triton.testing.do_bench
 
 
+def test_cache_key_follows_the_functions_a_kernel_calls(tmp_path):
+    """FlagGems' libentry names its caches by cache_key: it changes with the
+    source of a @jit function the kernel calls and with the number globals
+    it reads, as Triton's (found by FlagGems' test_libentry)."""
+    import importlib.util
+
+    def key(offset, scale, name):
+        path = tmp_path / (name + ".py")
+        path.write_text("import tritonc as triton\nimport tritonc.language as tl\nSCALE = %r\n\n\n"
+                        "@triton.jit\ndef helper(x):\n    return x + %d\n\n\n"
+                        "@triton.jit\ndef kernel(X):\n    tl.store(X, helper(tl.load(X)) * SCALE)\n" % (scale, offset))
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.kernel.cache_key
+    base = key(1, 2, "k")
+    assert key(1, 2, "k") == base
+    assert key(2, 2, "k") != base
+    assert key(1, 3, "k") != base
+
+
 @triton.jit
 def add_two(X, Y, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)

@@ -467,14 +467,40 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
 
     @property
     def cache_key(self):
-        """A hex digest of the function's source and name: it changes when the
-        source does (libraries name files of generated code by it)."""
+        """A hex digest of the function's source and name and of those of the
+        @jit functions and number/string globals it names, as Triton's: it
+        changes when the source of the kernel or of a function it calls does
+        (libraries name files of generated code by it)."""
         import hashlib
+        return hashlib.sha256(self._dependency_text(set()).encode()).hexdigest()
+
+    def _dependency_text(self, seen):
+        seen.add(id(self))
         try:
             text = inspect.getsource(self.fn)
         except (OSError, TypeError):
-            text = self.__name__
-        return hashlib.sha256((self.__module__ + "." + self.__name__ + "\n" + text).encode()).hexdigest()
+            return self.__module__ + "." + self.__name__
+        parts = [self.__module__ + "." + self.__name__ + "\n" + text]
+        try:
+            tree = ast.parse(textwrap.dedent(text))
+        except SyntaxError:
+            return parts[0]
+        scope = dict(self.fn.__globals__)
+        for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # (an unbound cell)
+                pass
+        for name in sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}):
+            value = core.unwrap(scope.get(name))
+            while hasattr(value, "fn") and not isinstance(value, JITFunction):  # (autotune, heuristics wrappers)
+                value = value.fn
+            if isinstance(value, JITFunction):
+                if id(value) not in seen:
+                    parts.append("%s: %s" % (name, value._dependency_text(seen)))
+            elif isinstance(value, (bool, int, float, str)):
+                parts.append("%s = %r" % (name, value))
+        return "\n".join(parts)
 
     @property
     def params(self):
