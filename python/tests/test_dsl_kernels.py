@@ -376,6 +376,46 @@ def test_repeated_cuda_launches_take_the_fast_path():
     assert K.add_kernel._fast_launches == before + 3
 
 
+class _TypedAddress:
+    """A bare typed address (FlagGems' TypedPtr): data_ptr() and dtype only."""
+
+    def __init__(self, address, dtype):
+        self.address, self.dtype = address, dtype
+
+    def data_ptr(self):
+        return self.address
+
+
+def test_a_bare_typed_address_on_the_host_is_refused_clearly():
+    """Without a GPU, an address with no shape or strides names memory the
+    CPU back end cannot bound: a clear error (on a GPU host it is a GPU
+    address, below)."""
+    if _torch_cuda() is not None:
+        pytest.skip("a GPU host: the address is a GPU one")
+    x = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match="gives no shape, stride"):
+        K.add_kernel[(1,)](_TypedAddress(x.ctypes.data, x.dtype), x, x, 8, BLOCK_SIZE=8)
+
+
+@pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
+def test_a_bare_typed_address_is_a_gpu_address():
+    """As Triton: an object with only data_ptr() and dtype (FlagGems'
+    TypedPtr, here over a complex tensor's floats, at an offset) launches on
+    the GPU at that address."""
+    torch = _torch_cuda()
+    n = int(rng.integers(100, 1000))
+    x = torch.complex(torch.randn(n, device="cuda"), torch.randn(n, device="cuda"))
+    y = torch.rand(2 * n, device="cuda")
+    out = torch.full((2 * n,), float("nan"), device="cuda")
+    offset = 2
+    K.add_kernel[(tritonc.cdiv(2 * n, 128),)](_TypedAddress(x.data_ptr() + 4 * offset, torch.float32), y,
+                                              _TypedAddress(out.data_ptr(), torch.float32), 2 * n - offset,
+                                              BLOCK_SIZE=128)
+    want = torch.view_as_real(x).flatten()[offset:] + y[:2 * n - offset]
+    torch.testing.assert_close(out[:2 * n - offset], want, rtol=0, atol=0)
+    assert torch.isnan(out[2 * n - offset:]).all()
+
+
 @pytest.mark.skipif(_torch_cuda() is None, reason="needs a CUDA GPU and torch")
 def test_keyword_arguments_take_the_fast_path_too():
     """Runtime arguments by keyword (as Liger's kernels are called) launch

@@ -92,6 +92,11 @@ def _macro_text(name, v):
     return str(v)
 
 
+def _cuda_available():
+    torch = _torch()
+    return torch is not None and torch.cuda.is_available()
+
+
 def _torch():
     """torch where the program has imported it, else None. An object can be
     a torch tensor or dtype only then, and importing torch here cost every
@@ -203,6 +208,9 @@ def _argument(x, where):
                 raise ValueError("%s: a %s with negative strides" % (where, type(x).__name__))
             span = 0 if 0 in dims else (sum((d - 1) * s for d, s in zip(dims, steps)) + 1) * int(size())
             return (0, address, span), False
+        if not hasattr(x, "device") and _cuda_available():
+            # A bare typed address (FlagGems' TypedPtr): as Triton, a GPU address
+            return (1, address, 0), True
         raise TypeError("%s: a %s on the host gives no shape, stride() and element_size(): the memory a kernel may "
                         "reach is unknown" % (where, type(x).__name__))
     raise TypeError("%s: cannot pass a %s to a kernel (expected a number, a numpy array, a torch tensor, "

@@ -614,6 +614,13 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
             if callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and \
                     str(getattr(v, "device", "")).startswith("cuda"):
                 return "gpu"
+        # A bare typed address (data_ptr() and dtype, no device, shape or
+        # strides: FlagGems' TypedPtr) is a GPU address, as in Triton, where
+        # there is a GPU.
+        bare = [v for v in values if callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and
+                not hasattr(v, "device") and not hasattr(v, "shape") and not hasattr(v, "__array_interface__")]
+        if bare and torch is not None and torch.cuda.is_available():
+            return "gpu"
         return "cpu" if _tritonc.cpu_backend_available() else "interp"
 
     def _debug(self, debug=None):
