@@ -199,6 +199,11 @@ def test_autotuner_with_tritons_constructor_and_members():
     np.testing.assert_array_equal(y, x + 1)
     assert tuner.nargs["n"] == n and tuner.best_config in configs[:2] and pruned
     assert [c.kwargs["BLOCK"] for c in tuner.prune_configs(tuner.nargs)] == [32, 64]
+    # As FlagGems' LibTuner calls it: the positional arguments from nargs, only the others as kwargs
+    # (its pruning read a positional one by name: KeyError).
+    pruned.clear()
+    tuner.prune_configs({})
+    assert pruned == [sorted(add_one.arg_names[:3])], pruned
     if dsl_backends.current() != "cuda":  # (host arrays here; the cuda suite passes them through launch)
         times = tuner._bench(x, y, n, config=configs[2], grid=(triton.cdiv(n, 128),))
         assert len(times) == 3 and all(0 <= t < float("inf") for t in times)

@@ -208,8 +208,10 @@ class Autotuner(_Wrapper):
         return self.bench if self.bench is not None else testing.do_bench
 
     def prune_configs(self, kwargs):
-        """Triton's: the configurations left by prune_configs_by for the call's arguments by name."""
-        return self._pruned((), dict(kwargs))
+        """Triton's: the configurations left by prune_configs_by for the call's
+        arguments: the positional ones from `self.nargs` (by name, as a
+        library's run sets it before calling this), then `kwargs`."""
+        return self._pruned((), dict(self.nargs or {}, **kwargs))
 
     def _bench(self, *args, config, **meta):
         """Triton's: the times of one configuration, [median, 20%, 80%] (inf
