@@ -92,11 +92,6 @@ def _macro_text(name, v):
     return str(v)
 
 
-def _cuda_available():
-    torch = _torch()
-    return torch is not None and torch.cuda.is_available()
-
-
 def _torch():
     """torch where the program has imported it, else None. An object can be
     a torch tensor or dtype only then, and importing torch here cost every
@@ -129,9 +124,10 @@ def _host_view(address, shape, byte_strides, itemsize, writable, where):
     return ((0 if writable else 2) if contiguous else (3 if writable else 4), address, span)
 
 
-def _argument(x, where):
+def _argument(x, where, gpu_target=False):
     """(launch argument, on the device?) for one argument: an int, a float, or
-    (0 host / 1 device / 2 read-only host, address, bytes)."""
+    (0 host / 1 device / 2 read-only host, address, bytes). `gpu_target`: the
+    kernel runs on the GPU (a bare address is then a GPU one)."""
     import numpy as np
     from .tensor_wrapper import TensorWrapper
     if isinstance(x, TensorWrapper):
@@ -208,8 +204,8 @@ def _argument(x, where):
                 raise ValueError("%s: a %s with negative strides" % (where, type(x).__name__))
             span = 0 if 0 in dims else (sum((d - 1) * s for d, s in zip(dims, steps)) + 1) * int(size())
             return (0, address, span), False
-        if not hasattr(x, "device") and _cuda_available():
-            # A bare typed address (FlagGems' TypedPtr): as Triton, a GPU address
+        if not hasattr(x, "device") and gpu_target:
+            # A bare typed address (FlagGems' TypedPtr) to a kernel compiled for the GPU: as Triton, a GPU address
             return (1, address, 0), True
         raise TypeError("%s: a %s on the host gives no shape, stride() and element_size(): the memory a kernel may "
                         "reach is unknown" % (where, type(x).__name__))

@@ -300,6 +300,7 @@ class CompiledKernel:
     def __init__(self, jf, ir, kernel, params, options, args=None):
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
         self.used_globals = []  # (globals dict, name, value) the kernel was compiled with
+        self.target = None  # "gpu", "cpu" or "interp", where compile_for made it
         self.asm = _Asm(self, args)
         self.name = jf.__name__
         self._args = args
@@ -616,10 +617,12 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                 return "gpu"
         # A bare typed address (data_ptr() and dtype, no device, shape or
         # strides: FlagGems' TypedPtr) is a GPU address, as in Triton, where
-        # there is a GPU.
+        # there is a GPU and no host array is passed beside it.
         bare = [v for v in values if callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and
                 not hasattr(v, "device") and not hasattr(v, "shape") and not hasattr(v, "__array_interface__")]
-        if bare and torch is not None and torch.cuda.is_available():
+        host = [v for v in values if hasattr(v, "__array_interface__") or
+                (torch is not None and isinstance(v, torch.Tensor) and not v.is_cuda)]
+        if bare and not host and torch is not None and torch.cuda.is_available():
             return "gpu"
         return "cpu" if _tritonc.cpu_backend_available() else "interp"
 
@@ -657,6 +660,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                                   {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
                                    "num_ctas": int(num_ctas)})
         compiled.used_globals = used_globals
+        compiled.target = target
         self.cache[full_key] = compiled
         return compiled
 
@@ -680,7 +684,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         by_name = _by_name(self.arg_names, values)
         out = CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                              [by_name[n] for n, _ in compiled.params])
-        out.used_globals = compiled.used_globals
+        out.used_globals, out.target = compiled.used_globals, compiled.target
         return out
 
     def report(self, *args, num_warps=4, num_stages=3, num_ctas=1, json=False, **kwargs):
@@ -718,7 +722,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         converted, on_device = [], False
         by_name = _by_name(self.arg_names, values)
         for name, _ in compiled.params:
-            a, dev = _argument(by_name[name], "argument '%s'" % name)
+            a, dev = _argument(by_name[name], "argument '%s'" % name, gpu_target=compiled.target == "gpu")
             converted.append(a)
             on_device = on_device or dev
         stream = 0
