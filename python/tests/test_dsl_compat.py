@@ -1664,7 +1664,7 @@ def range_keywords_kernel(O, n, S: tl.constexpr):
     for i in tl.static_range(1, 9, step=3):
         c += i
     d = 0
-    for i in tl.range(arg1=2, arg2=n):
+    for i in tl.range(arg1=2, arg2=n, step=None):  # (step=None: 1)
         d += 1
     tl.store(O + tl.arange(0, 4), tl.where(tl.arange(0, 4) == 0, a, tl.where(tl.arange(0, 4) == 1, b,
                                                                              tl.where(tl.arange(0, 4) == 2, c, d))))
@@ -1688,9 +1688,17 @@ def range_bad_keyword_kernel(O, n):
         tl.store(O + i, i)
 
 
-def test_range_refuses_an_unknown_keyword():
+@triton.jit
+def range_without_start_kernel(O, n):
+    for i in tl.range(step=2):
+        tl.store(O + i, i)
+
+
+def test_range_refuses_an_unknown_keyword_and_a_missing_bound():
     with pytest.raises(tl.CompileError, match="range takes no keyword 'stride'"):
         run(range_bad_keyword_kernel, (1,), np.zeros(4, np.int32), 4)
+    with pytest.raises(tl.CompileError, match="range needs its first bound"):
+        run(range_without_start_kernel, (1,), np.zeros(4, np.int32), 4)
 
 
 @triton.jit
@@ -1709,3 +1717,27 @@ def test_a_scalars_none_and_full_slice_make_one_element():
     o = np.full(8, -1, np.int32)
     run(scalar_none_slice_kernel, (1,), o, n)
     np.testing.assert_array_equal(o, np.where(np.arange(8) < n, 11, 0))
+
+
+@triton.jit
+def index_and_full_slice_kernel(O):
+    r = tl.arange(0, 8)
+    tl.store(O, r[:, 0])
+
+
+@triton.jit
+def annotated_none_kernel(O, s: tl.int32 = None):
+    if s is None:
+        tl.store(O, 7)
+    else:
+        tl.store(O, s)
+
+
+def test_full_slices_are_dropped_only_among_full_slices_and_none():
+    """`r[:, 0]` of a 1-D tile stays an error (only `:` and None consume no
+    axis in Triton); an annotated parameter given None stays None."""
+    with pytest.raises(tl.CompileError, match="too many indices"):
+        run(index_and_full_slice_kernel, (1,), np.zeros(1, np.int32))
+    o = np.zeros(1, np.int32)
+    run(annotated_none_kernel, (1,), o)
+    assert o[0] == 7

@@ -170,6 +170,21 @@ def test_cache_key_follows_the_functions_a_kernel_calls(tmp_path):
     assert key(1, 2, "k") == base
     assert key(2, 2, "k") != base
     assert key(1, 3, "k") != base
+    # A helper reached through a module attribute (`helpers.add(x)`), and a global whose .fn is a cycle
+    (tmp_path / "helpers_a.py").write_text("import tritonc as triton\n\n\n@triton.jit\ndef add(x):\n    return x + 1\n")
+    (tmp_path / "helpers_b.py").write_text("import tritonc as triton\n\n\n@triton.jit\ndef add(x):\n    return x + 2\n")
+
+    def key_through(helpers_name):
+        path = tmp_path / "through.py"
+        path.write_text("import sys\nsys.path.insert(0, %r)\nimport tritonc as triton\nimport tritonc.language as tl\n"
+                        "import %s as helpers\n\n\nclass Loop:\n    pass\n\n\nLOOP = Loop()\nLOOP.fn = LOOP\n\n\n"
+                        "@triton.jit\ndef kernel(X):\n    LOOP\n    tl.store(X, helpers.add(tl.load(X)))\n"
+                        % (str(tmp_path), helpers_name))
+        spec = importlib.util.spec_from_file_location("through_" + helpers_name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.kernel.cache_key
+    assert key_through("helpers_a") != key_through("helpers_b")
 
 
 @triton.jit
@@ -204,6 +219,12 @@ def test_autotuner_with_tritons_constructor_and_members():
     pruned.clear()
     tuner.prune_configs({})
     assert pruned == [sorted(add_one.arg_names[:3])], pruned
+    # ... and, as Triton, the pruning gets them in `nargs` only, not as keyword arguments too
+    strict = triton.runtime.Autotuner(add_one, add_one.arg_names, configs, ["n"], None, None, pre_hook=None,
+                                      post_hook=None, prune_configs_by={"early_config_prune": lambda c, nargs: c[:1]},
+                                      do_bench=None, cache_results=False)
+    strict.nargs = dict(tuner.nargs)
+    assert strict.prune_configs({}) == configs[:1]
     if dsl_backends.current() != "cuda":  # (host arrays here; the cuda suite passes them through launch)
         times = tuner._bench(x, y, n, config=configs[2], grid=(triton.cdiv(n, 128),))
         assert len(times) == 3 and all(0 <= t < float("inf") for t in times)

@@ -211,7 +211,7 @@ class Autotuner(_Wrapper):
         """Triton's: the configurations left by prune_configs_by for the call's
         arguments: the positional ones from `self.nargs` (by name, as a
         library's run sets it before calling this), then `kwargs`."""
-        return self._pruned((), dict(self.nargs or {}, **kwargs))
+        return self._pruned_named(dict(self.nargs or {}, **kwargs), dict(kwargs))
 
     def _bench(self, *args, config, **meta):
         """Triton's: the times of one configuration, [median, 20%, 80%] (inf
@@ -222,8 +222,12 @@ class Autotuner(_Wrapper):
 
     def _pruned(self, args, kwargs):
         """The configurations left by prune_configs_by (all without it)."""
+        return self._pruned_named(self.named(args, kwargs), kwargs)
+
+    def _pruned_named(self, named, kwargs):
+        """As Triton: early_config_prune(configs, named, **kwargs), `named`
+        every argument by name, `kwargs` those given by keyword."""
         configs = self.configs
-        named = self.named(args, kwargs)
         early = self.prune.get("early_config_prune")
         if early is not None:
             configs = list(early(configs, named, **kwargs))

@@ -594,6 +594,10 @@ class _Generator(ast.NodeVisitor):
             raise self.error(call, "range takes no keyword arguments")
         if not 1 <= len(args) <= 3:
             raise self.error(call, "range takes 1 to 3 arguments")
+        if unwrap(args[0]) is None:
+            raise self.error(call, "range needs its first bound")
+        if len(args) == 3 and unwrap(args[2]) is None:  # (step=None: Triton's 1)
+            args = args[:2]
         if len(args) >= 2 and unwrap(args[1]) is None:  # range(n, None, step): from 0 to n
             args = [0, args[0]] + args[2:]
         if len(args) == 1:
@@ -1100,7 +1104,7 @@ class _Generator(ast.NodeVisitor):
                 self.frame.bindings[name] = self._store(name, (), desc)
             elif isinstance(constexprs[name], TupleSpec):  # a tuple argument: its leaves are parameters
                 self.frame.bindings[name] = self._store(name, (), constexprs[name].build(handles))
-            elif name in jf.annotated_types and name not in jf.constexpr_names:
+            elif name in jf.annotated_types and name not in jf.constexpr_names and type(constexprs[name]) is int:
                 # `u: tl.uint8` passed 1: specialized to the constant 1, still of the annotated type
                 self.frame.bindings[name] = self._store(name, (), semantic.constant(constexprs[name],
                                                                                     jf.annotated_types[name]))

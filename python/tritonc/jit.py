@@ -392,7 +392,7 @@ class _Asm(dict):
                             [c.options["num_stages"]], arch, "", "none",
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
         from . import _argument
-        self[key] = k.ptx([_argument(a, "argument")[0] for a in self._args])
+        self[key] = k.ptx([_argument(a, "argument", gpu_target=True)[0] for a in self._args])
         return self[key]
 
 
@@ -492,10 +492,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                 scope[name] = cell.cell_contents
             except ValueError:  # (an unbound cell)
                 pass
-        for name in sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}):
-            value = core.unwrap(scope.get(name))
-            while hasattr(value, "fn") and not isinstance(value, JITFunction):  # (autotune, heuristics wrappers)
-                value = value.fn
+        for name in sorted(_referenced_names(tree)):
+            value = _resolve(scope, name)
             if isinstance(value, JITFunction):
                 if id(value) not in seen:
                     parts.append("%s: %s" % (name, value._dependency_text(seen)))
@@ -834,3 +832,39 @@ def jit(fn=None, *, version=None, do_not_specialize=(), do_not_specialize_on_ali
     def wrap(f):
         return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
     return wrap(fn) if fn is not None else wrap
+
+
+def _referenced_names(tree):
+    """The names a function's source reads: `x` and dotted `mod.helper`
+    (Triton's dependency finder follows attributes of globals too)."""
+    names = set()
+    for node in ast.walk(tree):
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            parts.append(node.id)
+            names.add(".".join(reversed(parts)))
+    return names
+
+
+def _resolve(scope, dotted):
+    """The value `dotted` names in `scope` (a JITFunction behind autotune and
+    heuristics wrappers), or None where it is not there or reading it fails."""
+    try:
+        first, *rest = dotted.split(".")
+        value = scope.get(first)
+        for attr in rest:
+            if value is None or isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in (
+                    "tritonc", "triton", "math", "numpy", "torch", "builtins"):
+                return None  # (the language itself, not the user's code)
+            value = getattr(value, attr, None)
+        value = core.unwrap(value)
+        for _ in range(16):  # (wrappers; a bounded walk: a cycle of .fn ends)
+            if isinstance(value, JITFunction) or not hasattr(value, "fn"):
+                break
+            value = value.fn
+        return value
+    except Exception:
+        return None

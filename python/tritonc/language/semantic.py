@@ -306,7 +306,7 @@ def subscript(x, index):
         rest = len([i for i in index if i is not None and i is not Ellipsis])
         index = index[:k] + (slice(None),) * (len(x.shape) - rest) + index[k + 1:]
     real = [i for i in index if i is not None]
-    while len(real) > len(x.shape) and any(_full_slice(i) for i in index):
+    while len(real) > len(x.shape) and real and all(_full_slice(i) for i in real):
         # Triton's `:` is a no-op that consumes no axis: a scalar's s[None, :] and s[:, None] are [1]
         k = max(j for j, i in enumerate(index) if _full_slice(i))
         index = index[:k] + index[k + 1:]

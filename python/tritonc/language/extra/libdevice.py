@@ -188,14 +188,18 @@ def copysign(arg0, arg1):
 
 @builtin
 def nextafter(arg0, arg1):
-    """The float next to arg0 toward arg1, by its bits (in arg0's own kind:
-    float16/bfloat16 step by their own ulp): one up or down the magnitude,
+    """The float next to arg0 toward arg1, by its bits (in the arguments'
+    kind: float16/bfloat16 step by their own ulp; two kinds, the wider):
+    one up or down the magnitude,
     from a zero the smallest subnormal of arg1's sign; arg1 where the two are
     equal (so +0 toward -0 is -0), a NaN where either is."""
-    x = to_tensor(arg0)
-    if not x.dtype.is_floating():
-        x = semantic.cast(x, core.float32)
-    y = semantic.cast(to_tensor(arg1), x.dtype)
+    x, y = to_tensor(arg0), to_tensor(arg1)
+    x, y = (v if v.dtype.is_floating() else semantic.cast(v, core.float32) for v in (x, y))
+    if x.dtype.bits < 16 or y.dtype.bits < 16:
+        raise CompileError("libdevice.nextafter takes 16-, 32- or 64-bit floats, not %r and %r" % (x.dtype, y.dtype))
+    if x.dtype is not y.dtype:  # two kinds: both in the wider (float32 for float16 and bfloat16), as Triton
+        wide = y.dtype if y.dtype.bits > x.dtype.bits else x.dtype if x.dtype.bits > y.dtype.bits else core.float32
+        x, y = semantic.cast(x, wide), semantic.cast(y, wide)
     bits = x.dtype.bits
     ints = {16: core.uint16, 32: core.uint32, 64: core.uint64}[bits]
     bx = semantic.cast(x, ints, bitcast=True)
@@ -509,6 +513,34 @@ _LOG2E_HI = 1.44269502162933349609375  # log2(e) rounded to float32 (0x3FB8AA3B)
 _LOG2E_LO = _log2_tail(_pymath.e, _LOG2E_HI)  # the rest, 1.9e-8
 
 
+def _exp_square(z, negate=False):
+    """exp(z^2) (exp(-z^2) if `negate`), z >= 0, split so that z^2's rounding
+    is not lost: zh = z to 8 (float64: 16) fraction bits, exp(zh^2) as
+    2^(p + e), p = zh^2 log2(e) rounded and e its error (one fma) and
+    log2(e)'s own, times exp((z - zh)(z + zh)) (an exp of z^2 rounded would
+    cost the result that argument's ulp: 1e-5 of it at z = 9 in float32)."""
+    scale = 65536.0 if z.dtype.bits == 64 else 256.0
+    zh = semantic.truediv(math.floor(semantic.mul(z, scale)), scale)
+    a = semantic.mul(zh, zh)
+    p = semantic.mul(a, _LOG2E_HI)
+    e = semantic.add(math.fma(a, _LOG2E_HI, semantic.neg(p)), semantic.mul(a, _LOG2E_LO))
+    low = semantic.mul(semantic.sub(z, zh), semantic.add(z, zh))
+    if negate:
+        p, e, low = semantic.neg(p), semantic.neg(e), semantic.neg(low)
+    return semantic.mul(semantic.mul(math.exp2(p), math.exp2(e)), math.exp(low))
+
+
+def _erfc_fit(z):
+    """(t, P(t)) of the fit erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2),
+    z >= 0 (Press et al., Numerical Recipes 6.2: 1.2e-7 relatively)."""
+    t = semantic.truediv(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
+    poly = 0.17087277
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+              1.00002368, -1.26551223):
+        poly = semantic.add(semantic.mul(poly, t), c)
+    return t, poly
+
+
 def _erfc(x):
     """erfc(|x|) = t exp(-x^2 + P(t)), t = 1 / (1 + |x| / 2), with the
     Chebyshev fit of Press et al. (Numerical Recipes, 6.2: relative error
@@ -519,23 +551,10 @@ def _erfc(x):
     erfc(-x) = 2 - erfc(x); 0 beyond 30, where erfc underflows in float64
     too (and the infinite x^2 would make its exponent inf - inf)."""
     z = math.abs(x)
-    t = semantic.truediv(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
-    poly = 0.17087277
-    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
-              1.00002368, -1.26551223):
-        poly = semantic.add(semantic.mul(poly, t), c)
-    scale = 65536.0 if x.dtype.bits == 64 else 256.0
-    zh = semantic.truediv(math.floor(semantic.mul(z, scale)), scale)
-    # exp(-zh^2) as 2^-(p + e): p = zh^2 log2(e) rounded, e its error (one
-    # fma) and log2(e)'s own; an exp of the sum -zh^2 + P (up to ~100), or
-    # the GPU's exp rounding x log2(e), would cost the result that
-    # argument's ulp, 5e-6 of it. Small arguments are left to exp.
-    a = semantic.mul(zh, zh)
-    p = semantic.mul(a, _LOG2E_HI)
-    e = semantic.add(math.fma(a, _LOG2E_HI, semantic.neg(p)), semantic.mul(a, _LOG2E_LO))
-    head = semantic.mul(math.exp2(semantic.neg(p)), math.exp2(semantic.neg(e)))
-    tail = math.exp(semantic.mul(semantic.sub(zh, z), semantic.add(z, zh)))
-    r = semantic.mul(semantic.mul(t, math.exp(poly)), semantic.mul(head, tail))
+    t, poly = _erfc_fit(z)
+    # (an exp of the sum -z^2 + P (up to ~100), or the GPU's exp rounding
+    # x log2(e), would cost the result that argument's ulp, 5e-6 of it)
+    r = semantic.mul(semantic.mul(t, math.exp(poly)), _exp_square(z, negate=True))
     r = _where(semantic.compare("gt", z, 30.0), 0.0, r)
     return _where(_lt(x, 0.0), semantic.sub(2.0, r), r)
 
@@ -545,18 +564,14 @@ erfc = _unary("erfc", _erfc)
 
 def _erfcx(x):
     """exp(x^2) erfc(x) without the overflow: for x >= 0 the erfc fit's own
-    t exp(P(t)) (as erfc's, 1.2e-7 relatively), for x < 0
+    t exp(P(t)) (as erfc's, 1.2e-7 relatively, in float64 too), for x < 0
     2 exp(x^2) - erfcx(-x) (inf below about -26.6 in float64, -9.4 in
     float32, where exp(x^2) overflows)."""
     z = math.abs(x)
-    t = semantic.truediv(1.0, semantic.add(semantic.mul(z, 0.5), 1.0))
-    poly = 0.17087277
-    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
-              1.00002368, -1.26551223):
-        poly = semantic.add(semantic.mul(poly, t), c)
+    t, poly = _erfc_fit(z)
     r = semantic.mul(t, math.exp(poly))
-    neg = _where(_lt(x, 0.0), x, 0.0)  # (no exp(x^2) overflow where it is not used)
-    return _where(_lt(x, 0.0), semantic.sub(semantic.mul(2.0, math.exp(semantic.mul(neg, neg))), r), r)
+    grown = _exp_square(_where(_lt(x, 0.0), z, 0.0))  # (no overflow where it is not used)
+    return _where(_lt(x, 0.0), semantic.sub(semantic.mul(2.0, grown), r), r)
 
 
 erfcx = _unary("erfcx", _erfcx)
@@ -570,20 +585,44 @@ _ERFINV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950
                 0.00134934322, 0.000100950558, -0.000200214257)
 
 
+def _erfc_fraction(r):
+    """t with erfc(r) = e^(-r^2) / (sqrt(pi) t), r >= 2: the continued
+    fraction r + (1/2) / (r + 1 / (r + (3/2) / ...)), 80 levels from the
+    bottom up (tl.erf's in float64)."""
+    t = r
+    for k in range(80, 0, -1):
+        t = semantic.add(r, semantic.truediv(k / 2.0, t))
+    return t
+
+
 def _erfinv(x):
     """The inverse of erf on (-1, 1): Giles' approximation (float32's
-    accuracy), then for float64 two Newton steps on erf(r) = x; +-inf at
-    +-1, NaN beyond."""
+    accuracy). Float64 refines it: below |x| = 0.995 two Newton steps on
+    erf(r) = |x|; above, where erf(r) is within 0.005 of 1 and the
+    difference cancels, four on log erfc(r) = log(1 - |x|) (1 - |x| exact,
+    erfc from its continued fraction: nearly linear in r^2, so it converges
+    from Giles' guess even at 1 - 2^-53). +-inf at +-1, NaN beyond."""
     ax = math.abs(x)
     w = semantic.neg(math.log(semantic.mul(semantic.sub(1.0, ax), semantic.add(1.0, ax))))
     central = _poly(semantic.sub(_where(_lt(w, 5.0), w, 5.0), 2.5), _ERFINV_CENTRAL)
     tail = _poly(semantic.sub(math.sqrt(_where(_lt(w, 5.0), 5.0, w)), 3.0), _ERFINV_TAIL)
     r = semantic.mul(_where(_lt(w, 5.0), central, tail), ax)
     if x.dtype.bits == 64:
+        near = r
         for _ in range(2):
-            slope = semantic.mul(2.0 / _pymath.sqrt(_PI), math.exp(semantic.neg(semantic.mul(r, r))))
-            step = semantic.truediv(semantic.sub(math.erf(r), ax), slope)
-            r = _where(semantic.compare("gt", slope, 0.0), semantic.sub(r, step), r)
+            slope = semantic.mul(2.0 / _pymath.sqrt(_PI), math.exp(semantic.neg(semantic.mul(near, near))))
+            step = semantic.truediv(semantic.sub(math.erf(near), ax), slope)
+            near = _where(semantic.compare("gt", slope, 0.0), semantic.sub(near, step), near)
+        far_side = semantic.compare("ge", ax, 0.995)
+        far = _where(far_side, semantic.maximum(r, 2.0), 2.0)  # (the fraction only where it converges)
+        rest = math.log(_where(far_side, semantic.sub(1.0, ax), 0.5))
+        for _ in range(4):
+            t = _erfc_fraction(far)
+            # g(r) = log erfc(r) - log(1 - |x|) = -r^2 - log(sqrt(pi) t) - log(1 - |x|); g'(r) = -2 t
+            g = semantic.sub(semantic.sub(semantic.neg(semantic.mul(far, far)),
+                                          math.log(semantic.mul(t, _pymath.sqrt(_PI)))), rest)
+            far = semantic.add(far, semantic.truediv(g, semantic.mul(2.0, t)))
+        r = _where(far_side, far, near)
     r = _where(semantic.compare("eq", ax, 1.0), float("inf"), r)
     r = _where(semantic.compare("gt", ax, 1.0), float("nan"), r)
     return _with_sign_of(r, x)
