@@ -1,0 +1,106 @@
+// gpu-expand-f32-log: float32 log and log2 as the GPU computes them (float32
+// arithmetic instead of lg2.approx), run on the interpreter against libm's
+// double functions rounded to float (fresh random inputs each run, every
+// binade, subnormals, values next to powers of two and the special values),
+// in units in the last place; and ceil(log2 x) as exact as a correctly
+// rounded log2 where x is a power of two or its neighbours.
+#include <cmath>
+#include <limits>
+
+#include "interp_helpers.h"
+#include "ir/printer.h"
+#include "transform/pass_manager.h"
+
+using namespace interp_test;
+
+namespace {
+
+constexpr int64_t kN = 4096;
+
+double ulpsOff(float got, float want) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) == std::isnan(got) ? 0 : 1e30;
+  if (std::isinf(want) || std::isinf(got)) return got == want ? 0 : 1e30;
+  if (got == want) return 0;
+  const float ulp = std::nextafter(std::fabs(want), INFINITY) - std::fabs(want);
+  return std::fabs(double(got) - double(want)) / ulp;
+}
+
+// op(x) over `xs` after the pass for sm_90a (nothing of `op` left), as floats.
+std::vector<float> run(Opcode op, const std::vector<float>& xs) {
+  Kernel k("f32log");
+  ir::Value* x = k.ptrParam(Scalar::F32, "x");
+  ir::Value* y = k.ptrParam(Scalar::F32, "y");
+  ir::Value* offs = k.b.range(0, kN);
+  k.b.store(k.pointers(y, offs), k.b.unary(op, k.b.load(k.pointers(x, offs))));
+  k.b.ret();
+  transform::PipelineOptions o;
+  o.target = "sm_90a";
+  transform::runPasses(k.module, {"gpu-expand-f32-log"}, o);
+  for (auto& bb : k.fn->blocks())
+    for (auto& inst : bb->instructions())
+      EXPECT_NE(inst->opcode(), op) << "not expanded:\n" << ir::printFunction(*k.fn);
+  std::vector<float> in = xs;
+  in.resize(size_t(kN), 1.0f);
+  interp::Buffer X = makeBuffer("x", in), Y = poisoned("y", Scalar::F32, size_t(kN));
+  k.run({1}, {buf(X), buf(Y)});
+  std::vector<float> got = contents<float>(Y);
+  got.resize(xs.size());
+  return got;
+}
+
+std::vector<float> inputs(std::mt19937& rng) {
+  std::vector<float> v;
+  std::uniform_real_distribution<double> exponent(-45.0, 38.5), near(0.5, 2.0);
+  for (int n = 0; n < 1500; ++n) v.push_back(float(std::pow(10.0, exponent(rng))));
+  for (int n = 0; n < 1000; ++n) v.push_back(float(near(rng)));
+  for (int e = -149; e <= 127; e += 3) {  // powers of two and their neighbours
+    const float p = std::ldexp(1.0f, e);
+    v.insert(v.end(), {p, std::nextafter(p, 0.0f), std::nextafter(p, INFINITY)});
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  v.insert(v.end(), {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1.0f, -1.0f, 0.70710677f,
+                     1.4142135f, 1.4142137f, std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()});
+  return v;
+}
+
+}  // namespace
+
+TEST(ExpandF32Log, LogAndLog2WithinTwoUlps) {
+  INTERP_TEST_RNG();
+  std::mt19937 r2(rng());
+  const std::vector<float> xs = inputs(r2);
+  for (Opcode op : {Opcode::Log, Opcode::Log2}) {
+    const std::vector<float> got = run(op, xs);
+    double worst = 0;
+    float worstAt = 0;
+    int ceilingsOff = 0;
+    for (size_t n = 0; n < xs.size(); ++n) {
+      const double x = xs[n];
+      const float want = float(op == Opcode::Log ? std::log(x) : std::log2(x));
+      const double u = ulpsOff(got[n], want);
+      if (u > worst) worst = u, worstAt = xs[n];
+      if (op == Opcode::Log2 && std::isfinite(want) && std::ceil(got[n]) != std::ceil(want)) ++ceilingsOff;
+    }
+    EXPECT_LE(worst, 2) << (op == Opcode::Log ? "log" : "log2") << " at " << worstAt;
+    EXPECT_EQ(ceilingsOff, 0) << "ceil(log2 x) off where a correctly rounded log2 gives it";
+  }
+}
+
+TEST(ExpandF32Log, OnlyOnTheGpuAndForHalfKindsThroughFloat32) {
+  Kernel k("halflog");
+  ir::Value* x = k.ptrParam(Scalar::F16, "x");
+  ir::Value* offs = k.b.range(0, 64);
+  ir::Value* v = k.b.load(k.pointers(x, offs));
+  k.b.store(k.pointers(x, offs), k.b.unary(Opcode::Log, v));
+  k.b.ret();
+  transform::PipelineOptions cpu;
+  cpu.target = "cpu";
+  transform::runPasses(k.module, {"gpu-expand-f32-log"}, cpu);
+  EXPECT_NE(ir::printFunction(*k.fn).find(" log "), std::string::npos) << ir::printFunction(*k.fn);
+  transform::PipelineOptions gpu;
+  gpu.target = "sm_80";
+  transform::runPasses(k.module, {"gpu-expand-f32-log"}, gpu);
+  const std::string text = ir::printFunction(*k.fn);
+  EXPECT_EQ(text.find(" log "), std::string::npos) << text;
+  EXPECT_NE(text.find("fma"), std::string::npos) << text;
+}
