@@ -39,13 +39,13 @@ bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o);
 // Whether gpu-expand-f64-math rewrites `inst` (a float64 function PTX lacks).
 bool expandsF64Math(const ir::Instruction& inst);
 
-// float32 (float16, bfloat16) log and log2 become float32 arithmetic within
-// 2 ulps, as Triton's libdevice ones, rather than PTX's lg2.approx (whose
-// error puts log2 of a number near a power of two on the wrong side of an
-// integer); expand_f32_log.cpp says how.
-bool runExpandF32Log(ir::Function& f, const transform::PipelineOptions& o);
-// Whether gpu-expand-f32-log rewrites `inst`.
-bool expandsF32Log(const ir::Instruction& inst);
+// float32 (float16, bfloat16) log, log2, sin and cos become arithmetic within
+// 2 ulps, as Triton's libdevice ones, rather than PTX's approximations (lg2
+// puts log2 of a number near a power of two on the wrong side of an
+// integer; sin/cos lose digits with |x|); expand_f32_math.cpp says how.
+bool runExpandF32Math(ir::Function& f, const transform::PipelineOptions& o);
+// Whether gpu-expand-f32-math rewrites `inst`.
+bool expandsF32Math(const ir::Instruction& inst);
 
 // Software pipelining of dot operands: the pre-fetched loads of a loop whose
 // tiles are staged in shared memory for a dot become asynchronous copies

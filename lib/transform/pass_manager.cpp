@@ -33,7 +33,7 @@ const std::vector<PassInfo>& allPasses() {
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
       {"merge-blocks", "a block whose only predecessor branches to it unconditionally joins that predecessor", plain<runMergeBlocks>, true},
       {"gpu-expand-f64-math", "float64 exp, exp2, log, log2, sin, cos, tanh, rsqrt as float64 arithmetic (PTX has them in float32 only)", gpu::runExpandF64Math, false},
-      {"gpu-expand-f32-log", "float32 (float16, bfloat16) log and log2 as float32 arithmetic within 2 ulps (PTX's lg2 is approximate)", gpu::runExpandF32Log, false},
+      {"gpu-expand-f32-math", "float32 (float16, bfloat16) log, log2, sin, cos as arithmetic within 2 ulps, as Triton's libdevice (PTX's are approximate)", gpu::runExpandF32Math, false},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},
@@ -71,7 +71,7 @@ std::vector<std::string> defaultPipeline() {
 std::vector<std::string> gpuPipeline() {
   // Layouts first; CSE merges the values it recomputed or converted twice,
   // DCE drops what they replaced.
-  return {"gpu-expand-f64-math", "gpu-expand-f32-log", "gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
+  return {"gpu-expand-f64-math", "gpu-expand-f32-math", "gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {

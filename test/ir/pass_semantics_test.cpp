@@ -249,13 +249,13 @@ TEST_P(PassSemantics, SameResults) {
 
   // Without a dot, no rewrite may change a rounding: every pass is exact;
   // but gpu-expand-f64-math computes float64 exp, log, sin ... itself, and
-  // gpu-expand-f32-log float32 log and log2, within a few ulps of the
+  // gpu-expand-f32-math float32 log and log2, within a few ulps of the
   // interpreter's libm.
   bool hasDot = false, hasF64Math = false;
   for (auto& bb : kernelOf(*original).blocks())
     for (auto& inst : bb->instructions()) {
       hasDot = hasDot || inst->opcode() == ir::Opcode::Dot;
-      hasF64Math = hasF64Math || gpu::expandsF64Math(*inst) || gpu::expandsF32Log(*inst);
+      hasF64Math = hasF64Math || gpu::expandsF64Math(*inst) || gpu::expandsF32Math(*inst);
     }
 
   // Each pass alone, the default pipeline, and the case's own RUN: passes,
@@ -332,7 +332,7 @@ TEST_P(PassSemantics, SameResults) {
       bool exact = (!hasDot || std::find(passes.begin(), passes.end(), "peephole") == passes.end()) &&
                    !(hasF64Math && (!v.gpuTarget.empty() ||
                                     std::find(passes.begin(), passes.end(), "gpu-expand-f64-math") != passes.end() ||
-                                    std::find(passes.begin(), passes.end(), "gpu-expand-f32-log") != passes.end()));
+                                    std::find(passes.begin(), passes.end(), "gpu-expand-f32-math") != passes.end()));
       std::optional<ex::Launch> got = run(kernelOf(*m), base, error);
       if (!got) {
         ADD_FAILURE() << "after passes=" << list << " the kernel fails (it did not before): " << error << "\n"

@@ -770,7 +770,7 @@ __global__ void k(int* X, int* D, long* Y, long* S, int* Q, long* R) {
 }
 
 // exp2 is one ex2 (no scaling by log2 e, as exp has); log2 is float32
-// arithmetic within an ulp (gpu-expand-f32-log), no lg2.approx.
+// arithmetic within an ulp (gpu-expand-f32-math), no lg2.approx.
 TEST(MathPtx, Exp2IsOneInstructionAndLog2IsPrecise) {
   const char* kMath = R"(
 __global__ void k(float* X, float* Y) {

@@ -1,9 +1,10 @@
-// gpu-expand-f32-log: float32 log and log2 as the GPU computes them (float32
-// arithmetic instead of lg2.approx), run on the interpreter against libm's
-// double functions rounded to float (fresh random inputs each run, every
-// binade, subnormals, values next to powers of two and the special values),
-// in units in the last place; and ceil(log2 x) as exact as a correctly
-// rounded log2 where x is a power of two or its neighbours.
+// gpu-expand-f32-math: float32 log, log2, sin and cos as the GPU computes
+// them (arithmetic instead of PTX's approximations), run on the interpreter
+// against libm's double functions rounded to float (fresh random inputs
+// each run, every binade, subnormals, values next to powers of two, large
+// angles and the special values), in units in the last place; and
+// ceil(log2 x) as exact as a correctly rounded log2 where x is a power of
+// two or its neighbours.
 #include <cmath>
 #include <limits>
 
@@ -35,7 +36,7 @@ std::vector<float> run(Opcode op, const std::vector<float>& xs) {
   k.b.ret();
   transform::PipelineOptions o;
   o.target = "sm_90a";
-  transform::runPasses(k.module, {"gpu-expand-f32-log"}, o);
+  transform::runPasses(k.module, {"gpu-expand-f32-math"}, o);
   for (auto& bb : k.fn->blocks())
     for (auto& inst : bb->instructions())
       EXPECT_NE(inst->opcode(), op) << "not expanded:\n" << ir::printFunction(*k.fn);
@@ -65,7 +66,7 @@ std::vector<float> inputs(std::mt19937& rng) {
 
 }  // namespace
 
-TEST(ExpandF32Log, LogAndLog2WithinTwoUlps) {
+TEST(ExpandF32Math, LogAndLog2WithinTwoUlps) {
   INTERP_TEST_RNG();
   std::mt19937 r2(rng());
   const std::vector<float> xs = inputs(r2);
@@ -86,7 +87,7 @@ TEST(ExpandF32Log, LogAndLog2WithinTwoUlps) {
   }
 }
 
-TEST(ExpandF32Log, OnlyOnTheGpuAndForHalfKindsThroughFloat32) {
+TEST(ExpandF32Math, OnlyOnTheGpuAndForHalfKindsThroughFloat32) {
   Kernel k("halflog");
   ir::Value* x = k.ptrParam(Scalar::F16, "x");
   ir::Value* offs = k.b.range(0, 64);
@@ -95,12 +96,44 @@ TEST(ExpandF32Log, OnlyOnTheGpuAndForHalfKindsThroughFloat32) {
   k.b.ret();
   transform::PipelineOptions cpu;
   cpu.target = "cpu";
-  transform::runPasses(k.module, {"gpu-expand-f32-log"}, cpu);
+  transform::runPasses(k.module, {"gpu-expand-f32-math"}, cpu);
   EXPECT_NE(ir::printFunction(*k.fn).find(" log "), std::string::npos) << ir::printFunction(*k.fn);
   transform::PipelineOptions gpu;
   gpu.target = "sm_80";
-  transform::runPasses(k.module, {"gpu-expand-f32-log"}, gpu);
+  transform::runPasses(k.module, {"gpu-expand-f32-math"}, gpu);
   const std::string text = ir::printFunction(*k.fn);
   EXPECT_EQ(text.find(" log "), std::string::npos) << text;
   EXPECT_NE(text.find("fma"), std::string::npos) << text;
+}
+
+
+TEST(ExpandF32Math, SinAndCosWithinThreeUlps) {
+  INTERP_TEST_RNG();
+  std::mt19937 r2(rng());
+  std::vector<float> xs;
+  std::uniform_real_distribution<double> small(-7.0, 7.0), exponent(-30.0, 15.0);
+  for (int n = 0; n < 1500; ++n) xs.push_back(float(small(r2)));
+  for (int n = 0; n < 1500; ++n) xs.push_back(float((n % 2 ? -1 : 1) * std::pow(10.0, exponent(r2))));
+  for (int k = 1; k < 200; ++k) xs.push_back(float(k * 1.5707963267948966));  // next to the quadrants' ends
+  const float inf = std::numeric_limits<float>::infinity();
+  xs.insert(xs.end(), {0.0f, -0.0f, 1e-40f, 3.14159274f, 65536.0f, 1e6f, 1.5e14f});
+  for (Opcode op : {Opcode::Sin, Opcode::Cos}) {
+    const std::vector<float> got = run(op, xs);
+    double worst = 0;
+    float worstAt = 0;
+    for (size_t n = 0; n < xs.size(); ++n) {
+      const float want = float(op == Opcode::Sin ? std::sin(double(xs[n])) : std::cos(double(xs[n])));
+      const double u = ulpsOff(got[n], want);
+      if (u > worst) worst = u, worstAt = xs[n];
+    }
+    EXPECT_LE(worst, 3) << (op == Opcode::Sin ? "sin" : "cos") << " at " << worstAt;
+  }
+  // sin(-0.0) keeps its sign; inf, NaN and |x| >= 2^50 give NaN.
+  const std::vector<float> specials = {-0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0x1p50f};
+  const std::vector<float> s = run(Opcode::Sin, specials);
+  EXPECT_TRUE(s[0] == 0.0f && std::signbit(s[0]));
+  for (size_t n = 1; n < specials.size(); ++n) EXPECT_TRUE(std::isnan(s[n])) << specials[n];
+  const std::vector<float> c = run(Opcode::Cos, specials);
+  EXPECT_EQ(c[0], 1.0f);
+  for (size_t n = 1; n < specials.size(); ++n) EXPECT_TRUE(std::isnan(c[n])) << specials[n];
 }
