@@ -1,13 +1,14 @@
-// gpu-expand-f32-math (passes.h): PTX's lg2, sin and cos approximations
-// are not Triton's: Triton 3.6 compiles float32 log, log2, sin and cos to
+// gpu-expand-f32-math (passes.h): PTX's lg2, sin, cos and tanh
+// approximations are not Triton's: Triton 3.6 compiles float32 log, log2,
+// sin, cos and libdevice's tanh to
 // libdevice's (within an ulp, sin and cos with an accurate range
 // reduction), PTX's lg2.approx is off by up to ~2^-22 absolutely (near a
 // power of two log2 x lands on the wrong side of an integer: ceil(log2 x),
 // the power-of-two scales of fp8 and mxfp4 quantization, then differ) and
 // sin/cos.approx by ~2^-21 near 0 and more with |x| (1e-4 at 1e4: a
 // rotary embedding of positions computed in the kernel). On the GPU each
-// float32 (and float16, bfloat16, computed in float32) log, log2, sin and
-// cos of the Triton-IR becomes arithmetic, before layouts are assigned:
+// float32 (and float16, bfloat16, computed in float32) log, log2, sin, cos
+// and tanh of the Triton-IR becomes arithmetic, before layouts are assigned:
 //   log, log2  x = 2^k m, m in [sqrt(1/2), sqrt 2) from the bits
 //     (subnormals scaled by 2^23 first), f = m - 1 (exact), log(1 + f) =
 //     f + f^2 Q(f) with Q a degree-8 least-squares fit (relative error 6e-9
@@ -22,9 +23,14 @@
 //     k mod 4 picking which and its sign. Beyond |x| = 2^50 (k's pi/2
 //     error reaches r): NaN, where libdevice reduces with Payne-Hanek's
 //     many bits of 2/pi; inf: NaN.
+//   tanh  x + x^3 P(x^2) below |x| = 0.625 (a degree-5 fit), 1 - 2 /
+//     (e^(2|x|) + 1) above with the GPU's ex2 and division (tanh.approx is
+//     off by 2^-11 relatively; libdevice's __nv_tanhf by an ulp or two).
 // Measured on the interpreter against libm (test/unit/expand_f32_math_test):
-// within an ulp of the correctly rounded log and log2, 2 of sin and cos (the
-// test allows 2 and 3). The interpreter and the CPU back end keep libm's.
+// within an ulp of the correctly rounded log and log2, 2 of sin and cos, 1-2
+// of tanh there (the interpreter's exp2 and division are exact; the GPU's
+// ex2 and div.full add 2 ulps each). The interpreter and the CPU back end
+// keep libm's.
 #include <cmath>
 #include <vector>
 
@@ -44,6 +50,9 @@ using ir::Value;
 const std::vector<double> kLog1pFit = {-4.999998808e-01, 3.333333731e-01, -2.500157654e-01,
                                        2.000117451e-01,  -1.660859585e-01, 1.419668645e-01,
                                        -1.326199472e-01, 1.281951219e-01,  -7.473210990e-02};
+// tanh x = x + x^3 (c0 + c1 x^2 + ...), |x| < 0.625.
+const std::vector<double> kTanhFit = {-3.333333135e-01, 1.333321184e-01, -5.394745246e-02,
+                                      2.170399949e-02,  -8.184662089e-03, 2.148984000e-03};
 constexpr double kLog2eHi = 1.442695022e+00;        // log2 e rounded to float32
 constexpr double kLog2eLo = 1.92596298909109e-08;   // the rest
 constexpr double kLn2Hi = 0.693145751953125;        // 0x3F317200: 16 bits, k ln2_hi exact for |k| < 2^8
@@ -102,6 +111,23 @@ class F32Math {
     return isSin ? select(b_.cmp(CmpPred::Eq, x, f(0.0)), x, y) : y;  // sin(-0.0) is -0.0
   }
 
+  // tanh x, x float32: x + x^3 P(x^2) below |x| = 0.625 (a degree-5 fit in
+  // x^2, relative error 3e-9), 1 - 2 / (e^(2|x|) + 1) above (e^ by the GPU's
+  // ex2, the quotient its division: a few ulps), the sign of x.
+  Value* tanh(Value* x) {
+    Value* ax = b_.unary(Opcode::Abs, x);
+    Value* z = mul(x, x);
+    Value* p = f(kTanhFit.back());
+    for (size_t n = kTanhFit.size() - 1; n-- > 0;) p = fma(p, z, f(kTanhFit[n]));
+    Value* near = fma(mul(x, z), p, x);
+    Value* e = b_.unary(Opcode::Exp2, mul(ax, f(2.0 * 1.4426950408889634)));
+    Value* far = sub(f(1.0), b_.binary(Opcode::Div, f(2.0), b_.binary(Opcode::Add, e, f(1.0))));
+    far = select(lt(x, f(0.0)), b_.unary(Opcode::Neg, far), far);
+    Value* y = select(lt(ax, f(0.625)), near, far);
+    y = select(b_.cmp(CmpPred::Eq, x, f(0.0)), x, y);  // tanh(-0.0) is -0.0
+    return select(b_.cmp(CmpPred::Ne, x, x), x, y);
+  }
+
  private:
   static constexpr double kPio2Hi = 1.5707963267948966;     // pi/2 rounded to double
   static constexpr double kPio2Lo = 6.123233995736766e-17;  // the rest
@@ -141,6 +167,7 @@ bool expandIn(ir::Function& f) {
     F32Math math(b, t);
     const Opcode op = inst->opcode();
     Value* r = op == Opcode::Sin || op == Opcode::Cos ? math.sinOrCos(x, op == Opcode::Sin)
+               : op == Opcode::Tanh                   ? math.tanh(x)
                                                       : math.log(x, op == Opcode::Log2);
     if (t.kind != Scalar::F32) r = b.cast(r, t);
     inst->replaceAllUsesWith(r);
@@ -154,7 +181,7 @@ bool expandIn(ir::Function& f) {
 bool expandsF32Math(const ir::Instruction& inst) {
   const Scalar k = inst.type().kind;
   const Opcode op = inst.opcode();
-  return (op == Opcode::Log || op == Opcode::Log2 || op == Opcode::Sin || op == Opcode::Cos) &&
+  return (op == Opcode::Log || op == Opcode::Log2 || op == Opcode::Sin || op == Opcode::Cos || op == Opcode::Tanh) &&
          (k == Scalar::F32 || k == Scalar::F16 || k == Scalar::BF16);
 }
 

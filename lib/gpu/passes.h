@@ -39,8 +39,8 @@ bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o);
 // Whether gpu-expand-f64-math rewrites `inst` (a float64 function PTX lacks).
 bool expandsF64Math(const ir::Instruction& inst);
 
-// float32 (float16, bfloat16) log, log2, sin and cos become arithmetic within
-// 2 ulps, as Triton's libdevice ones, rather than PTX's approximations (lg2
+// float32 (float16, bfloat16) log, log2, sin, cos and tanh become arithmetic
+// within a few ulps, as Triton's libdevice ones, rather than PTX's approximations (lg2
 // puts log2 of a number near a power of two on the wrong side of an
 // integer; sin/cos lose digits with |x|); expand_f32_math.cpp says how.
 bool runExpandF32Math(ir::Function& f, const transform::PipelineOptions& o);

@@ -33,7 +33,7 @@ const std::vector<PassInfo>& allPasses() {
       {"dce", "dead-code elimination", plain<runDeadCodeElimination>, true},
       {"merge-blocks", "a block whose only predecessor branches to it unconditionally joins that predecessor", plain<runMergeBlocks>, true},
       {"gpu-expand-f64-math", "float64 exp, exp2, log, log2, sin, cos, tanh, rsqrt as float64 arithmetic (PTX has them in float32 only)", gpu::runExpandF64Math, false},
-      {"gpu-expand-f32-math", "float32 (float16, bfloat16) log, log2, sin, cos as arithmetic within 2 ulps, as Triton's libdevice (PTX's are approximate)", gpu::runExpandF32Math, false},
+      {"gpu-expand-f32-math", "float32 (float16, bfloat16) log, log2, sin, cos, tanh as arithmetic within a few ulps, as Triton's libdevice (PTX's are approximate)", gpu::runExpandF32Math, false},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},

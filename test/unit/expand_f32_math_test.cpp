@@ -137,3 +137,27 @@ TEST(ExpandF32Math, SinAndCosWithinThreeUlps) {
   EXPECT_EQ(c[0], 1.0f);
   for (size_t n = 1; n < specials.size(); ++n) EXPECT_TRUE(std::isnan(c[n])) << specials[n];
 }
+
+TEST(ExpandF32Math, TanhWithinThreeUlps) {
+  INTERP_TEST_RNG();
+  std::mt19937 r2(rng());
+  std::vector<float> xs;
+  std::uniform_real_distribution<double> small(-1.0, 1.0), wide(-12.0, 12.0), exponent(-40.0, 0.0);
+  for (int n = 0; n < 1500; ++n) xs.push_back(float(small(r2)));
+  for (int n = 0; n < 1500; ++n) xs.push_back(float(wide(r2)));
+  for (int n = 0; n < 500; ++n) xs.push_back(float((n % 2 ? -1 : 1) * std::pow(10.0, exponent(r2))));
+  const float inf = std::numeric_limits<float>::infinity();
+  xs.insert(xs.end(), {0.0f, -0.0f, 0.625f, std::nextafter(0.625f, 0.0f), -0.625f, 9.0f, 9.1f, 50.0f, inf, -inf,
+                       1e-40f});
+  const std::vector<float> got = run(Opcode::Tanh, xs);
+  double worst = 0;
+  float worstAt = 0;
+  for (size_t n = 0; n < xs.size(); ++n) {
+    const double u = ulpsOff(got[n], float(std::tanh(double(xs[n]))));
+    if (u > worst) worst = u, worstAt = xs[n];
+  }
+  EXPECT_LE(worst, 3) << "tanh at " << worstAt;
+  const std::vector<float> s = run(Opcode::Tanh, {-0.0f, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_TRUE(s[0] == 0.0f && std::signbit(s[0]));
+  EXPECT_TRUE(std::isnan(s[1]));
+}
