@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "gpu/passes.h"
+#include "gpu/rewrite_each.h"
 #include "ir/builder.h"
 
 namespace tritonc::gpu {
@@ -151,31 +152,6 @@ class F32Math {
   ir::Type f32_, f64_, i32_, i64_;
 };
 
-bool expandIn(ir::Function& f) {
-  std::vector<ir::Instruction*> todo;
-  for (auto& bb : f.blocks())
-    for (auto& inst : bb->instructions())
-      if (expandsF32Math(*inst)) todo.push_back(inst.get());
-  ir::Builder b(*f.parent());
-  for (ir::Instruction* inst : todo) {
-    ir::BasicBlock* bb = inst->parent;
-    b.setInsertPoint(bb, bb->indexOf(inst));
-    b.setLoc(inst->loc);
-    const ir::Type t = inst->type();
-    Value* x = inst->operand(0);
-    if (t.kind != Scalar::F32) x = b.cast(x, t.withKind(Scalar::F32));  // float16, bfloat16: in float32
-    F32Math math(b, t);
-    const Opcode op = inst->opcode();
-    Value* r = op == Opcode::Sin || op == Opcode::Cos ? math.sinOrCos(x, op == Opcode::Sin)
-               : op == Opcode::Tanh                   ? math.tanh(x)
-                                                      : math.log(x, op == Opcode::Log2);
-    if (t.kind != Scalar::F32) r = b.cast(r, t);
-    inst->replaceAllUsesWith(r);
-    bb->erase(inst);
-  }
-  return !todo.empty();
-}
-
 }  // namespace
 
 bool expandsF32Math(const ir::Instruction& inst) {
@@ -185,13 +161,19 @@ bool expandsF32Math(const ir::Instruction& inst) {
          (k == Scalar::F32 || k == Scalar::F16 || k == Scalar::BF16);
 }
 
-// The module's combine functions too, as gpu-expand-f64-math.
 bool runExpandF32Math(ir::Function& f, const transform::PipelineOptions& o) {
   if (o.target.rfind("sm_", 0) != 0) return false;
-  bool changed = expandIn(f);
-  if (f.parent())
-    for (auto& c : f.parent()->combiners()) changed = expandIn(*c) || changed;
-  return changed;
+  return rewriteEach(f, expandsF32Math, [](ir::Builder& b, ir::Instruction& inst) {
+    const ir::Type t = inst.type();
+    Value* x = inst.operand(0);
+    if (t.kind != Scalar::F32) x = b.cast(x, t.withKind(Scalar::F32));  // float16, bfloat16: in float32
+    F32Math math(b, t);
+    const Opcode op = inst.opcode();
+    Value* r = op == Opcode::Sin || op == Opcode::Cos ? math.sinOrCos(x, op == Opcode::Sin)
+               : op == Opcode::Tanh                   ? math.tanh(x)
+                                                      : math.log(x, op == Opcode::Log2);
+    return t.kind != Scalar::F32 ? b.cast(r, t) : r;
+  });
 }
 
 }  // namespace tritonc::gpu

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "gpu/passes.h"
+#include "gpu/rewrite_each.h"
 #include "ir/builder.h"
 
 namespace tritonc::gpu {
@@ -233,47 +234,23 @@ bool expandsF64Math(const ir::Instruction& inst) {
   }
 }
 
-namespace {
-
-bool expandIn(ir::Function& f) {
-  std::vector<ir::Instruction*> todo;
-  for (auto& bb : f.blocks())
-    for (auto& inst : bb->instructions())
-      if (expandsF64Math(*inst)) todo.push_back(inst.get());
-  ir::Builder b(*f.parent());
-  for (ir::Instruction* inst : todo) {
-    ir::BasicBlock* bb = inst->parent;
-    b.setInsertPoint(bb, bb->indexOf(inst));
-    b.setLoc(inst->loc);
-    F64Math math(b, inst->type());
-    Value* x = inst->operand(0);
-    Value* r = nullptr;
-    switch (inst->opcode()) {
-      case Opcode::Exp: r = math.exp(x); break;
-      case Opcode::Exp2: r = math.exp2(x); break;
-      case Opcode::Log: r = math.log(x); break;
-      case Opcode::Log2: r = math.log2(x); break;
-      case Opcode::Sin: r = math.sinOrCos(x, true); break;
-      case Opcode::Cos: r = math.sinOrCos(x, false); break;
-      case Opcode::Tanh: r = math.tanh(x); break;
-      default: r = math.rsqrt(x); break;
-    }
-    inst->replaceAllUsesWith(r);
-    bb->erase(inst);
-  }
-  return !todo.empty();
-}
-
-}  // namespace
-
-// The module's combine functions too (scan_fn and reduce_fn write them
-// inline into the kernel; expanding them again finds nothing).
+// The module's combine functions too (rewrite_each.h).
 bool runExpandF64Math(ir::Function& f, const transform::PipelineOptions& o) {
   if (o.target.rfind("sm_", 0) != 0) return false;
-  bool changed = expandIn(f);
-  if (f.parent())
-    for (auto& c : f.parent()->combiners()) changed = expandIn(*c) || changed;
-  return changed;
+  return rewriteEach(f, expandsF64Math, [](ir::Builder& b, ir::Instruction& inst) {
+    F64Math math(b, inst.type());
+    Value* x = inst.operand(0);
+    switch (inst.opcode()) {
+      case Opcode::Exp: return math.exp(x);
+      case Opcode::Exp2: return math.exp2(x);
+      case Opcode::Log: return math.log(x);
+      case Opcode::Log2: return math.log2(x);
+      case Opcode::Sin: return math.sinOrCos(x, true);
+      case Opcode::Cos: return math.sinOrCos(x, false);
+      case Opcode::Tanh: return math.tanh(x);
+      default: return math.rsqrt(x);
+    }
+  });
 }
 
 }  // namespace tritonc::gpu
