@@ -616,11 +616,12 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         # A bare typed address (data_ptr() and dtype, no device, shape or
         # strides: FlagGems' TypedPtr) is a GPU address, as in Triton, where
         # there is a GPU and no host array is passed beside it.
-        bare = [v for v in values if callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and
-                not hasattr(v, "device") and not hasattr(v, "shape") and not hasattr(v, "__array_interface__")]
-        host = [v for v in values if hasattr(v, "__array_interface__") or
-                (torch is not None and isinstance(v, torch.Tensor) and not v.is_cuda)]
-        if bare and not host and torch is not None and torch.cuda.is_available():
+        # (Checked lazily: host launches of arrays pay one scan.)
+        if torch is not None and any(callable(getattr(v, "data_ptr", None)) and hasattr(v, "dtype") and
+                                     not hasattr(v, "device") and not hasattr(v, "shape") and
+                                     not hasattr(v, "__array_interface__") for v in values) and \
+                not any(hasattr(v, "__array_interface__") or isinstance(v, torch.Tensor) and not v.is_cuda
+                        for v in values) and torch.cuda.is_available():
             return "gpu"
         return "cpu" if _tritonc.cpu_backend_available() else "interp"
 
