@@ -10,12 +10,15 @@
 // float32 (and float16, bfloat16, computed in float32) log, log2, sin, cos
 // and tanh of the Triton-IR becomes arithmetic, before layouts are assigned:
 //   log, log2  x = 2^k m, m in [sqrt(1/2), sqrt 2) from the bits
-//     (subnormals scaled by 2^23 first), f = m - 1 (exact), log(1 + f) =
-//     f + f^2 Q(f) with Q a degree-8 least-squares fit (relative error 6e-9
-//     with its coefficients rounded to float32); log2 x = k + log(1 + f)
-//     log2 e, log2 e in two parts (one fma each: the sum is rounded once);
-//     log x = k ln2_hi + (k ln2_lo + log(1 + f)), ln2_hi of 16 bits so that
-//     k ln2_hi is exact. 0: -inf; negative: NaN; inf: inf; NaN: NaN.
+//     (subnormals scaled by 2^23 first; k's bits are those of x - sqrt(1/2)
+//     masked to the exponent field, so m is one integer subtraction away),
+//     f = m - 1 (exact), log(1 + f) = f + f^2 Q(f) with Q a degree-8
+//     least-squares fit (relative error 6e-9 with its coefficients rounded
+//     to float32); log2 x = k + log(1 + f) log2 e, log2 e in two parts (one
+//     fma each: the sum is rounded once); log x = k ln2_hi + (k ln2_lo +
+//     log(1 + f)), ln2_hi of 16 bits so that k ln2_hi is exact. Specials in
+//     one unsigned compare of the bits (negative, inf, NaN: x inf + inf is
+//     NaN, inf, NaN) and 0: -inf.
 //   sin, cos  x = k pi/2 + r reduced in float64 (k = rint(x 2/pi), pi/2 in
 //     two parts, each product taken exactly by an fma: r within 1e-16 up to
 //     |x| ~ 1e15), r rounded to float32, Taylor's series of sin r to r^11
@@ -23,9 +26,11 @@
 //     k mod 4 picking which and its sign. Beyond |x| = 2^50 (k's pi/2
 //     error reaches r): NaN, where libdevice reduces with Payne-Hanek's
 //     many bits of 2/pi; inf: NaN.
-//   tanh  x + x^3 P(x^2) below |x| = 0.625 (a degree-5 fit), 1 - 2 /
-//     (e^(2|x|) + 1) above with the GPU's ex2 and division (tanh.approx is
-//     off by 2^-11 relatively; libdevice's __nv_tanhf by an ulp or two).
+//   tanh  of |x|: |x| + |x|^3 P(x^2) below 0.55 (a degree-3 minimax fit:
+//     fewer registers than a longer series over a wider range), 1 - 2 /
+//     (e^(2|x|) + 1) above with the GPU's ex2 and division, x's sign bit
+//     put back (tanh.approx is off by 2^-11 relatively; libdevice's
+//     __nv_tanhf by an ulp or two).
 // Measured on the interpreter against libm (test/unit/expand_f32_math_test):
 // within an ulp of the correctly rounded log and log2, 2 of sin and cos, 1-2
 // of tanh there (the interpreter's exp2 and division are exact; the GPU's
@@ -51,9 +56,11 @@ using ir::Value;
 const std::vector<double> kLog1pFit = {-4.999998808e-01, 3.333333731e-01, -2.500157654e-01,
                                        2.000117451e-01,  -1.660859585e-01, 1.419668645e-01,
                                        -1.326199472e-01, 1.281951219e-01,  -7.473210990e-02};
-// tanh x = x + x^3 (c0 + c1 x^2 + ...), |x| < 0.625.
-const std::vector<double> kTanhFit = {-3.333333135e-01, 1.333321184e-01, -5.394745246e-02,
-                                      2.170399949e-02,  -8.184662089e-03, 2.148984000e-03};
+// tanh x = x + x^3 (c0 + c1 x^2 + c2 x^4 + c3 x^6), |x| < 0.55: a minimax
+// fit of the relative error (Lawson's iteration), coefficients in float32.
+const std::vector<double> kTanhFit = {-0.33332958817481995, 0.13320940732955933, -0.05268407240509987,
+                                      0.01645861566066742};
+constexpr double kTanhNear = 0.55;
 constexpr double kLog2eHi = 1.442695022e+00;        // log2 e rounded to float32
 constexpr double kLog2eLo = 1.92596298909109e-08;   // the rest
 constexpr double kLn2Hi = 0.693145751953125;        // 0x3F317200: 16 bits, k ln2_hi exact for |k| < 2^8
@@ -70,19 +77,21 @@ class F32Math {
     Value* subnormal = lt(x, f(0x1p-126));
     Value* scaled = select(subnormal, mul(x, f(0x1p23)), x);
     Value* bits = b_.bitcast(scaled, i32_);
-    // k with m = x 2^-k in [sqrt(1/2), sqrt 2): the exponent of x / sqrt(1/2).
-    Value* k = b_.binary(Opcode::Shr, b_.binary(Opcode::Sub, bits, i(0x3F3504F3)), i(23));
-    Value* m = b_.bitcast(b_.binary(Opcode::Sub, bits, b_.binary(Opcode::Shl, k, i(23))), f32_);
-    Value* kf = sub(b_.cast(k, f32_), select(subnormal, f(23.0), f(0.0)));
+    // 2^k's bits, k with m = x 2^-k in [sqrt(1/2), sqrt 2): the exponent
+    // field of x / sqrt(1/2); k itself is those bits 2^-23 (exact).
+    Value* kBits = b_.binary(Opcode::And, b_.binary(Opcode::Sub, bits, i(0x3F3504F3)), i(-0x800000));
+    Value* m = b_.bitcast(b_.binary(Opcode::Sub, bits, kBits), f32_);
+    Value* kf = fma(b_.cast(kBits, f32_), f(0x1p-23), select(subnormal, f(-23.0), f(0.0)));
     Value* g = sub(m, f(1.0));  // exact (Sterbenz)
     Value* q = f(kLog1pFit.back());
     for (size_t n = kLog1pFit.size() - 1; n-- > 0;) q = fma(q, g, f(kLog1pFit[n]));
     Value* l = fma(mul(g, g), q, g);  // log(1 + g)
     Value* y = base2 ? fma(l, f(kLog2eHi), fma(l, f(kLog2eLo), kf)) : fma(kf, f(kLn2Hi), fma(kf, f(kLn2Lo), l));
-    y = select(b_.cmp(CmpPred::Eq, x, f(0.0)), f(-INFINITY), y);
-    y = select(lt(x, f(0.0)), f(NAN), y);
-    y = select(b_.cmp(CmpPred::Eq, x, f(INFINITY)), f(INFINITY), y);
-    return select(b_.cmp(CmpPred::Ne, x, x), x, y);  // NaN
+    // Negative (-0.0 too), inf and NaN have bits from inf's up, unsigned:
+    // x inf + inf is then NaN, inf and NaN; zero is -inf.
+    Value* special = b_.cmp(CmpPred::Uge, b_.bitcast(x, i32_), i(0x7F800000));
+    y = select(special, fma(x, f(INFINITY), f(INFINITY)), y);
+    return select(b_.cmp(CmpPred::Eq, x, f(0.0)), f(-INFINITY), y);
   }
 
   // sin x or cos x, x float32.
@@ -112,21 +121,21 @@ class F32Math {
     return isSin ? select(b_.cmp(CmpPred::Eq, x, f(0.0)), x, y) : y;  // sin(-0.0) is -0.0
   }
 
-  // tanh x, x float32: x + x^3 P(x^2) below |x| = 0.625 (a degree-5 fit in
-  // x^2, relative error 3e-9), 1 - 2 / (e^(2|x|) + 1) above (e^ by the GPU's
-  // ex2, the quotient its division: a few ulps), the sign of x.
+  // tanh x, x float32: of |x|, x + x^3 P(x^2) below 0.55 (a degree-3
+  // minimax fit in x^2, relative error 6e-8), 1 - 2 / (e^(2|x|) + 1) above
+  // (e^ by the GPU's ex2, the quotient its division: a few ulps), then the
+  // sign of x put back by its bit (-0.0 and NaN keep theirs).
   Value* tanh(Value* x) {
     Value* ax = b_.unary(Opcode::Abs, x);
-    Value* z = mul(x, x);
+    Value* z = mul(ax, ax);
     Value* p = f(kTanhFit.back());
     for (size_t n = kTanhFit.size() - 1; n-- > 0;) p = fma(p, z, f(kTanhFit[n]));
-    Value* near = fma(mul(x, z), p, x);
+    Value* near = fma(mul(ax, z), p, ax);
     Value* e = b_.unary(Opcode::Exp2, mul(ax, f(2.0 * 1.4426950408889634)));
     Value* far = sub(f(1.0), b_.binary(Opcode::Div, f(2.0), b_.binary(Opcode::Add, e, f(1.0))));
-    far = select(lt(x, f(0.0)), b_.unary(Opcode::Neg, far), far);
-    Value* y = select(lt(ax, f(0.625)), near, far);
-    y = select(b_.cmp(CmpPred::Eq, x, f(0.0)), x, y);  // tanh(-0.0) is -0.0
-    return select(b_.cmp(CmpPred::Ne, x, x), x, y);
+    Value* y = b_.bitcast(select(lt(ax, f(kTanhNear)), near, far), i32_);
+    Value* sign = b_.binary(Opcode::And, b_.bitcast(x, i32_), i(-0x7FFFFFFF - 1));
+    return b_.bitcast(b_.binary(Opcode::Or, y, sign), f32_);
   }
 
  private:
