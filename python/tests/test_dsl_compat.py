@@ -14,6 +14,7 @@ import pytest
 
 import tritonc as triton
 import tritonc.language as tl
+from tritonc.language.extra import libdevice
 
 sys.path.insert(0, os.path.dirname(__file__))
 import dsl_backends  # noqa: E402
@@ -752,7 +753,7 @@ def test_descriptor_atomics_gather_and_scatter():
 
 
 @triton.jit
-def division_kernel(X, Y, A, B, C, D, d, N: tl.constexpr):
+def division_kernel(X, Y, A, B, C, D, E, F, d, N: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(X + offs)
     y = tl.load(Y + offs)
@@ -760,22 +761,26 @@ def division_kernel(X, Y, A, B, C, D, d, N: tl.constexpr):
     tl.store(B + offs, tl.fdiv(x, y, ieee_rounding=True))
     tl.store(C + offs, tl.fdiv(x, d))  # `/`: within 2 ulp, as on the GPU
     tl.store(D + offs, tl.div_rn(x, 3))  # an int divisor: f32 by Triton's rules
+    tl.store(E + offs, libdevice.div_rn(x, d))  # CUDA's __fdiv_rn
+    tl.store(F + offs, libdevice.rcp_rn(y))
 
 
 def test_div_rn_and_fdiv_round_to_nearest():
-    """tl.math.div_rn and tl.fdiv(..., ieee_rounding=True) are IEEE
-    divisions on every back end, a uniform divisor included; tl.fdiv alone
-    is `/`."""
+    """tl.math.div_rn, tl.fdiv(..., ieee_rounding=True) and libdevice's
+    div_rn and rcp_rn are IEEE divisions on every back end, a uniform
+    divisor included; tl.fdiv alone is `/`."""
     n = 256
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.uniform(0.5, 4, n).astype(np.float32)
     d = float(np.float32(rng.uniform(1.5, 9)))
-    a, b, c, e = (np.full(n, np.nan, np.float32) for _ in range(4))
-    run(division_kernel, (1,), x, y, a, b, c, e, d, N=n)
+    a, b, c, e, f, g = (np.full(n, np.nan, np.float32) for _ in range(6))
+    run(division_kernel, (1,), x, y, a, b, c, e, f, g, d, N=n)
     np.testing.assert_array_equal(a, x / np.float32(d))
     np.testing.assert_array_equal(b, x / y)
     np.testing.assert_allclose(c, x / np.float32(d), rtol=3e-7, atol=0)
     np.testing.assert_array_equal(e, x / np.float32(3))
+    np.testing.assert_array_equal(f, x / np.float32(d))
+    np.testing.assert_array_equal(g, np.float32(1) / y)
 
 
 @triton.jit

@@ -135,10 +135,13 @@ def abs(arg0):
     x = to_tensor(arg0)
     return math.abs(x) if x.dtype.is_int() else fabs(x)
 fma = builtin(lambda arg0, arg1, arg2: math.fma(arg0, arg1, arg2))
-div_rn = builtin(lambda arg0, arg1: semantic.truediv(arg0, arg1))
-fast_dividef = div_rn
+# CUDA's __fdiv_rn and __frcp_rn are IEEE (FlagGems' fake quantization
+# rounds x / scale to an integer: `/`'s ulp moved values across .5);
+# __fdividef is `/`.
+div_rn = builtin(lambda arg0, arg1: math.div_rn(arg0, arg1))
+fast_dividef = builtin(lambda arg0, arg1: semantic.truediv(arg0, arg1))
 fdiv_rn = div_rn
-rcp_rn = _unary("rcp_rn", lambda x: semantic.truediv(1.0, x))
+rcp_rn = _unary("rcp_rn", lambda x: math.div_rn(1.0, x))
 fmod = _binary("fmod", lambda x, y: semantic.mod(x, y))
 
 
