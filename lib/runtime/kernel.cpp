@@ -195,6 +195,7 @@ static std::string targetKey(const std::string& target) {
   return target + (nvptx::TargetOptions::tmaFromEnvironment() ? "" : " without TMA") +
          (nvptx::TargetOptions::multicastFromEnvironment() ? "" : " without multicast") +
          (nvptx::TargetOptions::smallIntArithmeticFromEnvironment() ? "" : " small integers by cvt") +
+         (nvptx::TargetOptions::elementOrderFromEnvironment() ? "" : " in instruction order") +
          nvptx::TargetOptions::warpSpecializeKey() +
          (gpu::rowOccupancyFromEnvironment() ? "" : " without full occupancy for row kernels") +
          " row register slack " + std::to_string(gpu::rowRegisterSlackEighths()) +

@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "kernel_test_util.h"
 #include "ir/parser.h"
@@ -1100,6 +1101,45 @@ TEST(BlockOrder, AnExitLaidOutBeforeItsLoop) {
   if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
   std::string log;
   ASSERT_EQ(assemble(ptxas, ptx, "sm_90a", "exit_laid_out_first", log), 0) << log;
+}
+
+// Element order (target/nvptx/element_order.h): `exp(x) * x + x` over a
+// tile of 32768 elements on 4 warps (256 per thread) goes out element by
+// element: the product that reads the first ex2 comes right after it, not
+// after every element's ex2; with 1024 elements (8 per thread), or with
+// the switch off, instruction order.
+TEST(ElementOrder, WideElementwiseChainsGoOutElementByElement) {
+  auto ex2Before = [](const std::string& ptx) {  // ex2 lines before the first read of the first's result
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(ptx, m, std::regex(R"(ex2\.approx\.ftz\.f32 (%f\d+),)"))) << ptx;
+    const std::string first = m[1];
+    const std::regex reads(R"(^\s+\S+ %\w+, .*)" + first + R"(\b)");
+    int count = 0;
+    std::istringstream lines(ptx);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("ex2.approx") != std::string::npos) ++count;
+      else if (std::regex_search(line, reads)) return count;
+    }
+    return -1;
+  };
+  auto wide = [](int n, bool elementOrder) {
+    const std::string source = "__global__ void k(float* X, float* Y) {\n  int i[N] = 0 ... N;\n"
+                               "  float x[N] = *(X + i);\n  *(Y + i) = exp(x) * x + x;\n}\n";
+    lang::CompileOptions co;
+    co.defines = {{"N", std::to_string(n)}};
+    lang::CompileResult r = lang::compileSource(source, co);
+    std::vector<runtime::ArgFacts> facts(2, runtime::ArgFacts{true, 256, 0, false});
+    runtime::specializeAndOptimize(*r.module, *r.module->functions()[0], facts, 3, true);
+    nvptx::TargetOptions to;
+    to.arch = "sm_90a";
+    to.elementOrder = elementOrder;
+    return nvptx::emitPtx(*r.module, to);
+  };
+  const std::string ordered = wide(32768, true);
+  EXPECT_EQ(ex2Before(ordered), 1);
+  EXPECT_EQ(ex2Before(wide(32768, false)), 256);
+  EXPECT_EQ(ex2Before(wide(1024, true)), 8);
+  expectAssembles(ordered, "element_order");
 }
 
 }  // namespace

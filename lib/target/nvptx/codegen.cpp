@@ -379,6 +379,45 @@ void FunctionLowering::lowerInstruction(const ir::Instruction& i) {
   }
 }
 
+// Element-wise instructions: each element's lines depend on that element
+// of the operands only (or on a scalar), so a run of them may go out element
+// by element (element_order.h); a splat (one register) does not end a run.
+static bool elementWise(const ir::Instruction& i) {
+  const ir::Opcode op = i.opcode();
+  const ir::OpCategory c = ir::opcodeCategory(op);
+  return c == ir::OpCategory::Binary || c == ir::OpCategory::Unary || op == ir::Opcode::Cmp ||
+         op == ir::Opcode::Select || op == ir::Opcode::Cast || op == ir::Opcode::UCast ||
+         op == ir::Opcode::Bitcast || op == ir::Opcode::Fma || op == ir::Opcode::Splat;
+}
+
+void FunctionLowering::writeBlock(const ir::BasicBlock* bb) {
+  label(blockLabel(bb));
+  if (!opts_.elementOrder) {
+    for (auto& inst : bb->instructions())
+      if (runs(*inst)) lowerInstruction(*inst);
+    return;
+  }
+  std::vector<ElementLine> lines;
+  size_t runEnd = 0;  // lines[0, runEnd): the element-wise run so far
+  auto flush = [&](size_t end) {
+    for (const std::string& l : orderByElement({lines.begin(), lines.begin() + long(runEnd)})) body_ << l << "\n";
+    for (size_t n = runEnd; n < end; ++n) body_ << lines[n].text << "\n";
+    lines.clear();
+    runEnd = 0;
+  };
+  runLines_ = &lines;
+  for (auto& inst : bb->instructions()) {
+    if (!runs(*inst)) continue;
+    elementTag_ = -1;
+    lowerInstruction(*inst);
+    if (elementWise(*inst)) runEnd = lines.size();
+    else flush(lines.size());
+  }
+  flush(lines.size());
+  runLines_ = nullptr;
+  elementTag_ = -1;
+}
+
 // Buffers and scratch within the function's shared(N), at their alignment
 // (what gpu-allocate-shared decides; GPU IR written by hand may not).
 static void checkSharedPlacement(const ir::Function& f) {
@@ -420,11 +459,7 @@ std::string FunctionLowering::run() {
   ir::DominatorTree dom(f_);
   const std::vector<const ir::BasicBlock*> order = ir::definitionOrder(f_, dom);
   auto writeBlocks = [&] {
-    for (const ir::BasicBlock* bb : order) {
-      label(blockLabel(bb));
-      for (auto& inst : bb->instructions())
-        if (runs(*inst)) lowerInstruction(*inst);
-    }
+    for (const ir::BasicBlock* bb : order) writeBlock(bb);
   };
   if (!f_.producerWarps) {
     writeBlocks();
@@ -491,6 +526,11 @@ std::string FunctionLowering::run() {
 
 bool TargetOptions::tmaFromEnvironment() {
   const char* v = std::getenv("TRITONC_TMA");
+  return !(v && std::string(v) == "0");
+}
+
+bool TargetOptions::elementOrderFromEnvironment() {
+  const char* v = std::getenv("TRITONC_ELEMENT_ORDER");
   return !(v && std::string(v) == "0");
 }
 

@@ -52,6 +52,11 @@ struct TargetOptions {
   // environment keeps cvt, to compare (cached apart like TRITONC_TMA).
   bool smallIntArithmetic = smallIntArithmeticFromEnvironment();
   static bool smallIntArithmeticFromEnvironment();
+  // Runs of element-wise PTX go out element by element (element_order.h);
+  // TRITONC_ELEMENT_ORDER=0 in the environment keeps the order of the
+  // instructions, to compare (cached apart like TRITONC_TMA).
+  bool elementOrder = elementOrderFromEnvironment();
+  static bool elementOrderFromEnvironment();
 };
 
 // The PTX module for every kernel of `m`. The module should be optimized

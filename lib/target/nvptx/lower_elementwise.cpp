@@ -238,6 +238,7 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
   // Registers that repeat another's value (constant runs) copy its register.
   std::vector<size_t> same = n == 1 ? std::vector<size_t>{0} : equalElements(&i);
   for (size_t e = 0; e < n; ++e) {
+    elementTag_ = int(e);
     if (same[e] != e) {
       out[e] = out[same[e]];
       continue;
@@ -515,6 +516,7 @@ void FunctionLowering::lowerCast(const ir::Instruction& i) {
     out.assign(n, "");
   }
   for (size_t e = 0; e < n; ++e) {
+    elementTag_ = int(e);
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
     bool fromF = ir::isFloatKind(from), toF = ir::isFloatKind(to);
@@ -603,6 +605,7 @@ void FunctionLowering::lowerUnsignedCast(const ir::Instruction& i) {
     out.assign(n, "");
   }
   for (size_t e = 0; e < n; ++e) {
+    elementTag_ = int(e);
     std::string a = elem(i.operand(0), e);
     std::string r = newReg(regClassOf(to));
     if (ir::isFloatKind(from)) {
@@ -643,6 +646,7 @@ void FunctionLowering::lowerBitcast(const ir::Instruction& i) {
   size_t n = uniformOperands(*this, i) ? 1 : numRegs(i.type());
   std::vector<std::string> out(n);
   for (size_t e = 0; e < n; ++e) {
+    elementTag_ = int(e);
     std::string a = elem(i.operand(0), e);
     if (from == to) {
       out[e] = a;

@@ -19,6 +19,7 @@
 #include "gpu/linear_layout.h"
 #include "ir/ir.h"
 #include "target/nvptx/codegen.h"
+#include "target/nvptx/element_order.h"
 
 namespace tritonc::nvptx {
 
@@ -75,8 +76,14 @@ class FunctionLowering {
   // Bytes (the low 8 bits of 32-bit registers) packed four to a word, for
   // accesses of more than 4 bytes (PTX's vectors of bytes stop at 4).
   std::vector<std::string> packBytes(const std::vector<std::string>& bytes);
-  void emit(const std::string& line) { *out_ << "  " << line << "\n"; }
-  void label(const std::string& name) { *out_ << name << ":\n"; }
+  void emit(const std::string& line) {
+    if (runLines_ && out_ == &body_) return runLines_->push_back({elementTag_, "  " + line});
+    *out_ << "  " << line << "\n";
+  }
+  void label(const std::string& name) {
+    if (runLines_ && out_ == &body_) return runLines_->push_back({-1, name + ":"});
+    *out_ << name << ":\n";
+  }
   std::string newLabel(const std::string& hint);
   std::string blockLabel(const ir::BasicBlock* bb);
   // The registers of `v`: one per element the thread holds, one for a
@@ -293,6 +300,12 @@ class FunctionLowering {
   TargetOptions opts_;
   std::ostringstream body_, setup_;
   std::ostringstream* out_ = &body_;
+  // Element order (element_order.h): while a block is written, its lines
+  // gather here, each with the element it was written for (elementTag_, set
+  // by the element-wise lowerings' loops), and go out run by run.
+  std::vector<ElementLine>* runLines_ = nullptr;
+  int elementTag_ = -1;
+  void writeBlock(const ir::BasicBlock* bb);
   std::map<RegClass, int> regCount_;
   std::map<const ir::Value*, std::vector<std::string>> regs_;
   std::map<std::string, Placement> placements_;  // by layout and shape
