@@ -27,9 +27,11 @@
 //   7. each load and store (and addition whose old value nobody reads)
 //      records its vector width ({vec = N}).
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/axis_info.h"
+#include "analysis/pointer_roots.h"
 #include "gpu/dot_plan.h"
 #include "gpu/layouts.h"
 #include "gpu/passes.h"
@@ -138,6 +140,11 @@ class Assigner {
   std::map<std::pair<ir::Value*, const Layout*>, ir::Instruction*> staged_;  // local_alloc of a dot operand
   std::unique_ptr<ir::DominatorTree> dom_;  // for loops_, found when first asked
   std::vector<transform::Loop> loops_;
+  // What the kernel's atomics write (reloadable): the pointer arguments
+  // they are computed from, or unknown.
+  std::set<const ir::Argument*> atomicRoots_;
+  bool atomicsUnknown_ = false;
+  bool reloadable(const ir::Instruction& load);
 };
 
 const Layout* Assigner::coalesced(const ir::Value* ptr, int64_t maxElems) {
@@ -372,10 +379,23 @@ ir::Value* Assigner::rematerialize(ir::Value* v, const Layout* want, int& budget
 // A load of a few elements (a row's statistics, a bias) is loaded again in
 // the layout a use wants rather than converted: the threads that share an
 // element read it from the same cache line, where a conversion costs a
-// round trip through shared memory and its barriers.
+// round trip through shared memory and its barriers. Not a volatile load,
+// and not one of memory that the kernel's atomics may change (of the same
+// pointer argument, or of unknown roots): other programs change it between
+// the two reads by design (a compare-and-swap loop computes the new value
+// from the value it expects, and two reads of it may differ: FlagGems'
+// scatter_reduce lost products so).
 constexpr int64_t kSmallLoadElements = 256;
-bool smallLoad(const ir::Instruction& i) {
-  return i.opcode() == Opcode::Load && i.type().isTile() && i.type().numElements() <= kSmallLoadElements;
+bool Assigner::reloadable(const ir::Instruction& i) {
+  if (i.opcode() != Opcode::Load || i.hasSideEffects() || !i.type().isTile() ||
+      i.type().numElements() > kSmallLoadElements)
+    return false;
+  if (!atomicsUnknown_ && atomicRoots_.empty()) return true;
+  std::set<const ir::Argument*> roots;
+  if (atomicsUnknown_ || !analysis::pointerRoots(i.operand(0), &roots)) return false;
+  for (const ir::Argument* a : roots)
+    if (atomicRoots_.count(a)) return false;
+  return true;
 }
 
 // Bytes a conversion of `v` moves through shared memory.
@@ -414,7 +434,7 @@ int64_t Assigner::conversionCost(ir::Value* v, const Layout* want, const ir::Bas
   // its loop), which placeConversion would have run once after the loop.
   int64_t best = root && inLoopWithout(i->parent, root) ? -1 : conversionBytes(v);
   bool fromOperands = false;
-  if ((rematerializable(*i) || smallLoad(*i)) && --budget >= 0) {
+  if ((rematerializable(*i) || reloadable(*i)) && --budget >= 0) {
     int64_t sum = 0;
     for (size_t k = 0; k < i->numOperands() && sum >= 0; ++k) {
       if (!i->operand(k)->type().isTile()) continue;
@@ -663,7 +683,11 @@ void Assigner::run() {
   axis_ = std::make_unique<analysis::AxisInfoAnalysis>(f_);
   std::vector<ir::Instruction*> order;
   for (auto& bb : f_.blocks())
-    for (auto& inst : bb->instructions()) order.push_back(inst.get());
+    for (auto& inst : bb->instructions()) {
+      order.push_back(inst.get());
+      if (inst->opcode() == Opcode::AtomicRmw || inst->opcode() == Opcode::AtomicCas)
+        atomicsUnknown_ = !analysis::pointerRoots(inst->operand(0), &atomicRoots_) || atomicsUnknown_;
+    }
   // 0. Dots into f16/bf16 accumulate in f32; fp8 dots read their fp8 tiles
   // where wgmma can, f16 ones elsewhere (dot_plan.h).
   bool changed = false;

@@ -667,6 +667,34 @@ def test_atomic_cas_spin_lock():
     assert count[0] == 7 and lock[0] == 0
 
 
+@tritonc.jit
+def cas_product_kernel(OUT, SRC, IDX, N, BLOCK: tl.constexpr):
+    # Products scattered by a compare-and-swap loop (FlagGems'
+    # scatter_reduce): the value written is computed from the value the
+    # swap expects, so both must be the same read of memory.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    s = tl.load(SRC + offs, mask=m, other=1.0)
+    t = OUT + tl.load(IDX + offs, mask=m, other=0)
+    done = ~m
+    while tl.sum(done.to(tl.int32), axis=0) < BLOCK:
+        cur = tl.load(t, mask=m, other=1.0)
+        new = tl.where(done, cur, cur * s)
+        done |= tl.atomic_cas(t, cur, new) == cur
+
+
+def test_atomic_cas_loop_scatters_products():
+    n, targets = 4000, 16
+    src = rng.uniform(0.9, 1.1, n).astype(np.float32)
+    idx = rng.integers(0, targets, n).astype(np.int32)
+    out0 = rng.uniform(0.5, 2, targets).astype(np.float32)
+    out = out0.copy()
+    run(cas_product_kernel, (tritonc.cdiv(n, 128),), out, src, idx, n, BLOCK=128)
+    want = out0.astype(np.float64)
+    np.multiply.at(want, idx, src.astype(np.float64))
+    np.testing.assert_allclose(out, want, rtol=1e-4)
+
+
 # ---- control flow and functions ---------------------------------------------------------
 
 @tritonc.jit
