@@ -103,8 +103,26 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         guarded(pred, ld + ".v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "];");
         for (size_t v = 0; v < vec; ++v)
           guarded(pred, "bfe.s32 " + dst[v] + ", " + w[v / 4] + ", " + std::to_string(8 * (v % 4)) + ", 8;");
+      } else if (size == 2 && vec == 8 && rc == RegClass::B16) {
+        // 8 f16/bf16: four 32-bit words holding `other` (or zeros) where
+        // the load does not run, each split into two halves: no select
+        // per element.
+        std::vector<std::string> w(4);
+        for (size_t q = 0; q < 4; ++q) {
+          w[q] = newReg(RegClass::B32);
+          if (i.numOperands() == 3)
+            emit("mov.b32 " + w[q] + ", {" + dst[2 * q] + ", " + dst[2 * q + 1] + "};");
+          else
+            emit("mov.b32 " + w[q] + ", 0;");
+        }
+        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
+        for (size_t q = 0; q < 4; ++q) {
+          dst[2 * q] = newReg(RegClass::B16);
+          dst[2 * q + 1] = newReg(RegClass::B16);
+          emit("mov.b32 {" + dst[2 * q] + ", " + dst[2 * q + 1] + "}, " + w[q] + ";");
+        }
       } else if (size == 2 && vec == 8) {
-        // 8 x 16 bits: four 32-bit words, each split into two halves.
+        // 8 x 16-bit integers: four 32-bit words, each split into two halves.
         std::vector<std::string> w(4);
         for (auto& x : w) {
           x = newReg(RegClass::B32);
@@ -115,9 +133,8 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           // Keep `other` where the load did not run: unpack only under the predicate.
           std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
           emit("mov.b32 {" + lo + ", " + hi + "}, " + w[q] + ";");
-          const char* move = rc == RegClass::B16 ? "mov.b16 " : "cvt.s32.s16 ";  // i16 lives sign-extended in 32 bits
-          guarded(pred, move + dst[2 * q] + ", " + lo + ";");
-          guarded(pred, move + dst[2 * q + 1] + ", " + hi + ";");
+          guarded(pred, "cvt.s32.s16 " + dst[2 * q] + ", " + lo + ";");  // (sign-extended in 32 bits)
+          guarded(pred, "cvt.s32.s16 " + dst[2 * q + 1] + ", " + hi + ";");
         }
       } else {
         guarded(pred, ld + ".v" + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
