@@ -32,6 +32,9 @@
 # (liger: bench/thirdparty_liger.py, Liger-Kernel's kernels under Triton and
 # tritonc, from LIGER_SRC; LIGER_AB=NAME=VALUE adds tritonc with that
 # variable set; not in the default STEPS.)
+# (tritontests: bench/thirdparty_triton_tests.py, Triton's own language tests
+# under tritonc on CUDA tensors, from TRITON_TESTS_SRC, the failures re-run
+# under Triton; not in the default STEPS.)
 # (flaggems: bench/thirdparty_flaggems.py, FlagGems' own tests under tritonc,
 # from FLAGGEMS_SRC, the failures re-run under Triton; not in the default
 # STEPS.)
@@ -61,8 +64,8 @@ status=0
 log() { echo "== $*" | tee -a "$OUT_DIR/summary.txt"; }
 
 STEPS=${STEPS:-ctest,examples,sanitizer,aot,python,launch,runtime,bench,shapes,dsl,multicast}
-[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems)$' | paste -sd,)
-[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems)$' | paste -sd,)
+[ "${SKIP_BENCH:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -vE '^(launch|runtime|bench|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems|tritontests)$' | paste -sd,)
+[ "${PYTHON_ONLY:-0}" = 1 ] && STEPS=$(echo "$STEPS" | tr ',' '\n' | grep -E '^(python|launch|shapes|dsl|multicast|sweep|ab|probe|smallprobe|ncu|liger|flaggems|tritontests)$' | paste -sd,)
 step() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
@@ -160,7 +163,7 @@ fi
 # The Python package on the GPU: its pytest suite (CUDA tensors included) and
 # the launch-overhead benchmark, when nanobind, torch and pytest are present.
 if ! step python && ! step launch && ! step shapes && ! step dsl && ! step multicast && ! step sweep && ! step ab &&
-   ! step probe && ! step smallprobe && ! step ncu && ! step liger && ! step flaggems; then
+   ! step probe && ! step smallprobe && ! step ncu && ! step liger && ! step flaggems && ! step tritontests; then
   :
 elif python3 -c "import nanobind, torch, pytest" 2>/dev/null; then
   if cmake -S . -B "$BUILD" -DTRITONC_PYTHON=ON -DPython_EXECUTABLE="$(command -v python3)" >> "$OUT_DIR/build.log" 2>&1 &&
@@ -297,6 +300,26 @@ if step flaggems; then
       bench/thirdparty_flaggems.py "$OUT_DIR" "$FLAGGEMS_SRC" --budget "${FLAGGEMS_BUDGET:-240}" --chunk-timeout "${FLAGGEMS_CHUNK_TIMEOUT:-150}" ${FLAGGEMS_ONLY:+--only "$FLAGGEMS_ONLY"} ${FLAGGEMS_ARGS:-}
   else
     log "flaggems: FLAGGEMS_SRC does not hold src/flag_gems: skipped"
+  fi
+fi
+# Triton's own language tests with `import triton` resolving to tritonc, on
+# CUDA tensors, the failures re-run under Triton (TRITON_TESTS_SRC: Triton's
+# python/test and python/triton/_internal_testing.py of one commit;
+# TRITON_TESTS_SITE: pytest-xdist and pytest-timeout where the machine lacks
+# them; TRITON_TESTS_FILES, default test_core.py; TRITON_TESTS_K a -k filter).
+if step tritontests; then
+  if [ -f "${TRITON_TESTS_SRC:-}/python/test/conftest.py" ]; then
+    if PYTHONPATH="$BUILD/python${TRITON_TESTS_SITE:+:$TRITON_TESTS_SITE}" PYTHONUNBUFFERED=1 python3 \
+         bench/thirdparty_triton_tests.py "$OUT_DIR" "$TRITON_TESTS_SRC" --device cuda --recheck \
+         --jobs "${TRITON_TESTS_JOBS:-8}" --files "${TRITON_TESTS_FILES:-test_core.py}" ${TRITON_TESTS_K:+-k "$TRITON_TESTS_K"} \
+         > "$OUT_DIR/triton-tests.txt" 2>&1; then
+      log "Triton's tests under tritonc: $(grep -m1 "^Triton's tests" "$OUT_DIR/triton-tests.txt")"
+    else
+      log "Triton's tests under tritonc FAILED: $(tail -3 "$OUT_DIR/triton-tests.txt" | tr '\n' ';')"
+      status=1
+    fi
+  else
+    log "tritontests: TRITON_TESTS_SRC does not hold python/test/conftest.py: skipped"
   fi
 fi
 # Nsight Compute on fixed configurations of our kernels beside the peers'

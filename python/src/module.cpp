@@ -615,6 +615,9 @@ class JitLauncher {
                         std::move(metaExtra), std::move(globals)});
   }
 
+  // Forgets every remembered call (the kernel's source changed).
+  void forget() { entries_.clear(); }
+
   bool fast(PyObject* grid, PyObject* args, PyObject* kwargs, PyObject*& out) {
     Launcher::Names& n = Launcher::names();
     if (!n.tensorType || !n.rawStream || entries_.empty()) return false;
@@ -874,6 +877,7 @@ NB_MODULE(_tritonc, m) {
   nb::class_<JitCall>(m, "JitCall", nb::type_slots(jitCallSlots));
   nb::class_<JitLauncher>(m, "JitLauncher")
       .def(nb::init<>())
+      .def("_forget", &JitLauncher::forget)
       .def("_remember", &JitLauncher::remember, nb::arg("compiled"), nb::arg("kernel"), nb::arg("roles"),
            nb::arg("param"), nb::arg("expected"), nb::arg("keywords"), nb::arg("names"), nb::arg("meta_extra"),
            nb::arg("globals"))

@@ -342,7 +342,7 @@ def test_scalar_and_signedness_checks_of_where_truediv_umulhi():
     u8, z8 = np.ones(1, np.uint8), np.zeros(1, np.uint8)
     with pytest.raises(tl.CompileError, match="negative number -1"):
         run(checked_where, (1,), u8, z8)
-    with pytest.raises(tl.CompileError, match="differ in signedness"):
+    with pytest.raises(tl.CompileError, match="different signedness"):
         run(checked_truediv, (1,), np.ones(1, np.int32), np.ones(1, np.uint32), np.zeros(1, np.float32))
     with pytest.raises(tl.CompileError, match="out of range for tl.int32"):
         run(checked_umulhi, (1,), np.ones(1, np.int32), np.zeros(1, np.int32))

@@ -87,7 +87,8 @@ def operand(fmt, rows, cols, pack_rows):
 
 CASES = [("e4m3", "e4m3", True, True), ("e5m2", "e4m3", True, True), ("e2m1", "e2m1", True, True),
          ("e2m1", "e4m3", False, True), ("e4m3", "e2m1", True, False), ("e2m1", "e2m1", False, False),
-         ("bf16", "e2m1", True, True), ("fp16", "fp16", True, True), ("e5m2", "bf16", True, True)]
+         ("bf16", "e2m1", True, True), ("fp16", "fp16", True, True), ("e5m2", "bf16", True, True),
+         ("e4m3", "fp16", True, True), ("fp16", "e2m1", True, True)]
 
 
 @pytest.mark.parametrize("lf,rf,lpack,rpack", CASES)
@@ -96,17 +97,22 @@ def test_dot_scaled_matches_numpy(lf, rf, lpack, rpack, scales):
     M, N, K = 32, 16, 64
     a_bits, a = operand(lf, M, K, pack_rows=not lpack)  # lhs packed along K: its columns
     b_bits, b = operand(rf, K, N, pack_rows=rpack)      # rhs packed along K: its rows
-    sa = rng.integers(118, 136, size=(M, K // 32)).astype(np.uint8)
-    sb = rng.integers(118, 136, size=(N, K // 32)).astype(np.uint8)
+    # (with a float16 operand the product is taken in float16, as Triton's:
+    # scales within 2^-3..2^4 keep the scaled values in its range)
+    lo, hi = (124, 132) if "fp16" in (lf, rf) else (118, 136)
+    sa = rng.integers(lo, hi, size=(M, K // 32)).astype(np.uint8)
+    sb = rng.integers(lo, hi, size=(N, K // 32)).astype(np.uint8)
     # (bf16 and fp16 operands take no scales)
     with_a = scales in ("both", "lhs") and lf not in ("bf16", "fp16")
     with_b = scales == "both" and rf not in ("bf16", "fp16")
     a_scaled = a * (np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1) if with_a else 1.0)
     b_scaled = b * (np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1).T if with_b else 1.0)
-    if lf in ("bf16", "fp16") and not (lf == rf == "fp16"):  # rounded to bfloat16, as Triton's emulation does
-        a_scaled = round_bf16(a_scaled)
-    if rf in ("bf16", "fp16") and not (lf == rf == "fp16"):
-        b_scaled = round_bf16(b_scaled)
+    # Rounded to bfloat16, as Triton's emulation does, unless an operand is
+    # float16 (then to float16: exact for these values)
+    if "fp16" in (lf, rf):
+        a_scaled, b_scaled = a_scaled.astype(np.float16).astype(np.float64), b_scaled.astype(np.float16).astype(np.float64)
+    else:
+        a_scaled, b_scaled = round_bf16(a_scaled), round_bf16(b_scaled)
     want = a_scaled @ b_scaled
     c = np.full((M, N), np.nan, np.float32)
     acc = np.zeros((M, N), np.float32)

@@ -20,7 +20,7 @@ from ._tritonc import Error
 
 __all__ = ["kernel", "load", "function", "cdiv", "next_power_of_2", "set_allocator", "shape", "empty", "Error", "Options", "ops",
            "version", "jit", "JITFunction", "language", "autotune", "heuristics", "Config", "testing", "runtime",
-           "OutOfResources", "CompilationError", "TensorWrapper", "reinterpret", "constexpr_function", "KernelInterface",
+           "OutOfResources", "CompilationError", "TritonError", "TensorWrapper", "reinterpret", "constexpr_function", "KernelInterface",
            "install_as_triton",
            "must_use_result"]
 
@@ -475,8 +475,10 @@ from . import language  # noqa: E402
 from .autotuner import Config, autotune, heuristics  # noqa: E402
 from . import testing  # noqa: E402
 from . import runtime  # noqa: E402
+from . import knobs  # noqa: E402  (triton.knobs)
 from .runtime import OutOfResources  # noqa: E402
 from .codegen import CompilationError  # noqa: E402  (Triton's triton.CompilationError)
+from .language.core import TritonError  # noqa: E402  (the base of Triton's errors)
 from . import compiler  # noqa: E402  (triton.compiler.CompilationError)
 
 __version__ = _tritonc.version().split()[1]  # "0.2"

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from . import knobs
 from .jit import KernelInterface
 
 
@@ -381,9 +382,10 @@ def _target_name(target):
 
 
 def _progress():
-    """A line printer for TRITONC_TUNE_VERBOSE=1 (as the runtime's tuner:
-    each configuration's time, n of N, the best so far), else None."""
-    if os.environ.get("TRITONC_TUNE_VERBOSE") != "1":
+    """A line printer for TRITONC_TUNE_VERBOSE=1 or knobs.autotuning.print
+    (as the runtime's tuner: each configuration's time, n of N, the best so
+    far), else None."""
+    if not knobs.autotuning.print:
         return None
     return lambda line: print(line, file=sys.stderr)
 

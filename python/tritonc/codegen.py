@@ -20,6 +20,12 @@ from .language import core, semantic
 from .language.core import CompileError, constexpr, tensor, unwrap
 
 
+def _as_tuple(x):
+    """A tuple or list, nested ones and constexprs unwrapped: what Triton
+    compares when kernel code compares sequences."""
+    return tuple(_as_tuple(e) if isinstance(e, (tuple, list)) else e for e in (unwrap(v) for v in x))
+
+
 class CompilationError(CompileError):
     """A compile error located in the user's Python file: the message reads
     ``FILE:LINE:COL: error: ...`` with the source line and a caret."""
@@ -89,6 +95,10 @@ class _Frame:
     def __init__(self, fn, file, first_line, lines, col_offset, glob):
         self.fn, self.file, self.first_line, self.lines = fn, file, first_line, lines
         self.col_offset, self.globals = col_offset, glob
+        # the variables of the functions it is defined in (a kernel or helper
+        # defined inside a function names that function's locals)
+        code = getattr(getattr(fn, "fn", None), "__code__", None)
+        self.closure = dict(zip(code.co_freevars, fn.fn.__closure__ or ())) if code is not None else {}
         self.bindings = {}
         self.vars = {}  # (name, path, ir type) -> SSA variable
         self.exit = None  # inlined functions: the block returns go to
@@ -277,6 +287,11 @@ class _Generator(ast.NodeVisitor):
             if isinstance(slot, _Conflict):
                 raise CompileError("'%s' %s" % (name, slot.why))
             return self._load(slot)
+        if name in f.closure:
+            try:
+                return f.closure[name].cell_contents
+            except ValueError:  # (a cell not bound yet)
+                raise NameError("name '%s' is not defined yet where the kernel was defined" % name) from None
         if name in f.globals:
             value = f.globals[name]
             if value is None or isinstance(value, (bool, int, float, str, constexpr, core.dtype)):
@@ -346,6 +361,13 @@ class _Generator(ast.NodeVisitor):
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
+        if isinstance(node.value, ast.IfExp):
+            # `store(a) if c else store(b)` as a statement: an if, one branch runs
+            e = node.value
+            stmt = ast.If(test=e.test, body=[ast.copy_location(ast.Expr(e.body), e.body)],
+                          orelse=[ast.copy_location(ast.Expr(e.orelse), e.orelse)])
+            self.visit(ast.copy_location(stmt, node))
+            return
         self.visit(node.value)
 
     def visit_Pass(self, node):
@@ -450,6 +472,8 @@ class _Generator(ast.NodeVisitor):
         if self.frame.elementwise:  # (a scalar tensor condition too: selects keep one block)
             self._if_converted(node, c)
             return
+        if c.shape and all(d == 1 for d in c.shape):
+            c = semantic.item(c)  # (a tensor of one element: its element, as in Triton)
         if c.shape:
             raise self.error(node.test, "the condition of 'if' must be a scalar, not a tensor of shape %s "
                                         "(use tl.where or a mask)" % list(c.shape))
@@ -911,8 +935,12 @@ class _Generator(ast.NodeVisitor):
                     raise CompileError("chained comparisons of tensors are not supported; use & between them")
                 return semantic.compare(self._CMPOPS[type(op)], left, right)
             else:
+                a, b = left, right
+                if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+                    # (Triton's tuples equal lists of the same values: `x.shape == [1, N]`)
+                    a, b = _as_tuple(a), _as_tuple(b)
                 v = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-                     "eq": operator.eq, "ne": operator.ne}[self._CMPOPS[type(op)]](left, right)
+                     "eq": operator.eq, "ne": operator.ne}[self._CMPOPS[type(op)]](a, b)
             if not v:
                 return False
             result = v

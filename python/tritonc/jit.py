@@ -15,7 +15,7 @@ import os
 import textwrap
 import types
 
-from . import _tritonc
+from . import _tritonc, knobs
 from . import language as tl
 from .language import core, semantic
 from .language.core import constexpr
@@ -137,7 +137,7 @@ def _runtime_type(x):
             return tl.uint64
         if -2**63 <= x < 2**63:
             return tl.int64
-        raise TypeError("the integer %d does not fit in 64 bits" % x)
+        raise OverflowError("the integer %d does not fit in 64 bits (an argument of a kernel)" % x)
     if isinstance(x, bool):
         return tl.int1
     if isinstance(x, float):
@@ -440,6 +440,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         self.do_not_specialize = set(do_not_specialize)
         self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
         self._parsed = None
+        self._source_text = None  # (set by _unsafe_update_src)
         self.cache = {}
         try:
             self.file_name = inspect.getsourcefile(fn) or "<unknown>"
@@ -478,7 +479,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
     def _dependency_text(self, seen):
         seen.add(id(self))
         try:
-            text = inspect.getsource(self.fn)
+            text = self._source_text or inspect.getsource(self.fn)
         except (OSError, TypeError):
             return self.__module__ + "." + self.__name__
         parts = [self.__module__ + "." + self.__name__ + "\n" + text]
@@ -510,6 +511,24 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                                       annotation=p.annotation, default=p.default,
                                       do_not_specialize=n in self.do_not_specialize)
                 for i, (n, p) in enumerate(sig.parameters.items())]
+
+    def _unsafe_update_src(self, new_src):
+        """Compiles ``new_src`` from now on in place of the function's own
+        source (Triton's JITFunction._unsafe_update_src, with which its tests
+        make kernels from a template): the same parameters and globals, a
+        new body; what was compiled before is forgotten. Its lines count
+        from the `def` line of the original, as ``src`` gives them."""
+        fdef, file_name, first, lines, indent = self.parsed()
+        def_line = first + next((i for i, l in enumerate(lines) if l.lstrip().startswith("def ")), 0)
+        src = textwrap.dedent(new_src)
+        tree = ast.parse(src)
+        fdef = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        if fdef is None:
+            raise ValueError("_unsafe_update_src: the new source of '%s' defines no function" % self.__name__)
+        self._parsed = (fdef, file_name, def_line, src.splitlines(), indent)
+        self._source_text = src
+        self.cache.clear()
+        self._forget()
 
     def parsed(self):
         """(the FunctionDef, file, its first line, its lines, the indentation)."""
@@ -595,7 +614,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         return params, constexprs, tuple(key)
 
     def _target(self, values):
-        if os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0"):
+        if knobs.runtime.interpret:  # (TRITONC_INTERPRET=1, or set by code)
             return "interp"
         values = [x for v in values for x in _leaves(v)]
         values = [v.base if isinstance(v, (TensorDescriptor, TensorWrapper)) else v for v in values]
@@ -632,7 +651,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         for d in (debug, self.debug):
             if d is not None:
                 return bool(d)
-        return any(os.environ.get(v, "0") not in ("", "0") for v in ("TRITONC_DEBUG", "TRITON_DEBUG"))
+        return knobs.runtime.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
 
     def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1):
         params, constexprs, key = self._specialize(values)

@@ -8,15 +8,16 @@ from .block_pointers import (advance, load_tensor_descriptor, make_block_ptr, ma
                              store_tensor_descriptor, tensor_descriptor)
 from .core import (CompileError, PropagateNan, bfloat16, block_type, constexpr, dtype, float8e4b8, float8e4b15, float8e4nv,  # noqa: F401
                    float8e5, float8e5b16, float16, float32,
-                   float64, int1, int8, int16, int32, int64, pointer_type, tensor, uint8, uint16, uint32, uint64)
+                   float64, int1, int8, int16, int32, int64, pi32_t, pointer_type, tensor, uint8, uint16, uint32, uint64)
 from .math import (abs, cdiv, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log, log2, log1p,  # noqa: F401
                    rsqrt, sigmoid, sin, sqrt, sqrt_rn, tanh, umulhi)
 from .ops import (add, condition, const, map_elementwise, mul, sub, arange, argmax, argmin, assume, ravel, swizzle2d, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,  # noqa: F401
                   atomic_or, atomic_xchg, atomic_xor, broadcast, broadcast_to, cast, clamp, debug_barrier, device_assert,
-                  device_print, dot, expand_dims, full, full_like, load, max, max_constancy, max_contiguous,
+                  device_print, dot, expand_dims, full, full_like, item, load, max, max_constancy, max_contiguous,
                   maximum, min, minimum, multiple_of, num_programs, permute, program_id, reshape, static_assert,
                   static_print, store, sum, trans, view, where, zeros, zeros_like)
 from .dot_scaled import dot_scaled  # noqa: F401
+from .type_names import str_to_ty  # noqa: F401
 from .inline_asm import inline_asm_elementwise  # noqa: F401
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)

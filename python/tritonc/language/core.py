@@ -10,7 +10,13 @@ import operator as _operator
 import threading
 
 
-class CompileError(Exception):
+class TritonError(Exception):
+    """Triton's base class of its errors (``triton.TritonError``): compile
+    errors, the interpreter's errors and running out of resources derive
+    from it, so that ``except triton.TritonError`` catches them."""
+
+
+class CompileError(TritonError):
     """A mistake in a kernel, raised while it is compiled; the code generator
     adds the file, line and column of the expression that caused it."""
 
@@ -67,6 +73,12 @@ class dtype:
     is Triton's ('fp32', 'bf16', 'int8'; also str(dtype)), ``attr`` the name
     in ``tl`` ('float32'). ``tl.dtype('fp16')`` is tl.float16, as in Triton."""
     __slots__ = ("name", "attr", "ir", "kind", "bits")
+    # Triton's lists of type names by family (tests parametrize over them)
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES = ["void"]
 
     def __new__(cls, name, *rest, **kwargs):
         if rest or kwargs or cls is not dtype:
@@ -270,7 +282,6 @@ float8e5 = dtype("float8e5", "f8e5m2", "float", 8)
 float8e4b15 = dtype("float8e4b15", None, "float", 8)
 float8e4b8 = dtype("float8e4b8", None, "float", 8)
 float8e5b16 = dtype("float8e5b16", None, "float", 8)
-
 # (mantissa bits, exponent bias) of the float formats.
 _FLOAT_FORMATS = {"float16": (10, 15), "bfloat16": (7, 127), "float32": (23, 127), "float64": (52, 1023),
                   "float8e4nv": (3, 7), "float8e5": (2, 15), "float8e4b15": (3, 15), "float8e4b8": (3, 8),
@@ -381,6 +392,9 @@ def unwrap(v):
 
 # ---- tensors ----------------------------------------------------------------
 
+MAX_RANK = 8  # (the IR's tiles: kMaxTileRank in lib/ir/op_rules.h)
+
+
 class tensor:
     """An IR value: ``dtype`` is the element type (a pointer_type for
     pointers), ``shape`` a tuple of ints (``()`` for a scalar)."""
@@ -388,6 +402,9 @@ class tensor:
 
     def __init__(self, handle, dtype_, shape):
         self.handle, self.dtype, self.shape = handle, dtype_, tuple(shape)
+        if len(self.shape) > MAX_RANK:
+            raise CompileError("tensors have at most %d dimensions in tritonc, not %d (shape %s)"
+                               % (MAX_RANK, len(self.shape), list(self.shape)))
 
     @property
     def type(self):
@@ -462,6 +479,9 @@ class tensor:
 
     def reshape(self, *shape, can_reorder=False):
         return _ops().reshape(self, *shape)
+
+    def item(self):
+        return _sem().item(self)
 
     def view(self, *shape):
         return _ops().reshape(self, *shape)
@@ -588,3 +608,6 @@ def _ops():
 def _math():
     from . import math
     return math
+
+
+pi32_t = pointer_type(int32)  # (Triton's name for a pointer to int32)

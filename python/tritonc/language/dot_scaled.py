@@ -2,7 +2,7 @@
 MX: fp4 e2m1, fp8 e4m3 and e5m2, with one e8m0 scale per 32 elements along
 K), emulated as Triton emulates it where the hardware has no scaled MMA
 (Hopper, Ampere): each operand is decoded, multiplied by its scales and
-rounded to bfloat16 (float16 when both operands are float16), then one
+rounded to bfloat16 (float16 when either operand is float16), then one
 tl.dot accumulates in float32.
 
 Operands, as Triton takes them: lhs [M, K] and rhs [K, N]; fp8 as uint8 or
@@ -11,8 +11,8 @@ the first element in the low nibble, along K (lhs [M, K/2], rhs [K/2, N])
 or, with lhs_k_pack/rhs_k_pack False, along M (lhs [M/2, K]) or N (rhs
 [K, N/2]). Scales: uint8, lhs_scale [M, K/32], rhs_scale [N, K/32], or None
 (no scaling); a scale byte s is 2^(s - 127), 0 giving 0 and 255 NaN (without
-fast_math). The decoded and scaled values are exact in bfloat16 unless
-they leave its range; the products are exact in float32."""
+fast_math). The decoded and scaled values are exact in bfloat16 (or
+float16) unless they leave its range; the products are exact in float32."""
 from . import core, semantic
 from .core import CompileError, builtin, tensor
 from .semantic import to_tensor, unwrap
@@ -102,7 +102,9 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     b = _scaled(_decode(rhs, rf, bool(unwrap(rhs_k_pack)), False, "rhs"), unwrap(rhs_scale), False, fast, "rhs_scale")
     if a.shape[1] != b.shape[0]:
         raise CompileError("tl.dot_scaled: lhs holds %d elements along K, rhs %d" % (a.shape[1], b.shape[0]))
-    work = core.float16 if lf == rf == "fp16" else core.bfloat16
+    # (in float16 where an operand is float16, as Triton: bfloat16 would drop
+    # its mantissa bits; else in bfloat16, whose range holds every scale)
+    work = core.float16 if "fp16" in (lf, rf) else core.bfloat16
     from .ops import dot
     out = unwrap(out_dtype)
     if acc is not None and isinstance(unwrap(acc), tensor) and unwrap(acc).dtype != out:

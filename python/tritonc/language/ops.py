@@ -304,6 +304,11 @@ def assume(cond):
 
 
 @builtin
+def item(input):
+    return semantic.item(input)
+
+
+@builtin
 def ravel(x, can_reorder=False):
     """The tensor flattened to one dimension, in row-major order."""
     x = to_tensor(x)

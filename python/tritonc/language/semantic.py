@@ -116,8 +116,9 @@ def computation_type(a_dt, a_py, b_dt, b_py, div_or_mod=False):
     if not a_dt.is_int() or not b_dt.is_int():
         raise CompileError("unexpected operand types %r and %r" % (a_dt, b_dt))
     if div_or_mod and a_dt.is_int_unsigned() != b_dt.is_int_unsigned() and not (a_dt.is_bool() or b_dt.is_bool()):
-        raise CompileError("cannot use //, %% or / with %r and %r: they differ in signedness, which is unlikely to "
-                           "give a useful answer; cast one of them" % (a_dt, b_dt))
+        # (Triton's wording, which code and tests match)
+        raise CompileError("Cannot use //, %% or / with %r and %r because they have different signedness, which is "
+                           "unlikely to give a useful answer; cast one of them" % (a_dt, b_dt))
     return integer_promote(a_dt, b_dt)
 
 
@@ -358,6 +359,20 @@ def drop_unit_axis(x, dim):
     return pick(x, compare("eq", ops.arange(0, 1), 0), 0)
 
 
+def item(x):
+    """The one element of a tensor of one element, as a scalar (tl.item,
+    x.item(); an `if` on such a tensor tests it)."""
+    x = to_tensor(x)
+    if not x.shape:
+        return x
+    n = 1
+    for d in x.shape:
+        n *= d
+    if n != 1:
+        raise CompileError("item() takes a tensor of one element, not one of shape %s" % list(x.shape))
+    return drop_unit_axis(reshape(x, (1,)) if len(x.shape) > 1 else x, 0)
+
+
 def _slice(x, dim, s):
     n = x.shape[dim]
     written = "%s:%s%s" % ("" if s.start is None else s.start, "" if s.stop is None else s.stop,
@@ -556,8 +571,8 @@ def _check_scalars(a, b, dt):
 def bitwise(op, a, b):
     _, _, a_dt, b_dt, a_py, b_py = _operands(a, b, what=op)
     if not (a_dt.is_int() and b_dt.is_int()):
-        raise CompileError("bitwise '%s' takes integers or booleans, not %r and %r"
-                           % ({"and": "&", "or": "|", "xor": "^"}[op], a_dt, b_dt))
+        raise CompileError("invalid operands of type %r and %r for bitwise '%s': it takes integers or booleans"
+                           % (a_dt, b_dt, {"and": "&", "or": "|", "xor": "^"}[op]))
     dt = computation_type(a_dt, a_py, b_dt, b_py)
     _check_scalars(a, b, dt)
     return _binary(op, a, b, dt)
@@ -569,7 +584,12 @@ def shift(op, a, b):
         raise CompileError("shifts take integers, not %r and %r" % (a_dt, b_dt))
     dt = computation_type(a_dt, a_py, b_dt, b_py)
     _check_scalars(a, b, dt)
-    return _binary(_signed_op(op, dt) if op == "shr" else op, a, b, dt)  # >> is logical on unsigned integers
+    if op == "shr":
+        # Arithmetic where the shifted tensor's own type is signed (Triton's
+        # rule: int8 >> uint8 shifts in sign bits, then is a uint8), else
+        # logical; a Python number shifted takes the other operand's type.
+        op = "ushr" if (b_dt if a_py else a_dt).is_int_unsigned() else "shr"
+    return _binary(op, a, b, dt)
 
 
 def _min_max(op, a, b, propagate_nan):

@@ -3,8 +3,9 @@ device and stream (through torch, which launches share) and the device's
 properties (SM count, registers, shared memory per block, warp size), the
 numbers Triton's tutorials size their grids with. Without a CUDA device
 (kernels run on the CPU back end or the interpreter) the target is
-``GPUTarget('cpu', <machine>, 1)``, the properties count the host's cores
-as multiprocessors and the active torch device is the CPU, so that host
+``GPUTarget('cpu', <machine>, 1)``, the current device is 0, the properties
+count the host's cores as multiprocessors and the active torch device is
+the CPU, so that host
 code asking ``get_current_target().backend == "hip"`` or sizing a grid by
 the SM count runs; streams and the CUDA device interface raise a
 RuntimeError saying why."""
@@ -65,6 +66,8 @@ class _ActiveDriver:
     utils = _Utils()
 
     def get_current_device(self):
+        if not _has_cuda():
+            return 0  # (the host: device 0 of get_device_properties)
         return _cuda().cuda.current_device()
 
     def set_current_device(self, device):

@@ -13,12 +13,7 @@ import sys
 
 from .. import language as tl
 from ..jit import JITFunction
-
-_TYPES = {"fp16": tl.float16, "f16": tl.float16, "bf16": tl.bfloat16, "fp32": tl.float32, "f32": tl.float32,
-          "fp64": tl.float64, "f64": tl.float64, "i1": tl.int1, "i8": tl.int8, "i16": tl.int16, "i32": tl.int32,
-          "i64": tl.int64, "u8": tl.uint8, "u16": tl.uint16, "u32": tl.uint32, "u64": tl.uint64,
-          "fp8e4nv": tl.float8e4nv, "fp8e5": tl.float8e5}
-
+from ..language.type_names import str_to_ty
 
 def parse_type(text):
     text = text.strip()
@@ -27,11 +22,7 @@ def parse_type(text):
         # from values, as at a launch.
         raise ValueError("'%s': a type takes no ':' suffix here; to specialize an integer as a launch would (divisible "
                          "by 16, equal to 1), give its value with --arg NAME=VALUE" % text)
-    ptr = text.startswith("*")
-    name = text.lstrip("*")
-    if name not in _TYPES:
-        raise ValueError("unknown type '%s' (expected one of %s, '*' first for a pointer)" % (text, ", ".join(_TYPES)))
-    return tl.pointer_type(_TYPES[name]) if ptr else _TYPES[name]
+    return str_to_ty(text)
 
 
 def parse_value(text):

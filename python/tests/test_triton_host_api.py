@@ -1,0 +1,161 @@
+"""Parts of Triton's Python API beyond the language that host code and
+Triton's own test suite use: `triton.knobs` (settings read from the
+environment, set by code, restored by scopes), Triton's type names
+(`type_canonicalisation_dict`, `tl.str_to_ty`, `tl.dtype.SINT_TYPES`...),
+`JITFunction._unsafe_update_src` (kernels made from a template) and
+`TritonError`, the base of Triton's errors. Kernels run on the back ends
+of dsl_backends.language_backends() against numpy; fresh inputs, poisoned
+outputs."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tritonc as triton
+import tritonc.language as tl
+from tritonc import knobs
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dsl_backends  # noqa: E402
+
+rng = np.random.default_rng()
+backend = dsl_backends.suite_fixture()
+run = dsl_backends.run
+
+
+@triton.jit
+def template(Z, X, Y, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(X + o, mask=o < n)
+    y = tl.load(Y + o, mask=o < n)
+    z = GENERATE_TEST_HERE  # noqa: F821  (replaced before compiling)
+    tl.store(Z + o, z, mask=o < n)
+
+
+@triton.jit
+def copy_kernel(Y, X, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(Y + o, tl.load(X + o, mask=o < n), mask=o < n)
+
+
+def test_a_knob_reads_its_variable_until_code_sets_it(monkeypatch):
+    monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    assert knobs.runtime.interpret is False
+    monkeypatch.setenv("TRITONC_INTERPRET", "1")
+    assert knobs.runtime.interpret is True
+    with knobs.runtime.scope():
+        knobs.runtime.interpret = False  # set: the variable follows (propagate_env)
+        assert knobs.runtime.interpret is False and os.environ["TRITONC_INTERPRET"] == "0"
+    assert knobs.runtime.interpret is True and os.environ["TRITONC_INTERPRET"] == "1"  # restored
+
+
+def test_knob_scopes_restore_the_cache_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITONC_CACHE_DIR", str(tmp_path / "outer"))
+    assert knobs.cache.dir == str(tmp_path / "outer")
+    with knobs.cache.scope():
+        knobs.cache.dir = str(tmp_path / "inner")
+        assert os.environ["TRITONC_CACHE_DIR"] == str(tmp_path / "inner")
+    assert knobs.cache.dir == str(tmp_path / "outer") and os.environ["TRITONC_CACHE_DIR"] == str(tmp_path / "outer")
+
+
+def test_reset_copy_and_the_descriptors(monkeypatch):
+    monkeypatch.setenv("TRITONC_TUNE_VERBOSE", "1")
+    saved = knobs.autotuning.copy()
+    try:
+        knobs.autotuning.print = False
+        assert knobs.autotuning.print is False
+        knobs.autotuning.reset()  # back to the variable (set to 0 by the line above, propagated)
+        assert knobs.autotuning.print is False and os.environ["TRITONC_TUNE_VERBOSE"] == "0"
+        keys = {d.key for d in knobs.autotuning.knob_descriptors.values()}
+        assert "TRITONC_TUNE_VERBOSE" in keys
+        assert isinstance(knobs.cache, knobs.base_knobs) and isinstance(knobs.nvidia, knobs.base_knobs)
+    finally:
+        knobs.autotuning = saved
+
+
+def test_propagate_env_off_keeps_the_environment(monkeypatch):
+    monkeypatch.delenv("TRITONC_DEBUG", raising=False)
+    monkeypatch.setattr(knobs, "propagate_env", False)
+    with knobs.runtime.scope():
+        knobs.runtime.debug = True
+        assert knobs.runtime.debug is True and "TRITONC_DEBUG" not in os.environ
+
+
+def test_the_interpret_knob_sends_launches_to_the_interpreter(monkeypatch):
+    """Set by code (its variable not propagated), the knob alone decides."""
+    if not triton._tritonc.cpu_backend_available():
+        pytest.skip("without the CPU back end every host launch is interpreted anyway")
+    monkeypatch.delenv("TRITONC_INTERPRET", raising=False)
+    monkeypatch.setattr(knobs, "propagate_env", False)
+    x = rng.standard_normal(50).astype(np.float32)
+    for interpret, where in ((True, "interp"), (False, "cpu")):
+        with knobs.runtime.scope():
+            knobs.runtime.interpret = interpret
+            y = np.full(50, np.nan, np.float32)
+            compiled = copy_kernel[(1,)](y, x, 50, BLOCK=64)
+            assert compiled.target == where and np.array_equal(y, x)
+
+
+def test_ptxas_knob_finds_the_tool():
+    tool = knobs.nvidia.ptxas
+    if tool is None:
+        pytest.skip("no ptxas on this machine")
+    assert os.path.exists(tool.path) and tool.version.count(".") == 1, tool
+
+
+def test_type_names_canonicalise_and_parse():
+    canon = triton.runtime.jit.type_canonicalisation_dict
+    assert canon["float16"] == "fp16" and canon["bool"] == "u1" and canon["uint32"] == "u32"
+    assert canon["float8_e4m3fn"] == "fp8e4nv" and canon["fp16"] == "fp16"  # canonical names map to themselves
+    for name in tl.dtype.SINT_TYPES + tl.dtype.UINT_TYPES + tl.dtype.STANDARD_FP_TYPES:
+        assert tl.dtype(name).name == name  # every listed name is a type of ours
+    assert tl.str_to_ty("fp32") is tl.float32 and tl.str_to_ty("u1") is tl.int1 and tl.str_to_ty("bf16") is tl.bfloat16
+    ptr = tl.str_to_ty("*kfp16")
+    assert ptr.is_ptr() and ptr.element_ty is tl.float16
+    assert tl.str_to_ty(("i32", "*fp64"))[1].element_ty is tl.float64
+    with pytest.raises(ValueError, match="names no type"):
+        tl.str_to_ty("fp33")
+
+
+@pytest.mark.parametrize("expr, reference", [("x + y", lambda x, y: x + y), ("x * y - x", lambda x, y: x * y - x),
+                                             ("tl.maximum(x, y)", np.maximum)])
+def test_kernels_made_from_a_template(expr, reference):
+    """A copy of the template with its placeholder replaced compiles and
+    computes the new body; the template itself is untouched."""
+    kernel = triton.JITFunction(template.fn)
+    kernel._unsafe_update_src(kernel.src.replace("GENERATE_TEST_HERE", expr))
+    n = 100
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    z = np.full(n, np.nan, np.float32)
+    run(kernel, (1,), z, x, y, n, BLOCK=128)
+    assert np.allclose(z, reference(x, y), rtol=1e-6, atol=1e-6)
+    assert "GENERATE_TEST_HERE" in template.src
+
+
+def test_updating_the_source_again_forgets_the_compiled_kernel():
+    kernel = triton.JITFunction(template.fn)
+    n = 64
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    for expr, reference in (("x - y", x - y), ("x * 2.0 + y", x * 2 + y)):
+        kernel._unsafe_update_src(template.src.replace("GENERATE_TEST_HERE", expr))
+        z = np.full(n, np.nan, np.float32)
+        run(kernel, (1,), z, x, y, n, BLOCK=64)  # the same specialization as the first time
+        assert np.allclose(z, reference, rtol=1e-6, atol=1e-6), expr
+
+
+def test_errors_of_a_template_point_at_the_template_lines():
+    kernel = triton.JITFunction(template.fn)
+    kernel._unsafe_update_src(template.src.replace("GENERATE_TEST_HERE", "x + undefined_name"))
+    x = np.zeros(8, np.float32)
+    with pytest.raises(triton.TritonError) as err:
+        run(kernel, (1,), x, x, x, 8, BLOCK=8)
+    import inspect
+    line = inspect.getsourcelines(template.fn)[1] + 5  # the decorator, then `def`, then four lines
+    assert "undefined_name" in str(err.value) and ":%d:" % line in str(err.value), str(err.value)
+
+
+def test_triton_error_is_the_base_of_compile_errors():
+    assert issubclass(triton.CompilationError, triton.TritonError)
+    assert issubclass(triton.OutOfResources, triton.TritonError)
+    assert issubclass(triton.runtime.errors.InterpreterError, triton.TritonError)
