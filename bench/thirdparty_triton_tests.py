@@ -13,7 +13,7 @@
 # python/triton/_internal_testing.py of one Triton commit (git archive).
 # Writes OUT_DIR/triton-tests.json and prints the failures grouped by test
 # function with their first message.
-import argparse, json, os, re, subprocess, sys, tempfile, time
+import argparse, json, os, re, signal, subprocess, sys, tempfile, time
 import xml.etree.ElementTree as ET
 
 # (the tests' own triton._internal_testing, for Triton itself too: the tests
@@ -47,9 +47,28 @@ def run_pytest(test_dir, env, targets, args, xml_path, plugin):
         cmd += ["-n", str(args.jobs)]
     if have("pytest_timeout"):
         cmd += ["--timeout", str(args.timeout)]
+    cmd += ["-v"]  # (each outcome on its line: what a run cut short by --budget still tells)
     t0 = time.time()
-    p = subprocess.run(cmd + targets, cwd=test_dir, env=env, capture_output=True, text=True)
-    return p.stdout + p.stderr, time.time() - t0
+    # (a session of its own: at the budget, pytest and its workers are killed together)
+    p = subprocess.Popen(cmd + targets, cwd=test_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=args.budget or None)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        out += "\n(stopped after the budget of %.0f s)\n" % args.budget
+    return out, time.time() - t0
+
+
+def outcomes_from_log(log):
+    """{node id: (outcome, "")} from pytest -v's lines (a run cut short)."""
+    out = {}
+    for m in re.finditer(r"\b(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (unit/\S+::\S+)", log):
+        out[m.group(2)] = ({"XFAIL": "SKIPPED", "XPASS": "PASSED"}.get(m.group(1), m.group(1)), "")
+    for m in re.finditer(r"(unit/\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED)\b", log):
+        out.setdefault(m.group(1), (m.group(2), ""))
+    return out
 
 
 def outcomes(xml_path):
@@ -85,7 +104,8 @@ def main():
     ap.add_argument("--files", default="test_core.py")
     ap.add_argument("-k", default="")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds a test may take")
+    ap.add_argument("--budget", type=float, default=0, help="seconds the whole run may take (0: no limit)")
     ap.add_argument("--recheck", action="store_true", help="re-run the failures under Triton itself")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
@@ -107,6 +127,8 @@ def main():
     with open(os.path.join(args.out_dir, "triton-tests-log.txt"), "w") as f:
         f.write(log[-2000000:])
     results = outcomes(xml)
+    if not results:  # (the run was stopped: no XML)
+        results = {n if n.startswith("python") else n: o for n, o in outcomes_from_log(log).items()}
     counts = {}
     for o, _ in results.values():
         counts[o] = counts.get(o, 0) + 1

@@ -306,12 +306,13 @@ fi
 # CUDA tensors, the failures re-run under Triton (TRITON_TESTS_SRC: Triton's
 # python/test and python/triton/_internal_testing.py of one commit;
 # TRITON_TESTS_SITE: pytest-xdist and pytest-timeout where the machine lacks
-# them; TRITON_TESTS_FILES, default test_core.py; TRITON_TESTS_K a -k filter).
+# them; TRITON_TESTS_FILES, default test_core.py; TRITON_TESTS_K a -k filter;
+# TRITON_TESTS_BUDGET seconds for each of the two runs, 0 for no limit).
 if step tritontests; then
   if [ -f "${TRITON_TESTS_SRC:-}/python/test/conftest.py" ]; then
     if PYTHONPATH="$BUILD/python${TRITON_TESTS_SITE:+:$TRITON_TESTS_SITE}" PYTHONUNBUFFERED=1 python3 \
          bench/thirdparty_triton_tests.py "$OUT_DIR" "$TRITON_TESTS_SRC" --device cuda --recheck \
-         --jobs "${TRITON_TESTS_JOBS:-8}" --files "${TRITON_TESTS_FILES:-test_core.py}" ${TRITON_TESTS_K:+-k "$TRITON_TESTS_K"} \
+         --jobs "${TRITON_TESTS_JOBS:-8}" --budget "${TRITON_TESTS_BUDGET:-0}" --files "${TRITON_TESTS_FILES:-test_core.py}" ${TRITON_TESTS_K:+-k "$TRITON_TESTS_K"} \
          > "$OUT_DIR/triton-tests.txt" 2>&1; then
       log "Triton's tests under tritonc: $(grep -m1 "^Triton's tests" "$OUT_DIR/triton-tests.txt")"
     else

@@ -1746,3 +1746,74 @@ def test_full_slices_are_dropped_only_among_full_slices_and_none():
     o = np.zeros(1, np.int32)
     run(annotated_none_kernel, (1,), o)
     assert o[0] == 7
+
+
+def _make_closure_kernel(factor):
+    @triton.jit
+    def local_helper(x):
+        return x * FACTOR
+
+    FACTOR = tl.constexpr(factor)  # (a closure variable that is a constexpr)
+
+    @triton.jit
+    def closure_kernel(Z, X, n, BLOCK: tl.constexpr):
+        o = tl.arange(0, BLOCK)
+        tl.store(Z + o, local_helper(tl.load(X + o, mask=o < n)), mask=o < n)
+    return closure_kernel
+
+
+def test_kernels_defined_in_a_function_name_its_locals():
+    """A kernel (or helper) defined inside a function reads that function's
+    variables, @jit helpers and constexprs, as in Triton."""
+    factor = int(rng.integers(2, 9))
+    kernel = _make_closure_kernel(factor)
+    n = int(rng.integers(1, 65))
+    x = rng.standard_normal(n).astype(np.float32)
+    z = np.full(n, np.nan, np.float32)
+    run(kernel, (1,), z, x, n, BLOCK=64)
+    np.testing.assert_allclose(z, x * factor, rtol=1e-6)
+
+
+@triton.jit
+def one_element_condition_kernel(X, Out, EXPLICIT: tl.constexpr):
+    c = tl.load(X + tl.arange(0, 1)) > 42  # a tensor of one element
+    if EXPLICIT:
+        c = c.item()
+    if c:
+        tl.store(Out, 1)
+    else:
+        tl.store(Out, 2)
+
+
+@pytest.mark.parametrize("explicit", [False, True])
+def test_an_if_on_a_tensor_of_one_element_tests_it(explicit):
+    for v in (int(rng.integers(0, 43)), int(rng.integers(43, 100))):
+        out = np.full(1, -1, np.int32)
+        run(one_element_condition_kernel, (1,), np.array([v], np.int32), out, EXPLICIT=explicit)
+        assert out[0] == (1 if v > 42 else 2), v
+
+
+@triton.jit
+def statement_ternary_kernel(A, B, flag):
+    tl.store(A, 1) if flag > 0 else tl.store(B, 2)
+
+
+def test_a_ternary_statement_runs_one_branch():
+    """`store(a) if c else store(b)` as a statement stores once (not both,
+    as a select of two evaluated branches would)."""
+    for flag in (int(rng.integers(1, 10)), -int(rng.integers(0, 10))):
+        a, b = np.full(1, -7, np.int32), np.full(1, -7, np.int32)
+        run(statement_ternary_kernel, (1,), a, b, flag)
+        assert (a[0], b[0]) == ((1, -7) if flag > 0 else (-7, 2)), flag
+
+
+@triton.jit
+def nine_dims_kernel(X):
+    x = tl.load(X + tl.arange(0, 512))
+    tl.store(X + tl.arange(0, 512), tl.ravel(tl.reshape(x, (2, 2, 2, 2, 2, 2, 2, 2, 2))))
+
+
+def test_tensors_of_more_than_eight_dimensions_are_refused_at_their_line():
+    with pytest.raises(tl.CompileError, match=r"at most 8 dimensions in tritonc, not 9") as err:
+        run(nine_dims_kernel, (1,), np.zeros(512, np.int32))
+    assert "tl.reshape(x, (2, 2" in str(err.value)
