@@ -1817,3 +1817,35 @@ def test_tensors_of_more_than_eight_dimensions_are_refused_at_their_line():
     with pytest.raises(tl.CompileError, match=r"at most 8 dimensions in tritonc, not 9") as err:
         run(nine_dims_kernel, (1,), np.zeros(512, np.int32))
     assert "tl.reshape(x, (2, 2" in str(err.value)
+
+
+@triton.jit
+def bump_all(values):
+    return tl.tuple([v + 1 for v in values])
+
+
+@triton.jit
+def comprehension_kernel(Out, a, b, c):
+    t = bump_all((a, b, c))
+    evens = [i * 10 for i in range(6) if i % 2 == 0]  # 0, 20, 40: constants
+    squares = tuple(x * x for x in t)
+    tl.static_assert(isinstance(t, tl.tuple) and len(evens) == 3)
+    for i in tl.static_range(3):
+        tl.store(Out + i, squares[i] + evens[i])
+
+
+def test_comprehensions_unroll_over_tuples_and_ranges():
+    """List comprehensions and generator expressions over tuples and constant
+    ranges (with conditions), and tl.tuple, as in Triton 3.x."""
+    a, b, c = (int(v) for v in rng.integers(-50, 50, size=3))
+    out = np.full(3, -1, np.int32)
+    run(comprehension_kernel, (1,), out, a, b, c)
+    assert list(out) == [(a + 1) ** 2, (b + 1) ** 2 + 20, (c + 1) ** 2 + 40]
+
+
+def test_reinterpret_takes_numpy_and_torch_style_dtypes():
+    x = rng.standard_normal(4).astype(np.float32)
+    w = triton.reinterpret(x, np.dtype("int32"))
+    assert w.dtype is tl.int32 and triton.reinterpret(w, np.float32) is x
+    with pytest.raises(TypeError, match="expected an element type"):
+        triton.reinterpret(x, "no such type")

@@ -587,6 +587,44 @@ class _Generator(ast.NodeVisitor):
         else:
             f.finished = True  # every element has returned: what follows runs for none
 
+    def visit_ListComp(self, node):
+        """[elt for x in seq if cond]: unrolled while compiling, over a tuple,
+        list or range known then (as Triton); its names do not leak."""
+        return self._comprehension(node, list)
+
+    def visit_GeneratorExp(self, node):  # (tuple(f(v) for v in values))
+        return self._comprehension(node, tuple)
+
+    def _comprehension(self, node, kind):
+        f = self.frame
+        saved = dict(f.bindings)
+        out = []
+
+        def walk(i):
+            if i == len(node.generators):
+                out.append(self.visit(node.elt))
+                return
+            gen = node.generators[i]
+            seq = unwrap(self.visit(gen.iter))
+            if isinstance(seq, range) or isinstance(seq, (tuple, list)):
+                items = list(seq)
+            else:
+                raise self.error(gen.iter, "a comprehension in a kernel runs over a tuple, a list or a range of "
+                                           "constants, not %s" % type(seq).__name__)
+            for v in items:
+                self._assign_target(gen.target, constexpr(v) if isinstance(v, int) and not isinstance(v, bool)
+                                    else v)
+                conds = [unwrap(self.visit(c)) for c in gen.ifs]
+                if any(isinstance(c, tensor) for c in conds):
+                    raise self.error(gen.ifs[0], "a comprehension's condition in a kernel is known while compiling")
+                if all(conds):
+                    walk(i + 1)
+        try:
+            walk(0)
+        finally:
+            f.bindings = saved
+        return kind(out)
+
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
         if not isinstance(unwrap(cond), tensor):

@@ -67,9 +67,32 @@ def _element_size(x):
     return int(getattr(dt, "itemsize", 0)) or None
 
 
+def _element_type(dtype):
+    """A tl dtype for `dtype`: a tl dtype, or a torch or numpy one by its name."""
+    from .language import core
+    from .language.type_names import str_to_ty
+    if isinstance(dtype, core.dtype):
+        return dtype
+    name = str(dtype)
+    if name.startswith("torch."):
+        name = name[len("torch."):]
+    else:
+        try:
+            import numpy as np
+            name = np.dtype(dtype).name
+        except (TypeError, ImportError):
+            pass
+    try:
+        return str_to_ty(name)
+    except ValueError:
+        raise TypeError("reinterpret: expected an element type such as tl.float8e4nv, got %r" % (dtype,)) from None
+
+
 def reinterpret(x, dtype):
-    """`x` seen as `dtype` elements by a kernel; the array itself when `dtype`
-    is its own type again (a wrapper of a wrapper unwraps)."""
+    """`x` seen as `dtype` elements by a kernel (a tl dtype, or torch's or
+    numpy's); the array itself when `dtype` is its own type again (a wrapper
+    of a wrapper unwraps)."""
+    dtype = _element_type(dtype)
     if isinstance(x, TensorWrapper):
         from .jit import _array_dtype
         return x.base if _array_dtype(x.base) == dtype else TensorWrapper(x.base, dtype)

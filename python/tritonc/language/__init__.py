@@ -69,3 +69,8 @@ def _fill_namespaces():
 
 
 _fill_namespaces()
+
+# tl.tuple and tl.constexpr_type (last: `tuple` then shadows the built-in in
+# this module only, whose code above is done with it)
+from .core import constexpr_type  # noqa: E402,F401
+tuple = core.tuple_

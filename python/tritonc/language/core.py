@@ -329,6 +329,37 @@ class PropagateNan:
 
 # ---- constexpr --------------------------------------------------------------
 
+class constexpr_type:
+    """The type of a compile-time value (Triton's tl.constexpr_type): equal
+    for equal values."""
+
+    def __init__(self, value):
+        self.value = unwrap(value)
+
+    def __eq__(self, other):
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return "constexpr_type[%r]" % (self.value,)
+
+
+class _TupleType(type):
+    def __instancecheck__(cls, value):
+        return isinstance(value, tuple)
+
+
+class tuple_(metaclass=_TupleType):
+    """Triton's tl.tuple (``tl.tuple`` names this class): a kernel's tuples
+    are Python tuples here, so ``tl.tuple(values)`` makes one and every
+    tuple is an instance."""
+
+    def __new__(cls, args=(), type=None):
+        return tuple(args)
+
+
 class constexpr:
     """A value known when the kernel is compiled (annotation ``x: tl.constexpr``
     on parameters; also usable as ``tl.constexpr(3)``)."""
@@ -339,6 +370,11 @@ class constexpr:
 
     def __repr__(self):
         return "constexpr[%r]" % (self.value,)
+
+    @property
+    def type(self):
+        """Triton's type of a compile-time value: constexpr_type(value)."""
+        return constexpr_type(self.value)
 
     def __index__(self):
         return self.value
