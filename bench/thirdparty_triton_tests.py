@@ -119,7 +119,9 @@ def main():
     targets = ["unit/language/" + f for f in args.files.split(",") if f]
 
     base = dict(os.environ, TRITON_TESTS_ROOT=root, COLUMNS="1000")
-    base["PYTHONPATH"] = os.pathsep.join(p for p in [plugin_dir] + base.get("PYTHONPATH", "").split(os.pathsep) if p)
+    # (absolute: pytest runs in the tests' folder)
+    base["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in [plugin_dir] +
+                                         base.get("PYTHONPATH", "").split(os.pathsep) if p)
     ours = dict(base)
     ours.pop("TRITON_INTERPRET", None)
     xml = os.path.join(args.out_dir, "triton-tests-tritonc.xml")
