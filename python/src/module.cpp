@@ -794,7 +794,12 @@ NB_MODULE(_tritonc, m) {
   // Kernels held by module-level objects (@tritonc.jit functions) may live
   // until the interpreter ends; that is not a leak worth a report.
   nb::set_leak_warnings(false);
-  static nb::exception<UserError> compileError(m, "Error");
+  // Triton's base of its errors (triton.TritonError), the base of Error too,
+  // so that `except triton.TritonError` catches what the C++ core reports.
+  static PyObject* tritonError = PyErr_NewExceptionWithDoc(
+      "tritonc._tritonc.TritonError", "Triton's base class of its errors (triton.TritonError).", nullptr, nullptr);
+  m.attr("TritonError") = nb::handle(tritonError);
+  static nb::exception<UserError> compileError(m, "Error", tritonError);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

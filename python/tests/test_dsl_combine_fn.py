@@ -454,3 +454,48 @@ def test_scan_fn_ptx_stays_small(monkeypatch, arch):
         assert len(ptx.splitlines()) < 2000, len(ptx.splitlines())
         messages = test_dsl_ptx.ptxas(ptx, arch, verbose=True)
         assert " 0 bytes spill stores" in messages, messages[-2000:]
+
+
+@tritonc.jit
+def checked_add(a, b):
+    s = a.to(tl.int64) + b.to(tl.int64)
+    tl.device_assert((s >= -2**31) & (s <= 2**31 - 1), "the sum overflows int32")
+    return a + b
+
+
+@tritonc.jit(debug=True)
+def checked_sum_kernel(Z, X, BLOCK: tl.constexpr):
+    tl.store(Z, tl.reduce(tl.load(X + tl.arange(0, BLOCK)), 0, checked_add))
+
+
+def test_a_combine_function_with_an_assertion_checks_every_step(backend):
+    """A combine function that asserts (or prints) is not element-wise
+    arithmetic: it runs on the tiles, its assertion checked (an IR combine
+    function would refuse it)."""
+    x = rng.integers(0, 1000, size=256).astype(np.int32)
+    z = np.full(1, -1, np.int32)
+    dsl_backends.launch(checked_sum_kernel, (1,), backend, z, x, BLOCK=256)
+    assert z[0] == x.sum()
+    x[:2] = 2**31 - 10  # the first steps overflow
+    with pytest.raises(Exception, match="the sum overflows int32"):
+        dsl_backends.launch(checked_sum_kernel, (1,), backend, z, x, BLOCK=256)
+
+
+@tritonc.jit
+def bool_sum_kernel(Out, X, n, AS_BOOL: tl.constexpr):
+    o = tl.arange(0, 64)
+    b = tl.load(X + o, mask=o < n, other=0) != 0
+    if AS_BOOL:
+        tl.store(Out, tl.sum(b, axis=0, dtype=tl.int1).to(tl.int32))
+    else:
+        tl.store(Out, tl.sum(b, axis=0))
+
+
+@pytest.mark.parametrize("as_bool", [False, True])
+def test_sums_of_booleans_count_them_or_give_their_parity(backend, as_bool):
+    n = int(rng.integers(1, 65))
+    x = rng.integers(0, 2, size=64).astype(np.int32)
+    out = np.full(1, -1, np.int32)
+    dsl_backends.launch(bool_sum_kernel, (1,), backend, out, x, n, AS_BOOL=as_bool)
+    count = int(x[:n].sum())
+    assert out[0] == (count % 2 if as_bool else count), (n, count)

@@ -558,3 +558,23 @@ def test_half_arithmetic_in_the_kind_itself(monkeypatch, arch, dtype):
         assert (op + ".rn." + dtype + " " in ptx) == native, ptx
     assert ("cvt.rn." + dtype + ".f32" in ptx) != native, ptx
     ptxas(ptx, arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_inline_asm_takes_pointers_as_their_addresses(monkeypatch, arch):
+    """Pointer arguments of inline_asm_elementwise go in as 64-bit addresses
+    ("l" registers, as in Triton): the asm loads and stores through them."""
+    import tritonc as triton
+    import tritonc.language as tl
+
+    @triton.jit
+    def shift_bytes(X, Y, BLOCK: tl.constexpr):
+        tl.inline_asm_elementwise("ld.global.b8 $0, [$1]; shl.b32 $0, $0, 3; st.global.b8 [$2], $0;", "=r,l,l",
+                                  [X + tl.arange(0, BLOCK), Y + tl.arange(0, BLOCK)], dtype=tl.int8, is_pure=False,
+                                  pack=1)
+
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x = np.zeros(128, np.uint8)
+    ptx = shift_bytes.warmup(x, x, BLOCK=128).asm["ptx"]
+    assert "ld.global.b8" in ptx and "st.global.b8" in ptx
+    ptxas(ptx, arch)

@@ -157,5 +157,5 @@ def test_errors_of_a_template_point_at_the_template_lines():
 
 def test_triton_error_is_the_base_of_compile_errors():
     assert issubclass(triton.CompilationError, triton.TritonError)
-    assert issubclass(triton.OutOfResources, triton.TritonError)
+    assert issubclass(triton.OutOfResources, triton.TritonError) and issubclass(triton.Error, triton.TritonError)
     assert issubclass(triton.runtime.errors.InterpreterError, triton.TritonError)

@@ -295,7 +295,8 @@ class CompiledKernel:
     """One compiled specialization. ``asm['ttir']`` is its Triton-IR as the
     front end built it (before the optimizer); ``asm['ptx']`` the PTX for
     ``$TRITONC_ARCH`` (default sm_90a) with the warm-up's arguments'
-    specialization, compiled on first use (no GPU needed)."""
+    specialization, or those of its launch on the GPU, compiled on first use
+    (no GPU needed)."""
 
     def __init__(self, jf, ir, kernel, params, options, args=None):
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
@@ -384,15 +385,17 @@ class _Asm(dict):
         self._compiled, self._args = compiled, args
 
     def __missing__(self, key):
-        if key != "ptx" or self._args is None:
-            raise KeyError(key)
         c = self._compiled
+        launched = getattr(c, "_launched", None)  # (the GPU arguments of its launch)
+        if key != "ptx" or (self._args is None and launched is None):
+            raise KeyError(key)
         arch = os.environ.get("TRITONC_ARCH", "sm_90a")
         k = _tritonc.Kernel(c.ir, _ctas_defines(c.options["num_ctas"]), [c.options["num_warps"]],
                             [c.options["num_stages"]], arch, "", "none",
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
         from . import _argument
-        self[key] = k.ptx([_argument(a, "argument", gpu_target=True)[0] for a in self._args])
+        args = launched if self._args is None else [_argument(a, "argument", gpu_target=True)[0] for a in self._args]
+        self[key] = k.ptx(args)
         return self[key]
 
 

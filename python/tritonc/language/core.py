@@ -9,11 +9,14 @@ follow (Triton's type promotion, broadcasting) are in semantic.py.
 import operator as _operator
 import threading
 
+from .. import _tritonc
 
-class TritonError(Exception):
-    """Triton's base class of its errors (``triton.TritonError``): compile
-    errors, the interpreter's errors and running out of resources derive
-    from it, so that ``except triton.TritonError`` catches them."""
+
+# Triton's base class of its errors (``triton.TritonError``): compile errors
+# (CompileError below, the C++ core's tritonc.Error), the interpreter's and
+# running out of resources derive from it, so that ``except
+# triton.TritonError`` catches them.
+TritonError = _tritonc.TritonError
 
 
 class CompileError(TritonError):

@@ -90,6 +90,11 @@ def _unpack_registers(regs, bits, dt):
     return parts
 
 
+def _narrow_int(dt):
+    """An 8- or 16-bit integer: one to a 32-bit register when not packed."""
+    return dt.is_int() and not dt.is_bool() and dt.bits in (8, 16)
+
+
 def _registers_per_call(dt, pack, what):
     """How many registers `pack` elements of dt take, and whether they are packed."""
     if pack == 1 or dt.bits >= 32:
@@ -117,6 +122,8 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     if not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
         raise CompileError("inline_asm_elementwise's pack is a power of two, not %r" % (pack,))
     values = [to_tensor(a) for a in (unwrap(args) if isinstance(unwrap(args), (tuple, list)) else [unwrap(args)])]
+    # (a pointer goes in as its 64-bit address: the "l" register it is in Triton)
+    values = [semantic.cast(v, core.int64) if v.dtype.is_ptr() else v for v in values]
     for d in dts:
         core.check_supported(d, "inline_asm_elementwise")
     if any(d.is_fp8() for d in dts) or any(v.dtype.is_fp8() for v in values):
@@ -136,12 +143,14 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     for i, v in enumerate(values):
         count, packed = _registers_per_call(v.dtype, pack, "argument %d" % i)
         parts = lanes_of(v, grouped) if pack > 1 else [v]
+        if not packed and _narrow_int(v.dtype):
+            parts = [semantic.cast(p, core.int32) for p in parts]  # (an "r" register: 32 bits)
         inputs.extend(_pack_registers(parts, v.dtype.bits) if packed else parts)
     # The output registers, result by result.
     out_types = []
     for d in dts:
         count, packed = _registers_per_call(d, pack, "a result")
-        out_types.extend([core.int32 if packed else d] * count)
+        out_types.extend([core.int32 if packed or _narrow_int(d) else d] * count)
     parts = [c.strip() for c in constraints.split(",") if c.strip()]
     letters = [c[1:] for c in parts if c.startswith("=")]
     if len(letters) != len(out_types) or len(parts) - len(letters) != len(inputs):
@@ -161,6 +170,7 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
         count, packed = _registers_per_call(d, pack, "a result")
         mine = regs[at:at + count]
         at += count
-        lanes = _unpack_registers(mine, d.bits, d) if packed else mine
+        lanes = _unpack_registers(mine, d.bits, d) if packed else \
+            [semantic.cast(m, d) for m in mine] if _narrow_int(d) else mine  # (the low bits of the register)
         results.append(from_lanes(lanes, grouped, shape) if pack > 1 else lanes[0])
     return tuple(results) if many else results[0]

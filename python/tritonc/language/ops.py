@@ -662,7 +662,13 @@ def _narrow_float_kept(x, dtype):
 def sum(input, axis=None, keep_dims=False, dtype=None):
     x = to_tensor(input)
     back = _narrow_float_kept(x, dtype)
-    r = _reduce(_sum_type(x, dtype), axis, "add", keep_dims)
+    x = _sum_type(x, dtype)
+    if x.dtype is core.int1:
+        # A sum in int1 is the parity of the trues: counted in int32 (the GPU
+        # back end reduces no booleans), its low bit.
+        r = _reduce(semantic.cast(x, core.int32), axis, "add", keep_dims)
+        return semantic.compare("ne", semantic.bitwise("and", r, 1), 0)
+    r = _reduce(x, axis, "add", keep_dims)
     return semantic.cast(r, back) if back is not None else r
 
 

@@ -315,15 +315,29 @@ def _or(a, b):
     return semantic.bitwise("or", a, b)
 
 
+_EFFECTS = ("device_assert", "device_print", "static_print", "store", "atomic_add", "atomic_cas", "atomic_xchg",
+            "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor")
+
+
 def _without_loops(fn):
-    """Whether a @jit function's own body has no loop: a combine function of
-    the module is one block (returns under an `if` become selects)."""
+    """Whether a @jit function's own body has no loop and calls nothing with
+    an effect (an assertion, a print, a store): a combine function of the
+    module is one block of element-wise arithmetic (returns under an `if`
+    become selects)."""
     import ast
     try:
         fdef = fn.parsed()[0]
     except CompileError:
         return False
-    return not any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(fdef))
+    for n in ast.walk(fdef):
+        if isinstance(n, (ast.For, ast.While)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in _EFFECTS:
+                return False
+    return True
 
 
 def _combines_in_ir(fn, xs):
