@@ -63,7 +63,7 @@ def to_uniform(bits):
 def random_kernel(O, I4, U, N, seed, BLOCK: tl.constexpr, WIDE: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     if WIDE:
-        offs = offs.to(tl.int64) + 3_000_000_000  # 64-bit counters: Philox 4x64
+        offs = offs.to(tl.int64) + 5_000_000_000  # 64-bit offsets: both halves count (Philox 4x32)
     r0, r1, r2, r3 = tl.randint4x(seed, offs)
     lanes = tl.arange(0, BLOCK)
     base = tl.program_id(0) * BLOCK * 4
@@ -83,15 +83,15 @@ def test_philox_bits_uniforms_normals(wide, seed_kind):
     block, programs = 64, 3
     n = block * programs
     seed = int(rng.integers(0, 2**31)) if seed_kind == "small" else int(rng.integers(2**32, 2**62))
-    dt = np.uint64 if wide else np.uint32
+    dt = np.uint32  # (64-bit offsets too, as Triton 3.6)
     o = np.full(n, 7, dt)
     i4 = np.full(4 * n, 7, dt)
     u = np.full(n, np.nan, np.float32)
     z = np.full(n, np.nan, np.float32)
     run(random_kernel, (programs,), o, i4, u, z, seed, BLOCK=block, WIDE=wide)
-    offs = np.arange(n, dtype=np.int64) + (3_000_000_000 if wide else 0)
+    offs = np.arange(n, dtype=np.int64) + (5_000_000_000 if wide else 0)
     zero = np.zeros(n, np.int64)
-    want = philox(seed, [offs, zero, zero, zero], bits=64 if wide else 32)
+    want = philox(seed, [offs & 0xFFFFFFFF, offs >> 32, zero, zero], bits=32)
     np.testing.assert_array_equal(i4.reshape(n, 4), np.stack(want, axis=1))
     np.testing.assert_array_equal(o, want[0])
     np.testing.assert_array_equal(u, to_uniform(want[0]))
@@ -139,3 +139,27 @@ def test_seeded_dropout_is_reproducible_and_tritons():
 
 def triton_cdiv(a, b):
     return tritonc.cdiv(a, b)
+
+
+@tritonc.jit
+def philox64_kernel(O, seed, BLOCK: tl.constexpr):
+    c = tl.arange(0, BLOCK).to(tl.uint64) + 5_000_000_000
+    zero = c * 0
+    r0, r1, r2, r3 = tl.philox(seed, c, zero, zero, zero)
+    lanes = tl.arange(0, BLOCK) * 4
+    tl.store(O + lanes, r0)
+    tl.store(O + lanes + 1, r1)
+    tl.store(O + lanes + 2, r2)
+    tl.store(O + lanes + 3, r3)
+
+
+def test_philox_of_64_bit_counters_is_philox_4x64():
+    """tl.philox itself takes 64-bit counters to Philox 4x64 (randint and
+    rand split 64-bit offsets into two 32-bit counters instead)."""
+    n = 32
+    seed = int(rng.integers(0, 2**62))
+    o = np.full(4 * n, 7, np.uint64)
+    run(philox64_kernel, (1,), o, seed, BLOCK=n)
+    c = np.arange(n, dtype=np.int64) + 5_000_000_000
+    zero = np.zeros(n, np.int64)
+    np.testing.assert_array_equal(o.reshape(n, 4), np.stack(philox(seed, [c, zero, zero, zero], bits=64), axis=1))

@@ -73,15 +73,21 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
 
 @builtin
 def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
-    """Four blocks of random bits for each offset."""
+    """Four blocks of random uint32 for each offset: Philox 4x32 of the
+    counters (offset's low 32 bits, its high 32 bits for a 64-bit offset,
+    0, 0), as Triton 3.6."""
     offset = to_tensor(offset)
-    zero = semantic.mul(offset, 0)
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    if not offset.dtype.is_int() or offset.dtype.is_bool():
+        raise CompileError("the offsets of a random draw are integers, not %r" % offset.dtype)
+    lo = semantic.cast(offset, core.uint32)  # (the low bits)
+    zero = semantic.mul(lo, 0)
+    hi = semantic.cast(semantic.shift("shr", offset, 32), core.uint32) if offset.dtype.bits > 32 else zero
+    return philox(seed, lo, hi, zero, zero, n_rounds)
 
 
 @builtin
 def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
-    """Random bits for each offset: uint32 (uint64 for 64-bit offsets)."""
+    """Random bits for each offset: uint32 (also for 64-bit offsets, as Triton 3.6)."""
     return randint4x(seed, offset, n_rounds)[0]
 
 
