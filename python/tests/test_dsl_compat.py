@@ -1849,3 +1849,44 @@ def test_reinterpret_takes_numpy_and_torch_style_dtypes():
     assert w.dtype is tl.int32 and triton.reinterpret(w, np.float32) is x
     with pytest.raises(TypeError, match="expected an element type"):
         triton.reinterpret(x, "no such type")
+
+
+@triton.jit
+def dot4d_kernel(X, Y, Z, B0: tl.constexpr, B1: tl.constexpr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    b0 = tl.arange(0, B0)[:, None, None, None]
+    b1 = tl.arange(0, B1)[None, :, None, None]
+    m = tl.arange(0, M)[None, None, :, None]
+    k = tl.arange(0, K)[None, None, None, :]
+    kr = tl.arange(0, K)[None, None, :, None]
+    n = tl.arange(0, N)[None, None, None, :]
+    x = tl.load(X + ((b0 * B1 + b1) * M + m) * K + k)
+    y = tl.load(Y + ((b0 * B1 + b1) * K + kr) * N + n)
+    tl.store(Z + ((b0 * B1 + b1) * M + m) * N + n, tl.dot(x, y))
+
+
+def test_dots_of_more_than_three_dimensions_batch_the_leading_axes():
+    b0, b1, m, k, n = 2, 2, 16, 16, 16
+    x = rng.standard_normal((b0, b1, m, k)).astype(np.float32)
+    y = rng.standard_normal((b0, b1, k, n)).astype(np.float32)
+    z = np.full((b0, b1, m, n), np.nan, np.float32)
+    run(dot4d_kernel, (1,), x, y, z, B0=b0, B1=b1, M=m, K=k, N=n)
+    np.testing.assert_allclose(z, x @ y, rtol=2e-2, atol=2e-2)  # (tf32 on the GPU)
+
+
+@triton.jit
+def trans3d_kernel(X, Z, W, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    b = tl.arange(0, B)[:, None, None]
+    x = tl.load(X + (b * M + tl.arange(0, M)[None, :, None]) * N + tl.arange(0, N)[None, None, :])
+    out = (b * N + tl.arange(0, N)[None, :, None]) * M + tl.arange(0, M)[None, None, :]
+    tl.store(Z + out, tl.trans(x))
+    tl.store(W + out, x.T)
+
+
+def test_trans_without_dims_swaps_the_last_two_axes():
+    """As Triton 3.6: tl.trans(x) and x.T of a 3-D tensor are batched
+    transposes ([B, M, N] -> [B, N, M]), not a reversal of the axes."""
+    x = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    z, w = np.full((2, 8, 4), np.nan, np.float32), np.full((2, 8, 4), np.nan, np.float32)
+    run(trans3d_kernel, (1,), x, z, w, B=2, M=4, N=8)
+    np.testing.assert_array_equal(z, x.transpose(0, 2, 1))
+    np.testing.assert_array_equal(w, x.transpose(0, 2, 1))

@@ -514,7 +514,7 @@ class tensor:
 
     @property
     def T(self):
-        return _sem().permute(self, (1, 0))
+        return _ops().trans(self)  # (the last two axes swapped)
 
     def reshape(self, *shape, can_reorder=False):
         return _ops().reshape(self, *shape)

@@ -125,8 +125,12 @@ view = builtin(lambda input, *shape: semantic.reshape(input, _dims_arg(shape)))
 @builtin
 def trans(input, *dims):
     x = to_tensor(input)
-    dims = _dims_arg(dims) if dims else tuple(reversed(range(len(x.shape))))
-    return semantic.permute(x, dims)
+    if not dims:  # the last two axes swapped (a batched 2-D transpose), as Triton 3.6
+        n = len(x.shape)
+        if n < 2:
+            raise CompileError("tl.trans without dims takes a tensor of 2 or more dimensions, not %s" % list(x.shape))
+        return semantic.permute(x, tuple(range(n - 2)) + (n - 1, n - 2))
+    return semantic.permute(x, _dims_arg(dims))
 
 
 @builtin
@@ -515,10 +519,22 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=core.float32):
     a, b = to_tensor(input), to_tensor(other)
+    if len(a.shape) == len(b.shape) > 3 and a.shape[:-2] == b.shape[:-2]:
+        # [..., M, K] @ [..., K, N]: the leading axes as one batch axis
+        lead = a.shape[:-2]
+        batch = 1
+        for d in lead:
+            batch *= d
+
+        def flat(x):
+            return semantic.reshape(x, (batch,) + x.shape[-2:])
+        acc3 = None if acc is None or unwrap(acc) is None else flat(to_tensor(acc))
+        r = _batched_dot(flat(a), flat(b), acc3, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
+        return semantic.reshape(r, lead + r.shape[-2:])
     if len(a.shape) == 3 and len(b.shape) == 3:
         return _batched_dot(a, b, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
     if len(a.shape) != 2 or len(b.shape) != 2:
-        raise CompileError("tl.dot takes 2-D tensors, or 3-D ones (a batch of products), got %s and %s"
+        raise CompileError("tl.dot takes 2-D tensors, or N-D ones of the same leading (batch) axes, got %s and %s"
                            % (list(a.shape), list(b.shape)))
     if a.shape[1] != b.shape[0]:
         raise CompileError("tl.dot: the inner dimensions differ (%s @ %s)" % (list(a.shape), list(b.shape)))
