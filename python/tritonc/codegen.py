@@ -606,17 +606,16 @@ class _Generator(ast.NodeVisitor):
                 return
             gen = node.generators[i]
             seq = unwrap(self.visit(gen.iter))
-            if isinstance(seq, range) or isinstance(seq, (tuple, list)):
-                items = list(seq)
-            else:
+            if not isinstance(seq, (range, tuple, list)):
                 raise self.error(gen.iter, "a comprehension in a kernel runs over a tuple, a list or a range of "
                                            "constants, not %s" % type(seq).__name__)
-            for v in items:
+            for v in seq:
                 self._assign_target(gen.target, constexpr(v) if isinstance(v, int) and not isinstance(v, bool)
                                     else v)
                 conds = [unwrap(self.visit(c)) for c in gen.ifs]
                 if any(isinstance(c, tensor) for c in conds):
-                    raise self.error(gen.ifs[0], "a comprehension's condition in a kernel is known while compiling")
+                    raise self.error(gen.ifs[0], "a comprehension's condition in a kernel must be known while "
+                                                 "compiling, not a tensor")
                 if all(conds):
                     walk(i + 1)
         try:
