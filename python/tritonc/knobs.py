@@ -13,6 +13,7 @@ compiled), ``cache.dir`` (TRITONC_CACHE_DIR: the kernel cache's folder),
 Triton's own knobs, kept so that code setting them runs; they change
 nothing in tritonc."""
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -191,12 +192,18 @@ def _find_tool(name, path=None):
         path = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", name)
         if not os.path.exists(path):
             return None
+    return NvidiaTool(path, _release(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _release(path):
+    """The release a CUDA tool prints ("13.0"), asked once per path."""
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
-        return NvidiaTool(path, "")
+        return ""
     m = re.search(r"release (\d+\.\d+)", out)
-    return NvidiaTool(path, m.group(1) if m else "")
+    return m.group(1) if m else ""
 
 
 class _ToolKnob(_Knob):
