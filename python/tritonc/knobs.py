@@ -63,7 +63,7 @@ class _Knob:
 
 
 def _bool(text):
-    return text.strip().lower() in ("1", "true", "on", "yes")
+    return text.strip().lower() not in ("", "0", "false", "off", "no")  # (as tritonc read its variables before)
 
 
 def _bool_env(value):
