@@ -130,7 +130,7 @@ def main():
         f.write(log[-2000000:])
     results = outcomes(xml)
     if not results:  # (the run was stopped: no XML)
-        results = {n if n.startswith("python") else n: o for n, o in outcomes_from_log(log).items()}
+        results = outcomes_from_log(log)
     counts = {}
     for o, _ in results.values():
         counts[o] = counts.get(o, 0) + 1

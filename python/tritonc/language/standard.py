@@ -344,8 +344,8 @@ def _combines_in_ir(fn, xs):
     """Whether the IR's scan_fn/reduce_fn take `fn` over `xs`: a @jit
     function without loops or one of this library's, over numbers (a
     user's Python function may close over the kernel's values, which a
-    combine function of the module cannot use; a loop needs blocks: those
-    take the networks)."""
+    combine function of the module cannot use; a loop needs blocks and an
+    assertion, print or store the tiles: those take the networks)."""
     from ..jit import JITFunction
     return (isinstance(fn, _OwnArguments) or (isinstance(fn, JITFunction) and _without_loops(fn))) and \
         all(not (x.dtype.is_ptr() or x.dtype.is_fp8()) for x in xs)
