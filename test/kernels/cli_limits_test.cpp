@@ -15,9 +15,9 @@ constexpr double kSeconds = 10;
 class CliLimits : public CliTest {};
 
 // A run that ended by itself, in time, with `status`.
-void expectClean(const Result& r, int status, const std::string& what) {
+void expectClean(const Result& r, int status, const std::string& what, double seconds = kSeconds) {
   EXPECT_EQ(r.status, status) << what << "\nstderr: " << r.err.substr(0, 2000);
-  EXPECT_LT(r.seconds, kSeconds) << what;
+  EXPECT_LT(r.seconds, seconds) << what;
 }
 
 TEST_F(CliLimits, HelpOfEveryCommandGoesToStdoutWithStatusZero) {
@@ -251,9 +251,12 @@ TEST_F(CliLimits, TenThousandSequentialLoops) {
   expectClean(e, 0, "emit --stage opt-ir");
   EXPECT_EQ(countOf(e.out, "  cond_br "), 10000u);
   // Through the GPU passes too (gpu-tma and gpu-defer-dot-waits walked the
-  // function's blocks, or all loops, for every loop: 34 s).
+  // function's blocks, or all loops, for every loop: 34 s). 30,000 blocks
+  // through some fifty passes, each with its own analyses: 5.6 s when this
+  // was written, 11-13 s on the 2-core VM in session 43 (2.2 s at 2,500
+  // loops, 5.0 at 5,000): allowed 30.
   Result p = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
-  expectClean(p, 0, "emit --stage ptx");
+  expectClean(p, 0, "emit --stage ptx", 30);
   EXPECT_EQ(countOf(p.out, "\n$L_for_cond_"), 10000u);  // the labels
   Result r = run({"run", file, "--backend", "interp", "--grid", "1", "--arg", "n=3", "--arg", "p=zeros:i32:1",
                   "--save", "p=out.npy"});
