@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/ir_lexer.h"
+#include "ir/memory_hints.h"
 #include "ir/op_rules.h"
 
 namespace tritonc::ir {
@@ -314,6 +315,15 @@ void Parser::parseAttributes(Instruction* inst) {
       inst->sub = uint8_t((inst->sub & ~kLoadCacheMask) | uint8_t(c));
       continue;
     }
+    if (key.text == "evict") {  // a load's or store's eviction priority, by name
+      Evict e;
+      if (v.kind != TokKind::Word || !evictFromName(v.text, &e) ||
+          (inst->opcode() != Opcode::Load && inst->opcode() != Opcode::Store))
+        failAt(v.loc, "'evict' is an attribute of load and store (first, last, normal)");
+      take();
+      inst->sub = uint8_t((inst->sub & ~kEvictMask) | evictBits(e));
+      continue;
+    }
     if (key.text == "sem" || key.text == "scope") {  // an atomic's memory order, by name
       if (inst->opcode() != Opcode::AtomicRmw && inst->opcode() != Opcode::AtomicCas)
         failAt(key.loc, "'" + key.text + "' is an attribute of atomic_rmw and atomic_cas");
@@ -355,7 +365,7 @@ void Parser::parseAttributes(Instruction* inst) {
       if (stage) inst->sub = 1;
       else inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role, cache, volatile)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role, cache, evict, volatile)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

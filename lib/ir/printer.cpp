@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/memory_hints.h"
 #include "ir/op_rules.h"
 #include "ir/print_names.h"
 
@@ -148,6 +149,8 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
     attrs += (attrs.empty() ? "" : ", ") + std::string("cluster = 1");
   if ((inst.opcode() == Opcode::Load || inst.opcode() == Opcode::Store) && (inst.sub & kLoadCacheMask))
     attrs += (attrs.empty() ? "" : ", ") + std::string("cache = ") + cacheOpName(CacheOp(inst.sub & kLoadCacheMask));
+  if ((inst.opcode() == Opcode::Load || inst.opcode() == Opcode::Store) && evictOf(inst.sub) != Evict::Normal)
+    attrs += (attrs.empty() ? "" : ", ") + std::string("evict = ") + evictName(evictOf(inst.sub));
   if (inst.opcode() == Opcode::Load && (inst.sub & kLoadVolatile))
     attrs += (attrs.empty() ? "" : ", ") + std::string("volatile = 1");
   if (inst.role != Role::Consumer)

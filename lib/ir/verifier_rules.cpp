@@ -3,6 +3,7 @@
 // follow the printed instruction in an error message.
 #include <limits>
 
+#include "ir/memory_hints.h"
 #include "ir/op_rules.h"
 
 namespace tritonc::ir {
@@ -131,9 +132,10 @@ std::string checkMemory(const Instruction& inst) {
   size_t n = inst.numOperands();
   const Type& r = inst.type();
   if (op == Opcode::Load || op == Opcode::Store) {
-    const uint8_t bits = op == Opcode::Load ? kLoadCacheMask | kLoadVolatile : kLoadCacheMask;
+    const uint8_t bits = (op == Opcode::Load ? kLoadCacheMask | kLoadVolatile : kLoadCacheMask) | kEvictMask;
     if ((inst.sub & ~bits) || !cacheOpAllowed(op, CacheOp(inst.sub & kLoadCacheMask)))
       return quoted(op) + " has a cache operator it cannot take";
+    if (uint8_t(evictOf(inst.sub)) > uint8_t(Evict::Last)) return quoted(op) + " has an unknown eviction priority";
   }
   if (op == Opcode::Load) {
     if (r != pointee) return "'load' result must be " + str(pointee) + ", not " + str(r);

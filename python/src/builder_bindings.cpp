@@ -10,6 +10,7 @@
 
 #include "builder_bindings.h"
 #include "ir/debug_output.h"
+#include "ir/memory_hints.h"
 #include "ir/type.h"
 #include "lang/function_builder.h"
 #include "support/diagnostic.h"
@@ -52,6 +53,13 @@ ir::CacheOp cacheOf(ir::Opcode op, const std::string& name) {
   if (!name.empty() && (!ir::cacheOpFromName(name, &c) || !ir::cacheOpAllowed(op, c)))
     throw InternalError("no cache operator '" + name + "' for " + ir::opcodeName(op));
   return c;
+}
+
+// A load's or store's eviction priority bits by name ("" or "normal" for none).
+uint8_t evictBitsOf(const std::string& name) {
+  ir::Evict e = ir::Evict::Normal;
+  if (!name.empty() && !ir::evictFromName(name, &e)) throw InternalError("no eviction priority '" + name + "'");
+  return ir::evictBits(e);
 }
 
 std::vector<ir::Value*> values(const std::vector<PyValue>& vs) {
@@ -178,21 +186,25 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("num_programs", [](FB& f, int axis) { return PyValue{f.builder().numPrograms(axis)}; }, nb::keep_alive<0, 1>())
       .def("gep", [](FB& f, const PyValue& p, const PyValue& o) { return PyValue{f.builder().gep(p.v, o.v)}; },
            nb::keep_alive<0, 1>())
-      // cache: "" or a cache operator ("cg", ...; ir.h CacheOp); volatile_: Triton's volatile=True.
+      // cache: "" or a cache operator ("cg", ...; ir.h CacheOp); volatile_: Triton's volatile=True;
+      // evict: "", "first" or "last" (Triton's eviction_policy; ir/memory_hints.h).
       .def("load",
            [](FB& f, const PyValue& p, std::optional<PyValue> mask, std::optional<PyValue> other,
-              const std::string& cache, bool volatile_) {
+              const std::string& cache, bool volatile_, const std::string& evict) {
              auto* load = static_cast<ir::Instruction*>(f.builder().load(p.v, valueOr(mask), valueOr(other)));
-             load->sub = uint8_t(cacheOf(ir::Opcode::Load, cache)) | (volatile_ ? ir::kLoadVolatile : 0);
+             load->sub = uint8_t(uint8_t(cacheOf(ir::Opcode::Load, cache)) | (volatile_ ? ir::kLoadVolatile : 0) |
+                                 evictBitsOf(evict));
              return PyValue{load};
            },
            nb::arg("ptr"), nb::arg("mask").none(), nb::arg("other").none(), nb::arg("cache") = "",
-           nb::arg("volatile_") = false, nb::keep_alive<0, 1>())
+           nb::arg("volatile_") = false, nb::arg("evict") = "", nb::keep_alive<0, 1>())
       .def("store",
-           [](FB& f, const PyValue& p, const PyValue& v, std::optional<PyValue> mask, const std::string& cache) {
-             f.builder().store(p.v, v.v, valueOr(mask))->sub = uint8_t(cacheOf(ir::Opcode::Store, cache));
+           [](FB& f, const PyValue& p, const PyValue& v, std::optional<PyValue> mask, const std::string& cache,
+              const std::string& evict) {
+             f.builder().store(p.v, v.v, valueOr(mask))->sub =
+                 uint8_t(uint8_t(cacheOf(ir::Opcode::Store, cache)) | evictBitsOf(evict));
            },
-           nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::arg("cache") = "")
+           nb::arg("ptr"), nb::arg("value"), nb::arg("mask").none(), nb::arg("cache") = "", nb::arg("evict") = "")
       .def("dot",
            [](FB& f, const PyValue& a, const PyValue& b, const PyValue& acc) { return PyValue{f.builder().dot(a.v, b.v, acc.v)}; },
            nb::keep_alive<0, 1>())

@@ -528,6 +528,78 @@ def test_cat_keeps_the_order(two_d):
 
 
 @triton.jit
+def cat_dim_kernel(X, Y, Z, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, DIM: tl.constexpr):
+    # [A, B, C] tiles joined along DIM, then written out through the shape it has
+    offs = (tl.arange(0, A)[:, None, None] * B + tl.arange(0, B)[None, :, None]) * C + tl.arange(0, C)[None, None, :]
+    z = tl.cat(tl.load(X + offs), tl.load(Y + offs), dim=DIM)
+    ZA: tl.constexpr = A * 2 if DIM == 0 else A
+    ZB: tl.constexpr = B * 2 if DIM == 1 or DIM == -2 else B
+    ZC: tl.constexpr = C * 2 if DIM == 2 or DIM == -1 else C
+    out = (tl.arange(0, ZA)[:, None, None] * ZB + tl.arange(0, ZB)[None, :, None]) * ZC + \
+        tl.arange(0, ZC)[None, None, :]
+    tl.store(Z + out, z)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_cat_along_any_axis(dim):
+    """tl.cat(a, b, dim=...) of Triton 3.7: a then b along `dim`."""
+    shape = (2, 4, 8)
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal(shape).astype(np.float32)
+    want = np.concatenate([x, y], axis=dim)
+    z = np.full(want.shape, np.nan, np.float32)
+    run(cat_dim_kernel, (1,), x, y, z, A=2, B=4, C=8, DIM=dim)
+    np.testing.assert_array_equal(z, want)
+
+
+@triton.jit
+def squeeze_kernel(Z, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr, DIM: tl.constexpr, UN: tl.constexpr):
+    a = tl.reshape(tl.arange(0, 8), (S0, S1, S2))
+    a = tl.squeeze(a, DIM)
+    a = tl.unsqueeze(a, UN)
+    tl.static_assert(len(a.shape) == 3)
+    tl.store(Z + tl.arange(0, 8), tl.ravel(a) * 10 + a.shape[UN])
+
+
+@pytest.mark.parametrize("shape, dim, un", [((1, 2, 4), 0, 2), ((2, 1, 4), 1, 0), ((2, 4, 1), -1, -1)])
+def test_squeeze_and_unsqueeze(shape, dim, un):
+    """tl.squeeze drops an axis of length 1, tl.unsqueeze adds one (Triton
+    3.7); the elements keep their order."""
+    z = np.full(8, -1, np.int32)
+    run(squeeze_kernel, (1,), z, S0=shape[0], S1=shape[1], S2=shape[2], DIM=dim, UN=un)
+    np.testing.assert_array_equal(z, np.arange(8) * 10 + 1)
+
+
+@triton.jit
+def bad_squeeze_kernel(Z):
+    tl.store(Z + tl.arange(0, 8), tl.ravel(tl.squeeze(tl.reshape(tl.arange(0, 8), (2, 4)), 0)))
+
+
+def test_squeezing_a_longer_axis_is_refused():
+    with pytest.raises(triton.CompilationError, match="axis 0 has length 2, not 1"):
+        run(bad_squeeze_kernel, (1,), np.zeros(8, np.int32))
+
+
+@triton.jit
+def topk_order_kernel(X, Z, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, DESCENDING: tl.constexpr):
+    x = tl.load(X + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    z = tl.topk(x, K, descending=DESCENDING)
+    tl.store(Z + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], z)
+
+
+@pytest.mark.parametrize("descending", [True, False])
+def test_topk_largest_or_smallest(descending):
+    """tl.topk(x, k, descending=False) of Triton 3.7: the k smallest of each
+    row, smallest first (torch.topk's largest=False)."""
+    M, N, K = 4, 64, 8
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    z = np.full((M, K), np.nan, np.float32)
+    run(topk_order_kernel, (1,), x, z, M=M, N=N, K=K, DESCENDING=descending)
+    s = np.sort(x, axis=1)
+    np.testing.assert_array_equal(z, s[:, ::-1][:, :K] if descending else s[:, :K])
+
+
+@triton.jit
 def descriptor_functions_kernel(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
     src = tl.make_tensor_descriptor(X, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     dst = tl.make_tensor_descriptor(Y, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])

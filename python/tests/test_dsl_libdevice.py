@@ -91,6 +91,10 @@ def unary_kernel(X, Z, n, OP: tl.constexpr, BLOCK: tl.constexpr):
         z = cuda_libdevice.y1(x)
     elif OP == "tgamma":
         z = cuda_libdevice.tgamma(x)
+    elif OP == "cyl_bessel_i0":
+        z = libdevice.cyl_bessel_i0(x)
+    elif OP == "cyl_bessel_i1":
+        z = cuda_libdevice.cyl_bessel_i1(x)
     else:
         z = libdevice.exp(x)
     tl.store(Z + offs, z, mask=m)
@@ -161,6 +165,14 @@ UNARY = {
     # and of the second kind on x > 0 (bessel_y below; relatively too: Y1 reaches -6.5 at 0.1, whose float32 ulp is 5e-7)
     "y0": (lambda n: np.concatenate([rng.uniform(0.1, 30, n - 4), [8.0, 7.999, 0.8936, 100.0]]), None, (1e-6, 1e-7)),
     "y1": (lambda n: np.concatenate([rng.uniform(0.1, 30, n - 4), [8.0, 7.999, 2.1971, 100.0]]), None, (1e-6, 1e-7)),
+    # modified Bessel functions of the first kind, relatively (bessel_i below), both sides of the series'
+    # switch at 22, up to float32's range (I0(88) = 7e36) and beyond it (inf)
+    "cyl_bessel_i0": (lambda n: np.concatenate([rng.uniform(-30, 30, n - 9), [0.0, 22.0, -21.999, 1e-20, 88.0,
+                                                                             -60.0, 100.0, np.inf, -np.inf]]),
+                      None, (2e-6, 0)),
+    "cyl_bessel_i1": (lambda n: np.concatenate([rng.uniform(-30, 30, n - 9), [0.0, 22.0, -21.999, 1e-20, 88.0,
+                                                                             -60.0, -100.0, np.inf, -np.inf]]),
+                      None, (2e-6, 1e-15)),  # (I1's integral is exact to 1e-16 absolutely: I1(1e-20) = 5e-21)
     # NaN and -0 saturate to +0, as cvt.sat (np.clip keeps -0 with some numpy versions, not with others)
     "saturatef": (lambda n: special(rng.uniform(-2, 2, n)), lambda x: np.where(x > 0, np.minimum(x, 1.0), 0.0),
                   None),
@@ -173,6 +185,22 @@ def bessel_j(x, order):
     outnumber |x|)."""
     t = (np.arange(4096) + 0.5) * np.pi / 4096
     return np.array([np.mean(np.cos(order * t - v * np.sin(t))) for v in x])
+
+
+def bessel_i(x, order):
+    """I_order(x) = (1/pi) int_0^pi e^(x cos t) cos(order t) dt by the
+    midpoint rule (exact to rounding for a periodic analytic integrand), as
+    e^|x| times the integral of e^(x cos t - |x|) so that it stays finite as
+    long as I does; +-inf where |x| is."""
+    t = (np.arange(4096) + 0.5) * np.pi / 4096
+    out = []
+    for v in x:
+        if np.isinf(v):
+            out.append(np.inf if order == 0 or v > 0 else -np.inf)
+            continue
+        with np.errstate(over="ignore"):
+            out.append(np.exp(abs(v)) * np.mean(np.exp(v * np.cos(t) - abs(v)) * np.cos(order * t)))
+    return np.array(out)
 
 
 def bessel_y(x, order):
@@ -206,6 +234,9 @@ def test_unary(op):
         want = bessel_j(x64, int(op[1]))
     elif op in ("y0", "y1"):
         want = bessel_y(x64, int(op[1]))
+    elif op in ("cyl_bessel_i0", "cyl_bessel_i1"):
+        with np.errstate(over="ignore"):  # (float32's range: I0(100) = 1e42 is inf there)
+            want = bessel_i(x64, int(op[-1])).astype(np.float32).astype(np.float64)
     elif op in ("erfc", "lgamma", "tgamma"):
         import math
         want = np.array([{"erfc": math.erfc, "lgamma": math.lgamma, "tgamma": math.gamma}[op](v) for v in x64])
@@ -221,6 +252,26 @@ def test_unary(op):
     if op in ("sinpi", "cospi"):  # exact zeros where they are
         zeros = want == 0
         np.testing.assert_array_equal(z[zeros], 0.0)
+
+
+@tritonc.jit
+def bessel_i_kernel(X, Z, n, ORDER: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n)
+    z = libdevice.cyl_bessel_i0(x) if ORDER == 0 else libdevice.cyl_bessel_i1(x)
+    tl.store(Z + offs, z, mask=offs < n)
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_modified_bessel_in_float64(order):
+    """cyl_bessel_i0/i1 of float64 keep float64's precision (torch's i0 and
+    i1, which Triton's tests compare with, are within 1e-15), both sides of
+    the switch from the series to the asymptotic form."""
+    n = 128
+    x = np.concatenate([rng.standard_normal(n // 2) * 4, rng.uniform(-40, 40, n // 2 - 4), [21.9999, 22.0, -22.5, 700.0]])
+    z = np.full(n, np.nan)
+    run(bessel_i_kernel, (1,), x, z, n, ORDER=order, BLOCK=n)
+    np.testing.assert_allclose(z, bessel_i(x, order), rtol=2e-14, atol=0)
 
 
 @tritonc.jit
@@ -441,11 +492,11 @@ def test_gelu_tanh():
 
 @tritonc.jit
 def missing_kernel(X):
-    tl.store(X, libdevice.cyl_bessel_i0(tl.load(X)))
+    tl.store(X, libdevice.erfcinv(tl.load(X)))
 
 
 def test_missing_functions_are_clear_errors():
-    with pytest.raises(tl.CompileError, match="libdevice.cyl_bessel_i0 is not supported by tritonc yet"):
+    with pytest.raises(tl.CompileError, match="libdevice.erfcinv is not supported by tritonc yet"):
         run(missing_kernel, (1,), np.ones(1, np.float32))
 
 

@@ -523,6 +523,31 @@ def test_cache_operators_and_volatile_loads_in_the_ptx(monkeypatch, arch):
     ptxas(ptx, arch)
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_eviction_policies_in_the_ptx(monkeypatch, arch):
+    """eviction_policy as L1's priority (.L1::evict_first/last) and L2's
+    (.L2::cache_hint with a createpolicy operand), on vector loads and
+    stores and on scalar ones; a cache operator keeps its place (PTX takes
+    it or L1's priority) and L2's hint joins it; ptxas assembles all."""
+    import tritonc.language as tl
+    sys.path.insert(0, os.path.dirname(__file__))
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x = np.zeros(256, np.float32)
+    for load, store in (("evict_last", "evict_first"), ("evict_first", "evict_last")):
+        ptx = language_cases.evicting_copy.warmup(x, x, 256, LOAD=load, STORE=store, BLOCK=256,
+                                                  grid=(1,)).asm["ptx"]
+        assert re.search(r"ld\.global\.L1::%s\.L2::cache_hint\.v4\.f32 \{[^}]*\}, \[%%rd\d+\], %%rd\d+;" % load, ptx), ptx
+        assert re.search(r"st\.global\.L1::%s\.L2::cache_hint\.v4\.f32 \[%%rd\d+\], \{[^}]*\}, %%rd\d+;" % store, ptx), ptx
+        assert "createpolicy.fractional.L2::%s.b64" % load in ptx and "createpolicy.fractional.L2::%s.b64" % store in ptx
+        assert re.search(r"ld\.global\.cg\.L2::cache_hint\.f32", ptx), ptx  # the scalar with its cache operator
+        ptxas(ptx, arch)
+    plain = language_cases.evicting_copy.warmup(x, x, 256, LOAD="", STORE="evict_normal", BLOCK=256,
+                                                grid=(1,)).asm["ptx"]
+    assert "L1::evict" not in plain and "cache_hint" not in plain and "createpolicy" not in plain
+    del tl
+
+
 import tritonc as triton  # noqa: E402
 import tritonc.language as tl  # noqa: E402
 

@@ -5,6 +5,7 @@ Against numpy on the back ends of dsl_backends.language_backends(); fresh
 inputs, poisoned outputs."""
 import os
 import sys
+import typing
 
 import numpy as np
 import pytest
@@ -130,3 +131,43 @@ def test_enumerate_of_a_tensor_is_refused_with_the_line():
 
     with pytest.raises(triton.CompilationError, match="enumerate.*takes tuples"):
         run(bad, (1,), np.zeros(4, np.float32), N=4)
+
+
+class View(typing.NamedTuple):
+    ptr: object
+    shape: tuple
+    stride: tuple
+
+
+@triton.jit
+def make_view(ptr, shape, stride):
+    v = View(ptr=ptr, shape=shape, stride=stride)  # (a variable holding it keeps its class)
+    return v
+
+
+@triton.jit
+def view_mask(v, BM: tl.constexpr, BN: tl.constexpr):
+    rm, rn = tl.arange(0, BM), tl.arange(0, BN)
+    return (rm[:, None] < v.shape[0]) & (rn[None, :] < v.shape[1])
+
+
+@triton.jit
+def named_copy_kernel(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    rm, rn = tl.arange(0, BM), tl.arange(0, BN)
+    out = make_view(dst.ptr, dst.shape, dst.stride)
+    x = tl.load(src.ptr + rm[:, None] * src.stride[0] + rn[None, :] * src.stride[1], mask=view_mask(src, BM, BN),
+                other=0.0)
+    tl.store(out.ptr + rm[:, None] * out.stride[0] + rn[None, :] * out.stride[1], x * 2.0,
+             mask=view_mask(out, BM, BN))
+
+
+def test_named_tuples_keep_their_fields():
+    """A typing.NamedTuple argument (Triton 3.x's test_namedtuple): fields
+    by name in the kernel, through @jit calls that build and return one."""
+    m, n = int(rng.integers(5, 16)), int(rng.integers(5, 16))
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full((n, m), np.nan, np.float32)  # written transposed, through its strides
+    src = View(x, (m, n), (n, 1))
+    dst = View(y, (m, n), (1, m))
+    run(named_copy_kernel, (1,), src, dst, BM=16, BN=16)
+    np.testing.assert_array_equal(y, (x * 2).T)

@@ -2,8 +2,9 @@
 Triton's own test suite use: `triton.knobs` (settings read from the
 environment, set by code, restored by scopes), Triton's type names
 (`type_canonicalisation_dict`, `tl.str_to_ty`, `tl.dtype.SINT_TYPES`...),
-`JITFunction._unsafe_update_src` (kernels made from a template) and
-`TritonError`, the base of Triton's errors. Kernels run on the back ends
+`JITFunction._unsafe_update_src` (kernels made from a template),
+`TritonError`, the base of Triton's errors, and const pointers
+(`tl.const`). Kernels run on the back ends
 of dsl_backends.language_backends() against numpy; fresh inputs, poisoned
 outputs."""
 import os
@@ -112,7 +113,9 @@ def test_type_names_canonicalise_and_parse():
         assert tl.dtype(name).name == name  # every listed name is a type of ours
     assert tl.str_to_ty("fp32") is tl.float32 and tl.str_to_ty("u1") is tl.int1 and tl.str_to_ty("bf16") is tl.bfloat16
     ptr = tl.str_to_ty("*kfp16")
-    assert ptr.is_ptr() and ptr.element_ty is tl.float16
+    assert ptr.is_ptr() and ptr.element_ty is tl.float16 and ptr.is_const()
+    assert ptr == tl.pointer_type(tl.float16, const=True) and ptr != tl.pointer_type(tl.float16)
+    assert not tl.str_to_ty("*fp16").is_const() and not tl.float16.is_const()
     assert tl.str_to_ty(("i32", "*fp64"))[1].element_ty is tl.float64
     with pytest.raises(ValueError, match="names no type"):
         tl.str_to_ty("fp33")
@@ -157,5 +160,103 @@ def test_errors_of_a_template_point_at_the_template_lines():
 
 def test_triton_error_is_the_base_of_compile_errors():
     assert issubclass(triton.CompilationError, triton.TritonError)
+    assert triton.compiler.errors.CompilationError is triton.CompilationError
     assert issubclass(triton.OutOfResources, triton.TritonError) and issubclass(triton.Error, triton.TritonError)
     assert issubclass(triton.runtime.errors.InterpreterError, triton.TritonError)
+
+
+@triton.jit
+def pick_one(a, b, choose_b):
+    if choose_b:
+        return b
+    else:
+        return a
+
+
+@triton.jit
+def const_copy(src: tl.const, dst, ro: tl.const, n, BLOCK: tl.constexpr, TAIL: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    v = tl.load(src + o, mask=o < n)
+    if TAIL == "plain":
+        out = dst
+    elif TAIL == "store-const":
+        out = ro
+    elif TAIL == "ternary":
+        out = ro if n > 1 else dst
+    elif TAIL == "if":
+        if n > 1:
+            out = ro
+        else:
+            out = dst
+    elif TAIL == "call":
+        out = pick_one(dst, ro, n > 1)
+    elif TAIL == "atomic":
+        tl.atomic_add(src + o, v, mask=o < n)
+        out = dst
+    tl.store(out + o, v + 1.0, mask=o < n)
+
+
+@pytest.mark.parametrize("tail, message", [
+    ("store-const", "Cannot store to a constant pointer"), ("atomic", "Cannot store to a constant pointer"),
+    ("ternary", "Ternary expression with dynamic condition has inconsistent types"),
+    ("if", "Mismatched type for out"), ("call", "Return type mismatch")])
+def test_a_const_pointer_is_never_written(tail, message):
+    """A parameter annotated tl.const is a const pointer: a store or atomic
+    through it (or a pointer computed from it) is refused at compile time,
+    and a variable cannot be const on one path and not on another."""
+    x = np.zeros(16, np.float32)
+    with pytest.raises(triton.CompilationError, match=message) as err:
+        const_copy.warmup(x, x, x, 16, BLOCK=16, TAIL=tail, grid=(1,))
+    assert message in err.value.error_message  # (the message without its place, as Triton's attribute)
+
+
+def test_a_kernel_reading_through_const_pointers_runs():
+    n = 100
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    run(const_copy, (1,), x, y, x, n, BLOCK=128, TAIL="plain")
+    assert np.array_equal(y, x + np.float32(1))
+
+
+def _scaled_name(spec):
+    ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+    return "scaled_%s_%s_%s.v2" % (spec.signature["s"], spec.signature["Y"], ones)
+
+
+@triton.jit(repr=_scaled_name)
+def scaled_copy(Y, X, s, one, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(X + o, mask=o < n)
+    tl.store(Y + o, x * s + one, mask=o < n)
+
+
+def test_repr_names_each_specialization():
+    """jit(repr=...) names the compiled kernel from its specialization (the
+    types' short names, the constants), as Triton's; the name is the IR's
+    and the PTX's entry, made an identifier."""
+    n = 50
+    x = rng.standard_normal(n).astype(np.float32)
+    h = scaled_copy.warmup(x, x, 2.5, 1, n, BLOCK=64, grid=(1,))
+    assert h.name == "scaled_fp32__fp32_one_v2", h.name
+    assert "kernel @scaled_fp32__fp32_one_v2(" in h.asm["ttir"], h.asm["ttir"][:200]
+    assert ".entry scaled_fp32__fp32_one_v2(" in h.asm["ptx"]
+    y = np.full(n, np.nan, np.float32)
+    run(scaled_copy, (1,), y, x, 2.5, 1, n, BLOCK=64)
+    np.testing.assert_allclose(y, x * np.float32(2.5) + 1, rtol=1e-6)
+
+
+@triton.jit
+def constexpr_types_kernel(Y, given: tl.constexpr, LITERAL: tl.constexpr):
+    kept: tl.constexpr = given
+    tl.static_assert(kept.type == tl.constexpr_type(LITERAL))  # a compile-time value's type, not a tensor's
+    tl.static_assert(given.type == tl.constexpr_type(LITERAL))
+    lifted = given  # assigned without the annotation: a tensor, as in Triton
+    tl.static_assert(lifted.type == tl.int32)
+    tl.store(Y, lifted + kept)
+
+
+def test_constexpr_values_have_constexpr_types():
+    y = np.full(1, -1, np.int32)
+    v = int(rng.integers(2, 100))
+    run(constexpr_types_kernel, (1,), y, v, LITERAL=v)
+    assert y[0] == 2 * v

@@ -28,10 +28,13 @@ def _as_tuple(x):
 
 class CompilationError(CompileError):
     """A compile error located in the user's Python file: the message reads
-    ``FILE:LINE:COL: error: ...`` with the source line and a caret."""
+    ``FILE:LINE:COL: error: ...`` with the source line and a caret;
+    ``error_message`` (Triton's attribute) and ``reason`` are what it says
+    without the place."""
 
     def __init__(self, file, line, col, message, source_line=None):
         self.file, self.line, self.col, self.reason = file, line, col, message
+        self.error_message = message
         text = "%s:%d:%d: error: %s" % (file, line, col, message)
         if source_line is not None:
             text += "\n" + source_line.rstrip("\n") + "\n" + " " * (col - 1) + "^"
@@ -70,7 +73,7 @@ def _same(a, b):
     if a[0] == "t":
         return a[1] == b[1]
     if a[0] == "tuple":
-        return len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
+        return a[2] is b[2] and len(a[1]) == len(b[1]) and all(_same(x, y) for x, y in zip(a[1], b[1]))
     if a[0] == "obj":
         return a[1] == b[1] and len(a[3]) == len(b[3]) and all(_same(x, y) for x, y in zip(a[3], b[3]))
     return False
@@ -82,8 +85,9 @@ def _describe_slot(s):
     if s[0] == "py":
         return repr(s[1])
     if s[0] == "t":
-        return s[2] if not s[3].is_int_unsigned() and not (s[3].is_ptr() and s[3].element_ty.is_int_unsigned()) \
-            else repr(s[3]) + (str(list(s[4])) if s[4] else "")
+        dt = s[3]
+        plain = not dt.is_int_unsigned() and not (dt.is_ptr() and (dt.element_ty.is_int_unsigned() or dt.is_const()))
+        return s[2] if plain else repr(dt) + (str(list(s[4])) if s[4] else "")
     if s[0] == "tuple":
         return "(" + ", ".join(_describe_slot(x) for x in s[1]) + ")"
     return s[1][0]
@@ -117,6 +121,19 @@ class _Frame:
         self.several_returns = False  # an inlined function with more than one return statement
 
 
+def _named_tuple_type(value):
+    """The class of a named tuple (typing.NamedTuple, collections.namedtuple;
+    kept through variables, arguments and returns), else None."""
+    t = type(value)
+    return t if t is not tuple and isinstance(value, tuple) and hasattr(t, "_fields") else None
+
+
+def _like_tuple(value, items):
+    """`items` as a tuple of `value`'s kind (a named tuple stays one)."""
+    t = _named_tuple_type(value)
+    return t(*items) if t is not None else tuple(items)
+
+
 def _is_number(v):
     return isinstance(v, (bool, int, float)) and not isinstance(v, constexpr)
 
@@ -128,7 +145,7 @@ def _numbers_to_tensors(value, like=None):
         subs = like[1] if like is not None and like[0] == "tuple" and len(like[1]) == len(value) else None
         if like is not None and subs is None:
             return value
-        return tuple(_numbers_to_tensors(v, subs[i] if subs else None) for i, v in enumerate(value))
+        return _like_tuple(value, (_numbers_to_tensors(v, subs[i] if subs else None) for i, v in enumerate(value)))
     if _is_number(value) and (like is None or like[0] == "t"):
         return semantic.to_tensor(value)
     return value
@@ -241,7 +258,8 @@ class _Generator(ast.NodeVisitor):
             self.fb.write(var, value.handle)
             return ("t", var, t, value.dtype, value.shape)
         if isinstance(value, tuple):
-            return ("tuple", tuple(self._store(name, path + (i,), v) for i, v in enumerate(value)))
+            return ("tuple", tuple(self._store(name, path + (i,), v) for i, v in enumerate(value)),
+                    _named_tuple_type(value))
         if hasattr(value, "_leaves"):
             leaves = value._leaves()
             return ("obj", value._signature(), value,
@@ -253,7 +271,8 @@ class _Generator(ast.NodeVisitor):
         if kind == "t":
             return tensor(self.fb.read(slot[1]), slot[3], slot[4])
         if kind == "tuple":
-            return tuple(self._load(s) for s in slot[1])
+            items = tuple(self._load(s) for s in slot[1])
+            return slot[2](*items) if slot[2] is not None else items
         if kind == "obj":
             return slot[2]._rebuild([self._load(s) for s in slot[3]])
         return slot[1]
@@ -285,6 +304,8 @@ class _Generator(ast.NodeVisitor):
         if name in f.bindings:
             slot = f.bindings[name]
             if isinstance(slot, _Conflict):
+                if slot.why.startswith("has different types"):
+                    raise CompileError("Mismatched type for %s: it %s" % (name, slot.why))
                 raise CompileError("'%s' %s" % (name, slot.why))
             return self._load(slot)
         if name in f.closure:
@@ -459,7 +480,8 @@ class _Generator(ast.NodeVisitor):
         if f.ret_slot is None:
             f.ret_slot = slot
         elif not _same(f.ret_slot, slot):
-            raise CompileError("this return gives %s; an earlier one gave %s" % (_describe_slot(slot), _describe_slot(f.ret_slot)))
+            raise CompileError("Return type mismatch: this return gives %s; an earlier one gave %s"
+                               % (_describe_slot(slot), _describe_slot(f.ret_slot)))
         self.fb.br(f.exit)
         self._unreachable("after.return")
 
@@ -628,7 +650,13 @@ class _Generator(ast.NodeVisitor):
         cond = self.visit(node.test)
         if not isinstance(unwrap(cond), tensor):
             return self.visit(node.body if unwrap(cond) else node.orelse)
-        return semantic.where(cond, self.visit(node.body), self.visit(node.orelse))
+        body, orelse = self.visit(node.body), self.visit(node.orelse)
+        tb, te = unwrap(body), unwrap(orelse)
+        if isinstance(tb, tensor) and isinstance(te, tensor) and tb.dtype.is_ptr() and te.dtype.is_ptr() \
+                and tb.dtype.is_const() != te.dtype.is_const():
+            raise CompileError("Ternary expression with dynamic condition has inconsistent types %r and %r"
+                               % (tb.dtype, te.dtype))
+        return semantic.where(cond, body, orelse)
 
     # tl.range's hints, accepted (software pipelining is decided for the whole kernel)
     _RANGE_HINTS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
@@ -862,6 +890,8 @@ class _Generator(ast.NodeVisitor):
         raw = self.visit(node.value)
         if isinstance(raw, constexpr) and node.attr == "value":
             return raw.value  # `dtype.value` of a tl.constexpr parameter, as in Triton
+        if isinstance(raw, constexpr) and node.attr == "type" and not isinstance(raw.value, tensor):
+            return raw.type  # a compile-time value's type: constexpr_type(value), as in Triton
         obj = unwrap(raw)
         if _is_number(obj) and not hasattr(obj, node.attr) and hasattr(tensor, node.attr):
             # A number kept in a tuple is a tensor in Triton (t = (1, 2.5); t[0].to(tl.float32)).
@@ -1154,6 +1184,8 @@ class _Generator(ast.NodeVisitor):
         self.fb.set_loc(first_line + fdef.lineno - 1, col + fdef.col_offset + 1)
         handles = {}
         for name, dt in params:
+            if name in jf.const_names and dt.is_ptr():
+                dt = core.pointer_type(dt.element_ty, const=True)
             handles[name] = tensor(self.fb.param(name, core.ir_type(dt, ())), dt, ())
         from .jit import DescriptorSpec, TupleSpec
         from .language.block_pointers import tensor_descriptor
@@ -1182,14 +1214,14 @@ class _Generator(ast.NodeVisitor):
 _GENERATOR_RECURSION_LIMIT = 100000
 
 
-def generate(jf, params, constexprs, file_name, debug=False, used_globals=None):
-    """Triton-IR text for kernel `jf` with runtime parameters `params`
-    ((name, dtype) pairs) and constexpr values (with device assertions when
-    `debug`); also the f32 dot precisions it asks for. `used_globals`, a
-    list, receives (globals dict, name, value) of each global the kernel
-    read as a value."""
+def generate(jf, params, constexprs, file_name, debug=False, used_globals=None, name=None):
+    """Triton-IR text for kernel `jf` (named `name`, by default the
+    function's) with runtime parameters `params` ((name, dtype) pairs) and
+    constexpr values (with device assertions when `debug`); also the f32 dot
+    precisions it asks for. `used_globals`, a list, receives (globals dict,
+    name, value) of each global the kernel read as a value."""
     from . import _tritonc
-    fb = _tritonc.FunctionBuilder(jf.__name__, file_name)
+    fb = _tritonc.FunctionBuilder(name or jf.__name__, file_name)
     gen = _Generator(fb, file_name, debug)
     previous = core.set_current(fb, gen)
     # The generator recurses along the syntax tree (a few frames a level):

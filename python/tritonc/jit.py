@@ -12,6 +12,7 @@ in the runtime, whose memory and disk caches keep it.
 import ast
 import inspect
 import os
+import re
 import textwrap
 import types
 
@@ -68,6 +69,12 @@ def _is_constexpr_annotation(a):
     if a is constexpr or a is tl.constexpr:
         return True
     return isinstance(a, str) and a.split(".")[-1] == "constexpr"
+
+
+def _is_const_annotation(a):
+    if a is tl.const:
+        return True
+    return isinstance(a, str) and a.strip().split(".")[-1] == "const"
 
 
 def _annotated_dtype(a):
@@ -215,7 +222,8 @@ class TupleSpec:
     """A tuple argument (Triton 3.x passes tuples, nested too) as the kernel
     is compiled for it: each leaf that is a runtime value (an array, a
     number) becomes a parameter NAME__0, NAME__1__0, ...; the others (None,
-    dtypes, strings) are constants. In the kernel the name is the tuple."""
+    dtypes, strings) are constants. In the kernel the name is the tuple (a
+    named tuple stays one of its class)."""
 
     def __init__(self, name, value):
         self.name, self.params = name, []
@@ -224,7 +232,8 @@ class TupleSpec:
 
     def _walk(self, prefix, v):
         if isinstance(v, tuple):
-            return tuple(self._walk("%s__%d" % (prefix, i), x) for i, x in enumerate(v))
+            from .codegen import _like_tuple
+            return _like_tuple(v, (self._walk("%s__%d" % (prefix, i), x) for i, x in enumerate(v)))
         if isinstance(v, TensorDescriptor):
             raise TypeError("a TensorDescriptor inside a tuple argument is not supported; pass it on its own")
         t = _runtime_type(v)
@@ -235,7 +244,9 @@ class TupleSpec:
 
     def _key(self, s):
         if isinstance(s, tuple):
-            return ("tuple",) + tuple(self._key(x) for x in s)
+            kind = type(s)
+            return ("tuple", None if kind is tuple else (kind.__module__, kind.__qualname__, id(kind))) + \
+                tuple(self._key(x) for x in s)
         if isinstance(s, _Param):
             return ("r", dict(self.params)[s.name].name)
         return ("c", type(s.value).__name__, s.value if _hashable(s.value) else repr(s.value))
@@ -244,7 +255,8 @@ class TupleSpec:
         """The tuple in the kernel: parameters' tensors from `handles`."""
         s = self.structure if s is None else s
         if isinstance(s, tuple):
-            return tuple(self.build(handles, x) for x in s)
+            from .codegen import _like_tuple
+            return _like_tuple(s, (self.build(handles, x) for x in s))
         return handles[s.name] if isinstance(s, _Param) else s
 
     @staticmethod
@@ -440,8 +452,11 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         # `n: tl.int64`: a number passed there has that type (Triton 3.x), not the one its value suggests.
         annotated = {n: _annotated_dtype(p.annotation) for n, p in sig.parameters.items()}
         self.annotated_types = {n: t for n, t in annotated.items() if t is not None and not t.is_ptr()}
+        # `p: tl.const`: the pointer passed there is a const pointer_type in the kernel.
+        self.const_names = {n for n, p in sig.parameters.items() if _is_const_annotation(p.annotation)}
         self.do_not_specialize = set(do_not_specialize)
         self.debug = debug  # None: TRITONC_DEBUG / TRITON_DEBUG decide (see _debug)
+        self.repr = repr  # names each specialization's kernel (Triton's repr=; see _kernel_name)
         self._parsed = None
         self._source_text = None  # (set by _unsafe_update_src)
         self.cache = {}
@@ -666,7 +681,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
             return hit
         from .codegen import generate
         used_globals = []
-        ir, precisions = generate(self, params, constexprs, self.file_name, debug, used_globals)
+        name = self._kernel_name(params, constexprs)
+        ir, precisions = generate(self, params, constexprs, self.file_name, debug, used_globals, name)
         if {"tf32", "ieee"} <= precisions or "tf32x3" in precisions and len(precisions) > 1:
             raise core.CompileError("%s mixes f32 dots of different input_precision; one kernel takes one" % self.__name__)
         allow_tf32 = "tf32" in precisions
@@ -682,8 +698,35 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                                    "num_ctas": int(num_ctas)})
         compiled.used_globals = used_globals
         compiled.target = target
+        compiled.name = name
         self.cache[full_key] = compiled
         return compiled
+
+    def _kernel_name(self, params, constexprs):
+        """The compiled kernel's name (in the IR, the PTX, profilers): the
+        function's, or what the decorator's `repr` makes of the
+        specialization, as Triton: `signature` maps every parameter to its
+        type's short name ('i32', '*fp16', 'constexpr'), `constants` the
+        compile-time ones (constexprs, integers specialized to 1) to their
+        values. Characters other than letters, digits and _ become _."""
+        if self.repr is None:
+            return self.__name__
+        from .language.type_names import type_canonicalisation_dict as canon
+
+        def short(t):
+            if t.is_ptr():
+                return "*" + ("k" if t.is_const() else "") + short(t.element_ty)
+            return canon.get(t.name, t.name)
+        signature = {n: short(t) for n, t in params}
+        constants = {n: v for n, v in constexprs.items() if not isinstance(v, (DescriptorSpec, TupleSpec))}
+        signature.update({n: "constexpr" for n in constants})
+        spec = types.SimpleNamespace(signature={n: signature[n] for n in self.arg_names if n in signature},
+                                     constants=constants, name=self.__name__)
+        text = str(self.repr(spec))
+        name = re.sub(r"[^A-Za-z0-9_]", "_", text)
+        if not name or name[0].isdigit():
+            name = "_" + name
+        return name
 
     def warmup(self, *args, grid=None, num_warps=_UNSET, num_stages=_UNSET, debug=None, num_ctas=_UNSET, **kwargs):
         """Compiles without launching; returns the CompiledKernel
@@ -705,7 +748,7 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         by_name = _by_name(self.arg_names, values)
         out = CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                              [by_name[n] for n, _ in compiled.params])
-        out.used_globals, out.target = compiled.used_globals, compiled.target
+        out.used_globals, out.target, out.name = compiled.used_globals, compiled.target, compiled.name
         return out
 
     def report(self, *args, num_warps=4, num_stages=3, num_ctas=1, json=False, **kwargs):
@@ -851,9 +894,10 @@ def jit(fn=None, *, version=None, do_not_specialize=(), do_not_specialize_on_ali
         noinline=None, repr=None, launch_metadata=None):
     """Decorates a kernel (or a device function it calls) in the DSL.
     Triton's `version` and `do_not_specialize_on_alignment` are accepted and
-    have no effect (as `do_not_specialize`: specializing changes no result)."""
+    have no effect (as `do_not_specialize`: specializing changes no result);
+    `repr` names each compiled specialization (JITFunction._kernel_name)."""
     def wrap(f):
-        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline, repr=repr)
     return wrap(fn) if fn is not None else wrap
 
 

@@ -95,6 +95,7 @@ _MADE = {
     "triton.backends.compiler": _backends_compiler,
     "triton.backends.driver": _backends_driver,
     "triton.compiler.compiler": _compiler_compiler,
+    "triton.compiler.errors": lambda: importlib.import_module("tritonc.compiler").errors,
     "triton.runtime.autotuner": _runtime_autotuner,
 }
 

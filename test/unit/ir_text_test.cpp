@@ -589,5 +589,18 @@ TEST(IrTextErrors, CacheOperatorsAndVolatileOnTheirOwnInstructions) {
   EXPECT_TRUE(load->hasSideEffects());  // volatile: never removed, merged or moved
 }
 
+TEST(IrTextErrors, EvictionPrioritiesOnLoadsAndStores) {
+  // first / last on loads and stores, beside a cache operator; normal prints as nothing.
+  expectParseError(kernel("  %x = load %p : f32 {evict = soon}\n  ret\n"), 3, 31, "'evict' is an attribute of load and store");
+  expectParseError(kernel("  %x = add %b, %b : f32 {evict = last}\n  ret\n"), 3, 34, "'evict' is an attribute of load and store");
+  const std::string ok = kernel("  %x = load %p : f32 {cache = cg, evict = last}\n  store %p, %x {evict = first}\n  ret\n");
+  EXPECT_EQ(reprint(ok), ok);
+  EXPECT_EQ(reprint(kernel("  %x = load %p : f32 {evict = normal}\n  store %p, %x\n  ret\n")),
+            kernel("  %x = load %p : f32\n  store %p, %x\n  ret\n"));
+  auto m = parseModule(ok);
+  const Instruction* load = m->function("k")->entry()->instructions()[0].get();
+  EXPECT_FALSE(load->hasSideEffects());  // a hint: the load may still be merged or moved
+}
+
 }  // namespace
 }  // namespace tritonc::ir

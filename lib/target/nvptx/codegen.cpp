@@ -93,11 +93,11 @@ std::string targetProblem(const std::string& arch) {
 
 std::string ptxVersionFor(const std::string& arch) {
   // PTX 8.1 has sm_90a, vector reductions (red.global.add.v4.f32) and fp8
-  // conversions on sm_89; 7.0 covers sm_80.
+  // conversions on sm_89; 7.4 covers sm_80 to sm_87 with eviction
+  // priorities and createpolicy (eviction_policy; CUDA 11.4's drivers on).
   if (arch.rfind("sm_90", 0) == 0) return "8.1";
   if (arch == "sm_89") return "8.1";  // 8.1: fp8 conversions (cvt ...e4m3x2) on sm_89
-  if (arch == "sm_86") return "7.1";
-  return "7.0";
+  return "7.4";
 }
 
 int64_t maxSharedBytes(const std::string& arch) { return gpu::maxSharedBytes(arch); }

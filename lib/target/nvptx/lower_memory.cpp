@@ -3,6 +3,7 @@
 // layout pass proved the registers contiguous, the addresses aligned and
 // the mask uniform over them); replicated elements are written by their
 // first owner only.
+#include "ir/memory_hints.h"
 #include "target/nvptx/lowering.h"
 
 namespace tritonc::nvptx {
@@ -66,10 +67,24 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   };
   // The opcode with its cache operator (ld.global.cg, st.global.cs) or, for
   // a volatile load, ld.volatile.global (docs/IR.md: `cache`, `volatile`).
+  // An eviction priority ({evict = first/last}) is L1's (where no cache
+  // operator is given: PTX takes one or the other) and L2's, through a
+  // cache policy operand (`hint`) made here by createpolicy (sm_80 on).
   const bool plainAccess = i.opcode() == Opcode::Load || i.opcode() == Opcode::Store;  // (an atomic's sub is its kind)
+  const bool isVolatile = plainAccess && (i.sub & ir::kLoadVolatile) && i.opcode() == Opcode::Load;
   const ir::CacheOp cache = plainAccess ? ir::CacheOp(i.sub & ir::kLoadCacheMask) : ir::CacheOp::Default;
-  const std::string cacheSuffix = cache == ir::CacheOp::Default ? "" : std::string(".") + ir::cacheOpName(cache);
-  const std::string ld = plainAccess && (i.sub & ir::kLoadVolatile) ? "ld.volatile.global" : "ld.global" + cacheSuffix;
+  const ir::Evict evict = plainAccess && !isVolatile ? ir::evictOf(i.sub) : ir::Evict::Normal;
+  std::string cacheSuffix = cache == ir::CacheOp::Default ? "" : std::string(".") + ir::cacheOpName(cache);
+  std::string hint;
+  if (evict != ir::Evict::Normal) {
+    const std::string priority = std::string("evict_") + ir::evictName(evict);
+    if (cache == ir::CacheOp::Default) cacheSuffix += ".L1::" + priority;
+    hint = newReg(RegClass::B64);
+    emit("createpolicy.fractional.L2::" + priority + ".b64 " + hint + ", 1.0;");
+    cacheSuffix += ".L2::cache_hint";
+    hint = ", " + hint;
+  }
+  const std::string ld = isVolatile ? "ld.volatile.global" : "ld.global" + cacheSuffix;
   const std::string st = "st.global" + cacheSuffix;
 
   if (i.opcode() == Opcode::Load) {
@@ -91,7 +106,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, ld + "." + memoryType(k) + " " + dst[0] + ", [" + addr + "];");
+        guarded(pred, ld + "." + memoryType(k) + " " + dst[0] + ", [" + addr + "]" + hint + ";");
       } else if (size == 1 && vec > 4) {
         // 8 or 16 bytes (PTX vectors of bytes stop at 4): 32-bit words,
         // each split into four bytes, under the predicate (else `other` stays).
@@ -100,7 +115,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           x = newReg(RegClass::B32);
           emit("mov.b32 " + x + ", 0;");
         }
-        guarded(pred, ld + ".v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "];");
+        guarded(pred, ld + ".v" + std::to_string(w.size()) + ".b32 " + braces(w, 0, w.size()) + ", [" + addr + "]" + hint + ";");
         for (size_t v = 0; v < vec; ++v)
           guarded(pred, "bfe.s32 " + dst[v] + ", " + w[v / 4] + ", " + std::to_string(8 * (v % 4)) + ", 8;");
       } else if (size == 2 && vec == 8 && rc == RegClass::B16) {
@@ -115,7 +130,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           else
             emit("mov.b32 " + w[q] + ", 0;");
         }
-        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
+        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "]" + hint + ";");
         for (size_t q = 0; q < 4; ++q) {
           dst[2 * q] = newReg(RegClass::B16);
           dst[2 * q + 1] = newReg(RegClass::B16);
@@ -128,7 +143,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
           x = newReg(RegClass::B32);
           emit("mov.b32 " + x + ", 0;");
         }
-        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "];");
+        guarded(pred, ld + ".v4.b32 " + braces(w, 0, 4) + ", [" + addr + "]" + hint + ";");
         for (size_t q = 0; q < 4; ++q) {
           // Keep `other` where the load did not run: unpack only under the predicate.
           std::string lo = newReg(RegClass::B16), hi = newReg(RegClass::B16);
@@ -138,7 +153,7 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       } else {
         guarded(pred, ld + ".v" + std::to_string(vec) + "." + memoryType(k) + " " + braces(dst, 0, vec) +
-                          ", [" + addr + "];");
+                          ", [" + addr + "]" + hint + ";");
       }
       for (size_t v = 0; v < vec; ++v) {
         if (k == Scalar::I1) {
@@ -177,20 +192,20 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
         }
       }
       if (vec == 1) {
-        guarded(pred, st + "." + memoryType(k) + " [" + addr + "], " + src[0] + ";");
+        guarded(pred, st + "." + memoryType(k) + " [" + addr + "], " + src[0] + hint + ";");
       } else if (size == 1 && vec > 4) {
         std::vector<std::string> w = packBytes(src);
-        guarded(pred, st + ".v" + std::to_string(w.size()) + ".b32 [" + addr + "], " + braces(w, 0, w.size()) + ";");
+        guarded(pred, st + ".v" + std::to_string(w.size()) + ".b32 [" + addr + "], " + braces(w, 0, w.size()) + hint + ";");
       } else if (size == 2 && vec == 8) {
         std::vector<std::string> w(4);
         for (size_t q = 0; q < 4; ++q) {
           w[q] = newReg(RegClass::B32);
           emit("mov.b32 " + w[q] + ", {" + toHalfWord(k, src[2 * q]) + ", " + toHalfWord(k, src[2 * q + 1]) + "};");
         }
-        guarded(pred, st + ".v4.b32 [" + addr + "], " + braces(w, 0, 4) + ";");
+        guarded(pred, st + ".v4.b32 [" + addr + "], " + braces(w, 0, 4) + hint + ";");
       } else {
         guarded(pred, st + ".v" + std::to_string(vec) + "." + memoryType(k) + " [" + addr + "], " +
-                          braces(src, 0, vec) + ";");
+                          braces(src, 0, vec) + hint + ";");
       }
     }
     return;

@@ -22,7 +22,8 @@ from .inline_asm import inline_asm_elementwise  # noqa: F401
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x, randn,  # noqa: F401
                      randn4x, uint_to_uniform_float)
 from .standard import (associative_scan, bitonic_merge, cat, cumprod, cumsum, flip, gather, histogram,  # noqa: F401
-                       interleave, join, reduce, reduce_or, softmax, sort, split, topk, xor_sum)
+                       interleave, join, reduce, reduce_or, softmax, sort, split, squeeze, topk, unsqueeze,
+                       xor_sum)
 
 bool_ = int1
 TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's bound on a tensor's elements

@@ -120,6 +120,9 @@ class dtype:
     def is_ptr(self):
         return False
 
+    def is_const(self):
+        return False
+
     def is_fp16(self):
         return self is float16
 
@@ -228,34 +231,47 @@ for _kind in ("int", "uint"):  # dtype.is_int8() ... is_uint64()
 
 
 class pointer_type(dtype):
-    __slots__ = ("element_ty",)
+    """A pointer to `element_ty`; `const=True` (parameters annotated
+    `tl.const`, signature entries `*kfp32`) marks data the kernel must not
+    write: a store or atomic through it is a compile error, and constness
+    is part of the type (a variable cannot be const on one path and not on
+    another), as in Triton. Memory is global (`address_space` 1) only."""
+    __slots__ = ("element_ty", "address_space", "const")
 
-    def __init__(self, element_ty):
+    def __init__(self, element_ty, address_space=1, const=False):
         check_supported(element_ty, "a pointer")
         if element_ty.is_ptr():
             raise CompileError("pointers to pointers are not supported: load the addresses as tl.int64 (or "
                                "tl.uint64) and make each a pointer with .to(tl.pointer_type(...))")
+        if address_space != 1:
+            raise CompileError("pointers to address space %r are not supported (global memory, 1, only)"
+                               % (address_space,))
         super().__init__("pointer<%s>" % element_ty.attr, element_ty.ir + "*", "ptr", 64)
-        self.name = "pointer<%s>" % element_ty.name
+        self.const = bool(const)
+        self.address_space = 1
+        self.name = "%spointer<%s>" % ("const_" if self.const else "", element_ty.name)
         self.element_ty = element_ty
 
     def is_ptr(self):
         return True
 
+    def is_const(self):
+        return self.const
+
     def __reduce__(self):
-        return (pointer_type, (self.element_ty,))
+        return (pointer_type, (self.element_ty, 1, self.const))
 
     def is_int(self):
         return False
 
     def __eq__(self, other):
-        return isinstance(other, pointer_type) and other.element_ty == self.element_ty
+        return isinstance(other, pointer_type) and other.element_ty == self.element_ty and other.const == self.const
 
     def __hash__(self):
-        return hash(("ptr", self.element_ty.attr))
+        return hash(("ptr", self.element_ty.attr, self.const))
 
     def __repr__(self):
-        return "tl.pointer_type(%r)" % self.element_ty
+        return "tl.pointer_type(%r%s)" % (self.element_ty, ", const=True" if self.const else "")
 
 
 int1 = dtype("int1", "i1", "bool", 1)

@@ -404,8 +404,10 @@ class condition:
 
 
 class const:
-    """A type annotation marking a pointer to data the kernel does not write
-    (Triton's tl.const): accepted and ignored."""
+    """A type annotation marking a pointer parameter whose data the kernel
+    does not write (Triton's tl.const): its type is a const pointer_type,
+    and a store or atomic through it (or through a pointer computed from
+    it) is a compile error."""
 
 
 @builtin
@@ -438,9 +440,9 @@ def _mask_other(ptr, mask, other):
     return ptr, mask, shape
 
 
-# The cache hints Triton accepts (and passes on to PTX); tritonc accepts
-# them and leaves the choice to its own rules, but refuses others, as
-# Triton does.
+# The cache hints Triton accepts, passed on to PTX (cache operators, and
+# eviction priorities as L1's and L2's: docs/IR.md `cache`, `evict`); others
+# are refused, as Triton does.
 _LOAD_CACHE = ("", ".ca", ".cg", ".cv")
 _STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
 _EVICTION = ("", "evict_normal", "evict_first", "evict_last")
@@ -454,6 +456,18 @@ def _check_hints(what, cache_modifier, eviction_policy, caches):
     if eviction_policy not in _EVICTION:
         raise CompileError("%s: eviction_policy %r is not one of %s" % (what, eviction_policy,
                                                                         ", ".join(repr(e) for e in _EVICTION)))
+
+
+def _evict_name(eviction_policy):
+    """The IR's eviction priority of Triton's eviction_policy ("" for none)."""
+    e = unwrap(eviction_policy)
+    return "" if e in ("", "evict_normal") else e[len("evict_"):]
+
+
+def _check_writable(what, p):
+    if p.dtype.is_const():
+        raise CompileError("%s: Cannot store to a constant pointer (a parameter annotated tl.const, or a "
+                           "pointer computed from one)" % what)
 
 
 @builtin
@@ -479,7 +493,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     # The GPU's cache operator (ld.global.cg, ...) and volatile=True (read
     # from memory every time, as flags other programs write must be): IR
     # attributes `cache` and `volatile` (docs/IR.md).
-    hints = dict(cache=unwrap(cache_modifier).lstrip("."), volatile_=bool(unwrap(volatile)))
+    hints = dict(cache=unwrap(cache_modifier).lstrip("."), volatile_=bool(unwrap(volatile)),
+                 evict=_evict_name(eviction_policy))
     if mask is None:
         return tensor(b.load(p.handle, None, None, **hints), elem, shape)
     o = semantic.constant(0, elem, shape) if other is None else \
@@ -500,6 +515,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("tl.store needs a pointer (or a tensor of pointers), not %r" % p.dtype)
+    _check_writable("tl.store", p)
     v = unwrap(value)
     if v is None:
         raise CompileError("tl.store: the value is None (the result of a function that returns nothing?)")
@@ -510,7 +526,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if mask is not None:
         mask = _to_pointer_shape("tl.store", "mask", semantic.to_bool(mask), p.shape)
     semantic.builder().store(p.handle, vt.handle, mask.handle if mask is not None else None,
-                             cache=unwrap(cache_modifier).lstrip("."))
+                             cache=unwrap(cache_modifier).lstrip("."), evict=_evict_name(eviction_policy))
 
 
 # ---- dot -------------------------------------------------------------------------
@@ -784,6 +800,7 @@ def _atomic(kind, pointer, val, mask, sem, scope):
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("atomics need a pointer (or a tensor of pointers), not %r" % p.dtype)
+    _check_writable("tl.atomic_" + kind, p)
     sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
     if elem.is_fp8():
@@ -827,6 +844,7 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     p = to_tensor(pointer)
     if not p.dtype.is_ptr():
         raise CompileError("atomic_cas needs a pointer, not %r" % p.dtype)
+    _check_writable("tl.atomic_cas", p)
     sem, scope = _memory_order(sem, scope)
     elem = p.dtype.element_ty
     if elem.is_fp8():

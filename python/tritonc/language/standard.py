@@ -240,22 +240,24 @@ def bitonic_merge(x, dim=None, descending=0):
 
 
 @builtin
-def topk(x, k, dim=None, return_indices=False):
+def topk(x, k, dim=None, descending=True, return_indices=False):
     """The k largest values along `dim` (last by default), largest first;
-    with return_indices=True also their indices (beyond Triton)."""
+    with descending=False the k smallest, smallest first (Triton 3.7's
+    argument); with return_indices=True also their indices (beyond Triton)."""
     x = to_tensor(x)
     a = _axis(x, dim)
     n = _length(x, a, "tl.topk")
     k = unwrap(k)
     if not isinstance(k, int) or k <= 0 or k > n or k & (k - 1):
         raise CompileError("tl.topk: k must be a power of two between 1 and %d, not %r" % (n, k))
-    # The first k of a descending sort (on the GPU each thread keeps k of
-    # its chunk and the threads of a row halve their lists pairwise).
+    descending = bool(unwrap(descending))
+    # The first k of a sort (on the GPU each thread keeps k of its chunk and
+    # the threads of a row halve their lists pairwise).
     if not unwrap(return_indices):
-        return _ir_sort(x, a, True, keep=k)
-    # The positions of a descending sort (ties: the lower position first),
-    # and the values gathered from them.
-    indices = _ir_sort(x, a, True, indices=True, keep=k)
+        return _ir_sort(x, a, descending, keep=k)
+    # The positions of the sort (ties: the lower position first), and the
+    # values gathered from them.
+    indices = _ir_sort(x, a, descending, indices=True, keep=k)
     return gather(x, indices, a), indices
 
 
@@ -532,13 +534,41 @@ def split(x):
 
 
 @builtin
-def cat(input, other, can_reorder=False):
-    """`input` then `other` along the first axis, in order (Triton may
-    reorder with can_reorder=True; keeping the order satisfies both)."""
+def cat(input, other, can_reorder=False, dim=0):
+    """`input` then `other` (tensors of one shape) along axis `dim` (the
+    first by default; Triton 3.7's argument), in order (Triton may reorder
+    with can_reorder=True; keeping the order satisfies both)."""
     j = join(input, other)
     r = len(j.shape) - 1
-    front = semantic.permute(j, (r,) + tuple(range(r)))
-    return semantic.reshape(front, (2 * j.shape[0],) + j.shape[1:-1])
+    if r == 0:
+        raise CompileError("tl.cat takes tensors, not scalars")
+    d = _axis(tensor(j.handle, j.dtype, j.shape[:-1]), dim)
+    # the joined axis just before `dim`, then the two merged
+    order = tuple(range(d)) + (r,) + tuple(range(d, r))
+    moved = semantic.permute(j, order)
+    return semantic.reshape(moved, j.shape[:d] + (2 * j.shape[d],) + j.shape[d + 1:-1])
+
+
+@builtin
+def squeeze(x, dim):
+    """`x` without its axis `dim`, which must have length 1 (Triton 3.7)."""
+    x = to_tensor(x)
+    d = _axis(x, dim)
+    if x.shape[d] != 1:
+        raise CompileError("tl.squeeze: axis %d has length %d, not 1 (shape %s)" % (d, x.shape[d], list(x.shape)))
+    return semantic.reshape(x, x.shape[:d] + x.shape[d + 1:])
+
+
+@builtin
+def unsqueeze(x, dim):
+    """`x` with a new axis of length 1 at `dim` (0 to its rank; Triton 3.7)."""
+    x = to_tensor(x)
+    d = unwrap(dim)
+    n = len(x.shape)
+    if not isinstance(d, int) or not -n - 1 <= d <= n:
+        raise CompileError("tl.unsqueeze: dim %r is out of range for a tensor of rank %d" % (d, n))
+    d %= n + 1
+    return semantic.reshape(x, x.shape[:d] + (1,) + x.shape[d:])
 
 
 @builtin

@@ -34,8 +34,8 @@ _ALIASES = {"f16": "fp16", "f32": "fp32", "f64": "fp64"}  # (tritonc's CLI spell
 
 
 def str_to_ty(name, c=None):
-    """The tl type a signature entry names: ``*T`` a pointer to T (``*kT``
-    const, which tritonc does not distinguish), a tuple of entries a tuple of
+    """The tl type a signature entry names: ``*T`` a pointer to T (``*kT`` a
+    const one), a tuple of entries a tuple of
     types, else a scalar type by its canonical or long name. ``c`` (Triton
     passes a constexpr value there) is accepted and not used."""
     if isinstance(name, tuple):
@@ -43,9 +43,10 @@ def str_to_ty(name, c=None):
     text = str(name).strip()
     if text.startswith("*"):
         inner = text[1:]
-        if inner.startswith("k") and not inner.startswith("k_"):
+        const = inner.startswith("k") and not inner.startswith("k_")
+        if const:
             inner = inner[1:]
-        return core.pointer_type(str_to_ty(inner, c))
+        return core.pointer_type(str_to_ty(inner, c), const=const)
     canonical = _ALIASES.get(text, type_canonicalisation_dict.get(text, text))
     if canonical in _TYPES:
         return _TYPES[canonical]
