@@ -57,8 +57,9 @@ def launch(kernel, grid, backend, *args, **kwargs):
             return torch.from_numpy(np.ascontiguousarray(a)).cuda()
         if isinstance(a, tritonc.TensorWrapper) and isinstance(a.base, np.ndarray):
             return tritonc.reinterpret(to_device(a.base), a.dtype)
-        if isinstance(a, tuple):  # tuple arguments
-            return tuple(to_device(x) for x in a)
+        if isinstance(a, tuple):  # tuple arguments (named tuples stay of their class)
+            items = [to_device(x) for x in a]
+            return type(a)(*items) if hasattr(type(a), "_fields") else tuple(items)
         return a
 
     def host(a):
