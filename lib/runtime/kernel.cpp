@@ -89,11 +89,13 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   co.filename = opts_.filename;
   co.defines = opts_.defines;
   std::vector<lang::TuningParam> listed;
-  // Triton-IR has no preprocessor: only num_ctas, which configures the
-  // compile rather than the source (the Python DSL's launch option).
+  // Triton-IR has no preprocessor: only num_ctas and enable_fp_fusion,
+  // which configure the compile rather than the source (the Python DSL's
+  // launch options).
   if (opts_.language == lang::Language::TritonIr)
     for (const lang::Define& d : opts_.defines)
-      if (d.name != "num_ctas") throw optionError("a kernel given as Triton-IR takes no -D macros but num_ctas");
+      if (d.name != "num_ctas" && d.name != "enable_fp_fusion")
+        throw optionError("a kernel given as Triton-IR takes no -D macros but num_ctas and enable_fp_fusion");
   try {
     if (opts_.language == lang::Language::TritonC) lang::parseSource(source_, co, &listed);
   } catch (const UserError&) {
@@ -367,6 +369,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
     to.numWarps = config.numWarps;
     to.allowTf32 = opts_.allowTf32;
     to.setNumCtas(config.value("num_ctas"));
+    to.setFpFusion(config.value("enable_fp_fusion"));
     out->ptx = nvptx::emitPtx(*r.module, to);
   } else if (target_ == "cpu") {
     out->cpu = cpu::CpuKernel::compile(*fn);

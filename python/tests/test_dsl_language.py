@@ -329,6 +329,28 @@ def test_eviction_policies_leave_the_values_alone(load, store):
 
 
 @tritonc.jit
+def mul_add_kernel(X, A, B, Y, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(Y + o, tl.load(X + o, mask=m) * tl.load(A + o, mask=m) + tl.load(B + o, mask=m), mask=m)
+
+
+def test_without_fp_fusion_each_product_is_rounded():
+    """enable_fp_fusion=False (Triton's launch option): x * a + b rounds the
+    product before the sum on every back end (no fma), exactly as float32
+    arithmetic in numpy; inputs where the two roundings differ from one."""
+    n = 1000
+    x = rng.uniform(1, 2, n).astype(np.float32)
+    a = (1 + rng.integers(1, 1 << 12, n) * np.float32(2.0 ** -23)).astype(np.float32)
+    b = -(x * a)  # the rounded product, negated: fused, the sum would be the product's rounding error
+    y = np.full(n, np.nan, np.float32)
+    run(mul_add_kernel, (1,), x, a, b, y, n, BLOCK=1024, enable_fp_fusion=False)
+    want = x * a + b  # (numpy: each operation rounded to float32)
+    np.testing.assert_array_equal(y, want)
+    assert np.all(want == 0) and np.any(x.astype(np.float64) * a + b != 0)  # (a fused result would differ)
+
+
+@tritonc.jit
 def half_scalars_kernel(X, Y, n, s: tl.float16, b: tl.bfloat16, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n

@@ -548,6 +548,23 @@ def test_eviction_policies_in_the_ptx(monkeypatch, arch):
     del tl
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_fp_fusion_off_rounds_each_operation(monkeypatch, arch):
+    """enable_fp_fusion=False puts .rn on f32 mul and add (ptxas contracts
+    nothing then); by default they carry no rounding modifier and ptxas may
+    fuse them. Compiled apart (the option is part of the cache key)."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x = np.zeros(64, np.float32)
+    off = language_cases.mul_add_kernel.warmup(x, x, x, x, 64, BLOCK=64, enable_fp_fusion=False, grid=(1,))
+    on = language_cases.mul_add_kernel.warmup(x, x, x, x, 64, BLOCK=64, grid=(1,))
+    assert off.metadata.enable_fp_fusion is False and on.metadata.enable_fp_fusion is True
+    assert "mul.rn.f32" in off.asm["ptx"] and "add.rn.f32" in off.asm["ptx"], off.asm["ptx"]
+    assert "mul.f32" in on.asm["ptx"] and "mul.rn.f32" not in on.asm["ptx"]
+    ptxas(off.asm["ptx"], arch)
+
+
 import tritonc as triton  # noqa: E402
 import tritonc.language as tl  # noqa: E402
 

@@ -297,10 +297,19 @@ def _check_num_ctas(num_ctas):
     return int(num_ctas)
 
 
-def _ctas_defines(num_ctas):
-    """num_ctas as the runtime takes it (a configuration macro; 1 is the default)."""
-    n = _check_num_ctas(num_ctas)
-    return [] if n == 1 else [("num_ctas", str(n))]
+def _config_defines(options):
+    """num_ctas and enable_fp_fusion as the runtime takes them
+    (configuration macros, given where they differ from the defaults: 1 and
+    fusion on)."""
+    n = _check_num_ctas(options["num_ctas"])
+    return ([] if n == 1 else [("num_ctas", str(n))]) + \
+        ([] if options["enable_fp_fusion"] else [("enable_fp_fusion", "0")])
+
+
+def _fp_fusion(enable_fp_fusion):
+    """Triton's enable_fp_fusion: the launch's, else knobs.language.default_fp_fusion
+    (TRITON_DEFAULT_FP_FUSION, on by default)."""
+    return bool(knobs.language.default_fp_fusion if enable_fp_fusion is None else enable_fp_fusion)
 
 
 class CompiledKernel:
@@ -362,7 +371,8 @@ class CompiledKernel:
         def launch(*args, stream=None, **kwargs):  # (the current stream is taken, as every launch does)
             values = self.jf.bind(args, kwargs)
             return self.jf.run(*values, grid=grid, num_warps=self.options["num_warps"],
-                               num_stages=self.options["num_stages"], num_ctas=self.options["num_ctas"])
+                               num_stages=self.options["num_stages"], num_ctas=self.options["num_ctas"],
+                               enable_fp_fusion=self.options["enable_fp_fusion"])
         return launch
 
     def report(self, json=False):
@@ -385,7 +395,7 @@ class CompiledKernel:
                 shown = f.read()
         except (OSError, TypeError):
             shown, first, last = "", 0, 0
-        return _tritonc.compile_report(self.ir, _ctas_defines(self.options["num_ctas"]), self.options["num_warps"],
+        return _tritonc.compile_report(self.ir, _config_defines(self.options), self.options["num_warps"],
                                        self.options["num_stages"], os.environ.get("TRITONC_ARCH", "sm_90a"),
                                        self.options["allow_tf32"], ints, self.jf.file_name, bool(json),
                                        "triton-ir", shown, first, last)
@@ -402,7 +412,7 @@ class _Asm(dict):
         if key != "ptx" or (self._args is None and launched is None):
             raise KeyError(key)
         arch = os.environ.get("TRITONC_ARCH", "sm_90a")
-        k = _tritonc.Kernel(c.ir, _ctas_defines(c.options["num_ctas"]), [c.options["num_warps"]],
+        k = _tritonc.Kernel(c.ir, _config_defines(c.options), [c.options["num_warps"]],
                             [c.options["num_stages"]], arch, "", "none",
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
         from . import _argument
@@ -415,7 +425,7 @@ class _Asm(dict):
 # unless the kernel has a parameter of that name (launch_pdl: tritonc never
 # launches with programmatic dependence, so tl.extra.cuda.gdc_wait has
 # nothing to wait for).
-_IGNORED_OPTIONS = ("maxnreg", "enable_fp_fusion", "warp_specialize", "launch_cooperative_grid", "launch_pdl",
+_IGNORED_OPTIONS = ("maxnreg", "warp_specialize", "launch_cooperative_grid", "launch_pdl",
                     "sanitize_overflow")
 
 
@@ -671,11 +681,13 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                 return bool(d)
         return knobs.runtime.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
 
-    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1):
+    def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1,
+                    enable_fp_fusion=None):
         params, constexprs, key = self._specialize(values)
         target = target or self._target(values)
         debug = self._debug(debug)
-        full_key = (key, int(num_warps), int(num_stages), target, debug, _check_num_ctas(num_ctas))
+        fusion = _fp_fusion(enable_fp_fusion)
+        full_key = (key, int(num_warps), int(num_stages), target, debug, _check_num_ctas(num_ctas), fusion)
         hit = self.cache.get(full_key)
         if hit is not None:
             return hit
@@ -691,11 +703,11 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
                 file_text = f.read()
         except OSError:
             file_text = ""
-        k = _tritonc.Kernel(ir, _ctas_defines(num_ctas), [int(num_warps)], [int(num_stages)], target, "", cache_dir,
+        options = {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
+                   "num_ctas": int(num_ctas), "enable_fp_fusion": fusion}
+        k = _tritonc.Kernel(ir, _config_defines(options), [int(num_warps)], [int(num_stages)], target, "", cache_dir,
                             self.file_name, [], False, _must_hit(), "triton-ir", file_text, allow_tf32)
-        compiled = CompiledKernel(self, ir, k, params,
-                                  {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
-                                   "num_ctas": int(num_ctas)})
+        compiled = CompiledKernel(self, ir, k, params, options)
         compiled.used_globals = used_globals
         compiled.target = target
         compiled.name = name
@@ -728,23 +740,27 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
             name = "_" + name
         return name
 
-    def warmup(self, *args, grid=None, num_warps=_UNSET, num_stages=_UNSET, debug=None, num_ctas=_UNSET, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=_UNSET, num_stages=_UNSET, debug=None, num_ctas=_UNSET,
+               enable_fp_fusion=_UNSET, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
-        for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas)):
+        for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas),
+                          ("enable_fp_fusion", enable_fp_fusion)):
             if v is not _UNSET and option in self.arg_names and option not in kwargs and \
                     len(args) <= self.arg_names.index(option):
                 kwargs[option] = v  # a kernel parameter of that name gets the option's value too, as in Triton
         num_warps = 4 if num_warps is _UNSET else num_warps
         num_stages = 3 if num_stages is _UNSET else num_stages
         num_ctas = 1 if num_ctas is _UNSET else num_ctas
+        enable_fp_fusion = None if enable_fp_fusion is _UNSET else enable_fp_fusion
         _drop_ignored_options(kwargs, self.arg_names[len(args):])
         # Torch dtypes given for tensors, as Triton's (constexprs keep theirs).
         args = tuple(a if n in self.constexpr_names else _MockTensor.wrap(a)
                      for n, a in zip(self.arg_names, args)) + tuple(args[len(self.arg_names):])
         kwargs = {k: v if k in self.constexpr_names else _MockTensor.wrap(v) for k, v in kwargs.items()}
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas,
+                                    enable_fp_fusion=enable_fp_fusion)
         by_name = _by_name(self.arg_names, values)
         out = CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                              [by_name[n] for n, _ in compiled.params])
@@ -768,10 +784,12 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         num_stages = option("num_stages", 3)
         debug = option("debug", None)
         num_ctas = option("num_ctas", 1)
+        enable_fp_fusion = option("enable_fp_fusion", None)
         warmup = option("warmup", False)  # Triton's run(..., warmup=True): compile, launch nothing
         _drop_ignored_options(kwargs, keyword_params)
         values = self.bind(args, kwargs)
-        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas)
+        compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas,
+                                    enable_fp_fusion=enable_fp_fusion)
         if warmup:
             return compiled
         _check_globals(compiled)

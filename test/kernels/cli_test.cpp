@@ -131,6 +131,25 @@ TEST_F(CliTest, UnknownGpuTargetsAreRefused) {
   EXPECT_NE(pack.err.find("unknown GPU target 'sm_75'"), std::string::npos) << pack.err;
 }
 
+// -Denable_fp_fusion=0 (Triton's option) rounds each f32 product and sum:
+// `.rn` on them, so ptxas contracts nothing; by default they have none.
+TEST_F(CliTest, FpFusionOffRoundsEachOperation) {
+  const std::string file = write("ma.tc",
+                                 "__global__ void k(float* x, float* y) {\n  int i[64] = 0 ... 64;\n"
+                                 "  float* px[64] = x + i;\n  float* py[64] = y + i;\n  *py = *px * 3.0f + *py;\n}\n");
+  Result off = run({"emit", file, "--stage", "ptx", "--target", "sm_90a", "-Denable_fp_fusion=0"});
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_NE(off.out.find("mul.rn.f32"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find("add.rn.f32"), std::string::npos) << off.out;
+  Result on = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
+  ASSERT_EQ(on.status, 0) << on.err;
+  EXPECT_EQ(on.out.find(".rn.f32"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("mul.f32"), std::string::npos) << on.out;
+  Result bad = run({"emit", file, "--stage", "ptx", "-Denable_fp_fusion=2"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("enable_fp_fusion must be 0 or 1, got '2'"), std::string::npos) << bad.err;
+}
+
 // -DNAME alone defines NAME as 1, as C compilers do (it was empty, and the
 // error came at its use).
 TEST_F(CliTest, ADefineWithoutValueIsOne) {

@@ -122,8 +122,11 @@ interp::Grid parseGrid(const Options& o) {
 }
 
 // num_ctas of --num-ctas, or of a -Dnum_ctas=N macro (the runtime's
-// tuning parameter), into `to`; anything but 1, 2 or 4 is an error.
+// tuning parameter), into `to`; anything but 1, 2 or 4 is an error. Also
+// -Denable_fp_fusion=0 (Triton's option: no mul-add contraction).
 void setNumCtas(const Options& o, nvptx::TargetOptions& to) {
+  for (const lang::Define& d : o.compile.defines)
+    if (d.name == "enable_fp_fusion" && lang::defineValues(d).size() == 1) to.setFpFusion(lang::defineValues(d).front());
   for (const lang::Define& d : o.compile.defines)
     if (d.name == "num_ctas" && lang::defineValues(d).size() == 1) return to.setNumCtas(lang::defineValues(d).front());
   to.setNumCtas(std::to_string(o.numCtas));
@@ -485,9 +488,11 @@ int main(int argc, char** argv) {
     std::string diagnosticText;  // the text carets are drawn from (the .py of a Python kernel)
     if (cli::isPythonKernel(o.file)) {
       // The constexprs (-D) go to the Python front end; the IR has none.
-      // num_ctas configures the compile of the IR (as a launch option does).
+      // num_ctas and enable_fp_fusion configure the compile of the IR (as
+      // launch options do).
       std::vector<lang::Define> constexprs, config;
-      for (const lang::Define& d : o.compile.defines) (d.name == "num_ctas" ? config : constexprs).push_back(d);
+      for (const lang::Define& d : o.compile.defines)
+        (d.name == "num_ctas" || d.name == "enable_fp_fusion" ? config : constexprs).push_back(d);
       source = cli::pythonKernelIr(o.file, o.signature, constexprs, &o.file);
       o.compile.defines = config;
       o.irInput = true;

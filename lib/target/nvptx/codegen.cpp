@@ -567,6 +567,12 @@ void TargetOptions::setNumCtas(const std::string& numCtas) {
   multicastAlongY = numCtas == "4";
 }
 
+void TargetOptions::setFpFusion(const std::string& value) {
+  if (!value.empty() && value != "0" && value != "1")
+    throw UserError(SourceLoc{}, "enable_fp_fusion must be 0 or 1, got '" + value + "'");
+  fpFusion = value != "0";
+}
+
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
   if (std::string problem = targetProblem(opts.arch); !problem.empty()) throw UserError(SourceLoc{}, problem);
   if (opts.numWarps <= 0 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))

@@ -20,6 +20,12 @@ struct TargetOptions {
   // f32 dots on tensor cores with tf32 inputs (10-bit mantissa), as Triton's
   // allow_tf32: faster, less precise; off by default.
   bool allowTf32 = false;
+  // Triton's enable_fp_fusion: f32/f64 add, sub and mul carry no rounding
+  // modifier, so ptxas may contract a mul and an add into one fma; false:
+  // `.rn` on each, every result rounded (no contraction). Set from the
+  // configuration value `enable_fp_fusion` (0 or 1; setFpFusion).
+  bool fpFusion = true;
+  void setFpFusion(const std::string& value);  // "" or "1": on, "0": off; else a UserError
   // sm_90: rings filled by the tensor memory accelerator where their copies
   // allow it (gpu-tma); TRITONC_TMA=0 in the environment turns it off (to
   // compare; kernels are cached apart, runtime/kernel.cpp).

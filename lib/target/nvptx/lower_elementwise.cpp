@@ -425,10 +425,12 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
     // Float add, sub and mul carry no rounding modifier, so that ptxas may
     // contract a mul and an add into one fma (as Triton does by default,
     // enable_fp_fusion): attention's s * scale + bias is one instruction.
+    // With enable_fp_fusion off, `.rn` rounds each result (no contraction).
+    const std::string rounding = isF && !opts().fpFusion ? "rn." : "";
     switch (op) {
-      case Opcode::Add: emit(std::string("add.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Sub: emit(std::string("sub.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
-      case Opcode::Mul: emit(std::string("mul") + (isF ? "." : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Add: emit("add." + rounding + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Sub: emit("sub." + rounding + ty + " " + r + ", " + a + ", " + b + ";"); break;
+      case Opcode::Mul: emit(std::string("mul") + (isF ? "." + rounding : ".lo.") + ty + " " + r + ", " + a + ", " + b + ";"); break;
       // f32 division is div.full (within 2 ulp, as Triton's `/`); f64 is exact.
       case Opcode::Div:
         if (!isF && divisorConstant(i) && lowerDivideByConstant(false, ck == Scalar::I64 ? 64 : 32, a, divisorConstant(i)->i, r))
