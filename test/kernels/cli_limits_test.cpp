@@ -253,10 +253,11 @@ TEST_F(CliLimits, TenThousandSequentialLoops) {
   // Through the GPU passes too (gpu-tma and gpu-defer-dot-waits walked the
   // function's blocks, or all loops, for every loop: 34 s). 30,000 blocks
   // through some fifty passes, each with its own analyses: 5.6 s when this
-  // was written, 11-13 s on the 2-core VM in session 43 (2.2 s at 2,500
-  // loops, 5.0 at 5,000): allowed 30.
+  // was written, 11-13 s alone on the 2-core VM in session 43 (2.2 s at
+  // 2,500 loops, 5.0 at 5,000), 24 s beside another test in CI: allowed 60
+  // (a bound against hangs, not a measure).
   Result p = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
-  expectClean(p, 0, "emit --stage ptx", 30);
+  expectClean(p, 0, "emit --stage ptx", 60);
   EXPECT_EQ(countOf(p.out, "\n$L_for_cond_"), 10000u);  // the labels
   Result r = run({"run", file, "--backend", "interp", "--grid", "1", "--arg", "n=3", "--arg", "p=zeros:i32:1",
                   "--save", "p=out.npy"});
