@@ -121,10 +121,11 @@ interp::Grid parseGrid(const Options& o) {
   return g;
 }
 
-// num_ctas of --num-ctas, or of a -Dnum_ctas=N macro (the runtime's
+// The configuration values of a compile into `to`: num_ctas of --num-ctas,
+// or of a -Dnum_ctas=N macro (the runtime's
 // tuning parameter), into `to`; anything but 1, 2 or 4 is an error. Also
 // -Denable_fp_fusion=0 (Triton's option: no mul-add contraction).
-void setNumCtas(const Options& o, nvptx::TargetOptions& to) {
+void setConfigurationOptions(const Options& o, nvptx::TargetOptions& to) {
   for (const lang::Define& d : o.compile.defines)
     if (d.name == "enable_fp_fusion" && lang::defineValues(d).size() == 1) to.setFpFusion(lang::defineValues(d).front());
   for (const lang::Define& d : o.compile.defines)
@@ -150,7 +151,7 @@ transform::PipelineOptions pipelineOptions(const Options& o) {
   p.numWarps = o.numWarps;
   p.allowTf32 = o.allowTf32;
   nvptx::TargetOptions ctas;
-  setNumCtas(o, ctas);
+  setConfigurationOptions(o, ctas);
   p.multicast = ctas.multicast && nvptx::TargetOptions::multicastFromEnvironment();
   p.multicastAlongY = p.multicast && ctas.multicastAlongY;
   p.warpSpecialize = nvptx::TargetOptions::warpSpecializeFromEnvironment();
@@ -264,7 +265,7 @@ int emit(const Options& o, const std::string& source) {
     to.arch = popts.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    setNumCtas(o, to);
+    setConfigurationOptions(o, to);
     std::cout << nvptx::emitPtx(*m, to);
     return 0;
   }
@@ -436,7 +437,7 @@ int run(const Options& o, const std::string& source) {
     to.arch = o.target.empty() ? arch : o.target;
     to.numWarps = o.numWarps;
     to.allowTf32 = o.allowTf32;
-    setNumCtas(o, to);
+    setConfigurationOptions(o, to);
     std::string ptx = nvptx::emitPtx(*m, to);
     nvptx::GpuLaunchOptions lo;
     lo.numWarps = o.numWarps;
