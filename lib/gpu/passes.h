@@ -10,6 +10,10 @@
 
 namespace tritonc::gpu {
 
+// A float product used only by an add or sub of its block becomes one fma
+// (Triton's enable_fp_fusion, on unless the back end leaves the pass out).
+bool runContractFma(ir::Function& f, const transform::PipelineOptions& o);
+
 // Triton-IR to GPU IR: decides each dot's instruction (wgmma, mma.sync,
 // FMA), gives every tile a layout (loads and stores coalesced, dot results
 // in their accumulator layouts, the rest by propagation from them),

@@ -93,8 +93,7 @@ CompileReport compileReport(const std::string& source, const ReportOptions& o) {
   to.numWarps = o.numWarps;
   to.allowTf32 = o.allowTf32;
   for (const lang::Define& d : o.defines)
-    if (d.name == "num_ctas") to.setNumCtas(lang::defineValues(d).front());
-    else if (d.name == "enable_fp_fusion") to.setFpFusion(lang::defineValues(d).front());
+    if (nvptx::TargetOptions::isConfigurationName(d.name)) to.configure(d.name, lang::defineValues(d).front());
   r.ptx = nvptx::emitPtx(*c.module, to);  // runs the GPU passes on the module in place
   r.facts = gpu::describeGpuFunction(fn);
   for (const lang::Define& d : o.defines) r.config += d.name + "=" + lang::defineValues(d).front() + " ";

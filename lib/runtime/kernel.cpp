@@ -89,13 +89,14 @@ Kernel::Kernel(std::string source, KernelOptions opts) : source_(std::move(sourc
   co.filename = opts_.filename;
   co.defines = opts_.defines;
   std::vector<lang::TuningParam> listed;
-  // Triton-IR has no preprocessor: only num_ctas and enable_fp_fusion,
-  // which configure the compile rather than the source (the Python DSL's
-  // launch options).
+  // Triton-IR has no preprocessor: only the configuration values (num_ctas,
+  // enable_fp_fusion, ...), which configure the compile rather than the
+  // source (the Python DSL's launch options).
   if (opts_.language == lang::Language::TritonIr)
     for (const lang::Define& d : opts_.defines)
-      if (d.name != "num_ctas" && d.name != "enable_fp_fusion")
-        throw optionError("a kernel given as Triton-IR takes no -D macros but num_ctas and enable_fp_fusion");
+      if (!nvptx::TargetOptions::isConfigurationName(d.name))
+        throw optionError("a kernel given as Triton-IR takes no -D macros but num_ctas, enable_fp_fusion, "
+                          "enable_reflect_ftz and maxnreg; got '" + d.name + "'");
   try {
     if (opts_.language == lang::Language::TritonC) lang::parseSource(source_, co, &listed);
   } catch (const UserError&) {
@@ -368,8 +369,7 @@ std::shared_ptr<CompiledKernel> Kernel::build(const Config& config, const std::v
     to.arch = target_;
     to.numWarps = config.numWarps;
     to.allowTf32 = opts_.allowTf32;
-    to.setNumCtas(config.value("num_ctas"));
-    to.setFpFusion(config.value("enable_fp_fusion"));
+    for (const std::string& name : nvptx::TargetOptions::configurationNames()) to.configure(name, config.value(name));
     out->ptx = nvptx::emitPtx(*r.module, to);
   } else if (target_ == "cpu") {
     out->cpu = cpu::CpuKernel::compile(*fn);

@@ -34,6 +34,7 @@ const std::vector<PassInfo>& allPasses() {
       {"merge-blocks", "a block whose only predecessor branches to it unconditionally joins that predecessor", plain<runMergeBlocks>, true},
       {"gpu-expand-f64-math", "float64 exp, exp2, log, log2, sin, cos, tanh, rsqrt as float64 arithmetic (PTX has them in float32 only)", gpu::runExpandF64Math, false},
       {"gpu-expand-f32-math", "float32 (float16, bfloat16) log, log2, sin, cos, tanh as arithmetic within a few ulps, as Triton's libdevice (PTX's are approximate)", gpu::runExpandF32Math, false},
+      {"gpu-contract-fma", "a float32/float64 product used only by an add or sub of its block: one fma, rounded once (left out with enable_fp_fusion off)", gpu::runContractFma, false},
       {"gpu-assign-layouts", "Triton-IR to GPU IR: layouts, dot instructions, staging of dot operands", gpu::runAssignLayouts, true},
       {"gpu-pipeline", "pre-fetched dot operands into rings of async copies; asynchronous wgmma", gpu::runPipeline, true},
       {"gpu-tma", "rings of tensor-shaped copies filled by the tensor memory accelerator (sm_90)", gpu::runTensorMemoryAccess, true},
@@ -71,7 +72,7 @@ std::vector<std::string> defaultPipeline() {
 std::vector<std::string> gpuPipeline() {
   // Layouts first; CSE merges the values it recomputed or converted twice,
   // DCE drops what they replaced.
-  return {"gpu-expand-f64-math", "gpu-expand-f32-math", "gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
+  return {"gpu-expand-f64-math", "gpu-expand-f32-math", "gpu-contract-fma", "gpu-assign-layouts", "cse", "dce", "gpu-pipeline", "gpu-tma", "gpu-multicast", "gpu-program-order", "cse", "dce", "gpu-warp-specialize", "gpu-defer-dot-waits", "gpu-allocate-shared", "gpu-insert-barriers"};
 }
 
 std::vector<std::string> parsePassList(const std::string& list) {

@@ -22,6 +22,7 @@
 #include <memory>
 
 #include "builder_bindings.h"
+#include "ir/printer.h"
 #include "ir/type.h"
 #include "runtime/compile_report.h"
 #include "runtime/host_memory.h"
@@ -190,6 +191,22 @@ class PyKernel {
     Bound b = bind(convert(args));
     std::string out;
     located([&] { out = kernel->compile(kernel->space()[0], b.args)->ptx; });
+    return out;
+  }
+
+  // The GPU IR its PTX was lowered from (Triton's asm['ttgir']): layouts,
+  // shared buffers, copies, barriers, as `tritonc emit --stage gpu-ir`.
+  std::string gpu_ir(const nb::list& args) {
+    auto* kernel = dynamic_cast<runtime::Kernel*>(k_.get());
+    if (!kernel || !kernel->onGpu()) throw UserError(SourceLoc{}, "GPU IR needs a kernel compiled for a GPU target");
+    Bound b = bind(convert(args));
+    std::string out;
+    located([&] {
+      auto compiled = kernel->compile(kernel->space()[0], b.args);
+      if (!compiled->module || !compiled->module->isGpu())
+        throw UserError(SourceLoc{}, "the GPU IR of a kernel loaded from the cache is not kept; compile it uncached");
+      out = ir::printModule(*compiled->module);
+    });
     return out;
   }
 
@@ -867,6 +884,7 @@ NB_MODULE(_tritonc, m) {
       .def("tune", &PyKernel::tune)
       .def("chosen", &PyKernel::chosen)
       .def("ptx", &PyKernel::ptx)
+      .def("gpu_ir", &PyKernel::gpu_ir)
       .def("local_bytes", &PyKernel::local_bytes)
       .def_prop_ro("space_size", &PyKernel::spaceSize)
       .def_prop_ro("target", &PyKernel::target)

@@ -611,13 +611,13 @@ def test_atomics_memory_order_reaches_the_ptx(monkeypatch):
     monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
     x = np.zeros(1024, np.float32)
     ptx = lambda sem, scope="gpu": atomic_add_kernel.warmup(x, x, SEM=sem, SCOPE=scope, BLOCK=256).asm["ptx"]  # noqa
-    assert "atom.acq_rel.gpu.global.add.f32" in ptx("acq_rel") and "red." not in ptx("acq_rel")
-    assert "red.release.gpu.global.add" in ptx("release")
+    assert "atom.global.gpu.acq_rel.add.f32" in ptx("acq_rel") and "red." not in ptx("acq_rel")
+    assert "red.global.gpu.release.add" in ptx("release")
     assert "red.global.add" in ptx("relaxed") and "atom." not in ptx("relaxed")
-    assert "atom.acquire.cta.global.add.f32" in ptx("acquire", "cta")
+    assert "atom.global.cta.acquire.add.f32" in ptx("acquire", "cta")
     i32 = np.zeros(4, np.int32)
     cas = locked_increment_kernel.warmup(i32, i32, i32, i32, BLOCK=4)
-    assert "atom.acq_rel.gpu.global.cas.b32" in cas.asm["ptx"] and "atom.acq_rel.gpu.global.exch.b32" in cas.asm["ptx"]
+    assert "atom.global.acq_rel.gpu.cas.b32" in cas.asm["ptx"] and "atom.global.gpu.acq_rel.exch.b32" in cas.asm["ptx"]
     with pytest.raises(Exception, match="sem must be"):
         ptx("seq_cst")
     with pytest.raises(Exception, match="scope must be"):

@@ -335,6 +335,30 @@ def mul_add_kernel(X, A, B, Y, n, BLOCK: tl.constexpr):
     tl.store(Y + o, tl.load(X + o, mask=m) * tl.load(A + o, mask=m) + tl.load(B + o, mask=m), mask=m)
 
 
+@tritonc.jit
+def exp2_kernel(X, Y, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(Y + o, tl.math.exp2(tl.load(X + o)))
+
+
+def test_exp2_keeps_subnormals_without_reflect_ftz():
+    """exp2 of -127..-149 is subnormal in float32: kept with
+    enable_reflect_ftz=False; with it (the default) the GPU flushes them to
+    zero, as Triton's; the interpreter and the CPU back end keep them."""
+    x = np.concatenate([np.linspace(-149, -126, 32), rng.uniform(-20, 20, 32)]).astype(np.float32)
+    y = np.full(64, np.nan, np.float32)
+    ref = np.exp2(x.astype(np.float64)).astype(np.float32)  # subnormals rounded to their spacing, 2^-149
+    ulp = np.float32(2.0 ** -149)
+    exp2_kernel[(1,)](x, y, BLOCK=64, enable_reflect_ftz=False)
+    np.testing.assert_allclose(y, ref, rtol=2e-6, atol=2 * ulp)
+    assert np.all(y[x < -126] > 0)
+    y[:] = np.nan
+    exp2_kernel[(1,)](x, y, BLOCK=64)
+    tiny = x < -126
+    np.testing.assert_allclose(y[~tiny], ref[~tiny], rtol=2e-6)
+    assert np.all((y[tiny] == 0) | np.isclose(y[tiny], ref[tiny], rtol=2e-6, atol=2 * ulp))
+
+
 def test_without_fp_fusion_each_product_is_rounded():
     """enable_fp_fusion=False (Triton's launch option): x * a + b rounds the
     product before the sum on every back end (no fma), exactly as float32

@@ -215,7 +215,7 @@ def test_gather_stages_its_source_in_shared_memory(monkeypatch, arch):
     x = np.zeros(1024, np.float32)
     ptx = algorithms.gather1_kernel.warmup(x, np.zeros(1024, np.int64), x, N=1024, K=1024, grid=(1,)).asm["ptx"]
     assert len(ptx) < 20000, len(ptx)
-    assert "st.shared.v4.f32" in ptx and "ld.shared.f32" in ptx and "min.u32" in ptx
+    assert "st.shared.v4.b32" in ptx and "ld.shared.b32" in ptx and "min.u32" in ptx
     assert "cvt.u32.u64" in ptx  # int64 indices narrowed
     ptxas(ptx, arch)
     for axis in (0, 1):
@@ -377,11 +377,11 @@ def test_fused_attention_backward_keeps_its_rings(monkeypatch, causal, blocks):
     ptx = compiled.asm["ptx"]
     assert "cp.async.cg.shared.global" in ptx
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
-    assert "red.global.add.v4.f32" in ptx or "red.relaxed.gpu.global.add.v4.f32" in ptx, \
+    assert "red.global.add.v4.f32" in ptx or "red.global.gpu.relaxed.add.v4.f32" in ptx, \
         sorted({line.split()[0] for line in ptx.splitlines() if "red." in line})
     # lse and delta: copied ahead, read from shared memory, never loaded in the loop
-    assert not re.search(r"ld\.global(\.v[24])?\.f32", ptx)
-    assert re.search(r"ld\.shared(\.v2)?\.f32", ptx)
+    assert not re.search(r"ld\.global(\.v[24])?\.b32 \{?%f", ptx)
+    assert re.search(r"ld\.shared(\.v2)?\.b32 \{?%f", ptx)
     messages = ptxas(ptx, "sm_90a", verbose=True)
     if blocks == (32, 128) and causal:
         return
@@ -537,10 +537,10 @@ def test_eviction_policies_in_the_ptx(monkeypatch, arch):
     for load, store in (("evict_last", "evict_first"), ("evict_first", "evict_last")):
         ptx = language_cases.evicting_copy.warmup(x, x, 256, LOAD=load, STORE=store, BLOCK=256,
                                                   grid=(1,)).asm["ptx"]
-        assert re.search(r"ld\.global\.L1::%s\.L2::cache_hint\.v4\.f32 \{[^}]*\}, \[%%rd\d+\], %%rd\d+;" % load, ptx), ptx
-        assert re.search(r"st\.global\.L1::%s\.L2::cache_hint\.v4\.f32 \[%%rd\d+\], \{[^}]*\}, %%rd\d+;" % store, ptx), ptx
+        assert re.search(r"ld\.global\.L1::%s\.L2::cache_hint\.v4\.b32 \{[^}]*\}, \[%%rd\d+\], %%rd\d+;" % load, ptx), ptx
+        assert re.search(r"st\.global\.L1::%s\.L2::cache_hint\.v4\.b32 \[%%rd\d+\], \{[^}]*\}, %%rd\d+;" % store, ptx), ptx
         assert "createpolicy.fractional.L2::%s.b64" % load in ptx and "createpolicy.fractional.L2::%s.b64" % store in ptx
-        assert re.search(r"ld\.global\.cg\.L2::cache_hint\.f32", ptx), ptx  # the scalar with its cache operator
+        assert re.search(r"ld\.global\.cg\.L2::cache_hint\.b32", ptx), ptx  # the scalar with its cache operator
         ptxas(ptx, arch)
     plain = language_cases.evicting_copy.warmup(x, x, 256, LOAD="", STORE="evict_normal", BLOCK=256,
                                                 grid=(1,)).asm["ptx"]
@@ -551,8 +551,9 @@ def test_eviction_policies_in_the_ptx(monkeypatch, arch):
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_fp_fusion_off_rounds_each_operation(monkeypatch, arch):
     """enable_fp_fusion=False puts .rn on f32 mul and add (ptxas contracts
-    nothing then); by default they carry no rounding modifier and ptxas may
-    fuse them. Compiled apart (the option is part of the cache key)."""
+    nothing then); by default x * a + b is one fma.rn.f32 in the PTX
+    (gpu-contract-fma), as Triton's. Compiled apart (the option is part of
+    the cache key)."""
     sys.path.insert(0, os.path.dirname(__file__))
     import test_dsl_language as language_cases
     monkeypatch.setenv("TRITONC_ARCH", arch)
@@ -561,8 +562,40 @@ def test_fp_fusion_off_rounds_each_operation(monkeypatch, arch):
     on = language_cases.mul_add_kernel.warmup(x, x, x, x, 64, BLOCK=64, grid=(1,))
     assert off.metadata.enable_fp_fusion is False and on.metadata.enable_fp_fusion is True
     assert "mul.rn.f32" in off.asm["ptx"] and "add.rn.f32" in off.asm["ptx"], off.asm["ptx"]
-    assert "mul.f32" in on.asm["ptx"] and "mul.rn.f32" not in on.asm["ptx"]
+    assert "fma.rn.f32" not in off.asm["ptx"]
+    assert re.search(r"fma\.rn\.f32", on.asm["ptx"]) and "mul.f32" not in on.asm["ptx"], on.asm["ptx"]
+    assert re.search(r"= fma %\S+, %\S+, %\S+ : f32<64, #", on.asm["ttgir"]), on.asm["ttgir"]
+    assert " fma " not in off.asm["ttgir"] and re.search(r"= mul .* : f32<64, #", off.asm["ttgir"])
     ptxas(off.asm["ptx"], arch)
+    ptxas(on.asm["ptx"], arch)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_reflect_ftz_and_maxnreg_options(monkeypatch, arch):
+    """enable_reflect_ftz (on by default, as Triton's) picks ex2.approx.ftz.f32
+    for exp2, off ex2.approx.f32; maxnreg=N caps a thread's registers with
+    .maxnreg N on the entry (instead of .minnctapersm), and ptxas keeps to
+    it; a maxnreg out of 1-255 is refused."""
+    sys.path.insert(0, os.path.dirname(__file__))
+    import tritonc
+    import test_dsl_language as language_cases
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    x = np.zeros(64, np.float32)
+    on = language_cases.exp2_kernel.warmup(x, x, BLOCK=64, grid=(1,))
+    off = language_cases.exp2_kernel.warmup(x, x, BLOCK=64, enable_reflect_ftz=False, grid=(1,))
+    assert "ex2.approx.ftz.f32" in on.asm["ptx"] and "ex2.approx.ftz" not in off.asm["ptx"]
+    assert "ex2.approx.f32" in off.asm["ptx"], off.asm["ptx"]
+    capped = language_cases.exp2_kernel.warmup(x, x, BLOCK=64, maxnreg=40, grid=(1,))
+    assert re.search(r"\.visible \.entry [^{;]*\.maxnreg 40\b", capped.asm["ptx"]), capped.asm["ptx"]
+    assert ".minnctapersm" not in capped.asm["ptx"] and ".maxnreg" not in on.asm["ptx"]
+    assert capped.metadata.maxnreg == 40 and on.metadata.maxnreg is None
+    for ptx in (on.asm["ptx"], off.asm["ptx"], capped.asm["ptx"]):
+        ptxas(ptx, arch)
+    with pytest.raises(ValueError, match="maxnreg"):
+        language_cases.exp2_kernel.warmup(x, x, BLOCK=64, maxnreg=300, grid=(1,))
+    with pytest.raises(AssertionError, match="power of 2"):
+        language_cases.exp2_kernel.warmup(x, x, BLOCK=64, num_warps=3, grid=(1,))
+    del tritonc
 
 
 import tritonc as triton  # noqa: E402

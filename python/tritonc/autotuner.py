@@ -29,12 +29,14 @@ class Config:
         self.num_ctas, self.maxnreg, self.pre_hook = int(num_ctas), maxnreg, pre_hook
 
     def all_kwargs(self):
-        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages, num_ctas=self.num_ctas)
+        extra = {} if self.maxnreg is None else {"maxnreg": self.maxnreg}
+        return dict(self.kwargs, num_warps=self.num_warps, num_stages=self.num_stages, num_ctas=self.num_ctas, **extra)
 
     def __repr__(self):
         items = ", ".join("%s: %r" % kv for kv in sorted(self.kwargs.items()))
         ctas = ", num_ctas=%d" % self.num_ctas if self.num_ctas != 1 else ""
-        return "Config({%s}, num_warps=%d, num_stages=%d%s)" % (items, self.num_warps, self.num_stages, ctas)
+        regs = ", maxnreg=%d" % self.maxnreg if self.maxnreg is not None else ""
+        return "Config({%s}, num_warps=%d, num_stages=%d%s%s)" % (items, self.num_warps, self.num_stages, ctas, regs)
 
 
 def _key_part(v):

@@ -11,6 +11,7 @@ in the runtime, whose memory and disk caches keep it.
 """
 import ast
 import inspect
+import numbers
 import os
 import re
 import textwrap
@@ -298,12 +299,28 @@ def _check_num_ctas(num_ctas):
 
 
 def _config_defines(options):
-    """num_ctas and enable_fp_fusion as the runtime takes them
-    (configuration macros, given where they differ from the defaults: 1 and
-    fusion on)."""
+    """num_ctas, enable_fp_fusion, enable_reflect_ftz and maxnreg as the
+    runtime takes them (configuration macros, given where they differ from
+    the defaults: 1, fusion on, ftz on, no register cap)."""
     n = _check_num_ctas(options["num_ctas"])
     return ([] if n == 1 else [("num_ctas", str(n))]) + \
-        ([] if options["enable_fp_fusion"] else [("enable_fp_fusion", "0")])
+        ([] if options["enable_fp_fusion"] else [("enable_fp_fusion", "0")]) + \
+        ([] if options["enable_reflect_ftz"] else [("enable_reflect_ftz", "0")]) + \
+        ([] if options["maxnreg"] is None else [("maxnreg", str(options["maxnreg"]))])
+
+
+class LaunchOptionError(ValueError, AssertionError):
+    """A launch option out of its range (a ValueError; also an
+    AssertionError, which Triton raises for num_warps)."""
+
+
+def _check_maxnreg(maxnreg):
+    """Triton's maxnreg: None, or a thread's registers at most (1 to 255)."""
+    if maxnreg is None:
+        return None
+    if isinstance(maxnreg, bool) or not isinstance(maxnreg, numbers.Integral) or not 1 <= maxnreg <= 255:
+        raise ValueError("maxnreg must be a number of registers from 1 to 255, not %r" % (maxnreg,))
+    return int(maxnreg)
 
 
 def _fp_fusion(enable_fp_fusion):
@@ -317,7 +334,7 @@ class CompiledKernel:
     front end built it (before the optimizer); ``asm['ptx']`` the PTX for
     ``$TRITONC_ARCH`` (default sm_90a) with the warm-up's arguments'
     specialization, or those of its launch on the GPU, compiled on first use
-    (no GPU needed)."""
+    (no GPU needed); ``asm['ttgir']`` the GPU IR that PTX was lowered from."""
 
     def __init__(self, jf, ir, kernel, params, options, args=None):
         self.jf, self.ir, self.kernel, self.params, self.options = jf, ir, kernel, params, options
@@ -372,7 +389,9 @@ class CompiledKernel:
             values = self.jf.bind(args, kwargs)
             return self.jf.run(*values, grid=grid, num_warps=self.options["num_warps"],
                                num_stages=self.options["num_stages"], num_ctas=self.options["num_ctas"],
-                               enable_fp_fusion=self.options["enable_fp_fusion"])
+                               enable_fp_fusion=self.options["enable_fp_fusion"],
+                               enable_reflect_ftz=self.options["enable_reflect_ftz"],
+                               maxnreg=self.options["maxnreg"])
         return launch
 
     def report(self, json=False):
@@ -407,9 +426,11 @@ class _Asm(dict):
         self._compiled, self._args = compiled, args
 
     def __missing__(self, key):
+        # ptx, and ttgir: the GPU IR it was lowered from (layouts, shared
+        # buffers, copies, barriers; docs/GPU_IR.md), not Triton's dialect.
         c = self._compiled
         launched = getattr(c, "_launched", None)  # (the GPU arguments of its launch)
-        if key != "ptx" or (self._args is None and launched is None):
+        if key not in ("ptx", "ttgir") or (self._args is None and launched is None):
             raise KeyError(key)
         arch = os.environ.get("TRITONC_ARCH", "sm_90a")
         k = _tritonc.Kernel(c.ir, _config_defines(c.options), [c.options["num_warps"]],
@@ -417,7 +438,7 @@ class _Asm(dict):
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
         from . import _argument
         args = launched if self._args is None else [_argument(a, "argument", gpu_target=True)[0] for a in self._args]
-        self[key] = k.ptx(args)
+        self[key] = k.ptx(args) if key == "ptx" else k.gpu_ir(args)
         return self[key]
 
 
@@ -425,7 +446,7 @@ class _Asm(dict):
 # unless the kernel has a parameter of that name (launch_pdl: tritonc never
 # launches with programmatic dependence, so tl.extra.cuda.gdc_wait has
 # nothing to wait for).
-_IGNORED_OPTIONS = ("maxnreg", "warp_specialize", "launch_cooperative_grid", "launch_pdl",
+_IGNORED_OPTIONS = ("warp_specialize", "launch_cooperative_grid", "launch_pdl",
                     "sanitize_overflow")
 
 
@@ -682,12 +703,18 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         return knobs.runtime.debug or os.environ.get("TRITON_DEBUG", "0") not in ("", "0")
 
     def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1,
-                    enable_fp_fusion=None):
+                    enable_fp_fusion=None, enable_reflect_ftz=True, maxnreg=None):
         params, constexprs, key = self._specialize(values)
         target = target or self._target(values)
         debug = self._debug(debug)
+        if isinstance(num_warps, bool) or not isinstance(num_warps, numbers.Integral) or not 1 <= num_warps <= 32 or \
+                num_warps & (num_warps - 1):
+            raise LaunchOptionError("num_warps must be a power of 2 from 1 to 32, not %r" % (num_warps,))
         fusion = _fp_fusion(enable_fp_fusion)
-        full_key = (key, int(num_warps), int(num_stages), target, debug, _check_num_ctas(num_ctas), fusion)
+        ftz = bool(enable_reflect_ftz)
+        maxnreg = _check_maxnreg(maxnreg)
+        full_key = (key, int(num_warps), int(num_stages), target, debug, _check_num_ctas(num_ctas), fusion, ftz,
+                    maxnreg)
         hit = self.cache.get(full_key)
         if hit is not None:
             return hit
@@ -704,7 +731,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         except OSError:
             file_text = ""
         options = {"num_warps": int(num_warps), "num_stages": int(num_stages), "allow_tf32": allow_tf32,
-                   "num_ctas": int(num_ctas), "enable_fp_fusion": fusion}
+                   "num_ctas": int(num_ctas), "enable_fp_fusion": fusion, "enable_reflect_ftz": ftz,
+                   "maxnreg": maxnreg}
         k = _tritonc.Kernel(ir, _config_defines(options), [int(num_warps)], [int(num_stages)], target, "", cache_dir,
                             self.file_name, [], False, _must_hit(), "triton-ir", file_text, allow_tf32)
         compiled = CompiledKernel(self, ir, k, params, options)
@@ -741,11 +769,12 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         return name
 
     def warmup(self, *args, grid=None, num_warps=_UNSET, num_stages=_UNSET, debug=None, num_ctas=_UNSET,
-               enable_fp_fusion=_UNSET, **kwargs):
+               enable_fp_fusion=_UNSET, enable_reflect_ftz=_UNSET, maxnreg=_UNSET, **kwargs):
         """Compiles without launching; returns the CompiledKernel
         (``.asm['ttir']``, ``.asm['ptx']``)."""
         for option, v in (("num_warps", num_warps), ("num_stages", num_stages), ("num_ctas", num_ctas),
-                          ("enable_fp_fusion", enable_fp_fusion)):
+                          ("enable_fp_fusion", enable_fp_fusion), ("enable_reflect_ftz", enable_reflect_ftz),
+                          ("maxnreg", maxnreg)):
             if v is not _UNSET and option in self.arg_names and option not in kwargs and \
                     len(args) <= self.arg_names.index(option):
                 kwargs[option] = v  # a kernel parameter of that name gets the option's value too, as in Triton
@@ -753,6 +782,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         num_stages = 3 if num_stages is _UNSET else num_stages
         num_ctas = 1 if num_ctas is _UNSET else num_ctas
         enable_fp_fusion = None if enable_fp_fusion is _UNSET else enable_fp_fusion
+        enable_reflect_ftz = True if enable_reflect_ftz is _UNSET else enable_reflect_ftz
+        maxnreg = None if maxnreg is _UNSET else maxnreg
         _drop_ignored_options(kwargs, self.arg_names[len(args):])
         # Torch dtypes given for tensors, as Triton's (constexprs keep theirs).
         args = tuple(a if n in self.constexpr_names else _MockTensor.wrap(a)
@@ -760,7 +791,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         kwargs = {k: v if k in self.constexpr_names else _MockTensor.wrap(v) for k, v in kwargs.items()}
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas,
-                                    enable_fp_fusion=enable_fp_fusion)
+                                    enable_fp_fusion=enable_fp_fusion, enable_reflect_ftz=enable_reflect_ftz,
+                                    maxnreg=maxnreg)
         by_name = _by_name(self.arg_names, values)
         out = CompiledKernel(self, compiled.ir, compiled.kernel, compiled.params, compiled.options,
                              [by_name[n] for n, _ in compiled.params])
@@ -785,11 +817,14 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         debug = option("debug", None)
         num_ctas = option("num_ctas", 1)
         enable_fp_fusion = option("enable_fp_fusion", None)
+        enable_reflect_ftz = option("enable_reflect_ftz", True)
+        maxnreg = option("maxnreg", None)
         warmup = option("warmup", False)  # Triton's run(..., warmup=True): compile, launch nothing
         _drop_ignored_options(kwargs, keyword_params)
         values = self.bind(args, kwargs)
         compiled = self.compile_for(values, num_warps, num_stages, debug=debug, num_ctas=num_ctas,
-                                    enable_fp_fusion=enable_fp_fusion)
+                                    enable_fp_fusion=enable_fp_fusion, enable_reflect_ftz=enable_reflect_ftz,
+                                    maxnreg=maxnreg)
         if warmup:
             return compiled
         _check_globals(compiled)

@@ -141,13 +141,46 @@ TEST_F(CliTest, FpFusionOffRoundsEachOperation) {
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_NE(off.out.find("mul.rn.f32"), std::string::npos) << off.out;
   EXPECT_NE(off.out.find("add.rn.f32"), std::string::npos) << off.out;
+  EXPECT_EQ(off.out.find("fma.rn.f32"), std::string::npos) << off.out;
+  // On (the default): the product and its sum are one fma, in the GPU IR too.
   Result on = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
   ASSERT_EQ(on.status, 0) << on.err;
-  EXPECT_EQ(on.out.find(".rn.f32"), std::string::npos) << on.out;
-  EXPECT_NE(on.out.find("mul.f32"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("fma.rn.f32"), std::string::npos) << on.out;
+  EXPECT_EQ(on.out.find("mul.f32"), std::string::npos) << on.out;
+  EXPECT_EQ(on.out.find("add.rn.f32"), std::string::npos) << on.out;
+  Result gpuIr = run({"emit", file, "--stage", "gpu-ir", "--target", "sm_90a"});
+  ASSERT_EQ(gpuIr.status, 0) << gpuIr.err;
+  EXPECT_NE(gpuIr.out.find(" = fma "), std::string::npos) << gpuIr.out;
+  Result gpuIrOff = run({"emit", file, "--stage", "gpu-ir", "--target", "sm_90a", "-Denable_fp_fusion=0"});
+  ASSERT_EQ(gpuIrOff.status, 0) << gpuIrOff.err;
+  EXPECT_EQ(gpuIrOff.out.find(" = fma "), std::string::npos) << gpuIrOff.out;
   Result bad = run({"emit", file, "--stage", "ptx", "-Denable_fp_fusion=2"});
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("enable_fp_fusion must be 0 or 1, got '2'"), std::string::npos) << bad.err;
+}
+
+// The other configuration values: -Dmaxnreg=N caps registers (.maxnreg on
+// the entry instead of .minnctapersm), -Denable_reflect_ftz=0 keeps exp's
+// subnormal results (ex2.approx.f32, not .ftz); bad values are refused.
+TEST_F(CliTest, MaxnregAndReflectFtzConfigureThePtx) {
+  const std::string file = write("e.tc",
+                                 "__global__ void k(float* x, float* y) {\n  int i[64] = 0 ... 64;\n"
+                                 "  float* px[64] = x + i;\n  float* py[64] = y + i;\n  *py = exp(*px);\n}\n");
+  Result plain = run({"emit", file, "--stage", "ptx", "--target", "sm_90a"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find("ex2.approx.ftz.f32"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find(".minnctapersm"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find(".maxnreg"), std::string::npos) << plain.out;
+  Result set = run({"emit", file, "--stage", "ptx", "--target", "sm_90a", "-Dmaxnreg=40", "-Denable_reflect_ftz=0"});
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_NE(set.out.find(".maxnreg 40\n{"), std::string::npos) << set.out;
+  EXPECT_EQ(set.out.find(".minnctapersm"), std::string::npos) << set.out;
+  EXPECT_NE(set.out.find("ex2.approx.f32"), std::string::npos) << set.out;
+  EXPECT_EQ(set.out.find("ex2.approx.ftz"), std::string::npos) << set.out;
+  Result bad = run({"emit", file, "--stage", "ptx", "-Dmaxnreg=300"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("maxnreg must be a number of registers from 1 to 255, got '300'"), std::string::npos)
+      << bad.err;
 }
 
 // -DNAME alone defines NAME as 1, as C compilers do (it was empty, and the

@@ -974,13 +974,13 @@ TEST(FmaPtx, OneRoundingInEachKind) {
 TEST(Atomics, EveryKindAndOrderAssembles) {
   std::vector<runtime::ArgFacts> facts(4, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("atomics_memory_order.tir", facts);
-  for (const char* want : {"red.global.add.v4.f32", "red.release.gpu.global.add.v4.f32",
-                           "atom.acq_rel.gpu.global.add.f32", "atom.acquire.cta.global.add.f32", "atom.global.exch.b32",
-                           "atom.release.gpu.global.exch.b32", "red.relaxed.sys.global.max.s32",
-                           "atom.acq_rel.gpu.global.and.b32", "atom.acquire.gpu.global.cas.b32",
-                           "atom.acq_rel.gpu.global.add.f64", "red.release.cta.global.min.s64",
-                           "red.global.max.s32", "red.global.min.u32", "atom.acq_rel.gpu.global.min.s32",
-                           "atom.acq_rel.gpu.global.max.u32", "red.global.max.s64", "red.global.min.u64"})
+  for (const char* want : {"red.global.add.v4.f32", "red.global.gpu.release.add.v4.f32",
+                           "atom.global.gpu.acq_rel.add.f32", "atom.global.cta.acquire.add.f32", "atom.global.exch.b32",
+                           "atom.global.gpu.release.exch.b32", "red.global.sys.relaxed.max.s32",
+                           "atom.global.gpu.acq_rel.and.b32", "atom.global.acquire.gpu.cas.b32",
+                           "atom.global.gpu.acq_rel.add.f64", "red.global.cta.release.min.s64",
+                           "red.global.max.s32", "red.global.min.u32", "atom.global.gpu.acq_rel.min.s32",
+                           "atom.global.gpu.acq_rel.max.u32", "red.global.max.s64", "red.global.min.u64"})
     EXPECT_NE(ptx.find(want), std::string::npos) << want << "\n" << ptx;
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(red[.a-z_:0-9]*exch)"))) << ptx;
   static const std::string ptxas = findPtxas();
@@ -995,8 +995,8 @@ TEST(Atomics, ScalarReleaseWaitsForEveryThread) {
   std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("scalar_lock.tir", facts);
   size_t store = ptx.find("st.global");
-  size_t count = ptx.find("red.release.gpu.global.add.s32");
-  size_t release = ptx.find("atom.acq_rel.gpu.global.exch.b32");
+  size_t count = ptx.find("red.global.gpu.release.add.s32");
+  size_t release = ptx.find("atom.global.gpu.acq_rel.exch.b32");
   ASSERT_NE(store, std::string::npos) << ptx;
   ASSERT_NE(count, std::string::npos) << ptx;
   ASSERT_NE(release, std::string::npos) << ptx;

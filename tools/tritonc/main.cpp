@@ -8,6 +8,7 @@
 //   tritonc passes | tritonc --version | tritonc [CMD] --help
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -124,10 +125,12 @@ interp::Grid parseGrid(const Options& o) {
 // The configuration values of a compile into `to`: num_ctas of --num-ctas,
 // or of a -Dnum_ctas=N macro (the runtime's
 // tuning parameter), into `to`; anything but 1, 2 or 4 is an error. Also
-// -Denable_fp_fusion=0 (Triton's option: no mul-add contraction).
+// -Denable_fp_fusion=0 (Triton's option: no mul-add contraction),
+// -Denable_reflect_ftz=0 and -Dmaxnreg=N.
 void setConfigurationOptions(const Options& o, nvptx::TargetOptions& to) {
   for (const lang::Define& d : o.compile.defines)
-    if (d.name == "enable_fp_fusion" && lang::defineValues(d).size() == 1) to.setFpFusion(lang::defineValues(d).front());
+    if (d.name != "num_ctas" && nvptx::TargetOptions::isConfigurationName(d.name) && lang::defineValues(d).size() == 1)
+      to.configure(d.name, lang::defineValues(d).front());
   for (const lang::Define& d : o.compile.defines)
     if (d.name == "num_ctas" && lang::defineValues(d).size() == 1) return to.setNumCtas(lang::defineValues(d).front());
   to.setNumCtas(std::to_string(o.numCtas));
@@ -255,7 +258,13 @@ int emit(const Options& o, const std::string& source) {
     const bool gpuInput = m->isGpu();
     if (!gpuInput || o.passes != "default") transform::runPasses(*m, transform::parsePassList(o.passes), popts);
     if (o.stage == "gpu-ir") {
-      if (!gpuInput) transform::runPasses(*m, transform::gpuPipeline(), popts);
+      if (!gpuInput) {
+        nvptx::TargetOptions to;
+        setConfigurationOptions(o, to);
+        std::vector<std::string> passes = transform::gpuPipeline();
+        if (!to.fpFusion) passes.erase(std::remove(passes.begin(), passes.end(), "gpu-contract-fma"), passes.end());  // as emitPtx
+        transform::runPasses(*m, passes, popts);
+      }
       ir::PrintOptions po;
       po.locations = o.locations;
       if (!o.printAfterAll) std::cout << ir::printModule(*m, po);
@@ -489,11 +498,11 @@ int main(int argc, char** argv) {
     std::string diagnosticText;  // the text carets are drawn from (the .py of a Python kernel)
     if (cli::isPythonKernel(o.file)) {
       // The constexprs (-D) go to the Python front end; the IR has none.
-      // num_ctas and enable_fp_fusion configure the compile of the IR (as
-      // launch options do).
+      // The configuration values (num_ctas, enable_fp_fusion, ...)
+      // configure the compile of the IR (as launch options do).
       std::vector<lang::Define> constexprs, config;
       for (const lang::Define& d : o.compile.defines)
-        (d.name == "num_ctas" || d.name == "enable_fp_fusion" ? config : constexprs).push_back(d);
+        (nvptx::TargetOptions::isConfigurationName(d.name) ? config : constexprs).push_back(d);
       source = cli::pythonKernelIr(o.file, o.signature, constexprs, &o.file);
       o.compile.defines = config;
       o.irInput = true;

@@ -3,6 +3,7 @@
 // families are lowered in lower_*.cpp.
 #include "target/nvptx/codegen.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -50,18 +51,17 @@ const char* ptxType(Scalar k) {
   }
 }
 
+// Narrow integers load extended (s8, s16: sign); words move as bits, into
+// registers of any type of their size (ld.global.v4.b32, as Triton's PTX).
 const char* memoryType(Scalar k) {
   switch (k) {
     case Scalar::I1: return "u8";
     case Scalar::I8: return "s8";
     case Scalar::F8E4M3: case Scalar::F8E5M2: return "u8";
     case Scalar::I16: return "s16";
-    case Scalar::I32: return "s32";
-    case Scalar::I64: return "s64";
-    case Scalar::Ptr: return "u64";
+    case Scalar::I32: case Scalar::F32: return "b32";
+    case Scalar::I64: case Scalar::F64: case Scalar::Ptr: return "b64";
     case Scalar::F16: case Scalar::BF16: return "b16";
-    case Scalar::F32: return "f32";
-    case Scalar::F64: return "f64";
     default: return "?";
   }
 }
@@ -500,10 +500,16 @@ std::string FunctionLowering::run() {
   // (occupancy_fallback.h).
   const int warps = opts_.numWarps + f_.producerWarps;
   const gpu::OccupancyTarget occupancy = gpu::occupancyTarget(f_, warps);
-  out << ")\n.maxntid " << 32 * warps << ", 1, 1\n.minnctapersm " << occupancy.programs << "\n{\n";
-  if (occupancy.fallback) out << "  // tritonc: occupancy_fallback " << occupancy.fallback << "\n";
-  if (occupancy.natural) out << "  // tritonc: occupancy_natural\n";
-  if (occupancy.halfway) out << "  // tritonc: occupancy_halfway " << occupancy.halfway << "\n";
+  out << ")\n.maxntid " << 32 * warps << ", 1, 1\n";
+  if (opts_.maxRegisters > 0) {
+    // maxnreg: the user's cap on registers decides the occupancy instead.
+    out << ".maxnreg " << opts_.maxRegisters << "\n{\n";
+  } else {
+    out << ".minnctapersm " << occupancy.programs << "\n{\n";
+    if (occupancy.fallback) out << "  // tritonc: occupancy_fallback " << occupancy.fallback << "\n";
+    if (occupancy.natural) out << "  // tritonc: occupancy_natural\n";
+    if (occupancy.halfway) out << "  // tritonc: occupancy_halfway " << occupancy.halfway << "\n";
+  }
   static const char* const decl[] = {".pred %p", ".b16 %h", ".b32 %r", ".f32 %f", ".b64 %rd", ".f64 %fd"};
   for (auto& [c, n] : regCount_) out << "  .reg " << decl[int(c)] << "<" << n << ">;\n";
   // Up to 48 KB of shared memory is static; more must be dynamic, which the
@@ -567,10 +573,38 @@ void TargetOptions::setNumCtas(const std::string& numCtas) {
   multicastAlongY = numCtas == "4";
 }
 
-void TargetOptions::setFpFusion(const std::string& value) {
-  if (!value.empty() && value != "0" && value != "1")
-    throw UserError(SourceLoc{}, "enable_fp_fusion must be 0 or 1, got '" + value + "'");
-  fpFusion = value != "0";
+const std::vector<std::string>& TargetOptions::configurationNames() {
+  static const std::vector<std::string> names = {"num_ctas", "enable_fp_fusion", "enable_reflect_ftz", "maxnreg"};
+  return names;
+}
+
+bool TargetOptions::isConfigurationName(const std::string& name) {
+  const auto& names = configurationNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void TargetOptions::configure(const std::string& name, const std::string& value) {
+  auto flag = [&](bool& field) {
+    if (!value.empty() && value != "0" && value != "1")
+      throw UserError(SourceLoc{}, name + " must be 0 or 1, got '" + value + "'");
+    field = value != "0";
+  };
+  if (name == "num_ctas") {
+    setNumCtas(value);
+  } else if (name == "enable_fp_fusion") {
+    flag(fpFusion);
+  } else if (name == "enable_reflect_ftz") {
+    flag(reflectFtz);
+  } else if (name == "maxnreg") {
+    // ptxas takes 16 to 255 (a thread has at most 255); fewer than 16 it rounds up itself.
+    char* end = nullptr;
+    const long n = value.empty() ? 0 : std::strtol(value.c_str(), &end, 10);
+    if (!value.empty() && (*end || n < 1 || n > 255))
+      throw UserError(SourceLoc{}, "maxnreg must be a number of registers from 1 to 255, got '" + value + "'");
+    maxRegisters = int(n);
+  } else {
+    throw InternalError("unknown configuration value '" + name + "'");
+  }
 }
 
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
@@ -587,7 +621,10 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.multicast = opts.multicast && TargetOptions::multicastFromEnvironment();
     po.multicastAlongY = po.multicast && opts.multicastAlongY;
     po.warpSpecialize = opts.warpSpecialize;
-    transform::runPasses(m, transform::gpuPipeline(), po);
+    // enable_fp_fusion off: no contraction here (and .rn keeps ptxas from it).
+    std::vector<std::string> passes = transform::gpuPipeline();
+    if (!opts.fpFusion) passes.erase(std::remove(passes.begin(), passes.end(), "gpu-contract-fma"), passes.end());
+    transform::runPasses(m, passes, po);
   } else {
     // GPU IR as given (written by hand): in place, and what is live at
     // once not sharing bytes of shared memory.

@@ -20,12 +20,26 @@ struct TargetOptions {
   // f32 dots on tensor cores with tf32 inputs (10-bit mantissa), as Triton's
   // allow_tf32: faster, less precise; off by default.
   bool allowTf32 = false;
-  // Triton's enable_fp_fusion: f32/f64 add, sub and mul carry no rounding
-  // modifier, so ptxas may contract a mul and an add into one fma; false:
-  // `.rn` on each, every result rounded (no contraction). Set from the
-  // configuration value `enable_fp_fusion` (0 or 1; setFpFusion).
+  // Triton's enable_fp_fusion: a product used only by an add or sub becomes
+  // an fma (gpu-contract-fma), and the rest of f32/f64 add, sub and mul carry
+  // no rounding modifier, so ptxas may contract them too; false: `.rn` on
+  // each, every result rounded (no contraction). Set from the configuration
+  // value `enable_fp_fusion` (0 or 1; configure).
   bool fpFusion = true;
-  void setFpFusion(const std::string& value);  // "" or "1": on, "0": off; else a UserError
+  // Triton's enable_reflect_ftz: float32 ex2 flushes subnormals to zero
+  // (ex2.approx.ftz.f32, the default, as Triton's libdevice under
+  // __CUDA_FTZ); false: ex2.approx.f32, which keeps them.
+  bool reflectFtz = true;
+  // Triton's maxnreg: at most this many registers a thread (.maxnreg on the
+  // entry, in place of the occupancy's .minnctapersm); 0: ptxas decides.
+  int maxRegisters = 0;
+  // The configuration values of a compile (macros the runtime and the CLI
+  // take as options of the back end, not of the source): num_ctas,
+  // enable_fp_fusion, enable_reflect_ftz, maxnreg.
+  static const std::vector<std::string>& configurationNames();
+  static bool isConfigurationName(const std::string& name);
+  // Sets one by name from its text ("": the default); a bad value is a UserError.
+  void configure(const std::string& name, const std::string& value);
   // sm_90: rings filled by the tensor memory accelerator where their copies
   // allow it (gpu-tma); TRITONC_TMA=0 in the environment turns it off (to
   // compare; kernels are cached apart, runtime/kernel.cpp).

@@ -330,10 +330,12 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
           if (ck != Scalar::F32)
             throw UserError(i.loc, std::string("'") + ir::opcodeName(op) + "' on " + ir::scalarName(k) +
                                        " is not supported by the GPU back end yet (f32, f16, bf16 only)");
+          // Subnormal results flush to zero unless enable_reflect_ftz is
+          // off (the non-ftz ex2 costs three more instructions per element).
+          const std::string ex2 = opts().reflectFtz ? "ex2.approx.ftz.f32 " : "ex2.approx.f32 ";
           switch (op) {
             case Opcode::Exp: {
-              // e^x = 2^(x log2 e), flushing subnormal results to zero (the
-              // non-ftz form costs three more instructions per element);
+              // e^x = 2^(x log2 e), with ex2 as above;
               // e^(a - b), softmax's exp(x - max), is 2^(a log2 e - b log2 e)
               // in one fma (b log2 e is one value across a broadcast row).
               // Rounding b log2 e adds a relative error of about 6e-8 |b|
@@ -355,10 +357,10 @@ void FunctionLowering::lowerElementwise(const ir::Instruction& i) {
               } else {
                 emit("mul.f32 " + s + ", " + a + ", 0f3FB8AA3B;");
               }
-              emit("ex2.approx.ftz.f32 " + r + ", " + s + ";");
+              emit(ex2 + r + ", " + s + ";");
               break;
             }
-            case Opcode::Exp2: emit("ex2.approx.ftz.f32 " + r + ", " + a + ";"); break;
+            case Opcode::Exp2: emit(ex2 + r + ", " + a + ";"); break;
             case Opcode::Log2: emit("lg2.approx.f32 " + r + ", " + a + ";"); break;
             case Opcode::Log: {  // ln x = log2(x) ln 2
               std::string s = newReg(RegClass::F32);
