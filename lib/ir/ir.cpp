@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <unordered_set>
 
 namespace tritonc::ir {
 
@@ -210,9 +211,12 @@ BasicBlock* Function::addBlock(std::string name) {
 void Function::eraseBlocks(const std::vector<BasicBlock*>& bbs) {
   for (BasicBlock* bb : bbs)
     for (auto& i : bb->instructions()) i->dropAllOperands();
-  for (BasicBlock* bb : bbs)
-    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
-      if (it->get() == bb) { blocks_.erase(it); break; }
+  // In one sweep (erasing them one by one moved the rest of the list each
+  // time: quadratic in a function of thousands of blocks).
+  const std::unordered_set<const BasicBlock*> gone(bbs.begin(), bbs.end());
+  blocks_.erase(std::remove_if(blocks_.begin(), blocks_.end(),
+                               [&](const std::unique_ptr<BasicBlock>& b) { return gone.count(b.get()) != 0; }),
+                blocks_.end());
 }
 
 void Function::moveBlockAfter(BasicBlock* bb, BasicBlock* after) {
