@@ -1962,3 +1962,24 @@ def test_trans_without_dims_swaps_the_last_two_axes():
     run(trans3d_kernel, (1,), x, z, w, B=2, M=4, N=8)
     np.testing.assert_array_equal(z, x.transpose(0, 2, 1))
     np.testing.assert_array_equal(w, x.transpose(0, 2, 1))
+
+
+@triton.jit
+def launch_shape_kernel(Out, Warps, get_num_threads: tl.constexpr):
+    threads: tl.constexpr = get_num_threads()  # a constexpr from a function passed as one
+    tl.store(Out + tl.arange(0, threads), tl.arange(0, threads) + 1)
+    tl.store(Warps, tl.extra.cuda.num_warps())
+
+
+@pytest.mark.parametrize("warps", [1, 2, 8])
+def test_num_threads_and_num_warps_are_the_launch_s(warps):
+    """tl.extra.cuda.num_threads() and num_warps() (Triton's) are constexprs
+    of the launch's num_warps: a tile of 32 * num_warps elements; each
+    num_warps is its own compile."""
+    out = np.full(256, -1, np.int32)
+    w = np.full(1, -1, np.int32)
+    run(launch_shape_kernel, (1,), out, w, tl.extra.cuda.num_threads, num_warps=warps)
+    want = np.full(256, -1, np.int32)
+    want[:32 * warps] = np.arange(1, 32 * warps + 1)
+    np.testing.assert_array_equal(out, want)
+    assert w[0] == warps

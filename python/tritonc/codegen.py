@@ -171,6 +171,7 @@ class _Generator(ast.NodeVisitor):
         self.fb = fb
         self.kernel_file = kernel_file
         self.debug = debug  # device assertions are compiled (tl.device_assert, assert on tensors)
+        self.num_warps = None  # the launch's, where known (generate)
         self.frames = []
         self.loops = []
         self.dot_precisions = set()
@@ -1214,15 +1215,18 @@ class _Generator(ast.NodeVisitor):
 _GENERATOR_RECURSION_LIMIT = 100000
 
 
-def generate(jf, params, constexprs, file_name, debug=False, used_globals=None, name=None):
+def generate(jf, params, constexprs, file_name, debug=False, used_globals=None, name=None, num_warps=None):
     """Triton-IR text for kernel `jf` (named `name`, by default the
     function's) with runtime parameters `params` ((name, dtype) pairs) and
     constexpr values (with device assertions when `debug`); also the f32 dot
     precisions it asks for. `used_globals`, a list, receives (globals dict,
-    name, value) of each global the kernel read as a value."""
+    name, value) of each global the kernel read as a value. `num_warps`, the
+    launch's, where known (tl.extra.cuda.num_warps() and num_threads() read
+    it)."""
     from . import _tritonc
     fb = _tritonc.FunctionBuilder(name or jf.__name__, file_name)
     gen = _Generator(fb, file_name, debug)
+    gen.num_warps = num_warps
     previous = core.set_current(fb, gen)
     # The generator recurses along the syntax tree (a few frames a level):
     # any expression that Python itself compiles (a sum of a thousand terms

@@ -721,7 +721,8 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
         from .codegen import generate
         used_globals = []
         name = self._kernel_name(params, constexprs)
-        ir, precisions = generate(self, params, constexprs, self.file_name, debug, used_globals, name)
+        ir, precisions = generate(self, params, constexprs, self.file_name, debug, used_globals, name,
+                                  num_warps=int(num_warps))
         if {"tf32", "ieee"} <= precisions or "tf32x3" in precisions and len(precisions) > 1:
             raise core.CompileError("%s mixes f32 dots of different input_precision; one kernel takes one" % self.__name__)
         allow_tf32 = "tf32" in precisions
