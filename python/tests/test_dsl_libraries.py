@@ -84,6 +84,8 @@ def test_tritons_host_modules_under_its_names(tmp_path):
         import sys
         assert CompiledKernel is sys.modules["tritonc.jit"].CompiledKernel
         assert triton.compiler.compiler.CompiledKernel is CompiledKernel
+        assert triton.compiler.ASTSource is triton.compiler.compiler.ASTSource is tritonc.compiler.ASTSource
+        assert triton.compile is triton.compiler.compiler.compile is tritonc.compile
         assert OutOfResources is tritonc.OutOfResources and Autotuner is sys.modules["tritonc.autotuner"].Autotuner
         assert Config is tritonc.Config and autotune is tritonc.autotune and heuristics is tritonc.heuristics
         # (no AttrsDescriptor: Triton 3.6 has none, host code takes its dict form)

@@ -3,8 +3,9 @@ Triton's own test suite use: `triton.knobs` (settings read from the
 environment, set by code, restored by scopes), Triton's type names
 (`type_canonicalisation_dict`, `tl.str_to_ty`, `tl.dtype.SINT_TYPES`...),
 `JITFunction._unsafe_update_src` (kernels made from a template),
-`TritonError`, the base of Triton's errors, and const pointers
-(`tl.const`). Kernels run on the back ends
+`TritonError`, the base of Triton's errors, const pointers
+(`tl.const`), and `triton.compile` of an `ASTSource` (a function compiled
+for a signature, without arguments). Kernels run on the back ends
 of dsl_backends.language_backends() against numpy; fresh inputs, poisoned
 outputs."""
 import os
@@ -260,3 +261,62 @@ def test_constexpr_values_have_constexpr_types():
     v = int(rng.integers(2, 100))
     run(constexpr_types_kernel, (1,), y, v, LITERAL=v)
     assert y[0] == 2 * v
+
+
+@triton.jit
+def aot_add(A, B, C, n, BLOCK: tl.constexpr, SCALE: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(C + o, (tl.load(A + o, mask=m) + tl.load(B + o, mask=m)) * SCALE, mask=m)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_compile_of_an_ast_source_without_arguments(arch):
+    """triton.compile(ASTSource(fn, signature, constexprs), target, options)
+    (Triton's ahead-of-time entry): the IR, GPU IR and PTX of the signature's
+    specialization for the target's architecture, no GPU needed; attrs'
+    divisibility by 16 makes pointers aligned (16-byte vector loads) and
+    integers multiples of 16; the result launches like the @jit function
+    (each launch specialized for its own arguments)."""
+    from tritonc.compiler import ASTSource
+    from tritonc.runtime.driver import GPUTarget
+    import tritonc
+    signature = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    plain = tritonc.compile(ASTSource(aot_add, signature, {"BLOCK": 128, (5,): 3.0}), target=GPUTarget("cuda", arch, 32))
+    target = "sm_90a" if arch == 90 else "sm_80"
+    assert ".target %s" % target in plain.asm["ptx"] and ".entry aot_add(" in plain.asm["ptx"]
+    assert "ld.global.v4" not in plain.asm["ptx"]  # (pointers of unknown alignment)
+    assert "kernel @aot_add(" in plain.asm["ttir"] and 'target "%s"' % target in plain.asm["ttgir"]
+    aligned = tritonc.compile(
+        ASTSource(aot_add, signature, {"BLOCK": 128, "SCALE": 3.0},
+                  attrs={(i,): [["tt.divisibility", 16]] for i in range(4)}),
+        target=GPUTarget("cuda", arch, 32), options={"num_warps": 2, "maxnreg": 64})
+    assert "ld.global.v4.b32" in aligned.asm["ptx"] and ".maxnreg 64" in aligned.asm["ptx"]
+    assert "num_warps(2)" in aligned.asm["ttgir"] and aligned.metadata.num_warps == 2
+    n = int(rng.integers(1, 128))
+    a, b = rng.standard_normal(128).astype(np.float32), rng.standard_normal(128).astype(np.float32)
+    c = np.full(128, np.nan, np.float32)
+    run(aligned, (1,), a, b, c, n, 128, 3.0)
+    np.testing.assert_allclose(c[:n], (a[:n] + b[:n]) * 3.0, rtol=1e-6)
+    assert np.isnan(c[n:]).all()
+
+
+def test_compile_refuses_what_it_cannot_build():
+    """A parameter the signature does not type, a constexpr without a value,
+    another back end or architecture, an unknown option: each a clear error."""
+    from tritonc.compiler import ASTSource
+    from tritonc.runtime.driver import GPUTarget
+    import tritonc
+    typed = {"A": "*fp32", "B": "*fp32", "C": "*fp32", "n": "i32"}
+    with pytest.raises(ValueError, match="gives no type for its parameter B"):
+        tritonc.compile(ASTSource(aot_add, {"A": "*fp32"}, {"BLOCK": 8, "SCALE": 1.0}))
+    with pytest.raises(ValueError, match="give its value in constexprs"):
+        tritonc.compile(ASTSource(aot_add, dict(typed, BLOCK="constexpr"), {"SCALE": 1.0}))
+    with pytest.raises(tritonc.CompilationError, match="sm_80 to sm_90a"):
+        tritonc.compile(ASTSource(aot_add, typed, {"BLOCK": 8, "SCALE": 1.0}), target=GPUTarget("cuda", 100, 32))
+    with pytest.raises(tritonc.CompilationError, match="CUDA GPUs"):
+        tritonc.compile(ASTSource(aot_add, typed, {"BLOCK": 8, "SCALE": 1.0}), target=GPUTarget("hip", "gfx942", 64))
+    with pytest.raises(ValueError, match="unknown options num_wraps"):
+        tritonc.compile(ASTSource(aot_add, typed, {"BLOCK": 8, "SCALE": 1.0}), options={"num_wraps": 4})
+    with pytest.raises(TypeError, match="ASTSource"):
+        tritonc.compile(aot_add)

@@ -480,6 +480,7 @@ from .runtime import OutOfResources  # noqa: E402
 from .codegen import CompilationError  # noqa: E402  (Triton's triton.CompilationError)
 from .language.core import TritonError  # noqa: E402  (the base of Triton's errors)
 from . import compiler  # noqa: E402  (triton.compiler.CompilationError)
+from .compiler import compile  # noqa: E402,A001  (Triton's triton.compile of an ASTSource)
 
 __version__ = _tritonc.version().split()[1]  # "0.2"
 from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402

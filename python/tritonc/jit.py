@@ -342,6 +342,7 @@ class CompiledKernel:
         self.target = None  # "gpu", "cpu" or "interp", where compile_for made it
         self.asm = _Asm(self, args)
         self.name = jf.__name__
+        self.arch = None  # asm's GPU architecture (None: $TRITONC_ARCH, else sm_90a)
         self._args = args
         self._resources = None
 
@@ -432,7 +433,7 @@ class _Asm(dict):
         launched = getattr(c, "_launched", None)  # (the GPU arguments of its launch)
         if key not in ("ptx", "ttgir") or (self._args is None and launched is None):
             raise KeyError(key)
-        arch = os.environ.get("TRITONC_ARCH", "sm_90a")
+        arch = c.arch or os.environ.get("TRITONC_ARCH", "sm_90a")
         k = _tritonc.Kernel(c.ir, _config_defines(c.options), [c.options["num_warps"]],
                             [c.options["num_stages"]], arch, "", "none",
                             c.jf.file_name, [], False, False, "triton-ir", "", c.options["allow_tf32"])
@@ -705,7 +706,16 @@ class JITFunction(_tritonc.JitLauncher, KernelInterface):
     def compile_for(self, values, num_warps=4, num_stages=3, target=None, cache_dir="", debug=None, num_ctas=1,
                     enable_fp_fusion=None, enable_reflect_ftz=True, maxnreg=None):
         params, constexprs, key = self._specialize(values)
-        target = target or self._target(values)
+        return self.compile_specialization(params, constexprs, key, target or self._target(values), num_warps,
+                                           num_stages, cache_dir, debug, num_ctas, enable_fp_fusion,
+                                           enable_reflect_ftz, maxnreg)
+
+    def compile_specialization(self, params, constexprs, key, target, num_warps=4, num_stages=3, cache_dir="",
+                               debug=None, num_ctas=1, enable_fp_fusion=None, enable_reflect_ftz=True, maxnreg=None):
+        """The CompiledKernel of runtime parameters `params` ([(name, dtype)])
+        and constexpr values `constexprs` ({name: value}), cached under `key`
+        (what _specialize makes of a launch's arguments, or tritonc.compile of
+        an ASTSource)."""
         debug = self._debug(debug)
         if isinstance(num_warps, bool) or not isinstance(num_warps, numbers.Integral) or not 1 <= num_warps <= 32 or \
                 num_warps & (num_warps - 1):

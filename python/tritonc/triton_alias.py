@@ -70,14 +70,17 @@ def _backends_driver():
 def _compiler_compiler():
     import tritonc
     from .codegen import CompilationError
+    from .compiler import ASTSource, compile
     from .jit import CompiledKernel
 
     def triton_key():
         """Triton's key of the compiler in caches (torch's, for one): tritonc's version."""
         return "tritonc-" + tritonc.__version__
 
-    return _module("triton.compiler.compiler", "CompiledKernel, CompilationError and triton_key under Triton's names",
-                   CompiledKernel=CompiledKernel, CompilationError=CompilationError, triton_key=triton_key)
+    return _module("triton.compiler.compiler",
+                   "CompiledKernel, CompilationError, ASTSource, compile and triton_key under Triton's names",
+                   CompiledKernel=CompiledKernel, CompilationError=CompilationError, ASTSource=ASTSource,
+                   compile=compile, triton_key=triton_key)
 
 
 def _runtime_autotuner():
