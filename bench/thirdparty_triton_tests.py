@@ -9,22 +9,28 @@
 # of its own messages is told from a fault of ours.
 #   python3 bench/thirdparty_triton_tests.py OUT_DIR TESTS_ROOT [--device cpu|cuda]
 #       [--files test_core.py,...] [-k EXPR] [--jobs N] [--timeout S] [--recheck]
-# TESTS_ROOT holds python/test/conftest.py, python/test/unit/language/ and
-# python/triton/_internal_testing.py of one Triton commit (git archive).
+# TESTS_ROOT holds python/test/conftest.py, python/test/unit/language/,
+# python/triton/_internal_testing.py and python/triton/tools/mxfp.py of one
+# Triton commit (git archive).
 # Writes OUT_DIR/triton-tests.json and prints the failures grouped by test
 # function with their first message.
 import argparse, json, os, re, signal, subprocess, sys, tempfile, time
 import xml.etree.ElementTree as ET
 
 # (the tests' own triton._internal_testing, for Triton itself too: the tests
-# of one commit import helpers that an installed release may not have)
+# of one commit import helpers that an installed release may not have; and
+# triton.tools.mxfp, test_mxfp's and test_matmul's torch-only reference
+# formats, where TESTS_ROOT has it)
 HELPERS = """
 import importlib.util, os, sys
-_path = os.path.join(os.environ["TRITON_TESTS_ROOT"], "python", "triton", "_internal_testing.py")
-_spec = importlib.util.spec_from_file_location("triton._internal_testing", _path)
-_mod = importlib.util.module_from_spec(_spec)
-sys.modules["triton._internal_testing"] = _mod
-_spec.loader.exec_module(_mod)
+for _name, _rel in (("triton._internal_testing", "_internal_testing.py"), ("triton.tools.mxfp", "tools/mxfp.py")):
+    _path = os.path.join(os.environ["TRITON_TESTS_ROOT"], "python", "triton", _rel)
+    if not os.path.exists(_path):
+        continue
+    _spec = importlib.util.spec_from_file_location(_name, _path)
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules[_name] = _mod
+    _spec.loader.exec_module(_mod)
 """
 MARKERS = """
 def pytest_configure(config):

@@ -304,7 +304,8 @@ if step flaggems; then
 fi
 # Triton's own language tests with `import triton` resolving to tritonc, on
 # CUDA tensors, the failures re-run under Triton (TRITON_TESTS_SRC: Triton's
-# python/test and python/triton/_internal_testing.py of one commit;
+# python/test, python/triton/_internal_testing.py and python/triton/tools/mxfp.py
+# of one commit;
 # TRITON_TESTS_SITE: pytest-xdist and pytest-timeout where the machine lacks
 # them; TRITON_TESTS_FILES, default test_core.py; TRITON_TESTS_K a -k filter;
 # TRITON_TESTS_BUDGET seconds for each of the two runs, 0 for no limit).
