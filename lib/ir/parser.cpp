@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/ir_lexer.h"
+#include "ir/loop_hints.h"
 #include "ir/memory_hints.h"
 #include "ir/op_rules.h"
 
@@ -351,6 +352,10 @@ void Parser::parseAttributes(Instruction* inst) {
       if (inst->opcode() != Opcode::Splat || value != 1)
         failAt(v.loc, "'guard = 1' marks a splat (a pre-fetch's iteration guard)");
       inst->sub = kSplatIterationGuard;
+    } else if (key.text == "num_stages") {
+      if (inst->opcode() != Opcode::CondBr || value < 1 || value > kMaxLoopStages)
+        failAt(v.loc, "'num_stages = N' (1 to 8) marks the cond_br of a loop's header (its own pipelining depth)");
+      inst->imm = value;
     } else if (key.text == "volatile") {
       if (inst->opcode() != Opcode::Load || value != 1) failAt(v.loc, "'volatile = 1' marks a load");
       inst->sub |= kLoadVolatile;
@@ -365,7 +370,7 @@ void Parser::parseAttributes(Instruction* inst) {
       if (stage) inst->sub = 1;
       else inst->imm = value;
     } else {
-      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role, cache, evict, volatile)");
+      failAt(key.loc, "unknown attribute '" + key.text + "' (known: vec, smem, guard, multicast, along, cluster, sem, scope, role, cache, evict, volatile, num_stages)");
     }
   } while (accept(','));
   expect('}', "to end the attributes");

@@ -151,6 +151,8 @@ std::string printInstructionWith(const Instruction& inst, const NameTable& names
     attrs += (attrs.empty() ? "" : ", ") + std::string("cache = ") + cacheOpName(CacheOp(inst.sub & kLoadCacheMask));
   if ((inst.opcode() == Opcode::Load || inst.opcode() == Opcode::Store) && evictOf(inst.sub) != Evict::Normal)
     attrs += (attrs.empty() ? "" : ", ") + std::string("evict = ") + evictName(evictOf(inst.sub));
+  if (inst.opcode() == Opcode::CondBr && inst.imm)
+    attrs += (attrs.empty() ? "" : ", ") + std::string("num_stages = ") + std::to_string(inst.imm);
   if (inst.opcode() == Opcode::Load && (inst.sub & kLoadVolatile))
     attrs += (attrs.empty() ? "" : ", ") + std::string("volatile = 1");
   if (inst.role != Role::Consumer)

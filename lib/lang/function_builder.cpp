@@ -63,10 +63,10 @@ void FunctionBuilder::br(ir::BasicBlock* to) {
   b_.br(to);
 }
 
-void FunctionBuilder::condBr(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f) {
+void FunctionBuilder::condBr(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f, int loopStages) {
   ssa_.addEdge(b_.block(), t);
   ssa_.addEdge(b_.block(), f);
-  b_.condBr(c, t, f);
+  b_.condBr(c, t, f)->imm = loopStages;
 }
 
 void FunctionBuilder::ret() {

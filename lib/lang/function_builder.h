@@ -31,7 +31,8 @@ class FunctionBuilder {
   ir::BasicBlock* block() const { return b_.block(); }
   bool terminated() const { return b_.block()->terminator() != nullptr; }
   void br(ir::BasicBlock* to);
-  void condBr(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f);
+  // loopStages: a loop header's own num_stages (ir/loop_hints.h; 0: none).
+  void condBr(ir::Value* c, ir::BasicBlock* t, ir::BasicBlock* f, int loopStages = 0);
   // `ret`, then a fresh unreachable block to go on in (dropped in finish()).
   void ret();
   void seal(ir::BasicBlock* bb) { ssa_.seal(bb); }

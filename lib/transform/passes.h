@@ -53,7 +53,9 @@ bool runRebasePointerPhis(ir::Function& f);
 // 4 bytes (rows only 2-byte aligned), which no such copy can make, are
 // fetched only one iteration ahead: they wait in registers, and each
 // iteration ahead costs a tile of them. (Wider loads keep the full distance;
-// the GPU pipeliner makes those that a dot reads copies.)
+// the GPU pipeliner makes those that a dot reads copies.) There, a loop
+// whose header's cond_br carries its own num_stages N (ir/loop_hints.h) is
+// fetched N - 1 iterations ahead instead (N = 1: not at all).
 bool runPrefetch(ir::Function& f, int distance = 1, bool asyncCopies = false);
 
 }  // namespace tritonc::transform

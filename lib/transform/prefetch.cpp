@@ -20,6 +20,7 @@
 #include "analysis/axis_info.h"
 #include "analysis/pointer_roots.h"
 #include "ir/builder.h"
+#include "ir/loop_hints.h"
 #include "transform/loops.h"
 #include "transform/passes.h"
 
@@ -401,7 +402,12 @@ bool runOnLoop(ir::Function& f, const Loop& loop, const ir::DominatorTree& dom, 
 }  // namespace
 
 bool runPrefetch(ir::Function& f, int distance, bool asyncCopies) {
-  if (distance < 1) return false;
+  // On the GPU a loop may ask for its own depth (tl.range's num_stages:
+  // ir/loop_hints.h), whatever the kernel's.
+  bool hinted = false;
+  if (asyncCopies)
+    for (auto& bb : f.blocks()) hinted = hinted || ir::loopStagesOf(*bb) > 0;
+  if (distance < 1 && !hinted) return false;
   bool changed = false;
   // The pass adds no blocks, so the loops found up front stay valid. The
   // axis facts of the loads (their vectors) do not change either.
@@ -409,8 +415,11 @@ bool runPrefetch(ir::Function& f, int distance, bool asyncCopies) {
   std::unique_ptr<analysis::AxisInfoAnalysis> axis;
   if (asyncCopies) axis = std::make_unique<analysis::AxisInfoAnalysis>(f);
   std::vector<std::unique_ptr<ir::Instruction>> graveyard;
-  for (const Loop& loop : findLoops(f, dom))
-    changed = runOnLoop(f, loop, dom, distance, axis.get(), graveyard) || changed;
+  for (const Loop& loop : findLoops(f, dom)) {
+    const int own = asyncCopies ? ir::loopStagesOf(*loop.header) : 0;
+    const int d = own > 0 ? own - 1 : distance;
+    if (d >= 1) changed = runOnLoop(f, loop, dom, d, axis.get(), graveyard) || changed;
+  }
   return changed;
 }
 

@@ -113,7 +113,9 @@ void bindFunctionBuilder(nb::module_& m) {
       .def("block", [](FB& f) { return PyBlock{f.block()}; }, nb::keep_alive<0, 1>())
       .def("terminated", &FB::terminated)
       .def("br", [](FB& f, const PyBlock& b) { f.br(b.bb); })
-      .def("cond_br", [](FB& f, const PyValue& c, const PyBlock& t, const PyBlock& e) { f.condBr(c.v, t.bb, e.bb); })
+      .def("cond_br", [](FB& f, const PyValue& c, const PyBlock& t, const PyBlock& e,
+                         int numStages) { f.condBr(c.v, t.bb, e.bb, numStages); },
+           nb::arg("c"), nb::arg("t"), nb::arg("e"), nb::arg("num_stages") = 0)
       .def("ret", &FB::ret)
       .def("seal", [](FB& f, const PyBlock& b) { f.seal(b.bb); })
       .def("new_var", [](FB& f, const std::string& type, const std::string& name) { return f.newVariable(typeOf(type), name); })

@@ -1983,3 +1983,29 @@ def test_num_threads_and_num_warps_are_the_launch_s(warps):
     want[:32 * warps] = np.arange(1, 32 * warps + 1)
     np.testing.assert_array_equal(out, want)
     assert w[0] == warps
+
+
+@triton.jit
+def loop_staged_matmul(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :], mask=(k + rk)[None, :] < K, other=0.0)
+        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :], mask=(k + rk)[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 4])
+def test_a_loop_with_its_own_num_stages_computes_the_same(stages):
+    """tl.range(num_stages=N): the loop pipelined N deep on the GPU (rings of
+    its own depth, the kernel's num_stages aside), the same product; K
+    ragged, so the last tiles are masked."""
+    k = int(rng.integers(33, 200))
+    a = rng.standard_normal((32, k)).astype(np.float16)
+    b = rng.standard_normal((k, 32)).astype(np.float16)
+    c = np.full((32, 32), np.nan, np.float32)
+    run(loop_staged_matmul, (1,), a, b, c, k, BM=32, BN=32, BK=32, STAGES=stages, num_stages=3)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=2e-3, atol=2e-3)

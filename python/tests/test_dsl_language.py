@@ -312,15 +312,16 @@ def test_float64_to_bfloat16_rounds_once():
 def evicting_copy(Y, X, n, LOAD: tl.constexpr, STORE: tl.constexpr, BLOCK: tl.constexpr):
     o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     first = tl.load(X, cache_modifier=".cg", eviction_policy=LOAD)
-    x = tl.load(X + o, mask=o < n, eviction_policy=LOAD)
+    x = tl.load(X + o, mask=o < n, eviction_policy=LOAD, cache_modifier=None)
     tl.store(Y + o, x + first, mask=o < n, eviction_policy=STORE)
 
 
 @pytest.mark.parametrize("load, store", [("evict_last", "evict_first"), ("evict_first", "evict_normal"),
-                                         ("", "evict_last")])
+                                         ("", "evict_last"), (None, None)])
 def test_eviction_policies_leave_the_values_alone(load, store):
     """eviction_policy reaches the IR ({evict = last}) and the PTX
-    (test_dsl_ptx); the values are those of the plain copy, ragged sizes too."""
+    (test_dsl_ptx); the values are those of the plain copy, ragged sizes too.
+    None is no policy (as Triton takes it, cache_modifier=None too)."""
     n = int(rng.integers(300, 1000))
     x = rng.standard_normal(n).astype(np.float32)
     y = np.full(n, np.nan, np.float32)

@@ -659,7 +659,18 @@ class _Generator(ast.NodeVisitor):
                                % (tb.dtype, te.dtype))
         return semantic.where(cond, body, orelse)
 
-    # tl.range's hints, accepted (software pipelining is decided for the whole kernel)
+    def _loop_stages(self, call, num_stages):
+        """tl.range's num_stages: the loop's own pipelining depth on the GPU
+        (0: the kernel's num_stages)."""
+        n = unwrap(num_stages)
+        if n is None:
+            return 0
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8:
+            raise self.error(call, "tl.range's num_stages must be a constant from 1 to 8, not %r" % (n,))
+        return n
+
+    # tl.range's hints: num_stages is the loop's own pipelining depth, the
+    # others are accepted (and change nothing)
     _RANGE_HINTS = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize",
                     "disable_licm")
 
@@ -708,8 +719,8 @@ class _Generator(ast.NodeVisitor):
                 raise self.error(it, "tl.static_range needs constant bounds")
             return self._unrolled(node, [constexpr(v) for v in range(*bounds)])
         if fn is builtins.range or fn is tl.range:
-            args, _ = self._range_args(it, fn)
-            return self._counted_loop(node, *args)
+            args, hints = self._range_args(it, fn)
+            return self._counted_loop(node, *args, num_stages=self._loop_stages(it, hints.get("num_stages")))
         seq = self._static_sequence(it)
         if isinstance(seq, (tuple, list)):
             return self._unrolled(node, list(seq))
@@ -737,7 +748,7 @@ class _Generator(ast.NodeVisitor):
             finally:
                 self.loops.pop()
 
-    def _counted_loop(self, node, lb, ub, step):
+    def _counted_loop(self, node, lb, ub, step, num_stages=0):
         if not isinstance(node.target, ast.Name):
             raise self.error(node.target, "the loop variable must be a name")
         fb = self.fb
@@ -768,7 +779,7 @@ class _Generator(ast.NodeVisitor):
         else:
             up = semantic.compare("gt", step_t, 0)
             cond = semantic.where(up, semantic.compare("lt", iv, ub_t), semantic.compare("gt", iv, ub_t))
-        fb.cond_br(cond.handle, body, exit_)
+        fb.cond_br(cond.handle, body, exit_, num_stages=num_stages)
         fb.seal(body)
         self.enter(body)
         before = dict(self.frame.bindings)

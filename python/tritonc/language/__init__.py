@@ -31,9 +31,9 @@ TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's bound on a tensor's elements
 
 class range:
     """``for i in tl.range(lo, hi, step, num_stages=...)``: a loop like
-    ``range``. The keyword hints (num_stages, loop_unroll_factor, ...) are
-    accepted; software pipelining is decided for the whole kernel by its
-    num_stages."""
+    ``range``; ``num_stages`` (1 to 8) is this loop's own software-pipelining
+    depth on the GPU (else the kernel's num_stages); the other keyword hints
+    (loop_unroll_factor, ...) are accepted."""
 
     def __init__(self, *args, **kwargs):
         raise CompileError("tl.range is used only as the iterable of a for loop")

@@ -449,13 +449,18 @@ _EVICTION = ("", "evict_normal", "evict_first", "evict_last")
 
 
 def _check_hints(what, cache_modifier, eviction_policy, caches):
+    """(cache_modifier, eviction_policy) checked; None is "" (none), as in
+    Triton, where kernels pass cache_modifier=None."""
     cache_modifier, eviction_policy = unwrap(cache_modifier), unwrap(eviction_policy)
+    cache_modifier = "" if cache_modifier is None else cache_modifier
+    eviction_policy = "" if eviction_policy is None else eviction_policy
     if cache_modifier not in caches:
         raise CompileError("%s: cache_modifier %r is not one of %s" % (what, cache_modifier,
                                                                        ", ".join(repr(c) for c in caches)))
     if eviction_policy not in _EVICTION:
         raise CompileError("%s: eviction_policy %r is not one of %s" % (what, eviction_policy,
                                                                         ", ".join(repr(e) for e in _EVICTION)))
+    return cache_modifier, eviction_policy
 
 
 def _evict_name(eviction_policy):
@@ -474,7 +479,7 @@ def _check_writable(what, p):
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     from . import block_pointers
-    _check_hints("tl.load", cache_modifier, eviction_policy, _LOAD_CACHE)
+    cache_modifier, eviction_policy = _check_hints("tl.load", cache_modifier, eviction_policy, _LOAD_CACHE)
     pointer = unwrap(pointer)
     if isinstance(pointer, block_pointers.block_ptr):
         if mask is not None or other is not None:
@@ -506,7 +511,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     from . import block_pointers
-    _check_hints("tl.store", cache_modifier, eviction_policy, _STORE_CACHE)
+    cache_modifier, eviction_policy = _check_hints("tl.store", cache_modifier, eviction_policy, _STORE_CACHE)
     pointer = unwrap(pointer)
     if isinstance(pointer, block_pointers.block_ptr):
         if unwrap(mask) is not None:
