@@ -655,31 +655,20 @@ def test_inline_asm_takes_pointers_as_their_addresses(monkeypatch, arch):
     ptxas(ptx, arch)
 
 
-@triton.jit
-def staged_matmul(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, LOOP_STAGES: tl.constexpr):
-    rm = tl.arange(0, BM)
-    rn = tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in tl.range(0, K, BK, num_stages=LOOP_STAGES):
-        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :])
-        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :])
-        acc = tl.dot(a, b, acc)
-    tl.store(C + rm[:, None] * BN + rn[None, :], acc)
-
-
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_a_loops_num_stages_sizes_its_rings(monkeypatch, arch):
     """tl.range(..., num_stages=N) is the loop's own pipelining depth: the
     IR's {num_stages = N} on the loop's cond_br, and rings of the depth N
     asks for whatever the kernel's num_stages (without it, the kernel's);
     so a 512 x 64 x 32 f32 tile in 2 stages fits where the kernel's 3 would
-    not (Triton's test_simple_matmul)."""
+    not (Triton's test_simple_matmul). The kernel is test_dsl_compat's, which
+    checks its values on every back end."""
     monkeypatch.setenv("TRITONC_ARCH", arch)
+    staged_matmul = compat_cases.loop_staged_matmul
     a, b, c = np.zeros((64, 256), np.float16), np.zeros((256, 64), np.float16), np.zeros((64, 64), np.float32)
 
     def ring_stages(loop_stages, kernel_stages):
-        w = staged_matmul.warmup(a, b, c, 256, BM=64, BN=64, BK=32, LOOP_STAGES=loop_stages,
+        w = staged_matmul.warmup(a, b, c, 256, BM=64, BN=64, BK=32, STAGES=loop_stages,
                                  num_stages=kernel_stages, grid=(1,))
         if loop_stages is not None:
             assert "{num_stages = %d}" % loop_stages in w.asm["ttir"], w.asm["ttir"]
@@ -691,9 +680,9 @@ def test_a_loops_num_stages_sizes_its_rings(monkeypatch, arch):
     assert ring_stages(1, 3) == []  # (nothing fetched ahead: no ring)
     f32 = np.zeros((512, 256), np.float32)
     big = staged_matmul.warmup(f32, np.zeros((256, 64), np.float32), np.zeros((512, 64), np.float32), 256, BM=512,
-                               BN=64, BK=32, LOOP_STAGES=2, num_stages=3, grid=(1,))
+                               BN=64, BK=32, STAGES=2, num_stages=3, grid=(1,))
     sizes = [int(m) for m in re.findall(r"local_alloc : f32<(\d+), ", big.asm["ttgir"])]
     assert sizes and max(sizes) <= 3, big.asm["ttgir"]
     ptxas(big.asm["ptx"], arch)
     with pytest.raises(triton.CompilationError, match="num_stages must be a constant from 1 to 8"):
-        staged_matmul.warmup(a, b, c, 256, BM=64, BN=64, BK=32, LOOP_STAGES=9, grid=(1,))
+        staged_matmul.warmup(a, b, c, 256, BM=64, BN=64, BK=32, STAGES=9, grid=(1,))
