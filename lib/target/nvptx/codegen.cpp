@@ -596,7 +596,8 @@ void TargetOptions::configure(const std::string& name, const std::string& value)
   } else if (name == "enable_reflect_ftz") {
     flag(reflectFtz);
   } else if (name == "maxnreg") {
-    // ptxas takes 16 to 255 (a thread has at most 255); fewer than 16 it rounds up itself.
+    // A thread has at most 255; ptxas raises a count under its floor (24
+    // for sm_90a) to it, with a warning.
     char* end = nullptr;
     const long n = value.empty() ? 0 : std::strtol(value.c_str(), &end, 10);
     if (!value.empty() && (*end || n < 1 || n > 255))

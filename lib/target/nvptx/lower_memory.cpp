@@ -295,9 +295,9 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   const auto scope = ir::MemScope((i.imm >> 2) & 3);
   const std::string semName = std::string(".") + ir::memSemName(sem);
   const std::string scopeName = std::string(".") + ir::memScopeName(scope);
-  const std::string order = i.imm == 0 ? std::string(".global")
-                            : cas      ? ".global" + semName + scopeName
-                                       : ".global" + scopeName + semName;
+  const std::string qualifiers = i.imm == 0 ? std::string(".global")
+                                 : cas      ? ".global" + semName + scopeName
+                                            : ".global" + scopeName + semName;
   // A scalar atomic runs in thread 0 alone: with release semantics, the
   // other threads' accesses before it are ordered first by a barrier (a
   // lock's critical section written by every thread); with acquire
@@ -318,13 +318,13 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       if (floatMinMax) {
         std::string bits, nonNeg, neg;
         floatMinMaxParts(elem(i.operand(1), e), pred, bits, nonNeg, neg);
-        guarded(nonNeg, "red" + order + "." + nonNegOp + " [" + elem(ptr, e) + "], " + bits + ";");
-        guarded(neg, "red" + order + "." + negOp + " [" + elem(ptr, e) + "], " + bits + ";");
+        guarded(nonNeg, "red" + qualifiers + "." + nonNegOp + " [" + elem(ptr, e) + "], " + bits + ";");
+        guarded(neg, "red" + qualifiers + "." + negOp + " [" + elem(ptr, e) + "], " + bits + ";");
         continue;
       }
       std::vector<std::string> vals;
       for (size_t v = 0; v < rv; ++v) vals.push_back(elem(i.operand(1), e + v));
-      std::string op = "red" + order + "." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") +
+      std::string op = "red" + qualifiers + "." + std::string(opName) + (rv > 1 ? ".v" + std::to_string(rv) : "") +
                        "." + aty;
       guarded(pred, op + " [" + elem(ptr, e) + "], " + (rv > 1 ? braces(vals, 0, rv) : vals[0]) + ";");
     }
@@ -341,15 +341,15 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
       std::string bits, nonNeg, neg, old = newReg(size == 8 ? RegClass::B64 : RegClass::B32);
       floatMinMaxParts(elem(i.operand(1), e), pred, bits, nonNeg, neg);
       emit("mov.b" + ib + " " + old + ", 0;");
-      guarded(nonNeg, "atom" + order + "." + nonNegOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
-      guarded(neg, "atom" + order + "." + negOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
+      guarded(nonNeg, "atom" + qualifiers + "." + nonNegOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
+      guarded(neg, "atom" + qualifiers + "." + negOp + " " + old + ", [" + elem(ptr, e) + "], " + bits + ";");
       emit("mov.b" + ib + " " + r + ", " + old + ";");
       out[e] = r;
       continue;
     }
     std::string args = "[" + elem(ptr, e) + "], " + narrow16(elem(i.operand(1), e));
     if (cas) args += ", " + narrow16(elem(i.operand(2), e));
-    guarded(pred, "atom" + order + "." + opName + "." + aty + " " + r + ", " + args + ";");
+    guarded(pred, "atom" + qualifiers + "." + opName + "." + aty + " " + r + ", " + args + ";");
     if (k == Scalar::I16) {  // back to a sign-extended 32-bit register
       std::string w = newReg(regClassOf(k));
       emit("cvt.s32.s16 " + w + ", " + r + ";");
