@@ -2009,3 +2009,24 @@ def test_a_loop_with_its_own_num_stages_computes_the_same(stages):
     c = np.full((32, 32), np.nan, np.float32)
     run(loop_staged_matmul, (1,), a, b, c, k, BM=32, BN=32, BK=32, STAGES=stages, num_stages=3)
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@triton.jit
+def hinted_copy(dst, src, off, N, BLOCK: tl.constexpr, HINT: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offsets = offsets + tl.load(off)
+    if HINT:
+        tl.max_contiguous(tl.multiple_of(offsets, 1024), 1024)  # a statement: the hint is offsets'
+    x = tl.load(src + offsets, mask=offsets < N)
+    tl.store(dst + offsets, x, mask=offsets < N)
+
+
+def test_hinted_copy_by_statement_copies():
+    """A hint called as a statement (tl.max_contiguous(tl.multiple_of(x,
+    1024), 1024)) hints x from there on (test_dsl_ptx checks the vectors):
+    the values of a plain copy; the interpreter checks the promise."""
+    n = 1024
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    run(hinted_copy, (1,), y, x, np.zeros(1, np.int32), n, BLOCK=n, HINT=True)
+    np.testing.assert_array_equal(y, x)

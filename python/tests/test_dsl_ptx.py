@@ -686,3 +686,19 @@ def test_a_loops_num_stages_sizes_its_rings(monkeypatch, arch):
     ptxas(big.asm["ptx"], arch)
     with pytest.raises(triton.CompilationError, match="num_stages must be a constant from 1 to 8"):
         staged_matmul.warmup(a, b, c, 256, BM=64, BN=64, BK=32, STAGES=9, grid=(1,))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_hint_call_as_a_statement_hints_its_variable(monkeypatch, arch):
+    """tl.multiple_of / tl.max_contiguous called as a statement (Triton
+    attaches the hint to the value itself) hint the variable from there on:
+    16-byte vectors where the offsets come from memory; without it, single
+    words. The kernel is test_dsl_compat's, which checks its values on every
+    back end."""
+    monkeypatch.setenv("TRITONC_ARCH", arch)
+    hinted_copy = compat_cases.hinted_copy
+    x, off = np.zeros(1024, np.float32), np.zeros(1, np.int32)
+    hinted = hinted_copy.warmup(x, x, off, 1024, BLOCK=1024, HINT=True, grid=(1,)).asm["ptx"]
+    plain = hinted_copy.warmup(x, x, off, 1024, BLOCK=1024, HINT=False, grid=(1,)).asm["ptx"]
+    assert "ld.global.v4.b32" in hinted and "ld.global.v4.b32" not in plain
+    ptxas(hinted, arch)

@@ -390,7 +390,32 @@ class _Generator(ast.NodeVisitor):
                           orelse=[ast.copy_location(ast.Expr(e.orelse), e.orelse)])
             self.visit(ast.copy_location(stmt, node))
             return
-        self.visit(node.value)
+        hinted = self._hinted_name(node.value)
+        value = self.visit(node.value)
+        if hinted is not None and isinstance(unwrap(value), tensor):
+            # `tl.multiple_of(x, 16)` as a statement: Triton attaches the hint
+            # to x's value itself; here x takes the hinted value from now on
+            # (dropping it lost the vector widths it promises).
+            self.assign(hinted, value)
+
+    def _hinted_name(self, expr):
+        """The variable a hint call statement (tl.multiple_of,
+        tl.max_contiguous, tl.max_constancy, nested) is about, else None."""
+        hints = (tl.multiple_of, tl.max_contiguous, tl.max_constancy)
+        name = None
+        while isinstance(expr, ast.Call) and expr.args:
+            if any(isinstance(n, ast.Call) for n in ast.walk(expr.func)):
+                return None  # (looked up only where that runs nothing: tl.multiple_of, a name)
+            try:
+                fn = self.visit(expr.func)
+            except CompileError:
+                return None
+            if fn not in hints:
+                return None
+            expr, name = expr.args[0], None
+            if isinstance(expr, ast.Name):
+                name = expr.id
+        return name
 
     def visit_Pass(self, node):
         pass
