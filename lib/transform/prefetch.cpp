@@ -405,7 +405,7 @@ bool runPrefetch(ir::Function& f, int distance, bool asyncCopies) {
   // On the GPU a loop may ask for its own depth (tl.range's num_stages:
   // ir/loop_hints.h), whatever the kernel's.
   bool hinted = false;
-  if (asyncCopies)
+  if (distance < 1 && asyncCopies)  // (only then: no scan in the common case)
     for (auto& bb : f.blocks()) hinted = hinted || ir::loopStagesOf(*bb) > 0;
   if (distance < 1 && !hinted) return false;
   bool changed = false;

@@ -132,7 +132,8 @@ TEST_F(CliTest, UnknownGpuTargetsAreRefused) {
 }
 
 // -Denable_fp_fusion=0 (Triton's option) rounds each f32 product and sum:
-// `.rn` on them, so ptxas contracts nothing; by default they have none.
+// `.rn` on them, so ptxas contracts nothing; by default the product and its
+// sum are one fma (gpu-contract-fma).
 TEST_F(CliTest, FpFusionOffRoundsEachOperation) {
   const std::string file = write("ma.tc",
                                  "__global__ void k(float* x, float* y) {\n  int i[64] = 0 ... 64;\n"

@@ -8,7 +8,6 @@
 //   tritonc passes | tritonc --version | tritonc [CMD] --help
 // Errors print `FILE:LINE:COL: error: message` with the source line and a
 // caret, and exit with status 1; internal errors exit with status 2.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -261,9 +260,7 @@ int emit(const Options& o, const std::string& source) {
       if (!gpuInput) {
         nvptx::TargetOptions to;
         setConfigurationOptions(o, to);
-        std::vector<std::string> passes = transform::gpuPipeline();
-        if (!to.fpFusion) passes.erase(std::remove(passes.begin(), passes.end(), "gpu-contract-fma"), passes.end());  // as emitPtx
-        transform::runPasses(*m, passes, popts);
+        transform::runPasses(*m, to.gpuPasses(), popts);  // as emitPtx
       }
       ir::PrintOptions po;
       po.locations = o.locations;

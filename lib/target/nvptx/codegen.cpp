@@ -608,6 +608,13 @@ void TargetOptions::configure(const std::string& name, const std::string& value)
   }
 }
 
+std::vector<std::string> TargetOptions::gpuPasses() const {
+  // enable_fp_fusion off: no contraction in the IR (and .rn keeps ptxas from it).
+  std::vector<std::string> passes = transform::gpuPipeline();
+  if (!fpFusion) passes.erase(std::remove(passes.begin(), passes.end(), "gpu-contract-fma"), passes.end());
+  return passes;
+}
+
 std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
   if (std::string problem = targetProblem(opts.arch); !problem.empty()) throw UserError(SourceLoc{}, problem);
   if (opts.numWarps <= 0 || opts.numWarps > 32 || (opts.numWarps & (opts.numWarps - 1)))
@@ -622,10 +629,7 @@ std::string emitPtx(ir::Module& m, const TargetOptions& opts) {
     po.multicast = opts.multicast && TargetOptions::multicastFromEnvironment();
     po.multicastAlongY = po.multicast && opts.multicastAlongY;
     po.warpSpecialize = opts.warpSpecialize;
-    // enable_fp_fusion off: no contraction here (and .rn keeps ptxas from it).
-    std::vector<std::string> passes = transform::gpuPipeline();
-    if (!opts.fpFusion) passes.erase(std::remove(passes.begin(), passes.end(), "gpu-contract-fma"), passes.end());
-    transform::runPasses(m, passes, po);
+    transform::runPasses(m, opts.gpuPasses(), po);
   } else {
     // GPU IR as given (written by hand): in place, and what is live at
     // once not sharing bytes of shared memory.

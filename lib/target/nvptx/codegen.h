@@ -1,6 +1,7 @@
 // The NVIDIA GPU back end: Triton-IR to PTX text.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 #include "transform/pass_manager.h"
@@ -40,6 +41,9 @@ struct TargetOptions {
   static bool isConfigurationName(const std::string& name);
   // Sets one by name from its text ("": the default); a bad value is a UserError.
   void configure(const std::string& name, const std::string& value);
+  // The GPU passes these options run: transform::gpuPipeline(), without
+  // gpu-contract-fma when fpFusion is off.
+  std::vector<std::string> gpuPasses() const;
   // sm_90: rings filled by the tensor memory accelerator where their copies
   // allow it (gpu-tma); TRITONC_TMA=0 in the environment turns it off (to
   // compare; kernels are cached apart, runtime/kernel.cpp).
