@@ -5,7 +5,11 @@
 # of a K step. Then one launch of the timed twin
 # (bench/kernels/matmul_timed.py) after an L2 flush: each program's start,
 # loop end and store end (%globaltimer) relative to the first start.
-#   [PROBE_CONFIGS=64x128x64w4s6c2,...] [PROBE_TIMELINES=N] python3 bench/matmul_small_probe.py OUT_DIR
+# PROBE_KS=1000 sweeps those K only; PROBE_ROUNDS=N repeats the sweep N
+# times (cuBLAS and the configurations interleaved in each round), so that
+# run-to-run spread shows beside the medians.
+#   [PROBE_CONFIGS=64x128x64w4s6c2,...] [PROBE_TIMELINES=N] [PROBE_KS=K,...] [PROBE_ROUNDS=N]
+#   python3 bench/matmul_small_probe.py OUT_DIR
 # Writes OUT_DIR/matmul_small_probe.json and prints tables.
 import datetime, importlib.util, json, os, sys, tempfile
 
@@ -42,8 +46,10 @@ def median(xs):
     return xs[len(xs) // 2]
 
 
+KS = tuple(int(k) for k in os.environ.get("PROBE_KS", "64,128,256,512,1000,2000").split(","))
+ROUNDS = int(os.environ.get("PROBE_ROUNDS", 1))
 rows = {"k_sweep": [], "timeline": []}
-for K in (64, 128, 256, 512, 1000, 2000):
+for K in [k for _ in range(ROUNDS) for k in KS]:
     a = torch.randn(M, K, device=dev, dtype=torch.float16)
     b = torch.randn(K, N, device=dev, dtype=torch.float16)
     c = torch.empty(M, N, device=dev, dtype=torch.float16)

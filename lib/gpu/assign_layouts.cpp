@@ -737,7 +737,10 @@ void Assigner::run() {
     // A value that has its layout keeps it when its lanes already run along
     // the pointers' contiguous dimension, with vectors as wide as coalesced
     // accesses would move or in a tile too small for a conversion to pay
-    // (under two 16-byte vectors per thread); otherwise the store is
+    // (under two 16-byte vectors per thread; but an MMA accumulator in
+    // 4-byte pairs, such as a 32 x 32 bf16 one, is converted, so that each
+    // thread's eight elements go out in one 16-byte store, as Triton's do);
+    // otherwise the store is
     // coalesced and the value converted (through shared memory for an MMA
     // accumulator, whose threads hold pairs: then 16-byte stores of whole
     // lines go out instead of 4-byte pieces).
@@ -749,8 +752,9 @@ void Assigner::run() {
     if (l && l->isDistributed()) {
       LinearLayout own = toLinear(l, shape);
       int64_t bytes = i->operand(1)->type().numElements() * ir::byteSize(i->operand(1)->type().kind);
-      bool small = bytes < int64_t(o_.numWarps) * 32 * 16 * 2;
       const int64_t ownRun = own.contiguousRegs(fastDim), mineRun = toLinear(mine, shape).contiguousRegs(fastDim);
+      const bool narrowPairs = l->kind == ir::LayoutKind::Mma && ownRun * ir::byteSize(i->operand(1)->type().kind) < 8;
+      bool small = bytes < int64_t(o_.numWarps) * 32 * 16 * 2 && !narrowPairs;
       keep = axis_->get(i->operand(0)).contiguity[fastDim] == 1 ||
              (laneFastDim(own) == mine->order[0] &&
               (small || (ownRun >= mineRun &&

@@ -607,13 +607,14 @@ def test_a_lock_orders_the_accesses_it_guards(backend):
 def test_atomics_memory_order_reaches_the_ptx(monkeypatch):
     """sem/scope as Triton takes them: acq_rel at GPU scope by default (an
     atom, even where the old value is unused), release or relaxed allow a
-    reduction (red), relaxed adds no qualifier."""
+    tile's reduction (red); the qualifiers spelled out, relaxed included;
+    a scalar atomic stays an atom whatever its order, as Triton's."""
     monkeypatch.setenv("TRITONC_ARCH", "sm_90a")
     x = np.zeros(1024, np.float32)
     ptx = lambda sem, scope="gpu": atomic_add_kernel.warmup(x, x, SEM=sem, SCOPE=scope, BLOCK=256).asm["ptx"]  # noqa
     assert "atom.global.gpu.acq_rel.add.f32" in ptx("acq_rel") and "red." not in ptx("acq_rel")
     assert "red.global.gpu.release.add" in ptx("release")
-    assert "red.global.add" in ptx("relaxed") and "atom." not in ptx("relaxed")
+    assert "red.global.gpu.relaxed.add" in ptx("relaxed") and "atom." not in ptx("relaxed")
     assert "atom.global.cta.acquire.add.f32" in ptx("acquire", "cta")
     i32 = np.zeros(4, np.int32)
     cas = locked_increment_kernel.warmup(i32, i32, i32, i32, BLOCK=4)

@@ -377,7 +377,7 @@ def test_fused_attention_backward_keeps_its_rings(monkeypatch, causal, blocks):
     ptx = compiled.asm["ptx"]
     assert "cp.async.cg.shared.global" in ptx
     assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx
-    assert "red.global.add.v4.f32" in ptx or "red.global.gpu.relaxed.add.v4.f32" in ptx, \
+    assert "red.global.gpu.relaxed.add.v4.f32" in ptx, \
         sorted({line.split()[0] for line in ptx.splitlines() if "red." in line})
     # lse and delta: copied ahead, read from shared memory, never loaded in the loop
     assert not re.search(r"ld\.global(\.v[24])?\.b32 \{?%f", ptx)

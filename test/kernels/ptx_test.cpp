@@ -339,7 +339,7 @@ INSTANTIATE_TEST_SUITE_P(
         UserKernel{"split_k", "examples/matmul_splitk.tc",
                    {{"TYPE", "half"}, {"TM", "64"}, {"TN", "128"}, {"TK", "64"}, {"SPLIT", "8"}},
                    {{"M", 512}, {"N", 512}, {"K", 8192}, {"lda", 8192}, {"ldb", 512}, {"ldc", 512}}, 4,
-                   {"wgmma.mma_async", "cp.async.cg.shared.global", "red.global.add.v4.f32"}},
+                   {"wgmma.mma_async", "cp.async.cg.shared.global", "red.global.gpu.relaxed.add.v4.f32"}},
         UserKernel{"attention", "examples/attention.tc",
                    {{"TYPE", "half"}, {"BM", "128"}, {"BN", "64"}, {"HEAD", "64"}, {"CAUSAL", "1"}}, {{"L", 4096}}, 8,
                    // two programs per multiprocessor fit: ptxas keeps to 128 registers, without spills
@@ -942,7 +942,8 @@ TEST(UnsignedOps, AssembleWithTheirInstructions) {
     for (const char* want : {"div.u32", "rem.u32", "div.u64", "rem.u64", "shr.u32", "shr.u64", "max.u32", "min.u32",
                              "max.u64", "min.u64", "setp.lo.u32", "setp.hs.u32", "setp.hi.u64", "cvt.rzi.u32.f32",
                              "cvt.rzi.sat.u8.f32", "cvt.rn.f32.u32", "cvt.rn.f32.u64", "cvt.rn.f64.u64",
-                             "cvt.u64.u32", "atom.global.max.u32", "red.global.min.u32", "atom.global.min.u64",
+                             "cvt.u64.u32", "atom.global.gpu.relaxed.max.u32", "red.global.gpu.relaxed.min.u32",
+                             "atom.global.gpu.relaxed.min.u64",
                              "and.b32", "cvt.rz.f32.u64", "cvt.rz.f32.s64", "cvt.rzi.u32.f32", "setp.nan.f64"})
       EXPECT_NE(ptx.find(want), std::string::npos) << arch << ": " << want << "\n" << ptx;
     static const std::string ptxas = findPtxas();
@@ -969,20 +970,25 @@ TEST(FmaPtx, OneRoundingInEachKind) {
   }
 }
 
-// Every atomic kind with every memory order assembles: atom.SEM.SCOPE; a
-// reduction (red) only for relaxed and release, never for an exchange.
+// Every atomic kind with every memory order assembles: atom.SCOPE.SEM
+// (spelled out, relaxed at GPU scope included); a reduction (red) only for
+// a tile's relaxed and release atomics, never for an exchange nor for a
+// scalar (an atom, as Triton writes it).
 TEST(Atomics, EveryKindAndOrderAssembles) {
   std::vector<runtime::ArgFacts> facts(4, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("atomics_memory_order.tir", facts);
-  for (const char* want : {"red.global.add.v4.f32", "red.global.gpu.release.add.v4.f32",
-                           "atom.global.gpu.acq_rel.add.f32", "atom.global.cta.acquire.add.f32", "atom.global.exch.b32",
-                           "atom.global.gpu.release.exch.b32", "red.global.sys.relaxed.max.s32",
-                           "atom.global.gpu.acq_rel.and.b32", "atom.global.acquire.gpu.cas.b32",
-                           "atom.global.gpu.acq_rel.add.f64", "red.global.cta.release.min.s64",
-                           "red.global.max.s32", "red.global.min.u32", "atom.global.gpu.acq_rel.min.s32",
-                           "atom.global.gpu.acq_rel.max.u32", "red.global.max.s64", "red.global.min.u64"})
+  for (const char* want : {"red.global.gpu.relaxed.add.v4.f32", "red.global.gpu.release.add.v4.f32",
+                           "atom.global.gpu.acq_rel.add.f32", "atom.global.cta.acquire.add.f32",
+                           "atom.global.gpu.relaxed.exch.b32", "atom.global.gpu.release.exch.b32",
+                           "red.global.sys.relaxed.max.s32", "atom.global.gpu.acq_rel.and.b32",
+                           "atom.global.acquire.gpu.cas.b32", "atom.global.gpu.acq_rel.add.f64",
+                           "atom.global.cta.release.min.s64", "red.global.gpu.relaxed.max.s32",
+                           "red.global.gpu.relaxed.min.u32", "atom.global.gpu.acq_rel.min.s32",
+                           "atom.global.gpu.acq_rel.max.u32", "atom.global.gpu.relaxed.max.s64",
+                           "atom.global.gpu.relaxed.min.u64"})
     EXPECT_NE(ptx.find(want), std::string::npos) << want << "\n" << ptx;
   EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(red[.a-z_:0-9]*exch)"))) << ptx;
+  EXPECT_FALSE(std::regex_search(ptx, std::regex(R"(red[.a-z_:0-9]*s64)"))) << "scalar reductions are atoms\n" << ptx;
   static const std::string ptxas = findPtxas();
   if (ptxas.empty()) GTEST_SKIP() << "ptxas not found: PTX not assembled";
   std::string log;
@@ -995,7 +1001,7 @@ TEST(Atomics, ScalarReleaseWaitsForEveryThread) {
   std::vector<runtime::ArgFacts> facts(3, runtime::ArgFacts{true, 256, 0, false});
   std::string ptx = tirPtx("scalar_lock.tir", facts);
   size_t store = ptx.find("st.global");
-  size_t count = ptx.find("red.global.gpu.release.add.s32");
+  size_t count = ptx.find("atom.global.gpu.release.add.s32");
   size_t release = ptx.find("atom.global.gpu.acq_rel.exch.b32");
   ASSERT_NE(store, std::string::npos) << ptx;
   ASSERT_NE(count, std::string::npos) << ptx;

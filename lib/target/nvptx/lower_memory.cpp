@@ -287,17 +287,16 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   const bool isMax = std::string(opName) == "max";
   const std::string nonNegOp = std::string(isMax ? "max" : "min") + ".s" + ib;
   const std::string negOp = std::string(isMax ? "min" : "max") + ".u" + ib;
-  // Its state space and memory order (the IR's default, relaxed at GPU
-  // scope, is PTX's: no qualifier). ptxas takes the qualifiers in any order;
-  // they are printed in Triton's (scope before order, and order before scope
-  // for a compare-and-swap) so that searches of Triton's PTX find ours.
+  // Its state space, scope and memory order, spelled out even where they
+  // are PTX's defaults (relaxed at GPU scope). ptxas takes the qualifiers in
+  // any order; they are printed in Triton's (scope before order, and order
+  // before scope for a compare-and-swap) so that searches of Triton's PTX
+  // find ours.
   const auto sem = ir::MemSem(i.imm & 3);
   const auto scope = ir::MemScope((i.imm >> 2) & 3);
   const std::string semName = std::string(".") + ir::memSemName(sem);
   const std::string scopeName = std::string(".") + ir::memScopeName(scope);
-  const std::string qualifiers = i.imm == 0 ? std::string(".global")
-                                 : cas      ? ".global" + semName + scopeName
-                                            : ".global" + scopeName + semName;
+  const std::string qualifiers = cas ? ".global" + semName + scopeName : ".global" + scopeName + semName;
   // A scalar atomic runs in thread 0 alone: with release semantics, the
   // other threads' accesses before it are ordered first by a barrier (a
   // lock's critical section written by every thread); with acquire
@@ -306,10 +305,12 @@ void FunctionLowering::lowerMemory(const ir::Instruction& i) {
   const bool releases = sem == ir::MemSem::Release || sem == ir::MemSem::AcqRel;
   const bool acquires = sem == ir::MemSem::Acquire || sem == ir::MemSem::AcqRel;
   if (!t.isTile() && releases) barrier();
-  // An atomic whose old value nobody reads is a reduction (red: no value
-  // comes back); f32 additions go several at a time where sm_90 has vector
-  // reductions and the layout pass proved them contiguous ({vec = N}).
-  if (ir::isReduction(i)) {
+  // A tile atomic whose old values nobody reads is a reduction (red: no
+  // value comes back); f32 additions go several at a time where sm_90 has
+  // vector reductions and the layout pass proved them contiguous ({vec =
+  // N}). A scalar one stays an atom, as Triton writes it (ptxas makes an
+  // atom whose result is dead a reduction itself).
+  if (ir::isReduction(i) && t.isTile()) {
     size_t rv = k == Scalar::F32 && std::string(opName) == "add" && opts().arch.rfind("sm_90", 0) == 0
                     ? size_t(std::max(1, i.vec)) : 1;
     size_t count = t.isTile() ? numRegs(t) : 1;
