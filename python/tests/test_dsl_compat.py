@@ -1924,6 +1924,30 @@ def test_reinterpret_takes_numpy_and_torch_style_dtypes():
 
 
 @triton.jit
+def copy_bits_kernel(X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(Y + offs, tl.load(X + offs))
+
+
+def test_a_reinterpreted_array_is_copied_and_allocated_as_triton_s_wrapper():
+    """Triton's TensorWrapper methods (new_empty, clone, copy_, cpu, data) keep
+    the element type seen by kernels: a uint32 view of float bits round-trips."""
+    x = rng.standard_normal(16).astype(np.float32)
+    w = triton.reinterpret(x, tl.uint32)
+    out = w.new_empty((16,))
+    assert isinstance(out, triton.TensorWrapper) and out.dtype is tl.uint32 and out.shape == (16,)
+    out.base[...] = 0
+    run(copy_bits_kernel, (1,), w, out, N=16)
+    np.testing.assert_array_equal(out.base.view(np.uint32), x.view(np.uint32))
+    c = w.clone()
+    assert c.dtype is tl.uint32 and c.base is not x
+    np.testing.assert_array_equal(c.base, x)
+    c.copy_(triton.reinterpret(np.zeros(16, np.float32), tl.uint32))
+    assert not c.base.any() and x.any()
+    assert w.cpu() is w and w.data is not None
+
+
+@triton.jit
 def dot4d_kernel(X, Y, Z, B0: tl.constexpr, B1: tl.constexpr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
     b0 = tl.arange(0, B0)[:, None, None, None]
     b1 = tl.arange(0, B1)[None, :, None, None]

@@ -19,6 +19,9 @@ class TensorWrapper:
                             % (size, dtype, dtype.bits))
         self.base, self.dtype = base, dtype
         self.shape = tuple(int(d) for d in base.shape)
+        # (as Triton's: the base's data, an attribute of the wrapper that
+        # tests may rebind without changing the base)
+        self.data = getattr(base, "data", None)
 
     @property
     def device(self):
@@ -58,6 +61,35 @@ class TensorWrapper:
 
     def __repr__(self):
         return "TensorWrapper[%r](%r)" % (self.dtype, self.base)
+
+    # The base's own copies and moves, still seen as `dtype` (Triton's
+    # TensorWrapper has them; numpy bases have copy_/new_empty by numpy's
+    # names where they differ).
+    def _rewrap(self, base):
+        return TensorWrapper(base, self.dtype)
+
+    def cpu(self):
+        return self._rewrap(self.base.cpu()) if hasattr(self.base, "cpu") else self
+
+    def to(self, device):
+        return self._rewrap(self.base.to(device))
+
+    def clone(self):
+        return self._rewrap(self.base.clone() if hasattr(self.base, "clone") else self.base.copy())
+
+    def copy_(self, other):
+        src = other.base if isinstance(other, TensorWrapper) else other
+        if hasattr(self.base, "copy_"):
+            self.base.copy_(src)
+        else:
+            self.base[...] = src
+        return self
+
+    def new_empty(self, sizes):
+        if hasattr(self.base, "new_empty"):
+            return self._rewrap(self.base.new_empty(sizes))
+        import numpy as np
+        return self._rewrap(np.empty(sizes, dtype=self.base.dtype))
 
 
 def _element_size(x):
